@@ -1,1 +1,57 @@
-export {};
+// @quire/consensus: three-phase BFT ordering with BLS multi-signatures over state roots, as a pure
+// event-driven state machine, plus the deterministic simulator it is tested with.
+export { ConsensusCore, TICK_TIMER } from './core.js';
+export type { ConsensusStatus } from './core.js';
+export { ConsensusError, ConsensusErrorCode } from './errors.js';
+export { Suspicion } from './context.js';
+export type { ThreePcKey } from './context.js';
+export { batchDigest, multiSigValue, encodeDiscarded, decodeDiscarded } from './digest.js';
+export { parseNodeMessage } from './parse.js';
+export { defaultConsensusOptions, resolveOptions, quorumsFor, primaryOf } from './options.js';
+export type { ConsensusOptions, Quorums } from './options.js';
+export { ConsensusOp, multiSigToTuple, multiSigFromTuple } from './messages.js';
+export type {
+  Checkpoint,
+  ClientRequestBody,
+  Commit,
+  InstanceChange,
+  MessageRequest,
+  MessageResponse,
+  MultiSigTuple,
+  MultiSigValue,
+  MultiSignature,
+  NodeMessage,
+  Prepare,
+  PrePrepare,
+  Propagate,
+} from './messages.js';
+export type {
+  AppliedBatch,
+  ApplyBatchInput,
+  AuditSummary,
+  BatchExecutor,
+  ClientOutcome,
+  Clock,
+  CommittedBatch,
+  CommittedTxn,
+  ConsensusCrypto,
+  ConsensusEffect,
+  ConsensusEvent,
+  ConsensusModules,
+  RequestAnalyzer,
+  RequestCheck,
+  RequestInfo,
+  SignedLedgerRoots,
+} from './interfaces.js';
+export { NACK_OVERLOADED } from './intake.js';
+export { createBlsConsensusCrypto, multiSigValueBytes, defaultBlsConsensusCryptoOptions } from './bls-crypto.js';
+export type { BlsConsensusCryptoModules, BlsConsensusCryptoOptions } from './bls-crypto.js';
+// deterministic simulator (tests, scripts/sim.ts, benchmarks)
+export { Simulation, runSimulation, replayCommand } from './sim/simulator.js';
+export type { SimulationOptions, SimulationResult } from './sim/simulator.js';
+export { FAULT_MIXES, SWEEP_MIXES, faultMix } from './sim/faults.js';
+export type { FaultMix } from './sim/faults.js';
+export { Prng } from './sim/prng.js';
+export { StandInExecutor } from './sim/standin-executor.js';
+export { SimClient, SimRequestAnalyzer } from './sim/sim-requests.js';
+export { ByzantineKind } from './sim/byzantine.js';

@@ -1,1 +1,32 @@
-export {};
+// @quire/network: libp2p transport of Quire. The node host (validators only, direct framed streams, gossip), the
+// client host (any peer, pipelined request/response with pushes, limits), identities derived from NODE.dest.
+// It moves bytes and knows nothing of their meaning.
+import '@quire/common/polyfill';
+
+export { NetworkError, NetworkErrorCode } from './errors.js';
+export { ED25519_KEY_LENGTH, nodePrivateKeyFromSeed, peerIdFromSeed, peerIdFromVerkey } from './identity.js';
+export { MSG_LEN_LIMIT, FrameDecoder, encodeFrame, readVarint, varintLength, writeVarint } from './framing.js';
+export type { DecodedFrame, FrameDecoderOptions } from './framing.js';
+export { TokenBucket } from './token-bucket.js';
+export { backoffDelay } from './peers.js';
+export type { ObserverInfo, ValidatorInfo } from './peers.js';
+export { silentLogger } from './stats.js';
+export type { NetworkLogger, NetworkStats } from './stats.js';
+export { NODE_PROTOCOL, NodeHost, defaultNodeHostOptions } from './node-host.js';
+export type { NodeHostEvents, NodeHostOptions } from './node-host.js';
+export type { GossipHandler, GossipMessage, GossipValidator, GossipVerdict } from './gossip.js';
+export {
+  CLIENT_PROTOCOL,
+  ClientErrorCode,
+  EnvelopeKind,
+  clientErrorReason,
+  decodeEnvelope,
+  decodeErrorPayload,
+  encodeEnvelope,
+  encodeErrorPayload,
+} from './client-protocol.js';
+export type { Envelope } from './client-protocol.js';
+export { ClientHost, defaultClientHostOptions } from './client-host.js';
+export type { ClientHostEvents, ClientHostOptions, ClientInfo, Respond } from './client-host.js';
+export { ClientConnector, ClientRequestError } from './client-connector.js';
+export type { ClientConnectorEvents, ClientConnectorOptions } from './client-connector.js';

@@ -1,1 +1,26 @@
-export {};
+export { StorageError, StorageErrorCode, ProofError, ConsistencyError, ValueError } from './errors.js';
+export type { KvStore, KvRange, WriteBatch, BatchWriteListener } from './kv/kv-store.js';
+export { bucketPrefix, seqNoKey, decodeSeqNoKey, MAX_BUCKET_NAME_BYTES } from './kv/kv-store.js';
+export type { LevelKvStoreOptions } from './kv/level-kv-store.js';
+export { openLevelKvStore, openMemoryKvStore, defaultLevelKvStoreOptions } from './kv/level-kv-store.js';
+export type { AppendResult, LedgerOptions } from './ledger/ledger.js';
+export { Ledger, defaultLedgerOptions } from './ledger/ledger.js';
+export type { LedgerRecovery } from './ledger/recovery.js';
+export type { LedgerBuckets } from './ledger/hash-store.js';
+export { ledgerBuckets } from './ledger/hash-store.js';
+export {
+  EMPTY_ROOT,
+  HASH_LENGTH,
+  merkleLeafHash,
+  merkleNodeHash,
+  merkleRootOfLeafHashes,
+  rootFromFrontier,
+  verifyInclusion,
+  verifyConsistency,
+} from './ledger/merkle.js';
+export * from './side-stores/index.js';
+export * from './genesis/index.js';
+export { snapshotLevelDb, SnapshotError, SnapshotErrorCode, defaultSnapshotOptions } from './snapshot.js';
+export type { DbSnapshot, SnapshotOptions } from './snapshot.js';
+export { DATA_DIR_ENV, NODE_DATABASE_DIRNAME, defaultDataDir, nodeDatabasePath, findDatabase } from './cli/data-dir.js';
+export * from './state/index.js';

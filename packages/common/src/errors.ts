@@ -1,0 +1,116 @@
+/**
+ * Error classes with stable string codes. Every error raised by Quire code is a `QuireError`; programs
+ * and tests branch on `code` (and `data`), never on message text.
+ */
+export class QuireError extends Error {
+  readonly code: string;
+  readonly data: Record<string, unknown>;
+
+  constructor(code: string, data: Record<string, unknown> = {}, message?: string) {
+    super(message ?? `${code}${formatData(data)}`);
+    this.name = new.target.name;
+    this.code = code;
+    this.data = data;
+  }
+}
+
+function formatData(data: Record<string, unknown>): string {
+  const keys = Object.keys(data);
+  if (keys.length === 0) return '';
+  const parts = keys.map((k) => `${k}=${renderDatum(data[k])}`);
+  return ` (${parts.join(', ')})`;
+}
+
+function renderDatum(v: unknown): string {
+  if (typeof v === 'string') return v.length > 80 ? JSON.stringify(v.slice(0, 80) + '…') : JSON.stringify(v);
+  if (typeof v === 'bigint') return v.toString();
+  if (v instanceof Uint8Array) return `<${v.length} bytes>`;
+  return String(v);
+}
+
+/** Codes of {@link EncodingError}. */
+export const EncodingErrorCode = {
+  /** Text is not well-formed JSON (data: `position`, `reason`). */
+  INVALID_JSON: 'INVALID_JSON',
+  /** An object holds the same key twice (data: `key`, `position`). */
+  DUPLICATE_KEY: 'DUPLICATE_KEY',
+  /** A string holds an unpaired UTF-16 surrogate (data: `position` when parsing). */
+  LONE_SURROGATE: 'LONE_SURROGATE',
+  /** NaN, Infinity, or a float token that overflows float64. */
+  NON_FINITE_NUMBER: 'NON_FINITE_NUMBER',
+  /** An integer outside [-2^63, 2^64-1], which no stored txn can hold (data: `value`). */
+  INTEGER_OUT_OF_RANGE: 'INTEGER_OUT_OF_RANGE',
+  /** Nesting deeper than the decoder's limit (data: `limit`). */
+  TOO_DEEP: 'TOO_DEEP',
+  /** Bytes are not valid UTF-8. */
+  INVALID_UTF8: 'INVALID_UTF8',
+  /** Not a base58 string of the Bitcoin alphabet (data: `position` of the first bad character). */
+  INVALID_BASE58: 'INVALID_BASE58',
+  /** Not padded standard base64 (RFC 4648 section 4), or non-canonical trailing bits. */
+  INVALID_BASE64: 'INVALID_BASE64',
+  /** Not an even-length lowercase/uppercase hex string. */
+  INVALID_HEX: 'INVALID_HEX',
+  /** A value the encoding cannot represent (undefined at top level, function, symbol, Uint8Array, class instance...) (data: `type`). */
+  UNSUPPORTED_VALUE: 'UNSUPPORTED_VALUE',
+  /** A map mixes integer and string keys, or has a key that is neither. */
+  INVALID_MAP_KEY: 'INVALID_MAP_KEY',
+  /** ATTRIB / GET_ATTR `raw`, `enc` or `hash` that is not a string (data: `field`). */
+  INVALID_ATTRIB_VALUE: 'INVALID_ATTRIB_VALUE',
+  /** MessagePack input ends in the middle of a value (data: `offset`). */
+  MSGPACK_TRUNCATED: 'MSGPACK_TRUNCATED',
+  /** MessagePack type byte that canonical MP never produces: bin, ext, float32, reserved (data: `byte`, `offset`). */
+  MSGPACK_UNSUPPORTED_TYPE: 'MSGPACK_UNSUPPORTED_TYPE',
+  /** Bytes remain after the first MessagePack value (data: `offset`). */
+  MSGPACK_TRAILING_BYTES: 'MSGPACK_TRAILING_BYTES',
+} as const;
+export type EncodingErrorCode = (typeof EncodingErrorCode)[keyof typeof EncodingErrorCode];
+
+/** Malformed or unrepresentable data in one of the encodings of formats.md section 1. */
+export class EncodingError extends QuireError {
+  declare readonly code: EncodingErrorCode;
+  constructor(code: EncodingErrorCode, data: Record<string, unknown> = {}, message?: string) {
+    super(code, data, message);
+  }
+}
+
+/** Codes of {@link IdentifierError}. */
+export const IdentifierErrorCode = {
+  /** A DID that does not decode to 16 or 32 bytes (data: `did`, `length`). */
+  INVALID_DID: 'INVALID_DID',
+  /** A verkey that is neither `~` + base58(16 bytes) nor base58(32 bytes) (data: `verkey`, `length`). */
+  INVALID_VERKEY: 'INVALID_VERKEY',
+  /** An abbreviated verkey paired with a DID that is not 16 bytes (data: `did`, `length`). */
+  ABBREVIATED_VERKEY_NEEDS_16_BYTE_DID: 'ABBREVIATED_VERKEY_NEEDS_16_BYTE_DID',
+  /** Raw key bytes of the wrong length (data: `expected`, `length`). */
+  INVALID_KEY_LENGTH: 'INVALID_KEY_LENGTH',
+} as const;
+export type IdentifierErrorCode = (typeof IdentifierErrorCode)[keyof typeof IdentifierErrorCode];
+
+/** A DID or verkey that breaks the rules of formats.md 2.1. */
+export class IdentifierError extends QuireError {
+  declare readonly code: IdentifierErrorCode;
+  constructor(code: IdentifierErrorCode, data: Record<string, unknown> = {}, message?: string) {
+    super(code, data, message);
+  }
+}
+
+/** Codes of {@link TxnError}. */
+export const TxnErrorCode = {
+  /** `operation` is not an object or has no string `type`. */
+  INVALID_OPERATION: 'INVALID_OPERATION',
+  /** `signature` without `identifier`: there is no signer to name. */
+  SIGNATURE_WITHOUT_IDENTIFIER: 'SIGNATURE_WITHOUT_IDENTIFIER',
+  /** `signatures` that is not an object of strings. */
+  INVALID_SIGNATURES: 'INVALID_SIGNATURES',
+  /** A stored txn whose layout breaks formats.md 4.1 / 10.1 (data: `reason`). */
+  INVALID_TXN: 'INVALID_TXN',
+} as const;
+export type TxnErrorCode = (typeof TxnErrorCode)[keyof typeof TxnErrorCode];
+
+/** A request that cannot be turned into a transaction, or a stored transaction of the wrong shape. */
+export class TxnError extends QuireError {
+  declare readonly code: TxnErrorCode;
+  constructor(code: TxnErrorCode, data: Record<string, unknown> = {}, message?: string) {
+    super(code, data, message);
+  }
+}

@@ -1,0 +1,109 @@
+// Batch creation by the primary (consensus.md §3.2, §3.3) and freshness batches (§5).
+import type { CoreContext } from './context.js';
+import { batchDigest, encodeDiscarded } from './digest.js';
+import type { RequestIntake } from './intake.js';
+import type { PrePrepare } from './messages.js';
+import { multiSigToTuple } from './messages.js';
+import type { Ordering } from './ordering.js';
+
+/** ledgers with a state trie, in batching order */
+export const STATE_LEDGERS = [0, 1, 2] as const;
+
+export class Batching {
+  private lastBatchCreated = Number.NEGATIVE_INFINITY;
+  /** ppTime of the last batch this primary applied per ledger (freshness, before ordering) */
+  private readonly lastSent = new Map<number, number>();
+
+  constructor(
+    private readonly ctx: CoreContext,
+    private readonly intake: RequestIntake,
+    private readonly ordering: Ordering,
+  ) {}
+
+  /** Forget per-view primary state (new view, restart). */
+  reset(): void {
+    this.lastSent.clear();
+  }
+
+  private canSend(): boolean {
+    const ctx = this.ctx;
+    return (
+      ctx.isPrimary() &&
+      ctx.lastPrePrepareSeqNo - ctx.lastOrdered.ppSeqNo < ctx.opts.max3pcBatchesInFlight &&
+      ctx.lastPrePrepareSeqNo + 1 <= ctx.H
+    );
+  }
+
+  trySendBatches(): void {
+    const ctx = this.ctx;
+    if (!this.canSend()) return;
+    const now = ctx.now();
+    const sentFor = new Set<number>();
+    for (const lid of STATE_LEDGERS) {
+      if (!this.canSend()) break;
+      const len = this.intake.queueLength(lid);
+      if (len >= ctx.opts.max3pcBatchSize || (len > 0 && now - this.lastBatchCreated >= ctx.opts.max3pcBatchWaitMs)) {
+        if (this.sendBatch(lid, false)) sentFor.add(lid);
+      }
+    }
+    const utc = ctx.modules.clock.utcSeconds();
+    for (const lid of STATE_LEDGERS) {
+      if (sentFor.has(lid) || !this.canSend()) continue;
+      const last = Math.max(this.ordering.lastUpdate.get(lid) ?? 0, this.lastSent.get(lid) ?? 0);
+      if (utc - last >= ctx.opts.stateFreshnessUpdateIntervalSec) {
+        if (this.sendBatch(lid, true)) sentFor.add(lid);
+      }
+    }
+    if (sentFor.size > 0) this.lastBatchCreated = now;
+  }
+
+  /** Cuts, applies and broadcasts one batch of ledger `lid`; false if nothing was sent. */
+  private sendBatch(lid: number, allowEmpty: boolean): boolean {
+    const ctx = this.ctx;
+    const ex = ctx.modules.executor;
+    const k = ctx.lastPrePrepareSeqNo + 1;
+    const poolStateRootHash = ex.uncommittedPoolStateRoot();
+    const ppTime = Math.max(Math.floor(ctx.modules.clock.utcSeconds()), ctx.lastAcceptedPPTime);
+    const entries = this.intake.takeForBatch(lid, ctx.opts.max3pcBatchSize);
+    // every queued request may have been dropped as a payload duplicate
+    if (entries.length === 0 && !allowEmpty) return false;
+    const reqIdr = entries.map((e) => e.info.digest);
+    const digest = batchDigest(ctx.viewNo, ppTime, reqIdr);
+    const applied = ex.applyBatch({
+      ledgerId: lid,
+      requests: entries.map((e) => e.request),
+      digests: reqIdr,
+      ppTime,
+      ppSeqNo: k,
+      originalViewNo: ctx.viewNo,
+      primaries: [ctx.name],
+      digest,
+    });
+    const pp: PrePrepare = {
+      op: 'PREPREPARE',
+      instId: 0,
+      viewNo: ctx.viewNo,
+      ppSeqNo: k,
+      ppTime,
+      reqIdr,
+      discarded: encodeDiscarded(applied.discarded),
+      digest,
+      ledgerId: lid,
+      stateRootHash: applied.stateRoot,
+      txnRootHash: applied.txnRoot,
+      sub_seq_no: 0,
+      final: true,
+      poolStateRootHash,
+      auditTxnRootHash: applied.auditRoot,
+    };
+    if (this.ordering.pendingMultiSigs.length > 0) {
+      pp.blsMultiSigs = this.ordering.pendingMultiSigs.map(multiSigToTuple);
+      this.ordering.pendingMultiSigs = [];
+    }
+    this.ordering.recordApplied(pp, applied);
+    this.lastSent.set(lid, ppTime);
+    ctx.broadcast(pp);
+    ctx.modules.logger?.debug({ ppSeqNo: k, ledgerId: lid, size: reqIdr.length }, 'batch sent');
+    return true;
+  }
+}

@@ -1,0 +1,213 @@
+// The consensus core: a deterministic state machine. `handle(event)` runs one event to completion
+// and returns the effects (messages to send, timers, client answers, ordered batches) for the shell
+// to carry out. No I/O, clock or randomness of its own (consensus.md §12.1).
+import { Batching } from './batching.js';
+import { Checkpoints } from './checkpoints.js';
+import { CoreContext, Suspicion } from './context.js';
+import { ConsensusError } from './errors.js';
+import type { ConsensusEffect, ConsensusEvent, ConsensusModules } from './interfaces.js';
+import { RequestIntake } from './intake.js';
+import type { Commit, NodeMessage, Prepare, PrePrepare } from './messages.js';
+import { type ConsensusOptions, resolveOptions } from './options.js';
+import { Ordering } from './ordering.js';
+import { parseNodeMessage } from './parse.js';
+import { Repair } from './repair.js';
+import { MessageStash } from './stash.js';
+
+export const TICK_TIMER = 'tick';
+
+export interface ConsensusStatus {
+  name: string;
+  viewNo: number;
+  isPrimary: boolean;
+  primary: string;
+  validators: string[];
+  lastOrdered: { viewNo: number; ppSeqNo: number };
+  lastPrePrepareSeqNo: number;
+  stableCheckpoint: number;
+  watermarks: [number, number];
+  pendingRequests: number;
+  logSize: number;
+  stashed: number;
+  lagging: boolean;
+}
+
+export class ConsensusCore {
+  private readonly ctx: CoreContext;
+  private readonly intake: RequestIntake;
+  private readonly ordering: Ordering;
+  private readonly batching: Batching;
+  private readonly checkpoints: Checkpoints;
+  private readonly repair: Repair;
+  private readonly stash: MessageStash;
+  private started = false;
+  private lagging = false;
+
+  constructor(options: Partial<ConsensusOptions> & Pick<ConsensusOptions, 'name' | 'validators'>, modules: ConsensusModules) {
+    const opts = resolveOptions(options);
+    this.ctx = new CoreContext(opts, modules);
+    this.intake = new RequestIntake(this.ctx);
+    this.ordering = new Ordering(this.ctx, this.intake);
+    this.batching = new Batching(this.ctx, this.intake, this.ordering);
+    this.checkpoints = new Checkpoints(this.ctx);
+    this.repair = new Repair(this.ctx, this.intake, this.ordering);
+    this.stash = new MessageStash(opts.replicaStashLimit);
+    this.ordering.hooks = {
+      onOrdered: (k, applied) => {
+        this.checkpoints.onOrdered(k, applied.auditRoot);
+      },
+      stash: (from, msg) => {
+        this.stash.add({ from, msg });
+        if (msg.viewNo === this.ctx.viewNo && msg.ppSeqNo > this.repair.highestSeen) this.repair.highestSeen = msg.ppSeqNo;
+      },
+    };
+    this.checkpoints.hooks = {
+      onStable: (c) => {
+        this.ordering.collectGarbage(c);
+        this.intake.collectOrderedBodies(c);
+        this.stash.prune((s) => s.msg.ppSeqNo <= c);
+        this.unstash();
+      },
+      onLagging: (target) => {
+        if (!this.lagging) {
+          this.lagging = true;
+          this.ctx.emit({ kind: 'alarm', reason: 'catchup-needed', data: { seqNoEnd: target.seqNoEnd, digest: target.digest } });
+        }
+      },
+    };
+    this.restore();
+  }
+
+  /** Restores view, last ordered batch, ppTime, checkpoint and freshness from the audit ledger. */
+  private restore(): void {
+    const ctx = this.ctx;
+    const audit = ctx.modules.executor.lastAudit();
+    if (audit === undefined) return;
+    ctx.viewNo = Math.max(ctx.viewNo, audit.viewNo);
+    ctx.lastOrdered = { viewNo: audit.viewNo, ppSeqNo: audit.ppSeqNo };
+    ctx.lastPrePrepareSeqNo = audit.ppSeqNo;
+    ctx.lastAcceptedPPTime = audit.ppTime;
+    if (audit.nodeReg.length > 0) ctx.setValidators(audit.nodeReg);
+    for (const [lid, t] of Object.entries(audit.lastUpdate)) this.ordering.lastUpdate.set(Number(lid), t);
+    this.checkpoints.restore(audit.ppSeqNo, (size) => ctx.modules.executor.auditRootAt(size));
+  }
+
+  /** Starts the housekeeping timer; returns its effects. Idempotent. */
+  start(): ConsensusEffect[] {
+    if (!this.started) {
+      this.started = true;
+      this.ctx.lastOrderedAt = this.ctx.now();
+      this.ctx.setTimer(TICK_TIMER, this.ctx.opts.tickMs);
+      this.batching.trySendBatches();
+    }
+    return this.ctx.drain();
+  }
+
+  handle(event: ConsensusEvent): ConsensusEffect[] {
+    switch (event.kind) {
+      case 'nodeMessage':
+        this.onNodeMessage(event.from, event.msg);
+        break;
+      case 'clientRequest':
+        this.intake.onClientRequest(event.connId, event.request);
+        break;
+      case 'timer':
+        this.onTimer(event.id);
+        break;
+      case 'peerConnected':
+      case 'peerDisconnected':
+        // connection state drives primary-disconnection voting (view change)
+        break;
+    }
+    if (event.kind !== 'timer') this.afterEvent();
+    return this.ctx.drain();
+  }
+
+  private afterEvent(): void {
+    this.ordering.processHeld();
+    this.ordering.tryOrder();
+    this.batching.trySendBatches();
+  }
+
+  private onTimer(id: string): void {
+    if (!this.ctx.timerFired(id)) return;
+    if (id === TICK_TIMER) {
+      this.intake.onTick();
+      this.repair.onTick();
+      this.afterEvent();
+      this.ctx.setTimer(TICK_TIMER, this.ctx.opts.tickMs);
+    }
+  }
+
+  private onNodeMessage(from: string, raw: unknown): void {
+    const ctx = this.ctx;
+    if (from === ctx.name) return;
+    if (!ctx.isValidator(from)) return;
+    let msg: NodeMessage;
+    try {
+      msg = parseNodeMessage(raw);
+    } catch (e) {
+      if (!(e instanceof ConsensusError)) throw e;
+      ctx.suspect(from, Suspicion.MALFORMED_MESSAGE);
+      return;
+    }
+    this.dispatch(from, msg);
+  }
+
+  private dispatch(from: string, msg: NodeMessage): void {
+    switch (msg.op) {
+      case 'PROPAGATE':
+        this.intake.onPropagate(from, msg);
+        return;
+      case 'PREPREPARE':
+      case 'PREPARE':
+      case 'COMMIT':
+        this.noteSeen(msg);
+        if (msg.op === 'PREPREPARE') this.ordering.onPrePrepare(from, msg);
+        else if (msg.op === 'PREPARE') this.ordering.onPrepare(from, msg);
+        else this.ordering.onCommit(from, msg);
+        return;
+      case 'CHECKPOINT':
+        this.checkpoints.onCheckpoint(from, msg);
+        return;
+      case 'INSTANCE_CHANGE':
+        // view change voting
+        return;
+      case 'MESSAGE_REQUEST':
+        this.repair.onMessageRequest(from, msg);
+        return;
+      case 'MESSAGE_RESPONSE':
+        this.repair.onMessageResponse(from, msg);
+        return;
+    }
+  }
+
+  private noteSeen(msg: PrePrepare | Prepare | Commit): void {
+    if (msg.viewNo === this.ctx.viewNo && msg.ppSeqNo > this.repair.highestSeen && msg.ppSeqNo <= this.ctx.H) this.repair.highestSeen = msg.ppSeqNo;
+  }
+
+  private unstash(): void {
+    const ctx = this.ctx;
+    const ready = this.stash.take((s) => s.msg.viewNo === ctx.viewNo && ctx.inWindow(s.msg.ppSeqNo));
+    for (const s of ready) this.dispatch(s.from, s.msg);
+  }
+
+  status(): ConsensusStatus {
+    const ctx = this.ctx;
+    return {
+      name: ctx.name,
+      viewNo: ctx.viewNo,
+      isPrimary: ctx.isPrimary(),
+      primary: ctx.primaryName(),
+      validators: [...ctx.validators],
+      lastOrdered: { ...ctx.lastOrdered },
+      lastPrePrepareSeqNo: ctx.lastPrePrepareSeqNo,
+      stableCheckpoint: this.checkpoints.stableCheckpoint,
+      watermarks: [ctx.h, ctx.H],
+      pendingRequests: this.intake.pendingCount,
+      logSize: this.ordering.log.size,
+      stashed: this.stash.size,
+      lagging: this.lagging,
+    };
+  }
+}

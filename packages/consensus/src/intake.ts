@@ -1,0 +1,314 @@
+// Request intake (consensus.md §2): client requests and PROPAGATEs, finalisation at f+1 matching
+// PROPAGATEs, per-ledger queues in finalisation order, dedup by payloadDigest, requests for missing
+// PROPAGATEs, re-propagation of stuck requests and expiry.
+import type { CoreContext } from './context.js';
+import { Suspicion } from './context.js';
+import type { RequestInfo } from './interfaces.js';
+import type { ClientRequestBody, Propagate } from './messages.js';
+
+export const RequestStatus = {
+  /** seen, fewer than f+1 PROPAGATEs */
+  PENDING: 0,
+  /** finalised, waiting in its ledger queue */
+  QUEUED: 1,
+  /** in an applied, not yet ordered batch */
+  IN_BATCH: 2,
+} as const;
+export type RequestStatus = (typeof RequestStatus)[keyof typeof RequestStatus];
+
+export interface RequestEntry {
+  request: ClientRequestBody;
+  info: RequestInfo;
+  votes: Set<string>;
+  sentOwn: boolean;
+  finalised: boolean;
+  status: RequestStatus;
+  connIds: Set<string>;
+  receivedAt: number;
+  finalisedAt: number;
+  lastPropagatedAt: number;
+}
+
+/** nack code when admission control refuses a request */
+export const NACK_OVERLOADED = 'POOL_OVERLOADED';
+
+export class RequestIntake {
+  readonly entries = new Map<string, RequestEntry>();
+  /** per-ledger queues of finalised digests, finalisation order */
+  private readonly queues = new Map<number, string[]>();
+  /** digests named by a PRE-PREPARE but never seen: digest -> first time needed, last asked */
+  private readonly missing = new Map<string, { since: number; askedAt: number; attempts: number }>();
+  /** payload digests of requests in applied, unordered batches */
+  readonly payloadsInBatches = new Set<string>();
+  /** bodies of ordered requests, kept for lagging peers until the next stable checkpoint */
+  private readonly orderedBodies = new Map<string, { request: ClientRequestBody; ppSeqNo: number }>();
+  private lastExpiryCheck = 0;
+
+  constructor(private readonly ctx: CoreContext) {}
+
+  get pendingCount(): number {
+    return this.entries.size;
+  }
+
+  queueLength(ledgerId: number): number {
+    return this.queues.get(ledgerId)?.length ?? 0;
+  }
+
+  hasQueued(): boolean {
+    for (const q of this.queues.values()) if (q.length > 0) return true;
+    return false;
+  }
+
+  /** Client write request that passed the node's envelope checks (consensus.md §2 steps 1-7). */
+  onClientRequest(connId: string, request: ClientRequestBody): void {
+    const check = this.ctx.modules.requests.analyze(request);
+    if (!check.ok) {
+      const identifier = typeof request.identifier === 'string' ? request.identifier : null;
+      const reqId = typeof request.reqId === 'number' || typeof request.reqId === 'bigint' ? request.reqId : 0;
+      this.ctx.emit({ kind: 'clientNack', connId, identifier, reqId, code: check.code, reason: check.reason });
+      return;
+    }
+    const info = check.info;
+    if (this.ctx.modules.executor.isPayloadCommitted(info.payloadDigest)) {
+      this.ctx.emit({ kind: 'replyFromLedger', connId, payloadDigest: info.payloadDigest, digest: info.digest });
+      return;
+    }
+    const known = this.entries.get(info.digest);
+    if (known !== undefined) {
+      known.connIds.add(connId);
+      this.ctx.emit({ kind: 'clientAck', connId, identifier: info.identifier, reqId: info.reqId });
+      return;
+    }
+    if (this.entries.size >= this.ctx.opts.maxRequestQueueSize) {
+      this.ctx.emit({ kind: 'clientNack', connId, identifier: info.identifier, reqId: info.reqId, code: NACK_OVERLOADED, reason: 'pool overloaded' });
+      return;
+    }
+    const entry = this.store(request, info);
+    entry.connIds.add(connId);
+    this.ctx.emit({ kind: 'clientAck', connId, identifier: info.identifier, reqId: info.reqId });
+    this.propagateOwn(entry);
+  }
+
+  /** PROPAGATE from validator `from` (or a MESSAGE_RESPONSE carrying one). */
+  onPropagate(from: string, msg: Propagate): void {
+    const check = this.ctx.modules.requests.analyze(msg.request);
+    if (!check.ok) {
+      this.ctx.suspect(from, Suspicion.INVALID_PROPAGATED_REQUEST);
+      return;
+    }
+    const info = check.info;
+    let entry = this.entries.get(info.digest);
+    if (entry === undefined) {
+      // late copies of ordered requests (committed or rejected) must not queue them again
+      if (this.orderedBodies.has(info.digest) || this.ctx.modules.executor.isPayloadCommitted(info.payloadDigest)) return;
+      entry = this.store(msg.request, info);
+    }
+    entry.votes.add(from);
+    this.missing.delete(info.digest);
+    if (!entry.sentOwn) this.propagateOwn(entry);
+    else this.checkFinalised(entry);
+  }
+
+  private store(request: ClientRequestBody, info: RequestInfo): RequestEntry {
+    const now = this.ctx.now();
+    const entry: RequestEntry = {
+      request,
+      info,
+      votes: new Set(),
+      sentOwn: false,
+      finalised: false,
+      status: RequestStatus.PENDING,
+      connIds: new Set(),
+      receivedAt: now,
+      finalisedAt: 0,
+      lastPropagatedAt: 0,
+    };
+    this.entries.set(info.digest, entry);
+    return entry;
+  }
+
+  private propagateOwn(entry: RequestEntry): void {
+    entry.sentOwn = true;
+    entry.lastPropagatedAt = this.ctx.now();
+    entry.votes.add(this.ctx.name);
+    this.ctx.broadcast({ op: 'PROPAGATE', request: entry.request, senderClient: null });
+    this.checkFinalised(entry);
+  }
+
+  private checkFinalised(entry: RequestEntry): void {
+    if (entry.finalised) return;
+    let votes = 0;
+    for (const v of entry.votes) if (this.ctx.isValidator(v)) votes++;
+    if (votes < this.ctx.quorums.propagate) return;
+    entry.finalised = true;
+    entry.finalisedAt = this.ctx.now();
+    if (entry.status === RequestStatus.PENDING) {
+      entry.status = RequestStatus.QUEUED;
+      this.queueFor(entry.info.ledgerId).push(entry.info.digest);
+    }
+  }
+
+  private queueFor(ledgerId: number): string[] {
+    let q = this.queues.get(ledgerId);
+    if (q === undefined) {
+      q = [];
+      this.queues.set(ledgerId, q);
+    }
+    return q;
+  }
+
+  /**
+   * Cuts up to `max` requests from the front of a ledger's queue for a new batch, dropping those
+   * whose payload is committed, in an applied batch or earlier in this batch (consensus.md §3.3).
+   */
+  takeForBatch(ledgerId: number, max: number): RequestEntry[] {
+    const q = this.queueFor(ledgerId);
+    const taken: RequestEntry[] = [];
+    const payloads = new Set<string>();
+    while (taken.length < max && q.length > 0) {
+      const d = q.shift()!;
+      const e = this.entries.get(d);
+      if (e === undefined || e.status !== RequestStatus.QUEUED) continue;
+      const pd = e.info.payloadDigest;
+      if (payloads.has(pd) || this.payloadsInBatches.has(pd) || this.ctx.modules.executor.isPayloadCommitted(pd)) {
+        this.entries.delete(d);
+        continue;
+      }
+      payloads.add(pd);
+      taken.push(e);
+    }
+    return taken;
+  }
+
+  /** Marks the requests of an applied batch (own or accepted PRE-PREPARE). */
+  markInBatch(digests: readonly string[]): void {
+    for (const d of digests) {
+      const e = this.entries.get(d);
+      if (e === undefined) continue;
+      if (e.status === RequestStatus.QUEUED) this.removeFromQueue(e);
+      e.status = RequestStatus.IN_BATCH;
+      this.payloadsInBatches.add(e.info.payloadDigest);
+    }
+  }
+
+  private removeFromQueue(e: RequestEntry): void {
+    const q = this.queues.get(e.info.ledgerId);
+    if (q === undefined) return;
+    const i = q.indexOf(e.info.digest);
+    if (i >= 0) q.splice(i, 1);
+  }
+
+  /** Puts the requests of a reverted batch back at the front of their queue, original order. */
+  requeueFront(ledgerId: number, digests: readonly string[]): void {
+    const back: string[] = [];
+    for (const d of digests) {
+      const e = this.entries.get(d);
+      if (e === undefined) continue;
+      this.payloadsInBatches.delete(e.info.payloadDigest);
+      if (e.finalised) {
+        e.status = RequestStatus.QUEUED;
+        back.push(d);
+      } else {
+        e.status = RequestStatus.PENDING;
+      }
+    }
+    const q = this.queueFor(ledgerId);
+    q.unshift(...back);
+  }
+
+  /** Forgets ordered requests (keeping their bodies for peers); returns their client connections. */
+  markOrdered(digests: readonly string[], ppSeqNo: number): Map<string, string[]> {
+    const conns = new Map<string, string[]>();
+    for (const d of digests) {
+      const e = this.entries.get(d);
+      this.missing.delete(d);
+      if (e === undefined) continue;
+      this.orderedBodies.set(d, { request: e.request, ppSeqNo });
+      conns.set(d, [...e.connIds]);
+      this.payloadsInBatches.delete(e.info.payloadDigest);
+      if (e.status === RequestStatus.QUEUED) this.removeFromQueue(e);
+      this.entries.delete(d);
+    }
+    return conns;
+  }
+
+  /** Drops queued requests whose payload got committed (e.g. a signature variant was ordered). */
+  dropCommittedPayloads(payloads: readonly string[]): void {
+    const set = new Set(payloads);
+    for (const [d, e] of this.entries) {
+      if (set.has(e.info.payloadDigest) && e.status !== RequestStatus.IN_BATCH) {
+        if (e.status === RequestStatus.QUEUED) this.removeFromQueue(e);
+        this.entries.delete(d);
+      }
+    }
+  }
+
+  /** Records digests a PRE-PREPARE needs; returns true when all are known. */
+  ensureKnown(digests: readonly string[]): boolean {
+    let all = true;
+    const now = this.ctx.now();
+    for (const d of digests) {
+      if (this.entries.has(d)) continue;
+      all = false;
+      if (!this.missing.has(d)) this.missing.set(d, { since: now, askedAt: 0, attempts: 0 });
+    }
+    return all;
+  }
+
+  /** Periodic work: ask for missing PROPAGATEs, re-propagate stuck requests, expire old ones. */
+  onTick(): void {
+    const now = this.ctx.now();
+    const o = this.ctx.opts;
+    for (const [digest, m] of this.missing) {
+      if (now - m.since < o.propagateRequestDelayMs || now - m.askedAt < o.messageRequestRetryMs) continue;
+      m.askedAt = now;
+      m.attempts++;
+      this.ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'PROPAGATE', params: { digest } });
+    }
+    // a request finalised here but not ordered for a while may not have reached the primary:
+    // propagate it again (idempotent at receivers)
+    for (const e of this.entries.values()) {
+      if (e.status === RequestStatus.IN_BATCH) continue;
+      if (now - e.lastPropagatedAt >= o.messageRequestRetryMs * 2) {
+        e.lastPropagatedAt = now;
+        this.ctx.broadcast({ op: 'PROPAGATE', request: e.request, senderClient: null });
+      }
+    }
+    if (now - this.lastExpiryCheck >= o.outdatedReqsCheckIntervalMs) {
+      this.lastExpiryCheck = now;
+      for (const [d, e] of this.entries) {
+        if (e.status === RequestStatus.IN_BATCH) continue;
+        const expired = e.finalised ? now - e.finalisedAt > o.orderingPhaseReqTimeoutMs : now - e.receivedAt > o.propagatesPhaseReqTimeoutMs;
+        if (expired) {
+          if (e.status === RequestStatus.QUEUED) this.removeFromQueue(e);
+          this.entries.delete(d);
+        }
+      }
+      for (const [d, m] of this.missing) if (m.attempts >= 3 && now - m.since > o.propagatesPhaseReqTimeoutMs) this.missing.delete(d);
+    }
+  }
+
+  /** The own PROPAGATE for a digest (pending or ordered since the stable checkpoint), for MESSAGE_REQUEST answers. */
+  ownPropagate(digest: string): Propagate | null {
+    const e = this.entries.get(digest);
+    if (e !== undefined && e.sentOwn) return { op: 'PROPAGATE', request: e.request, senderClient: null };
+    const o = this.orderedBodies.get(digest);
+    return o === undefined ? null : { op: 'PROPAGATE', request: o.request, senderClient: null };
+  }
+
+  /** Garbage collection at a stable checkpoint. */
+  collectOrderedBodies(upTo: number): void {
+    for (const [d, o] of this.orderedBodies) if (o.ppSeqNo <= upTo) this.orderedBodies.delete(d);
+  }
+
+  /** A body for a digest this node no longer tracks as pending (lagging node applying old batches). */
+  knownBody(digest: string): ClientRequestBody | undefined {
+    return this.entries.get(digest)?.request ?? this.orderedBodies.get(digest)?.request;
+  }
+
+  /** Age of the oldest finalised, unordered request (ms), or 0. */
+  hasFinalisedPending(): boolean {
+    for (const e of this.entries.values()) if (e.finalised) return true;
+    return false;
+  }
+}

@@ -1,0 +1,180 @@
+// The live dependencies the consensus core is given (consensus.md §12.1): executor, crypto,
+// request analysis and clock. The core performs no I/O of its own; everything it needs from the
+// outside world arrives through these interfaces or as events.
+import type { ClientRequestBody, MultiSigValue, MultiSignature, NodeMessage } from './messages.js';
+
+/** What consensus needs to know about one client request. */
+export interface RequestInfo {
+  /** full request digest (lowercase hex SHA-256, formats.md §3.3) */
+  digest: string;
+  /** signature-independent payload digest (dedup key) */
+  payloadDigest: string;
+  /** ledger the request is ordered on: 0 pool, 1 domain, 2 config */
+  ledgerId: number;
+  /** client identifier and reqId, echoed in REQACK/REQNACK */
+  identifier: string | null;
+  reqId: number | bigint;
+}
+
+export type RequestCheck = { ok: true; info: RequestInfo } | { ok: false; code: string; reason: string };
+
+/** Static validation + signature verification of a client request, cached by full digest. */
+export interface RequestAnalyzer {
+  analyze(request: ClientRequestBody): RequestCheck;
+}
+
+/** One ledger's roots after a batch, as carried in the audit txn and signed by BLS shares. */
+export interface SignedLedgerRoots {
+  ledgerId: number;
+  stateRoot: string;
+  txnRoot: string;
+}
+
+export interface ApplyBatchInput {
+  ledgerId: number;
+  requests: ClientRequestBody[];
+  /** digests of `requests`, same order (convenience for the executor's indexes) */
+  digests: string[];
+  ppTime: number;
+  ppSeqNo: number;
+  /** view in which the batch was first proposed (the audit txn's viewNo) */
+  originalViewNo: number;
+  primaries: string[];
+  /** batch digest (consensus.md §3.4) */
+  digest: string;
+}
+
+export interface AppliedBatch {
+  /** ascending indices into `requests` that failed dynamic validation */
+  discarded: number[];
+  /** reason per discarded index (REJECT text) */
+  rejectReasons: string[];
+  /** uncommitted state root of the batch's ledger after the batch (base58) */
+  stateRoot: string;
+  /** uncommitted Merkle root of the batch's ledger after the batch (base58) */
+  txnRoot: string;
+  /** uncommitted audit ledger root after this batch's audit txn (base58) */
+  auditRoot: string;
+  /** one entry per ledger id present in the audit txn's stateRoot map */
+  signedLedgers: SignedLedgerRoots[];
+  /** validator registry after this batch (R_uncommitted), for NODE txns */
+  nodeReg: string[];
+}
+
+export interface CommittedTxn {
+  digest: string;
+  seqNo: number;
+}
+
+export interface CommittedBatch {
+  ledgerId: number;
+  ppSeqNo: number;
+  txns: CommittedTxn[];
+  /** validator registry after the batch (R_committed) */
+  nodeReg: string[];
+}
+
+/** What the last committed audit txn says (restoration, consensus.md §7.5). */
+export interface AuditSummary {
+  viewNo: number;
+  ppSeqNo: number;
+  ppTime: number;
+  /** audit ledger root at size ppSeqNo (base58) */
+  auditRoot: string;
+  nodeReg: string[];
+  /** ppTime of the last batch of each ledger with state (freshness) */
+  lastUpdate: Record<number, number>;
+}
+
+/**
+ * Applies batches of finalised requests to uncommitted state, commits the oldest applied batch
+ * and reverts the newest ones. Batches are strictly sequential: apply appends, commit takes from
+ * the front, revert takes from the back.
+ */
+export interface BatchExecutor {
+  /** uncommitted pool state root now (before the next batch), base58 */
+  uncommittedPoolStateRoot(): string;
+  /** true when a request with this payload digest is committed */
+  isPayloadCommitted(payloadDigest: string): boolean;
+  /** dynamic-validate and apply one batch to uncommitted state, append its audit txn */
+  applyBatch(input: ApplyBatchInput): AppliedBatch;
+  /** drop the newest applied-uncommitted batch (its txns, state changes and audit txn) */
+  revertLastBatch(): void;
+  /**
+   * Commit the oldest applied batch: ledger, state, audit txn, seqNo and timestamp indexes and the
+   * batch's multi-signatures (stored by state root), as one atomic write.
+   */
+  commitBatch(multiSigs: MultiSignature[]): CommittedBatch;
+  /** the last committed audit txn, undefined on an empty audit ledger */
+  lastAudit(): AuditSummary | undefined;
+  /** audit ledger root at a committed size (checkpoint digests) */
+  auditRootAt(size: number): string;
+}
+
+/** BLS operations over multi-signature values; keys are looked up at value.pool_state_root_hash. */
+export interface ConsensusCrypto {
+  /** this node's share over MP(value), base58 */
+  blsSign(value: MultiSigValue): string;
+  blsVerifyShare(alias: string, value: MultiSigValue, share: string): boolean;
+  /** aggregate of shares over one value, undefined when a share does not decode */
+  blsAggregate(shares: string[]): string | undefined;
+  /** FastAggregateVerify of `signature` by `participants` over MP(value) */
+  blsVerifyMulti(participants: string[], value: MultiSigValue, signature: string): boolean;
+}
+
+export interface Clock {
+  /** monotonic milliseconds */
+  now(): number;
+  /** wall clock, integer UTC seconds */
+  utcSeconds(): number;
+}
+
+export interface ConsensusModules {
+  executor: BatchExecutor;
+  crypto: ConsensusCrypto;
+  requests: RequestAnalyzer;
+  clock: Clock;
+  /** optional structured logger (pino-compatible subset) */
+  logger?: { debug(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
+}
+
+// ---- events in, effects out -------------------------------------------------------------------
+
+export type ConsensusEvent =
+  | { kind: 'nodeMessage'; from: string; msg: unknown }
+  | { kind: 'clientRequest'; connId: string; request: ClientRequestBody }
+  | { kind: 'timer'; id: string }
+  | { kind: 'peerConnected'; alias: string }
+  | { kind: 'peerDisconnected'; alias: string };
+
+export interface ClientOutcome {
+  digest: string;
+  connIds: string[];
+}
+
+export type ConsensusEffect =
+  | { kind: 'broadcast'; msg: NodeMessage }
+  | { kind: 'send'; to: string; msg: NodeMessage }
+  | { kind: 'setTimer'; id: string; delayMs: number }
+  | { kind: 'cancelTimer'; id: string }
+  /** REQACK / REQNACK to a client connection */
+  | { kind: 'clientAck'; connId: string; identifier: string | null; reqId: number | bigint }
+  | { kind: 'clientNack'; connId: string; identifier: string | null; reqId: number | bigint; code: string; reason: string }
+  /** the request was already ordered: answer from the ledger */
+  | { kind: 'replyFromLedger'; connId: string; payloadDigest: string; digest: string }
+  /** a batch was ordered and committed: REPLY for `replies`, REJECT for `rejects` */
+  | {
+      kind: 'ordered';
+      viewNo: number;
+      ppSeqNo: number;
+      ledgerId: number;
+      ppTime: number;
+      digest: string;
+      replies: (ClientOutcome & { seqNo: number })[];
+      rejects: (ClientOutcome & { reason: string })[];
+      multiSigs: MultiSignature[];
+    }
+  /** a peer sent something invalid or suspicious (consensus.md §6.1 codes; vote = counts toward view change) */
+  | { kind: 'suspicion'; peer: string; code: number; vote: boolean }
+  /** an invariant the node cannot repair broke; a human is needed */
+  | { kind: 'alarm'; reason: string; data: Record<string, unknown> };

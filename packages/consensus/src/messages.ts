@@ -1,0 +1,138 @@
+// Node-to-node consensus messages (consensus.md §3.10, §4, §6.10, §7.7) as plain data. The wire
+// encoding (msgpack) belongs to the transport; the core receives decoded values and checks their
+// shape with `parseNodeMessage` before anything else looks at them.
+
+export const ConsensusOp = {
+  PROPAGATE: 'PROPAGATE',
+  PREPREPARE: 'PREPREPARE',
+  PREPARE: 'PREPARE',
+  COMMIT: 'COMMIT',
+  CHECKPOINT: 'CHECKPOINT',
+  INSTANCE_CHANGE: 'INSTANCE_CHANGE',
+  MESSAGE_REQUEST: 'MESSAGE_REQUEST',
+  MESSAGE_RESPONSE: 'MESSAGE_RESPONSE',
+} as const;
+export type ConsensusOp = (typeof ConsensusOp)[keyof typeof ConsensusOp];
+
+/** A client request as received (client field names); its meaning is the request layer's business. */
+export type ClientRequestBody = Record<string, unknown>;
+
+export interface Propagate {
+  op: 'PROPAGATE';
+  request: ClientRequestBody;
+  senderClient: string | null;
+}
+
+/** `[signature, participants, [ledger_id, state_root_hash, pool_state_root_hash, txn_root_hash, timestamp]]` */
+export type MultiSigTuple = [string, string[], [number, string, string, string, number]];
+
+export interface PrePrepare {
+  op: 'PREPREPARE';
+  instId: number;
+  viewNo: number;
+  ppSeqNo: number;
+  ppTime: number;
+  reqIdr: string[];
+  discarded: string;
+  digest: string;
+  ledgerId: number;
+  stateRootHash: string;
+  txnRootHash: string;
+  sub_seq_no: number;
+  final: boolean;
+  poolStateRootHash: string;
+  auditTxnRootHash: string;
+  blsMultiSigs?: MultiSigTuple[];
+  originalViewNo?: number;
+}
+
+export interface Prepare {
+  op: 'PREPARE';
+  instId: number;
+  viewNo: number;
+  ppSeqNo: number;
+  ppTime: number;
+  digest: string;
+  stateRootHash: string;
+  txnRootHash: string;
+  auditTxnRootHash: string;
+}
+
+export interface Commit {
+  op: 'COMMIT';
+  instId: number;
+  viewNo: number;
+  ppSeqNo: number;
+  /** str(ledgerId) -> base58 BLS share */
+  blsSigs: Record<string, string>;
+}
+
+export interface Checkpoint {
+  op: 'CHECKPOINT';
+  instId: number;
+  viewNo: number;
+  seqNoStart: number;
+  seqNoEnd: number;
+  digest: string | null;
+}
+
+export interface InstanceChange {
+  op: 'INSTANCE_CHANGE';
+  viewNo: number;
+  reason: number;
+}
+
+export type MessageRequestType = 'PROPAGATE' | 'PREPREPARE' | 'PREPARE' | 'COMMIT';
+
+export interface MessageRequest {
+  op: 'MESSAGE_REQUEST';
+  msg_type: MessageRequestType;
+  params: Record<string, unknown>;
+}
+
+export interface MessageResponse {
+  op: 'MESSAGE_RESPONSE';
+  msg_type: MessageRequestType;
+  params: Record<string, unknown>;
+  msg: Propagate | PrePrepare | Prepare | Commit | null;
+}
+
+export type NodeMessage =
+  | Propagate
+  | PrePrepare
+  | Prepare
+  | Commit
+  | Checkpoint
+  | InstanceChange
+  | MessageRequest
+  | MessageResponse;
+
+/** The 5-entry value signed by BLS shares and multi-signatures (formats.md §9.2). */
+export interface MultiSigValue {
+  ledger_id: number;
+  pool_state_root_hash: string;
+  state_root_hash: string;
+  timestamp: number;
+  txn_root_hash: string;
+}
+
+export interface MultiSignature {
+  signature: string;
+  /** aliases, sorted ascending */
+  participants: string[];
+  value: MultiSigValue;
+}
+
+export function multiSigToTuple(ms: MultiSignature): MultiSigTuple {
+  const v = ms.value;
+  return [ms.signature, [...ms.participants], [v.ledger_id, v.state_root_hash, v.pool_state_root_hash, v.txn_root_hash, v.timestamp]];
+}
+
+export function multiSigFromTuple(t: MultiSigTuple): MultiSignature {
+  const [signature, participants, [ledgerId, stateRoot, poolRoot, txnRoot, timestamp]] = t;
+  return {
+    signature,
+    participants: [...participants],
+    value: { ledger_id: ledgerId, pool_state_root_hash: poolRoot, state_root_hash: stateRoot, timestamp, txn_root_hash: txnRoot },
+  };
+}

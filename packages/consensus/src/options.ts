@@ -1,0 +1,91 @@
+// Consensus options with Quire defaults (consensus.md §10) and quorum sizes (§1.2).
+import { ConsensusError, ConsensusErrorCode } from './errors.js';
+
+export interface ConsensusOptions {
+  /** this node's alias */
+  name: string;
+  /** validator registry R (ordered aliases) at start; later changes come from ordered NODE txns */
+  validators: string[];
+  max3pcBatchSize: number;
+  max3pcBatchWaitMs: number;
+  max3pcBatchesInFlight: number;
+  chkFreq: number;
+  logSize: number;
+  stateFreshnessUpdateIntervalSec: number;
+  acceptableDeviationPrePrepareSec: number;
+  propagateRequestDelayMs: number;
+  messageRequestRetryMs: number;
+  /** interval of the core's housekeeping timer (batching, repair, expiry) */
+  tickMs: number;
+  outdatedReqsCheckIntervalMs: number;
+  propagatesPhaseReqTimeoutMs: number;
+  orderingPhaseReqTimeoutMs: number;
+  maxRequestQueueSize: number;
+  /** per-kind cap on stashed messages */
+  replicaStashLimit: number;
+}
+
+export const defaultConsensusOptions: Omit<ConsensusOptions, 'name' | 'validators'> = {
+  max3pcBatchSize: 500,
+  max3pcBatchWaitMs: 20,
+  max3pcBatchesInFlight: 4,
+  chkFreq: 100,
+  logSize: 300,
+  stateFreshnessUpdateIntervalSec: 60,
+  acceptableDeviationPrePrepareSec: 60,
+  propagateRequestDelayMs: 200,
+  messageRequestRetryMs: 1000,
+  tickMs: 20,
+  outdatedReqsCheckIntervalMs: 10_000,
+  propagatesPhaseReqTimeoutMs: 60_000,
+  orderingPhaseReqTimeoutMs: 600_000,
+  maxRequestQueueSize: 2000,
+  replicaStashLimit: 20_000,
+};
+
+export function resolveOptions(opts: Partial<ConsensusOptions> & Pick<ConsensusOptions, 'name' | 'validators'>): ConsensusOptions {
+  const o: ConsensusOptions = { ...defaultConsensusOptions, ...opts };
+  const bad = (field: string): never => {
+    throw new ConsensusError(ConsensusErrorCode.INVALID_OPTIONS, { field });
+  };
+  if (o.validators.length === 0 || new Set(o.validators).size !== o.validators.length) bad('validators');
+  for (const k of ['max3pcBatchSize', 'max3pcBatchesInFlight', 'chkFreq', 'logSize', 'tickMs'] as const) {
+    if (!Number.isSafeInteger(o[k]) || o[k] < 1) bad(k);
+  }
+  if (o.logSize < o.chkFreq) bad('logSize');
+  return o;
+}
+
+export interface Quorums {
+  n: number;
+  f: number;
+  propagate: number;
+  prepare: number;
+  commit: number;
+  blsSignatures: number;
+  checkpoint: number;
+  timestamp: number;
+  weak: number;
+  strong: number;
+}
+
+export function quorumsFor(n: number): Quorums {
+  const f = Math.max(0, Math.floor((n - 1) / 3));
+  return {
+    n,
+    f,
+    propagate: f + 1,
+    prepare: n - f - 1,
+    commit: n - f,
+    blsSignatures: n - f,
+    checkpoint: n - f - 1,
+    timestamp: f + 1,
+    weak: f + 1,
+    strong: n - f,
+  };
+}
+
+/** Round-robin primary of a view over a registry (consensus.md §1.4 with S given). */
+export function primaryOf(viewNo: number, registry: readonly string[]): string {
+  return registry[viewNo % registry.length]!;
+}

@@ -1,0 +1,399 @@
+// Normal-case ordering (consensus.md §3): accepting PRE-PREPAREs, PREPARE, COMMIT with BLS shares,
+// the order condition and ordering, reverting unordered batches. Batch creation by the primary
+// lives in batching.ts; checkpoints in checkpoints.ts.
+import type { CoreContext } from './context.js';
+import { Suspicion } from './context.js';
+import { batchDigest, decodeDiscarded, encodeDiscarded, multiSigValue } from './digest.js';
+import type { AppliedBatch } from './interfaces.js';
+import type { RequestIntake } from './intake.js';
+import type { Commit, MultiSignature, Prepare, PrePrepare } from './messages.js';
+import { multiSigFromTuple } from './messages.js';
+import { type BatchRecord, newRecord, prepareMatches, samePrePrepare } from './three-pc-log.js';
+
+export interface OrderingHooks {
+  /** after batch k was ordered (checkpoints, batching) */
+  onOrdered(ppSeqNo: number, applied: AppliedBatch): void;
+  /** a message must wait (future view or above the window) */
+  stash(from: string, msg: PrePrepare | Prepare | Commit): void;
+}
+
+type AcceptResult = 'accepted' | 'wait' | 'rejected';
+
+export class Ordering {
+  /** the 3PC log of the current view, by ppSeqNo */
+  readonly log = new Map<number, BatchRecord>();
+  /** PRE-PREPAREs from the primary not yet applied (gap, missing requests, wrong time) */
+  readonly held = new Map<number, PrePrepare>();
+  /** multi-signatures built since the last PRE-PREPARE this node sent */
+  pendingMultiSigs: MultiSignature[] = [];
+  /** ppTime of the last ordered batch per ledger with state (freshness) */
+  readonly lastUpdate = new Map<number, number>();
+  /** multi-sig signatures already verified (PRE-PREPARE check 12) */
+  private readonly verifiedMultiSigs = new Set<string>();
+  hooks!: OrderingHooks;
+
+  constructor(
+    private readonly ctx: CoreContext,
+    private readonly intake: RequestIntake,
+  ) {}
+
+  record(ppSeqNo: number): BatchRecord {
+    let r = this.log.get(ppSeqNo);
+    if (r === undefined) {
+      r = newRecord(ppSeqNo);
+      this.log.set(ppSeqNo, r);
+    }
+    return r;
+  }
+
+  /** Common admission of a 3PC message: 'process', or it was stashed / discarded. */
+  private admit(from: string, msg: PrePrepare | Prepare | Commit): boolean {
+    const ctx = this.ctx;
+    if (msg.viewNo < ctx.viewNo || msg.ppSeqNo <= ctx.h) return false;
+    if (msg.viewNo > ctx.viewNo || msg.ppSeqNo > ctx.H) {
+      this.hooks.stash(from, msg);
+      return false;
+    }
+    return msg.ppSeqNo > ctx.lastOrdered.ppSeqNo;
+  }
+
+  // ---- PRE-PREPARE ------------------------------------------------------------------------------
+
+  onPrePrepare(from: string, pp: PrePrepare): void {
+    const ctx = this.ctx;
+    if (!this.admit(from, pp)) return;
+    if (from !== ctx.primaryName(pp.viewNo)) {
+      ctx.suspect(from, Suspicion.PP_FROM_NON_PRIMARY);
+      return;
+    }
+    if (from === ctx.name) return;
+    if (batchDigest(pp.originalViewNo ?? pp.viewNo, pp.ppTime, pp.reqIdr) !== pp.digest) {
+      ctx.suspect(from, Suspicion.PPR_DIGEST_WRONG, true);
+      return;
+    }
+    const existing = this.log.get(pp.ppSeqNo)?.pp ?? this.held.get(pp.ppSeqNo);
+    if (existing !== undefined) {
+      if (!samePrePrepare(existing, pp)) ctx.suspect(from, Suspicion.PPR_EQUIVOCATION, true);
+      return;
+    }
+    this.held.set(pp.ppSeqNo, pp);
+    this.processHeld();
+  }
+
+  /** Applies held PRE-PREPAREs in sequence while they can be accepted. */
+  processHeld(): void {
+    for (;;) {
+      const k = this.ctx.lastPrePrepareSeqNo + 1;
+      const pp = this.held.get(k);
+      if (pp === undefined || pp.viewNo !== this.ctx.viewNo) return;
+      const r = this.tryAccept(pp);
+      if (r === 'wait') return;
+      this.held.delete(k);
+      if (r === 'rejected') return;
+    }
+  }
+
+  private timeAcceptable(pp: PrePrepare, rec: BatchRecord | undefined): boolean {
+    const ctx = this.ctx;
+    const dev = Math.abs(pp.ppTime - ctx.modules.clock.utcSeconds());
+    if (pp.ppTime >= ctx.lastAcceptedPPTime && dev <= ctx.opts.acceptableDeviationPrePrepareSec) return true;
+    // rescued by f+1 PREPAREs carrying the same ppTime
+    let same = 0;
+    if (rec !== undefined) for (const p of rec.prepares.values()) if (p.ppTime === pp.ppTime && p.digest === pp.digest) same++;
+    return same >= ctx.quorums.timestamp && pp.ppTime >= ctx.lastAcceptedPPTime;
+  }
+
+  private tryAccept(pp: PrePrepare): AcceptResult {
+    const ctx = this.ctx;
+    const ex = ctx.modules.executor;
+    const primary = ctx.primaryName(pp.viewNo);
+    const rec = this.log.get(pp.ppSeqNo);
+    if (!this.timeAcceptable(pp, rec)) {
+      const r = this.record(pp.ppSeqNo);
+      if (!r.timeSuspected) {
+        r.timeSuspected = true;
+        ctx.suspect(primary, Suspicion.PPR_TIME_WRONG, true);
+      }
+      return 'wait';
+    }
+    if (!this.intake.ensureKnown(pp.reqIdr)) return 'wait';
+    const payloads = new Set<string>();
+    for (const d of pp.reqIdr) {
+      const pd = this.intake.entries.get(d)!.info.payloadDigest;
+      if (payloads.has(pd) || this.intake.payloadsInBatches.has(pd) || ex.isPayloadCommitted(pd)) {
+        ctx.suspect(primary, Suspicion.PPR_WITH_ORDERED_REQUEST, true);
+        return 'rejected';
+      }
+      payloads.add(pd);
+    }
+    if (pp.poolStateRootHash !== ex.uncommittedPoolStateRoot()) {
+      ctx.suspect(primary, Suspicion.PPR_POOL_STATE_ROOT_HASH_WRONG, true);
+      return 'rejected';
+    }
+    for (const t of pp.blsMultiSigs ?? []) {
+      if (!this.verifyMultiSig(multiSigFromTuple(t))) {
+        ctx.suspect(primary, Suspicion.PPR_BLS_MULTISIG_WRONG, true);
+        return 'rejected';
+      }
+    }
+    const originalViewNo = pp.originalViewNo ?? pp.viewNo;
+    const applied = ex.applyBatch({
+      ledgerId: pp.ledgerId,
+      requests: pp.reqIdr.map((d) => this.intake.entries.get(d)!.request),
+      digests: pp.reqIdr,
+      ppTime: pp.ppTime,
+      ppSeqNo: pp.ppSeqNo,
+      originalViewNo,
+      primaries: [ctx.primaryName(originalViewNo)],
+      digest: pp.digest,
+    });
+    let code = 0;
+    if (encodeDiscarded(applied.discarded) !== pp.discarded) code = Suspicion.PPR_REJECT_WRONG;
+    else if (applied.stateRoot !== pp.stateRootHash) code = Suspicion.PPR_STATE_WRONG;
+    else if (applied.txnRoot !== pp.txnRootHash) code = Suspicion.PPR_TXN_WRONG;
+    else if (applied.auditRoot !== pp.auditTxnRootHash) code = Suspicion.PPR_AUDIT_TXN_ROOT_HASH_WRONG;
+    if (code !== 0) {
+      ex.revertLastBatch();
+      ctx.suspect(primary, code, true);
+      return 'rejected';
+    }
+    this.recordApplied(pp, applied);
+    const prepare: Prepare = {
+      op: 'PREPARE',
+      instId: 0,
+      viewNo: pp.viewNo,
+      ppSeqNo: pp.ppSeqNo,
+      ppTime: pp.ppTime,
+      digest: pp.digest,
+      stateRootHash: pp.stateRootHash,
+      txnRootHash: pp.txnRootHash,
+      auditTxnRootHash: pp.auditTxnRootHash,
+    };
+    const r = this.record(pp.ppSeqNo);
+    r.ownPrepare = prepare;
+    r.prepares.set(ctx.name, prepare);
+    ctx.broadcast(prepare);
+    this.checkPrepared(r);
+    return 'accepted';
+  }
+
+  /** Bookkeeping shared by the primary (own batch) and backups (accepted PRE-PREPARE). */
+  recordApplied(pp: PrePrepare, applied: AppliedBatch): void {
+    const ctx = this.ctx;
+    const r = this.record(pp.ppSeqNo);
+    r.pp = pp;
+    r.applied = applied;
+    // PREPAREs that arrived first and do not match are dropped now
+    for (const [from, p] of r.prepares) {
+      if (!prepareMatches(p, pp)) {
+        r.prepares.delete(from);
+        ctx.suspect(from, Suspicion.PREPARE_WRONG_DIGEST);
+      }
+    }
+    ctx.lastPrePrepareSeqNo = pp.ppSeqNo;
+    ctx.lastAcceptedPPTime = pp.ppTime;
+    this.intake.markInBatch(pp.reqIdr);
+  }
+
+  private verifyMultiSig(ms: MultiSignature): boolean {
+    const ctx = this.ctx;
+    const parts = new Set(ms.participants);
+    if (parts.size !== ms.participants.length || parts.size < ctx.quorums.blsSignatures) return false;
+    for (const p of parts) if (!ctx.isValidator(p)) return false;
+    const key = `${ms.signature}|${ms.participants.join(',')}|${JSON.stringify(ms.value)}`;
+    if (this.verifiedMultiSigs.has(key)) return true;
+    if (!ctx.modules.crypto.blsVerifyMulti(ms.participants, ms.value, ms.signature)) return false;
+    this.verifiedMultiSigs.add(key);
+    if (this.verifiedMultiSigs.size > 1024) this.verifiedMultiSigs.delete(this.verifiedMultiSigs.values().next().value!);
+    return true;
+  }
+
+  // ---- PREPARE ----------------------------------------------------------------------------------
+
+  onPrepare(from: string, p: Prepare): void {
+    const ctx = this.ctx;
+    if (!this.admit(from, p)) return;
+    if (from === ctx.primaryName(p.viewNo)) {
+      ctx.suspect(from, Suspicion.PREPARE_FROM_PRIMARY);
+      return;
+    }
+    const r = this.record(p.ppSeqNo);
+    const prev = r.prepares.get(from);
+    if (prev !== undefined) {
+      if (JSON.stringify(prev) !== JSON.stringify(p)) ctx.suspect(from, Suspicion.DUPLICATE_PREPARE);
+      return;
+    }
+    if (r.pp !== undefined && !prepareMatches(p, r.pp)) {
+      const code =
+        p.digest !== r.pp.digest
+          ? Suspicion.PREPARE_WRONG_DIGEST
+          : p.stateRootHash !== r.pp.stateRootHash
+            ? Suspicion.PREPARE_WRONG_STATE
+            : p.txnRootHash !== r.pp.txnRootHash
+              ? Suspicion.PREPARE_WRONG_TXN
+              : Suspicion.PREPARE_WRONG_AUDIT;
+      ctx.suspect(from, code);
+      return;
+    }
+    r.prepares.set(from, p);
+    if (r.pp === undefined) {
+      // may rescue a PRE-PREPARE held for its time
+      if (this.held.has(p.ppSeqNo)) this.processHeld();
+      return;
+    }
+    this.checkPrepared(r);
+  }
+
+  private checkPrepared(r: BatchRecord): void {
+    const ctx = this.ctx;
+    if (r.prepared || r.pp === undefined || r.applied === undefined) return;
+    const primary = ctx.primaryName(r.pp.viewNo);
+    let votes = 0;
+    for (const [from, p] of r.prepares) if (from !== primary && ctx.isValidator(from) && prepareMatches(p, r.pp)) votes++;
+    if (votes < ctx.quorums.prepare) return;
+    r.prepared = true;
+    const blsSigs: Record<string, string> = {};
+    for (const l of r.applied.signedLedgers) {
+      blsSigs[String(l.ledgerId)] = ctx.modules.crypto.blsSign(multiSigValue(l, r.pp.poolStateRootHash, r.pp.ppTime));
+    }
+    const commit: Commit = { op: 'COMMIT', instId: 0, viewNo: r.pp.viewNo, ppSeqNo: r.ppSeqNo, blsSigs };
+    r.ownCommit = commit;
+    r.commits.set(ctx.name, commit);
+    r.verifiedCommitters.add(ctx.name);
+    ctx.broadcast(commit);
+    this.tryOrder();
+  }
+
+  // ---- COMMIT and ordering ----------------------------------------------------------------------
+
+  onCommit(from: string, c: Commit): void {
+    if (!this.admit(from, c)) return;
+    const r = this.record(c.ppSeqNo);
+    if (r.commits.has(from)) return;
+    r.commits.set(from, c);
+    if (r.prepared) this.tryOrder();
+  }
+
+  /** Orders every batch whose order condition holds, in sequence. */
+  tryOrder(): void {
+    for (;;) {
+      const r = this.log.get(this.ctx.lastOrdered.ppSeqNo + 1);
+      if (r === undefined || r.ordered || !r.prepared || r.pp === undefined || r.applied === undefined) return;
+      const multiSigs = this.collectMultiSigs(r);
+      if (multiSigs === undefined) return;
+      this.order(r, multiSigs);
+    }
+  }
+
+  /** n-f COMMITs whose shares verify (aggregate first, one by one on failure) -> multi-sigs. */
+  private collectMultiSigs(r: BatchRecord): MultiSignature[] | undefined {
+    const ctx = this.ctx;
+    const pp = r.pp!;
+    const ledgers = r.applied!.signedLedgers;
+    const expected = ledgers.map((l) => String(l.ledgerId)).sort().join(',');
+    const candidates: string[] = [];
+    for (const [from, c] of r.commits) {
+      if (!ctx.isValidator(from)) continue;
+      if (Object.keys(c.blsSigs).sort().join(',') !== expected) {
+        r.commits.delete(from);
+        ctx.suspect(from, Suspicion.CM_BLS_SIG_WRONG);
+        continue;
+      }
+      candidates.push(from);
+    }
+    if (candidates.length < ctx.quorums.commit) return undefined;
+    candidates.sort();
+    const crypto = ctx.modules.crypto;
+    const values = ledgers.map((l) => multiSigValue(l, pp.poolStateRootHash, pp.ppTime));
+    const unverified = candidates.filter((c) => !r.verifiedCommitters.has(c));
+    if (unverified.length > 0) {
+      const aggregateOk = values.every((v) => {
+        const lid = String(v.ledger_id);
+        const sig = crypto.blsAggregate(candidates.map((c) => r.commits.get(c)!.blsSigs[lid]!));
+        return sig !== undefined && crypto.blsVerifyMulti(candidates, v, sig);
+      });
+      if (aggregateOk) {
+        for (const c of candidates) r.verifiedCommitters.add(c);
+      } else {
+        for (const c of unverified) {
+          const commit = r.commits.get(c)!;
+          const ok = values.every((v) => crypto.blsVerifyShare(c, v, commit.blsSigs[String(v.ledger_id)]!));
+          if (ok) r.verifiedCommitters.add(c);
+          else {
+            r.commits.delete(c);
+            ctx.suspect(c, Suspicion.CM_BLS_SIG_WRONG);
+          }
+        }
+        const good = candidates.filter((c) => r.verifiedCommitters.has(c));
+        if (good.length < ctx.quorums.commit) return undefined;
+        candidates.length = 0;
+        candidates.push(...good);
+      }
+    }
+    const out: MultiSignature[] = [];
+    for (const value of values) {
+      const signature = crypto.blsAggregate(candidates.map((c) => r.commits.get(c)!.blsSigs[String(value.ledger_id)]!));
+      if (signature === undefined) return undefined;
+      out.push({ signature, participants: [...candidates], value });
+    }
+    return out;
+  }
+
+  private order(r: BatchRecord, multiSigs: MultiSignature[]): void {
+    const ctx = this.ctx;
+    const pp = r.pp!;
+    const applied = r.applied!;
+    const fromPP = (pp.blsMultiSigs ?? []).map(multiSigFromTuple);
+    const committed = ctx.modules.executor.commitBatch([...fromPP, ...multiSigs]);
+    r.ordered = true;
+    r.multiSigs = multiSigs;
+    ctx.lastOrdered = { viewNo: pp.viewNo, ppSeqNo: pp.ppSeqNo };
+    ctx.lastOrderedAt = ctx.now();
+    const discarded = decodeDiscarded(pp.discarded);
+    const payloads = pp.reqIdr.map((d) => this.intake.entries.get(d)?.info.payloadDigest).filter((x): x is string => x !== undefined);
+    const conns = this.intake.markOrdered(pp.reqIdr, pp.ppSeqNo);
+    this.intake.dropCommittedPayloads(payloads);
+    ctx.emit({
+      kind: 'ordered',
+      viewNo: pp.viewNo,
+      ppSeqNo: pp.ppSeqNo,
+      ledgerId: pp.ledgerId,
+      ppTime: pp.ppTime,
+      digest: pp.digest,
+      replies: committed.txns.map((t) => ({ digest: t.digest, seqNo: t.seqNo, connIds: conns.get(t.digest) ?? [] })),
+      rejects: discarded.map((i, j) => ({ digest: pp.reqIdr[i]!, reason: applied.rejectReasons[j] ?? '', connIds: conns.get(pp.reqIdr[i]!) ?? [] })),
+      multiSigs,
+    });
+    for (const ms of multiSigs) {
+      this.lastUpdate.set(ms.value.ledger_id, pp.ppTime);
+      this.pendingMultiSigs = this.pendingMultiSigs.filter((m) => m.value.ledger_id !== ms.value.ledger_id);
+      this.pendingMultiSigs.push(ms);
+    }
+    if (committed.nodeReg.length > 0 && committed.nodeReg.join('\u0000') !== ctx.validators.join('\u0000')) {
+      ctx.setValidators(committed.nodeReg);
+      ctx.modules.logger?.info({ validators: committed.nodeReg }, 'validator registry changed');
+    }
+    this.hooks.onOrdered(pp.ppSeqNo, applied);
+  }
+
+  // ---- revert and garbage collection -----------------------------------------------------------
+
+  /** Reverts every applied, unordered batch, newest first (consensus.md §3.9). */
+  revertUnordered(): void {
+    const ctx = this.ctx;
+    for (let k = ctx.lastPrePrepareSeqNo; k > ctx.lastOrdered.ppSeqNo; k--) {
+      const r = this.log.get(k);
+      ctx.modules.executor.revertLastBatch();
+      if (r?.pp !== undefined) this.intake.requeueFront(r.pp.ledgerId, r.pp.reqIdr);
+      this.log.delete(k);
+    }
+    ctx.lastPrePrepareSeqNo = ctx.lastOrdered.ppSeqNo;
+    ctx.lastAcceptedPPTime = ctx.modules.executor.lastAudit()?.ppTime ?? 0;
+  }
+
+  /** Drops every 3PC artefact with ppSeqNo <= upTo. */
+  collectGarbage(upTo: number): void {
+    for (const k of this.log.keys()) if (k <= upTo) this.log.delete(k);
+    for (const k of this.held.keys()) if (k <= upTo) this.held.delete(k);
+  }
+}

@@ -1,0 +1,217 @@
+// Defensive shape checks for decoded peer messages. Anything a peer sends passes through here
+// before the core reads a field; failures raise ConsensusError(INVALID_MESSAGE) with the op and
+// the offending field, which the core counts against the sender and drops.
+import { ConsensusError, ConsensusErrorCode } from './errors.js';
+import type {
+  Checkpoint,
+  Commit,
+  InstanceChange,
+  MessageRequest,
+  MessageRequestType,
+  MessageResponse,
+  MultiSigTuple,
+  NodeMessage,
+  Prepare,
+  PrePrepare,
+  Propagate,
+} from './messages.js';
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const B58 = /^[1-9A-HJ-NP-Za-km-z]{32,50}$/;
+const MAX_REQIDR = 100_000;
+
+type Obj = Record<string, unknown>;
+
+function fail(op: unknown, field: string): never {
+  throw new ConsensusError(ConsensusErrorCode.INVALID_MESSAGE, { op: typeof op === 'string' ? op.slice(0, 40) : null, field });
+}
+
+function isPlainObject(v: unknown): v is Obj {
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof Uint8Array) return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function uint(m: Obj, f: string, min = 0): number {
+  const v = m[f];
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) fail(m.op, f);
+  return v;
+}
+function str(m: Obj, f: string, re?: RegExp, max = 256): string {
+  const v = m[f];
+  if (typeof v !== 'string' || v.length > max || (re !== undefined && !re.test(v))) fail(m.op, f);
+  return v;
+}
+function b58(m: Obj, f: string): string {
+  return str(m, f, B58, 64);
+}
+function hex(m: Obj, f: string): string {
+  return str(m, f, HEX64, 64);
+}
+
+function noProtoKeys(m: Obj): void {
+  if (Object.prototype.hasOwnProperty.call(m, '__proto__')) fail(m.op, '__proto__');
+}
+
+function parseMultiSigTuple(op: unknown, t: unknown): MultiSigTuple {
+  if (!Array.isArray(t) || t.length !== 3) fail(op, 'blsMultiSigs');
+  const [sig, parts, val] = t as unknown[];
+  if (typeof sig !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{1,200}$/.test(sig)) fail(op, 'blsMultiSigs');
+  if (!Array.isArray(parts) || parts.length === 0 || parts.length > 1000 || !parts.every((p) => typeof p === 'string' && p.length > 0 && p.length <= 256)) {
+    fail(op, 'blsMultiSigs');
+  }
+  if (!Array.isArray(val) || val.length !== 5) fail(op, 'blsMultiSigs');
+  const [lid, sr, pr, tr, ts] = val as unknown[];
+  const okInt = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+  const okB58 = (x: unknown): x is string => typeof x === 'string' && B58.test(x);
+  if (!okInt(lid) || !okB58(sr) || !okB58(pr) || !okB58(tr) || !okInt(ts)) fail(op, 'blsMultiSigs');
+  return [sig, [...(parts as string[])], [lid, sr, pr, tr, ts]];
+}
+
+export function parsePropagate(m: Obj): Propagate {
+  if (!isPlainObject(m.request)) fail(m.op, 'request');
+  const sc = m.senderClient;
+  if (sc !== undefined && sc !== null && (typeof sc !== 'string' || sc.length > 256)) fail(m.op, 'senderClient');
+  return { op: 'PROPAGATE', request: m.request, senderClient: typeof sc === 'string' ? sc : null };
+}
+
+export function parsePrePrepare(m: Obj): PrePrepare {
+  if (uint(m, 'instId') !== 0) fail(m.op, 'instId');
+  const reqIdr = m.reqIdr;
+  if (!Array.isArray(reqIdr) || reqIdr.length > MAX_REQIDR || !reqIdr.every((d) => typeof d === 'string' && HEX64.test(d))) fail(m.op, 'reqIdr');
+  const discarded = str(m, 'discarded', /^\[(\d+(,\d+)*)?\]$/, 1_000_000);
+  const idx = JSON.parse(discarded) as number[];
+  for (let i = 0; i < idx.length; i++) {
+    if (!Number.isSafeInteger(idx[i]) || idx[i]! >= reqIdr.length || (i > 0 && idx[i]! <= idx[i - 1]!)) fail(m.op, 'discarded');
+  }
+  if (m.sub_seq_no !== undefined && m.sub_seq_no !== 0) fail(m.op, 'sub_seq_no');
+  if (m.final !== undefined && m.final !== true) fail(m.op, 'final');
+  if (m.plugin_fields !== undefined) fail(m.op, 'plugin_fields');
+  const pp: PrePrepare = {
+    op: 'PREPREPARE',
+    instId: 0,
+    viewNo: uint(m, 'viewNo'),
+    ppSeqNo: uint(m, 'ppSeqNo', 1),
+    ppTime: uint(m, 'ppTime'),
+    reqIdr: [...(reqIdr as string[])],
+    discarded,
+    digest: hex(m, 'digest'),
+    ledgerId: uint(m, 'ledgerId'),
+    stateRootHash: b58(m, 'stateRootHash'),
+    txnRootHash: b58(m, 'txnRootHash'),
+    sub_seq_no: 0,
+    final: true,
+    poolStateRootHash: b58(m, 'poolStateRootHash'),
+    auditTxnRootHash: b58(m, 'auditTxnRootHash'),
+  };
+  if (pp.ledgerId > 2) fail(m.op, 'ledgerId');
+  if (m.blsMultiSigs !== undefined && m.blsMultiSigs !== null) {
+    if (!Array.isArray(m.blsMultiSigs) || m.blsMultiSigs.length > 16) fail(m.op, 'blsMultiSigs');
+    pp.blsMultiSigs = m.blsMultiSigs.map((t) => parseMultiSigTuple(m.op, t));
+  }
+  if (m.originalViewNo !== undefined && m.originalViewNo !== null) {
+    pp.originalViewNo = uint(m, 'originalViewNo');
+    if (pp.originalViewNo > pp.viewNo) fail(m.op, 'originalViewNo');
+  }
+  return pp;
+}
+
+export function parsePrepare(m: Obj): Prepare {
+  if (uint(m, 'instId') !== 0) fail(m.op, 'instId');
+  return {
+    op: 'PREPARE',
+    instId: 0,
+    viewNo: uint(m, 'viewNo'),
+    ppSeqNo: uint(m, 'ppSeqNo', 1),
+    ppTime: uint(m, 'ppTime'),
+    digest: hex(m, 'digest'),
+    stateRootHash: b58(m, 'stateRootHash'),
+    txnRootHash: b58(m, 'txnRootHash'),
+    auditTxnRootHash: b58(m, 'auditTxnRootHash'),
+  };
+}
+
+export function parseCommit(m: Obj): Commit {
+  if (uint(m, 'instId') !== 0) fail(m.op, 'instId');
+  const sigs = m.blsSigs;
+  if (!isPlainObject(sigs)) fail(m.op, 'blsSigs');
+  const blsSigs: Record<string, string> = {};
+  const keys = Object.keys(sigs);
+  if (keys.length === 0 || keys.length > 3) fail(m.op, 'blsSigs');
+  for (const k of keys) {
+    const v = sigs[k];
+    if (!/^[0-2]$/.test(k) || typeof v !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{1,200}$/.test(v)) fail(m.op, 'blsSigs');
+    blsSigs[k] = v;
+  }
+  return { op: 'COMMIT', instId: 0, viewNo: uint(m, 'viewNo'), ppSeqNo: uint(m, 'ppSeqNo', 1), blsSigs };
+}
+
+export function parseCheckpoint(m: Obj): Checkpoint {
+  if (uint(m, 'instId') !== 0) fail(m.op, 'instId');
+  if (uint(m, 'seqNoStart') !== 0) fail(m.op, 'seqNoStart');
+  const d = m.digest;
+  if (d !== null && (typeof d !== 'string' || !B58.test(d))) fail(m.op, 'digest');
+  return { op: 'CHECKPOINT', instId: 0, viewNo: uint(m, 'viewNo'), seqNoStart: 0, seqNoEnd: uint(m, 'seqNoEnd'), digest: d };
+}
+
+export function parseInstanceChange(m: Obj): InstanceChange {
+  return { op: 'INSTANCE_CHANGE', viewNo: uint(m, 'viewNo'), reason: uint(m, 'reason') };
+}
+
+const REQUESTABLE: ReadonlySet<string> = new Set(['PROPAGATE', 'PREPREPARE', 'PREPARE', 'COMMIT']);
+
+function parseParams(m: Obj): { msgType: MessageRequestType; params: Record<string, unknown> } {
+  const t = m.msg_type;
+  if (typeof t !== 'string' || !REQUESTABLE.has(t)) fail(m.op, 'msg_type');
+  const p = m.params;
+  if (!isPlainObject(p)) fail(m.op, 'params');
+  noProtoKeys(p);
+  if (t === 'PROPAGATE') {
+    hex(p, 'digest');
+    return { msgType: t, params: { digest: p.digest } };
+  }
+  if (uint(p, 'instId') !== 0) fail(m.op, 'params');
+  return { msgType: t as MessageRequestType, params: { instId: 0, viewNo: uint(p, 'viewNo'), ppSeqNo: uint(p, 'ppSeqNo', 1) } };
+}
+
+export function parseMessageRequest(m: Obj): MessageRequest {
+  const { msgType, params } = parseParams(m);
+  return { op: 'MESSAGE_REQUEST', msg_type: msgType, params };
+}
+
+export function parseMessageResponse(m: Obj): MessageResponse {
+  const { msgType, params } = parseParams(m);
+  let msg: MessageResponse['msg'] = null;
+  if (m.msg !== null && m.msg !== undefined) {
+    if (!isPlainObject(m.msg)) fail(m.op, 'msg');
+    const inner = parseNodeMessage({ ...m.msg, op: msgType });
+    msg = inner as MessageResponse['msg'];
+  }
+  return { op: 'MESSAGE_RESPONSE', msg_type: msgType, params, msg };
+}
+
+/** Checks the shape of a decoded peer message; throws ConsensusError(INVALID_MESSAGE) otherwise. */
+export function parseNodeMessage(value: unknown): NodeMessage {
+  if (!isPlainObject(value)) fail(undefined, 'message');
+  noProtoKeys(value);
+  switch (value.op) {
+    case 'PROPAGATE':
+      return parsePropagate(value);
+    case 'PREPREPARE':
+      return parsePrePrepare(value);
+    case 'PREPARE':
+      return parsePrepare(value);
+    case 'COMMIT':
+      return parseCommit(value);
+    case 'CHECKPOINT':
+      return parseCheckpoint(value);
+    case 'INSTANCE_CHANGE':
+      return parseInstanceChange(value);
+    case 'MESSAGE_REQUEST':
+      return parseMessageRequest(value);
+    case 'MESSAGE_RESPONSE':
+      return parseMessageResponse(value);
+    default:
+      return fail(value.op, 'op');
+  }
+}

@@ -1,0 +1,132 @@
+// MESSAGE_REQUEST / MESSAGE_RESPONSE for 3PC messages and PROPAGATEs (consensus.md §7.7) and the
+// stall probe that issues them when ordering stops while there is evidence of work to do.
+import type { CoreContext } from './context.js';
+import type { RequestIntake } from './intake.js';
+import type { MessageRequest, MessageResponse, PrePrepare } from './messages.js';
+import type { Ordering } from './ordering.js';
+import { prepareMatches } from './three-pc-log.js';
+
+/** 3PC keys asked for in one probe */
+const REPAIR_WINDOW = 10;
+
+export class Repair {
+  private lastProbeAt = Number.NEGATIVE_INFINITY;
+  private orderedAtProbe = 0;
+  /** PRE-PREPAREs relayed by non-primaries, waiting for PREPAREs that vouch for them */
+  private readonly relayed = new Map<number, PrePrepare>();
+  /** highest ppSeqNo of the current view any peer's 3PC message named */
+  highestSeen = 0;
+
+  constructor(
+    private readonly ctx: CoreContext,
+    private readonly intake: RequestIntake,
+    private readonly ordering: Ordering,
+  ) {}
+
+  onMessageRequest(from: string, req: MessageRequest): void {
+    const ctx = this.ctx;
+    let msg: MessageResponse['msg'] = null;
+    if (req.msg_type === 'PROPAGATE') {
+      msg = this.intake.ownPropagate(req.params.digest as string);
+    } else {
+      const viewNo = req.params.viewNo as number;
+      const r = viewNo === ctx.viewNo ? this.ordering.log.get(req.params.ppSeqNo as number) : undefined;
+      if (r !== undefined) {
+        if (req.msg_type === 'PREPREPARE') msg = r.pp ?? null;
+        else if (req.msg_type === 'PREPARE') msg = r.ownPrepare ?? null;
+        else msg = r.ownCommit ?? null;
+      }
+    }
+    if (msg === null) return;
+    ctx.send(from, { op: 'MESSAGE_RESPONSE', msg_type: req.msg_type, params: req.params, msg });
+  }
+
+  onMessageResponse(from: string, res: MessageResponse): void {
+    const ctx = this.ctx;
+    const msg = res.msg;
+    if (msg === null) return;
+    switch (msg.op) {
+      case 'PROPAGATE': {
+        const check = ctx.modules.requests.analyze(msg.request);
+        if (check.ok && check.info.digest === res.params.digest) this.intake.onPropagate(from, msg);
+        return;
+      }
+      case 'PREPREPARE': {
+        if (msg.viewNo !== res.params.viewNo || msg.ppSeqNo !== res.params.ppSeqNo || msg.viewNo !== ctx.viewNo) return;
+        const primary = ctx.primaryName(msg.viewNo);
+        if (from === primary) {
+          this.ordering.onPrePrepare(primary, msg);
+          return;
+        }
+        // relayed copy: accepted once n-f-1 PREPAREs vouch for its digest and roots
+        if (msg.ppSeqNo > ctx.lastOrdered.ppSeqNo && msg.ppSeqNo <= ctx.H) {
+          this.relayed.set(msg.ppSeqNo, msg);
+          this.checkRelayed(msg.ppSeqNo);
+        }
+        return;
+      }
+      case 'PREPARE':
+        if (msg.viewNo === res.params.viewNo && msg.ppSeqNo === res.params.ppSeqNo) {
+          this.ordering.onPrepare(from, msg);
+          this.checkRelayed(msg.ppSeqNo);
+        }
+        return;
+      case 'COMMIT':
+        if (msg.viewNo === res.params.viewNo && msg.ppSeqNo === res.params.ppSeqNo) this.ordering.onCommit(from, msg);
+        return;
+    }
+  }
+
+  /** Re-checks a relayed PRE-PREPARE against the PREPAREs held for its key. */
+  checkRelayed(ppSeqNo: number): void {
+    const ctx = this.ctx;
+    const pp = this.relayed.get(ppSeqNo);
+    if (pp === undefined) return;
+    if (pp.viewNo !== ctx.viewNo || ppSeqNo <= ctx.lastOrdered.ppSeqNo) {
+      this.relayed.delete(ppSeqNo);
+      return;
+    }
+    const r = this.ordering.log.get(ppSeqNo);
+    if (r?.pp !== undefined) {
+      this.relayed.delete(ppSeqNo);
+      return;
+    }
+    if (r === undefined) return;
+    const primary = ctx.primaryName(pp.viewNo);
+    let matching = 0;
+    for (const [sender, p] of r.prepares) if (sender !== primary && sender !== ctx.name && prepareMatches(p, pp)) matching++;
+    if (matching < ctx.quorums.prepare) return;
+    this.relayed.delete(ppSeqNo);
+    this.ordering.onPrePrepare(primary, pp);
+  }
+
+  /** Forget relayed candidates (view change, garbage collection). */
+  clear(upTo = Number.POSITIVE_INFINITY): void {
+    for (const k of this.relayed.keys()) if (k <= upTo) this.relayed.delete(k);
+  }
+
+  /** Periodic: if ordering stalls or lags while work is known to exist, ask the peers for what is missing. */
+  onTick(): void {
+    const ctx = this.ctx;
+    const now = ctx.now();
+    const retry = ctx.opts.messageRequestRetryMs;
+    for (const k of [...this.relayed.keys()]) this.checkRelayed(k);
+    const k = ctx.lastOrdered.ppSeqNo + 1;
+    const lagging = this.highestSeen - ctx.lastOrdered.ppSeqNo > ctx.opts.max3pcBatchesInFlight;
+    // while lagging, ask again as soon as the previous answers got ordered
+    const progressed = ctx.lastOrdered.ppSeqNo >= this.orderedAtProbe + REPAIR_WINDOW / 2;
+    if ((now - this.lastProbeAt < retry && !(lagging && progressed)) || (!lagging && now - ctx.lastOrderedAt < retry)) return;
+    const evidence = this.highestSeen >= k || ctx.lastPrePrepareSeqNo >= k || this.ordering.held.size > 0 || this.intake.hasFinalisedPending();
+    if (!evidence || k > ctx.H) return;
+    this.lastProbeAt = now;
+    this.orderedAtProbe = ctx.lastOrdered.ppSeqNo;
+    const last = Math.min(Math.max(k, this.highestSeen), k + REPAIR_WINDOW - 1, ctx.H);
+    for (let s = k; s <= last; s++) {
+      const params = { instId: 0, viewNo: ctx.viewNo, ppSeqNo: s };
+      const r = this.ordering.log.get(s);
+      if (r?.pp === undefined && !this.ordering.held.has(s)) ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'PREPREPARE', params });
+      if (r === undefined || !r.prepared) ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'PREPARE', params });
+      if (r === undefined || !r.ordered) ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'COMMIT', params });
+    }
+  }
+}

@@ -1,0 +1,97 @@
+// Invariants checked after every simulation run (consensus.md §12.3): agreement on every ledger,
+// payload uniqueness, multi-signature validity, and liveness when the fault mix allows it.
+import type { ConsensusCore } from '../core.js';
+import type { StandInExecutor } from './standin-executor.js';
+
+export interface SubmittedRequest {
+  digest: string;
+  payloadDigest: string;
+  /** a fresh, valid payload: it must be ordered */
+  mustOrder: boolean;
+  invalid: boolean;
+}
+
+export interface RunRecord {
+  names: string[];
+  byzantine: Set<string>;
+  submitted: SubmittedRequest[];
+  orderedBatches: number;
+  orderedRequests: number;
+  alarms: string[];
+}
+
+interface CheckedNode {
+  name: string;
+  executor: StandInExecutor;
+  core: ConsensusCore;
+  alive: boolean;
+}
+
+export interface CheckOptions {
+  checkLiveness: boolean;
+  /** n - f */
+  quorum: number;
+  /** multi-signature verification (real BLS in the simulator) */
+  verifyMulti?: (participants: string[], value: import('../messages.js').MultiSigValue, signature: string) => boolean;
+}
+
+export function checkRun(record: RunRecord, nodes: readonly CheckedNode[], opts: CheckOptions): string[] {
+  const v: string[] = [];
+  const honest = nodes.filter((n) => !record.byzantine.has(n.name));
+  // 1. agreement: identical committed txns at every seqNo of every ledger (so equal sizes, equal roots)
+  for (const lid of [0, 1, 2, 3]) {
+    const ref = honest.reduce((a, b) => (b.executor.committedSize(lid) > a.executor.committedSize(lid) ? b : a));
+    for (const n of honest) {
+      const size = n.executor.committedSize(lid);
+      for (let s = 1; s <= size; s++) {
+        if (n.executor.committedTxn(lid, s) !== ref.executor.committedTxn(lid, s)) {
+          v.push(`safety: ledger ${lid} seqNo ${s} differs between ${n.name} and ${ref.name}`);
+          break;
+        }
+      }
+    }
+  }
+  // 2. each payload committed at most once; invalid requests never committed
+  const invalid = new Set(record.submitted.filter((s) => s.invalid).map((s) => s.payloadDigest));
+  for (const n of honest) {
+    const seen = new Set<string>();
+    for (let s = 1; s <= n.executor.committedSize(1); s++) {
+      const t = JSON.parse(n.executor.committedTxn(1, s)!) as { txn: { data: { dest: string } } };
+      if (seen.has(t.txn.data.dest)) v.push(`safety: ${n.name} committed ${t.txn.data.dest} twice`);
+      seen.add(t.txn.data.dest);
+    }
+    for (const pd of invalid) if (n.executor.isPayloadCommitted(pd)) v.push(`validity: ${n.name} committed an invalid request`);
+  }
+  // 3. multi-signatures: >= n-f distinct validator participants, valid aggregate, over committed roots
+  for (const n of honest) {
+    for (const ms of n.executor.storedMultiSigs) {
+      const parts = new Set(ms.participants);
+      if (parts.size !== ms.participants.length || parts.size < opts.quorum || ms.participants.some((p) => !record.names.includes(p))) {
+        v.push(`bls: ${n.name} stored a multi-signature with participants ${ms.participants.join(',')}`);
+        continue;
+      }
+      if (opts.verifyMulti !== undefined && !opts.verifyMulti(ms.participants, ms.value, ms.signature)) {
+        v.push(`bls: ${n.name} stored a multi-signature that does not verify (ledger ${ms.value.ledger_id})`);
+      }
+      const ledger = n.executor.ledgers.get(ms.value.ledger_id)!;
+      if (!ledger.roots.slice(0, ledger.committed + 1).includes(ms.value.txn_root_hash)) {
+        v.push(`bls: ${n.name} stored a multi-signature over an uncommitted txn root`);
+      }
+    }
+  }
+  for (const a of record.alarms) v.push(`alarm: ${a}`);
+  // 4. liveness: every fresh valid request ordered by every honest node, all at the same point
+  if (opts.checkLiveness) {
+    for (const n of honest) {
+      if (!n.alive) {
+        v.push(`liveness: ${n.name} is down at the end`);
+        continue;
+      }
+      const missing = record.submitted.filter((s) => s.mustOrder && !n.executor.isPayloadCommitted(s.payloadDigest)).length;
+      if (missing > 0) v.push(`liveness: ${n.name} did not order ${missing} request(s) (lastOrdered ${n.core.status().lastOrdered.ppSeqNo})`);
+    }
+    const sizes = new Set(honest.map((n) => n.executor.committedSize(3)));
+    if (sizes.size > 1) v.push(`liveness: honest nodes ended at different audit sizes ${[...sizes].join('/')}`);
+  }
+  return v;
+}

@@ -1,0 +1,65 @@
+// Fault mixes of the simulator. Every mix keeps at most f faulty nodes; mixes whose faults the
+// protocol layers built so far can ride out also assert liveness after the network heals.
+import { ConsensusError, ConsensusErrorCode } from '../errors.js';
+
+export interface FaultMix {
+  name: string;
+  /** per-message latency range while faults are active */
+  latencyMs: [number, number];
+  drop: number;
+  duplicate: number;
+  /** probability of a much slower delivery (reordering across batches) */
+  slowTail: number;
+  partitions: boolean;
+  crashes: boolean;
+  byzantineBackups: boolean;
+  byzantinePrimary: boolean;
+  /** faulty (crashing or Byzantine) nodes, capped at f */
+  faultyNodes: number | 'f';
+  skewSec: number;
+  /** time at which drops, partitions and crashes end */
+  healAtMs: number;
+  /** after healing, every valid request must be ordered everywhere within this bound */
+  livenessBoundMs: number;
+  checkLiveness: boolean;
+  requests: number;
+}
+
+const base: FaultMix = {
+  name: 'none',
+  latencyMs: [1, 5],
+  drop: 0,
+  duplicate: 0,
+  slowTail: 0,
+  partitions: false,
+  crashes: false,
+  byzantineBackups: false,
+  byzantinePrimary: false,
+  faultyNodes: 0,
+  skewSec: 0,
+  healAtMs: 2000,
+  livenessBoundMs: 15_000,
+  checkLiveness: true,
+  requests: 60,
+};
+
+export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
+  none: base,
+  net: { ...base, name: 'net', latencyMs: [1, 30], drop: 0.05, duplicate: 0.05, slowTail: 0.02 },
+  partition: { ...base, name: 'partition', latencyMs: [1, 10], partitions: true, healAtMs: 4000 },
+  crash: { ...base, name: 'crash', crashes: true, faultyNodes: 'f', healAtMs: 4000 },
+  byzantine: { ...base, name: 'byzantine', latencyMs: [1, 15], byzantineBackups: true, faultyNodes: 'f' },
+  skew: { ...base, name: 'skew', skewSec: 20 },
+  mixed: { ...base, name: 'mixed', latencyMs: [1, 20], drop: 0.03, duplicate: 0.03, slowTail: 0.01, partitions: true, crashes: true, byzantineBackups: true, faultyNodes: 'f', skewSec: 10, healAtMs: 4000 },
+  // a faulty primary needs a view change to recover: only safety is asserted until it exists
+  primary: { ...base, name: 'primary', byzantinePrimary: true, faultyNodes: 1, checkLiveness: false, livenessBoundMs: 3000 },
+};
+
+/** the mixes a default sweep cycles through */
+export const SWEEP_MIXES = ['none', 'net', 'partition', 'crash', 'byzantine', 'skew', 'mixed', 'primary'] as const;
+
+export function faultMix(name: string): FaultMix {
+  const m = FAULT_MIXES[name];
+  if (m === undefined) throw new ConsensusError(ConsensusErrorCode.INVALID_OPTIONS, { field: 'faults', value: name });
+  return m;
+}

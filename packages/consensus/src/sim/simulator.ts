@@ -1,0 +1,324 @@
+// Deterministic discrete-event simulator of a Quire pool (consensus.md §12.2): consensus cores over
+// a simulated network with seeded delays, drops, duplication, reordering, partitions, crashes and
+// restarts, clock skew and Byzantine nodes. One seeded PRNG drives every choice, so a run is fully
+// reproducible from (seed, nodes, faults). Simulated time only: no real sleeps.
+import { blsKeyFromSeed, LruCache, type BlsSecretKey } from '@quire/crypto';
+import { createBlsConsensusCrypto } from '../bls-crypto.js';
+import { ConsensusCore } from '../core.js';
+import type { ConsensusEffect } from '../interfaces.js';
+import type { ClientRequestBody, NodeMessage } from '../messages.js';
+import type { ConsensusOptions } from '../options.js';
+import { BACKUP_BEHAVIOURS, type ByzantineKind, byzantineTransform, PRIMARY_BEHAVIOURS } from './byzantine.js';
+import { checkRun, type RunRecord } from './checks.js';
+import { type FaultMix, faultMix } from './faults.js';
+import { EventQueue } from './event-queue.js';
+import { Prng } from './prng.js';
+import { SimClient, SimRequestAnalyzer } from './sim-requests.js';
+import { StandInExecutor } from './standin-executor.js';
+
+export interface SimulationOptions {
+  seed: number;
+  nodes: number;
+  /** name of a fault mix (see FAULT_MIXES) */
+  faults: string;
+  /** client requests submitted during the load phase */
+  requests?: number;
+  /** consensus option overrides for every node */
+  consensus?: Partial<ConsensusOptions>;
+}
+
+export interface SimulationResult {
+  seed: number;
+  nodes: number;
+  faults: string;
+  ok: boolean;
+  violations: string[];
+  /** simulated milliseconds until the run ended */
+  simulatedMs: number;
+  orderedBatches: number;
+  orderedRequests: number;
+  messages: number;
+  livenessChecked: boolean;
+}
+
+const BASE_UTC = 1_700_000_000;
+/** shared by every simulated node of the process: a verification is a pure function */
+const verifyCache = new LruCache<string, boolean>(1 << 16);
+const blsKeys = new Map<string, BlsSecretKey>();
+
+function blsKeyOf(alias: string): BlsSecretKey {
+  let k = blsKeys.get(alias);
+  if (k === undefined) {
+    k = blsKeyFromSeed(`quire-sim-bls-${alias}`.padEnd(32, '0'));
+    blsKeys.set(alias, k);
+  }
+  return k;
+}
+
+interface SimNode {
+  name: string;
+  executor: StandInExecutor;
+  core: ConsensusCore;
+  alive: boolean;
+  /** bumps on crash so that timers and deliveries of the old incarnation are dropped */
+  epoch: number;
+  skewSec: number;
+  byzantine?: ByzantineKind;
+  history: NodeMessage[];
+  analyzer: SimRequestAnalyzer;
+}
+
+export class Simulation {
+  readonly rng: Prng;
+  private readonly netRng: Prng;
+  private readonly queue = new EventQueue();
+  readonly nodes: SimNode[] = [];
+  private readonly names: string[];
+  readonly mix: FaultMix;
+  private readonly record: RunRecord;
+  private partition: Set<string> | null = null;
+  private messages = 0;
+  readonly healAtMs: number;
+  private readonly endAtMs: number;
+
+  constructor(readonly opts: SimulationOptions) {
+    this.rng = new Prng(opts.seed);
+    this.netRng = this.rng.fork();
+    this.mix = faultMix(opts.faults);
+    this.names = Array.from({ length: opts.nodes }, (_, i) => `Node${i + 1}`);
+    this.healAtMs = this.mix.healAtMs;
+    this.endAtMs = this.healAtMs + this.mix.livenessBoundMs;
+    this.record = { names: this.names, byzantine: new Set(), submitted: [], orderedRequests: 0, orderedBatches: 0, alarms: [] };
+    for (const name of this.names) this.nodes.push(this.createNode(name));
+    this.assignFaults();
+  }
+
+  private createNode(name: string): SimNode {
+    const analyzer = new SimRequestAnalyzer();
+    const executor = new StandInExecutor(analyzer);
+    const node: SimNode = { name, executor, core: undefined as unknown as ConsensusCore, alive: true, epoch: 0, skewSec: 0, history: [], analyzer };
+    node.core = this.createCore(node);
+    return node;
+  }
+
+  private createCore(node: SimNode): ConsensusCore {
+    const crypto = createBlsConsensusCrypto({
+      secretKeyAt: () => blsKeyOf(node.name),
+      publicKeyAt: (alias) => (this.names.includes(alias) ? blsKeyOf(alias).publicKey : undefined),
+      verifyCache,
+    });
+    return new ConsensusCore(
+      { name: node.name, validators: this.names, ...this.opts.consensus },
+      {
+        executor: node.executor,
+        crypto,
+        requests: node.analyzer,
+        clock: { now: () => this.queue.now, utcSeconds: () => Math.floor(BASE_UTC + this.queue.now / 1000 + node.skewSec) },
+      },
+    );
+  }
+
+  private assignFaults(): void {
+    const f = Math.floor((this.opts.nodes - 1) / 3);
+    const backups = this.rng.shuffle(this.nodes.slice(1));
+    let budget = Math.min(f, this.mix.faultyNodes === 'f' ? f : this.mix.faultyNodes);
+    if (this.mix.byzantinePrimary && budget > 0) {
+      const p = this.nodes[0]!;
+      p.byzantine = this.rng.pick(PRIMARY_BEHAVIOURS);
+      this.record.byzantine.add(p.name);
+      budget--;
+    }
+    for (const node of backups) {
+      if (budget <= 0) break;
+      budget--;
+      if (this.mix.byzantineBackups && (!this.mix.crashes || this.rng.chance(0.5))) {
+        node.byzantine = this.rng.pick(BACKUP_BEHAVIOURS);
+        this.record.byzantine.add(node.name);
+      } else if (this.mix.crashes) {
+        const at = this.rng.int(200, Math.max(300, this.healAtMs - 3000));
+        const downFor = this.rng.int(300, Math.max(400, this.healAtMs - at - 500));
+        this.queue.schedule(at, () => this.crash(node));
+        this.queue.schedule(at + downFor, () => this.restart(node));
+      }
+    }
+    for (const node of this.nodes) {
+      if (this.mix.skewSec > 0) node.skewSec = this.rng.int(-this.mix.skewSec, this.mix.skewSec);
+    }
+    if (this.mix.partitions) {
+      const at = this.rng.int(100, this.healAtMs / 2);
+      const dur = this.rng.int(200, this.healAtMs - at - 100);
+      const side = new Set(this.rng.shuffle([...this.names]).slice(0, this.rng.int(1, Math.floor(this.opts.nodes / 2))));
+      this.queue.schedule(at, () => (this.partition = side));
+      this.queue.schedule(at + dur, () => (this.partition = null));
+    }
+  }
+
+  private crash(node: SimNode): void {
+    if (!node.alive) return;
+    node.alive = false;
+    node.epoch++;
+    node.executor.dropUncommitted();
+  }
+
+  private restart(node: SimNode): void {
+    if (node.alive) return;
+    node.alive = true;
+    node.epoch++;
+    node.analyzer = new SimRequestAnalyzer();
+    node.core = this.createCore(node);
+    this.apply(node, node.core.start());
+  }
+
+  /** Runs to completion and checks the invariants. */
+  run(): SimulationResult {
+    for (const node of this.nodes) this.apply(node, node.core.start());
+    this.scheduleWorkload();
+    let lastCheck = 0;
+    while (this.queue.size > 0 && this.queue.nextTime() <= this.endAtMs) {
+      this.queue.runNext();
+      const now = this.queue.now;
+      if (now > this.healAtMs && now - lastCheck >= 250) {
+        lastCheck = now;
+        if (this.mix.checkLiveness && this.settled()) break;
+      }
+    }
+    const checker = createBlsConsensusCrypto({
+      secretKeyAt: () => blsKeyOf(this.names[0]!),
+      publicKeyAt: (alias) => (this.names.includes(alias) ? blsKeyOf(alias).publicKey : undefined),
+      verifyCache,
+    });
+    const violations = checkRun(this.record, this.nodes, {
+      checkLiveness: this.mix.checkLiveness,
+      quorum: this.opts.nodes - Math.floor((this.opts.nodes - 1) / 3),
+      verifyMulti: (p, value, sig) => checker.blsVerifyMulti(p, value, sig),
+    });
+    return {
+      seed: this.opts.seed,
+      nodes: this.opts.nodes,
+      faults: this.opts.faults,
+      ok: violations.length === 0,
+      violations,
+      simulatedMs: this.queue.now,
+      orderedBatches: this.record.orderedBatches,
+      orderedRequests: this.record.orderedRequests,
+      messages: this.messages,
+      livenessChecked: this.mix.checkLiveness,
+    };
+  }
+
+  /** every valid request committed everywhere and every honest node at the same audit size */
+  private settled(): boolean {
+    const honest = this.nodes.filter((n) => !this.record.byzantine.has(n.name));
+    if (honest.some((n) => !n.alive)) return false;
+    const size = honest[0]!.executor.committedSize(3);
+    if (honest.some((n) => n.executor.committedSize(3) !== size)) return false;
+    return this.record.submitted.every((s) => !s.mustOrder || honest.every((n) => n.executor.isPayloadCommitted(s.payloadDigest)));
+  }
+
+  private scheduleWorkload(): void {
+    const total = this.opts.requests ?? this.mix.requests;
+    const client = new SimClient(new Uint8Array(32).fill(7));
+    const loadMs = Math.max(100, this.healAtMs - 500);
+    const issued: ClientRequestBody[] = [];
+    // bursty load: most requests arrive in a few bursts (batches of several requests), some alone
+    const bursts = Array.from({ length: Math.max(1, Math.ceil(total / 8)) }, () => this.rng.int(10, loadMs));
+    for (let i = 0; i < total; i++) {
+      const at = this.rng.chance(0.8) ? this.rng.pick(bursts) + this.rng.int(0, 15) : this.rng.int(10, loadMs);
+      const roll = this.rng.next();
+      let req: ClientRequestBody;
+      let mustOrder = true;
+      if (roll < 0.05) {
+        req = client.request(`dest-${this.opts.seed}-${i}`, { invalid: true });
+        mustOrder = false;
+      } else if (roll < 0.1 && issued.length > 0) {
+        // replay of an earlier request, or the same payload under another digest
+        const prev = this.rng.pick(issued);
+        req = this.rng.chance(0.5) ? prev : client.variant(prev);
+        mustOrder = false;
+      } else {
+        req = client.request(`dest-${this.opts.seed}-${i}`);
+      }
+      issued.push(req);
+      const check = new SimRequestAnalyzer().analyze(req);
+      if (!check.ok) throw new Error('simulator built an invalid request');
+      this.record.submitted.push({ digest: check.info.digest, payloadDigest: check.info.payloadDigest, mustOrder, invalid: roll < 0.05 });
+      const connId = `client-${i}`;
+      this.queue.schedule(at, () => {
+        for (const node of this.nodes) {
+          if (!node.alive) continue;
+          this.apply(node, node.core.handle({ kind: 'clientRequest', connId, request: req }));
+        }
+      });
+    }
+  }
+
+  private apply(node: SimNode, effects: ConsensusEffect[]): void {
+    const epoch = node.epoch;
+    for (const e of effects) {
+      switch (e.kind) {
+        case 'broadcast':
+          for (const to of this.names) if (to !== node.name) this.send(node, to, e.msg);
+          break;
+        case 'send':
+          this.send(node, e.to, e.msg);
+          break;
+        case 'setTimer':
+          this.queue.schedule(this.queue.now + e.delayMs, () => {
+            if (node.alive && node.epoch === epoch) this.apply(node, node.core.handle({ kind: 'timer', id: e.id }));
+          });
+          break;
+        case 'ordered':
+          if (!this.record.byzantine.has(node.name)) {
+            this.record.orderedBatches++;
+            this.record.orderedRequests += e.replies.length;
+          }
+          break;
+        case 'alarm':
+          this.record.alarms.push(`${node.name}: ${e.reason}`);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  private send(from: SimNode, to: string, msg: NodeMessage): void {
+    const outgoing: unknown[] =
+      from.byzantine === undefined ? [msg] : byzantineTransform(from.byzantine, msg, to, this.names, this.netRng, from.history);
+    if (from.byzantine !== undefined && msg.op !== 'MESSAGE_RESPONSE') {
+      from.history.push(msg);
+      if (from.history.length > 200) from.history.shift();
+    }
+    for (const m of outgoing) this.transmit(from.name, to, m);
+  }
+
+  private transmit(from: string, to: string, msg: unknown): void {
+    const rng = this.netRng;
+    const now = this.queue.now;
+    const chaos = now < this.healAtMs;
+    this.messages++;
+    if (chaos) {
+      if (this.partition !== null && this.partition.has(from) !== this.partition.has(to)) return;
+      if (rng.chance(this.mix.drop)) return;
+    }
+    const [lo, hi] = chaos ? this.mix.latencyMs : [1, 4];
+    const copies = chaos && rng.chance(this.mix.duplicate) ? 2 : 1;
+    for (let c = 0; c < copies; c++) {
+      const delay = rng.int(lo, hi) + (chaos && rng.chance(this.mix.slowTail) ? rng.int(hi, hi * 20) : 0);
+      const target = this.nodes[this.names.indexOf(to)]!;
+      const epoch = target.epoch;
+      this.queue.schedule(now + delay, () => {
+        if (!target.alive || target.epoch !== epoch) return;
+        this.apply(target, target.core.handle({ kind: 'nodeMessage', from, msg }));
+      });
+    }
+  }
+}
+
+export function runSimulation(opts: SimulationOptions): SimulationResult {
+  return new Simulation(opts).run();
+}
+
+export function replayCommand(r: Pick<SimulationResult, 'seed' | 'nodes' | 'faults'>): string {
+  return `npm run sim -- --seed ${r.seed} --nodes ${r.nodes} --faults ${r.faults}`;
+}

@@ -1,0 +1,333 @@
+import { noise } from '@chainsafe/libp2p-noise';
+import { yamux } from '@chainsafe/libp2p-yamux';
+import { identify, type Identify } from '@libp2p/identify';
+import type { Connection, MultiaddrConnection, Stream } from '@libp2p/interface';
+import { tcp } from '@libp2p/tcp';
+import { createLibp2p, type Libp2p } from 'libp2p';
+import {
+  CLIENT_PROTOCOL,
+  ClientErrorCode,
+  EnvelopeKind,
+  clientErrorReason,
+  decodeEnvelope,
+  encodeEnvelope,
+  encodeErrorPayload,
+  peekRequestId,
+} from './client-protocol.js';
+import { NetworkError, NetworkErrorCode } from './errors.js';
+import { TypedEmitter } from './events.js';
+import { FramedStream } from './framed-stream.js';
+import { MSG_LEN_LIMIT } from './framing.js';
+import { nodePrivateKeyFromSeed } from './identity.js';
+import { listenAddress, tcpPortOf } from './multiaddrs.js';
+import { emptyStats, silentLogger, type NetworkLogger, type NetworkStats } from './stats.js';
+import { TokenBucket } from './token-bucket.js';
+
+export interface ClientHostOptions {
+  /** The node's 32-byte ed25519 seed: clients authenticate the node by `NODE.dest`. */
+  seed: Uint8Array;
+  /** client_ip / client_port; port 0 picks a free port. */
+  host: string;
+  port: number;
+  /** Largest request (envelope) accepted. */
+  maxMessageLength: number;
+  /** An oversize request up to this many bytes is skipped and refused, and the stream continues; beyond it, closed. */
+  maxSkipLength: number;
+  /** MAX_CONNECTED_CLIENTS_NUM and the per-IP share of it. */
+  maxConnections: number;
+  maxConnectionsPerIp: number;
+  maxStreamsPerConnection: number;
+  /** New inbound connections accepted per second from one IP (libp2p inboundConnectionThreshold). */
+  inboundConnectionsPerSecond: number;
+  /** Token bucket per client connection (shared by its streams): requests per second and burst. */
+  clientRate: number;
+  clientBurst: number;
+  /** Requests of one session awaiting respond() before further ones are refused. */
+  maxPendingPerSession: number;
+  /** A session without requests in flight and without inbound frames for this long is closed. */
+  idleTimeoutMs: number;
+  /** A request frame begun but not completed within this time resets the stream (slowloris guard). */
+  partialFrameTimeoutMs: number;
+  /** Bytes buffered for a client that does not read before its stream is reset. */
+  maxWriteBufferBytes: number;
+}
+
+export const defaultClientHostOptions: Omit<ClientHostOptions, 'seed'> = {
+  host: '127.0.0.1',
+  port: 0,
+  maxMessageLength: MSG_LEN_LIMIT,
+  maxSkipLength: 1024 * 1024,
+  maxConnections: 400,
+  maxConnectionsPerIp: 16,
+  maxStreamsPerConnection: 8,
+  inboundConnectionsPerSecond: 16,
+  clientRate: 50,
+  clientBurst: 200,
+  maxPendingPerSession: 256,
+  idleTimeoutMs: 60_000,
+  partialFrameTimeoutMs: 10_000,
+  maxWriteBufferBytes: 4 * 1024 * 1024,
+};
+
+/** Who a request came from. */
+export interface ClientInfo {
+  /** The client's PeerId (its libp2p key; not a ledger identity). */
+  peerId: string;
+  remoteAddr: string;
+  /** The request id chosen by the client (unique among its requests in flight). */
+  requestId: number;
+}
+
+/** Answers one request; returns false if the session is gone. Only the first call sends. */
+export type Respond = (data: Uint8Array) => boolean;
+
+export interface ClientHostEvents {
+  request: (clientId: string, data: Uint8Array, respond: Respond, info: ClientInfo) => void;
+  'session:open': (clientId: string, peerId: string) => void;
+  'session:close': (clientId: string, reason: string) => void;
+}
+
+interface Session {
+  id: string;
+  fs: FramedStream;
+  conn: Connection;
+  bucket: TokenBucket;
+  pending: Set<number>;
+}
+
+/**
+ * The client host: a second libp2p instance (TCP + Noise + Yamux + Identify) on client_ip:client_port with the node's
+ * key, open to any peer within connection caps, serving /quire/client/1.0.0: pipelined requests with ids, one response
+ * each, pushes later, ERROR envelopes for transport refusals (size, rate, pending, malformed).
+ */
+export class ClientHost extends TypedEmitter<ClientHostEvents> {
+  readonly peerId: string;
+  private readonly stats_: NetworkStats = emptyStats();
+  private readonly sessions_ = new Map<string, Session>();
+  private readonly buckets = new Map<string, TokenBucket>(); // by connection id
+  private readonly sweep: NodeJS.Timeout;
+  private nextSession = 1;
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    readonly options: ClientHostOptions,
+    private readonly libp2p: Libp2p<{ identify: Identify }>,
+    private readonly log: NetworkLogger,
+  ) {
+    super((event, err) => {
+      this.stats_.listenerErrors++;
+      this.log.warn({ event, err }, 'listener threw');
+    });
+    this.peerId = libp2p.peerId.toString();
+    libp2p.addEventListener('connection:close', (evt) => this.buckets.delete(evt.detail.id));
+    this.sweep = setInterval(() => this.sweepSessions(), Math.max(50, Math.min(1000, Math.min(options.partialFrameTimeoutMs, options.idleTimeoutMs) / 4)));
+  }
+
+  static async create(options: Partial<ClientHostOptions> & Pick<ClientHostOptions, 'seed'>, modules: { logger?: NetworkLogger } = {}): Promise<ClientHost> {
+    const opts: ClientHostOptions = { ...defaultClientHostOptions, ...options };
+    const privateKey = await nodePrivateKeyFromSeed(opts.seed);
+    const ref: { host?: ClientHost } = {};
+    const libp2p = await createLibp2p({
+      privateKey,
+      addresses: { listen: [listenAddress(opts.host, opts.port)] },
+      transports: [tcp()],
+      connectionEncrypters: [noise()],
+      streamMuxers: [yamux()],
+      connectionGater: { denyInboundConnection: (maConn) => ref.host?.denyByIp(maConn) ?? true },
+      connectionManager: {
+        maxConnections: opts.maxConnections,
+        maxIncomingPendingConnections: 32,
+        inboundConnectionThreshold: opts.inboundConnectionsPerSecond,
+        reconnectRetries: 0,
+      },
+      connectionMonitor: { pingInterval: 10_000, abortConnectionOnPingFailure: true },
+      services: { identify: identify() },
+    });
+    const self = new ClientHost(opts, libp2p, modules.logger ?? silentLogger);
+    ref.host = self;
+    await libp2p.handle(CLIENT_PROTOCOL, (stream, connection) => self.onStream(stream, connection), {
+      maxInboundStreams: opts.maxStreamsPerConnection,
+      maxOutboundStreams: 1,
+    });
+    return self;
+  }
+
+  get port(): number {
+    return tcpPortOf(this.libp2p.getMultiaddrs());
+  }
+
+  get multiaddrs(): string[] {
+    return this.libp2p.getMultiaddrs().map((a) => a.toString());
+  }
+
+  stats(): NetworkStats {
+    return { ...this.stats_ };
+  }
+
+  /** Open client sessions. */
+  sessionCount(): number {
+    return this.sessions_.size;
+  }
+
+  /**
+   * Sends a later message (e.g. a write's REPLY) to session `clientId`, naming request `requestId` (0 = none).
+   * Returns false when the session is gone.
+   */
+  push(clientId: string, data: Uint8Array, requestId = 0): boolean {
+    const s = this.sessions_.get(clientId);
+    if (s === undefined) {
+      this.stats_.droppedSends++;
+      return false;
+    }
+    return this.write(s, EnvelopeKind.PUSH, requestId, data);
+  }
+
+  /** Closes every session and the listener. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.doClose();
+    return this.closing;
+  }
+
+  private async doClose(): Promise<void> {
+    clearInterval(this.sweep);
+    for (const s of this.sessions_.values()) s.fs.abort('local');
+    this.sessions_.clear();
+    try {
+      await this.libp2p.stop();
+    } catch (err) {
+      this.log.warn({ err }, 'libp2p stop failed');
+    }
+    this.removeAllListeners();
+  }
+
+  private denyByIp(maConn: MultiaddrConnection): boolean {
+    const ip = ipOf(maConn.remoteAddr.toString());
+    let n = 0;
+    for (const c of this.libp2p.getConnections()) if (ipOf(c.remoteAddr.toString()) === ip) n++;
+    if (this.closing !== undefined || n >= this.options.maxConnectionsPerIp) {
+      this.stats_.deniedConnections++;
+      return true;
+    }
+    return false;
+  }
+
+  private onStream(stream: Stream, conn: Connection): void {
+    if (this.closing !== undefined) {
+      stream.abort(new NetworkError(NetworkErrorCode.CLOSED));
+      return;
+    }
+    let bucket = this.buckets.get(conn.id);
+    if (bucket === undefined) {
+      bucket = new TokenBucket(this.options.clientRate, this.options.clientBurst);
+      this.buckets.set(conn.id, bucket);
+    }
+    const id = `c${this.nextSession++}`;
+    const session: Session = {
+      id,
+      conn,
+      bucket,
+      pending: new Set(),
+      fs: new FramedStream(
+        stream,
+        { maxFrameLength: this.options.maxMessageLength, maxSkipLength: this.options.maxSkipLength, maxWriteBufferBytes: this.options.maxWriteBufferBytes, fatalOversize: 'report-and-close' },
+        {
+          frame: (data) => this.onFrame(session, data),
+          oversize: (_length, head) => {
+            this.stats_.oversizeFrames++;
+            this.refuse(session, peekRequestId(head), ClientErrorCode.MESSAGE_TOO_LARGE);
+          },
+          closed: (reason) => this.onClosed(session, reason),
+        },
+      ),
+    };
+    this.sessions_.set(id, session);
+    this.emit('session:open', id, conn.remotePeer.toString());
+  }
+
+  private onFrame(s: Session, data: Uint8Array): void {
+    let env;
+    try {
+      env = decodeEnvelope(data);
+    } catch {
+      this.stats_.malformedMessages++;
+      this.refuse(s, 0, ClientErrorCode.MALFORMED_ENVELOPE);
+      return;
+    }
+    if (env.kind !== EnvelopeKind.REQUEST || env.id === 0) {
+      this.stats_.malformedMessages++;
+      this.refuse(s, env.id, ClientErrorCode.MALFORMED_ENVELOPE);
+      return;
+    }
+    if (!s.bucket.take(1)) {
+      this.stats_.rateLimited++;
+      this.refuse(s, env.id, ClientErrorCode.RATE_LIMITED);
+      return;
+    }
+    if (s.pending.has(env.id)) {
+      this.refuse(s, env.id, ClientErrorCode.DUPLICATE_REQUEST_ID);
+      return;
+    }
+    if (s.pending.size >= this.options.maxPendingPerSession) {
+      this.stats_.rateLimited++;
+      this.refuse(s, env.id, ClientErrorCode.TOO_MANY_PENDING);
+      return;
+    }
+    if (this.listenerCount('request') === 0) {
+      this.refuse(s, env.id, ClientErrorCode.SHUTTING_DOWN);
+      return;
+    }
+    s.pending.add(env.id);
+    this.stats_.messagesIn++;
+    const requestId = env.id;
+    let answered = false;
+    const respond: Respond = (out) => {
+      if (answered) return false;
+      answered = true;
+      s.pending.delete(requestId);
+      return this.write(s, EnvelopeKind.RESPONSE, requestId, out);
+    };
+    this.emit('request', s.id, env.payload, respond, { peerId: s.conn.remotePeer.toString(), remoteAddr: s.conn.remoteAddr.toString(), requestId });
+  }
+
+  private refuse(s: Session, requestId: number, code: ClientErrorCode): void {
+    const limit = code === ClientErrorCode.MESSAGE_TOO_LARGE ? this.options.maxMessageLength : undefined;
+    this.write(s, EnvelopeKind.ERROR, requestId, encodeErrorPayload(code, clientErrorReason(code, limit)));
+  }
+
+  private write(s: Session, kind: EnvelopeKind, id: number, payload: Uint8Array): boolean {
+    const body = encodeEnvelope(kind, id, payload);
+    if (body.length > this.options.maxMessageLength + 16) {
+      throw new NetworkError(NetworkErrorCode.MESSAGE_TOO_LARGE, { length: payload.length, limit: this.options.maxMessageLength });
+    }
+    if (s.fs.send(body)) {
+      this.stats_.messagesOut++;
+      return true;
+    }
+    this.stats_.droppedSends++;
+    return false;
+  }
+
+  private onClosed(s: Session, reason: string): void {
+    this.sessions_.delete(s.id);
+    if (reason === 'malformed') this.stats_.malformedFrames++;
+    else if (reason === 'reset') this.stats_.resets++;
+    else if (reason === 'idle') this.stats_.idleTimeouts++;
+    this.emit('session:close', s.id, reason);
+  }
+
+  private sweepSessions(): void {
+    const now = performance.now();
+    for (const s of this.sessions_.values()) {
+      if (s.fs.partialSince !== undefined && now - s.fs.partialSince > this.options.partialFrameTimeoutMs) s.fs.abort('idle');
+      else if (s.pending.size === 0 && s.fs.partialSince === undefined && now - s.fs.lastActivity > this.options.idleTimeoutMs) {
+        this.stats_.idleTimeouts++;
+        void s.fs.close();
+      }
+    }
+  }
+}
+
+function ipOf(addr: string): string {
+  const m = /^\/ip[46]\/([^/]+)/.exec(addr);
+  return m === null ? addr : m[1]!;
+}

@@ -1,0 +1,38 @@
+import { QuireError } from '@quire/common';
+
+/** Stable codes of {@link NetworkError}. Callers and tests match on these, never on message text. */
+export const NetworkErrorCode = {
+  /** A verkey (`NODE.dest`) that is not base58 of exactly 32 bytes (data: `dest`, `length`). */
+  INVALID_VERKEY: 'INVALID_VERKEY',
+  /** A node seed that is not exactly 32 bytes (data: `length`). */
+  INVALID_SEED: 'INVALID_SEED',
+  /** A validator or observer entry with a missing or malformed field (data: `name`, `field`). */
+  INVALID_PEER_INFO: 'INVALID_PEER_INFO',
+  /** Two entries of one set share a name or a key (data: `name`). */
+  DUPLICATE_PEER: 'DUPLICATE_PEER',
+  /** A message longer than the frame limit was given to send/publish (data: `length`, `limit`). */
+  MESSAGE_TOO_LARGE: 'MESSAGE_TOO_LARGE',
+  /** A gossip topic outside the topics this host was configured with (data: `topic`). */
+  TOPIC_NOT_ALLOWED: 'TOPIC_NOT_ALLOWED',
+  /** The host or connector was closed (data: none). */
+  CLOSED: 'CLOSED',
+  /** A length prefix that is not a minimal unsigned varint below 2^53 (data: `reason`). */
+  MALFORMED_FRAME: 'MALFORMED_FRAME',
+  /** A client-protocol envelope that cannot be decoded (data: `reason`). */
+  MALFORMED_ENVELOPE: 'MALFORMED_ENVELOPE',
+  /** A request of the client connector got no answer in time (data: `id`, `timeoutMs`). */
+  REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+  /** The client connector's stream ended before an answer arrived (data: `id`). */
+  STREAM_CLOSED: 'STREAM_CLOSED',
+  /** A request id outside 1..2^53-1 or already in flight (data: `id`). */
+  INVALID_REQUEST_ID: 'INVALID_REQUEST_ID',
+} as const;
+export type NetworkErrorCode = (typeof NetworkErrorCode)[keyof typeof NetworkErrorCode];
+
+/** Errors raised by @quire/network to its local callers (never sent to remote peers). */
+export class NetworkError extends QuireError {
+  declare readonly code: NetworkErrorCode;
+  constructor(code: NetworkErrorCode, data: Record<string, unknown> = {}, message?: string) {
+    super(code, data, message);
+  }
+}

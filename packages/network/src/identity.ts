@@ -1,0 +1,48 @@
+import { b58decode } from '@quire/common';
+import { generateKeyPairFromSeed, publicKeyFromRaw } from '@libp2p/crypto/keys';
+import { peerIdFromPrivateKey, peerIdFromPublicKey } from '@libp2p/peer-id';
+import type { PeerId, PrivateKey } from '@libp2p/interface';
+import { NetworkError, NetworkErrorCode } from './errors.js';
+
+/** Length of an ed25519 seed and of a raw ed25519 public key. */
+export const ED25519_KEY_LENGTH = 32;
+
+/**
+ * The libp2p private key of a node: its ed25519 node key derived from its 32-byte seed. The same seed
+ * always gives the same key, hence the same PeerId.
+ */
+export async function nodePrivateKeyFromSeed(seed: Uint8Array): Promise<PrivateKey> {
+  if (!(seed instanceof Uint8Array) || seed.length !== ED25519_KEY_LENGTH) {
+    throw new NetworkError(NetworkErrorCode.INVALID_SEED, { length: seed instanceof Uint8Array ? seed.length : -1 });
+  }
+  return generateKeyPairFromSeed('Ed25519', seed);
+}
+
+/** The PeerId (as a PeerId object) of the node whose `NODE.dest` is `dest` (base58 of a 32-byte verkey). */
+export function peerIdObjectFromVerkey(dest: string): PeerId {
+  let raw: Uint8Array;
+  try {
+    raw = b58decode(dest);
+  } catch {
+    throw new NetworkError(NetworkErrorCode.INVALID_VERKEY, { dest, length: -1 });
+  }
+  if (raw.length !== ED25519_KEY_LENGTH) throw new NetworkError(NetworkErrorCode.INVALID_VERKEY, { dest, length: raw.length });
+  try {
+    return peerIdFromPublicKey(publicKeyFromRaw(raw));
+  } catch {
+    throw new NetworkError(NetworkErrorCode.INVALID_VERKEY, { dest, length: raw.length });
+  }
+}
+
+/**
+ * The PeerId string (`12D3KooW...`) of the node whose `NODE.dest` is `dest`. Pure: every node computes every
+ * peer's PeerId from the pool ledger alone. Throws NetworkError INVALID_VERKEY.
+ */
+export function peerIdFromVerkey(dest: string): string {
+  return peerIdObjectFromVerkey(dest).toString();
+}
+
+/** The PeerId string of the node key derived from `seed`. */
+export async function peerIdFromSeed(seed: Uint8Array): Promise<string> {
+  return peerIdFromPrivateKey(await nodePrivateKeyFromSeed(seed)).toString();
+}

@@ -1,0 +1,180 @@
+import { expect } from 'chai';
+import { connect } from 'node:net';
+import {
+  ClientConnector,
+  ClientErrorCode,
+  ClientHost,
+  ClientRequestError,
+  EnvelopeKind,
+  NetworkError,
+  NetworkErrorCode,
+  encodeEnvelope,
+  type ClientHostOptions,
+} from '../../src/index.js';
+import { destOf, nodeSeed, waitFor } from './helpers.js';
+
+const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
+
+describe('client host', function () {
+  this.timeout(20_000);
+  let host: ClientHost;
+  let dest: string;
+  const clients: ClientConnector[] = [];
+  const pushes = new Map<string, string>(); // request text -> clientId, for later pushes
+
+  async function start(opts: Partial<ClientHostOptions> = {}): Promise<ClientHost> {
+    const h = await ClientHost.create({ seed: nodeSeed(1), clientRate: 20, clientBurst: 20, ...opts });
+    h.on('request', (clientId, data, respond) => {
+      const text = dec(data);
+      if (text.startsWith('write:')) {
+        pushes.set(text, clientId);
+        respond(enc(`ack ${text}`));
+        setTimeout(() => h.push(clientId, enc(`reply ${text}`)), 20);
+      } else if (text.startsWith('slow:')) {
+        setTimeout(() => respond(enc(`done ${text}`)), 50);
+      } else {
+        respond(enc(`echo ${text}`));
+      }
+    });
+    return h;
+  }
+
+  async function client(h = host): Promise<ClientConnector> {
+    const c = await ClientConnector.connect({ host: '127.0.0.1', port: h.port, dest, timeoutMs: 5000 });
+    clients.push(c);
+    return c;
+  }
+
+  before(async () => {
+    dest = await destOf(nodeSeed(1));
+    host = await start();
+  });
+
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await host.close();
+    await host.close();
+  });
+
+  it('answers pipelined requests by id, in whatever order they complete', async () => {
+    const c = await client();
+    const answers = await Promise.all([c.request(enc('slow:a')), c.request(enc('b')), c.request(enc('c'))]);
+    expect(answers.map(dec)).to.deep.equal(['done slow:a', 'echo b', 'echo c']);
+  });
+
+  it('pushes a later message on the same stream', async () => {
+    const c = await client();
+    const got: string[] = [];
+    c.on('push', (data) => got.push(dec(data)));
+    expect(dec(await c.request(enc('write:nym-1')))).to.equal('ack write:nym-1');
+    await waitFor(() => got.length === 1, 'push');
+    expect(got).to.deep.equal(['reply write:nym-1']);
+    expect(host.push('c-unknown', enc('x'))).to.equal(false);
+  });
+
+  it('refuses a 200 KiB request with a reason, and the stream continues', async () => {
+    const c = await client();
+    const oversize = new Uint8Array(200 * 1024).fill(0x41);
+    try {
+      await c.request(oversize);
+      expect.fail('accepted');
+    } catch (err) {
+      expect(err).to.be.instanceOf(ClientRequestError);
+      expect((err as ClientRequestError).code).to.equal(ClientErrorCode.MESSAGE_TOO_LARGE);
+      expect((err as ClientRequestError).data.reason).to.equal('message too large: limit is 131072 bytes');
+    }
+    expect(c.open).to.equal(true);
+    expect(dec(await c.request(enc('after')))).to.equal('echo after');
+    expect(host.stats().oversizeFrames).to.be.greaterThan(0);
+  });
+
+  it('closes the stream, after saying why, on a frame too large to skip', async () => {
+    const h = await start({ maxSkipLength: 150 * 1024 });
+    try {
+      const c = await client(h);
+      const refused: string[] = [];
+      c.on('refused', (code) => refused.push(code));
+      const closed = new Promise<void>((resolve) => c.on('close', () => resolve()));
+      const r = c.request(new Uint8Array(200 * 1024)).catch((e: unknown) => e);
+      await closed;
+      expect(refused).to.deep.equal([ClientErrorCode.MESSAGE_TOO_LARGE]);
+      expect(((await r) as NetworkError).code).to.equal(NetworkErrorCode.STREAM_CLOSED);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('throttles a flooding client while another client proceeds', async () => {
+    const flooder = await client();
+    const polite = await client();
+    const results = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => flooder.request(enc(`flood ${i}`))));
+    const throttled = results.filter((r) => r.status === 'rejected' && (r.reason as ClientRequestError).code === ClientErrorCode.RATE_LIMITED);
+    const served = results.filter((r) => r.status === 'fulfilled');
+    expect(served.length).to.be.within(20, 30); // the burst, plus what refilled meanwhile
+    expect(throttled.length).to.equal(100 - served.length);
+    expect((throttled[0] as PromiseRejectedResult).reason.data.reason).to.equal('rate limited');
+    const politeAnswers = await Promise.all([polite.request(enc('p1')), polite.request(enc('p2'))]);
+    expect(politeAnswers.map(dec)).to.deep.equal(['echo p1', 'echo p2']);
+  });
+
+  it('refuses malformed envelopes and duplicate ids without closing', async () => {
+    const c = await client();
+    const refused: string[] = [];
+    c.on('refused', (code) => refused.push(code));
+    c.sendRawFrame(Uint8Array.of(0x09, 0x01, 0x02));
+    c.sendRawFrame(encodeEnvelope(EnvelopeKind.RESPONSE, 5, enc('not a request')));
+    await waitFor(() => refused.length === 2, 'two refusals');
+    expect(refused).to.deep.equal([ClientErrorCode.MALFORMED_ENVELOPE, ClientErrorCode.MALFORMED_ENVELOPE]);
+    expect(dec(await c.request(enc('ok')))).to.equal('echo ok');
+  });
+
+  it('caps connections per IP', async () => {
+    const h = await start({ maxConnectionsPerIp: 2 });
+    try {
+      await client(h);
+      await client(h);
+      let failed = false;
+      try {
+        await client(h);
+      } catch {
+        failed = true;
+      }
+      expect(failed).to.equal(true);
+      expect(h.stats().deniedConnections).to.be.greaterThan(0);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('closes idle sessions and slowloris frames', async () => {
+    const h = await start({ idleTimeoutMs: 300, partialFrameTimeoutMs: 300 });
+    try {
+      const idle = await client(h);
+      const idleClosed = new Promise<void>((resolve) => idle.on('close', () => resolve()));
+      const slow = await client(h);
+      const slowClosed = new Promise<void>((resolve) => slow.on('close', () => resolve()));
+      // stall inside a frame: declare 50 bytes, send 2
+      (slow as unknown as { fs: { stream: { send(b: Uint8Array): boolean } } }).fs.stream.send(Uint8Array.of(50, 1, 7));
+      await Promise.all([idleClosed, slowClosed]);
+      await waitFor(() => h.sessionCount() === 0, 'sessions closed');
+      expect(h.stats().idleTimeouts).to.be.at.least(2);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('survives garbage bytes on a raw TCP socket', async () => {
+    await new Promise<void>((resolve) => {
+      const sock = connect(host.port, '127.0.0.1', () => {
+        sock.write(Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
+        sock.write(Buffer.alloc(100_000, 0xff));
+      });
+      sock.on('error', () => resolve());
+      sock.on('close', () => resolve());
+      setTimeout(() => sock.destroy(), 1500);
+    });
+    const c = await client();
+    expect(dec(await c.request(enc('still up')))).to.equal('echo still up');
+  });
+});

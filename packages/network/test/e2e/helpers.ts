@@ -1,0 +1,26 @@
+import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
+import { b58encode } from '@quire/common';
+import type { ValidatorInfo } from '../../src/index.js';
+
+/** The development seed of node `i` ('000…000Node<i>', 32 bytes). */
+export function nodeSeed(i: number): Uint8Array {
+  return new TextEncoder().encode(`Node${i}`.padStart(32, '0'));
+}
+
+/** base58 verkey (NODE.dest) of a seed. */
+export async function destOf(seed: Uint8Array): Promise<string> {
+  return b58encode((await generateKeyPairFromSeed('Ed25519', seed)).publicKey.raw);
+}
+
+/** Waits until `cond` holds, polling every 20 ms; fails with `what` after `timeoutMs`. */
+export async function waitFor(cond: () => boolean, what: string, timeoutMs = 8000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export function validatorInfo(name: string, dest: string, port: number): ValidatorInfo {
+  return { name, dest, host: '127.0.0.1', port };
+}

@@ -1,0 +1,94 @@
+import { expect } from 'chai';
+import {
+  ClientErrorCode,
+  EnvelopeKind,
+  NetworkError,
+  NetworkErrorCode,
+  TokenBucket,
+  backoffDelay,
+  decodeEnvelope,
+  decodeErrorPayload,
+  encodeEnvelope,
+  encodeErrorPayload,
+  peerIdFromSeed,
+  peerIdFromVerkey,
+} from '../../src/index.js';
+
+describe('token bucket', () => {
+  it('allows the burst, then the rate', () => {
+    let now = 0;
+    const b = new TokenBucket(10, 5, () => now);
+    for (let i = 0; i < 5; i++) expect(b.take()).to.equal(true);
+    expect(b.take()).to.equal(false);
+    now += 100; // 10/s -> one token per 100 ms
+    expect(b.take()).to.equal(true);
+    expect(b.take()).to.equal(false);
+    now += 10_000;
+    expect(b.available).to.equal(5);
+  });
+});
+
+describe('backoff', () => {
+  it('doubles from the minimum up to the cap, with jitter in [0.5, 1)', () => {
+    expect(backoffDelay(0, 250, 5000, () => 0)).to.equal(125);
+    expect(backoffDelay(0, 250, 5000, () => 0.999999)).to.equal(250);
+    expect(backoffDelay(3, 250, 5000, () => 0.999999)).to.equal(2000);
+    expect(backoffDelay(30, 250, 5000, () => 0.999999)).to.equal(5000);
+  });
+});
+
+describe('client envelopes', () => {
+  it('round-trip kind, id and payload', () => {
+    const e = encodeEnvelope(EnvelopeKind.REQUEST, 300, Uint8Array.of(1, 2, 3));
+    expect([...e.subarray(0, 3)]).to.deep.equal([1, 0xac, 0x02]);
+    const d = decodeEnvelope(e);
+    expect(d.kind).to.equal(EnvelopeKind.REQUEST);
+    expect(d.id).to.equal(300);
+    expect([...d.payload]).to.deep.equal([1, 2, 3]);
+  });
+
+  it('reject unknown kinds and truncated ids with MALFORMED_ENVELOPE', () => {
+    for (const bad of [Uint8Array.of(), Uint8Array.of(0), Uint8Array.of(9, 1), Uint8Array.of(1), Uint8Array.of(1, 0x80)]) {
+      try {
+        decodeEnvelope(bad);
+        expect.fail('accepted');
+      } catch (err) {
+        expect(err).to.be.instanceOf(NetworkError);
+        expect((err as NetworkError).code).to.equal(NetworkErrorCode.MALFORMED_ENVELOPE);
+      }
+    }
+  });
+
+  it('error payloads carry code and reason', () => {
+    expect(decodeErrorPayload(encodeErrorPayload(ClientErrorCode.RATE_LIMITED, 'rate limited'))).to.deep.equal({ code: 'RATE_LIMITED', reason: 'rate limited' });
+    expect(decodeErrorPayload(Uint8Array.of(0xff)).code).to.equal(ClientErrorCode.MALFORMED_ENVELOPE);
+  });
+});
+
+describe('identity', () => {
+  it('derives the PeerId of Node1 from its verkey alone, equal to the one from its seed', async () => {
+    const fromDest = peerIdFromVerkey('Gw6pDLhcBcoQesN72qfotTgFa7cbuqZpkX3Xo6pLhPhv');
+    expect(fromDest).to.equal('12D3KooWRkTyxUHKNX4u4ksXfSR9fFm64SfEwXeJi7QZB5yEbLRr');
+    expect(await peerIdFromSeed(new TextEncoder().encode('000000000000000000000000000Node1'))).to.equal(fromDest);
+  });
+
+  it('rejects verkeys that are not base58 of 32 bytes', () => {
+    for (const bad of ['', '0OIl', 'Gw6pDLhcBcoQesN72qfotT', 'Gw6pDLhcBcoQesN72qfotTgFa7cbuqZpkX3Xo6pLhPhvGw6p']) {
+      try {
+        peerIdFromVerkey(bad);
+        expect.fail(`accepted ${bad}`);
+      } catch (err) {
+        expect((err as NetworkError).code).to.equal(NetworkErrorCode.INVALID_VERKEY);
+      }
+    }
+  });
+
+  it('rejects seeds that are not 32 bytes', async () => {
+    try {
+      await peerIdFromSeed(new Uint8Array(31));
+      expect.fail('accepted');
+    } catch (err) {
+      expect((err as NetworkError).code).to.equal(NetworkErrorCode.INVALID_SEED);
+    }
+  });
+});

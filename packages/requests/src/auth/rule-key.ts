@@ -1,0 +1,91 @@
+/**
+ * Rule keys (auth-rules.md §1) and rule matching (§2): `<type>--<ADD|EDIT>--<field>--<old>--<new>`,
+ * first match in default-map order wins; `*` in the map's field/old/new positions is a wildcard.
+ */
+import { pyRepr } from '../errors.js';
+import { DEFAULT_AUTH_MAP } from './default-map.js';
+import type { Constraint } from './constraint.js';
+
+export const RULE_KEY_DELIMITER = '--';
+
+/** Renders one key part: null/absent -> "", string as is, integer decimal, list Python-style, bool True/False. */
+export function renderKeyPart(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (Array.isArray(v)) return `[${v.map((x) => (typeof x === 'string' ? pyRepr(x) : renderKeyPart(x))).join(', ')}]`;
+  return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)) ?? '';
+}
+
+/** The request key of an action (ADD has `*` as old value). */
+export function buildRuleKey(type: string, kind: 'ADD' | 'EDIT', field: string, oldValue: unknown, newValue: unknown): string {
+  const old = kind === 'ADD' ? '*' : renderKeyPart(oldValue);
+  return [type, kind, field, old, renderKeyPart(newValue)].join(RULE_KEY_DELIMITER);
+}
+
+interface IndexedRule {
+  readonly key: string;
+  readonly field: string;
+  readonly old: string;
+  readonly new: string;
+  readonly constraint: Constraint;
+}
+
+/** Splits a key in its five parts; values may themselves be empty. */
+export function splitRuleKey(key: string): [string, string, string, string, string] | undefined {
+  const parts = key.split(RULE_KEY_DELIMITER);
+  if (parts.length !== 5) return undefined;
+  return parts as [string, string, string, string, string];
+}
+
+/** The default map indexed by `<type>--<kind>`, keeping map order inside each bucket. */
+export class AuthMap {
+  private readonly buckets = new Map<string, IndexedRule[]>();
+  private readonly byKey = new Map<string, Constraint>();
+  readonly keys: readonly string[];
+
+  constructor(entries: readonly (readonly [string, Constraint])[] = DEFAULT_AUTH_MAP) {
+    const keys: string[] = [];
+    for (const [key, constraint] of entries) {
+      const p = splitRuleKey(key);
+      if (!p) throw new Error(`malformed auth map key ${key}`);
+      const bucket = `${p[0]}--${p[1]}`;
+      let list = this.buckets.get(bucket);
+      if (!list) this.buckets.set(bucket, (list = []));
+      list.push({ key, field: p[2], old: p[3], new: p[4], constraint });
+      this.byKey.set(key, constraint);
+      keys.push(key);
+    }
+    this.keys = keys;
+  }
+
+  /** The default-map key matching a concrete action (first match), or undefined. */
+  findRule(type: string, kind: string, field: string, oldValue: string, newValue: string): string | undefined {
+    const list = this.buckets.get(`${type}--${kind}`);
+    if (!list) return undefined;
+    for (const r of list) {
+      if ((r.field === field || r.field === '*') && (r.old === oldValue || r.old === '*') && (r.new === newValue || r.new === '*')) return r.key;
+    }
+    return undefined;
+  }
+
+  /** The default-map key matching a request key, or undefined. */
+  findRuleForKey(requestKey: string): string | undefined {
+    const p = splitRuleKey(requestKey);
+    return p ? this.findRule(p[0], p[1], p[2], p[3], p[4]) : undefined;
+  }
+
+  has(key: string): boolean {
+    return this.byKey.has(key);
+  }
+
+  defaultConstraint(key: string): Constraint | undefined {
+    return this.byKey.get(key);
+  }
+}
+
+/** Config state key of an override: `1:<default key>`. */
+export function authRuleStateKey(key: string): string {
+  return `1:${key}`;
+}

@@ -1,0 +1,374 @@
+/**
+ * RequestError: the one error of @quire/requests. Every refusal of a request, at any stage
+ * (envelope, schema, static checks, signatures, TAA, authorization, dynamic validation, reads),
+ * is a RequestError with a stable {@link RequestErrorCode} and the data its reason needs. The
+ * reason text sent to clients is built here, from the code and the data, and nowhere else; texts
+ * follow requests.md / auth-rules.md word for word where those specs quote them.
+ */
+import { QuireError } from '@quire/common';
+
+/**
+ * How the reason is wrapped in a REQNACK/REJECT (requests.md §1.8):
+ * `client request invalid: <Kind>('<identifier>', <reqId>, '<text>')`, except `signature` errors
+ * which are `client request invalid: <text>` and `plain` (transport) errors which are sent as is.
+ */
+export const ErrorKind = {
+  INVALID: 'InvalidClientRequest',
+  UNAUTHORIZED: 'UnauthorizedClientRequest',
+  TAA: 'InvalidClientTaaAcceptanceError',
+  SIGNATURE: 'signature',
+  PLAIN: 'plain',
+} as const;
+export type ErrorKind = (typeof ErrorKind)[keyof typeof ErrorKind];
+
+type Data = Record<string, unknown>;
+interface CodeSpec {
+  kind: ErrorKind;
+  reason: (d: Data) => string;
+  /** Numeric code put in the REJECT `code` member (TAA rejections only). */
+  replyCode?: number;
+}
+
+const s = (v: unknown): string => (typeof v === 'string' ? v : renderValue(v));
+
+/** Renders a value inside a reason: strings as is, everything else as compact JSON, truncated. */
+export function renderValue(v: unknown, max = 200): string {
+  let text: string;
+  if (typeof v === 'string') text = v;
+  else if (v === undefined) text = 'None';
+  else if (v === null) text = 'None';
+  else if (typeof v === 'boolean') text = v ? 'True' : 'False';
+  else if (typeof v === 'bigint' || typeof v === 'number') text = String(v);
+  else {
+    try {
+      text = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)) ?? String(v);
+    } catch {
+      text = Object.prototype.toString.call(v);
+    }
+  }
+  return text.length > max ? `${text.slice(0, max)}...` : text;
+}
+
+/** `validation error [<Validator>]: <problem> (<field>=<value>)` (requests.md §1.2). */
+const field = (problem: (d: Data) => string) => (d: Data) =>
+  `validation error [${s(d.validator)}]: ${problem(d)} (${s(d.field)}=${renderValue(d.value, 100)})`;
+
+const CATALOGUE = {
+  // ---- transport and parsing -------------------------------------------------------------------
+  /** Message longer than MSG_LEN_LIMIT. Data: length, limit. */
+  MESSAGE_TOO_LARGE: { kind: ErrorKind.PLAIN, reason: (d) => `Message will be discarded due to Message len ${s(d.length)} exceeded allowed limit of ${s(d.limit)}` },
+  /** Not parseable JSON (lossless parser), or not a JSON object. Data: problem. */
+  MALFORMED_JSON: { kind: ErrorKind.INVALID, reason: (d) => `invalid request: ${s(d.problem)}` },
+
+  // ---- schema (field) errors: all read `validation error [V]: <problem> (<field>=<value>)` ------
+  /** Required fields absent. Data: validator, fields (string[]). */
+  FIELD_MISSING: { kind: ErrorKind.INVALID, reason: (d) => `validation error [${s(d.validator)}]: missed fields - ${(d.fields as string[]).join(', ')}. ` },
+  /** Wrong JSON type. Data: validator, field, value, expected, got. */
+  FIELD_TYPE: { kind: ErrorKind.INVALID, reason: field((d) => `expected types '${s(d.expected)}', got '${s(d.got)}'`) },
+  /** Empty string where a non-empty one is required. */
+  FIELD_EMPTY: { kind: ErrorKind.INVALID, reason: field(() => 'empty string') },
+  /** String or array over its limit. Data: max. */
+  FIELD_TOO_LONG: { kind: ErrorKind.INVALID, reason: field((d) => `${renderValue(d.value, 100)}... is longer than ${s(d.max)} symbols`) },
+  /** Value not in an enum. Data: allowed (string[]). */
+  FIELD_ENUM: { kind: ErrorKind.INVALID, reason: field((d) => `expected one of '${(d.allowed as string[]).join(', ')}', unknown value '${renderValue(d.value)}'`) },
+  /** Base58 text with characters outside the alphabet. Data: chars. */
+  FIELD_BASE58_CHARS: { kind: ErrorKind.INVALID, reason: field((d) => `should not contain the following chars ${renderValue(d.chars)}`) },
+  /** Base58 decodes to the wrong number of bytes. Data: length, allowed (number[]). */
+  FIELD_BASE58_LENGTH: {
+    kind: ErrorKind.INVALID,
+    reason: field((d) => {
+      const allowed = d.allowed as number[];
+      return allowed.length === 1 ? `b58 decoded value length ${s(d.length)} should be ${allowed[0]}` : `b58 decoded value length ${s(d.length)} should be one of [${allowed.join(', ')}]`;
+    }),
+  },
+  /** Neither a full nor an abbreviated verkey. */
+  FIELD_VERKEY: { kind: ErrorKind.INVALID, reason: field(() => 'Neither a full verkey nor an abbreviated one. One of them was expected') },
+  /** Not 64 hex digits. */
+  FIELD_HASH: { kind: ErrorKind.INVALID, reason: field(() => 'not a valid hash (needs to be in hex too)') },
+  /** SchemaVersion with the wrong number of parts. Data: parts. */
+  FIELD_VERSION_PARTS: { kind: ErrorKind.INVALID, reason: field((d) => `invalid number of parts ${s(d.parts)}, should contain 2 or 3`) },
+  /** SchemaVersion with characters other than digits and dots. */
+  FIELD_VERSION_CHARS: { kind: ErrorKind.INVALID, reason: field(() => 'only dots and digits are expected') },
+  /** Role not one of the role codes. */
+  FIELD_ROLE: { kind: ErrorKind.INVALID, reason: field((d) => `${renderValue(d.value)} not a valid role`) },
+  /** Not a usable IP literal. */
+  FIELD_IP: { kind: ErrorKind.INVALID, reason: field((d) => `invalid network ip address (${renderValue(d.value)})`) },
+  /** Port outside 1..65535. */
+  FIELD_PORT: { kind: ErrorKind.INVALID, reason: field(() => 'network port out of the range 0-65535') },
+  /** Integer below its minimum. Data: min. */
+  FIELD_TOO_SMALL: { kind: ErrorKind.INVALID, reason: field((d) => (d.min === 0 ? 'negative value' : `cannot be smaller than ${s(d.min)}`)) },
+  /** Integer above its maximum. Data: max. */
+  FIELD_TOO_LARGE: { kind: ErrorKind.INVALID, reason: field((d) => `cannot be greater than ${s(d.max)}`) },
+  /** Any other field rule; data.problem is the fragment (e.g. `should be a dict`). */
+  FIELD_INVALID: { kind: ErrorKind.INVALID, reason: field((d) => s(d.problem)) },
+
+  // ---- envelope (requests.md §1.1) --------------------------------------------------------------
+  UNKNOWN_TYPE: { kind: ErrorKind.INVALID, reason: (d) => `invalid type: ${s(d.type)}` },
+  SIGNATURE_AND_SIGNATURES: { kind: ErrorKind.INVALID, reason: () => 'Request can not contain both fields "signatures" and "signature"' },
+  MISSING_IDENTIFIER: { kind: ErrorKind.INVALID, reason: () => 'Missing both signatures and identifier' },
+  IDENTIFIER_NOT_IN_SIGNATURES: { kind: ErrorKind.INVALID, reason: () => 'The identifier is not contained in signatures' },
+  ENDORSER_NOT_SIGNED: { kind: ErrorKind.INVALID, reason: () => 'Endorser must sign the request' },
+  ENDORSED_WITHOUT_AUTHOR: { kind: ErrorKind.INVALID, reason: () => "Author's Identifier must be present when sending via Endorser" },
+  ENDORSED_AUTHOR_NOT_SIGNED: { kind: ErrorKind.INVALID, reason: () => 'Author must sign the request when sending via Endorser' },
+  PROTOCOL_VERSION_MISSING: { kind: ErrorKind.INVALID, reason: () => 'missed fields - protocolVersion' },
+  PROTOCOL_VERSION_OLD: { kind: ErrorKind.INVALID, reason: (d) => `Message version (${s(d.version)}) differs from current protocol version. Make sure that the latest LibIndy is used and \`set_protocol_version(2)\` is called` },
+  PROTOCOL_VERSION_UNKNOWN: { kind: ErrorKind.INVALID, reason: () => 'Unknown protocol version value. Make sure that the latest LibIndy is used and `set_protocol_version(2)` is called' },
+  /** A write or action without any signature. */
+  SIGNATURE_MISSING: { kind: ErrorKind.SIGNATURE, reason: () => 'missing signature' },
+  /** Request JSON whose ATTRIB hashing or serialization fails (e.g. non-string raw). Data: problem. */
+  SERIALIZATION_FAILED: { kind: ErrorKind.INVALID, reason: (d) => `request cannot be serialized: ${s(d.problem)}` },
+
+  // ---- authentication (requests.md §1.2 step 4) -----------------------------------------------
+  UNKNOWN_SIGNER: { kind: ErrorKind.SIGNATURE, reason: (d) => `could not authenticate, verkey for ${s(d.did)} cannot be found` },
+  /** Data: required, valid, invalid (count), bad ([{did, signature}]). */
+  INSUFFICIENT_SIGNATURES: {
+    kind: ErrorKind.SIGNATURE,
+    reason: (d) => {
+      const bad = (d.bad as { did: string; signature: string }[]).map((b) => `did=${b.did}, signature=${b.signature}`).join('; ');
+      return `insufficient number of valid signatures, ${s(d.required)} is required but ${s(d.valid)} valid and ${s(d.invalid)} invalid have been provided. The following signatures are invalid: ${bad}`;
+    },
+  },
+
+  // ---- receipt-level refusals -------------------------------------------------------------------
+  POOL_READ_ONLY: { kind: ErrorKind.INVALID, reason: () => 'Pool is in readonly mode, try again in 60 seconds' },
+  DUPLICATE_DIFFERENT_SIGNATURES: { kind: ErrorKind.INVALID, reason: () => 'Same txn was already ordered with different signatures or pluggable fields' },
+  /** At ordering: the payload is already ordered or already in an uncommitted batch. Data: payloadDigest. */
+  ALREADY_ORDERED: { kind: ErrorKind.INVALID, reason: (d) => `Request with payload digest ${s(d.payloadDigest)} was already ordered` },
+  /** The request's type does not belong to the ledger of the batch. Data: type, ledgerId. */
+  WRONG_LEDGER: { kind: ErrorKind.INVALID, reason: (d) => `Request of type ${s(d.type)} cannot be ordered in a batch of ledger ${s(d.ledgerId)}` },
+  /** Reads and actions are not ordered. Data: type. */
+  NOT_A_WRITE: { kind: ErrorKind.INVALID, reason: (d) => `Request of type ${s(d.type)} is not a write and cannot be ordered` },
+  EXTERNAL_NODE_UPGRADE: { kind: ErrorKind.INVALID, reason: () => 'External NODE_UPGRADE requests are not allowed' },
+  EXTERNAL_AUDIT: { kind: ErrorKind.INVALID, reason: () => 'External audit requests are not allowed' },
+
+  // ---- TAA acceptance (requests.md §1.6; REJECT codes 200-207) ---------------------------------
+  TAA_NOT_EXPECTED: { kind: ErrorKind.TAA, replyCode: 200, reason: (d) => `Txn Author Agreement acceptance is not expected and not allowed in requests for ledger id ${s(d.ledgerId)}` },
+  TAA_MISSING: { kind: ErrorKind.TAA, replyCode: 201, reason: (d) => `Txn Author Agreement acceptance is required for ledger with id ${s(d.ledgerId)}` },
+  TAA_WRONG_DIGEST: { kind: ErrorKind.TAA, replyCode: 202, reason: (d) => `Incorrect Txn Author Agreement(digest=${s(d.digest)}) in the request` },
+  TAA_RETIRED: { kind: ErrorKind.TAA, replyCode: 203, reason: (d) => `Txn Author Agreement is retired: version ${s(d.version)}, seq_no ${s(d.seqNo)}, txn_time ${s(d.txnTime)}` },
+  TAA_TIME_TOO_PRECISE: { kind: ErrorKind.TAA, replyCode: 204, reason: (d) => `Txn Author Agreement acceptance time ${s(d.time)} is too precise and is a privacy risk` },
+  TAA_TIME_INAPPROPRIATE: { kind: ErrorKind.TAA, replyCode: 205, reason: (d) => `Txn Author Agreement acceptance time is inappropriate: provided ${s(d.time)}, expected in [${s(d.low)}, ${s(d.high)}]` },
+  TAA_MECHANISM_INAPPROPRIATE: { kind: ErrorKind.TAA, replyCode: 206, reason: (d) => `Txn Author Agreement acceptance mechanism is inappropriate: provided ${s(d.mechanism)}, expected one of [${(d.labels as string[]).map((l) => `'${l}'`).join(', ')}]` },
+  TAA_TIME_OUT_OF_RANGE: { kind: ErrorKind.TAA, replyCode: 207, reason: (d) => `TAA_ACCEPTANCE_TIME = ${s(d.time)} is out of range` },
+
+  // ---- authorization (auth-rules.md §4) --------------------------------------------------------
+  AUTH_NOT_ALLOWED: { kind: ErrorKind.UNAUTHORIZED, reason: (d) => `Request can not be authorized as action is not allowed: ${s(d.request)}` },
+  AUTH_FORBIDDEN: { kind: ErrorKind.UNAUTHORIZED, reason: () => 'The action is forbidden' },
+  /** Data: roleName, field, typeName. */
+  AUTH_NOT_OWNER: {
+    kind: ErrorKind.UNAUTHORIZED,
+    reason: (d) => (d.field !== '*' ? `${s(d.roleName)} can not touch ${s(d.field)} field since only the owner can modify it` : `${s(d.roleName)} can not edit ${s(d.typeName)} txn since only owner can modify it`),
+  },
+  AUTH_AUTHOR_NOT_FOUND: { kind: ErrorKind.UNAUTHORIZED, reason: (d) => `sender's DID ${s(d.did)} is not found in the Ledger` },
+  AUTH_AUTHOR_MUST_SIGN: { kind: ErrorKind.UNAUTHORIZED, reason: () => 'Author must sign the transaction' },
+  AUTH_NOT_ENOUGH_SIGNATURES: { kind: ErrorKind.UNAUTHORIZED, reason: (d) => `Not enough ${s(d.roleName)} signatures` },
+  /** Data: rule (str of the OR), failures (string[] already rendered). */
+  AUTH_OR_FAILED: { kind: ErrorKind.UNAUTHORIZED, reason: (d) => `Rule for this action is: ${s(d.rule)}\nFailed checks:\n${(d.failures as string[]).join('\n')}` },
+  AUTH_ENDORSER_ROLE: { kind: ErrorKind.UNAUTHORIZED, reason: () => "Endorser must have one of the following roles: {'ENDORSER'}" },
+  AUTH_ENDORSER_MUST_SIGN: { kind: ErrorKind.UNAUTHORIZED, reason: () => 'Endorser must sign the transaction' },
+  AUTH_ENDORSER_FIELD_REQUIRED: { kind: ErrorKind.UNAUTHORIZED, reason: () => "'Endorser' field must be explicitly set for the endorsed transaction" },
+  /** An update of an object by someone else where no rule applies (NYM alias-only update). */
+  AUTH_EMPTY: { kind: ErrorKind.UNAUTHORIZED, reason: () => '' },
+
+  // ---- auth rules (AUTH_RULE / AUTH_RULES / GET_AUTH_RULE; auth-rules.md §3.2, §6) --------------
+  CONSTRAINT_REQUIRED: { kind: ErrorKind.INVALID, reason: () => 'Fields auth_constraints and constraint are required and should not be an empty list.' },
+  CONSTRAINT_ID_REQUIRED: { kind: ErrorKind.INVALID, reason: () => 'Field constraint_id is required' },
+  CONSTRAINT_LIST_EMPTY: { kind: ErrorKind.INVALID, reason: () => 'Fields auth_constraints should not be an empty list.' },
+  CONSTRAINT_ROLE: { kind: ErrorKind.INVALID, reason: (d) => `Role ${renderValue(d.role)} is not acceptable` },
+  CONSTRAINT_OFF_LEDGER_ROLE: { kind: ErrorKind.INVALID, reason: (d) => `'off_ledger_signature' can be set to True only if any role is accepted (role='*'). Got ${renderValue(d.role)} role instead.` },
+  CONSTRAINT_UNEXPECTED_FIELD: { kind: ErrorKind.INVALID, reason: (d) => `Unexpected field ${s(d.name)} in ${s(d.constraintId)} constraint` },
+  AUTH_RULE_EDIT_NEEDS_OLD: { kind: ErrorKind.INVALID, reason: () => 'Transaction for change authentication rule for auth_action=EDIT must contain field old_value' },
+  AUTH_RULE_ADD_WITH_OLD: { kind: ErrorKind.INVALID, reason: () => 'Transaction for change authentication rule for auth_action=ADD must not contain field old_value' },
+  AUTH_RULE_UNKNOWN: { kind: ErrorKind.INVALID, reason: (d) => `Unknown authorization rule: key '${s(d.key)}' is not found in authorization map.` },
+  AUTH_RULE_KEY_INCOMPLETE: { kind: ErrorKind.INVALID, reason: () => 'Not enough fields to build an auth key.' },
+
+  // ---- NODE (requests.md §5.1) ----------------------------------------------------------------
+  NODE_DEST_NOT_KEY: { kind: ErrorKind.INVALID, reason: (d) => `Node's dest is not correct Ed25519 key. Dest: ${s(d.dest)}` },
+  NODE_VERKEY_NOT_ALLOWED: { kind: ErrorKind.INVALID, reason: () => "Node's verkey cannot be set: the node id is its key" },
+  NODE_BLS_POP_MISSING: { kind: ErrorKind.INVALID, reason: () => 'A Proof of possession must be provided with BLS key' },
+  NODE_BLS_POP_UNNEEDED: { kind: ErrorKind.INVALID, reason: () => 'A Proof of possession is not needed without BLS key' },
+  NODE_BLS_POP_INCORRECT: { kind: ErrorKind.INVALID, reason: (d) => `Proof of possession ${s(d.pop)} is incorrect for BLS key ${s(d.key)}` },
+  NODE_MISSING_FIELDS: { kind: ErrorKind.UNAUTHORIZED, reason: () => "Missing some of {'node_ip', 'node_port', 'client_ip', 'client_port', 'alias'}" },
+  NODE_SAME_HA: { kind: ErrorKind.UNAUTHORIZED, reason: () => 'node and client ha cannot be same' },
+  NODE_STEWARD_HAS_NODE: { kind: ErrorKind.UNAUTHORIZED, reason: (d) => `${s(d.author)} already has a node` },
+  /** Data: data (request data), problem: one of the conflict texts. */
+  NODE_CONFLICT: { kind: ErrorKind.UNAUTHORIZED, reason: (d) => `existing data has conflicts with request data ${renderValue(d.data, 1000)}. Error: ${s(d.problem)}` },
+  NODE_SAME_DATA: { kind: ErrorKind.UNAUTHORIZED, reason: () => 'node already has the same data as requested' },
+
+  // ---- POOL_UPGRADE (requests.md §5.2) ----------------------------------------------------------
+  /** Data: schedule, problem. */
+  UPGRADE_SCHEDULE_INVALID: { kind: ErrorKind.INVALID, reason: (d) => `${renderValue(d.schedule, 1000)} not a valid schedule since ${s(d.problem)}` },
+  UPGRADE_ALREADY_SCHEDULED: { kind: ErrorKind.INVALID, reason: (d) => `Upgrade '${s(d.name)}' is already scheduled` },
+  UPGRADE_PACKAGE_EMPTY: { kind: ErrorKind.INVALID, reason: () => 'Upgrade package name is empty' },
+  UPGRADE_VERSION_INVALID: { kind: ErrorKind.INVALID, reason: (d) => `invalid target version ${s(d.version)} for version class ${s(d.versionClass)}: ` },
+  UPGRADE_PACKAGE_NOT_INSTALLED: { kind: ErrorKind.INVALID, reason: (d) => `package ${s(d.pkg)} is not installed and cannot be upgraded` },
+  UPGRADE_PACKAGE_FOREIGN: { kind: ErrorKind.INVALID, reason: (d) => `Package ${s(d.pkg)} doesn't belong to pool` },
+  UPGRADE_NOT_UPGRADABLE: { kind: ErrorKind.INVALID, reason: (d) => `Version ${s(d.version)} is not upgradable` },
+
+  // ---- POOL_RESTART (requests.md §8.1) ----------------------------------------------------------
+  RESTART_DATETIME_INVALID: { kind: ErrorKind.INVALID, reason: (d) => `datetime ${s(d.value)} is not valid` },
+
+  // ---- TAA / AML writes (requests.md §5.7, §5.8) --------------------------------------------------
+  TAA_AML_NOT_SET: { kind: ErrorKind.INVALID, reason: () => 'TAA txn is forbidden until TAA AML is set. Send TAA AML first.' },
+  TAA_CREATE_WITHOUT_TEXT: { kind: ErrorKind.INVALID, reason: () => "Cannot create transaction author agreement without a 'text' field." },
+  TAA_CREATE_WITH_RETIREMENT: { kind: ErrorKind.INVALID, reason: () => "Cannot create transaction author agreement with a 'retirement_ts' field." },
+  TAA_RATIFICATION_IN_FUTURE: { kind: ErrorKind.INVALID, reason: () => "Cannot create transaction author agreement with 'ratification_ts' set in future." },
+  TAA_TEXT_CHANGE: { kind: ErrorKind.INVALID, reason: () => 'Changing a text of existing transaction author agreement is forbidden' },
+  TAA_RATIFICATION_CHANGE: { kind: ErrorKind.INVALID, reason: () => 'Changing ratification date of existing transaction author agreement is forbidden' },
+  TAA_RETIRE_WHILE_DISABLED: { kind: ErrorKind.INVALID, reason: () => 'Retirement date cannot be changed when TAA enforcement is disabled.' },
+  TAA_RETIRE_LATEST: { kind: ErrorKind.INVALID, reason: () => 'The latest transaction author agreement cannot be retired.' },
+  TAA_TS_OUT_OF_RANGE: { kind: ErrorKind.INVALID, reason: (d) => `${s(d.field)} = ${s(d.ts)} is out of range.` },
+  AML_EMPTY: { kind: ErrorKind.INVALID, reason: () => 'TXN_AUTHOR_AGREEMENT_AML request must contain at least one acceptance mechanism' },
+  AML_VERSION_EXISTS: { kind: ErrorKind.INVALID, reason: () => 'Version of TAA AML must be unique and it cannot be modified' },
+
+  // ---- reads (requests.md §9) -------------------------------------------------------------------
+  READ_INVALID_LEDGER: { kind: ErrorKind.INVALID, reason: (d) => `Invalid ledger id ${s(d.ledgerId)}` },
+  READ_INVALID_SEQNO: { kind: ErrorKind.INVALID, reason: (d) => `Invalid sequence number: ${s(d.seqNo)} is smaller than 1` },
+  READ_SEQNO_AND_TIMESTAMP: { kind: ErrorKind.INVALID, reason: () => 'seqNo and timestamp are mutually exclusive; only one should be specified' },
+  GET_TAA_SELECTORS: { kind: ErrorKind.INVALID, reason: () => 'GET_TXN_AUTHOR_AGREEMENT request can have at most one of the following parameters: version, digest, timestamp' },
+  GET_TAA_AML_SELECTORS: { kind: ErrorKind.INVALID, reason: () => '"version" and "timestamp" cannot be used in GET_TXN_AUTHOR_AGREEMENT_AML request together' },
+
+  // ---- domain types (requests.md §3, §4): the reason is given by the handler as data.text --------
+  /** A rule of a type's static validation with a spec-worded text. Data: text. */
+  STATIC_RULE: { kind: ErrorKind.INVALID, reason: (d) => s(d.text) },
+  /** A rule of a type's dynamic validation (REJECT, InvalidClientRequest). Data: text. */
+  DYNAMIC_RULE: { kind: ErrorKind.INVALID, reason: (d) => s(d.text) },
+  /** A rule of a type's dynamic validation worded as unauthorized. Data: text. */
+  UNAUTHORIZED_RULE: { kind: ErrorKind.UNAUTHORIZED, reason: (d) => s(d.text) },
+
+  // ---- NYM (requests.md §3.1) -------------------------------------------------------------------
+  NYM_DEST_MISSING: { kind: ErrorKind.INVALID, reason: () => 'dest needs to be present' },
+  NYM_VERSION_INVALID: { kind: ErrorKind.INVALID, reason: (d) => `Version must be one of {0, 1, 2}, received ${s(d.version)}` },
+  NYM_DIDDOC_ID: { kind: ErrorKind.INVALID, reason: () => 'diddocContent must not have `id` at root' },
+  NYM_DIDDOC_VERKEY_FRAGMENT: { kind: ErrorKind.INVALID, reason: () => 'diddocContent must not have object with `id` containing fragment `verkey`' },
+  NYM_OFF_LEDGER_NOT_SELF: { kind: ErrorKind.INVALID, reason: () => 'DID which is not stored on ledger can send nym txn only if appropriate auth_rules set and sender did equal to destination nym' },
+  NYM_OFF_LEDGER_NO_VERKEY: { kind: ErrorKind.INVALID, reason: () => 'Non-ledger nym txn must contain verkey for new did' },
+  NYM_VERSION_1_MISMATCH: { kind: ErrorKind.INVALID, reason: () => 'Identifier with version 1 must be first 16 bytes of verkey' },
+  NYM_VERSION_2_MISMATCH: { kind: ErrorKind.INVALID, reason: () => 'Identifier with version 2 must be first 16 bytes of SHA256 of verkey' },
+  NYM_VERSION_ON_UPDATE: { kind: ErrorKind.INVALID, reason: () => 'Cannot set version on existing nym' },
+
+  // ---- ATTRIB (requests.md §3.2) ----------------------------------------------------------------
+  ATTRIB_NONE: { kind: ErrorKind.INVALID, reason: (d) => `validation error [${s(d.validator ?? 'ClientAttribOperation')}]: missed fields - raw, enc, hash. ` },
+  ATTRIB_SEVERAL: { kind: ErrorKind.INVALID, reason: () => 'only one field from raw, enc, hash is expected' },
+  ATTRIB_DEST_UNKNOWN: { kind: ErrorKind.INVALID, reason: () => 'dest should be added before adding attribute for it' },
+  ATTRIB_ENDPOINT_FORMAT: { kind: ErrorKind.INVALID, reason: () => 'invalid endpoint format ip_address:port' },
+  ATTRIB_ENDPOINT_ADDRESS: { kind: ErrorKind.INVALID, reason: () => 'invalid endpoint address' },
+  ATTRIB_ENDPOINT_PORT: { kind: ErrorKind.INVALID, reason: () => 'invalid endpoint port' },
+  GET_ATTR_SELECTOR: { kind: ErrorKind.INVALID, reason: () => 'ATTRIB should have one and only one of raw, enc, hash' },
+
+  // ---- SCHEMA / CLAIM_DEF / revocation (requests.md §3.3-§3.6) -----------------------------------
+  SCHEMA_IMMUTABLE: { kind: ErrorKind.INVALID, reason: () => 'SCHEMA objects are immutable and cannot be updated' },
+  CLAIM_DEF_REF_UNKNOWN: { kind: ErrorKind.INVALID, reason: (d) => `Mentioned seqNo (${s(d.ref)}) doesn't exist.` },
+  CLAIM_DEF_REF_NOT_SCHEMA: { kind: ErrorKind.INVALID, reason: (d) => `Mentioned seqNo (${s(d.ref)}) isn't seqNo of the schema.` },
+  REVOC_CRED_DEF_ID_FORMAT: { kind: ErrorKind.INVALID, reason: () => "Format of credDefId field is not acceptable. Expected: 'did:marker:signature_type:schema_ref' or 'did:marker:signature_type:schema_ref:tag'" },
+  REVOC_CRED_DEF_UNKNOWN: { kind: ErrorKind.INVALID, reason: (d) => `There is no any CRED_DEF by path: ${s(d.credDefId)}` },
+  REVOC_DEF_UNKNOWN: { kind: ErrorKind.INVALID, reason: (d) => `There is no any REVOC_REG_DEF by path: ${s(d.revocRegDefId)}` },
+  REVOC_INDEX_IN_BOTH: { kind: ErrorKind.INVALID, reason: () => "Can not have an index in both 'issued' and 'revoked' lists" },
+  REVOC_PREV_ACCUM_WITHOUT_ENTRY: { kind: ErrorKind.INVALID, reason: (d) => `Got 'prevAccum': ${s(d.prevAccum)} but there is no previous REVOC_REG_ENTRY` },
+  REVOC_ACCUM_MISMATCH: { kind: ErrorKind.INVALID, reason: (d) => `The current accumulator value: ${s(d.current)} must be equal to the last accumulator value: ${s(d.last)} in transaction` },
+  REVOC_LISTS_EMPTY: { kind: ErrorKind.INVALID, reason: () => "Got 'prevAccum' and 'accum' but 'issued' and 'revoked' lists are empty" },
+  REVOC_ACCUM_UNCHANGED: { kind: ErrorKind.INVALID, reason: () => 'Got equal accum and prev_accum but issued and revoked indices are not empty' },
+  /** Data: text (the per-issuance-type set texts of requests.md §3.6 step 9 need list renderings). */
+  REVOC_INDICES_INVALID: { kind: ErrorKind.INVALID, reason: (d) => s(d.text) },
+  GET_REVOC_DELTA_RANGE: { kind: ErrorKind.INVALID, reason: (d) => `Timestamp FROM more then TO: ${s(d.from)} > ${s(d.to)}` },
+
+  // ---- rich schema (requests.md §4) ---------------------------------------------------------------
+  RS_CONTENT_NOT_JSON: { kind: ErrorKind.INVALID, reason: () => "'content' must be a JSON serialized string" },
+  RS_JSONLD_FIELD: { kind: ErrorKind.INVALID, reason: (d) => `'content' must be a valid JSON-LD and have non-empty '${s(d.field)}' field` },
+  RS_ID_MISMATCH: { kind: ErrorKind.INVALID, reason: (d) => `content's @id must be equal to id=${s(d.id)}` },
+  RS_DUPLICATE_METADATA: { kind: ErrorKind.INVALID, reason: (d) => `An object with rsName="${s(d.rsName)}", rsVersion="${s(d.rsVersion)}" and rsType="${s(d.rsType)}" already exists. Please choose different rsName, rsVersion or rsType` },
+  RS_IMMUTABLE: { kind: ErrorKind.INVALID, reason: (d) => `${s(d.typeName)} objects are immutable and cannot be updated` },
+  RS_NAME_VERSION_CHANGE: { kind: ErrorKind.INVALID, reason: () => 'rsName and rsVersion of an existing object cannot be changed' },
+  /** Content checks of §4.2 whose text names fields/ids; data.text is the spec text with values filled in. */
+  RS_CONTENT_INVALID: { kind: ErrorKind.INVALID, reason: (d) => s(d.text) },
+  RS_REFERENCE_INVALID: { kind: ErrorKind.INVALID, reason: (d) => s(d.text) },
+  /** (Quire) A rich schema id shaped like another domain state key. Data: id. */
+  RS_ID_RESERVED: { kind: ErrorKind.INVALID, reason: (d) => `id=${s(d.id)} has the form of a ledger state key and cannot name a rich schema object` },
+  /** (Quire) The id already names a ledger value of another kind or another rsType. Data: id. */
+  RS_ID_TAKEN: { kind: ErrorKind.INVALID, reason: (d) => `id=${s(d.id)} is already used by another ledger object` },
+
+  // ---- internal --------------------------------------------------------------------------------
+  /** A stored state value that does not decode. Data: key, problem. */
+  STATE_CORRUPT: { kind: ErrorKind.INVALID, reason: (d) => `state value at ${s(d.key)} is corrupt: ${s(d.problem)}` },
+  /** Any unexpected failure while processing a request (never escapes the executor). Data: problem. */
+  INTERNAL: { kind: ErrorKind.INVALID, reason: (d) => `internal error while processing the request: ${s(d.problem)}` },
+} satisfies Record<string, CodeSpec>;
+
+/** Stable codes of {@link RequestError}: `RequestErrorCode.TAA_MISSING === 'TAA_MISSING'`. */
+export const RequestErrorCode = Object.fromEntries(Object.keys(CATALOGUE).map((k) => [k, k])) as { readonly [K in keyof typeof CATALOGUE]: K };
+export type RequestErrorCode = keyof typeof CATALOGUE;
+
+/** The reason text for a code and its data (the one place reasons are built). */
+export function reasonFor(code: RequestErrorCode, data: Record<string, unknown>): string {
+  return (CATALOGUE[code] as CodeSpec).reason(data);
+}
+
+export interface RequestErrorOptions {
+  /** Overrides the code's default wrapper (e.g. every NODE dynamic failure is UnauthorizedClientRequest). */
+  kind?: ErrorKind;
+}
+
+/** A refused request: stable `code`, `data` for the reason, `reason` text, wrapper `kind`, TAA `replyCode`. */
+export class RequestError extends QuireError {
+  declare readonly code: RequestErrorCode;
+  readonly kind: ErrorKind;
+  readonly reason: string;
+  /** The integer REJECT `code` (200-207 for TAA rejections), else null. */
+  readonly replyCode: number | null;
+
+  constructor(code: RequestErrorCode, data: Record<string, unknown> = {}, opts: RequestErrorOptions = {}) {
+    const spec = CATALOGUE[code] as CodeSpec | undefined;
+    const reason = spec ? spec.reason(data) : String(code);
+    super(code, data, reason);
+    this.name = 'RequestError';
+    this.reason = reason;
+    this.kind = opts.kind ?? spec?.kind ?? ErrorKind.INVALID;
+    this.replyCode = spec?.replyCode ?? null;
+  }
+
+  /** The same error under another wrapper kind. */
+  withKind(kind: ErrorKind): RequestError {
+    return new RequestError(this.code, this.data, { kind });
+  }
+}
+
+export function isRequestError(e: unknown): e is RequestError {
+  return e instanceof RequestError;
+}
+
+/** Converts anything thrown into a RequestError (unexpected errors become INTERNAL, never escape). */
+export function toRequestError(e: unknown): RequestError {
+  if (e instanceof RequestError) return e;
+  const problem = e instanceof Error ? `${e.name}: ${e.message}` : renderValue(e);
+  return new RequestError(RequestErrorCode.INTERNAL, { problem });
+}
+
+/** Python `repr` of a string (single quotes unless the text holds `'` and no `"`). */
+export function pyRepr(text: string): string {
+  const useDouble = text.includes("'") && !text.includes('"');
+  const q = useDouble ? '"' : "'";
+  let out = '';
+  for (const ch of text) {
+    if (ch === '\\') out += '\\\\';
+    else if (ch === q) out += `\\${q}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (ch < ' ' || ch === '\x7f') out += `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`;
+    else out += ch;
+  }
+  return q + out + q;
+}
+
+/**
+ * The reason as it goes into a REQNACK/REJECT (requests.md §1.8):
+ * `client request invalid: InvalidClientRequest('<identifier>', <reqId>, '<text>')`.
+ */
+export function wrapReason(err: RequestError, identifier: string | null | undefined, reqId: unknown): string {
+  if (err.kind === ErrorKind.PLAIN) return err.reason;
+  if (err.kind === ErrorKind.SIGNATURE) return `client request invalid: ${err.reason}`;
+  const idText = identifier === null || identifier === undefined ? 'None' : pyRepr(identifier);
+  const reqIdText = typeof reqId === 'number' || typeof reqId === 'bigint' ? String(reqId) : 'None';
+  const tail = err.replyCode !== null ? `, ${err.replyCode}` : '';
+  return `client request invalid: ${err.kind}(${idText}, ${reqIdText}, ${pyRepr(err.reason)}${tail})`;
+}

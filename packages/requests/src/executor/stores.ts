@@ -1,0 +1,103 @@
+/**
+ * What the executor needs of @quire/storage, as structural interfaces (the storage classes
+ * `Ledger`, `StateTrie`, `AttributeStore`, `TimestampStore`, `SeqNoIndex` satisfy them), plus the
+ * state and ledger views handed to handlers.
+ */
+import type { KvStore, WriteBatch } from '@quire/storage';
+import type { LedgerIdValue, LedgerReader, StateAccess, StateKey, Txn } from '../handler.js';
+
+export interface ExecutorLedger {
+  readonly size: number;
+  readonly uncommittedSize: number;
+  readonly root: Uint8Array;
+  readonly uncommittedRoot: Uint8Array;
+  append(txns: Txn[]): unknown;
+  commit(count?: number, batch?: WriteBatch): void | Promise<void>;
+  discard(count?: number): void;
+  get(seqNo: number): Promise<Txn | undefined>;
+  range(from: number, to: number): AsyncIterable<[number, Txn]>;
+  inclusionProof(seqNo: number, size?: number): Promise<Uint8Array[]>;
+}
+
+export interface ExecutorStateTrie {
+  get(key: StateKey, opts?: { committed?: boolean }): Uint8Array | undefined;
+  getAt(root: Uint8Array, key: StateKey): Uint8Array | undefined;
+  set(key: StateKey, value: Uint8Array): void;
+  remove(key: StateKey): void;
+  readonly headRoot: Uint8Array;
+  readonly committedRoot: Uint8Array;
+  commit(root?: Uint8Array, batch?: WriteBatch): void | Promise<void>;
+  revertToCommitted(): void;
+  setHead(root: Uint8Array): void;
+  generateProof(key: StateKey, root?: Uint8Array): Uint8Array;
+}
+
+export interface ExecutorAttributeStore {
+  get(hash: string): Promise<string | undefined>;
+  put(stored: string, batch: WriteBatch): string;
+}
+
+export interface ExecutorTimestampStore {
+  set(ledgerId: number, ppTime: number, root: Uint8Array, batch: WriteBatch): void;
+  getEqualOrPrevious(ledgerId: number, time: number): Promise<Uint8Array | undefined>;
+}
+
+export interface ExecutorSeqNoIndex {
+  add(entry: { payloadDigest: string; digest: string; ledgerId: number; seqNo: number }, batch: WriteBatch): void;
+  getByPayloadDigestSync(payloadDigest: string): { ledgerId: number; seqNo: number } | undefined;
+}
+
+/** The stores of one node: the three state ledgers, their tries, and the side stores. */
+export interface ExecutorStores {
+  kv: KvStore;
+  ledgers: Readonly<Record<0 | 1 | 2, ExecutorLedger>>;
+  states: Readonly<Record<0 | 1 | 2, ExecutorStateTrie>>;
+  attributes: ExecutorAttributeStore;
+  timestamps?: ExecutorTimestampStore;
+  seqNoIndex?: ExecutorSeqNoIndex;
+}
+
+/** A handler's view of one trie; every write is reported to `onWrite` (idr cache invalidation). */
+export class TrieView implements StateAccess {
+  constructor(
+    private readonly trie: ExecutorStateTrie,
+    private readonly onWrite?: (key: StateKey) => void,
+  ) {}
+  get(key: StateKey): Uint8Array | undefined {
+    return this.trie.get(key);
+  }
+  getCommitted(key: StateKey): Uint8Array | undefined {
+    return this.trie.get(key, { committed: true });
+  }
+  set(key: StateKey, value: Uint8Array): void {
+    this.trie.set(key, value);
+    this.onWrite?.(key);
+  }
+  remove(key: StateKey): void {
+    this.trie.remove(key);
+    this.onWrite?.(key);
+  }
+  get headRoot(): Uint8Array {
+    return this.trie.headRoot;
+  }
+  get committedRoot(): Uint8Array {
+    return this.trie.committedRoot;
+  }
+}
+
+export class LedgerView implements LedgerReader {
+  constructor(
+    readonly ledgerId: LedgerIdValue,
+    private readonly ledger: ExecutorLedger,
+  ) {}
+  get size(): number {
+    return this.ledger.size;
+  }
+  get uncommittedSize(): number {
+    return this.ledger.uncommittedSize;
+  }
+  getTxn(seqNo: number): Promise<Txn | undefined> {
+    if (!Number.isSafeInteger(seqNo) || seqNo < 1 || seqNo > this.ledger.uncommittedSize) return Promise.resolve(undefined);
+    return this.ledger.get(seqNo);
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * Request envelope (requests.md §1.1, formats.md 3.1-3.4): size check, lossless parse, the kept
+ * fields, their schema, the signature/endorser rules, and the derived author and digests.
+ */
+import { EncodingError, applyAttribRule, codePointCompare, parseJson, sha256Hex, signatureInput, signingSerialization } from '@quire/common';
+import { RequestError, RequestErrorCode } from '../errors.js';
+import type { ParsedRequest, Request, TaaAcceptance } from '../handler.js';
+import { did, integer, isPlainObject, mapOf, pyType, sha256Hex as sha256HexCheck, signatureText, str } from '../validation/fields.js';
+import { Limits } from '../validation/limits.js';
+import { objectSchema, optional } from '../validation/schema.js';
+
+const VALIDATOR = 'ClientMessageValidator';
+const textEncoder = new TextEncoder();
+
+const taaAcceptanceSchema = objectSchema(VALIDATOR, {
+  taaDigest: sha256HexCheck,
+  mechanism: str({ max: Limits.TAA_MECHANISM }),
+  time: integer({ min: Limits.TAA_TIME_MIN }),
+});
+
+const envelopeSchema = objectSchema(VALIDATOR, {
+  identifier: optional(did),
+  reqId: integer({ min: 0, max: Limits.REQ_ID_MAX }),
+  operation: (v, at) => {
+    if (!isPlainObject(v)) throw new RequestError(RequestErrorCode.FIELD_TYPE, { validator: at.validator, field: at.field, value: v, expected: 'dict', got: pyType(v) });
+    if (!Object.hasOwn(v, 'type')) throw new RequestError(RequestErrorCode.FIELD_MISSING, { validator: at.validator, fields: ['operation.type'] });
+    if (typeof v.type !== 'string') throw new RequestError(RequestErrorCode.FIELD_TYPE, { validator: at.validator, field: 'operation.type', value: v.type, expected: 'str', got: pyType(v.type) });
+  },
+  signature: optional(signatureText),
+  signatures: optional((v, at) => {
+    mapOf(signatureText, did)(v, at);
+    if (Object.keys(v as object).length === 0) throw new RequestError(RequestErrorCode.FIELD_EMPTY, { validator: at.validator, field: at.field, value: v });
+  }),
+  endorser: optional(did),
+  taaAcceptance: optional(taaAcceptanceSchema.check),
+  digest: optional(str({ max: Limits.DIGEST_TEXT, allowEmpty: true })),
+});
+
+/** Parses raw client bytes/text (size-checked, lossless) into a JSON value. */
+export function parseMessage(message: string | Uint8Array): unknown {
+  const length = typeof message === 'string' ? textEncoder.encode(message).length : message.length;
+  if (length > Limits.MESSAGE_BYTES) throw new RequestError(RequestErrorCode.MESSAGE_TOO_LARGE, { length, limit: Limits.MESSAGE_BYTES });
+  try {
+    return parseJson(message);
+  } catch (e) {
+    throw new RequestError(RequestErrorCode.MALFORMED_JSON, { problem: e instanceof EncodingError ? e.message : 'not JSON' });
+  }
+}
+
+/**
+ * Validates the envelope of a request (a parsed JSON value, or raw text/bytes) and returns the
+ * ParsedRequest of its kept fields. Throws RequestError (REQNACK) on any problem.
+ */
+export function parseRequest(input: unknown): ParsedRequest {
+  const value = typeof input === 'string' || input instanceof Uint8Array ? parseMessage(input) : input;
+  if (!isPlainObject(value)) throw new RequestError(RequestErrorCode.MALFORMED_JSON, { problem: `a request must be a JSON object, got ${pyType(value)}` });
+  if (value.signature !== undefined && value.signatures !== undefined) throw new RequestError(RequestErrorCode.SIGNATURE_AND_SIGNATURES);
+  if ((value.identifier === undefined || value.identifier === null) && (value.signatures === undefined || value.signatures === null)) {
+    throw new RequestError(RequestErrorCode.MISSING_IDENTIFIER);
+  }
+  if (!Object.hasOwn(value, 'protocolVersion')) throw new RequestError(RequestErrorCode.PROTOCOL_VERSION_MISSING);
+  const pv = value.protocolVersion;
+  if (pv === 1) throw new RequestError(RequestErrorCode.PROTOCOL_VERSION_OLD, { version: 1 });
+  if (pv !== Limits.PROTOCOL_VERSION) throw new RequestError(RequestErrorCode.PROTOCOL_VERSION_UNKNOWN, { version: pv });
+  // Indy treats reqId 0 (and null) as missing.
+  if (value.reqId === 0 || value.reqId === 0n || value.reqId === null) throw new RequestError(RequestErrorCode.FIELD_MISSING, { validator: VALIDATOR, fields: ['reqId'] });
+  // null optional members count as absent
+  const kept: Record<string, unknown> = {};
+  for (const k of ['identifier', 'reqId', 'operation', 'protocolVersion', 'signature', 'signatures', 'endorser', 'taaAcceptance', 'digest'] as const) {
+    if (value[k] !== undefined && value[k] !== null) kept[k] = value[k];
+  }
+  envelopeSchema.validate(kept);
+  const identifier = (kept.identifier as string | undefined) ?? null;
+  const signatures = kept.signatures as Record<string, string> | undefined;
+  const endorser = (kept.endorser as string | undefined) ?? null;
+  if (identifier !== null && signatures !== undefined && !Object.hasOwn(signatures, identifier)) throw new RequestError(RequestErrorCode.IDENTIFIER_NOT_IN_SIGNATURES);
+  if (endorser !== null) {
+    if (identifier === null) throw new RequestError(RequestErrorCode.ENDORSED_WITHOUT_AUTHOR);
+    if (signatures === undefined || !Object.hasOwn(signatures, endorser)) throw new RequestError(RequestErrorCode.ENDORSER_NOT_SIGNED);
+    if (!Object.hasOwn(signatures, identifier)) throw new RequestError(RequestErrorCode.ENDORSED_AUTHOR_NOT_SIGNED);
+  }
+  delete kept.digest;
+  return new Parsed(kept as unknown as Request);
+}
+
+/** The ParsedRequest implementation: derived members are computed once, on first use. */
+class Parsed implements ParsedRequest {
+  readonly type: string;
+  readonly operation: Readonly<Record<string, unknown>>;
+  readonly identifier: string | null;
+  readonly author: string;
+  readonly reqId: number | bigint;
+  readonly endorser: string | null;
+  readonly taaAcceptance: TaaAcceptance | null;
+  readonly signers: readonly (readonly [string, string])[];
+  readonly multiSigned: boolean;
+  #digest: string | undefined;
+  #payloadDigest: string | undefined;
+  #signatureInput: Uint8Array | undefined;
+
+  constructor(readonly request: Request) {
+    this.operation = request.operation;
+    this.type = request.operation.type as string;
+    this.identifier = request.identifier ?? null;
+    this.reqId = request.reqId;
+    this.endorser = request.endorser ?? null;
+    this.taaAcceptance = request.taaAcceptance ?? null;
+    if (request.signatures !== undefined) {
+      this.multiSigned = true;
+      this.signers = Object.keys(request.signatures)
+        .sort(codePointCompare)
+        .map((d) => [d, request.signatures![d]!] as const);
+    } else {
+      this.multiSigned = false;
+      this.signers = request.signature !== undefined && this.identifier !== null ? [[this.identifier, request.signature] as const] : [];
+    }
+    this.author = this.identifier ?? this.signers.map(([d]) => d).join(',');
+  }
+
+  get digest(): string {
+    if (this.#digest === undefined) this.#computeDigests();
+    return this.#digest!;
+  }
+
+  get payloadDigest(): string {
+    if (this.#payloadDigest === undefined) this.#computeDigests();
+    return this.#payloadDigest!;
+  }
+
+  #computeDigests(): void {
+    const d = digests(this.request, this.author);
+    this.#digest = d.digest;
+    this.#payloadDigest = d.payloadDigest;
+  }
+
+  /** Bytes every signer signed (formats.md 3.2). */
+  get signatureInput(): Uint8Array {
+    return (this.#signatureInput ??= signatureInputOf(this.request));
+  }
+}
+
+function signatureInputOf(request: Request): Uint8Array {
+  try {
+    return signatureInput(request);
+  } catch (e) {
+    throw new RequestError(RequestErrorCode.SERIALIZATION_FAILED, { problem: e instanceof Error ? e.message : 'unserializable' });
+  }
+}
+
+/** The signature input of a parsed request (cached on the request). */
+export function signatureInputFor(req: ParsedRequest): Uint8Array {
+  return req instanceof Parsed ? req.signatureInput : signatureInputOf(req.request);
+}
+
+/** `digest` and `payloadDigest` of formats.md 3.3. */
+export function digests(request: Request, author: string): { digest: string; payloadDigest: string } {
+  try {
+    const payload: Record<string, unknown> = { identifier: author, reqId: request.reqId, operation: applyAttribRule(request.operation) };
+    if (request.protocolVersion !== undefined) payload.protocolVersion = request.protocolVersion;
+    if (request.taaAcceptance !== undefined) payload.taaAcceptance = request.taaAcceptance;
+    if (request.endorser !== undefined) payload.endorser = request.endorser;
+    const payloadDigest = sha256Hex(signingSerialization(payload));
+    const full: Record<string, unknown> = { ...payload };
+    if (request.signatures !== undefined) full.signatures = request.signatures;
+    if (request.signature !== undefined) full.signature = request.signature;
+    const digest = sha256Hex(signingSerialization(full));
+    return { digest, payloadDigest };
+  } catch (e) {
+    throw new RequestError(RequestErrorCode.SERIALIZATION_FAILED, { problem: e instanceof Error ? e.message : 'unserializable' });
+  }
+}

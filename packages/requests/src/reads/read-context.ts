@@ -1,0 +1,72 @@
+/**
+ * The read framework: a ReadContext over committed state, ledgers, the timestamp store and the
+ * attribute store, and `answerRead`, which turns a handler's ReadAnswer into the REPLY result of
+ * formats.md 5.3 (`state_proof` with root_hash and base64 proof_nodes; the node attaches the
+ * multi-signature stored for `stateRoot`).
+ */
+import { b58encode, b64encode } from '@quire/common';
+import { RequestError, RequestErrorCode } from '../errors.js';
+import type { CommittedLedgerReader, LedgerIdValue, ParsedRequest, ReadContext, ReadHandler, StateKey, StateLedgerId, StateLookup, Txn } from '../handler.js';
+import type { ExecutorStores } from '../executor/stores.js';
+
+export class StoresReadContext implements ReadContext {
+  constructor(private readonly stores: ExecutorStores) {}
+
+  lookup(ledgerId: StateLedgerId, key: StateKey, root?: Uint8Array): StateLookup {
+    const trie = this.stores.states[ledgerId];
+    const r = root ?? trie.committedRoot;
+    return { value: trie.getAt(r, key), root: r, proof: trie.generateProof(key, r) };
+  }
+
+  get(ledgerId: StateLedgerId, key: StateKey, root?: Uint8Array): Uint8Array | undefined {
+    const trie = this.stores.states[ledgerId];
+    return trie.getAt(root ?? trie.committedRoot, key);
+  }
+
+  async rootAt(ledgerId: StateLedgerId, timestamp: number): Promise<Uint8Array | undefined> {
+    if (!this.stores.timestamps || !Number.isSafeInteger(timestamp) || timestamp < 0) return undefined;
+    return this.stores.timestamps.getEqualOrPrevious(ledgerId, timestamp);
+  }
+
+  committedRoot(ledgerId: StateLedgerId): Uint8Array {
+    return this.stores.states[ledgerId].committedRoot;
+  }
+
+  ledger(ledgerId: LedgerIdValue): CommittedLedgerReader {
+    if (ledgerId !== 0 && ledgerId !== 1 && ledgerId !== 2) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
+    const l = this.stores.ledgers[ledgerId];
+    return {
+      ledgerId,
+      get size() {
+        return l.size;
+      },
+      get root() {
+        return l.root;
+      },
+      getTxn: (seqNo: number): Promise<Txn | undefined> => (Number.isSafeInteger(seqNo) && seqNo >= 1 && seqNo <= l.size ? l.get(seqNo) : Promise.resolve(undefined)),
+      inclusionProof: (seqNo: number, size?: number) => l.inclusionProof(seqNo, size),
+    };
+  }
+
+  attribute(hash: string): Promise<string | undefined> {
+    return this.stores.attributes.get(hash);
+  }
+}
+
+export interface ReadReply {
+  /** The REPLY `result`. */
+  result: Record<string, unknown>;
+  /** The state root read, for the node to attach its multi-signature (`state_proof.multi_signature`). */
+  stateRoot?: { ledgerId: StateLedgerId; root: Uint8Array };
+}
+
+/** Runs a read handler and builds the REPLY result. Throws RequestError (REQNACK) on bad input. */
+export async function answerRead(handler: ReadHandler, req: ParsedRequest, ctx: ReadContext): Promise<ReadReply> {
+  const answer = await handler.read(req, ctx);
+  if (answer.result !== undefined) return { result: answer.result };
+  const result: Record<string, unknown> = { ...req.operation, identifier: req.author, reqId: req.reqId, data: answer.data, seqNo: answer.seqNo, txnTime: answer.txnTime, ...answer.extra };
+  if (answer.proof === undefined) return { result };
+  const { ledgerId, lookup } = answer.proof;
+  result.state_proof = { root_hash: b58encode(lookup.root), proof_nodes: b64encode(lookup.proof) };
+  return { result, stateRoot: { ledgerId, root: lookup.root } };
+}

@@ -1,0 +1,132 @@
+/**
+ * The handler registry: type code -> handler. `createDefaultRegistry()` registers every type Quire
+ * implements; each type module adds one line to HANDLERS below. A type not registered is unknown
+ * (`invalid type: {type}`).
+ */
+import type { ActionHandler, ReadHandler, RequestHandler, WriteHandler } from './handler.js';
+import { attribHandler } from './types/attrib.js';
+import { claimDefHandler } from './types/claim-def.js';
+import { getAttrHandler } from './types/get-attr.js';
+import { getClaimDefHandler } from './types/get-claim-def.js';
+import { getNymHandler } from './types/get-nym.js';
+import { getRevocRegDefHandler } from './types/get-revoc-reg-def.js';
+import { getRevocRegDeltaHandler } from './types/get-revoc-reg-delta.js';
+import { getRevocRegHandler } from './types/get-revoc-reg.js';
+import { getRichSchemaObjectByIdHandler, getRichSchemaObjectByMetadataHandler } from './types/get-rich-schema-object.js';
+import { getSchemaHandler } from './types/get-schema.js';
+import { jsonLdContextHandler } from './types/json-ld-context.js';
+import { nymHandler } from './types/nym.js';
+import { revocRegDefHandler } from './types/revoc-reg-def.js';
+import { revocRegEntryHandler } from './types/revoc-reg-entry.js';
+import { richSchemaCredDefHandler } from './types/rich-schema-cred-def.js';
+import { richSchemaEncodingHandler } from './types/rich-schema-encoding.js';
+import { richSchemaMappingHandler } from './types/rich-schema-mapping.js';
+import { richSchemaPresDefHandler } from './types/rich-schema-pres-def.js';
+import { richSchemaSchemaHandler } from './types/rich-schema.js';
+import { schemaHandler } from './types/schema.js';
+import { authRuleHandler } from './types/auth-rule.js';
+import { authRulesHandler } from './types/auth-rules.js';
+import { getAuthRuleHandler } from './types/get-auth-rule.js';
+import { getTaaAmlHandler } from './types/get-taa-aml.js';
+import { getTaaHandler } from './types/get-taa.js';
+import { getTxnHandler } from './types/get-txn.js';
+import { nodeUpgradeHandler } from './types/node-upgrade.js';
+import { nodeHandler } from './types/node.js';
+import { poolConfigHandler } from './types/pool-config.js';
+import { poolRestartHandler } from './types/pool-restart.js';
+import { poolUpgradeHandler } from './types/pool-upgrade.js';
+import { txnAuthorAgreementAmlHandler } from './types/txn-author-agreement-aml.js';
+import { txnAuthorAgreementHandler } from './types/txn-author-agreement.js';
+
+/**
+ * Every handler Quire implements. A new type module adds its import above and one line here.
+ */
+const DEFAULT_HANDLERS: readonly RequestHandler[] = [
+  // pool / config / actions
+  nodeHandler,
+  poolUpgradeHandler,
+  nodeUpgradeHandler,
+  poolConfigHandler,
+  poolRestartHandler,
+  authRuleHandler,
+  authRulesHandler,
+  txnAuthorAgreementHandler,
+  txnAuthorAgreementAmlHandler,
+  // reads
+  getTxnHandler,
+  getAuthRuleHandler,
+  getTaaHandler,
+  getTaaAmlHandler,
+  // domain identity types
+  nymHandler,
+  attribHandler,
+  schemaHandler,
+  claimDefHandler,
+  revocRegDefHandler,
+  revocRegEntryHandler,
+  jsonLdContextHandler,
+  richSchemaSchemaHandler,
+  richSchemaEncodingHandler,
+  richSchemaMappingHandler,
+  richSchemaCredDefHandler,
+  richSchemaPresDefHandler,
+  // domain reads
+  getNymHandler,
+  getAttrHandler,
+  getSchemaHandler,
+  getClaimDefHandler,
+  getRevocRegDefHandler,
+  getRevocRegHandler,
+  getRevocRegDeltaHandler,
+  getRichSchemaObjectByIdHandler,
+  getRichSchemaObjectByMetadataHandler,
+];
+
+export class HandlerRegistry {
+  private readonly byType = new Map<string, RequestHandler>();
+
+  constructor(handlers: Iterable<RequestHandler> = []) {
+    for (const h of handlers) this.register(h);
+  }
+
+  /** Adds a handler; a second handler for the same type code is a programming error. */
+  register(handler: RequestHandler): this {
+    if (this.byType.has(handler.type)) throw new Error(`duplicate handler for type ${handler.type}`);
+    this.byType.set(handler.type, handler);
+    return this;
+  }
+
+  get(type: unknown): RequestHandler | undefined {
+    return typeof type === 'string' ? this.byType.get(type) : undefined;
+  }
+
+  write(type: unknown): WriteHandler | undefined {
+    const h = this.get(type);
+    return h?.kind === 'write' ? h : undefined;
+  }
+
+  read(type: unknown): ReadHandler | undefined {
+    const h = this.get(type);
+    return h?.kind === 'read' ? h : undefined;
+  }
+
+  action(type: unknown): ActionHandler | undefined {
+    const h = this.get(type);
+    return h?.kind === 'action' ? h : undefined;
+  }
+
+  /** Registered type codes in ascending numeric order. */
+  types(): string[] {
+    return [...this.byType.keys()].sort((a, b) => Number(a) - Number(b));
+  }
+
+  /** Name of a type (TYPE_NAME), or `Unknown_transaction_type`. */
+  nameOf(type: string): string {
+    return this.byType.get(type)?.name ?? 'Unknown_transaction_type';
+  }
+}
+
+/** A registry holding every handler Quire implements. */
+export function createDefaultRegistry(): HandlerRegistry {
+  return new HandlerRegistry(DEFAULT_HANDLERS);
+}

@@ -1,0 +1,61 @@
+/**
+ * GET_AUTH_RULE ("121", config; auth-rules.md §6.2): all rules (override or default, map order,
+ * no proof), or one rule with a proof of its `1:<key>` state key. Elements feed back into
+ * AUTH_RULE / AUTH_RULES unchanged.
+ */
+import { parseJson } from '@quire/common';
+import { constraintFromState, type Constraint } from '../auth/constraint.js';
+import { DEFAULT_MAP } from '../auth/engine.js';
+import { checkEntryKey, ruleElement } from '../auth/rule-entry.js';
+import { authRuleStateKey } from '../auth/rule-key.js';
+import { RequestError, RequestErrorCode } from '../errors.js';
+import type { ReadContext, ReadHandler } from '../handler.js';
+import { Limits, nullable, objectSchema, oneOf, optional, str } from '../validation/index.js';
+
+const VALIDATOR = 'ClientGetAuthRuleOperation';
+const schema = objectSchema(VALIDATOR, {
+  auth_type: optional(str({ max: Limits.NAME })),
+  auth_action: optional(oneOf(['ADD', 'EDIT'])),
+  field: optional(str({ max: Limits.NAME })),
+  old_value: optional(nullable(str({ max: Limits.NAME, allowEmpty: true }))),
+  new_value: optional(nullable(str({ max: Limits.NAME, allowEmpty: true }))),
+});
+const KEY_FIELDS = ['auth_type', 'auth_action', 'field', 'new_value'];
+const decoder = new TextDecoder();
+
+function decode(bytes: Uint8Array | undefined, key: string): Constraint | undefined {
+  if (bytes === undefined) return undefined;
+  return constraintFromState(parseJson(decoder.decode(bytes)), authRuleStateKey(key));
+}
+
+function isAll(op: Readonly<Record<string, unknown>>): boolean {
+  return [...KEY_FIELDS, 'old_value'].every((f) => op[f] === undefined);
+}
+
+export const getAuthRuleHandler: ReadHandler = {
+  kind: 'read',
+  type: '121',
+  name: 'GET_AUTH_RULE',
+  validator: VALIDATOR,
+  ledgerId: 2,
+
+  validateStatic(request) {
+    const op = request.operation;
+    schema.validate(op);
+    if (isAll(op)) return;
+    if (KEY_FIELDS.some((f) => op[f] === undefined)) throw new RequestError(RequestErrorCode.AUTH_RULE_KEY_INCOMPLETE);
+    checkEntryKey(op);
+  },
+
+  async read(request, ctx: ReadContext) {
+    const op = request.operation;
+    if (isAll(op)) {
+      const data = DEFAULT_MAP.keys.map((key) => ruleElement(key, decode(ctx.get(2, authRuleStateKey(key)), key) ?? DEFAULT_MAP.defaultConstraint(key)!));
+      return { data, seqNo: null, txnTime: null };
+    }
+    const key = checkEntryKey(op);
+    const lookup = ctx.lookup(2, authRuleStateKey(key));
+    const constraint = decode(lookup.value, key) ?? DEFAULT_MAP.defaultConstraint(key)!;
+    return { data: [ruleElement(key, constraint)], seqNo: null, txnTime: null, proof: { ledgerId: 2, lookup } };
+  },
+};

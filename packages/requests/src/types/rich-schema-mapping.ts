@@ -1,0 +1,94 @@
+/**
+ * RICH_SCHEMA_MAPPING ("203", rsType `map`, immutable; requests.md §4.2): maps the attributes of
+ * a rich schema to encodings and signing ranks.
+ *
+ * - static: JSON-LD checks; non-empty `schema` and `attributes`; `attributes` holds `issuer` and
+ *   `issuanceDate`;
+ * - dynamic: `schema` names an existing `sch` object; every leaf attribute is `{enc, rank}`; the
+ *   ranks are exactly 1..N; every `enc` names an existing `enc` object.
+ */
+import { receivedKeys } from '@quire/common';
+import { RequestError, RequestErrorCode } from '../errors.js';
+import { isPlainObject } from '../validation/index.js';
+import { type Content, RsType, missingMembers, quotedAnd, referencedObject, richSchemaHandler, truthy } from './rich-schema-common.js';
+
+const invalid = (text: string): RequestError => new RequestError(RequestErrorCode.RS_CONTENT_INVALID, { text });
+const badReference = (text: string): RequestError => new RequestError(RequestErrorCode.RS_REFERENCE_INVALID, { text });
+
+/** A leaf of `attributes` with the name of the member it sits under. */
+export interface AttributeLeaf {
+  node: unknown;
+  name: string;
+}
+
+/**
+ * The leaves of `attributes` (requests.md §4.2 step 2): a node is a leaf if it is not an object,
+ * or an object none of whose values is an object or an array; arrays are walked item by item
+ * under the member's name. Members are visited in the order they were received.
+ */
+export function attributeLeaves(attributes: unknown): AttributeLeaf[] {
+  const out: AttributeLeaf[] = [];
+  const walk = (node: unknown, name: string, depth: number): void => {
+    if (depth > 64) throw invalid(`the attribute '${name}' is nested too deeply`);
+    const isLeaf = !isPlainObject(node) || Object.values(node).every((v) => !isPlainObject(v) && !Array.isArray(v));
+    if (isLeaf) {
+      out.push({ node, name });
+      return;
+    }
+    for (const k of receivedKeys(node as object)) {
+      const v = (node as Record<string, unknown>)[k];
+      if (Array.isArray(v)) for (const item of v) walk(item, k, depth + 1);
+      else walk(v, k, depth + 1);
+    }
+  };
+  walk(attributes, 'attributes', 0);
+  return out;
+}
+
+const present = (o: unknown, k: string): boolean => isPlainObject(o) && o[k] !== undefined && o[k] !== null;
+
+export const richSchemaMappingHandler = richSchemaHandler({
+  type: '203',
+  name: 'RICH_SCHEMA_MAPPING',
+  validator: 'ClientRichSchemaMappingOperation',
+  rsType: RsType.MAPPING,
+  mutable: false,
+  jsonLd: true,
+  checkContentStatic(content: Content) {
+    const missing = missingMembers(content, ['schema', 'attributes']);
+    if (missing.length > 0) throw invalid(`${quotedAnd(missing)} must be set in 'content'`);
+    const attrs = content.attributes;
+    if (!isPlainObject(attrs) || !truthy(attrs.issuer) || !truthy(attrs.issuanceDate)) {
+      throw invalid("'issuer' and 'issuanceDate' must be in content's 'attributes'");
+    }
+  },
+  checkContentDynamic(content: Content, _request, ctx) {
+    const schemaId = content.schema;
+    const schema = referencedObject(ctx, schemaId);
+    if (schema === undefined) throw badReference(`Can not find a schema with id=${String(schemaId)}; please make sure that it has been added to the ledger`);
+    if (schema.rsType !== RsType.SCHEMA) throw badReference("'schema' field must reference a schema with rsType=sch");
+
+    const leaves = attributeLeaves(content.attributes);
+    for (const { node, name } of leaves) {
+      const hasEnc = present(node, 'enc');
+      const hasRank = present(node, 'rank');
+      if (!hasEnc && !hasRank) throw invalid(`enc and rank must be set for the attribute '${name}'`);
+      if (!hasEnc) throw invalid(`enc must be set for the attribute '${name}'`);
+      if (!hasRank) throw invalid(`rank must be set for the attribute '${name}'`);
+    }
+    const ranks = leaves.map(({ node }) => (node as Record<string, unknown>).rank);
+    const n = leaves.length;
+    const sorted = ranks.filter((r) => (typeof r === 'number' && Number.isInteger(r)) || typeof r === 'bigint').map((r) => BigInt(r as number | bigint)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (sorted.length !== n || sorted.some((r, i) => r !== BigInt(i + 1))) {
+      throw invalid(`the attribute's ranks are not sequential: expected ranks are all values from 1 to ${n}`);
+    }
+    for (const { node, name } of leaves) {
+      const encId = (node as Record<string, unknown>).enc;
+      const enc = referencedObject(ctx, encId);
+      if (enc === undefined) {
+        throw badReference(`Can not find a referenced 'enc' with id=${String(encId)} in the '${name}' attribute; please make sure that it has been added to the ledger`);
+      }
+      if (enc.rsType !== RsType.ENCODING) throw badReference(`'enc' field in the '${name}' attribute must reference an encoding with rsType=enc`);
+    }
+  },
+});

@@ -1,0 +1,3 @@
+export * from './fields.js';
+export * from './limits.js';
+export * from './schema.js';

@@ -1,0 +1,175 @@
+// read_ledger (formats.md 12.2): prints a node's ledger, one canonical-JSON txn per line. It works
+// while the node that owns the data directory is running: LevelDB locks an open database, so when
+// the lock is held the tool reads a consistent copy instead (snapshot.ts).
+import { existsSync, statSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { canonicalJson } from '@quire/common';
+import type { KvStore } from '../kv/kv-store.js';
+import { openLevelKvStore } from '../kv/level-kv-store.js';
+import { Ledger } from '../ledger/ledger.js';
+import { snapshotLevelDb, type DbSnapshot } from '../snapshot.js';
+import { defaultDataDir, findDatabase } from './data-dir.js';
+
+/** Ledger names accepted by --type, with their ids. */
+export const LEDGER_TYPES: Readonly<Record<string, number>> = { pool: 0, domain: 1, config: 2, audit: 3 };
+
+/** Where the tool writes; the process streams by default, buffers in tests. */
+export interface ReadLedgerIo {
+  out(text: string): void | Promise<void>;
+  err(text: string): void;
+}
+
+interface ReadLedgerOptions {
+  type: string;
+  frm: number;
+  to: number;
+  seq_no?: number;
+  count?: boolean;
+  data_dir?: string;
+}
+
+/** A user-facing failure: one line on stderr and a non-zero exit code. */
+class UserError extends Error {}
+
+function positiveInt(name: string) {
+  return (value: string): number => {
+    if (!/^[0-9]+$/.test(value)) throw new InvalidArgumentError(`${name} must be a positive integer.`);
+    const n = Number(value);
+    if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a positive integer.`);
+    return n;
+  };
+}
+
+function isLockError(e: unknown): boolean {
+  for (let c: unknown = e, depth = 0; c !== undefined && c !== null && depth < 8; depth++) {
+    if (typeof c === 'object' && 'code' in c && (c as { code: unknown }).code === 'LEVEL_LOCKED') return true;
+    if (c instanceof Error && /\block\b.*already held|LOCK: already held/i.test(c.message)) return true;
+    c = typeof c === 'object' ? (c as { cause?: unknown }).cause : undefined;
+  }
+  return false;
+}
+
+interface OpenedDb {
+  kv: KvStore;
+  close(): Promise<void>;
+}
+
+/** Opens the database directly, or a consistent copy of it when a running node holds its lock. */
+async function openForReading(path: string): Promise<OpenedDb> {
+  try {
+    const kv = await openLevelKvStore(path, { createIfMissing: false });
+    return { kv, close: () => kv.close() };
+  } catch (e) {
+    if (!isLockError(e)) throw e;
+  }
+  const snapshot: DbSnapshot = await snapshotLevelDb(path);
+  try {
+    const kv = await openLevelKvStore(snapshot.path, { createIfMissing: false });
+    return {
+      kv,
+      close: async () => {
+        try {
+          await kv.close();
+        } finally {
+          await snapshot.remove();
+        }
+      },
+    };
+  } catch (e) {
+    await snapshot.remove();
+    throw e;
+  }
+}
+
+function buildCommand(io: ReadLedgerIo): Command {
+  return new Command('read_ledger')
+    .description("Print the transactions of a node's ledger, one canonical JSON txn per line.")
+    .addOption(new Option('--type <type>', 'ledger to read: pool, domain, config or audit').makeOptionMandatory())
+    .option('--frm <n>', 'first seqNo, inclusive', positiveInt('--frm'), 1)
+    .option('--to <n>', 'last seqNo, inclusive', positiveInt('--to'), 100)
+    .option('--seq_no <n>', 'print the one txn with this seqNo', positiveInt('--seq_no'))
+    .option('--count', 'print the number of txns in the ledger and nothing else')
+    .option('--data_dir <dir>', `node data directory (default: $QUIRE_DATA_DIR or ~/.quire, now ${defaultDataDir()})`)
+    .helpOption('-h, --help', 'show this help')
+    .allowExcessArguments(false)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => void io.out(s),
+      writeErr: (s) => io.err(s),
+      outputError: (s, write) => write(s),
+    });
+}
+
+async function run(opts: ReadLedgerOptions, io: ReadLedgerIo): Promise<void> {
+  const ledgerId = LEDGER_TYPES[opts.type];
+  if (ledgerId === undefined || !Object.hasOwn(LEDGER_TYPES, opts.type)) throw new UserError(`Unknown ledger type: ${opts.type}`);
+  const dataDir = opts.data_dir ?? defaultDataDir();
+  if (!existsSync(dataDir) || !statSync(dataDir).isDirectory()) throw new UserError(`Data directory not found: ${dataDir}`);
+  const dbPath = findDatabase(dataDir);
+  if (dbPath === undefined) throw new UserError(`No ledger database in ${dataDir}`);
+
+  const db = await openForReading(dbPath);
+  try {
+    const ledger = await Ledger.open(db.kv, ledgerId);
+    const size = ledger.size;
+    if (opts.count === true) {
+      await io.out(`${size}\n`);
+      return;
+    }
+    if (opts.seq_no !== undefined) {
+      const txn = opts.seq_no <= size ? await ledger.get(opts.seq_no) : undefined;
+      if (txn === undefined) throw new UserError(`No transactions found for seq_no=${opts.seq_no}`);
+      await io.out(`${canonicalJson(txn)}\n`);
+      return;
+    }
+    if (opts.frm > opts.to) throw new UserError(`--frm (${opts.frm}) is greater than --to (${opts.to})`);
+    if (opts.frm > size) throw new UserError(`No transactions found in range ${opts.frm}-${opts.to}: the ${opts.type} ledger has ${size}`);
+    let chunk = '';
+    for await (const [, txn] of ledger.range(opts.frm, Math.min(opts.to, size))) {
+      chunk += `${canonicalJson(txn)}\n`;
+      if (chunk.length >= 64 * 1024) {
+        await io.out(chunk);
+        chunk = '';
+      }
+    }
+    if (chunk.length > 0) await io.out(chunk);
+  } finally {
+    await db.close();
+  }
+}
+
+function writeToStream(stream: NodeJS.WriteStream): (text: string) => Promise<void> {
+  return (text) =>
+    new Promise((resolve, reject) => {
+      stream.write(text, (err) => (err ? reject(err) : resolve()));
+    });
+}
+
+const processIo: ReadLedgerIo = {
+  out: writeToStream(process.stdout),
+  err: (text) => void process.stderr.write(text),
+};
+
+/**
+ * Runs read_ledger with the arguments after the program name; resolves to the exit code: 0 on
+ * success, 1 with a one-line reason on stderr for any user error or unreadable database.
+ */
+export async function main(argv: string[], io: ReadLedgerIo = processIo): Promise<number> {
+  const program = buildCommand(io);
+  let opts: ReadLedgerOptions;
+  try {
+    program.parse(argv, { from: 'user' });
+    opts = program.opts<ReadLedgerOptions>();
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 1;
+    throw e;
+  }
+  try {
+    await run(opts, io);
+    return 0;
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    io.err(`${e instanceof UserError ? message : `read_ledger: ${message.split('\n')[0]}`}\n`);
+    return 1;
+  }
+}

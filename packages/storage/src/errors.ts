@@ -1,0 +1,115 @@
+import { QuireError } from '@quire/common';
+
+/**
+ * Stable codes of {@link StorageError} and its subclasses. Callers and tests branch on these,
+ * never on message text. Each entry documents the `data` it carries.
+ */
+export const StorageErrorCode = {
+  // key-value layer
+  /** The database could not be opened (data: `path`, `reason`). */
+  KV_OPEN_FAILED: 'KV_OPEN_FAILED',
+  /** An operation on a store that has been closed. */
+  KV_CLOSED: 'KV_CLOSED',
+  /** A read or write failed inside the database engine (data: `op`, `reason`). */
+  KV_IO_FAILED: 'KV_IO_FAILED',
+  /** A bucket name that is empty, too long, or holds a NUL character (data: `bucket`). */
+  INVALID_BUCKET: 'INVALID_BUCKET',
+  /** A key or value that is not a Uint8Array (data: `what`). */
+  INVALID_KEY: 'INVALID_KEY',
+  /** A sequence number that is not an integer in [0, 2^53-1] (data: `value`). */
+  INVALID_SEQ_NO: 'INVALID_SEQ_NO',
+  /** A write batch written a second time. */
+  BATCH_ALREADY_WRITTEN: 'BATCH_ALREADY_WRITTEN',
+  /** A write batch given to a store other than the one that made it. */
+  FOREIGN_BATCH: 'FOREIGN_BATCH',
+
+  // ledger
+  /** A ledger id that is not an integer in [0, 2^31-1] (data: `ledgerId`). */
+  INVALID_LEDGER_ID: 'INVALID_LEDGER_ID',
+  /** A value given to append that is not a transaction object (data: `ledgerId`, `index`). */
+  INVALID_TXN: 'INVALID_TXN',
+  /** An appended txn carries a seqNo other than the next one (data: `ledgerId`, `expected`, `actual`). */
+  SEQ_NO_MISMATCH: 'SEQ_NO_MISMATCH',
+  /** A count, seqNo or tree size outside what the ledger holds (data: `ledgerId`, `what`, `value`, `min`, `max`). */
+  OUT_OF_RANGE: 'OUT_OF_RANGE',
+  /** A stored txn does not decode as a transaction of that seqNo (data: `ledgerId`, `seqNo`, `reason`). */
+  CORRUPT_TXN: 'CORRUPT_TXN',
+  /** The txn log misses a seqNo below later ones (data: `ledgerId`, `seqNo`). */
+  LOG_GAP: 'LOG_GAP',
+  /** A hash the hash store must hold is missing or malformed (data: `ledgerId`, `height`, `index`). */
+  HASH_STORE_MISSING: 'HASH_STORE_MISSING',
+  /** A hash-store record of the wrong length (data: `ledgerId`, `what`, `length`). */
+  CORRUPT_HASH_STORE: 'CORRUPT_HASH_STORE',
+  /** A write batch carrying committed txns failed; the ledger refuses further changes (data: `ledgerId`, `reason`). */
+  LEDGER_WRITE_FAILED: 'LEDGER_WRITE_FAILED',
+
+  // proofs (formats 6.3, 6.4)
+  /** A proof element or root that is not 32 bytes (data: `what`, `index`, `length`). */
+  PROOF_MALFORMED: 'PROOF_MALFORMED',
+  /** The proof ran out of hashes before the computation was complete. */
+  PROOF_TOO_SHORT: 'PROOF_TOO_SHORT',
+  /** The proof holds more hashes than the computation uses. */
+  PROOF_TOO_LONG: 'PROOF_TOO_LONG',
+  /** The proof does not lead to the expected (new) root. */
+  PROOF_ROOT_MISMATCH: 'PROOF_ROOT_MISMATCH',
+  /** The proof is valid for the new root but the old root is not the root of its prefix. */
+  CONSISTENCY_OLD_ROOT_MISMATCH: 'CONSISTENCY_OLD_ROOT_MISMATCH',
+  /** Equal sizes with different roots. */
+  CONSISTENCY_ROOTS_DIFFER: 'CONSISTENCY_ROOTS_DIFFER',
+  /** Tree sizes or a leaf index that cannot describe a proof (old > new, index >= size, negative) (data: `what`, `value`). */
+  INVALID_PROOF_ARGUMENT: 'INVALID_PROOF_ARGUMENT',
+
+  // RLP (formats 7.1)
+  /** The input ends inside an item (data: `offset`). */
+  RLP_TRUNCATED: 'RLP_TRUNCATED',
+  /** A non-canonical form: long form for a short length, a leading zero length byte, a single byte < 0x80 with a prefix (data: `offset`, `reason`). */
+  RLP_NON_CANONICAL: 'RLP_NON_CANONICAL',
+  /** Bytes remain after the first item (data: `offset`). */
+  RLP_TRAILING_BYTES: 'RLP_TRAILING_BYTES',
+  /** Lists nested deeper than the decoder's limit (data: `limit`). */
+  RLP_TOO_DEEP: 'RLP_TOO_DEEP',
+  /** A value the encoder cannot represent: neither bytes nor a list (data: `type`). */
+  RLP_UNSUPPORTED_VALUE: 'RLP_UNSUPPORTED_VALUE',
+
+  // state trie (formats 7)
+  /** A state name other than pool, domain, config (data: `name`). */
+  INVALID_STATE_NAME: 'INVALID_STATE_NAME',
+  /** A state root that is neither stored nor held in memory (data: `root` hex). */
+  UNKNOWN_STATE_ROOT: 'UNKNOWN_STATE_ROOT',
+  /** A trie node referenced by hash is absent from the node store (data: `state`, `hash` hex). */
+  STATE_NODE_MISSING: 'STATE_NODE_MISSING',
+  /** Stored bytes that are not a trie node (data: `state`, `hash` hex, `reason`). */
+  STATE_NODE_MALFORMED: 'STATE_NODE_MALFORMED',
+  /** A trie proof whose walk needs a node referenced by hash that the proof does not hold (data: `hash` hex). */
+  PROOF_INCOMPLETE: 'PROOF_INCOMPLETE',
+  /** A prefix proof proves a key that is not UTF-8 where string keys were asked for (data: `key` hex). */
+  PROOF_KEY_NOT_UTF8: 'PROOF_KEY_NOT_UTF8',
+} as const;
+export type StorageErrorCode = (typeof StorageErrorCode)[keyof typeof StorageErrorCode];
+
+/** Any failure of the storage package. */
+export class StorageError extends QuireError {
+  declare readonly code: StorageErrorCode;
+  constructor(code: StorageErrorCode, data: Record<string, unknown> = {}, message?: string, options?: { cause?: unknown }) {
+    super(code, data, message);
+    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
+  }
+}
+
+/**
+ * A Merkle proof that is malformed or does not lead to the expected root (the ProofError class of
+ * formats 6.4 and of the state proofs of section 7.5).
+ */
+export class ProofError extends StorageError {}
+
+/** A consistency proof that is sound for the new root but shows a different old root (formats 6.4 ConsistencyError). */
+export class ConsistencyError extends StorageError {}
+
+/** Arguments that cannot describe a proof at all, such as an old size above the new one (formats 6.4 ValueError). */
+export class ValueError extends StorageError {}
+
+/** Wraps an unknown thrown value into a reason string for error data. */
+export function reasonOf(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  return String(e);
+}

@@ -1,0 +1,5 @@
+export { GenesisError, GenesisErrorCode } from './genesis-error.js';
+export { parseGenesis } from './parse-genesis.js';
+export type { GenesisEntry, ParseGenesisOptions } from './parse-genesis.js';
+export { loadGenesis, loadGenesisEntries, readGenesisFile } from './load-genesis.js';
+export type { GenesisLedger, GenesisLoadResult, LoadGenesisOptions } from './load-genesis.js';

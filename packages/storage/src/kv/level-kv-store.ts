@@ -1,0 +1,297 @@
+import { ClassicLevel } from 'classic-level';
+import { MemoryLevel } from 'memory-level';
+import { StorageError, StorageErrorCode, reasonOf } from '../errors.js';
+import { bucketPrefix, type BatchWriteListener, type KvRange, type KvStore, type WriteBatch } from './kv-store.js';
+
+/** Options of {@link openLevelKvStore}; every field is optional. */
+export interface LevelKvStoreOptions {
+  /** Create the database when the directory holds none (default true). */
+  createIfMissing?: boolean;
+  /** Fail when a database already exists (default false). */
+  errorIfExists?: boolean;
+  /** LevelDB block cache in bytes (default 8 MiB, LevelDB's default). */
+  cacheSize?: number;
+  /** LevelDB write buffer (memtable) in bytes (default 4 MiB). */
+  writeBufferSize?: number;
+  /** Snappy compression of blocks (default true). */
+  compression?: boolean;
+}
+
+export const defaultLevelKvStoreOptions: Required<LevelKvStoreOptions> = {
+  createIfMissing: true,
+  errorIfExists: false,
+  cacheSize: 8 * 1024 * 1024,
+  writeBufferSize: 4 * 1024 * 1024,
+  compression: true,
+};
+
+type Bytes = Uint8Array;
+interface BatchOp { type: 'put' | 'del'; key: Bytes; value?: Bytes }
+interface LevelIterator { nextv(size: number): Promise<[Bytes, Bytes | undefined][]>; close(): Promise<void> }
+
+/** The part of abstract-level that both backends share and this store uses. */
+interface LevelDb {
+  open(): Promise<void>;
+  close(): Promise<void>;
+  get(key: Bytes): Promise<Bytes | undefined>;
+  getSync(key: Bytes): Bytes | undefined;
+  getMany(keys: Bytes[]): Promise<(Bytes | undefined)[]>;
+  batch(ops: BatchOp[], opts: { sync?: boolean }): Promise<void>;
+  iterator(opts: Record<string, unknown>): LevelIterator;
+}
+
+const EMPTY = new Uint8Array(0);
+const ITERATOR_CHUNK = 256;
+
+/** Opens (creating when missing) a LevelDB database at `path` through classic-level. */
+export async function openLevelKvStore(path: string, opts: LevelKvStoreOptions = {}): Promise<KvStore> {
+  const o = { ...defaultLevelKvStoreOptions, ...opts };
+  const db = new ClassicLevel<Bytes, Bytes>(path, {
+    keyEncoding: 'buffer',
+    valueEncoding: 'buffer',
+    createIfMissing: o.createIfMissing,
+    errorIfExists: o.errorIfExists,
+    cacheSize: o.cacheSize,
+    writeBufferSize: o.writeBufferSize,
+    compression: o.compression,
+  });
+  try {
+    await db.open();
+  } catch (e) {
+    throw new StorageError(StorageErrorCode.KV_OPEN_FAILED, { path, reason: reasonOf((e as { cause?: unknown }).cause ?? e) }, undefined, { cause: e });
+  }
+  return new LevelKvStore(db as unknown as LevelDb);
+}
+
+/** An in-memory store with the same behaviour as {@link openLevelKvStore} (memory-level), for tests and tools. */
+export async function openMemoryKvStore(): Promise<KvStore> {
+  const db = new MemoryLevel<Bytes, Bytes>({ keyEncoding: 'buffer', valueEncoding: 'buffer', storeEncoding: 'buffer' });
+  await db.open();
+  return new LevelKvStore(db as unknown as LevelDb);
+}
+
+function concat(prefix: Bytes, key: Bytes): Bytes {
+  const out = Buffer.allocUnsafe(prefix.length + key.length);
+  out.set(prefix, 0);
+  out.set(key, prefix.length);
+  return out;
+}
+
+function checkBytes(v: unknown, what: string): asserts v is Bytes {
+  if (!(v instanceof Uint8Array)) throw new StorageError(StorageErrorCode.INVALID_KEY, { what });
+}
+
+class LevelKvStore implements KvStore {
+  readonly #db: LevelDb;
+  readonly #prefixes = new Map<string, Bytes>();
+  readonly #inflight = new Set<Promise<unknown>>();
+  #closing: Promise<void> | undefined;
+
+  constructor(db: LevelDb) {
+    this.#db = db;
+  }
+
+  get closed(): boolean {
+    return this.#closing !== undefined;
+  }
+
+  prefix(bucket: string): Bytes {
+    let p = this.#prefixes.get(bucket);
+    if (p === undefined) {
+      p = bucketPrefix(bucket);
+      this.#prefixes.set(bucket, p);
+    }
+    return p;
+  }
+
+  fullKey(bucket: string, key: Bytes): Bytes {
+    checkBytes(key, 'key');
+    return concat(this.prefix(bucket), key);
+  }
+
+  #checkOpen(): void {
+    if (this.#closing !== undefined) throw new StorageError(StorageErrorCode.KV_CLOSED);
+  }
+
+  #wrap(op: string, e: unknown): StorageError {
+    if (e instanceof StorageError) return e;
+    if (this.#closing !== undefined) return new StorageError(StorageErrorCode.KV_CLOSED, { op }, undefined, { cause: e });
+    return new StorageError(StorageErrorCode.KV_IO_FAILED, { op, reason: reasonOf(e) }, undefined, { cause: e });
+  }
+
+  #track<T>(p: Promise<T>): Promise<T> {
+    this.#inflight.add(p);
+    const done = (): void => { this.#inflight.delete(p); };
+    p.then(done, done);
+    return p;
+  }
+
+  async get(bucket: string, key: Bytes): Promise<Bytes | undefined> {
+    const k = this.fullKey(bucket, key);
+    this.#checkOpen();
+    try {
+      return await this.#track(this.#db.get(k));
+    } catch (e) {
+      throw this.#wrap('get', e);
+    }
+  }
+
+  getSync(bucket: string, key: Bytes): Bytes | undefined {
+    const k = this.fullKey(bucket, key);
+    this.#checkOpen();
+    try {
+      return this.#db.getSync(k);
+    } catch (e) {
+      throw this.#wrap('getSync', e);
+    }
+  }
+
+  async getMany(bucket: string, keys: Bytes[]): Promise<(Bytes | undefined)[]> {
+    if (!Array.isArray(keys)) throw new StorageError(StorageErrorCode.INVALID_KEY, { what: 'keys' });
+    const ks = keys.map((k) => this.fullKey(bucket, k));
+    this.#checkOpen();
+    if (ks.length === 0) return [];
+    try {
+      return await this.#track(this.#db.getMany(ks));
+    } catch (e) {
+      throw this.#wrap('getMany', e);
+    }
+  }
+
+  iterate(bucket: string, range: KvRange = {}): AsyncIterableIterator<[Bytes, Bytes]> {
+    const prefix = this.prefix(bucket);
+    const opts: Record<string, unknown> = { reverse: range.reverse === true, values: range.values !== false };
+    if (range.gt !== undefined) opts.gt = this.fullKey(bucket, range.gt);
+    else if (range.gte !== undefined) opts.gte = this.fullKey(bucket, range.gte);
+    else opts.gte = prefix;
+    if (range.lt !== undefined) opts.lt = this.fullKey(bucket, range.lt);
+    else if (range.lte !== undefined) opts.lte = this.fullKey(bucket, range.lte);
+    else {
+      const end = Uint8Array.from(prefix);
+      end[end.length - 1] = 1;
+      opts.lt = end;
+    }
+    if (range.limit !== undefined) {
+      if (!Number.isSafeInteger(range.limit) || range.limit < 0) {
+        throw new StorageError(StorageErrorCode.INVALID_KEY, { what: 'limit' });
+      }
+      opts.limit = range.limit;
+    }
+    this.#checkOpen();
+    return this.#entries(prefix.length, opts);
+  }
+
+  async *#entries(prefixLength: number, opts: Record<string, unknown>): AsyncIterableIterator<[Bytes, Bytes]> {
+    if (opts.limit === 0) return;
+    this.#checkOpen();
+    let it: LevelIterator;
+    try {
+      it = this.#db.iterator(opts);
+    } catch (e) {
+      throw this.#wrap('iterate', e);
+    }
+    try {
+      while (true) {
+        let chunk: [Bytes, Bytes | undefined][];
+        try {
+          chunk = await this.#track(it.nextv(ITERATOR_CHUNK));
+        } catch (e) {
+          throw this.#wrap('iterate', e);
+        }
+        if (chunk.length === 0) return;
+        for (const [k, v] of chunk) yield [k.subarray(prefixLength), v ?? EMPTY];
+      }
+    } finally {
+      await it.close().catch(() => undefined); // closing an iterator of a closed db is a no-op
+    }
+  }
+
+  batch(): WriteBatch {
+    return new LevelWriteBatch(this);
+  }
+
+  /** Writes the operations of a batch (called by LevelWriteBatch). */
+  async writeOps(ops: BatchOp[], sync: boolean): Promise<void> {
+    this.#checkOpen();
+    if (ops.length === 0) return;
+    try {
+      await this.#track(this.#db.batch(ops, { sync }));
+    } catch (e) {
+      throw this.#wrap('batch', e);
+    }
+  }
+
+  close(): Promise<void> {
+    if (this.#closing === undefined) {
+      this.#closing = (async () => {
+        await Promise.allSettled([...this.#inflight]);
+        try {
+          await this.#db.close();
+        } catch (e) {
+          throw new StorageError(StorageErrorCode.KV_IO_FAILED, { op: 'close', reason: reasonOf(e) }, undefined, { cause: e });
+        }
+      })();
+    }
+    return this.#closing;
+  }
+}
+
+class LevelWriteBatch implements WriteBatch {
+  readonly #store: LevelKvStore;
+  readonly #ops: BatchOp[] = [];
+  readonly #listeners: BatchWriteListener[] = [];
+  #written = false;
+
+  constructor(store: LevelKvStore) {
+    this.#store = store;
+  }
+
+  get length(): number {
+    return this.#ops.length;
+  }
+
+  #checkMutable(): void {
+    if (this.#written) throw new StorageError(StorageErrorCode.BATCH_ALREADY_WRITTEN);
+  }
+
+  put(bucket: string, key: Bytes, value: Bytes): this {
+    this.#checkMutable();
+    checkBytes(value, 'value');
+    this.#ops.push({ type: 'put', key: this.#store.fullKey(bucket, key), value });
+    return this;
+  }
+
+  del(bucket: string, key: Bytes): this {
+    this.#checkMutable();
+    this.#ops.push({ type: 'del', key: this.#store.fullKey(bucket, key) });
+    return this;
+  }
+
+  afterWrite(listener: BatchWriteListener): this {
+    this.#checkMutable();
+    if (typeof listener !== 'function') throw new StorageError(StorageErrorCode.INVALID_KEY, { what: 'listener' });
+    this.#listeners.push(listener);
+    return this;
+  }
+
+  async write(opts: { sync?: boolean } = {}): Promise<void> {
+    this.#checkMutable();
+    this.#written = true;
+    let error: Error | undefined;
+    try {
+      await this.#store.writeOps(this.#ops, opts.sync === true);
+    } catch (e) {
+      error = e instanceof Error ? e : new StorageError(StorageErrorCode.KV_IO_FAILED, { op: 'batch', reason: reasonOf(e) });
+    }
+    let listenerError: unknown;
+    for (const l of this.#listeners) {
+      try {
+        l(error);
+      } catch (e) {
+        listenerError ??= e;
+      }
+    }
+    if (error !== undefined) throw error;
+    if (listenerError !== undefined) throw listenerError;
+  }
+}

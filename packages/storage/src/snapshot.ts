@@ -1,0 +1,173 @@
+// A consistent copy of a LevelDB directory that another process holds open (and locked), for tools
+// such as read_ledger that must read while the node runs. Table files (.ldb/.sst) are immutable once
+// written, so they are hard-linked; CURRENT, the live MANIFEST and the write-ahead logs (*.log) are
+// copied. LevelDB only deletes a table or a log after appending an edit to the MANIFEST, so a copy
+// is consistent when CURRENT and the MANIFEST are unchanged from before the first file was taken to
+// after the last: logs copied mid-write end in a torn record that recovery drops, which leaves a
+// prefix of the committed write batches. Otherwise (or when a file vanished mid-copy) the copy is
+// thrown away and taken again.
+import { copyFile, link, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { QuireError } from '@quire/common';
+
+export const SnapshotErrorCode = {
+  /** The source is not a LevelDB directory (no CURRENT file) (data: `path`). */
+  NOT_A_DATABASE: 'SNAPSHOT_NOT_A_DATABASE',
+  /** No consistent copy could be taken in the allowed attempts (data: `path`, `attempts`, `reason`). */
+  UNSTABLE: 'SNAPSHOT_UNSTABLE',
+  /** A file system operation failed (data: `path`, `reason`). */
+  IO_FAILED: 'SNAPSHOT_IO_FAILED',
+} as const;
+export type SnapshotErrorCode = (typeof SnapshotErrorCode)[keyof typeof SnapshotErrorCode];
+
+export class SnapshotError extends QuireError {
+  declare readonly code: SnapshotErrorCode;
+  constructor(code: SnapshotErrorCode, data: Record<string, unknown>, message?: string) {
+    super(code, data, message);
+  }
+}
+
+export interface SnapshotOptions {
+  /** Folder in which the temporary copy is made (default: the OS temp folder). */
+  tmpDir?: string;
+  /** Copies attempted before giving up (default 10). */
+  attempts?: number;
+  /** Pause between attempts in ms (default 20, doubled each time up to 500). */
+  retryDelayMs?: number;
+}
+
+export const defaultSnapshotOptions: Required<SnapshotOptions> = { tmpDir: '', attempts: 10, retryDelayMs: 20 };
+
+/** A copy of a database directory; `remove()` deletes it (idempotent). */
+export interface DbSnapshot {
+  readonly path: string;
+  remove(): Promise<void>;
+}
+
+class Retry extends Error {}
+
+function codeOf(e: unknown): string | undefined {
+  return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : undefined;
+}
+
+const TABLE = /^\d+\.(ldb|sst)$/;
+const LOG = /^\d+\.log$/;
+
+async function readCurrent(src: string): Promise<string> {
+  try {
+    const text = await readFile(join(src, 'CURRENT'), 'utf8');
+    const name = text.trim();
+    if (!/^MANIFEST-\d+$/.test(name)) throw new Retry(`CURRENT names ${JSON.stringify(name)}`);
+    return name;
+  } catch (e) {
+    if (e instanceof Retry) throw e;
+    if (codeOf(e) === 'ENOENT') throw new Retry('CURRENT vanished');
+    throw e;
+  }
+}
+
+async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch (e) {
+    if (codeOf(e) === 'ENOENT') throw new Retry(`${path} vanished`);
+    throw e;
+  }
+}
+
+/** Hard-links a file, copying instead when linking is impossible (another file system, no permission). */
+async function linkOrCopy(from: string, to: string, state: { link: boolean }): Promise<void> {
+  if (state.link) {
+    try {
+      await link(from, to);
+      return;
+    } catch (e) {
+      const c = codeOf(e);
+      if (c === 'ENOENT') throw new Retry(`${from} vanished`);
+      if (c !== 'EXDEV' && c !== 'EPERM' && c !== 'EACCES' && c !== 'ENOTSUP' && c !== 'EMLINK') throw e;
+      state.link = false;
+    }
+  }
+  await copyOrRetry(from, to);
+}
+
+async function copyOrRetry(from: string, to: string): Promise<void> {
+  try {
+    await copyFile(from, to);
+  } catch (e) {
+    if (codeOf(e) === 'ENOENT') throw new Retry(`${from} vanished`);
+    throw e;
+  }
+}
+
+async function copyOnce(src: string, dst: string, state: { link: boolean }): Promise<void> {
+  const manifest = await readCurrent(src);
+  const manifestSize = await sizeOf(join(src, manifest));
+  const names = await readdir(src);
+  if (!names.includes(manifest)) throw new Retry(`${manifest} vanished`);
+  for (const name of names) {
+    if (TABLE.test(name)) await linkOrCopy(join(src, name), join(dst, name), state);
+  }
+  const logs = names.filter((n) => LOG.test(n)).sort((a, b) => Number(a.slice(0, -4)) - Number(b.slice(0, -4)));
+  for (const name of logs) await copyOrRetry(join(src, name), join(dst, name));
+  await copyOrRetry(join(src, manifest), join(dst, manifest));
+  // the copy is consistent only if no version edit happened while it was taken
+  if ((await readCurrent(src)) !== manifest) throw new Retry('CURRENT changed');
+  if ((await sizeOf(join(src, manifest))) !== manifestSize) throw new Retry('MANIFEST changed');
+  if ((await sizeOf(join(dst, manifest))) !== manifestSize) throw new Retry('MANIFEST changed');
+  await copyFile(join(src, 'CURRENT'), join(dst, 'CURRENT')).catch((e: unknown) => {
+    throw codeOf(e) === 'ENOENT' ? new Retry('CURRENT vanished') : e;
+  });
+  if ((await readCurrent(dst)) !== manifest) throw new Retry('CURRENT changed');
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Takes a consistent copy of the LevelDB directory `src` (which may be open in another process) in a
+ * fresh temporary folder. The caller opens the copy and must call `remove()` when done.
+ */
+export async function snapshotLevelDb(src: string, opts: SnapshotOptions = {}): Promise<DbSnapshot> {
+  const o = { ...defaultSnapshotOptions, ...opts };
+  try {
+    await stat(join(src, 'CURRENT'));
+  } catch {
+    throw new SnapshotError(SnapshotErrorCode.NOT_A_DATABASE, { path: src }, `${src} is not a LevelDB database (no CURRENT file)`);
+  }
+  const state = { link: true };
+  let delay = o.retryDelayMs;
+  let lastReason = '';
+  for (let attempt = 1; attempt <= o.attempts; attempt++) {
+    let dst: string;
+    try {
+      dst = await mkdtemp(join(o.tmpDir || tmpdir(), 'quire-db-snapshot-'));
+    } catch (e) {
+      throw new SnapshotError(SnapshotErrorCode.IO_FAILED, { path: o.tmpDir || tmpdir(), reason: e instanceof Error ? e.message : String(e) });
+    }
+    const remove = async (): Promise<void> => {
+      await rm(dst, { recursive: true, force: true });
+    };
+    try {
+      await copyOnce(src, dst, state);
+      let removed = false;
+      return {
+        path: dst,
+        remove: async () => {
+          if (removed) return;
+          removed = true;
+          await remove();
+        },
+      };
+    } catch (e) {
+      await remove();
+      if (!(e instanceof Retry)) {
+        throw new SnapshotError(SnapshotErrorCode.IO_FAILED, { path: src, reason: e instanceof Error ? e.message : String(e) });
+      }
+      lastReason = e.message;
+      await sleep(delay);
+      delay = Math.min(delay * 2, 500);
+    }
+  }
+  throw new SnapshotError(SnapshotErrorCode.UNSTABLE, { path: src, attempts: o.attempts, reason: lastReason }, `no consistent copy of ${src} after ${o.attempts} attempts: ${lastReason}`);
+}

@@ -1,0 +1,231 @@
+/**
+ * State proofs (formats.md 7.4, 7.5, 7.7): their encoding, and the pure verifiers a light client
+ * runs against a state root it trusts (one covered by a BLS multi-signature).
+ *
+ * A proof is the RLP list of the nodes met on a lookup path (the root last). The verifier indexes
+ * them by SHA3-256 of their RLP and walks from the root: a missing hash node fails the proof, a
+ * leaf counts only on an EXACT match of the remaining path, and a walk that ends on a blank child,
+ * a diverging extension or another leaf proves absence.
+ */
+import { b64decode } from '@quire/common';
+import { ProofError, StorageError, StorageErrorCode } from '../errors.js';
+import { BLANK_NODE_RLP, BranchNode, ExtensionNode, LeafNode, decodeNode, encodeNode, sha3, type NodeRef, type TrieNode } from './node.js';
+import { bytesToNibbles, concatNibbles, nibblesToBytes, startsWithAt } from './nibbles.js';
+import { rlpEncodeListOfEncoded, rlpListItems } from './rlp.js';
+import { stateKeyBytes, unwrapStateValue, type StateKey } from './values.js';
+
+/** RLP list of the given nodes followed by the root node (the blank root encodes as the empty string). */
+export function encodeProof(path: readonly TrieNode[], root: TrieNode | null): Uint8Array {
+  const items: Uint8Array[] = [];
+  const seen = new Set<string>();
+  for (const n of path) {
+    const enc = encodeNode(n);
+    const id = hashKey(n.hash ?? sha3(enc));
+    if (seen.has(id)) continue;
+    seen.add(id);
+    items.push(enc);
+  }
+  items.push(root === null ? BLANK_NODE_RLP : encodeNode(root));
+  return rlpEncodeListOfEncoded(items);
+}
+
+/** Map key of a 32-byte hash. */
+export function hashKey(h: Uint8Array): string {
+  return Buffer.from(h.buffer, h.byteOffset, h.byteLength).toString('latin1');
+}
+
+function hex(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+}
+
+function proofError(code: StorageErrorCode, data: Record<string, unknown>, cause?: unknown): ProofError {
+  return new ProofError(code, data, undefined, cause === undefined ? undefined : { cause });
+}
+
+/** Proof nodes by hash; the blank node maps to null. */
+type ProofDb = Map<string, TrieNode | null>;
+
+function proofBytes(proof: Uint8Array | string): Uint8Array {
+  if (typeof proof === 'string') {
+    try {
+      return b64decode(proof);
+    } catch (e) {
+      throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'base64' }, e);
+    }
+  }
+  if (proof instanceof Uint8Array) return proof;
+  throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'proof', type: proof === null ? 'null' : typeof proof });
+}
+
+function decodeProof(proof: Uint8Array | string): ProofDb {
+  const bytes = proofBytes(proof);
+  let items: Uint8Array[];
+  try {
+    items = rlpListItems(bytes);
+  } catch (e) {
+    throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'rlp', reason: (e as StorageError).code ?? String(e) }, e);
+  }
+  const db: ProofDb = new Map();
+  items.forEach((item, index) => {
+    let node: TrieNode | null;
+    try {
+      node = decodeNode(item);
+    } catch (e) {
+      throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'node', index, reason: (e as StorageError).code ?? String(e) }, e);
+    }
+    db.set(hashKey(sha3(item)), node);
+  });
+  return db;
+}
+
+function checkRoot(rootHash: Uint8Array): void {
+  if (!(rootHash instanceof Uint8Array) || rootHash.length !== 32) {
+    throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'root', length: rootHash instanceof Uint8Array ? rootHash.length : -1 });
+  }
+}
+
+function rootNode(db: ProofDb, rootHash: Uint8Array): TrieNode | null {
+  const root = db.get(hashKey(rootHash));
+  if (root === undefined) throw proofError(StorageErrorCode.PROOF_ROOT_MISMATCH, { root: hex(rootHash) });
+  return root;
+}
+
+/** The node a child reference points to inside a proof (null = blank); a hash the proof lacks fails. */
+function follow(db: ProofDb, ref: NodeRef | null): TrieNode | null {
+  if (ref === null) return null;
+  if (!(ref instanceof Uint8Array)) return ref;
+  const node = db.get(hashKey(ref));
+  if (node === undefined) throw proofError(StorageErrorCode.PROOF_INCOMPLETE, { hash: hex(ref) });
+  return node;
+}
+
+function unwrap(stored: Uint8Array, key: Uint8Array): Uint8Array {
+  const v = unwrapStateValue(stored);
+  if (v === undefined) throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'value', key: hex(key) });
+  return v.slice();
+}
+
+/**
+ * Verifies a single-key proof (formats.md 7.5) against a trusted state root. Returns the state
+ * value v of `key` (the bytes of formats.md 8, not the RLP wrapper), or null when the proof shows
+ * that the key is absent. The proof is the RLP bytes or their base64 (`proof_nodes`). Throws
+ * ProofError: PROOF_MALFORMED (bad base64, RLP, node, stored value or root length),
+ * PROOF_ROOT_MISMATCH (no proof node hashes to the root), PROOF_INCOMPLETE (the walk needs a node
+ * the proof lacks).
+ */
+export function verifyTrieProof(rootHash: Uint8Array, key: StateKey, proof: Uint8Array | string): Uint8Array | null {
+  checkRoot(rootHash);
+  const keyBytes = stateKeyBytes(key);
+  const db = decodeProof(proof);
+  const path = bytesToNibbles(keyBytes);
+  let node = rootNode(db, rootHash);
+  let pos = 0;
+  while (node !== null) {
+    if (node instanceof BranchNode) {
+      if (pos === path.length) return node.value === null ? null : unwrap(node.value, keyBytes);
+      node = follow(db, node.children[path[pos]!]!);
+      pos++;
+    } else if (node instanceof LeafNode) {
+      // EXACT match only: a leaf whose path merely starts with the rest of the key proves nothing
+      const rest = path.length - pos;
+      return rest === node.path.length && startsWithAt(path, pos, node.path) ? unwrap(node.value, keyBytes) : null;
+    } else {
+      if (!startsWithAt(path, pos, node.path)) return null;
+      pos += node.path.length;
+      node = follow(db, node.child);
+    }
+  }
+  return null;
+}
+
+/** One pair proven by a prefix proof. */
+export interface ProvenPair {
+  key: Uint8Array;
+  value: Uint8Array;
+}
+
+/**
+ * Verifies a prefix proof (formats.md 7.7) and returns the exact set of (key, state value) pairs
+ * whose key starts with `prefix`, in ascending key order. The subtrie below the prefix must be
+ * complete: any node it references by hash that the proof lacks fails (PROOF_INCOMPLETE). Other
+ * failures as for {@link verifyTrieProof}.
+ */
+export function verifyPrefixProofPairs(rootHash: Uint8Array, prefix: StateKey, proof: Uint8Array | string): ProvenPair[] {
+  checkRoot(rootHash);
+  const prefixBytes = stateKeyBytes(prefix, 'state key prefix');
+  const db = decodeProof(proof);
+  const path = bytesToNibbles(prefixBytes);
+  let node = rootNode(db, rootHash);
+  let pos = 0; // nibbles of `path` consumed by the nodes above `node`
+  while (node !== null && pos < path.length) {
+    if (node instanceof BranchNode) {
+      node = follow(db, node.children[path[pos]!]!);
+      pos++;
+    } else {
+      const rest = path.subarray(pos);
+      if (startsWithAt(node.path, 0, rest)) break; // the prefix ends inside this node's path
+      if (node instanceof LeafNode || !startsWithAt(path, pos, node.path)) return [];
+      pos += node.path.length;
+      node = follow(db, node.child);
+    }
+  }
+  const out: ProvenPair[] = [];
+  if (node !== null) collectPairs(db, node, path.subarray(0, pos), out);
+  return out;
+}
+
+function collectPairs(db: ProofDb, node: TrieNode, above: Uint8Array, out: ProvenPair[]): void {
+  const emit = (nibbles: Uint8Array, stored: Uint8Array): void => {
+    let key: Uint8Array;
+    try {
+      key = nibblesToBytes(nibbles);
+    } catch (e) {
+      throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'key', nibbles: nibbles.length }, e);
+    }
+    out.push({ key, value: unwrap(stored, key) });
+  };
+  if (node instanceof LeafNode) {
+    emit(concatNibbles(above, node.path), node.value);
+  } else if (node instanceof ExtensionNode) {
+    const child = follow(db, node.child);
+    if (child !== null) collectPairs(db, child, concatNibbles(above, node.path), out);
+  } else {
+    if (node.value !== null) emit(above, node.value);
+    for (let i = 0; i < 16; i++) {
+      const child = follow(db, node.children[i]!);
+      if (child !== null) collectPairs(db, child, concatNibbles(above, Uint8Array.of(i)), out);
+    }
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * {@link verifyPrefixProofPairs} as a Map from key to state value. Keys are rendered as UTF-8
+ * strings (the state keys of formats.md 8 that prefix queries use), or as lowercase hex with
+ * `keyEncoding: 'hex'`; a proven key that is not UTF-8 under the default fails with
+ * PROOF_KEY_NOT_UTF8.
+ */
+export function verifyPrefixProof(
+  rootHash: Uint8Array,
+  prefix: StateKey,
+  proof: Uint8Array | string,
+  opts: { keyEncoding?: 'utf8' | 'hex' } = {},
+): Map<string, Uint8Array> {
+  const pairs = verifyPrefixProofPairs(rootHash, prefix, proof);
+  const out = new Map<string, Uint8Array>();
+  for (const { key, value } of pairs) {
+    let k: string;
+    if (opts.keyEncoding === 'hex') {
+      k = hex(key);
+    } else {
+      try {
+        k = utf8.decode(key);
+      } catch (e) {
+        throw proofError(StorageErrorCode.PROOF_KEY_NOT_UTF8, { key: hex(key) }, e);
+      }
+    }
+    out.set(k, value);
+  }
+  return out;
+}

@@ -1,0 +1,316 @@
+/**
+ * The state of one ledger (formats.md 7): a Merkle-Patricia trie with SHA3-256 over the node store
+ * of the key-value layer, with an uncommitted head (batches in flight) and a committed root.
+ *
+ * Storage: bucket `state/<name>` maps SHA3-256(RLP(node)) -> RLP(node) for every node referenced by
+ * hash (and every committed root node); bucket `state-head/<name>` holds the committed root. Old
+ * nodes are never deleted, so every root once committed stays readable (formats.md 7.6).
+ *
+ * Memory: changes build new immutable nodes in memory (copy on write); nothing is hashed until a
+ * root is asked for, and no node is hashed or encoded twice. `commit` puts the nodes of the new
+ * root into a write batch; from then on they are served from memory until the batch is durable,
+ * then from a bounded cache of hot nodes and, below it, from synchronous reads of the store.
+ */
+import type { KvStore, WriteBatch } from '../kv/kv-store.js';
+import { StorageError, StorageErrorCode } from '../errors.js';
+import { BLANK_ROOT, BranchNode, ExtensionNode, LeafNode, bytesEqual, decodeNode, encodeNode, isHashReferenced, nodeHash, rootHashOf, type NodeRef, type TrieNode } from './node.js';
+import { NodeCache } from './node-cache.js';
+import { bytesToNibbles, nibblesToBytes } from './nibbles.js';
+import { encodeProof, hashKey } from './proof.js';
+import { prefixProofNodes, proofPath, trieForEach, trieGet, trieInsert, trieRemove } from './trie-ops.js';
+import { stateKeyBytes, unwrapStateValue, wrapStateValue, type StateKey } from './values.js';
+
+/** The states a pool keeps (the audit ledger has none). */
+export type StateName = 'pool' | 'domain' | 'config';
+
+const STATE_NAMES: readonly string[] = ['pool', 'domain', 'config'];
+
+export interface StateTrieOptions {
+  /** About how many stored nodes the hot-node cache holds. */
+  nodeCacheSize: number;
+}
+
+export const defaultStateTrieOptions: StateTrieOptions = {
+  nodeCacheSize: 100_000,
+};
+
+/** Key of the committed root in bucket `state-head/<name>`. */
+const HEAD_KEY = new TextEncoder().encode('root');
+
+function hex(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+}
+
+function checkRootArg(root: Uint8Array): void {
+  if (!(root instanceof Uint8Array) || root.length !== 32) {
+    throw new StorageError(StorageErrorCode.INVALID_KEY, { what: 'state root', length: root instanceof Uint8Array ? root.length : -1 });
+  }
+}
+
+export class StateTrie {
+  readonly name: StateName;
+  readonly #kv: KvStore;
+  readonly #nodeBucket: string;
+  readonly #headBucket: string;
+  readonly #cache: NodeCache;
+  /** Nodes put into a batch that is not known to be written yet (hash key -> node). */
+  readonly #unflushed = new Map<string, TrieNode>();
+  /** Nodes whose batch failed: put again by the next commit. */
+  readonly #retry = new Map<string, TrieNode>();
+  /** Roots of uncommitted heads that setHead/getAt/commit may name, in the order they were made. */
+  readonly #pending = new Map<string, TrieNode | null>();
+  #head: TrieNode | null = null;
+  #committed: TrieNode | null = null;
+  #committedRoot: Uint8Array = BLANK_ROOT;
+  readonly #resolve = (ref: NodeRef): TrieNode => (ref instanceof Uint8Array ? this.#load(ref) : ref);
+
+  private constructor(kv: KvStore, name: StateName, opts: StateTrieOptions) {
+    this.#kv = kv;
+    this.name = name;
+    this.#nodeBucket = `state/${name}`;
+    this.#headBucket = `state-head/${name}`;
+    this.#cache = new NodeCache(opts.nodeCacheSize);
+  }
+
+  /**
+   * Opens the state `name` of a store: the committed root is the one last committed (the empty
+   * trie when none), and the head starts there. Throws INVALID_STATE_NAME, STATE_NODE_MISSING
+   * when the committed root's node is absent, STATE_NODE_MALFORMED for a damaged root record.
+   */
+  static async open(kv: KvStore, name: StateName, opts: Partial<StateTrieOptions> = {}): Promise<StateTrie> {
+    if (!STATE_NAMES.includes(name)) throw new StorageError(StorageErrorCode.INVALID_STATE_NAME, { name: String(name) });
+    const cacheSize = opts.nodeCacheSize ?? defaultStateTrieOptions.nodeCacheSize;
+    if (!Number.isSafeInteger(cacheSize) || cacheSize < 2) {
+      throw new StorageError(StorageErrorCode.INVALID_KEY, { what: 'nodeCacheSize', value: cacheSize });
+    }
+    const trie = new StateTrie(kv, name, { nodeCacheSize: cacheSize });
+    const head = await kv.get(trie.#headBucket, HEAD_KEY);
+    if (head !== undefined) {
+      if (head.length !== 32) {
+        throw new StorageError(StorageErrorCode.STATE_NODE_MALFORMED, { state: name, reason: `committed root record of ${head.length} bytes` });
+      }
+      const root = Uint8Array.from(head);
+      trie.#committed = bytesEqual(root, BLANK_ROOT) ? null : trie.#load(root);
+      trie.#committedRoot = root;
+    }
+    trie.#head = trie.#committed;
+    return trie;
+  }
+
+  /** Root of the uncommitted head (hashes the nodes changed since it was last asked for). */
+  get headRoot(): Uint8Array {
+    const root = rootHashOf(this.#head);
+    const k = hashKey(root);
+    if (this.#head !== null && !this.#pending.has(k)) this.#pending.set(k, this.#head);
+    return root.slice();
+  }
+
+  /** Root of the committed state. */
+  get committedRoot(): Uint8Array {
+    return this.#committedRoot.slice();
+  }
+
+  /** The state value of `key` (formats.md 8) on the head, or on the committed root with `committed: true`. */
+  get(key: StateKey, opts: { committed?: boolean } = {}): Uint8Array | undefined {
+    return this.#read(opts.committed === true ? this.#committed : this.#head, key);
+  }
+
+  /** The state value of `key` under any retained root (committed once, or an uncommitted head). */
+  getAt(root: Uint8Array, key: StateKey): Uint8Array | undefined {
+    return this.#read(this.#rootNode(root), key);
+  }
+
+  /** True when `root` is the empty trie, a stored root, or an uncommitted head still held. */
+  hasRoot(root: Uint8Array): boolean {
+    checkRootArg(root);
+    if (bytesEqual(root, BLANK_ROOT) || this.#pending.has(hashKey(root))) return true;
+    try {
+      this.#load(root);
+      return true;
+    } catch (e) {
+      if (e instanceof StorageError && e.code === StorageErrorCode.STATE_NODE_MISSING) return false;
+      throw e;
+    }
+  }
+
+  /** Sets `key` to the state value `value` on the uncommitted head. */
+  set(key: StateKey, value: Uint8Array): void {
+    const path = bytesToNibbles(stateKeyBytes(key));
+    const stored = wrapStateValue(value);
+    this.#head = trieInsert(this.#head, path, 0, stored, this.#resolve);
+  }
+
+  /** Removes `key` from the uncommitted head (nothing happens when it is absent). */
+  remove(key: StateKey): void {
+    const path = bytesToNibbles(stateKeyBytes(key));
+    this.#head = trieRemove(this.#head, path, 0, this.#resolve);
+  }
+
+  /** Moves the head to `root`: an uncommitted head made earlier, or any stored root. */
+  setHead(root: Uint8Array): void {
+    this.#head = this.#rootNode(root);
+  }
+
+  /** Drops every uncommitted change: the head goes back to the committed root. */
+  revertToCommitted(): void {
+    this.#head = this.#committed;
+    this.#pending.clear();
+  }
+
+  /**
+   * Makes `root` (default: the head) the committed root. Its new nodes and the committed root go
+   * into `batch` when one is given (so the ledger, the state and the indexes commit in one atomic
+   * write; the caller writes it before the next commit of this state), else into a batch of its
+   * own that is written before the returned promise resolves. Uncommitted heads made before `root`
+   * are forgotten; the ones made after it stay available to setHead.
+   */
+  commit(root?: Uint8Array, batch?: WriteBatch): void | Promise<void> {
+    const node = root === undefined ? this.#head : this.#rootNode(root);
+    const rootHash = rootHashOf(node); // encodes and hashes every new node below
+    const b = batch ?? this.#kv.batch();
+    const written: [string, TrieNode][] = [];
+    if (node !== null) {
+      const rootWasStored = node.stored;
+      const fresh: TrieNode[] = [];
+      collectUnstored(node, fresh);
+      for (const n of fresh) {
+        n.stored = true;
+        if (n === node || n.enc!.length >= 32) {
+          const h = nodeHash(n);
+          b.put(this.#nodeBucket, h, n.enc!);
+          written.push([hashKey(h), n]);
+        }
+      }
+      // a root already stored may so far have been stored only inside its parent
+      if (rootWasStored && encodeNode(node).length < 32) b.put(this.#nodeBucket, rootHash, node.enc!);
+      for (const n of fresh) stripStoredChildren(n);
+    }
+    for (const [k, n] of this.#retry) {
+      b.put(this.#nodeBucket, n.hash!, n.enc!);
+      written.push([k, n]);
+    }
+    this.#retry.clear();
+    b.put(this.#headBucket, HEAD_KEY, rootHash);
+    for (const [k, n] of written) {
+      this.#unflushed.set(k, n);
+      this.#cache.set(k, n);
+    }
+    b.afterWrite((error) => {
+      for (const [k, n] of written) {
+        if (error === undefined) this.#unflushed.delete(k);
+        else this.#retry.set(k, n);
+      }
+    });
+    this.#committed = node;
+    this.#committedRoot = rootHash.slice();
+    this.#forgetPendingUpTo(hashKey(rootHash));
+    if (batch === undefined) return b.write();
+  }
+
+  /** Proof of `key` (present or absent) under `root` (default: the committed root), formats.md 7.4. */
+  generateProof(key: StateKey, root?: Uint8Array): Uint8Array {
+    const node = root === undefined ? this.#committed : this.#rootNode(root);
+    const path = bytesToNibbles(stateKeyBytes(key));
+    return encodeProof(proofPath(node, path, this.#resolve), node);
+  }
+
+  /** Proof of every pair whose key starts with `prefix` under `root` (default: committed), formats.md 7.7. */
+  generatePrefixProof(prefix: StateKey, root?: Uint8Array): Uint8Array {
+    const node = root === undefined ? this.#committed : this.#rootNode(root);
+    const path = bytesToNibbles(stateKeyBytes(prefix, 'state key prefix'));
+    return encodeProof(prefixProofNodes(node, path, this.#resolve), node);
+  }
+
+  /**
+   * Calls `fn` with every (key, state value) pair under `root` (default: the head) in ascending key
+   * order. Meant for exports, rebuild checks and tests: it reads the whole trie.
+   */
+  forEach(fn: (key: Uint8Array, value: Uint8Array) => void, root?: Uint8Array): void {
+    const node = root === undefined ? this.#head : this.#rootNode(root);
+    trieForEach(node, new Uint8Array(0), this.#resolve, (nibbles, stored) => {
+      fn(nibblesToBytes(nibbles), this.#unwrap(stored).slice());
+    });
+  }
+
+  #read(root: TrieNode | null, key: StateKey): Uint8Array | undefined {
+    const stored = trieGet(root, bytesToNibbles(stateKeyBytes(key)), this.#resolve);
+    return stored === undefined ? undefined : this.#unwrap(stored).slice();
+  }
+
+  #unwrap(stored: Uint8Array): Uint8Array {
+    const v = unwrapStateValue(stored);
+    if (v === undefined) throw new StorageError(StorageErrorCode.STATE_NODE_MALFORMED, { state: this.name, reason: 'stored value is not RLP([v])' });
+    return v;
+  }
+
+  /** The root node of `root`: the empty trie, an uncommitted head still held, or a stored root. */
+  #rootNode(root: Uint8Array): TrieNode | null {
+    checkRootArg(root);
+    if (bytesEqual(root, BLANK_ROOT)) return null;
+    const pending = this.#pending.get(hashKey(root));
+    if (pending !== undefined) return pending;
+    try {
+      return this.#load(root);
+    } catch (e) {
+      if (e instanceof StorageError && e.code === StorageErrorCode.STATE_NODE_MISSING) {
+        throw new StorageError(StorageErrorCode.UNKNOWN_STATE_ROOT, { state: this.name, root: hex(root) });
+      }
+      throw e;
+    }
+  }
+
+  /** A stored node by hash: from the unflushed set, the cache, or the store. */
+  #load(hash: Uint8Array): TrieNode {
+    const k = hashKey(hash);
+    const hit = this.#unflushed.get(k) ?? this.#cache.get(k);
+    if (hit !== undefined) return hit;
+    const bytes = this.#kv.getSync(this.#nodeBucket, hash);
+    if (bytes === undefined) throw new StorageError(StorageErrorCode.STATE_NODE_MISSING, { state: this.name, hash: hex(hash) });
+    let node: TrieNode | null;
+    try {
+      node = decodeNode(bytes);
+    } catch (e) {
+      throw new StorageError(StorageErrorCode.STATE_NODE_MALFORMED, { state: this.name, hash: hex(hash), reason: (e as StorageError).code ?? String(e) }, undefined, { cause: e });
+    }
+    if (node === null) throw new StorageError(StorageErrorCode.STATE_NODE_MALFORMED, { state: this.name, hash: hex(hash), reason: 'blank node stored by hash' });
+    node.hash = Uint8Array.from(hash);
+    this.#cache.set(k, node);
+    return node;
+  }
+
+  #forgetPendingUpTo(key: string): void {
+    if (!this.#pending.has(key)) return;
+    for (const k of this.#pending.keys()) {
+      this.#pending.delete(k);
+      if (k === key) break;
+    }
+  }
+}
+
+/** Every node below `node` (included) not yet stored, children before parents. */
+function collectUnstored(node: TrieNode, out: TrieNode[]): void {
+  if (node.stored) return;
+  if (node instanceof ExtensionNode) {
+    if (!(node.child instanceof Uint8Array)) collectUnstored(node.child, out);
+  } else if (node instanceof BranchNode) {
+    for (const c of node.children) if (c !== null && !(c instanceof Uint8Array)) collectUnstored(c, out);
+  }
+  out.push(node);
+}
+
+/**
+ * Replaces the children of a node just stored that are referenced by hash with their hash, so that
+ * stored nodes do not keep whole subtries alive in memory; they load again through the cache.
+ */
+function stripStoredChildren(node: TrieNode): void {
+  if (node instanceof LeafNode) return;
+  if (node instanceof ExtensionNode) {
+    if (!(node.child instanceof Uint8Array) && isHashReferenced(node.child)) node.child = nodeHash(node.child);
+    return;
+  }
+  const ch = node.children;
+  for (let i = 0; i < 16; i++) {
+    const c = ch[i]!;
+    if (c !== null && !(c instanceof Uint8Array) && isHashReferenced(c)) ch[i] = nodeHash(c);
+  }
+}

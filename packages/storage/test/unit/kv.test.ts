@@ -1,0 +1,202 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  StorageError,
+  StorageErrorCode,
+  bucketPrefix,
+  decodeSeqNoKey,
+  openLevelKvStore,
+  openMemoryKvStore,
+  seqNoKey,
+  type KvStore,
+} from '../../src/index.js';
+
+const b = (s: string): Uint8Array => new TextEncoder().encode(s);
+const s = (u: Uint8Array): string => new TextDecoder().decode(u);
+
+async function collect(it: AsyncIterable<[Uint8Array, Uint8Array]>): Promise<[string, string][]> {
+  const out: [string, string][] = [];
+  for await (const [k, v] of it) out.push([s(k), s(v)]);
+  return out;
+}
+
+async function expectCode(p: Promise<unknown> | (() => unknown), code: string): Promise<void> {
+  try {
+    if (typeof p === 'function') await p();
+    else await p;
+  } catch (e) {
+    expect(e).to.be.instanceOf(StorageError);
+    expect((e as StorageError).code).to.equal(code);
+    return;
+  }
+  expect.fail(`expected ${code}`);
+}
+
+describe('seqNoKey', () => {
+  it('is 8-byte big-endian and sorts numerically', () => {
+    expect(Buffer.from(seqNoKey(0)).toString('hex')).to.equal('0000000000000000');
+    expect(Buffer.from(seqNoKey(1)).toString('hex')).to.equal('0000000000000001');
+    expect(Buffer.from(seqNoKey(256)).toString('hex')).to.equal('0000000000000100');
+    expect(Buffer.from(seqNoKey(2 ** 32 + 5)).toString('hex')).to.equal('0000000100000005');
+    expect(Buffer.from(seqNoKey(Number.MAX_SAFE_INTEGER)).toString('hex')).to.equal('001fffffffffffff');
+    for (const n of [0, 1, 255, 256, 65535, 2 ** 32 - 1, 2 ** 32, 2 ** 40 + 7, Number.MAX_SAFE_INTEGER]) {
+      expect(decodeSeqNoKey(seqNoKey(n))).to.equal(n);
+    }
+    expect(Buffer.compare(seqNoKey(255), seqNoKey(256))).to.equal(-1);
+    expect(Buffer.compare(seqNoKey(2 ** 32 - 1), seqNoKey(2 ** 32))).to.equal(-1);
+  });
+
+  it('rejects values that are not safe non-negative integers', async () => {
+    for (const bad of [-1, 1.5, NaN, Infinity, 2 ** 53, '1' as unknown as number]) {
+      await expectCode(() => seqNoKey(bad), StorageErrorCode.INVALID_SEQ_NO);
+    }
+    await expectCode(() => decodeSeqNoKey(new Uint8Array(7)), StorageErrorCode.INVALID_SEQ_NO);
+    await expectCode(() => decodeSeqNoKey(Uint8Array.from([0xff, 0, 0, 0, 0, 0, 0, 0])), StorageErrorCode.INVALID_SEQ_NO);
+  });
+});
+
+describe('bucketPrefix', () => {
+  it('ends every bucket name with a NUL so that no prefix is another prefix', () => {
+    const names = ['a', 'ab', 'a/b', 'txn/1', 'txn/10', 'é'];
+    const prefixes = names.map((n) => Buffer.from(bucketPrefix(n)));
+    for (let i = 0; i < prefixes.length; i++) {
+      for (let j = 0; j < prefixes.length; j++) {
+        if (i !== j) expect(prefixes[j]!.subarray(0, prefixes[i]!.length).equals(prefixes[i]!), `${names[i]} vs ${names[j]}`).to.equal(false);
+      }
+    }
+  });
+
+  it('rejects empty, NUL-holding and over-long names', async () => {
+    for (const bad of ['', 'a\u0000b', 'x'.repeat(256), 7 as unknown as string]) {
+      await expectCode(() => bucketPrefix(bad), StorageErrorCode.INVALID_BUCKET);
+    }
+  });
+});
+
+const backends: [string, () => Promise<{ kv: KvStore; reopen?: () => Promise<KvStore>; cleanup: () => void }>][] = [
+  ['memory-level', async () => ({ kv: await openMemoryKvStore(), cleanup: () => undefined })],
+  [
+    'classic-level',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'quire-kv-'));
+      return { kv: await openLevelKvStore(dir), reopen: () => openLevelKvStore(dir), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+    },
+  ],
+];
+
+for (const [name, make] of backends) {
+  describe(`KvStore over ${name}`, () => {
+    let kv: KvStore;
+    let reopen: (() => Promise<KvStore>) | undefined;
+    let cleanup: () => void;
+
+    beforeEach(async () => {
+      ({ kv, reopen, cleanup } = await make());
+    });
+    afterEach(async () => {
+      await kv.close();
+      cleanup();
+    });
+
+    it('puts, gets (async, sync, many) and deletes through batches', async () => {
+      await kv.batch().put('one', b('k1'), b('v1')).put('one', b('k2'), b('v2')).write();
+      expect(s((await kv.get('one', b('k1')))!)).to.equal('v1');
+      expect(s(kv.getSync('one', b('k2'))!)).to.equal('v2');
+      expect(await kv.get('one', b('nope'))).to.equal(undefined);
+      expect(kv.getSync('one', b('nope'))).to.equal(undefined);
+      const many = await kv.getMany('one', [b('k2'), b('x'), b('k1')]);
+      expect(many.map((v) => (v === undefined ? undefined : s(v)))).to.deep.equal(['v2', undefined, 'v1']);
+      expect(await kv.getMany('one', [])).to.deep.equal([]);
+      await kv.batch().del('one', b('k1')).write();
+      expect(kv.getSync('one', b('k1'))).to.equal(undefined);
+    });
+
+    it('keeps buckets apart, even when one name is a prefix of another', async () => {
+      const batch = kv.batch();
+      batch.put('a', b('x'), b('in a')).put('ab', b('x'), b('in ab')).put('a/b', b('x'), b('in a/b')).put('a', b(''), b('empty key'));
+      batch.put('a', b('\u0000zz'), b('nul key')).put('b', b('x'), b('in b'));
+      expect(batch.length).to.equal(6);
+      await batch.write();
+      expect(s(kv.getSync('a', b('x'))!)).to.equal('in a');
+      expect(s(kv.getSync('ab', b('x'))!)).to.equal('in ab');
+      expect(s(kv.getSync('a/b', b('x'))!)).to.equal('in a/b');
+      expect(await collect(kv.iterate('a'))).to.deep.equal([['', 'empty key'], ['\u0000zz', 'nul key'], ['x', 'in a']]);
+      expect(await collect(kv.iterate('ab'))).to.deep.equal([['x', 'in ab']]);
+      expect(await collect(kv.iterate('a', { reverse: true }))).to.deep.equal([['x', 'in a'], ['\u0000zz', 'nul key'], ['', 'empty key']]);
+      expect(await collect(kv.iterate('nothing'))).to.deep.equal([]);
+    });
+
+    it('iterates ranges with bounds, reverse, limit and keys only', async () => {
+      const batch = kv.batch();
+      for (let i = 1; i <= 300; i++) batch.put('seq', seqNoKey(i), b(String(i)));
+      batch.put('seq0', seqNoKey(1), b('other'));
+      await batch.write();
+      const keys = async (r: Parameters<KvStore['iterate']>[1]): Promise<number[]> => {
+        const out: number[] = [];
+        for await (const [k] of kv.iterate('seq', r)) out.push(decodeSeqNoKey(k));
+        return out;
+      };
+      expect((await keys({})).length).to.equal(300); // more than one internal chunk
+      expect(await keys({ gte: seqNoKey(5), lte: seqNoKey(8) })).to.deep.equal([5, 6, 7, 8]);
+      expect(await keys({ gt: seqNoKey(5), lt: seqNoKey(8) })).to.deep.equal([6, 7]);
+      expect(await keys({ gt: seqNoKey(297) })).to.deep.equal([298, 299, 300]);
+      expect(await keys({ lt: seqNoKey(3) })).to.deep.equal([1, 2]);
+      expect(await keys({ reverse: true, limit: 2 })).to.deep.equal([300, 299]);
+      expect(await keys({ reverse: true, lte: seqNoKey(10), limit: 3 })).to.deep.equal([10, 9, 8]);
+      expect(await keys({ limit: 0 })).to.deep.equal([]);
+      for await (const [, v] of kv.iterate('seq', { values: false, limit: 1 })) expect(v.length).to.equal(0);
+      // breaking out of a loop closes the iterator
+      let n = 0;
+      for await (const _ of kv.iterate('seq')) if (++n === 3) break;
+      expect(n).to.equal(3);
+      await expectCode(() => kv.iterate('seq', { limit: -1 }), StorageErrorCode.INVALID_KEY);
+    });
+
+    it('writes a batch over several buckets all at once, and only once', async () => {
+      const batch = kv.batch().put('x', b('1'), b('a')).put('y', b('1'), b('b')).del('z', b('1'));
+      const seen: (Error | undefined)[] = [];
+      batch.afterWrite((e) => seen.push(e));
+      expect(kv.getSync('x', b('1'))).to.equal(undefined);
+      await batch.write({ sync: true });
+      expect(seen).to.deep.equal([undefined]);
+      expect(s(kv.getSync('x', b('1'))!)).to.equal('a');
+      expect(s(kv.getSync('y', b('1'))!)).to.equal('b');
+      await expectCode(batch.write(), StorageErrorCode.BATCH_ALREADY_WRITTEN);
+      await expectCode(() => batch.put('x', b('2'), b('c')), StorageErrorCode.BATCH_ALREADY_WRITTEN);
+      await kv.batch().write(); // empty batch is fine
+    });
+
+    it('rejects keys and values that are not bytes', async () => {
+      await expectCode(() => kv.getSync('x', 'k' as unknown as Uint8Array), StorageErrorCode.INVALID_KEY);
+      await expectCode(kv.get('x', 5 as unknown as Uint8Array), StorageErrorCode.INVALID_KEY);
+      await expectCode(() => kv.batch().put('x', b('k'), 'v' as unknown as Uint8Array), StorageErrorCode.INVALID_KEY);
+      await expectCode(() => kv.batch().put('', b('k'), b('v')), StorageErrorCode.INVALID_BUCKET);
+    });
+
+    it('closes idempotently and refuses work afterwards', async () => {
+      const batch = kv.batch().put('x', b('1'), b('a'));
+      let told: Error | undefined;
+      batch.afterWrite((e) => { told = e; });
+      await Promise.all([kv.close(), kv.close()]);
+      expect(kv.closed).to.equal(true);
+      await kv.close();
+      await expectCode(kv.get('x', b('1')), StorageErrorCode.KV_CLOSED);
+      await expectCode(() => kv.getSync('x', b('1')), StorageErrorCode.KV_CLOSED);
+      await expectCode(() => kv.iterate('x'), StorageErrorCode.KV_CLOSED);
+      await expectCode(batch.write(), StorageErrorCode.KV_CLOSED);
+      expect((told as StorageError).code).to.equal(StorageErrorCode.KV_CLOSED);
+    });
+
+    if (name === 'classic-level') {
+      it('keeps data across reopen and reports a locked database', async () => {
+        await kv.batch().put('p', b('k'), b('v')).write();
+        await expectCode(reopen!(), StorageErrorCode.KV_OPEN_FAILED);
+        await kv.close();
+        kv = await reopen!();
+        expect(s(kv.getSync('p', b('k'))!)).to.equal('v');
+      });
+    }
+  });
+}

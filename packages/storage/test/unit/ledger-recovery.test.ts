@@ -1,0 +1,220 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encodeMsgpack } from '@quire/common';
+import {
+  Ledger,
+  StorageErrorCode,
+  ledgerBuckets,
+  merkleLeafHash,
+  openLevelKvStore,
+  openMemoryKvStore,
+  seqNoKey,
+  verifyConsistency,
+  verifyInclusion,
+  type KvStore,
+} from '../../src/index.js';
+import { expectCode, mkTxns } from './ledger-helpers.js';
+import { hex, mth, modelLeaf } from './merkle-model.js';
+
+const B = ledgerBuckets(1);
+const SIZE_KEY = new TextEncoder().encode('size');
+
+async function deleteWhere(kv: KvStore, bucket: string, pred: (k: Uint8Array) => boolean): Promise<number> {
+  const batch = kv.batch();
+  for await (const [k] of kv.iterate(bucket)) if (pred(k)) batch.del(bucket, k);
+  const n = batch.length;
+  await batch.write();
+  return n;
+}
+
+const leafIndex = (k: Uint8Array): number => Buffer.from(k).readUIntBE(2, 6);
+const nodeLast = (k: Uint8Array): number => (Buffer.from(k).readUIntBE(3, 6) + 1) * 2 ** k[0]! - 1;
+
+describe('Ledger recovery at open', () => {
+  let kv: KvStore;
+  let leaves: Uint8Array[];
+  let root100: Uint8Array;
+
+  beforeEach(async () => {
+    kv = await openMemoryKvStore();
+    const ledger = await Ledger.open(kv, 1);
+    for (let s = 1; s <= 100; s += 10) {
+      ledger.append(mkTxns(s, 10));
+      await ledger.commit();
+    }
+    leaves = [];
+    for (let i = 1; i <= 100; i++) leaves.push(merkleLeafHash((await ledger.getEncoded(i))!));
+    root100 = ledger.root;
+    expect(hex(root100)).to.equal(hex(mth(leaves)));
+  });
+  afterEach(() => kv.close());
+
+  async function expectSound(ledger: Ledger, size: number): Promise<void> {
+    expect(ledger.size).to.equal(size);
+    expect(hex(ledger.root)).to.equal(hex(mth(leaves.slice(0, size))));
+    for (const m of [1, Math.ceil(size / 3), size]) {
+      verifyInclusion(leaves[m - 1]!, m - 1, size, await ledger.inclusionProof(m), ledger.root);
+      verifyConsistency(m, size, await ledger.rootAt(m), ledger.root, await ledger.consistencyProof(m, size));
+    }
+    const checked = await Ledger.open(kv, 1, { verify: true });
+    expect(checked.recovery.repairedRecords, 'hash store agrees with the log').to.equal(0);
+  }
+
+  it('reloads an intact store without rebuilding', async () => {
+    const ledger = await Ledger.open(kv, 1);
+    expect(ledger.recovery).to.deep.equal({ storedSize: 100, size: 100, rebuiltFrom: undefined, rebuiltLeaves: 0, removedRecords: 0, repairedRecords: 0 });
+    await expectSound(ledger, 100);
+  });
+
+  it('rebuilds a truncated hash store from the log', async () => {
+    await deleteWhere(kv, B.leaf, (k) => leafIndex(k) >= 60);
+    await deleteWhere(kv, B.node, (k) => nodeLast(k) >= 60);
+    const ledger = await Ledger.open(kv, 1);
+    expect(ledger.recovery).to.deep.include({ storedSize: 100, size: 100, rebuiltFrom: 60, rebuiltLeaves: 40 });
+    await expectSound(ledger, 100);
+  });
+
+  it('rebuilds everything when the subtree hashes are gone', async () => {
+    await deleteWhere(kv, B.node, () => true);
+    const ledger = await Ledger.open(kv, 1);
+    expect(ledger.recovery).to.deep.include({ rebuiltFrom: 0, rebuiltLeaves: 100 });
+    await expectSound(ledger, 100);
+  });
+
+  it('rewrites a missing or torn committed-size record', async () => {
+    await kv.batch().del(B.meta, SIZE_KEY).write();
+    let ledger = await Ledger.open(kv, 1);
+    expect(ledger.recovery).to.deep.include({ storedSize: undefined, size: 100, rebuiltLeaves: 0 });
+    await expectSound(ledger, 100);
+    await kv.batch().put(B.meta, SIZE_KEY, Uint8Array.of(1, 2, 3)).write();
+    ledger = await Ledger.open(kv, 1);
+    expect(ledger.recovery).to.deep.include({ storedSize: undefined, size: 100 });
+    await expectSound(ledger, 100);
+  });
+
+  it('follows the log when it is shorter than the committed size, and continues from there', async () => {
+    await deleteWhere(kv, B.txn, (k) => Buffer.from(k).readUIntBE(2, 6) > 90);
+    const ledger = await Ledger.open(kv, 1);
+    expect(ledger.recovery).to.deep.include({ storedSize: 100, size: 90 });
+    expect(ledger.recovery.removedRecords).to.be.greaterThan(10);
+    await expectSound(ledger, 90);
+    const txns = mkTxns(91, 10);
+    ledger.append(txns);
+    await ledger.commit();
+    expect(hex(ledger.root)).to.equal(hex(root100)); // same txns again, same root
+    expect(txns[0]!.txnMetadata.seqNo).to.equal(91);
+    await expectSound(await Ledger.open(kv, 1), 100);
+  });
+
+  it('follows the log when it is longer than the committed size', async () => {
+    await kv.batch().put(B.meta, SIZE_KEY, seqNoKey(80)).write();
+    await deleteWhere(kv, B.leaf, (k) => leafIndex(k) >= 80);
+    const ledger = await Ledger.open(kv, 1);
+    expect(ledger.recovery).to.deep.include({ storedSize: 80, size: 100, rebuiltFrom: 80 });
+    await expectSound(ledger, 100);
+  });
+
+  it('removes stale hash records beyond the log', async () => {
+    await kv.batch().put(B.leaf, seqNoKey(100), new Uint8Array(32)).put(B.leaf, seqNoKey(250), new Uint8Array(32)).write();
+    const ledger = await Ledger.open(kv, 1);
+    expect(ledger.recovery.removedRecords).to.equal(2);
+    await expectSound(ledger, 100);
+  });
+
+  it('reports a gap in the log instead of skipping it', async () => {
+    await kv.batch().del(B.txn, seqNoKey(50)).write();
+    // the quick open checks the ends of the log; reads and a full check find the hole
+    const ledger = await Ledger.open(kv, 1);
+    await expectCode(ledger.get(50), StorageErrorCode.LOG_GAP, { ledgerId: 1, seqNo: 50 });
+    await expectCode(async () => {
+      for await (const _ of ledger.range(45, 55)) void _;
+    }, StorageErrorCode.LOG_GAP, { seqNo: 50 });
+    await expectCode(Ledger.open(kv, 1, { verify: true }), StorageErrorCode.LOG_GAP, { ledgerId: 1, seqNo: 50 });
+    // when the ends disagree too, the quick open scans the log and finds it
+    await kv.batch().del(B.meta, SIZE_KEY).write();
+    await expectCode(Ledger.open(kv, 1), StorageErrorCode.LOG_GAP, { ledgerId: 1, seqNo: 50 });
+  });
+
+  it('repairs a wrong hash record when asked to verify', async () => {
+    await kv.batch().put(B.leaf, seqNoKey(9), new Uint8Array(32)).write();
+    const ledger = await Ledger.open(kv, 1, { verify: true });
+    expect(ledger.recovery).to.deep.include({ repairedRecords: 1, rebuiltFrom: 0 });
+    await expectSound(ledger, 100);
+  });
+
+  it('recovers from batches written out of commit order', async () => {
+    const ledger = await Ledger.open(kv, 1);
+    ledger.append(mkTxns(101, 4));
+    const first = kv.batch();
+    const second = kv.batch();
+    ledger.commit(2, first);
+    ledger.commit(2, second);
+    await second.write();
+    await first.write(); // leaves the older committed size on disk
+    const reopened = await Ledger.open(kv, 1);
+    expect(reopened.recovery).to.deep.include({ storedSize: 102, size: 104 });
+    expect(hex(reopened.root)).to.equal(hex(ledger.root));
+  });
+
+  describe('corrupt txns', () => {
+    it('names the ledger and seqNo when a stored txn is not msgpack', async () => {
+      await kv.batch().put(B.txn, seqNoKey(7), Uint8Array.of(0x81, 0xc1)).write();
+      const ledger = await Ledger.open(kv, 1);
+      await expectCode(ledger.get(7), StorageErrorCode.CORRUPT_TXN, { ledgerId: 1, seqNo: 7 });
+      await expectCode(async () => {
+        for await (const _ of ledger.range(1, 10)) void _;
+      }, StorageErrorCode.CORRUPT_TXN, { seqNo: 7 });
+      // a rebuild decodes every txn it hashes: no root is computed over corrupt bytes
+      await deleteWhere(kv, B.leaf, () => true);
+      await expectCode(Ledger.open(kv, 1), StorageErrorCode.CORRUPT_TXN, { ledgerId: 1, seqNo: 7 });
+      await expectCode(Ledger.open(kv, 1, { verify: true }), StorageErrorCode.CORRUPT_TXN, { seqNo: 7 });
+    });
+
+    it('names the seqNo when a stored txn is well-formed msgpack of something else', async () => {
+      const eighth = kv.getSync(B.txn, seqNoKey(8))!;
+      await kv.batch().put(B.txn, seqNoKey(7), eighth).put(B.txn, seqNoKey(9), encodeMsgpack([1, 2])).write();
+      const ledger = await Ledger.open(kv, 1);
+      await expectCode(ledger.get(7), StorageErrorCode.CORRUPT_TXN, { seqNo: 7, reason: 'holds seqNo 8' });
+      await expectCode(ledger.get(9), StorageErrorCode.CORRUPT_TXN, { seqNo: 9 });
+      await expectCode(Ledger.open(kv, 1, { verify: true }), StorageErrorCode.CORRUPT_TXN, { seqNo: 7 });
+    });
+  });
+});
+
+describe('Ledger on classic-level', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'quire-ledger-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reopens with the same root, size and proofs', async () => {
+    let kv = await openLevelKvStore(dir);
+    const ledger = await Ledger.open(kv, 3);
+    const leaves: Uint8Array[] = [];
+    for (let s = 1; s <= 300; s += 30) {
+      const txns = mkTxns(s, 30);
+      ledger.append(txns);
+      for (const t of txns) leaves.push(modelLeaf(encodeMsgpack(t)));
+      await ledger.commit();
+    }
+    ledger.append(mkTxns(301, 5)); // uncommitted: lost on reopen
+    const root = ledger.root;
+    const proof = await ledger.consistencyProof(77, 300);
+    await kv.close();
+    kv = await openLevelKvStore(dir);
+    try {
+      const reopened = await Ledger.open(kv, 3);
+      expect(reopened.size).to.equal(300);
+      expect(reopened.uncommittedSize).to.equal(300);
+      expect(hex(reopened.root)).to.equal(hex(root));
+      expect(hex(reopened.root)).to.equal(hex(mth(leaves)));
+      expect((await reopened.consistencyProof(77, 300)).map(hex)).to.deep.equal(proof.map(hex));
+      expect((await reopened.get(300))!.txnMetadata.seqNo).to.equal(300);
+    } finally {
+      await kv.close();
+    }
+  });
+});
