@@ -84,12 +84,18 @@ async function latency(pool: Pool, mode: Mode, size: number, count: number): Pro
   return { p50: times[Math.floor(times.length / 2)]!, p99: times[Math.floor(times.length * 0.99)]! };
 }
 
-/** Messages per second (each delivered to all 3 others) for a burst of `count` from `senders` nodes at once. */
+/**
+ * Messages per second (each delivered to all 3 others) for a burst of `count` from `senders` nodes at once. When not
+ * everything arrives within 20 s, the delivered share is printed and the rate counts delivered messages only.
+ */
 async function throughput(pool: Pool, mode: Mode, size: number, count: number, senders: number): Promise<number> {
   const expected = count * senders * (N - 1);
   let got = 0;
-  const done = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`only ${got}/${expected} delivered`)), 60_000);
+  const done = new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      console.log(`  (only ${got} of ${expected} deliveries within 20 s: ${((100 * got) / expected).toFixed(1)}%)`);
+      resolve();
+    }, 20_000);
     pool.onDeliver = () => {
       if (++got === expected) {
         clearTimeout(timer);
@@ -111,7 +117,7 @@ async function throughput(pool: Pool, mode: Mode, size: number, count: number, s
   }
   await Promise.all(sending);
   await done;
-  return (count * senders * 1000) / (performance.now() - t0);
+  return (got / (N - 1) * 1000) / (performance.now() - t0);
 }
 
 const sizes: [string, number, number][] = [
@@ -128,7 +134,7 @@ for (const policy of ['StrictNoSign', 'StrictSign'] as const) {
   for (const mode of modes) {
     const label = mode === 'direct' ? 'direct streams' : `gossipsub ${policy}`;
     for (const [name, size, burst] of sizes) {
-      const lat = await latency(pool, mode, size, 200);
+      const lat = await latency(pool, mode, size, 100);
       record(`${label}, ${name}: broadcast latency p50`, lat.p50 * 1000, undefined, 'µs');
       record(`${label}, ${name}: broadcast latency p99`, lat.p99 * 1000, undefined, 'µs');
       record(`${label}, ${name}: 1 sender burst`, await throughput(pool, mode, size, burst, 1), undefined, 'broadcasts/s');

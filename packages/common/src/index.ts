@@ -1,5 +1,10 @@
-// @quire/common: type codes, roles, ledger ids, canonical encodings, identifiers, errors. No I/O.
-export { QuireError, EncodingError, EncodingErrorCode, IdentifierError, IdentifierErrorCode } from './errors.js';
+// @quire/common: type codes, roles, ledger ids, shapes, canonical encodings, identifiers, errors.
+// No I/O and no dependency on other Quire packages. This file is the package's only public face.
+
+// errors
+export { QuireError, EncodingError, EncodingErrorCode, IdentifierError, IdentifierErrorCode, TxnError, TxnErrorCode } from './errors.js';
+
+// codes and ids (formats appendix A)
 export {
   TxnType,
   Role,
@@ -14,11 +19,15 @@ export {
   defaultPayloadVersion,
 } from './codes.js';
 export type { TxnKind } from './codes.js';
+
+// bytes and hashes (formats 1.1-1.3)
 export { b58encode, b58decode, b58decodeOrUndefined, isBase58 } from './base58.js';
 export { b64encode, b64decode } from './base64.js';
 export { toHex, fromHex, isSha256Hex } from './hex.js';
 export { sha256, sha256Hex, sha3_256 } from './hash.js';
 export type { HashInput } from './hash.js';
+
+// the JSON value model shared by every encoder
 export {
   JsonFloat,
   RECEIVED_KEY_ORDER,
@@ -27,7 +36,10 @@ export {
   codePointCompare,
   isPlainObject,
   pythonFloatRepr,
+  deepCopy,
 } from './json-value.js';
+
+// encodings (formats 1.4-1.7)
 export { parseJson, stringifyJson } from './lossless-json.js';
 export type { ParseJsonOptions } from './lossless-json.js';
 export { signingSerialization, signatureInput, signatureInputString, applyAttribRule, SIGNED_REQUEST_FIELDS } from './signing-serialization.js';
@@ -35,8 +47,8 @@ export type { SigningSerializationOptions } from './signing-serialization.js';
 export { canonicalJson, canonicalJsonBytes } from './canonical-json.js';
 export { encodeMsgpack } from './msgpack-encode.js';
 export { decodeMsgpack } from './msgpack-decode.js';
-export { TxnError, TxnErrorCode } from './errors.js';
-export { deepCopy } from './json-value.js';
+
+// digests (formats 3.3, 3.5, 10.2)
 export {
   requestAuthor,
   requestDigest,
@@ -49,6 +61,8 @@ export {
   batchDigest,
 } from './digests.js';
 export type { DigestableRequest } from './digests.js';
+
+// identifiers (formats 2.1-2.2)
 export {
   didFromVerkey,
   abbreviatedVerkey,
@@ -68,6 +82,8 @@ export {
   checkNymVersionValue,
   checkNymDidBinding,
 } from './identifiers.js';
+
+// shapes: requests, txns, replies, multi-signatures
 export type { TaaAcceptance, Operation, Request } from './types/request.js';
 export { REQUEST_FIELDS } from './types/request.js';
 export { SignatureType } from './types/txn.js';
@@ -89,6 +105,8 @@ export type {
   ClientReply,
 } from './types/reply.js';
 export { reqAck, reqNack, reject, rejectReason, multiSignatureMessage } from './replies.js';
+
+// request -> txn (formats 4.2-4.5) and audit txns (10.1)
 export { requestToTxn, reqSignatureOf, attribRawHash } from './request-to-txn.js';
 export type { RequestToTxnOptions } from './request-to-txn.js';
 export { AUDIT_INTEGER_KEYED_FIELDS, integerKeyedMap, restoreAuditIntegerKeys } from './audit.js';

@@ -15,6 +15,8 @@ import { JsonFloat, defineKey, setReceivedKeys } from './json-value.js';
 const MAX_DEPTH = 512;
 const TWO_32 = 4294967296;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+// Node's native latin1 reader works on any Uint8Array; for ASCII bytes latin1 is the identity.
+const latin1Slice = (Buffer.prototype as unknown as { latin1Slice(this: Uint8Array, start: number, end: number): string }).latin1Slice;
 
 let data: Uint8Array = new Uint8Array(0);
 let view: DataView = new DataView(data.buffer);
@@ -137,20 +139,17 @@ function readString(n: number): string {
   need(n);
   const start = pos;
   const end = pos + n;
-  if (n <= 64) {
-    let s = '';
-    let i = start;
-    for (; i < end; i++) {
-      const c = data[i]!;
-      if (c >= 0x80) break;
-      s += String.fromCharCode(c);
-    }
-    if (i === end) {
-      pos = end;
+  pos = end;
+  let i = start;
+  while (i < end && data[i]! < 0x80) i++;
+  if (i === end) {
+    if (n <= 12) {
+      let s = '';
+      for (let j = start; j < end; j++) s += String.fromCharCode(data[j]!);
       return s;
     }
+    return latin1Slice.call(data, start, end);
   }
-  pos = end;
   try {
     return utf8.decode(data.subarray(start, end));
   } catch {

@@ -98,12 +98,14 @@ export function reqSignatureOf(request: Pick<DigestableRequest, 'identifier' | '
 
 /** The ATTRIB ledger transform, in place on a copy of the operation's data (formats.md 4.5). */
 function transformAttrib(data: Record<string, unknown>): void {
+  // valid ATTRIBs carry exactly one of raw / enc / hash; both are transformed if both are present so
+  // that attribute content never reaches the ledger
   if (data.raw !== undefined && data.raw !== null) {
     const raw = data.raw;
-    if (raw === '') data.raw = '';
-    else if (typeof raw === 'string') data.raw = sha256Hex(canonicalJson(parseJson(raw)));
-    else throw new TxnError(TxnErrorCode.INVALID_OPERATION, { field: 'raw' }, 'ATTRIB raw must be a JSON string');
-  } else if (data.enc !== undefined && data.enc !== null) {
+    if (typeof raw !== 'string') throw new TxnError(TxnErrorCode.INVALID_OPERATION, { field: 'raw' }, 'ATTRIB raw must be a JSON string');
+    data.raw = raw === '' ? '' : attribRawHash(raw);
+  }
+  if (data.enc !== undefined && data.enc !== null) {
     const enc = data.enc;
     if (typeof enc !== 'string') throw new TxnError(TxnErrorCode.INVALID_OPERATION, { field: 'enc' }, 'ATTRIB enc must be a string');
     data.enc = enc === '' ? '' : sha256Hex(enc);

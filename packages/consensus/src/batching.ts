@@ -11,6 +11,8 @@ export const STATE_LEDGERS = [0, 1, 2] as const;
 
 export class Batching {
   private lastBatchCreated = Number.NEGATIVE_INFINITY;
+  /** a view was just entered: the first batch records the new primaries even if empty */
+  viewStartPending = false;
   /** ppTime of the last batch this primary applied per ledger (freshness, before ordering) */
   private readonly lastSent = new Map<number, number>();
 
@@ -27,8 +29,12 @@ export class Batching {
 
   private canSend(): boolean {
     const ctx = this.ctx;
+    const cert = ctx.prevViewPrepareCert;
     return (
       ctx.isPrimary() &&
+      !ctx.waitingForNewView &&
+      ctx.lastPrePrepareSeqNo >= cert &&
+      (ctx.lastPrePrepareSeqNo === cert || ctx.lastOrdered.ppSeqNo > cert) &&
       ctx.lastPrePrepareSeqNo - ctx.lastOrdered.ppSeqNo < ctx.opts.max3pcBatchesInFlight &&
       ctx.lastPrePrepareSeqNo + 1 <= ctx.H
     );
@@ -54,7 +60,13 @@ export class Batching {
         if (this.sendBatch(lid, true)) sentFor.add(lid);
       }
     }
-    if (sentFor.size > 0) this.lastBatchCreated = now;
+    if (this.viewStartPending && sentFor.size === 0 && this.canSend()) {
+      if (this.sendBatch(1, true)) sentFor.add(1);
+    }
+    if (sentFor.size > 0) {
+      this.lastBatchCreated = now;
+      this.viewStartPending = false;
+    }
   }
 
   /** Cuts, applies and broadcasts one batch of ledger `lid`; false if nothing was sent. */

@@ -29,6 +29,15 @@ export const Suspicion = {
   PPR_AUDIT_TXN_ROOT_HASH_WRONG: 44,
   PREPARE_WRONG_AUDIT: 45,
   PPR_EQUIVOCATION: 60,
+  PRIMARY_DEGRADED: 25,
+  PRIMARY_DISCONNECTED: 26,
+  INSTANCE_CHANGE_TIMEOUT: 28,
+  NEW_VIEW_INVALID_CHECKPOINTS: 47,
+  NEW_VIEW_INVALID_BATCHES: 48,
+  INCORRECT_NEW_PRIMARY: 49,
+  REQUEST_NOT_ORDERED: 61,
+  /** not in §6.1: a VIEW_CHANGE with impossible BatchIDs */
+  INVALID_VIEW_CHANGE: 1002,
   /** not in §6.1: a message that fails the shape checks or names an unknown request body */
   MALFORMED_MESSAGE: 1000,
   INVALID_PROPAGATED_REQUEST: 1001,
@@ -53,6 +62,12 @@ export class CoreContext {
   H: number;
   /** time of the last ordering (monotonic ms), for stall detection */
   lastOrderedAt = 0;
+  /** a view change is in progress: no 3PC until NEW_VIEW is accepted */
+  waitingForNewView = false;
+  /** last ppSeqNo re-ordered from the previous views by the accepted NEW_VIEW */
+  prevViewPrepareCert = 0;
+  /** set by the view changer: a suspicion that counts toward a view change */
+  onVote?: (code: number) => void;
 
   constructor(opts: ConsensusOptions, modules: ConsensusModules) {
     this.opts = opts;
@@ -104,6 +119,7 @@ export class CoreContext {
   suspect(peer: string, code: number, vote = false): void {
     this.out.push({ kind: 'suspicion', peer, code, vote });
     this.modules.logger?.debug({ peer, code, vote }, 'suspicion');
+    if (vote) this.onVote?.(code);
   }
 
   setTimer(id: string, delayMs: number): void {

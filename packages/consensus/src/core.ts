@@ -13,12 +13,14 @@ import { Ordering } from './ordering.js';
 import { parseNodeMessage } from './parse.js';
 import { Repair } from './repair.js';
 import { MessageStash } from './stash.js';
+import { ViewChanger } from './view-change.js';
 
 export const TICK_TIMER = 'tick';
 
 export interface ConsensusStatus {
   name: string;
   viewNo: number;
+  waitingForNewView: boolean;
   isPrimary: boolean;
   primary: string;
   validators: string[];
@@ -40,6 +42,7 @@ export class ConsensusCore {
   private readonly checkpoints: Checkpoints;
   private readonly repair: Repair;
   private readonly stash: MessageStash;
+  private readonly viewChanger: ViewChanger;
   private started = false;
   private lagging = false;
 
@@ -52,19 +55,42 @@ export class ConsensusCore {
     this.checkpoints = new Checkpoints(this.ctx);
     this.repair = new Repair(this.ctx, this.intake, this.ordering);
     this.stash = new MessageStash(opts.replicaStashLimit);
+    this.viewChanger = new ViewChanger(this.ctx, this.intake, this.ordering, this.checkpoints);
+    this.repair.viewChanges = this.viewChanger;
     this.ordering.hooks = {
       onOrdered: (k, applied) => {
         this.checkpoints.onOrdered(k, applied.auditRoot);
+        this.viewChanger.onOrdered();
+        if (k === this.ctx.prevViewPrepareCert + 1) this.unstash();
       },
       stash: (from, msg) => {
+        const ctx = this.ctx;
+        // bounds of consensus.md §4.3: drop what is too far ahead (MESSAGE_REQUEST recovers it)
+        if (msg.ppSeqNo > ctx.H + ctx.opts.logSize || msg.viewNo > ctx.viewNo + 2) return;
         this.stash.add({ from, msg });
-        if (msg.viewNo === this.ctx.viewNo && msg.ppSeqNo > this.repair.highestSeen) this.repair.highestSeen = msg.ppSeqNo;
+        if (msg.viewNo === ctx.viewNo && msg.ppSeqNo > this.repair.highestSeen) this.repair.highestSeen = msg.ppSeqNo;
+        if (msg.viewNo > ctx.viewNo) this.viewChanger.noteFutureView(from, msg.viewNo);
+      },
+    };
+    this.viewChanger.hooks = {
+      onViewEntered: () => {
+        this.repair.clear();
+        this.repair.highestSeen = 0;
+        this.batching.reset();
+        this.batching.viewStartPending = this.ctx.isPrimary();
+        this.stash.prune((s) => s.msg.viewNo < this.ctx.viewNo);
+        this.unstash();
+      },
+      onCatchupNeeded: (cp) => {
+        this.ctx.emit({ kind: 'alarm', reason: 'catchup-needed', data: { seqNoEnd: cp.seqNoEnd, digest: cp.digest } });
       },
     };
     this.checkpoints.hooks = {
       onStable: (c) => {
         this.ordering.collectGarbage(c);
         this.intake.collectOrderedBodies(c);
+        this.viewChanger.dropBelow(c);
+        this.repair.clear(c);
         this.stash.prune((s) => s.msg.ppSeqNo <= c);
         this.unstash();
       },
@@ -116,7 +142,7 @@ export class ConsensusCore {
         break;
       case 'peerConnected':
       case 'peerDisconnected':
-        // connection state drives primary-disconnection voting (view change)
+        this.viewChanger.onPeerConnection(event.alias, event.kind === 'peerConnected');
         break;
     }
     if (event.kind !== 'timer') this.afterEvent();
@@ -134,6 +160,7 @@ export class ConsensusCore {
     if (id === TICK_TIMER) {
       this.intake.onTick();
       this.repair.onTick();
+      this.viewChanger.onTick();
       this.afterEvent();
       this.ctx.setTimer(TICK_TIMER, this.ctx.opts.tickMs);
     }
@@ -171,7 +198,22 @@ export class ConsensusCore {
         this.checkpoints.onCheckpoint(from, msg);
         return;
       case 'INSTANCE_CHANGE':
-        // view change voting
+        this.viewChanger.onInstanceChange(from, msg);
+        return;
+      case 'VIEW_CHANGE':
+        this.viewChanger.onViewChange(from, msg);
+        return;
+      case 'VIEW_CHANGE_ACK':
+        this.viewChanger.onViewChangeAck(from, msg);
+        return;
+      case 'NEW_VIEW':
+        this.viewChanger.onNewView(from, msg);
+        return;
+      case 'OLD_VIEW_PREPREPARE_REQ':
+        this.viewChanger.onOldViewPrePrepareReq(from, msg);
+        return;
+      case 'OLD_VIEW_PREPREPARE_REP':
+        this.viewChanger.onOldViewPrePrepareRep(msg);
         return;
       case 'MESSAGE_REQUEST':
         this.repair.onMessageRequest(from, msg);
@@ -188,6 +230,7 @@ export class ConsensusCore {
 
   private unstash(): void {
     const ctx = this.ctx;
+    if (ctx.waitingForNewView) return;
     const ready = this.stash.take((s) => s.msg.viewNo === ctx.viewNo && ctx.inWindow(s.msg.ppSeqNo));
     for (const s of ready) this.dispatch(s.from, s.msg);
   }
@@ -197,6 +240,7 @@ export class ConsensusCore {
     return {
       name: ctx.name,
       viewNo: ctx.viewNo,
+      waitingForNewView: ctx.waitingForNewView,
       isPrimary: ctx.isPrimary(),
       primary: ctx.primaryName(),
       validators: [...ctx.validators],

@@ -306,7 +306,18 @@ export class RequestIntake {
     return this.entries.get(digest)?.request ?? this.orderedBodies.get(digest)?.request;
   }
 
-  /** Age of the oldest finalised, unordered request (ms), or 0. */
+  /** finalisation time of the oldest finalised, unordered request */
+  oldestFinalisedAt(): number | undefined {
+    let oldest: number | undefined;
+    for (const e of this.entries.values()) if (e.finalised && (oldest === undefined || e.finalisedAt < oldest)) oldest = e.finalisedAt;
+    return oldest;
+  }
+
+  /** Request ages restart when a new view is accepted (monitor, consensus.md §6.6). */
+  restartAges(now: number): void {
+    for (const e of this.entries.values()) if (e.finalised) e.finalisedAt = now;
+  }
+
   hasFinalisedPending(): boolean {
     for (const e of this.entries.values()) if (e.finalised) return true;
     return false;

@@ -9,6 +9,11 @@ export const ConsensusOp = {
   COMMIT: 'COMMIT',
   CHECKPOINT: 'CHECKPOINT',
   INSTANCE_CHANGE: 'INSTANCE_CHANGE',
+  VIEW_CHANGE: 'VIEW_CHANGE',
+  VIEW_CHANGE_ACK: 'VIEW_CHANGE_ACK',
+  NEW_VIEW: 'NEW_VIEW',
+  OLD_VIEW_PREPREPARE_REQ: 'OLD_VIEW_PREPREPARE_REQ',
+  OLD_VIEW_PREPREPARE_REP: 'OLD_VIEW_PREPREPARE_REP',
   MESSAGE_REQUEST: 'MESSAGE_REQUEST',
   MESSAGE_RESPONSE: 'MESSAGE_RESPONSE',
 } as const;
@@ -82,7 +87,55 @@ export interface InstanceChange {
   reason: number;
 }
 
-export type MessageRequestType = 'PROPAGATE' | 'PREPREPARE' | 'PREPARE' | 'COMMIT';
+/** `{view_no, pp_view_no, pp_seq_no, pp_digest}` (consensus.md §6.3) */
+export interface BatchId {
+  view_no: number;
+  pp_view_no: number;
+  pp_seq_no: number;
+  pp_digest: string;
+}
+
+export interface ViewChange {
+  op: 'VIEW_CHANGE';
+  viewNo: number;
+  stableCheckpoint: number;
+  prepared: BatchId[];
+  preprepared: BatchId[];
+  checkpoints: Checkpoint[];
+}
+
+export interface ViewChangeAck {
+  op: 'VIEW_CHANGE_ACK';
+  viewNo: number;
+  /** author of the acknowledged VIEW_CHANGE */
+  name: string;
+  digest: string;
+}
+
+export interface NewView {
+  op: 'NEW_VIEW';
+  viewNo: number;
+  /** [alias, vcDigest] sorted by alias */
+  viewChanges: [string, string][];
+  checkpoint: Checkpoint;
+  batches: BatchId[];
+  /** only in MESSAGE_RESPONSE */
+  primary?: string;
+}
+
+export interface OldViewPrePrepareReq {
+  op: 'OLD_VIEW_PREPREPARE_REQ';
+  instId: number;
+  batch_ids: BatchId[];
+}
+
+export interface OldViewPrePrepareRep {
+  op: 'OLD_VIEW_PREPREPARE_REP';
+  instId: number;
+  preprepares: PrePrepare[];
+}
+
+export type MessageRequestType = 'PROPAGATE' | 'PREPREPARE' | 'PREPARE' | 'COMMIT' | 'VIEW_CHANGE' | 'NEW_VIEW';
 
 export interface MessageRequest {
   op: 'MESSAGE_REQUEST';
@@ -94,7 +147,7 @@ export interface MessageResponse {
   op: 'MESSAGE_RESPONSE';
   msg_type: MessageRequestType;
   params: Record<string, unknown>;
-  msg: Propagate | PrePrepare | Prepare | Commit | null;
+  msg: Propagate | PrePrepare | Prepare | Commit | ViewChange | NewView | null;
 }
 
 export type NodeMessage =
@@ -104,6 +157,11 @@ export type NodeMessage =
   | Commit
   | Checkpoint
   | InstanceChange
+  | ViewChange
+  | ViewChangeAck
+  | NewView
+  | OldViewPrePrepareReq
+  | OldViewPrePrepareRep
   | MessageRequest
   | MessageResponse;
 

@@ -23,6 +23,19 @@ export interface ConsensusOptions {
   maxRequestQueueSize: number;
   /** per-kind cap on stashed messages */
   replicaStashLimit: number;
+  /** NEW_VIEW wait before voting 28, doubled per failed view change (consensus.md §6.8) */
+  newViewTimeoutMs: number;
+  newViewTimeoutCapMs: number;
+  /** monitor M1: no batch ordered while requests are pending */
+  progressTimeoutMs: number;
+  /** monitor M2: oldest finalised pending request */
+  requestOrderingTimeoutMs: number;
+  toleratePrimaryDisconnectionMs: number;
+  /** minimum gap between own INSTANCE_CHANGE re-sends for one view */
+  viewChangeWindowMs: number;
+  perfCheckFreqMs: number;
+  /** INSTANCE_CHANGE vote lifetime */
+  outdatedInstanceChangesMs: number;
 }
 
 export const defaultConsensusOptions: Omit<ConsensusOptions, 'name' | 'validators'> = {
@@ -41,6 +54,14 @@ export const defaultConsensusOptions: Omit<ConsensusOptions, 'name' | 'validator
   orderingPhaseReqTimeoutMs: 600_000,
   maxRequestQueueSize: 2000,
   replicaStashLimit: 20_000,
+  newViewTimeoutMs: 5_000,
+  newViewTimeoutCapMs: 60_000,
+  progressTimeoutMs: 3_000,
+  requestOrderingTimeoutMs: 20_000,
+  toleratePrimaryDisconnectionMs: 3_000,
+  viewChangeWindowMs: 2_000,
+  perfCheckFreqMs: 1_000,
+  outdatedInstanceChangesMs: 300_000,
 };
 
 export function resolveOptions(opts: Partial<ConsensusOptions> & Pick<ConsensusOptions, 'name' | 'validators'>): ConsensusOptions {

@@ -6,7 +6,7 @@ import { Suspicion } from './context.js';
 import { batchDigest, decodeDiscarded, encodeDiscarded, multiSigValue } from './digest.js';
 import type { AppliedBatch } from './interfaces.js';
 import type { RequestIntake } from './intake.js';
-import type { Commit, MultiSignature, Prepare, PrePrepare } from './messages.js';
+import type { BatchId, Commit, MultiSignature, Prepare, PrePrepare } from './messages.js';
 import { multiSigFromTuple } from './messages.js';
 import { type BatchRecord, newRecord, prepareMatches, samePrePrepare } from './three-pc-log.js';
 
@@ -24,6 +24,9 @@ export class Ordering {
   readonly log = new Map<number, BatchRecord>();
   /** PRE-PREPAREs from the primary not yet applied (gap, missing requests, wrong time) */
   readonly held = new Map<number, PrePrepare>();
+  /** BatchIDs pre-prepared / prepared by this node since the stable checkpoint (view change) */
+  preprepared: BatchId[] = [];
+  prepared: BatchId[] = [];
   /** multi-signatures built since the last PRE-PREPARE this node sent */
   pendingMultiSigs: MultiSignature[] = [];
   /** ppTime of the last ordered batch per ledger with state (freshness) */
@@ -50,11 +53,17 @@ export class Ordering {
   private admit(from: string, msg: PrePrepare | Prepare | Commit): boolean {
     const ctx = this.ctx;
     if (msg.viewNo < ctx.viewNo || msg.ppSeqNo <= ctx.h) return false;
-    if (msg.viewNo > ctx.viewNo || msg.ppSeqNo > ctx.H) {
+    if (msg.viewNo > ctx.viewNo || msg.ppSeqNo > ctx.H || ctx.waitingForNewView) {
       this.hooks.stash(from, msg);
       return false;
     }
-    return msg.ppSeqNo > ctx.lastOrdered.ppSeqNo;
+    if (msg.ppSeqNo <= ctx.lastOrdered.ppSeqNo) return false;
+    // after a view change, nothing beyond the first new batch until it is ordered
+    if (msg.ppSeqNo > ctx.prevViewPrepareCert + 1 && ctx.lastOrdered.ppSeqNo < ctx.prevViewPrepareCert + 1) {
+      this.hooks.stash(from, msg);
+      return false;
+    }
+    return true;
   }
 
   // ---- PRE-PREPARE ------------------------------------------------------------------------------
@@ -158,6 +167,12 @@ export class Ordering {
       return 'rejected';
     }
     this.recordApplied(pp, applied);
+    const r = this.record(pp.ppSeqNo);
+    if (ctx.isPrimary()) {
+      // a batch re-proposed by this node as the new primary: no PREPARE from the primary
+      this.checkPrepared(r);
+      return 'accepted';
+    }
     const prepare: Prepare = {
       op: 'PREPARE',
       instId: 0,
@@ -169,7 +184,6 @@ export class Ordering {
       txnRootHash: pp.txnRootHash,
       auditTxnRootHash: pp.auditTxnRootHash,
     };
-    const r = this.record(pp.ppSeqNo);
     r.ownPrepare = prepare;
     r.prepares.set(ctx.name, prepare);
     ctx.broadcast(prepare);
@@ -193,6 +207,7 @@ export class Ordering {
     ctx.lastPrePrepareSeqNo = pp.ppSeqNo;
     ctx.lastAcceptedPPTime = pp.ppTime;
     this.intake.markInBatch(pp.reqIdr);
+    this.preprepared.push(batchIdOf(pp));
   }
 
   private verifyMultiSig(ms: MultiSignature): boolean {
@@ -252,6 +267,7 @@ export class Ordering {
     for (const [from, p] of r.prepares) if (from !== primary && ctx.isValidator(from) && prepareMatches(p, r.pp)) votes++;
     if (votes < ctx.quorums.prepare) return;
     r.prepared = true;
+    this.prepared.push(batchIdOf(r.pp));
     const blsSigs: Record<string, string> = {};
     for (const l of r.applied.signedLedgers) {
       blsSigs[String(l.ledgerId)] = ctx.modules.crypto.blsSign(multiSigValue(l, r.pp.poolStateRootHash, r.pp.ppTime));
@@ -395,5 +411,19 @@ export class Ordering {
   collectGarbage(upTo: number): void {
     for (const k of this.log.keys()) if (k <= upTo) this.log.delete(k);
     for (const k of this.held.keys()) if (k <= upTo) this.held.delete(k);
+    this.preprepared = this.preprepared.filter((b) => b.pp_seq_no > upTo);
+    this.prepared = this.prepared.filter((b) => b.pp_seq_no > upTo);
   }
+
+  /** Clears the 3PC log of the view being left (after revertUnordered). */
+  clearForViewChange(): void {
+    this.log.clear();
+    this.held.clear();
+    this.preprepared = [];
+    this.prepared = [];
+  }
+}
+
+export function batchIdOf(pp: PrePrepare): BatchId {
+  return { view_no: pp.viewNo, pp_view_no: pp.originalViewNo ?? pp.viewNo, pp_seq_no: pp.ppSeqNo, pp_digest: pp.digest };
 }

@@ -3,7 +3,13 @@
 // the offending field, which the core counts against the sender and drops.
 import { ConsensusError, ConsensusErrorCode } from './errors.js';
 import type {
+  BatchId,
   Checkpoint,
+  NewView,
+  OldViewPrePrepareRep,
+  OldViewPrePrepareReq,
+  ViewChange,
+  ViewChangeAck,
   Commit,
   InstanceChange,
   MessageRequest,
@@ -158,7 +164,76 @@ export function parseInstanceChange(m: Obj): InstanceChange {
   return { op: 'INSTANCE_CHANGE', viewNo: uint(m, 'viewNo'), reason: uint(m, 'reason') };
 }
 
-const REQUESTABLE: ReadonlySet<string> = new Set(['PROPAGATE', 'PREPREPARE', 'PREPARE', 'COMMIT']);
+const MAX_BATCH_IDS = 10_000;
+
+function parseBatchId(op: unknown, v: unknown): BatchId {
+  if (!isPlainObject(v)) fail(op, 'BatchID');
+  const b: BatchId = { view_no: uint(v, 'view_no'), pp_view_no: uint(v, 'pp_view_no'), pp_seq_no: uint(v, 'pp_seq_no', 1), pp_digest: hex(v, 'pp_digest') };
+  return b;
+}
+
+function batchIds(m: Obj, f: string): BatchId[] {
+  const v = m[f];
+  if (!Array.isArray(v) || v.length > MAX_BATCH_IDS) fail(m.op, f);
+  return v.map((x) => parseBatchId(m.op, x));
+}
+
+function embeddedCheckpoint(op: unknown, v: unknown): Checkpoint {
+  if (!isPlainObject(v) || v.op !== 'CHECKPOINT') fail(op, 'checkpoint');
+  return parseCheckpoint(v);
+}
+
+export function parseViewChange(m: Obj): ViewChange {
+  const cps = m.checkpoints;
+  if (!Array.isArray(cps) || cps.length > 1000) fail(m.op, 'checkpoints');
+  return {
+    op: 'VIEW_CHANGE',
+    viewNo: uint(m, 'viewNo'),
+    stableCheckpoint: uint(m, 'stableCheckpoint'),
+    prepared: batchIds(m, 'prepared'),
+    preprepared: batchIds(m, 'preprepared'),
+    checkpoints: cps.map((c) => embeddedCheckpoint(m.op, c)),
+  };
+}
+
+export function parseViewChangeAck(m: Obj): ViewChangeAck {
+  return { op: 'VIEW_CHANGE_ACK', viewNo: uint(m, 'viewNo'), name: str(m, 'name', /^.+$/s), digest: hex(m, 'digest') };
+}
+
+export function parseNewView(m: Obj): NewView {
+  const vcs = m.viewChanges;
+  if (!Array.isArray(vcs) || vcs.length > 1000) fail(m.op, 'viewChanges');
+  const viewChanges = vcs.map((e): [string, string] => {
+    if (!Array.isArray(e) || e.length !== 2 || typeof e[0] !== 'string' || e[0].length === 0 || e[0].length > 256 || typeof e[1] !== 'string' || !HEX64.test(e[1])) {
+      fail(m.op, 'viewChanges');
+    }
+    return [e[0] as string, e[1] as string];
+  });
+  const nv: NewView = { op: 'NEW_VIEW', viewNo: uint(m, 'viewNo'), viewChanges, checkpoint: embeddedCheckpoint(m.op, m.checkpoint), batches: batchIds(m, 'batches') };
+  if (m.primary !== undefined && m.primary !== null) nv.primary = str(m, 'primary', /^.+$/s);
+  return nv;
+}
+
+export function parseOldViewPrePrepareReq(m: Obj): OldViewPrePrepareReq {
+  if (uint(m, 'instId') !== 0) fail(m.op, 'instId');
+  return { op: 'OLD_VIEW_PREPREPARE_REQ', instId: 0, batch_ids: batchIds(m, 'batch_ids') };
+}
+
+export function parseOldViewPrePrepareRep(m: Obj): OldViewPrePrepareRep {
+  if (uint(m, 'instId') !== 0) fail(m.op, 'instId');
+  const pps = m.preprepares;
+  if (!Array.isArray(pps) || pps.length > 1000) fail(m.op, 'preprepares');
+  return {
+    op: 'OLD_VIEW_PREPREPARE_REP',
+    instId: 0,
+    preprepares: pps.map((p) => {
+      if (!isPlainObject(p)) fail(m.op, 'preprepares');
+      return parsePrePrepare({ ...p, op: 'PREPREPARE' });
+    }),
+  };
+}
+
+const REQUESTABLE: ReadonlySet<string> = new Set(['PROPAGATE', 'PREPREPARE', 'PREPARE', 'COMMIT', 'VIEW_CHANGE', 'NEW_VIEW']);
 
 function parseParams(m: Obj): { msgType: MessageRequestType; params: Record<string, unknown> } {
   const t = m.msg_type;
@@ -169,6 +244,14 @@ function parseParams(m: Obj): { msgType: MessageRequestType; params: Record<stri
   if (t === 'PROPAGATE') {
     hex(p, 'digest');
     return { msgType: t, params: { digest: p.digest } };
+  }
+  if (t === 'VIEW_CHANGE') {
+    if (uint(p, 'instId') !== 0) fail(m.op, 'params');
+    return { msgType: t, params: { instId: 0, name: str(p, 'name', /^.+$/s), digest: hex(p, 'digest') } };
+  }
+  if (t === 'NEW_VIEW') {
+    if (uint(p, 'instId') !== 0) fail(m.op, 'params');
+    return { msgType: t, params: { instId: 0, viewNo: uint(p, 'viewNo') } };
   }
   if (uint(p, 'instId') !== 0) fail(m.op, 'params');
   return { msgType: t as MessageRequestType, params: { instId: 0, viewNo: uint(p, 'viewNo'), ppSeqNo: uint(p, 'ppSeqNo', 1) } };
@@ -207,6 +290,16 @@ export function parseNodeMessage(value: unknown): NodeMessage {
       return parseCheckpoint(value);
     case 'INSTANCE_CHANGE':
       return parseInstanceChange(value);
+    case 'VIEW_CHANGE':
+      return parseViewChange(value);
+    case 'VIEW_CHANGE_ACK':
+      return parseViewChangeAck(value);
+    case 'NEW_VIEW':
+      return parseNewView(value);
+    case 'OLD_VIEW_PREPREPARE_REQ':
+      return parseOldViewPrePrepareReq(value);
+    case 'OLD_VIEW_PREPREPARE_REP':
+      return parseOldViewPrePrepareRep(value);
     case 'MESSAGE_REQUEST':
       return parseMessageRequest(value);
     case 'MESSAGE_RESPONSE':

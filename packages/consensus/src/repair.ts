@@ -23,10 +23,22 @@ export class Repair {
     private readonly ordering: Ordering,
   ) {}
 
+  /** view-change lookups, set by the core */
+  viewChanges?: {
+    newViewFor(viewNo: number): MessageResponse['msg'] | undefined;
+    viewChangeOf(name: string, digest: string): MessageResponse['msg'] | undefined;
+    onRequestedNewView(from: string, nv: Extract<MessageResponse['msg'], { op: 'NEW_VIEW' }>): void;
+    onRequestedViewChange(from: string, params: { name: string; digest: string }, vc: Extract<MessageResponse['msg'], { op: 'VIEW_CHANGE' }>): void;
+  };
+
   onMessageRequest(from: string, req: MessageRequest): void {
     const ctx = this.ctx;
     let msg: MessageResponse['msg'] = null;
-    if (req.msg_type === 'PROPAGATE') {
+    if (req.msg_type === 'NEW_VIEW') {
+      msg = this.viewChanges?.newViewFor(req.params.viewNo as number) ?? null;
+    } else if (req.msg_type === 'VIEW_CHANGE') {
+      msg = this.viewChanges?.viewChangeOf(req.params.name as string, req.params.digest as string) ?? null;
+    } else if (req.msg_type === 'PROPAGATE') {
       msg = this.intake.ownPropagate(req.params.digest as string);
     } else {
       const viewNo = req.params.viewNo as number;
@@ -74,6 +86,12 @@ export class Repair {
       case 'COMMIT':
         if (msg.viewNo === res.params.viewNo && msg.ppSeqNo === res.params.ppSeqNo) this.ordering.onCommit(from, msg);
         return;
+      case 'NEW_VIEW':
+        if (msg.viewNo === res.params.viewNo) this.viewChanges?.onRequestedNewView(from, msg);
+        return;
+      case 'VIEW_CHANGE':
+        this.viewChanges?.onRequestedViewChange(from, res.params as { name: string; digest: string }, msg);
+        return;
     }
   }
 
@@ -111,6 +129,7 @@ export class Repair {
     const now = ctx.now();
     const retry = ctx.opts.messageRequestRetryMs;
     for (const k of [...this.relayed.keys()]) this.checkRelayed(k);
+    if (ctx.waitingForNewView) return;
     const k = ctx.lastOrdered.ppSeqNo + 1;
     const lagging = this.highestSeen - ctx.lastOrdered.ppSeqNo > ctx.opts.max3pcBatchesInFlight;
     // while lagging, ask again as soon as the previous answers got ordered

@@ -20,8 +20,6 @@ export const StorageErrorCode = {
   INVALID_SEQ_NO: 'INVALID_SEQ_NO',
   /** A write batch written a second time. */
   BATCH_ALREADY_WRITTEN: 'BATCH_ALREADY_WRITTEN',
-  /** A write batch given to a store other than the one that made it. */
-  FOREIGN_BATCH: 'FOREIGN_BATCH',
 
   // ledger
   /** A ledger id that is not an integer in [0, 2^31-1] (data: `ledgerId`). */
@@ -42,6 +40,12 @@ export const StorageErrorCode = {
   CORRUPT_HASH_STORE: 'CORRUPT_HASH_STORE',
   /** A write batch carrying committed txns failed; the ledger refuses further changes (data: `ledgerId`, `reason`). */
   LEDGER_WRITE_FAILED: 'LEDGER_WRITE_FAILED',
+  /**
+   * Batches carrying a ledger's commits were written out of commit order, so records of the later
+   * commit may have been overwritten by older versions: the ledger refuses further changes; reopen
+   * it with `verify` (data: `ledgerId`, `written`, `pending`).
+   */
+  LEDGER_WRITE_ORDER: 'LEDGER_WRITE_ORDER',
 
   // proofs (formats 6.3, 6.4)
   /** A proof element or root that is not 32 bytes (data: `what`, `index`, `length`). */

@@ -1,15 +1,18 @@
 // A consistent copy of a LevelDB directory that another process holds open (and locked), for tools
-// such as read_ledger that must read while the node runs. Table files (.ldb/.sst) are immutable once
-// written, so they are hard-linked; CURRENT, the live MANIFEST and the write-ahead logs (*.log) are
-// copied. LevelDB only deletes a table or a log after appending an edit to the MANIFEST, so a copy
-// is consistent when CURRENT and the MANIFEST are unchanged from before the first file was taken to
-// after the last: logs copied mid-write end in a torn record that recovery drops, which leaves a
-// prefix of the committed write batches. Otherwise (or when a file vanished mid-copy) the copy is
-// thrown away and taken again.
+// such as read_ledger that must read while the node runs. The table files (.ldb/.sst) of the current
+// version, read from the MANIFEST, are immutable, so they are hard-linked; CURRENT, the MANIFEST and
+// the write-ahead logs (*.log) are copied. Only the live tables are linked: a table still being
+// written carries a file number at or above the MANIFEST's next file number, which the copy itself
+// allocates when it opens, and the copy would truncate the shared file. LevelDB only deletes a
+// table or a log after appending an edit to the MANIFEST, so a copy is consistent when CURRENT and
+// the MANIFEST are unchanged from before the first file was taken to after the last: logs copied
+// mid-write end in a torn record that recovery drops, which leaves a prefix of the committed write
+// batches. Otherwise (or when a file vanished mid-copy) the copy is thrown away and taken again.
 import { copyFile, link, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QuireError } from '@quire/common';
+import { ManifestFormatError, readManifest } from './manifest.js';
 
 export const SnapshotErrorCode = {
   /** The source is not a LevelDB directory (no CURRENT file) (data: `path`). */
@@ -104,14 +107,29 @@ async function copyOrRetry(from: string, to: string): Promise<void> {
 async function copyOnce(src: string, dst: string, state: { link: boolean }): Promise<void> {
   const manifest = await readCurrent(src);
   const manifestSize = await sizeOf(join(src, manifest));
-  const names = await readdir(src);
-  if (!names.includes(manifest)) throw new Retry(`${manifest} vanished`);
-  for (const name of names) {
-    if (TABLE.test(name)) await linkOrCopy(join(src, name), join(dst, name), state);
-  }
-  const logs = names.filter((n) => LOG.test(n)).sort((a, b) => Number(a.slice(0, -4)) - Number(b.slice(0, -4)));
-  for (const name of logs) await copyOrRetry(join(src, name), join(dst, name));
   await copyOrRetry(join(src, manifest), join(dst, manifest));
+  let summary;
+  try {
+    summary = readManifest(await readFile(join(dst, manifest)));
+  } catch (e) {
+    if (e instanceof ManifestFormatError) throw new Retry(`MANIFEST unreadable: ${e.message}`);
+    throw e;
+  }
+  const names = await readdir(src);
+  const tables = new Map<number, string>();
+  for (const name of names) if (TABLE.test(name)) tables.set(Number(name.slice(0, name.indexOf('.'))), name);
+  for (const number of summary.liveTables) {
+    const name = tables.get(number);
+    if (name === undefined) throw new Retry(`table ${number} vanished`);
+    await linkOrCopy(join(src, name), join(dst, name), state);
+  }
+  // the logs recovery replays, oldest first
+  const logs = names
+    .filter((n) => LOG.test(n))
+    .map((name) => ({ name, number: Number(name.slice(0, -4)) }))
+    .filter((l) => l.number >= summary.logNumber || l.number === summary.prevLogNumber)
+    .sort((a, b) => a.number - b.number);
+  for (const { name } of logs) await copyOrRetry(join(src, name), join(dst, name));
   // the copy is consistent only if no version edit happened while it was taken
   if ((await readCurrent(src)) !== manifest) throw new Retry('CURRENT changed');
   if ((await sizeOf(join(src, manifest))) !== manifestSize) throw new Retry('MANIFEST changed');

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { EncodingError, EncodingErrorCode as C, JsonFloat, parseJson, receivedKeys, stringifyJson } from '@quire/common';
-import { expectCode } from './helpers.js';
+import { acceptedJsonValue, expectCode } from './helpers.js';
 
 describe('parseJson / stringifyJson (formats 1.4)', () => {
   it('keeps reqId above 2^53 exact (bigint) and writes it back as a bare number', () => {
@@ -137,8 +137,7 @@ describe('parseJson / stringifyJson (formats 1.4)', () => {
     });
 
     it('agrees with JSON.parse on JSON without big numbers, and round-trips text', () => {
-      // integral doubles of 2^63 and above print as integer tokens, which parseJson rightly refuses
-      const value = fc.jsonValue({ maxDepth: 3 }).filter((v) => !/(^|[^\d.eE+-])-?\d{19,}(?![\d.eE])/.test(JSON.stringify(v)));
+      const value = acceptedJsonValue(3);
       fc.assert(
         fc.property(value, (v) => {
           const text = JSON.stringify(v);

@@ -47,12 +47,12 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
   none: base,
   net: { ...base, name: 'net', latencyMs: [1, 30], drop: 0.05, duplicate: 0.05, slowTail: 0.02 },
   partition: { ...base, name: 'partition', latencyMs: [1, 10], partitions: true, healAtMs: 4000 },
-  crash: { ...base, name: 'crash', crashes: true, faultyNodes: 'f', healAtMs: 4000 },
+  crash: { ...base, name: 'crash', crashes: true, faultyNodes: 'f', healAtMs: 4000, livenessBoundMs: 25_000 },
   byzantine: { ...base, name: 'byzantine', latencyMs: [1, 15], byzantineBackups: true, faultyNodes: 'f' },
   skew: { ...base, name: 'skew', skewSec: 20 },
-  mixed: { ...base, name: 'mixed', latencyMs: [1, 20], drop: 0.03, duplicate: 0.03, slowTail: 0.01, partitions: true, crashes: true, byzantineBackups: true, faultyNodes: 'f', skewSec: 10, healAtMs: 4000 },
-  // a faulty primary needs a view change to recover: only safety is asserted until it exists
-  primary: { ...base, name: 'primary', byzantinePrimary: true, faultyNodes: 1, checkLiveness: false, livenessBoundMs: 3000 },
+  mixed: { ...base, name: 'mixed', latencyMs: [1, 20], drop: 0.03, duplicate: 0.03, slowTail: 0.01, partitions: true, crashes: true, byzantineBackups: true, faultyNodes: 'f', skewSec: 10, healAtMs: 4000, livenessBoundMs: 25_000 },
+  // a lying or equivocating primary of view 0: replaced by a view change
+  primary: { ...base, name: 'primary', latencyMs: [1, 10], byzantinePrimary: true, faultyNodes: 1, livenessBoundMs: 25_000 },
 };
 
 /** the mixes a default sweep cycles through */

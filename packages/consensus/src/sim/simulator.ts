@@ -120,7 +120,8 @@ export class Simulation {
 
   private assignFaults(): void {
     const f = Math.floor((this.opts.nodes - 1) / 3);
-    const backups = this.rng.shuffle(this.nodes.slice(1));
+    // crashes may hit any node (the primary included: view change); Byzantine roles are assigned below
+    const backups = this.rng.shuffle(this.mix.crashes ? this.nodes.slice() : this.nodes.slice(1));
     let budget = Math.min(f, this.mix.faultyNodes === 'f' ? f : this.mix.faultyNodes);
     if (this.mix.byzantinePrimary && budget > 0) {
       const p = this.nodes[0]!;
@@ -131,7 +132,7 @@ export class Simulation {
     for (const node of backups) {
       if (budget <= 0) break;
       budget--;
-      if (this.mix.byzantineBackups && (!this.mix.crashes || this.rng.chance(0.5))) {
+      if (this.mix.byzantineBackups && node !== this.nodes[0] && (!this.mix.crashes || this.rng.chance(0.5))) {
         node.byzantine = this.rng.pick(BACKUP_BEHAVIOURS);
         this.record.byzantine.add(node.name);
       } else if (this.mix.crashes) {
@@ -158,6 +159,15 @@ export class Simulation {
     node.alive = false;
     node.epoch++;
     node.executor.dropUncommitted();
+    this.announce(node.name, false);
+  }
+
+  /** connection events to the other live nodes */
+  private announce(alias: string, connected: boolean): void {
+    for (const other of this.nodes) {
+      if (other.name === alias || !other.alive) continue;
+      this.apply(other, other.core.handle({ kind: connected ? 'peerConnected' : 'peerDisconnected', alias }));
+    }
   }
 
   private restart(node: SimNode): void {
@@ -167,6 +177,7 @@ export class Simulation {
     node.analyzer = new SimRequestAnalyzer();
     node.core = this.createCore(node);
     this.apply(node, node.core.start());
+    this.announce(node.name, true);
   }
 
   /** Runs to completion and checks the invariants. */

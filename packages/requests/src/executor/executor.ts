@@ -95,9 +95,10 @@ export class RequestExecutor {
     this.registry = modules.registry ?? createDefaultRegistry();
     this.software = modules.software;
     const s = modules.stores.states;
-    let idr: StateIdrCache | undefined;
-    const domain = new TrieView(s[1], (key) => idr?.invalidateKey(key));
-    idr = new StateIdrCache(domain);
+    const holder: { idr?: StateIdrCache } = {};
+    const domain = new TrieView(s[1], (key) => holder.idr?.invalidateKey(key));
+    const idr = new StateIdrCache(domain);
+    holder.idr = idr;
     this.idr = idr;
     this.views = { 0: new TrieView(s[0]), 1: domain, 2: new TrieView(s[2]) };
     const l = modules.stores.ledgers;
@@ -186,9 +187,8 @@ export class RequestExecutor {
 
   private async applyOne(index: number, raw: unknown, ledgerId: StateLedgerId, ppTime: number, batch: AppliedBatch): Promise<RequestResult> {
     const ledger = this.stores.ledgers[ledgerId];
-    const trie = this.stores.states[ledgerId];
     let req: ParsedRequest | undefined;
-    const rootBefore = trie.headRoot;
+    const views = this.views;
     const sizeBefore = ledger.uncommittedSize;
     const pendingAttrs = new Map<string, string>();
     let inFlightKey: string | undefined;
@@ -209,12 +209,14 @@ export class RequestExecutor {
       };
       const ctx = this.context(ledgerId, ppTime, seqNo, attributes);
       await handler.validateDynamic(req, ctx);
+      for (const id of STATE_LEDGERS) views[id].beginUndo();
       const txn = requestToTxn(req);
       const txnId = handler.prepareTxn?.(txn, req, ctx);
       txn.txnMetadata = { seqNo, txnTime: ppTime };
       if (txnId !== undefined) txn.txnMetadata.txnId = txnId;
       await handler.updateState(txn, ctx, req);
       ledger.append([txn]);
+      for (const id of STATE_LEDGERS) views[id].endUndo(false);
       inFlightKey = pd;
       this.inFlight.add(pd);
       for (const [h, v] of pendingAttrs) batch.attributes.set(h, v);
@@ -227,12 +229,12 @@ export class RequestExecutor {
       if (inFlightKey !== undefined) this.inFlight.delete(inFlightKey);
       try {
         if (ledger.uncommittedSize > sizeBefore) ledger.discard(ledger.uncommittedSize - sizeBefore);
-        if (!equalBytes(trie.headRoot, rootBefore)) trie.setHead(rootBefore);
+        for (const id of STATE_LEDGERS) views[id].endUndo(true);
       } finally {
         this.idr.clear();
       }
       const error = toRequestError(e);
-      let digest: string | null = null;
+      let digest: string | null;
       try {
         digest = req?.digest ?? null;
       } catch {
@@ -365,12 +367,6 @@ function batchAttribute(applied: readonly AppliedBatch[], current: AppliedBatch,
     if (x !== undefined) return x;
   }
   return undefined;
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

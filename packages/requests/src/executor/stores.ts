@@ -57,12 +57,36 @@ export interface ExecutorStores {
   seqNoIndex?: ExecutorSeqNoIndex;
 }
 
-/** A handler's view of one trie; every write is reported to `onWrite` (idr cache invalidation). */
+/**
+ * A handler's view of one trie; every write is reported to `onWrite` (idr cache invalidation) and,
+ * while an undo log is open, recorded with the previous value so that a failing request can be
+ * undone without hashing the trie after every request (the trie root depends only on its content).
+ */
 export class TrieView implements StateAccess {
+  private undo: [StateKey, Uint8Array | undefined][] | null = null;
+
   constructor(
     private readonly trie: ExecutorStateTrie,
     private readonly onWrite?: (key: StateKey) => void,
   ) {}
+
+  /** Starts recording writes (one request). */
+  beginUndo(): void {
+    this.undo = [];
+  }
+
+  /** Stops recording; with `rollback`, restores every written key to its previous value. */
+  endUndo(rollback: boolean): void {
+    const log = this.undo;
+    this.undo = null;
+    if (!rollback || log === null) return;
+    for (let i = log.length - 1; i >= 0; i--) {
+      const [key, prev] = log[i]!;
+      if (prev === undefined) this.trie.remove(key);
+      else this.trie.set(key, prev);
+      this.onWrite?.(key);
+    }
+  }
   get(key: StateKey): Uint8Array | undefined {
     return this.trie.get(key);
   }
@@ -70,10 +94,12 @@ export class TrieView implements StateAccess {
     return this.trie.get(key, { committed: true });
   }
   set(key: StateKey, value: Uint8Array): void {
+    if (this.undo !== null) this.undo.push([key, this.trie.get(key)]);
     this.trie.set(key, value);
     this.onWrite?.(key);
   }
   remove(key: StateKey): void {
+    if (this.undo !== null) this.undo.push([key, this.trie.get(key)]);
     this.trie.remove(key);
     this.onWrite?.(key);
   }

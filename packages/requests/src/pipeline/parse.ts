@@ -58,7 +58,7 @@ export function parseRequest(input: unknown): ParsedRequest {
   if ((value.identifier === undefined || value.identifier === null) && (value.signatures === undefined || value.signatures === null)) {
     throw new RequestError(RequestErrorCode.MISSING_IDENTIFIER);
   }
-  if (!Object.hasOwn(value, 'protocolVersion')) throw new RequestError(RequestErrorCode.PROTOCOL_VERSION_MISSING);
+  if (value.protocolVersion === undefined) throw new RequestError(RequestErrorCode.PROTOCOL_VERSION_MISSING);
   const pv = value.protocolVersion;
   if (pv === 1) throw new RequestError(RequestErrorCode.PROTOCOL_VERSION_OLD, { version: 1 });
   if (pv !== Limits.PROTOCOL_VERSION) throw new RequestError(RequestErrorCode.PROTOCOL_VERSION_UNKNOWN, { version: pv });

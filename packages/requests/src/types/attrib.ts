@@ -5,8 +5,8 @@
  *   `endpoint` attribute's `ha` must be `ip:port`), `enc` (str≤5120), `hash` (64 hex digits);
  * - dynamic: `dest` must be on the ledger; ADD or EDIT (key present) `100--*--*--*--*`, 1 signature
  *   of any role by the owner of `dest`;
- * - ledger: `raw`/`enc` are replaced by their SHA-256 (requestToTxn); the original goes to the
- *   attribute store (prepareTxn);
+ * - ledger: `raw`/`enc` are replaced by their SHA-256 and the original goes to the attribute
+ *   store (prepareTxn); replaying a stored txn reads the original back from the store;
  * - state: `<dest>:1:<sha256(name)>` (raw, enc) or `<dest>:1:<hash>` -> W(H, n, t).
  */
 import { canonicalJson, isSha256Hex, parseJson, receivedKeys } from '@quire/common';
@@ -150,16 +150,19 @@ export const attribHandler: WriteHandler = {
     }
   },
 
-  prepareTxn(_txn: Txn, request: ParsedRequest, ctx: HandlerContext) {
+  prepareTxn(txn: Txn, request: ParsedRequest, ctx: HandlerContext) {
     const target = attribTargetOfRequest(request.operation);
-    if (target.original !== undefined) ctx.attributes.put(target.storedHash, target.original);
+    if (target.original !== undefined) {
+      // the ledger keeps the hash; the original goes to the attribute store (formats.md §4.5)
+      txn.txn.data[target.kind] = target.storedHash;
+      ctx.attributes.put(target.storedHash, target.original);
+    }
     return attribKey(request.operation.dest as string, target.kind, target.name);
   },
 
   async updateState(txn: Txn, ctx: HandlerContext, request?: ParsedRequest) {
     const data = txn.txn.data;
     const target = request ? attribTargetOfRequest(request.operation) : await attribTargetOfTxn(data, ctx);
-    if (!request && target.original !== undefined) ctx.attributes.put(target.storedHash, target.original);
     const key = attribKey(data.dest as string, target.kind, target.name);
     ctx.state(DOMAIN).set(key, encodeWrapped(target.storedHash, ctx.txn.seqNo, ctx.txn.txnTime));
   },

@@ -3,13 +3,16 @@
  * (requests.md §9.2): a rich schema object by `id`, or by (rsType, rsName, rsVersion) through the
  * metadata index. `data` = `{id, rsType, rsName, rsVersion, content, from, endorser, ver}` or null.
  * The proof covers the primary key when found; by metadata, the secondary key when nothing is
- * indexed.
+ * indexed. Only the six rsTypes exist, and ids shaped like other domain keys are refused (as for
+ * writes), so a read can never present another record as a rich schema object.
  */
+import { RequestError, RequestErrorCode } from '../errors.js';
 import type { ReadAnswer, ReadContext, ReadHandler, StateLookup } from '../handler.js';
-import { nonEmptyStr, objectSchema, required, schemaVersion, str } from '../validation/index.js';
+import { nonEmptyStr, objectSchema, oneOf, required, schemaVersion, str } from '../validation/index.js';
 import { Limits } from '../validation/limits.js';
 import { decodeText, decodeWrapped, richSchemaIdKey, richSchemaMetadataKey, richSchemaObjectFromValue } from '../state-keys.js';
 import { DOMAIN, absent } from './get-common.js';
+import { RsType, isReservedRichSchemaId } from './rich-schema-common.js';
 
 function objectAnswer(ctx: ReadContext, id: string): ReadAnswer {
   const key = richSchemaIdKey(id);
@@ -30,6 +33,9 @@ export const getRichSchemaObjectByIdHandler: ReadHandler = {
   ledgerId: DOMAIN,
   validateStatic(request) {
     byIdSchema.validate(request.operation);
+    // such ids name other domain records, never a rich schema object
+    const id = request.operation.id as string;
+    if (isReservedRichSchemaId(id)) throw new RequestError(RequestErrorCode.RS_ID_RESERVED, { id });
   },
   async read(request, ctx) {
     return objectAnswer(ctx, request.operation.id as string);
@@ -38,7 +44,7 @@ export const getRichSchemaObjectByIdHandler: ReadHandler = {
 
 const BY_METADATA = 'ClientGetRichSchemaObjectByMetadataOperation';
 const byMetadataSchema = objectSchema(BY_METADATA, {
-  rsType: required(nonEmptyStr),
+  rsType: required(oneOf(Object.values(RsType))),
   rsName: required(str({ max: Limits.NAME })),
   rsVersion: required(schemaVersion),
 });

@@ -121,12 +121,27 @@ export const any: Check = () => undefined;
 
 // ---- base58, DIDs, keys --------------------------------------------------------------------------
 
+const B58_OK = new Uint8Array(128);
+for (const c of B58_ALPHABET) B58_OK[c.charCodeAt(0)] = 1;
+
+/** True when every character of `v` is in the base58 alphabet (no allocation). */
+export function isBase58Text(v: string): boolean {
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c >= 128 || B58_OK[c] === 0) return false;
+  }
+  return true;
+}
+
+function badBase58Chars(v: string): string[] {
+  return [...new Set([...v].filter((c) => !B58_SET.has(c)))].sort();
+}
+
 /** Decodes base58 text; reports characters outside the alphabet. */
 export function decodeBase58(v: unknown, at: FieldAt): Uint8Array {
   if (typeof v !== 'string') typeError(at, v, 'str');
   if (v.length === 0) fail(RequestErrorCode.FIELD_EMPTY, at, v);
-  const bad = [...new Set([...v].filter((c) => !B58_SET.has(c)))].sort();
-  if (bad.length > 0) fail(RequestErrorCode.FIELD_BASE58_CHARS, at, v, { chars: bad });
+  if (!isBase58Text(v)) fail(RequestErrorCode.FIELD_BASE58_CHARS, at, v, { chars: badBase58Chars(v) });
   try {
     return b58decode(v);
   } catch {
@@ -151,7 +166,7 @@ export const verkey: Check = (v, at) => {
   const abbreviated = v.startsWith('~');
   const text = abbreviated ? v.slice(1) : v;
   const ok = (() => {
-    if (text.length === 0 || [...text].some((c) => !B58_SET.has(c))) return false;
+    if (text.length === 0 || !isBase58Text(text)) return false;
     try {
       const n = b58decode(text).length;
       return abbreviated ? n === Limits.ABBREVIATED_VERKEY_BYTES : n === Limits.FULL_VERKEY_BYTES;
@@ -170,9 +185,10 @@ export const blsKey: Check = base58([Limits.BLS_KEY_BYTES]);
 export const blsPop: Check = base58([Limits.BLS_POP_BYTES]);
 
 /** Signature text: base58, 1..512 characters. */
+const signatureStr = str({ max: Limits.SIGNATURE_TEXT });
 export const signatureText: Check = (v, at) => {
-  str({ max: Limits.SIGNATURE_TEXT })(v, at);
-  decodeBase58(v, at);
+  signatureStr(v, at);
+  if (!isBase58Text(v as string)) fail(RequestErrorCode.FIELD_BASE58_CHARS, at, v, { chars: badBase58Chars(v as string) });
 };
 
 // ---- hashes, versions, roles, network ------------------------------------------------------------

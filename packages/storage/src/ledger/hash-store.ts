@@ -1,8 +1,17 @@
 /**
- * The Merkle hash store of one ledger (formats 6.5): leaf hashes by leaf index and full-subtree
- * hashes by (height, index), persisted in the batch that completes them, plus the committed size.
+ * The Merkle hash store of one ledger (formats 6.5): leaf hashes by leaf index, full-subtree hashes
+ * by (height, index), and the committed size, persisted in the batch that commits them.
+ *
+ * Layout: hashes are grouped in tiles, so that the commit of a batch of txns writes a handful of
+ * records instead of two per txn. Tile (level L, index N) covers the full subtrees of heights 4L to
+ * 4L+3 below the 16 subtrees of height 4L with indexes 16N .. 16N+15. When k of those 16 are
+ * complete, the tile holds, row after row, the k hashes of height 4L, then the floor(k/2) of height
+ * 4L+1, floor(k/4) of height 4L+2 and floor(k/8) of height 4L+3 (k is given by the record's length);
+ * a tile that is not full is rewritten as more of its subtrees complete. Level 0 rows start with the
+ * leaf hashes. Any (height, index) is one record read, with no hashing.
+ *
  * Hashes of the tail that is not yet durable (uncommitted leaves, and committed leaves whose batch
- * has not been written yet) live in an in-memory overlay with the same addressing, so that roots
+ * has not been written yet) live in an in-memory overlay addressed by (height, index), so that roots
  * and proofs of any size up to the uncommitted size are computed the same way.
  */
 import type { KvStore, WriteBatch } from '../kv/kv-store.js';
@@ -11,34 +20,77 @@ import { StorageError, StorageErrorCode } from '../errors.js';
 import { HASH_LENGTH, merkleNodeHash, rootFromFrontier } from './merkle.js';
 import { decompose, type NodeReader } from './tree-proofs.js';
 
-/** Bucket names of one ledger's records (formats 12.1). */
+/** Bucket names of one ledger's records (formats 12.1 guidance, with the hash store in tiles). */
 export interface LedgerBuckets {
+  /** seqNo (8-byte BE) -> MP(txn). */
   txn: string;
-  leaf: string;
-  node: string;
+  /** (level byte, tile index 8-byte BE) -> up to 16 concatenated 32-byte hashes. */
+  tile: string;
+  /** "size" -> committed size (8-byte BE). */
   meta: string;
 }
 
 export function ledgerBuckets(ledgerId: number): LedgerBuckets {
-  return { txn: `txn/${ledgerId}`, leaf: `merkle-leaf/${ledgerId}`, node: `merkle-node/${ledgerId}`, meta: `merkle-meta/${ledgerId}` };
+  return { txn: `txn/${ledgerId}`, tile: `merkle-tile/${ledgerId}`, meta: `merkle-meta/${ledgerId}` };
 }
+
+/** Heights covered by one tile level. */
+export const TILE_HEIGHT = 4;
+/** Subtrees of the lowest height of a tile. */
+export const TILE_WIDTH = 2 ** TILE_HEIGHT;
 
 /** Key of the committed size in the meta bucket. */
 export const SIZE_KEY = new TextEncoder().encode('size');
 
-/** Key of the full subtree (height >= 1, index): one height byte, then the index as 8 bytes big-endian. */
-export function nodeKey(height: number, index: number): Uint8Array {
+export function tileKey(level: number, index: number): Uint8Array {
   const key = new Uint8Array(9);
-  key[0] = height;
+  key[0] = level;
   key.set(seqNoKey(index), 1);
   return key;
 }
 
-export function decodeNodeKey(key: Uint8Array): [number, number] {
+export function decodeTileKey(key: Uint8Array): [number, number] | undefined {
+  if (key.length !== 9) return undefined;
   return [key[0]!, decodeSeqNoKey(key.subarray(1))];
 }
 
-export const leafKey = seqNoKey;
+/** Hashes in row j of a tile with k complete subtrees of its lowest height. */
+const rowLength = (k: number, j: number): number => Math.floor(k / 2 ** j);
+
+/** Hashes held by a tile with k complete subtrees of its lowest height. */
+function tileHashes(k: number): number {
+  let n = 0;
+  for (let j = 0; j < TILE_HEIGHT; j++) n += rowLength(k, j);
+  return n;
+}
+
+/** Byte length of a tile record -> k; a length no k gives is absent. */
+const kOfLength = new Map<number, number>(Array.from({ length: TILE_WIDTH }, (_, i) => [tileHashes(i + 1) * HASH_LENGTH, i + 1]));
+
+/** Number of complete subtrees of a tile's lowest height that a record holds, or undefined when malformed. */
+export function tileEntries(value: Uint8Array): number | undefined {
+  return kOfLength.get(value.length);
+}
+
+/** Position (in hashes) of the hash at row j, offset `off`, of a tile with k entries. */
+function tilePosition(k: number, j: number, off: number): number {
+  let p = off;
+  for (let r = 0; r < j; r++) p += rowLength(k, r);
+  return p;
+}
+
+/** The record of a tile with k entries cut back to its first `keep` (1 <= keep <= k). */
+export function cutTile(value: Uint8Array, k: number, keep: number): Uint8Array {
+  const out = new Uint8Array(tileHashes(keep) * HASH_LENGTH);
+  let at = 0;
+  for (let j = 0; j < TILE_HEIGHT; j++) {
+    const from = tilePosition(k, j, 0) * HASH_LENGTH;
+    const len = rowLength(keep, j) * HASH_LENGTH;
+    out.set(value.subarray(from, from + len), at);
+    at += len;
+  }
+  return out;
+}
 
 /** Decodes a stored committed size; undefined when the record is absent or torn. */
 export function decodeSize(value: Uint8Array | undefined): number | undefined {
@@ -57,7 +109,7 @@ interface Level {
   hashes: Uint8Array[];
 }
 
-/** Largest number of durable hashes kept in the read cache. */
+/** Default number of durable subtree hashes and full tiles kept in memory. */
 const DEFAULT_CACHE_ENTRIES = 8192;
 
 export class HashStore {
@@ -66,6 +118,7 @@ export class HashStore {
   readonly #buckets: LedgerBuckets;
   /** overlay[h] holds the non-durable full subtrees of height h, consecutive from `start`. */
   readonly #overlay: Level[] = [];
+  /** Durable subtree hashes and full tiles (both immutable once durable). */
   readonly #cache = new Map<string, Uint8Array>();
   readonly #cacheEntries: number;
   #frontier: Uint8Array[] = [];
@@ -77,7 +130,7 @@ export class HashStore {
     this.#kv = kv;
     this.#ledgerId = ledgerId;
     this.#buckets = ledgerBuckets(ledgerId);
-    this.#cacheEntries = cacheEntries;
+    this.#cacheEntries = Math.max(16, cacheEntries);
     this.#size = committedSize;
     this.#durable = committedSize;
     this.#frontier = this.frontierOf(committedSize);
@@ -88,9 +141,23 @@ export class HashStore {
     return this.#size;
   }
 
+  /** Number of leaves whose hashes are durable. */
+  get durable(): number {
+    return this.#durable;
+  }
+
   /** Root of the whole tree (uncommitted leaves included). */
   get root(): Uint8Array {
     return rootFromFrontier(this.#frontier);
+  }
+
+  #remember(key: string, value: Uint8Array): void {
+    if (this.#cache.size >= this.#cacheEntries) this.#cache.delete(this.#cache.keys().next().value!);
+    this.#cache.set(key, value);
+  }
+
+  #missing(h: number, i: number): StorageError {
+    return new StorageError(StorageErrorCode.HASH_STORE_MISSING, { ledgerId: this.#ledgerId, height: h, index: i });
   }
 
   /** Hash of the full subtree (height, index). */
@@ -100,12 +167,31 @@ export class HashStore {
     const ck = `${h}:${i}`;
     const cached = this.#cache.get(ck);
     if (cached !== undefined) return cached;
-    const v = h === 0 ? this.#kv.getSync(this.#buckets.leaf, leafKey(i)) : this.#kv.getSync(this.#buckets.node, nodeKey(h, i));
-    if (v === undefined || v.length !== HASH_LENGTH) {
-      throw new StorageError(StorageErrorCode.HASH_STORE_MISSING, { ledgerId: this.#ledgerId, height: h, index: i });
+    const tileLevel = Math.floor(h / TILE_HEIGHT);
+    const j = h - tileLevel * TILE_HEIGHT;
+    const tileIndex = Math.floor((i * 2 ** j) / TILE_WIDTH);
+    const off = i - tileIndex * rowLength(TILE_WIDTH, j);
+    const tile = this.#tile(tileLevel, tileIndex);
+    if (tile === undefined) throw this.#missing(h, i);
+    const k = tileEntries(tile)!;
+    if (off >= rowLength(k, j)) throw this.#missing(h, i);
+    const at = tilePosition(k, j, off) * HASH_LENGTH;
+    const v = tile.subarray(at, at + HASH_LENGTH);
+    this.#remember(ck, v);
+    return v;
+  }
+
+  #tile(level: number, index: number): Uint8Array | undefined {
+    const ck = `t${level}:${index}`;
+    const cached = this.#cache.get(ck);
+    if (cached !== undefined) return cached;
+    const v = this.#kv.getSync(this.#buckets.tile, tileKey(level, index));
+    if (v === undefined) return undefined;
+    const n = tileEntries(v);
+    if (n === undefined) {
+      throw new StorageError(StorageErrorCode.CORRUPT_HASH_STORE, { ledgerId: this.#ledgerId, what: `tile ${level}/${index}`, length: v.length });
     }
-    if (this.#cache.size >= this.#cacheEntries) this.#cache.delete(this.#cache.keys().next().value!);
-    this.#cache.set(ck, v);
+    if (n === TILE_WIDTH) this.#remember(ck, v); // partial tiles grow: never cached
     return v;
   }
 
@@ -165,22 +251,32 @@ export class HashStore {
     this.#durable = d;
   }
 
-  get durable(): number {
-    return this.#durable;
-  }
-
   /**
-   * Adds to `batch` the records that committing leaves [from, to) makes durable: their leaf hashes,
-   * every full subtree whose last leaf is among them, and the new committed size.
+   * Adds to `batch` the records that committing leaves [from, to) makes durable: every tile that
+   * gains hashes (rewritten whole), and the new committed size.
    */
   addCommitOps(batch: WriteBatch, from: number, to: number): void {
-    for (let i = from; i < to; i++) batch.put(this.#buckets.leaf, leafKey(i), this.node(0, i));
-    for (let h = 1; pow2(h) <= to; h++) {
-      const p = pow2(h);
-      // subtrees i with last leaf (i+1)*p - 1 in [from, to)
-      const first = Math.ceil((from + 1) / p) - 1;
-      const last = Math.floor(to / p) - 1;
-      for (let i = first; i <= last; i++) batch.put(this.#buckets.node, nodeKey(h, i), this.node(h, i));
+    for (let level = 0; pow2(level * TILE_HEIGHT) <= to; level++) {
+      const h = level * TILE_HEIGHT;
+      const before = Math.floor(from / pow2(h)); // complete base hashes before the commit
+      const after = Math.floor(to / pow2(h));
+      if (after === before) continue;
+      const firstTile = Math.floor(before / TILE_WIDTH);
+      const lastTile = Math.floor((after - 1) / TILE_WIDTH);
+      for (let t = firstTile; t <= lastTile; t++) {
+        const start = t * TILE_WIDTH;
+        const k = Math.min(start + TILE_WIDTH, after) - start;
+        const value = new Uint8Array(tileHashes(k) * HASH_LENGTH);
+        let at = 0;
+        for (let j = 0; j < TILE_HEIGHT; j++) {
+          const first = start / 2 ** j;
+          for (let off = 0; off < rowLength(k, j); off++) {
+            value.set(this.node(h + j, first + off), at);
+            at += HASH_LENGTH;
+          }
+        }
+        batch.put(this.#buckets.tile, tileKey(level, t), value);
+      }
     }
     batch.put(this.#buckets.meta, SIZE_KEY, seqNoKey(to));
   }

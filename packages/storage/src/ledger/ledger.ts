@@ -6,7 +6,9 @@
  * the first k of them (oldest batch first) or discards the last k (the newest batch reverted).
  * commit() adds the txns, their hashes and the new committed size to a WriteBatch, so that a batch's
  * ledger, state and index changes land in one atomic write. Until that batch is written, committed
- * txns and hashes are served from memory; batches must be written in the order of their commits.
+ * txns and hashes are served from memory. Batches must be written in the order of their commits
+ * (the store applies writes in the order write() is called, so several may be in flight); a ledger
+ * that sees its batches land out of order refuses further changes with LEDGER_WRITE_ORDER.
  */
 import type { Txn } from '@quire/common';
 import type { KvStore, WriteBatch } from '../kv/kv-store.js';
@@ -103,6 +105,7 @@ export class Ledger {
   }
 
   #checkUsable(): void {
+    if (this.#failure instanceof StorageError && this.#failure.code === StorageErrorCode.LEDGER_WRITE_ORDER) throw this.#failure;
     if (this.#failure !== undefined) {
       throw new StorageError(StorageErrorCode.LEDGER_WRITE_FAILED, { ledgerId: this.ledgerId, reason: reasonOf(this.#failure) }, undefined, { cause: this.#failure });
     }
@@ -184,6 +187,9 @@ export class Ledger {
       return;
     }
     entry.written = true;
+    if (this.#pending[0] !== entry && this.#failure === undefined) {
+      this.#failure = new StorageError(StorageErrorCode.LEDGER_WRITE_ORDER, { ledgerId: this.ledgerId, written: entry.end, pending: this.#pending[0]!.end });
+    }
     let durable = this.#tree.durable;
     while (this.#pending.length > 0 && this.#pending[0]!.written) durable = this.#pending.shift()!.end;
     const drop = durable - this.#tree.durable;

@@ -1,20 +1,22 @@
 /**
  * Startup repair of a ledger's hash store against its txn log.
  *
- * What is authoritative: the txn log. A commit writes its txns, their hashes and the committed
- * size in one atomic batch, so on an intact database the three agree and opening costs a few reads.
- * When they disagree (a hash store lost, truncated or torn by a tool, a copy or an older layout),
- * the committed size becomes the length of the log, which must run 1, 2, 3, ... without a gap
- * (a gap is reported as LOG_GAP, never skipped); hash-store records beyond it are removed, and
- * missing ones are recomputed from the log. Every txn that is hashed during a rebuild is decoded
- * first, so a corrupt log stops the open with CORRUPT_TXN instead of producing a wrong root.
+ * What is authoritative: the txn log. A commit writes its txns, their tiles of hashes and the
+ * committed size in one atomic batch, so on an intact database they agree and opening costs a few
+ * reads: the committed size record, the last key of the log, the last leaf tile and the O(log n)
+ * subtrees of the committed tree's compact form. When they disagree (a hash store lost, truncated
+ * or torn by a tool, a copy, batches written out of commit order), the committed size becomes the
+ * length of the log, which must run 1, 2, 3, ... without a gap (a gap is reported as LOG_GAP, never
+ * skipped); hash records beyond it are removed, and missing ones are recomputed from the log. Every
+ * txn hashed during a rebuild is decoded first, so a corrupt log stops the open with CORRUPT_TXN
+ * instead of producing a wrong root. `verify` recomputes everything from the log, which also finds
+ * a gap in the middle of the log and any hash record that differs from what the log gives.
  */
 import type { KvStore, WriteBatch } from '../kv/kv-store.js';
 import { decodeSeqNoKey, seqNoKey } from '../kv/kv-store.js';
 import { StorageError, StorageErrorCode } from '../errors.js';
-import { equalBytes, merkleLeafHash, merkleNodeHash } from './merkle.js';
-import { SIZE_KEY, decodeNodeKey, decodeSize, ledgerBuckets, leafKey, nodeKey } from './hash-store.js';
-import { decompose } from './tree-proofs.js';
+import { equalBytes, merkleLeafHash } from './merkle.js';
+import { HashStore, SIZE_KEY, cutTile, TILE_HEIGHT, TILE_WIDTH, decodeSize, decodeTileKey, ledgerBuckets, tileEntries, tileKey } from './hash-store.js';
 import { decodeTxn } from './txn-codec.js';
 
 /** What opening a ledger found and did. */
@@ -27,16 +29,16 @@ export interface LedgerRecovery {
   rebuiltFrom: number | undefined;
   /** Number of leaves recomputed from the log. */
   rebuiltLeaves: number;
-  /** Hash-store records beyond the log that were removed. */
+  /** Hash records beyond the log that were removed or cut back. */
   removedRecords: number;
-  /** Records found missing or different by a full verification and rewritten. */
+  /** Records that a full verification found missing or different and rewrote. */
   repairedRecords: number;
 }
 
-const REBUILD_BATCH_LEAVES = 4096;
+const REBUILD_FLUSH_LEAVES = 4096;
 
-async function lastKey(kv: KvStore, bucket: string): Promise<Uint8Array | undefined> {
-  for await (const [k] of kv.iterate(bucket, { reverse: true, limit: 1, values: false })) return k;
+async function lastKey(kv: KvStore, bucket: string, range: { gte?: Uint8Array; lt?: Uint8Array } = {}): Promise<Uint8Array | undefined> {
+  for await (const [k] of kv.iterate(bucket, { ...range, reverse: true, limit: 1, values: false })) return k;
   return undefined;
 }
 
@@ -52,75 +54,108 @@ async function contiguousLogLength(kv: KvStore, ledgerId: number, bucket: string
   return length;
 }
 
-/** Removes leaf and node records of leaves >= size. */
-async function removeBeyond(kv: KvStore, ledgerId: number, size: number): Promise<number> {
-  const b = ledgerBuckets(ledgerId);
+/** Number of leaf hashes the level-0 tiles hold (as if they were contiguous). */
+async function storedLeaves(kv: KvStore, bucket: string): Promise<number> {
+  const k = await lastKey(kv, bucket, { gte: tileKey(0, 0), lt: tileKey(1, 0) });
+  if (k === undefined) return 0;
+  const v = kv.getSync(bucket, k);
+  const n = v === undefined ? undefined : tileEntries(v);
+  return n === undefined ? 0 : decodeTileKey(k)![1] * TILE_WIDTH + n;
+}
+
+/** Removes or cuts back the tiles that hold hashes of leaves >= size. */
+async function removeBeyond(kv: KvStore, bucket: string, size: number): Promise<number> {
   const batch = kv.batch();
-  for await (const [k] of kv.iterate(b.leaf, { gte: leafKey(size), values: false })) batch.del(b.leaf, k);
-  for await (const [k] of kv.iterate(b.node, { values: false })) {
-    const [h, i] = k.length === 9 ? decodeNodeKey(k) : [0, 0];
-    if (k.length !== 9 || h === 0 || (i + 1) * 2 ** h > size) batch.del(b.node, k);
+  for await (const [k, v] of kv.iterate(bucket)) {
+    const key = decodeTileKey(k);
+    const n = tileEntries(v);
+    if (key === undefined || n === undefined) {
+      batch.del(bucket, k);
+      continue;
+    }
+    const [level, index] = key;
+    const complete = Math.floor(size / 2 ** (level * TILE_HEIGHT)); // base hashes valid at this level
+    const valid = Math.max(0, Math.min(n, complete - index * TILE_WIDTH));
+    if (valid === 0) batch.del(bucket, k);
+    else if (valid < n) batch.put(bucket, k, cutTile(v, n, valid));
   }
   const n = batch.length;
   await batch.write();
   return n;
 }
 
+/** A batch that forwards only the puts whose value differs from what the store holds. */
+class ChangedOnlyBatch implements WriteBatch {
+  constructor(
+    private readonly kv: KvStore,
+    private readonly inner: WriteBatch,
+  ) {}
+  get length(): number {
+    return this.inner.length;
+  }
+  put(bucket: string, key: Uint8Array, value: Uint8Array): this {
+    const old = this.kv.getSync(bucket, key);
+    if (old === undefined || !equalBytes(old, value)) {
+      this.inner.put(bucket, key, value);
+    }
+    return this;
+  }
+  del(bucket: string, key: Uint8Array): this {
+    this.inner.del(bucket, key);
+    return this;
+  }
+  afterWrite(): this {
+    return this;
+  }
+  write(opts?: { sync?: boolean }): Promise<void> {
+    return this.inner.write(opts);
+  }
+}
+
 /**
- * Streams the log from leaf index `from` to `size`, recomputing leaf hashes and the full subtrees
- * they complete, starting from the stored frontier of `from`. With `compare`, records are read
- * first and written only when missing or different; returns the number written.
+ * Streams the log from leaf index `from` to `size`, recomputing the hashes from the stored compact
+ * form of `from` on, and writes their tiles and the committed size. With `onlyChanged`, only records
+ * that are missing or differ are written; returns the number of records written.
  */
-async function rebuild(kv: KvStore, ledgerId: number, from: number, size: number, compare: boolean): Promise<number> {
+async function rebuild(kv: KvStore, ledgerId: number, from: number, size: number, onlyChanged: boolean): Promise<number> {
   const b = ledgerBuckets(ledgerId);
-  const frontier: Uint8Array[] = decompose(0, from).map(([h, i]) => {
-    const v = h === 0 ? kv.getSync(b.leaf, leafKey(i)) : kv.getSync(b.node, nodeKey(h, i));
-    if (v === undefined || v.length !== 32) throw new StorageError(StorageErrorCode.HASH_STORE_MISSING, { ledgerId, height: h, index: i });
-    return v;
-  });
+  const tree = new HashStore(kv, ledgerId, from);
+  let flushed = from;
   let written = 0;
-  let batch: WriteBatch = kv.batch();
-  const put = (bucket: string, key: Uint8Array, value: Uint8Array): void => {
-    if (compare) {
-      const old = kv.getSync(bucket, key);
-      if (old !== undefined && equalBytes(old, value)) return;
-    }
-    batch.put(bucket, key, value);
-    written++;
+  const flush = async (): Promise<void> => {
+    const inner = kv.batch();
+    const batch = onlyChanged ? new ChangedOnlyBatch(kv, inner) : inner;
+    if (tree.size > flushed) tree.addCommitOps(batch, flushed, tree.size);
+    else batch.put(b.meta, SIZE_KEY, seqNoKey(size));
+    written += inner.length;
+    await inner.write();
+    tree.setDurable(tree.size);
+    flushed = tree.size;
   };
-  let s = from;
   if (from < size) {
+    let next = from + 1;
     for await (const [k, v] of kv.iterate(b.txn, { gte: seqNoKey(from + 1), lte: seqNoKey(size) })) {
-      const seqNo = decodeSeqNoKey(k);
-      if (seqNo !== s + 1) throw new StorageError(StorageErrorCode.LOG_GAP, { ledgerId, seqNo: s + 1 });
-      decodeTxn(ledgerId, seqNo, v);
-      let x = merkleLeafHash(v);
-      put(b.leaf, leafKey(s), x);
-      let c = s;
-      let h = 0;
-      while (c % 2 === 1) {
-        x = merkleNodeHash(frontier.pop()!, x);
-        c = (c - 1) / 2;
-        h++;
-        put(b.node, nodeKey(h, c), x);
-      }
-      frontier.push(x);
-      s++;
-      if ((s - from) % REBUILD_BATCH_LEAVES === 0) {
-        await batch.write();
-        batch = kv.batch();
-      }
+      if (decodeSeqNoKey(k) !== next) break;
+      decodeTxn(ledgerId, next, v);
+      tree.append(merkleLeafHash(v));
+      next++;
+      if (tree.size - flushed >= REBUILD_FLUSH_LEAVES) await flush();
     }
-    if (s !== size) throw new StorageError(StorageErrorCode.LOG_GAP, { ledgerId, seqNo: s + 1 });
+    if (next !== size + 1) throw new StorageError(StorageErrorCode.LOG_GAP, { ledgerId, seqNo: next });
   }
-  const sizeRecord = seqNoKey(size);
-  const stored = kv.getSync(b.meta, SIZE_KEY);
-  if (stored === undefined || !equalBytes(stored, sizeRecord)) {
-    batch.put(b.meta, SIZE_KEY, sizeRecord);
-    written++;
-  }
-  await batch.write();
+  await flush();
   return written;
+}
+
+/** True when every subtree of the compact form of a tree of n leaves can be read. */
+function frontierReadable(kv: KvStore, ledgerId: number, n: number): boolean {
+  try {
+    new HashStore(kv, ledgerId, n, 64);
+    return true;
+  } catch (e) {
+    if (e instanceof StorageError && (e.code === StorageErrorCode.HASH_STORE_MISSING || e.code === StorageErrorCode.CORRUPT_HASH_STORE)) return false;
+    throw e;
+  }
 }
 
 /** Checks (and when needed repairs) the hash store of `ledgerId`; see the module comment. */
@@ -132,9 +167,8 @@ export async function recoverLedger(kv: KvStore, ledgerId: number, verify: boole
   const size = storedSize === last && !verify ? last : await contiguousLogLength(kv, ledgerId, b.txn, last);
   const result: LedgerRecovery = { storedSize, size, rebuiltFrom: undefined, rebuiltLeaves: 0, removedRecords: 0, repairedRecords: 0 };
 
-  const lastLeafKey = await lastKey(kv, b.leaf);
-  const leaves = lastLeafKey === undefined ? 0 : decodeSeqNoKey(lastLeafKey) + 1;
-  if (leaves > size || (storedSize !== undefined && storedSize > size)) result.removedRecords = await removeBeyond(kv, ledgerId, size);
+  const leaves = await storedLeaves(kv, b.tile);
+  if (leaves > size || (storedSize !== undefined && storedSize > size)) result.removedRecords = await removeBeyond(kv, b.tile, size);
 
   if (verify) {
     result.repairedRecords = await rebuild(kv, ledgerId, 0, size, true);
@@ -146,11 +180,7 @@ export async function recoverLedger(kv: KvStore, ledgerId: number, verify: boole
   }
 
   let from = Math.min(leaves, size);
-  const frontierPresent = decompose(0, from).every(([h, i]) => {
-    const v = h === 0 ? kv.getSync(b.leaf, leafKey(i)) : kv.getSync(b.node, nodeKey(h, i));
-    return v !== undefined && v.length === 32;
-  });
-  if (!frontierPresent) from = 0;
+  if (!frontierReadable(kv, ledgerId, from)) from = 0;
   if (from < size || storedSize !== size) {
     await rebuild(kv, ledgerId, from, size, false);
     if (from < size) {

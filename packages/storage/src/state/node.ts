@@ -3,20 +3,60 @@
  *
  * Nodes are immutable values (changes make new nodes), so each one caches its RLP encoding and its
  * hash the first time they are needed and never recomputes them. A child is held either as a node
- * object or as the 32-byte hash of a stored node, resolved on demand through the node store.
+ * object or as the hash of a stored node, resolved on demand through the node store.
+ *
+ * Inside the trie a hash is a HashKey: its 32 bytes as a 32-character latin1 string. Strings live on
+ * the JS heap (a Uint8Array per hash would cost a separate backing store and GC work per node) and
+ * serve directly as Map keys. Bytes cross the API edges only.
  */
-import { createHash } from 'node:crypto';
+import * as nodeCrypto from 'node:crypto';
 import { StorageError, StorageErrorCode } from '../errors.js';
 import { hpDecode, hpEncode } from './nibbles.js';
 import { rlpBytesSize, rlpListHeaderSize, rlpReadHeader, rlpWriteBytes, rlpWriteListHeader } from './rlp.js';
 
-/** A reference to a child: the node itself, or the 32-byte SHA3-256 hash of a stored node. */
-export type NodeRef = TrieNode | Uint8Array;
+/** A 32-byte hash as a 32-character latin1 string. */
+export type HashKey = string;
 
-/** SHA3-256 (FIPS 202). Keccak-256 is never used. */
+/** A reference to a child: the node itself, or the SHA3-256 hash of a stored node. */
+export type NodeRef = TrieNode | HashKey;
+
+// one-shot hashing (node >= 20.12) skips the Hash object; createHash elsewhere
+const oneShot = (nodeCrypto as unknown as { hash?: (alg: string, data: Uint8Array, enc: 'latin1') => string }).hash;
+
+/** SHA3-256 (FIPS 202) as a HashKey. Keccak-256 is never used. */
+export const sha3Key: (data: Uint8Array) => HashKey =
+  typeof oneShot === 'function'
+    ? (data) => oneShot('sha3-256', data, 'latin1')
+    : (data) => nodeCrypto.createHash('sha3-256').update(data).digest('binary'); // 'binary' is latin1
+
+/** SHA3-256 (FIPS 202) as bytes. */
 export function sha3(data: Uint8Array): Uint8Array {
-  const b = createHash('sha3-256').update(data).digest();
-  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  return keyToBytes(sha3Key(data));
+}
+
+/** The bytes of a HashKey (a plain Uint8Array). */
+export function keyToBytes(key: HashKey): Uint8Array {
+  const out = new Uint8Array(key.length);
+  for (let i = 0; i < key.length; i++) out[i] = key.charCodeAt(i);
+  return out;
+}
+
+/** The HashKey of 32 bytes (or of `bytes[start, start + 32)`). */
+export function bytesToKey(bytes: Uint8Array, start = 0, end = bytes.length): HashKey {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
+}
+
+/** Lowercase hex of a HashKey, for error data and logs. */
+export function keyToHex(key: HashKey): string {
+  return Buffer.from(key, 'latin1').toString('hex');
+}
+
+/**
+ * Uninitialised bytes from Node's shared pool (far cheaper than one ArrayBuffer per node); every
+ * caller writes each byte.
+ */
+export function allocBytes(n: number): Uint8Array {
+  return Buffer.allocUnsafe(n);
 }
 
 /** RLP of the blank node (the empty byte string). */
@@ -25,11 +65,14 @@ export const BLANK_NODE_RLP: Uint8Array = Uint8Array.of(0x80);
 /** Root of the empty trie: SHA3-256(0x80). */
 export const BLANK_ROOT: Uint8Array = sha3(BLANK_NODE_RLP);
 
+/** BLANK_ROOT as a HashKey. */
+export const BLANK_ROOT_KEY: HashKey = sha3Key(BLANK_NODE_RLP);
+
 abstract class NodeBase {
   /** Cached RLP encoding. */
   enc: Uint8Array | undefined = undefined;
   /** Cached SHA3-256 of the encoding (computed for nodes referenced by hash and for roots). */
-  hash: Uint8Array | undefined = undefined;
+  hash: HashKey | undefined = undefined;
   /** True once the node is in the node store, or is embedded in a stored node. */
   stored = false;
 }
@@ -76,7 +119,7 @@ const EMPTY = 0x80;
 /** Encoded size of a child reference inside its parent. */
 function refSize(ref: NodeRef | null): number {
   if (ref === null) return 1;
-  if (ref instanceof Uint8Array) return 33;
+  if (typeof ref === 'string') return 33;
   const e = encodeNode(ref);
   return e.length < 32 ? e.length : 33;
 }
@@ -86,20 +129,20 @@ function writeRef(out: Uint8Array, pos: number, ref: NodeRef | null): number {
     out[pos] = EMPTY;
     return pos + 1;
   }
-  let h: Uint8Array;
-  if (ref instanceof Uint8Array) {
+  let h: HashKey;
+  if (typeof ref === 'string') {
     h = ref;
   } else {
     const e = ref.enc!; // encoded by refSize just before
     if (e.length < 32) {
-      out.set(e, pos);
+      for (let i = 0; i < e.length; i++) out[pos + i] = e[i]!;
       return pos + e.length;
     }
     h = nodeHash(ref);
   }
-  out[pos] = 0xa0;
-  out.set(h, pos + 1);
-  return pos + 33;
+  out[pos++] = 0xa0;
+  for (let i = 0; i < 32; i++) out[pos + i] = h.charCodeAt(i);
+  return pos + 32;
 }
 
 /** RLP of a node, computed once and cached. */
@@ -110,7 +153,7 @@ export function encodeNode(node: TrieNode): Uint8Array {
     const hp = hpEncode(node.path, node instanceof LeafNode);
     const second = node instanceof LeafNode ? rlpBytesSize(node.value) : refSize(node.child);
     const payload = rlpBytesSize(hp) + second;
-    out = new Uint8Array(rlpListHeaderSize(payload) + payload);
+    out = allocBytes(rlpListHeaderSize(payload) + payload);
     let pos = rlpWriteListHeader(out, 0, payload);
     pos = rlpWriteBytes(out, pos, hp);
     if (node instanceof LeafNode) rlpWriteBytes(out, pos, node.value);
@@ -118,7 +161,7 @@ export function encodeNode(node: TrieNode): Uint8Array {
   } else {
     let payload = node.value === null ? 1 : rlpBytesSize(node.value);
     for (let i = 0; i < 16; i++) payload += refSize(node.children[i]!);
-    out = new Uint8Array(rlpListHeaderSize(payload) + payload);
+    out = allocBytes(rlpListHeaderSize(payload) + payload);
     let pos = rlpWriteListHeader(out, 0, payload);
     for (let i = 0; i < 16; i++) pos = writeRef(out, pos, node.children[i]!);
     if (node.value === null) out[pos] = EMPTY;
@@ -129,19 +172,19 @@ export function encodeNode(node: TrieNode): Uint8Array {
 }
 
 /** SHA3-256 of the node's RLP, computed once and cached. */
-export function nodeHash(node: TrieNode): Uint8Array {
-  if (node.hash === undefined) node.hash = sha3(encodeNode(node));
+export function nodeHash(node: TrieNode): HashKey {
+  if (node.hash === undefined) node.hash = sha3Key(encodeNode(node));
   return node.hash;
 }
 
 /** Hash of a trie whose root node is `node` (null = blank). */
-export function rootHashOf(node: TrieNode | null): Uint8Array {
-  return node === null ? BLANK_ROOT : nodeHash(node);
+export function rootHashOf(node: TrieNode | null): HashKey {
+  return node === null ? BLANK_ROOT_KEY : nodeHash(node);
 }
 
 /** True when the child is referenced by hash in its parent (its RLP is 32 bytes or longer). */
 export function isHashReferenced(ref: NodeRef): boolean {
-  return ref instanceof Uint8Array || encodeNode(ref).length >= 32;
+  return typeof ref === 'string' || encodeNode(ref).length >= 32;
 }
 
 function malformed(reason: string): StorageError {
@@ -154,7 +197,7 @@ function decodeRef(bytes: Uint8Array, start: number, limit: number, depth: numbe
   if (h.isList) return { ref: decodeNodeAt(bytes, start, h, depth + 1), end: h.end };
   const len = h.end - h.payloadStart;
   if (len === 0) return { ref: null, end: h.end };
-  if (len === 32) return { ref: bytes.slice(h.payloadStart, h.end), end: h.end };
+  if (len === 32) return { ref: bytesToKey(bytes, h.payloadStart, h.end), end: h.end };
   throw malformed(`child reference of ${len} bytes`);
 }
 
@@ -174,7 +217,7 @@ function decodeNodeAt(bytes: Uint8Array, start: number, h: { payloadStart: numbe
     if (isLeaf) {
       const v = rlpReadHeader(bytes, first.end, h.end);
       if (v.isList) throw malformed('leaf value is a list');
-      node = new LeafNode(nibbles, bytes.slice(v.payloadStart, v.end));
+      node = new LeafNode(nibbles, bytes.subarray(v.payloadStart, v.end));
     } else {
       if (nibbles.length === 0) throw malformed('extension with an empty path');
       const { ref } = decodeRef(bytes, first.end, h.end, depth);
@@ -191,7 +234,7 @@ function decodeNodeAt(bytes: Uint8Array, start: number, h: { payloadStart: numbe
     }
     const v = rlpReadHeader(bytes, p, h.end);
     if (v.isList) throw malformed('branch value is a list');
-    node = new BranchNode(children, v.end === v.payloadStart ? null : bytes.slice(v.payloadStart, v.end));
+    node = new BranchNode(children, v.end === v.payloadStart ? null : bytes.subarray(v.payloadStart, v.end));
   } else {
     throw malformed(`list of ${count} items`);
   }
@@ -201,7 +244,7 @@ function decodeNodeAt(bytes: Uint8Array, start: number, h: { payloadStart: numbe
 
 /**
  * Decodes the RLP of one node (the blank node gives null). The result is marked as stored with its
- * encoding cached; byte strings are copied out of `bytes`. Throws STATE_NODE_MALFORMED or an RLP
+ * encoding cached; its byte strings are views into `bytes`, which must not change afterwards. Throws STATE_NODE_MALFORMED or an RLP
  * error code.
  */
 export function decodeNode(bytes: Uint8Array): TrieNode | null {
@@ -220,9 +263,9 @@ export function decodeNode(bytes: Uint8Array): TrieNode | null {
 function markStored(node: TrieNode): void {
   node.stored = true;
   if (node instanceof ExtensionNode) {
-    if (!(node.child instanceof Uint8Array)) markStored(node.child);
+    if (typeof node.child !== 'string') markStored(node.child);
   } else if (node instanceof BranchNode) {
-    for (const c of node.children) if (c !== null && !(c instanceof Uint8Array)) markStored(c);
+    for (const c of node.children) if (c !== null && typeof c !== 'string') markStored(c);
   }
 }
 

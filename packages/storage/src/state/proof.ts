@@ -9,10 +9,10 @@
  */
 import { b64decode } from '@quire/common';
 import { ProofError, StorageError, StorageErrorCode } from '../errors.js';
-import { BLANK_NODE_RLP, BranchNode, ExtensionNode, LeafNode, decodeNode, encodeNode, sha3, type NodeRef, type TrieNode } from './node.js';
+import { BLANK_NODE_RLP, BranchNode, ExtensionNode, LeafNode, bytesToKey, decodeNode, encodeNode, keyToHex, sha3Key, type HashKey, type NodeRef, type TrieNode } from './node.js';
 import { bytesToNibbles, concatNibbles, nibblesToBytes, startsWithAt } from './nibbles.js';
 import { rlpEncodeListOfEncoded, rlpListItems } from './rlp.js';
-import { stateKeyBytes, unwrapStateValue, type StateKey } from './values.js';
+import { copyBytes, stateKeyBytes, unwrapStateValue, type StateKey } from './values.js';
 
 /** RLP list of the given nodes followed by the root node (the blank root encodes as the empty string). */
 export function encodeProof(path: readonly TrieNode[], root: TrieNode | null): Uint8Array {
@@ -20,18 +20,13 @@ export function encodeProof(path: readonly TrieNode[], root: TrieNode | null): U
   const seen = new Set<string>();
   for (const n of path) {
     const enc = encodeNode(n);
-    const id = hashKey(n.hash ?? sha3(enc));
+    const id = n.hash ?? sha3Key(enc);
     if (seen.has(id)) continue;
     seen.add(id);
     items.push(enc);
   }
   items.push(root === null ? BLANK_NODE_RLP : encodeNode(root));
   return rlpEncodeListOfEncoded(items);
-}
-
-/** Map key of a 32-byte hash. */
-export function hashKey(h: Uint8Array): string {
-  return Buffer.from(h.buffer, h.byteOffset, h.byteLength).toString('latin1');
 }
 
 function hex(b: Uint8Array): string {
@@ -43,7 +38,7 @@ function proofError(code: StorageErrorCode, data: Record<string, unknown>, cause
 }
 
 /** Proof nodes by hash; the blank node maps to null. */
-type ProofDb = Map<string, TrieNode | null>;
+type ProofDb = Map<HashKey, TrieNode | null>;
 
 function proofBytes(proof: Uint8Array | string): Uint8Array {
   if (typeof proof === 'string') {
@@ -73,7 +68,7 @@ function decodeProof(proof: Uint8Array | string): ProofDb {
     } catch (e) {
       throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'node', index, reason: (e as StorageError).code ?? String(e) }, e);
     }
-    db.set(hashKey(sha3(item)), node);
+    db.set(sha3Key(item), node);
   });
   return db;
 }
@@ -85,7 +80,7 @@ function checkRoot(rootHash: Uint8Array): void {
 }
 
 function rootNode(db: ProofDb, rootHash: Uint8Array): TrieNode | null {
-  const root = db.get(hashKey(rootHash));
+  const root = db.get(bytesToKey(rootHash));
   if (root === undefined) throw proofError(StorageErrorCode.PROOF_ROOT_MISMATCH, { root: hex(rootHash) });
   return root;
 }
@@ -93,16 +88,16 @@ function rootNode(db: ProofDb, rootHash: Uint8Array): TrieNode | null {
 /** The node a child reference points to inside a proof (null = blank); a hash the proof lacks fails. */
 function follow(db: ProofDb, ref: NodeRef | null): TrieNode | null {
   if (ref === null) return null;
-  if (!(ref instanceof Uint8Array)) return ref;
-  const node = db.get(hashKey(ref));
-  if (node === undefined) throw proofError(StorageErrorCode.PROOF_INCOMPLETE, { hash: hex(ref) });
+  if (typeof ref !== 'string') return ref;
+  const node = db.get(ref);
+  if (node === undefined) throw proofError(StorageErrorCode.PROOF_INCOMPLETE, { hash: keyToHex(ref) });
   return node;
 }
 
 function unwrap(stored: Uint8Array, key: Uint8Array): Uint8Array {
   const v = unwrapStateValue(stored);
   if (v === undefined) throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'value', key: hex(key) });
-  return v.slice();
+  return copyBytes(v);
 }
 
 /**

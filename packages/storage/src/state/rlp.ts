@@ -178,7 +178,7 @@ export function rlpEncodeBytes(b: Uint8Array): Uint8Array {
 export function rlpEncodeListOfEncoded(items: readonly Uint8Array[]): Uint8Array {
   let payload = 0;
   for (const it of items) payload += it.length;
-  const out = new Uint8Array(headerSize(payload) + payload);
+  const out = Buffer.allocUnsafe(headerSize(payload) + payload);
   let pos = writeHeader(out, 0, payload, 0xc0);
   for (const it of items) {
     out.set(it, pos);

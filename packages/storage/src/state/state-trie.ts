@@ -13,12 +13,12 @@
  */
 import type { KvStore, WriteBatch } from '../kv/kv-store.js';
 import { StorageError, StorageErrorCode } from '../errors.js';
-import { BLANK_ROOT, BranchNode, ExtensionNode, LeafNode, bytesEqual, decodeNode, encodeNode, isHashReferenced, nodeHash, rootHashOf, type NodeRef, type TrieNode } from './node.js';
+import { BLANK_ROOT_KEY, BranchNode, ExtensionNode, LeafNode, bytesToKey, decodeNode, encodeNode, isHashReferenced, keyToBytes, keyToHex, nodeHash, rootHashOf, type HashKey, type NodeRef, type TrieNode } from './node.js';
 import { NodeCache } from './node-cache.js';
 import { bytesToNibbles, nibblesToBytes } from './nibbles.js';
-import { encodeProof, hashKey } from './proof.js';
+import { encodeProof } from './proof.js';
 import { prefixProofNodes, proofPath, trieForEach, trieGet, trieInsert, trieRemove } from './trie-ops.js';
-import { stateKeyBytes, unwrapStateValue, wrapStateValue, type StateKey } from './values.js';
+import { copyBytes, stateKeyBytes, unwrapStateValue, wrapStateValue, type StateKey } from './values.js';
 
 /** The states a pool keeps (the audit ledger has none). */
 export type StateName = 'pool' | 'domain' | 'config';
@@ -37,14 +37,17 @@ export const defaultStateTrieOptions: StateTrieOptions = {
 /** Key of the committed root in bucket `state-head/<name>`. */
 const HEAD_KEY = new TextEncoder().encode('root');
 
-function hex(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
-}
-
-function checkRootArg(root: Uint8Array): void {
+/** The HashKey of a root given by a caller. Throws INVALID_KEY unless it is 32 bytes. */
+function rootKeyOf(root: Uint8Array): HashKey {
   if (!(root instanceof Uint8Array) || root.length !== 32) {
     throw new StorageError(StorageErrorCode.INVALID_KEY, { what: 'state root', length: root instanceof Uint8Array ? root.length : -1 });
   }
+  return bytesToKey(root);
+}
+
+/** Store key of a node hash. */
+function nodeStoreKey(hash: HashKey): Uint8Array {
+  return Buffer.from(hash, 'latin1');
 }
 
 export class StateTrie {
@@ -54,15 +57,15 @@ export class StateTrie {
   readonly #headBucket: string;
   readonly #cache: NodeCache;
   /** Nodes put into a batch that is not known to be written yet (hash key -> node). */
-  readonly #unflushed = new Map<string, TrieNode>();
+  readonly #unflushed = new Map<HashKey, TrieNode>();
   /** Nodes whose batch failed: put again by the next commit. */
-  readonly #retry = new Map<string, TrieNode>();
+  readonly #retry = new Map<HashKey, TrieNode>();
   /** Roots of uncommitted heads that setHead/getAt/commit may name, in the order they were made. */
-  readonly #pending = new Map<string, TrieNode | null>();
+  readonly #pending = new Map<HashKey, TrieNode>();
   #head: TrieNode | null = null;
   #committed: TrieNode | null = null;
-  #committedRoot: Uint8Array = BLANK_ROOT;
-  readonly #resolve = (ref: NodeRef): TrieNode => (ref instanceof Uint8Array ? this.#load(ref) : ref);
+  #committedRoot: HashKey = BLANK_ROOT_KEY;
+  readonly #resolve = (ref: NodeRef): TrieNode => (typeof ref === 'string' ? this.#load(ref) : ref);
 
   private constructor(kv: KvStore, name: StateName, opts: StateTrieOptions) {
     this.#kv = kv;
@@ -89,8 +92,8 @@ export class StateTrie {
       if (head.length !== 32) {
         throw new StorageError(StorageErrorCode.STATE_NODE_MALFORMED, { state: name, reason: `committed root record of ${head.length} bytes` });
       }
-      const root = Uint8Array.from(head);
-      trie.#committed = bytesEqual(root, BLANK_ROOT) ? null : trie.#load(root);
+      const root = bytesToKey(head);
+      trie.#committed = root === BLANK_ROOT_KEY ? null : trie.#load(root);
       trie.#committedRoot = root;
     }
     trie.#head = trie.#committed;
@@ -100,14 +103,13 @@ export class StateTrie {
   /** Root of the uncommitted head (hashes the nodes changed since it was last asked for). */
   get headRoot(): Uint8Array {
     const root = rootHashOf(this.#head);
-    const k = hashKey(root);
-    if (this.#head !== null && !this.#pending.has(k)) this.#pending.set(k, this.#head);
-    return root.slice();
+    if (this.#head !== null && !this.#pending.has(root)) this.#pending.set(root, this.#head);
+    return keyToBytes(root);
   }
 
   /** Root of the committed state. */
   get committedRoot(): Uint8Array {
-    return this.#committedRoot.slice();
+    return keyToBytes(this.#committedRoot);
   }
 
   /** The state value of `key` (formats.md 8) on the head, or on the committed root with `committed: true`. */
@@ -122,10 +124,10 @@ export class StateTrie {
 
   /** True when `root` is the empty trie, a stored root, or an uncommitted head still held. */
   hasRoot(root: Uint8Array): boolean {
-    checkRootArg(root);
-    if (bytesEqual(root, BLANK_ROOT) || this.#pending.has(hashKey(root))) return true;
+    const k = rootKeyOf(root);
+    if (k === BLANK_ROOT_KEY || this.#pending.has(k)) return true;
     try {
-      this.#load(root);
+      this.#load(k);
       return true;
     } catch (e) {
       if (e instanceof StorageError && e.code === StorageErrorCode.STATE_NODE_MISSING) return false;
@@ -168,7 +170,7 @@ export class StateTrie {
     const node = root === undefined ? this.#head : this.#rootNode(root);
     const rootHash = rootHashOf(node); // encodes and hashes every new node below
     const b = batch ?? this.#kv.batch();
-    const written: [string, TrieNode][] = [];
+    const written: TrieNode[] = [];
     if (node !== null) {
       const rootWasStored = node.stored;
       const fresh: TrieNode[] = [];
@@ -177,33 +179,33 @@ export class StateTrie {
         n.stored = true;
         if (n === node || n.enc!.length >= 32) {
           const h = nodeHash(n);
-          b.put(this.#nodeBucket, h, n.enc!);
-          written.push([hashKey(h), n]);
+          b.put(this.#nodeBucket, nodeStoreKey(h), n.enc!);
+          written.push(n);
         }
       }
       // a root already stored may so far have been stored only inside its parent
-      if (rootWasStored && encodeNode(node).length < 32) b.put(this.#nodeBucket, rootHash, node.enc!);
+      if (rootWasStored && encodeNode(node).length < 32) b.put(this.#nodeBucket, nodeStoreKey(rootHash), node.enc!);
       for (const n of fresh) stripStoredChildren(n);
     }
     for (const [k, n] of this.#retry) {
-      b.put(this.#nodeBucket, n.hash!, n.enc!);
-      written.push([k, n]);
+      b.put(this.#nodeBucket, nodeStoreKey(k), n.enc!);
+      written.push(n);
     }
     this.#retry.clear();
-    b.put(this.#headBucket, HEAD_KEY, rootHash);
-    for (const [k, n] of written) {
-      this.#unflushed.set(k, n);
-      this.#cache.set(k, n);
+    b.put(this.#headBucket, HEAD_KEY, keyToBytes(rootHash));
+    for (const n of written) {
+      this.#unflushed.set(n.hash!, n);
+      this.#cache.set(n.hash!, n);
     }
     b.afterWrite((error) => {
-      for (const [k, n] of written) {
-        if (error === undefined) this.#unflushed.delete(k);
-        else this.#retry.set(k, n);
+      for (const n of written) {
+        if (error === undefined) this.#unflushed.delete(n.hash!);
+        else this.#retry.set(n.hash!, n);
       }
     });
     this.#committed = node;
-    this.#committedRoot = rootHash.slice();
-    this.#forgetPendingUpTo(hashKey(rootHash));
+    this.#committedRoot = rootHash;
+    this.#forgetPendingUpTo(rootHash);
     if (batch === undefined) return b.write();
   }
 
@@ -228,13 +230,13 @@ export class StateTrie {
   forEach(fn: (key: Uint8Array, value: Uint8Array) => void, root?: Uint8Array): void {
     const node = root === undefined ? this.#head : this.#rootNode(root);
     trieForEach(node, new Uint8Array(0), this.#resolve, (nibbles, stored) => {
-      fn(nibblesToBytes(nibbles), this.#unwrap(stored).slice());
+      fn(nibblesToBytes(nibbles), copyBytes(this.#unwrap(stored)));
     });
   }
 
   #read(root: TrieNode | null, key: StateKey): Uint8Array | undefined {
     const stored = trieGet(root, bytesToNibbles(stateKeyBytes(key)), this.#resolve);
-    return stored === undefined ? undefined : this.#unwrap(stored).slice();
+    return stored === undefined ? undefined : copyBytes(this.#unwrap(stored));
   }
 
   #unwrap(stored: Uint8Array): Uint8Array {
@@ -245,40 +247,39 @@ export class StateTrie {
 
   /** The root node of `root`: the empty trie, an uncommitted head still held, or a stored root. */
   #rootNode(root: Uint8Array): TrieNode | null {
-    checkRootArg(root);
-    if (bytesEqual(root, BLANK_ROOT)) return null;
-    const pending = this.#pending.get(hashKey(root));
+    const k = rootKeyOf(root);
+    if (k === BLANK_ROOT_KEY) return null;
+    const pending = this.#pending.get(k);
     if (pending !== undefined) return pending;
     try {
-      return this.#load(root);
+      return this.#load(k);
     } catch (e) {
       if (e instanceof StorageError && e.code === StorageErrorCode.STATE_NODE_MISSING) {
-        throw new StorageError(StorageErrorCode.UNKNOWN_STATE_ROOT, { state: this.name, root: hex(root) });
+        throw new StorageError(StorageErrorCode.UNKNOWN_STATE_ROOT, { state: this.name, root: keyToHex(k) });
       }
       throw e;
     }
   }
 
   /** A stored node by hash: from the unflushed set, the cache, or the store. */
-  #load(hash: Uint8Array): TrieNode {
-    const k = hashKey(hash);
+  #load(k: HashKey): TrieNode {
     const hit = this.#unflushed.get(k) ?? this.#cache.get(k);
     if (hit !== undefined) return hit;
-    const bytes = this.#kv.getSync(this.#nodeBucket, hash);
-    if (bytes === undefined) throw new StorageError(StorageErrorCode.STATE_NODE_MISSING, { state: this.name, hash: hex(hash) });
+    const bytes = this.#kv.getSync(this.#nodeBucket, nodeStoreKey(k));
+    if (bytes === undefined) throw new StorageError(StorageErrorCode.STATE_NODE_MISSING, { state: this.name, hash: keyToHex(k) });
     let node: TrieNode | null;
     try {
       node = decodeNode(bytes);
     } catch (e) {
-      throw new StorageError(StorageErrorCode.STATE_NODE_MALFORMED, { state: this.name, hash: hex(hash), reason: (e as StorageError).code ?? String(e) }, undefined, { cause: e });
+      throw new StorageError(StorageErrorCode.STATE_NODE_MALFORMED, { state: this.name, hash: keyToHex(k), reason: (e as StorageError).code ?? String(e) }, undefined, { cause: e });
     }
-    if (node === null) throw new StorageError(StorageErrorCode.STATE_NODE_MALFORMED, { state: this.name, hash: hex(hash), reason: 'blank node stored by hash' });
-    node.hash = Uint8Array.from(hash);
+    if (node === null) throw new StorageError(StorageErrorCode.STATE_NODE_MALFORMED, { state: this.name, hash: keyToHex(k), reason: 'blank node stored by hash' });
+    node.hash = k;
     this.#cache.set(k, node);
     return node;
   }
 
-  #forgetPendingUpTo(key: string): void {
+  #forgetPendingUpTo(key: HashKey): void {
     if (!this.#pending.has(key)) return;
     for (const k of this.#pending.keys()) {
       this.#pending.delete(k);
@@ -291,9 +292,9 @@ export class StateTrie {
 function collectUnstored(node: TrieNode, out: TrieNode[]): void {
   if (node.stored) return;
   if (node instanceof ExtensionNode) {
-    if (!(node.child instanceof Uint8Array)) collectUnstored(node.child, out);
+    if (typeof node.child !== 'string') collectUnstored(node.child, out);
   } else if (node instanceof BranchNode) {
-    for (const c of node.children) if (c !== null && !(c instanceof Uint8Array)) collectUnstored(c, out);
+    for (const c of node.children) if (c !== null && typeof c !== 'string') collectUnstored(c, out);
   }
   out.push(node);
 }
@@ -305,12 +306,12 @@ function collectUnstored(node: TrieNode, out: TrieNode[]): void {
 function stripStoredChildren(node: TrieNode): void {
   if (node instanceof LeafNode) return;
   if (node instanceof ExtensionNode) {
-    if (!(node.child instanceof Uint8Array) && isHashReferenced(node.child)) node.child = nodeHash(node.child);
+    if (typeof node.child !== 'string' && isHashReferenced(node.child)) node.child = nodeHash(node.child);
     return;
   }
   const ch = node.children;
   for (let i = 0; i < 16; i++) {
     const c = ch[i]!;
-    if (c !== null && !(c instanceof Uint8Array) && isHashReferenced(c)) ch[i] = nodeHash(c);
+    if (c !== null && typeof c !== 'string' && isHashReferenced(c)) ch[i] = nodeHash(c);
   }
 }

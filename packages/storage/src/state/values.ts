@@ -17,13 +17,20 @@ export function stateKeyBytes(key: StateKey, what = 'state key'): Uint8Array {
   throw new StorageError(StorageErrorCode.INVALID_KEY, { what, type: key === null ? 'null' : typeof key });
 }
 
+/** A plain Uint8Array copy (Buffer.prototype.slice would give a view). */
+export function copyBytes(b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(b.length);
+  out.set(b);
+  return out;
+}
+
 /** RLP([v]): the stored form of state value v. */
 export function wrapStateValue(v: Uint8Array): Uint8Array {
   if (!(v instanceof Uint8Array)) {
     throw new StorageError(StorageErrorCode.INVALID_KEY, { what: 'state value', type: v === null ? 'null' : typeof v });
   }
   const inner = rlpBytesSize(v);
-  const out = new Uint8Array(rlpListHeaderSize(inner) + inner);
+  const out = Buffer.allocUnsafe(rlpListHeaderSize(inner) + inner);
   rlpWriteBytes(out, rlpWriteListHeader(out, 0, inner), v);
   return out;
 }

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { main } from '../../src/cli/read-ledger.js';
+import { Ledger, openLevelKvStore } from '../../src/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const NODE_ARGS = ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill'];
@@ -79,6 +80,25 @@ describe('read_ledger on a live database (e2e)', function () {
       previous = lines.length;
     }
     expect(writer!.exitCode).to.equal(null); // the writer was never disturbed
+  });
+
+  it('leaves the writer\'s database intact', async () => {
+    const stopped = waitForLine(writer!, 'stopped', 20_000);
+    writer!.kill('SIGTERM');
+    const written = Number((await stopped).split(' ')[1]);
+    await new Promise((resolve) => (writer!.exitCode === null ? writer!.once('exit', resolve) : resolve(undefined)));
+    expect(writer!.exitCode).to.equal(0);
+    const kv = await openLevelKvStore(join(dataDir, 'db'), { createIfMissing: false });
+    try {
+      const ledger = await Ledger.open(kv, 1, { verify: true });
+      expect(ledger.size).to.equal(written);
+      expect(ledger.recovery.repairedRecords, JSON.stringify(ledger.recovery)).to.equal(0);
+      let n = 0;
+      for await (const [seqNo] of ledger.range(1, written)) expect(seqNo).to.equal(++n);
+      expect(n).to.equal(written);
+    } finally {
+      await kv.close();
+    }
   });
 
   it('runs as a process: output on stdout, reasons on stderr, exit codes', () => {

@@ -200,3 +200,28 @@ for (const [name, make] of backends) {
     }
   });
 }
+
+describe('KvStore write order', () => {
+  it('applies batches in the order write() is called, even when they are in flight together', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'quire-kv-order-'));
+    const kv = await openLevelKvStore(dir);
+    try {
+      const writes: Promise<void>[] = [];
+      const done: number[] = [];
+      for (let i = 0; i < 50; i++) {
+        const batch = kv.batch();
+        // a big batch followed by small ones: without ordering the small ones tend to land first
+        for (let j = 0; j < (i % 10 === 0 ? 2000 : 1); j++) batch.put('order', b(`k${j}`), b(`v${i}`));
+        batch.afterWrite(() => done.push(i));
+        writes.push(batch.write());
+      }
+      await Promise.all(writes);
+      expect(done).to.deep.equal(Array.from({ length: 50 }, (_, i) => i));
+      expect(s(kv.getSync('order', b('k0'))!)).to.equal('v49');
+      expect(s(kv.getSync('order', b('k1'))!)).to.equal('v40');
+    } finally {
+      await kv.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,493 @@
+// View change (consensus.md §6): INSTANCE_CHANGE voting and the monitor, VIEW_CHANGE and
+// VIEW_CHANGE_ACK, NEW_VIEW built by the new primary and recomputed by everyone else, re-ordering of
+// prepared batches of earlier views, NEW_VIEW timeout escalation and lagging-view adoption.
+import type { Checkpoints } from './checkpoints.js';
+import type { CoreContext } from './context.js';
+import { Suspicion } from './context.js';
+import { batchDigest, multiSigValue } from './digest.js';
+import type { AppliedBatch } from './interfaces.js';
+import type { RequestIntake } from './intake.js';
+import type { BatchId, Checkpoint, InstanceChange, NewView, OldViewPrePrepareRep, OldViewPrePrepareReq, PrePrepare, ViewChange, ViewChangeAck } from './messages.js';
+import { calcBatches, calcCheckpoint, initialCheckpoint, sameBatchId, sameCheckpoint, viewChangeDigest } from './new-view-calc.js';
+import type { Ordering } from './ordering.js';
+
+export interface ViewChangeHooks {
+  /** the view was entered (NEW_VIEW accepted): re-process stashed messages, reset batching */
+  onViewEntered(): void;
+  /** a checkpoint of the NEW_VIEW is missing locally and this node is behind it */
+  onCatchupNeeded(cp: Checkpoint): void;
+}
+
+interface SavedPrePrepare {
+  pp: PrePrepare;
+  applied?: AppliedBatch;
+  ordered: boolean;
+}
+
+function ppKey(ppViewNo: number, ppSeqNo: number, digest: string): string {
+  return `${ppViewNo}:${ppSeqNo}:${digest}`;
+}
+
+export class ViewChanger {
+  /** proposed view -> voter -> time of the vote */
+  private readonly votes = new Map<number, Map<string, number>>();
+  private readonly sentAt = new Map<number, number>();
+  private oldPrepared = new Map<number, BatchId>();
+  private oldPreprepared = new Map<number, BatchId[]>();
+  private readonly oldViewPPs = new Map<string, SavedPrePrepare>();
+  /** VIEW_CHANGEs of the view being entered, by author */
+  private readonly vcs = new Map<string, { vc: ViewChange; digest: string }>();
+  /** VIEW_CHANGEs of later views, for the f+1 join rule */
+  private readonly futureVcs = new Map<number, Map<string, ViewChange>>();
+  /** at the new primary: `${author}|${digest}` -> ackers */
+  private readonly acks = new Map<string, Set<string>>();
+  private newViewSent = false;
+  private pendingNewView: NewView | undefined;
+  private readonly relayedVcs = new Map<string, Set<string>>();
+  private missingOld: BatchId[] = [];
+  private newViewDeadline = Number.POSITIVE_INFINITY;
+  /** view changes since a view last ordered a batch (timeout doubling) */
+  private escalation = 0;
+  private lastMonitorAt = 0;
+  private viewStartedAt = 0;
+  private primaryDownSince: number | undefined;
+  private readonly futureViewSenders = new Map<number, Set<string>>();
+  private readonly nvResponses = new Map<string, Set<string>>();
+  private lastNvRequestAt = Number.NEGATIVE_INFINITY;
+  acceptedNewView: NewView | undefined;
+  hooks!: ViewChangeHooks;
+
+  constructor(
+    private readonly ctx: CoreContext,
+    private readonly intake: RequestIntake,
+    private readonly ordering: Ordering,
+    private readonly checkpoints: Checkpoints,
+  ) {
+    ctx.onVote = (code) => this.vote(code);
+  }
+
+  private timeoutFactor(): number {
+    return Math.min(8, 2 ** Math.max(0, this.escalation - 1));
+  }
+
+  // ---- INSTANCE_CHANGE voting -------------------------------------------------------------------
+
+  vote(code: number, proposed = this.ctx.viewNo + 1): void {
+    const ctx = this.ctx;
+    const now = ctx.now();
+    const last = this.sentAt.get(proposed);
+    if (last !== undefined && now - last < ctx.opts.viewChangeWindowMs) return;
+    this.sentAt.set(proposed, now);
+    ctx.broadcast({ op: 'INSTANCE_CHANGE', viewNo: proposed, reason: code });
+    this.recordVote(ctx.name, proposed);
+  }
+
+  private recordVote(from: string, view: number): void {
+    let m = this.votes.get(view);
+    if (m === undefined) {
+      m = new Map();
+      this.votes.set(view, m);
+    }
+    m.set(from, this.ctx.now());
+    this.checkVoteQuorum(view);
+  }
+
+  onInstanceChange(from: string, ic: InstanceChange): void {
+    if (ic.viewNo <= this.ctx.viewNo) return;
+    this.recordVote(from, ic.viewNo);
+    if (this.monitorDegraded() && !this.votes.get(ic.viewNo)?.has(this.ctx.name)) this.vote(Suspicion.PRIMARY_DEGRADED, ic.viewNo);
+  }
+
+  private checkVoteQuorum(view: number): void {
+    const ctx = this.ctx;
+    if (view <= ctx.viewNo) return;
+    const m = this.votes.get(view);
+    if (m === undefined) return;
+    const now = ctx.now();
+    let n = 0;
+    for (const [voter, t] of m) if (ctx.isValidator(voter) && now - t < ctx.opts.outdatedInstanceChangesMs) n++;
+    if (n >= ctx.quorums.strong) this.startViewChange(view);
+  }
+
+  /** M1/M2: requests wait and nothing gets ordered. */
+  private monitorDegraded(): boolean {
+    const ctx = this.ctx;
+    if (ctx.waitingForNewView) return false;
+    const oldest = this.intake.oldestFinalisedAt();
+    if (oldest === undefined) return false;
+    const now = ctx.now();
+    const f = this.timeoutFactor();
+    const since = Math.max(ctx.lastOrderedAt, oldest, this.viewStartedAt);
+    return now - since >= ctx.opts.progressTimeoutMs * f || now - Math.max(oldest, this.viewStartedAt) >= ctx.opts.requestOrderingTimeoutMs * f;
+  }
+
+  onPeerConnection(alias: string, connected: boolean): void {
+    if (alias !== this.ctx.primaryName()) return;
+    this.primaryDownSince = connected ? undefined : (this.primaryDownSince ?? this.ctx.now());
+  }
+
+  /** Periodic: monitor, primary connection, NEW_VIEW timeout. */
+  onTick(): void {
+    const ctx = this.ctx;
+    const now = ctx.now();
+    if (ctx.waitingForNewView) {
+      if (now >= this.newViewDeadline) {
+        this.newViewDeadline = now + Math.min(ctx.opts.newViewTimeoutCapMs, ctx.opts.newViewTimeoutMs * this.timeoutFactor() * 2);
+        this.vote(Suspicion.INSTANCE_CHANGE_TIMEOUT);
+        ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'NEW_VIEW', params: { instId: 0, viewNo: ctx.viewNo } });
+      }
+      if (this.pendingNewView !== undefined) this.tryValidateNewView();
+      return;
+    }
+    if (now - this.lastMonitorAt < ctx.opts.perfCheckFreqMs) return;
+    this.lastMonitorAt = now;
+    if (this.monitorDegraded()) this.vote(Suspicion.PRIMARY_DEGRADED);
+    if (this.primaryDownSince !== undefined && now - this.primaryDownSince >= ctx.opts.toleratePrimaryDisconnectionMs) this.vote(Suspicion.PRIMARY_DISCONNECTED);
+    for (const [view, m] of this.votes) {
+      for (const [voter, t] of m) if (now - t >= ctx.opts.outdatedInstanceChangesMs) m.delete(voter);
+      if (m.size === 0 || view <= ctx.viewNo) this.votes.delete(view);
+    }
+  }
+
+  // ---- starting a view change -------------------------------------------------------------------
+
+  startViewChange(view: number): void {
+    const ctx = this.ctx;
+    if (view <= ctx.viewNo) return;
+    const oldPrimary = ctx.primaryName();
+    this.leaveView(view);
+    ctx.waitingForNewView = true;
+    this.escalation++;
+    this.newViewDeadline = ctx.now() + Math.min(ctx.opts.newViewTimeoutCapMs, ctx.opts.newViewTimeoutMs * this.timeoutFactor());
+    const checkpoints: Checkpoint[] = [];
+    if (this.checkpoints.stableCheckpoint === 0) checkpoints.push(initialCheckpoint());
+    for (const [seqNoEnd, digest] of [...this.checkpoints.own].sort((a, b) => a[0] - b[0])) {
+      if (seqNoEnd >= this.checkpoints.stableCheckpoint) checkpoints.push({ op: 'CHECKPOINT', instId: 0, viewNo: ctx.viewNo, seqNoStart: 0, seqNoEnd, digest });
+    }
+    const vc: ViewChange = {
+      op: 'VIEW_CHANGE',
+      viewNo: view,
+      stableCheckpoint: this.checkpoints.stableCheckpoint,
+      prepared: [...this.oldPrepared.values()].sort((a, b) => a.pp_seq_no - b.pp_seq_no),
+      preprepared: [...this.oldPreprepared.values()].flat().sort((a, b) => a.pp_seq_no - b.pp_seq_no || a.view_no - b.view_no),
+      checkpoints,
+    };
+    this.vcs.set(ctx.name, { vc, digest: viewChangeDigest(vc) });
+    ctx.broadcast(vc);
+    ctx.modules.logger?.info({ view }, 'view change started');
+    if (ctx.primaryName() === oldPrimary && ctx.validators.length > 1) this.vote(Suspicion.INCORRECT_NEW_PRIMARY);
+    const future = this.futureVcs.get(view);
+    this.futureVcs.delete(view);
+    if (future !== undefined) for (const [from, v] of future) this.onViewChange(from, v);
+    this.maybeBuildNewView();
+  }
+
+  /** Common to starting a view change and adopting a later view: save, revert and clear. */
+  private leaveView(view: number): void {
+    const ctx = this.ctx;
+    for (const r of this.ordering.log.values()) {
+      if (r.pp === undefined) continue;
+      const pv = r.pp.originalViewNo ?? r.pp.viewNo;
+      this.oldViewPPs.set(ppKey(pv, r.ppSeqNo, r.pp.digest), { pp: r.pp, ...(r.applied !== undefined ? { applied: r.applied } : {}), ordered: r.ordered });
+    }
+    for (const b of this.ordering.prepared) this.oldPrepared.set(b.pp_seq_no, b);
+    for (const b of this.ordering.preprepared) {
+      const list = (this.oldPreprepared.get(b.pp_seq_no) ?? []).filter((e) => e.pp_digest !== b.pp_digest);
+      list.push(b);
+      this.oldPreprepared.set(b.pp_seq_no, list);
+    }
+    this.dropBelow(this.checkpoints.stableCheckpoint);
+    ctx.viewNo = view;
+    for (const k of [...this.vcs.keys()]) this.vcs.delete(k);
+    this.acks.clear();
+    this.relayedVcs.clear();
+    this.newViewSent = false;
+    this.pendingNewView = undefined;
+    this.ordering.revertUnordered();
+    this.ordering.clearForViewChange();
+    this.primaryDownSince = undefined;
+  }
+
+  /** Garbage collection at a stable checkpoint. */
+  dropBelow(c: number): void {
+    for (const k of this.oldPrepared.keys()) if (k <= c) this.oldPrepared.delete(k);
+    for (const k of this.oldPreprepared.keys()) if (k <= c) this.oldPreprepared.delete(k);
+    for (const [k, s] of this.oldViewPPs) if (s.pp.ppSeqNo <= c) this.oldViewPPs.delete(k);
+  }
+
+  // ---- VIEW_CHANGE / ACK --------------------------------------------------------------------------
+
+  onViewChange(from: string, vc: ViewChange): void {
+    const ctx = this.ctx;
+    if (vc.viewNo < ctx.viewNo || (vc.viewNo === ctx.viewNo && !ctx.waitingForNewView)) return;
+    const bad = [...vc.prepared, ...vc.preprepared].some((b) => b.view_no >= vc.viewNo || b.pp_view_no > b.view_no);
+    if (bad) {
+      ctx.suspect(from, Suspicion.INVALID_VIEW_CHANGE);
+      return;
+    }
+    if (vc.viewNo > ctx.viewNo) {
+      if (vc.viewNo > ctx.viewNo + 2 + this.escalation) return;
+      let m = this.futureVcs.get(vc.viewNo);
+      if (m === undefined) {
+        m = new Map();
+        this.futureVcs.set(vc.viewNo, m);
+      }
+      m.set(from, vc);
+      // PBFT join rule: f+1 validators already moved to a later view
+      const views = [...this.futureVcs.keys()].filter((v) => v > ctx.viewNo).sort((a, b) => a - b);
+      for (const v of views) {
+        if ([...this.futureVcs.get(v)!.keys()].filter((a) => ctx.isValidator(a)).length >= ctx.quorums.weak) {
+          this.startViewChange(v);
+          return;
+        }
+      }
+      return;
+    }
+    const digest = viewChangeDigest(vc);
+    if (this.vcs.get(from)?.digest === digest) return;
+    this.vcs.set(from, { vc, digest });
+    const primary = ctx.primaryName();
+    if (primary === ctx.name) this.addAck(from, digest, ctx.name);
+    else ctx.send(primary, { op: 'VIEW_CHANGE_ACK', viewNo: vc.viewNo, name: from, digest });
+    this.maybeBuildNewView();
+    if (this.pendingNewView !== undefined) this.tryValidateNewView();
+  }
+
+  onViewChangeAck(from: string, ack: ViewChangeAck): void {
+    const ctx = this.ctx;
+    if (ack.viewNo !== ctx.viewNo || !ctx.waitingForNewView || ctx.primaryName() !== ctx.name) return;
+    this.addAck(ack.name, ack.digest, from);
+    this.maybeBuildNewView();
+  }
+
+  private addAck(author: string, digest: string, acker: string): void {
+    const key = `${author}|${digest}`;
+    let s = this.acks.get(key);
+    if (s === undefined) {
+      s = new Set();
+      this.acks.set(key, s);
+    }
+    s.add(acker);
+  }
+
+  private confirmed(): { author: string; vc: ViewChange; digest: string }[] {
+    const ctx = this.ctx;
+    const out: { author: string; vc: ViewChange; digest: string }[] = [];
+    for (const [author, { vc, digest }] of this.vcs) {
+      if (!ctx.isValidator(author)) continue;
+      const ackers = [...(this.acks.get(`${author}|${digest}`) ?? [])].filter((a) => a !== author && ctx.isValidator(a));
+      if (ackers.length >= ctx.quorums.prepare) out.push({ author, vc, digest });
+    }
+    return out.sort((a, b) => (a.author < b.author ? -1 : a.author > b.author ? 1 : 0));
+  }
+
+  private maybeBuildNewView(): void {
+    const ctx = this.ctx;
+    if (!ctx.waitingForNewView || this.newViewSent || ctx.primaryName() !== ctx.name) return;
+    const conf = this.confirmed();
+    if (conf.length < ctx.quorums.strong) return;
+    const vcs = conf.map((c) => c.vc);
+    const cp = calcCheckpoint(vcs, ctx.quorums.strong);
+    if (cp === undefined || !this.hasCheckpoint(cp)) return;
+    const batches = calcBatches(cp, vcs, ctx.opts.logSize, ctx.quorums.strong, ctx.quorums.weak);
+    if (batches === undefined) return;
+    const nv: NewView = { op: 'NEW_VIEW', viewNo: ctx.viewNo, viewChanges: conf.map((c) => [c.author, c.digest]), checkpoint: cp, batches };
+    this.newViewSent = true;
+    ctx.broadcast(nv);
+    this.acceptNewView(nv);
+  }
+
+  private hasCheckpoint(cp: Checkpoint): boolean {
+    if (cp.seqNoEnd === 0) return cp.digest === null;
+    return this.checkpoints.own.get(cp.seqNoEnd) === cp.digest;
+  }
+
+  // ---- NEW_VIEW ----------------------------------------------------------------------------------
+
+  onNewView(from: string, nv: NewView): void {
+    const ctx = this.ctx;
+    if (nv.viewNo !== ctx.viewNo || !ctx.waitingForNewView || from !== ctx.primaryName()) return;
+    this.pendingNewView = nv;
+    this.tryValidateNewView();
+  }
+
+  private tryValidateNewView(): void {
+    const ctx = this.ctx;
+    const nv = this.pendingNewView;
+    if (nv === undefined) return;
+    const authors = new Set(nv.viewChanges.map(([a]) => a).filter((a) => ctx.isValidator(a)));
+    if (authors.size < ctx.quorums.strong || authors.size !== nv.viewChanges.length) {
+      this.pendingNewView = undefined;
+      ctx.suspect(ctx.primaryName(), Suspicion.NEW_VIEW_INVALID_BATCHES, true);
+      return;
+    }
+    const vcs: ViewChange[] = [];
+    for (const [author, digest] of [...nv.viewChanges].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+      const held = this.vcs.get(author);
+      if (held === undefined || held.digest !== digest) {
+        ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'VIEW_CHANGE', params: { instId: 0, name: author, digest } });
+        return;
+      }
+      vcs.push(held.vc);
+    }
+    const cp = calcCheckpoint(vcs, ctx.quorums.strong);
+    if (cp === undefined || !sameCheckpoint(cp, nv.checkpoint)) {
+      this.pendingNewView = undefined;
+      ctx.suspect(ctx.primaryName(), Suspicion.NEW_VIEW_INVALID_CHECKPOINTS, true);
+      return;
+    }
+    const batches = calcBatches(cp, vcs, ctx.opts.logSize, ctx.quorums.strong, ctx.quorums.weak);
+    if (batches === undefined || batches.length !== nv.batches.length || batches.some((b, i) => !sameBatchId(b, nv.batches[i]!))) {
+      this.pendingNewView = undefined;
+      ctx.suspect(ctx.primaryName(), Suspicion.NEW_VIEW_INVALID_BATCHES, true);
+      return;
+    }
+    this.acceptNewView(nv);
+  }
+
+  /** A VIEW_CHANGE obtained by MESSAGE_REQUEST: from its author, or f+1 identical copies. */
+  onRequestedViewChange(from: string, params: { name: string; digest: string }, vc: ViewChange): void {
+    const ctx = this.ctx;
+    if (vc.viewNo !== ctx.viewNo || viewChangeDigest(vc) !== params.digest) return;
+    const key = `${params.name}|${params.digest}`;
+    const copies = this.relayedVcs.get(key) ?? new Set<string>();
+    copies.add(from);
+    this.relayedVcs.set(key, copies);
+    if (from !== params.name && copies.size < ctx.quorums.weak) return;
+    if (this.vcs.get(params.name)?.digest !== params.digest) this.vcs.set(params.name, { vc, digest: params.digest });
+    if (this.pendingNewView !== undefined) this.tryValidateNewView();
+  }
+
+  private acceptNewView(nv: NewView): void {
+    const ctx = this.ctx;
+    ctx.waitingForNewView = false;
+    this.pendingNewView = undefined;
+    this.acceptedNewView = nv;
+    ctx.prevViewPrepareCert = nv.batches.length > 0 ? nv.batches[nv.batches.length - 1]!.pp_seq_no : nv.checkpoint.seqNoEnd;
+    this.newViewDeadline = Number.POSITIVE_INFINITY;
+    this.viewStartedAt = ctx.now();
+    for (const v of [...this.votes.keys()]) if (v <= nv.viewNo) this.votes.delete(v);
+    this.intake.restartAges(ctx.now());
+    const cp = nv.checkpoint;
+    if (cp.seqNoEnd > this.checkpoints.stableCheckpoint) {
+      if (this.hasCheckpoint(cp)) this.checkpoints.markStable(cp.seqNoEnd);
+      else if (ctx.lastOrdered.ppSeqNo < cp.seqNoEnd) this.hooks.onCatchupNeeded(cp);
+    }
+    ctx.modules.logger?.info({ view: nv.viewNo, batches: nv.batches.length }, 'new view accepted');
+    this.reorder(nv.batches);
+    this.hooks.onViewEntered();
+  }
+
+  /** Re-applies the prepared batches of earlier views in the new view (consensus.md §6.7). */
+  private reorder(batches: readonly BatchId[]): void {
+    const ctx = this.ctx;
+    const primary = ctx.primaryName();
+    this.missingOld = [];
+    for (const b of batches) {
+      const saved = this.oldViewPPs.get(ppKey(b.pp_view_no, b.pp_seq_no, b.pp_digest));
+      if (b.pp_seq_no <= ctx.lastOrdered.ppSeqNo) {
+        if (saved?.applied !== undefined) this.vouchForOrdered(saved.pp, saved.applied, primary);
+        continue;
+      }
+      if (saved === undefined) {
+        this.missingOld.push(b);
+        continue;
+      }
+      this.ordering.held.set(b.pp_seq_no, { ...saved.pp, viewNo: ctx.viewNo, originalViewNo: b.pp_view_no });
+    }
+    if (this.missingOld.length > 0) ctx.broadcast({ op: 'OLD_VIEW_PREPREPARE_REQ', instId: 0, batch_ids: this.missingOld });
+    this.ordering.processHeld();
+  }
+
+  /** An already ordered batch re-proposed: PREPARE and COMMIT for it so that peers can complete. */
+  private vouchForOrdered(old: PrePrepare, applied: AppliedBatch, primary: string): void {
+    const ctx = this.ctx;
+    const pp: PrePrepare = { ...old, viewNo: ctx.viewNo, originalViewNo: old.originalViewNo ?? old.viewNo };
+    const r = this.ordering.record(pp.ppSeqNo);
+    r.pp = pp;
+    r.applied = applied;
+    r.ordered = true;
+    r.prepared = true;
+    if (primary !== ctx.name) {
+      r.ownPrepare = { op: 'PREPARE', instId: 0, viewNo: pp.viewNo, ppSeqNo: pp.ppSeqNo, ppTime: pp.ppTime, digest: pp.digest, stateRootHash: pp.stateRootHash, txnRootHash: pp.txnRootHash, auditTxnRootHash: pp.auditTxnRootHash };
+      ctx.broadcast(r.ownPrepare);
+    }
+    const blsSigs: Record<string, string> = {};
+    for (const l of applied.signedLedgers) blsSigs[String(l.ledgerId)] = ctx.modules.crypto.blsSign(multiSigValue(l, pp.poolStateRootHash, pp.ppTime));
+    r.ownCommit = { op: 'COMMIT', instId: 0, viewNo: pp.viewNo, ppSeqNo: pp.ppSeqNo, blsSigs };
+    ctx.broadcast(r.ownCommit);
+  }
+
+  onOldViewPrePrepareReq(from: string, req: OldViewPrePrepareReq): void {
+    const pps: PrePrepare[] = [];
+    for (const b of req.batch_ids.slice(0, this.ctx.opts.logSize)) {
+      const s = this.oldViewPPs.get(ppKey(b.pp_view_no, b.pp_seq_no, b.pp_digest));
+      if (s !== undefined) pps.push(s.pp);
+    }
+    if (pps.length > 0) this.ctx.send(from, { op: 'OLD_VIEW_PREPREPARE_REP', instId: 0, preprepares: pps });
+  }
+
+  onOldViewPrePrepareRep(rep: OldViewPrePrepareRep): void {
+    const ctx = this.ctx;
+    for (const pp of rep.preprepares) {
+      const pv = pp.originalViewNo ?? pp.viewNo;
+      const i = this.missingOld.findIndex((b) => b.pp_view_no === pv && b.pp_seq_no === pp.ppSeqNo && b.pp_digest === pp.digest);
+      if (i < 0 || batchDigest(pv, pp.ppTime, pp.reqIdr) !== pp.digest) continue;
+      this.missingOld.splice(i, 1);
+      this.oldViewPPs.set(ppKey(pv, pp.ppSeqNo, pp.digest), { pp, ordered: false });
+      if (pp.ppSeqNo > ctx.lastOrdered.ppSeqNo) this.ordering.held.set(pp.ppSeqNo, { ...pp, viewNo: ctx.viewNo, originalViewNo: pv });
+    }
+    this.ordering.processHeld();
+  }
+
+  /** A batch got ordered: the escalation of timeouts ends once the new view works. */
+  onOrdered(): void {
+    if (!this.ctx.waitingForNewView) this.escalation = 0;
+  }
+
+  // ---- lagging view detection (§6.9) --------------------------------------------------------------
+
+  /** A 3PC message for a later view arrived (and was stashed). */
+  noteFutureView(from: string, viewNo: number): void {
+    const ctx = this.ctx;
+    if (ctx.waitingForNewView || viewNo <= ctx.viewNo || !ctx.isValidator(from)) return;
+    let s = this.futureViewSenders.get(viewNo);
+    if (s === undefined) {
+      s = new Set();
+      this.futureViewSenders.set(viewNo, s);
+    }
+    s.add(from);
+    const now = ctx.now();
+    if (s.size >= ctx.quorums.weak && now - this.lastNvRequestAt >= ctx.opts.messageRequestRetryMs) {
+      this.lastNvRequestAt = now;
+      ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'NEW_VIEW', params: { instId: 0, viewNo } });
+    }
+  }
+
+  /** NEW_VIEW obtained by MESSAGE_REQUEST: adopt a later view on f+1 identical answers. */
+  onRequestedNewView(from: string, nv: NewView): void {
+    const ctx = this.ctx;
+    if (nv.viewNo < ctx.viewNo || (nv.viewNo === ctx.viewNo && !ctx.waitingForNewView)) return;
+    const { primary: _p, ...body } = nv;
+    const key = JSON.stringify(body);
+    const s = this.nvResponses.get(key) ?? new Set<string>();
+    s.add(from);
+    this.nvResponses.set(key, s);
+    if (s.size < ctx.quorums.weak) return;
+    this.nvResponses.clear();
+    if (nv.viewNo > ctx.viewNo) this.leaveView(nv.viewNo);
+    this.futureViewSenders.clear();
+    this.acceptNewView({ ...body, op: 'NEW_VIEW' });
+  }
+
+  /** The NEW_VIEW this node accepted, for MESSAGE_REQUEST answers. */
+  newViewFor(viewNo: number): NewView | undefined {
+    const nv = this.acceptedNewView;
+    return nv !== undefined && nv.viewNo === viewNo ? { ...nv, primary: this.ctx.primaryName(viewNo) } : undefined;
+  }
+
+  viewChangeOf(name: string, digest: string): ViewChange | undefined {
+    const held = this.vcs.get(name);
+    return held?.digest === digest ? held.vc : undefined;
+  }
+}
