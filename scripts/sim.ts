@@ -60,7 +60,7 @@ if (o.json) {
   const reqs = results.reduce((a, r) => a + r.orderedRequests, 0);
   console.log(
     `sim: ${results.length} runs, ${results.length - failed.length} passed, ${failed.length} failed; ` +
-      `${batches} batches and ${reqs} requests ordered (per honest node, summed); ${elapsed.toFixed(1)} s`,
+      `${batches} batches and ${reqs} requests ordered (per honest node, summed); ${results.filter((r) => r.maxView > 0).length} runs changed view; ${elapsed.toFixed(1)} s`,
   );
   for (const r of failed) {
     console.log(`FAIL seed ${r.seed} nodes ${r.nodes} faults ${r.faults}:`);

@@ -2,7 +2,7 @@
 // every ordered batch), proof generation from the persisted hash store (write replies, GET_TXN,
 // catch-up), client-side verification, and a full verification of the hash store at open.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseJson, requestToTxn, type Request, type Txn } from '@quire/common';
@@ -22,6 +22,7 @@ const makeBatch = (): Txn[] =>
     txnMetadata: { txnTime: 1_700_000_000 },
   }));
 
+console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (figures scale down on a busy machine)`);
 const dir = mkdtempSync(join(tmpdir(), 'quire-bench-ledger-'));
 try {
   const kv = await openLevelKvStore(dir);

@@ -110,3 +110,25 @@ export { reqAck, reqNack, reject, rejectReason, multiSignatureMessage } from './
 export { requestToTxn, reqSignatureOf, attribRawHash } from './request-to-txn.js';
 export type { RequestToTxnOptions } from './request-to-txn.js';
 export { AUDIT_INTEGER_KEYED_FIELDS, integerKeyedMap, restoreAuditIntegerKeys } from './audit.js';
+
+// the client protocol's framing and envelopes (/quire/client/1.0.0), shared by node and client
+export {
+  ClientWireError,
+  ClientWireErrorCode,
+  MSG_LEN_LIMIT,
+  varintLength,
+  writeVarint,
+  readVarint,
+  encodeFrame,
+  FrameDecoder,
+  CLIENT_PROTOCOL,
+  EnvelopeKind,
+  ClientRefusalCode,
+  clientRefusalReason,
+  encodeEnvelope,
+  decodeEnvelope,
+  peekRequestId,
+  encodeErrorPayload,
+  decodeErrorPayload,
+} from './client-wire.js';
+export type { DecodedFrame, FrameDecoderOptions, Envelope } from './client-wire.js';

@@ -33,6 +33,7 @@ export class Batching {
     return (
       ctx.isPrimary() &&
       !ctx.waitingForNewView &&
+      !ctx.catchingUp &&
       ctx.lastPrePrepareSeqNo >= cert &&
       (ctx.lastPrePrepareSeqNo === cert || ctx.lastOrdered.ppSeqNo > cert) &&
       ctx.lastPrePrepareSeqNo - ctx.lastOrdered.ppSeqNo < ctx.opts.max3pcBatchesInFlight &&

@@ -38,6 +38,8 @@ export const Suspicion = {
   REQUEST_NOT_ORDERED: 61,
   /** not in §6.1: a VIEW_CHANGE with impossible BatchIDs */
   INVALID_VIEW_CHANGE: 1002,
+  /** not in §6.1: a consistency proof or catch-up reply that does not verify */
+  INVALID_CATCHUP_DATA: 1003,
   /** not in §6.1: a message that fails the shape checks or names an unknown request body */
   MALFORMED_MESSAGE: 1000,
   INVALID_PROPAGATED_REQUEST: 1001,
@@ -64,6 +66,8 @@ export class CoreContext {
   lastOrderedAt = 0;
   /** a view change is in progress: no 3PC until NEW_VIEW is accepted */
   waitingForNewView = false;
+  /** catch-up in progress: 3PC is stashed, nothing is proposed or voted */
+  catchingUp = false;
   /** last ppSeqNo re-ordered from the previous views by the accepted NEW_VIEW */
   prevViewPrepareCert = 0;
   /** set by the view changer: a suspicion that counts toward a view change */

@@ -2,6 +2,7 @@
 // and returns the effects (messages to send, timers, client answers, ordered batches) for the shell
 // to carry out. No I/O, clock or randomness of its own (consensus.md §12.1).
 import { Batching } from './batching.js';
+import { Catchup } from './catchup.js';
 import { Checkpoints } from './checkpoints.js';
 import { CoreContext, Suspicion } from './context.js';
 import { ConsensusError } from './errors.js';
@@ -32,6 +33,8 @@ export interface ConsensusStatus {
   logSize: number;
   stashed: number;
   lagging: boolean;
+  catchingUp: boolean;
+  catchupRounds: number;
 }
 
 export class ConsensusCore {
@@ -43,6 +46,7 @@ export class ConsensusCore {
   private readonly repair: Repair;
   private readonly stash: MessageStash;
   private readonly viewChanger: ViewChanger;
+  private readonly catchup: Catchup;
   private started = false;
   private lagging = false;
 
@@ -57,6 +61,26 @@ export class ConsensusCore {
     this.stash = new MessageStash(opts.replicaStashLimit);
     this.viewChanger = new ViewChanger(this.ctx, this.intake, this.ordering, this.checkpoints);
     this.repair.viewChanges = this.viewChanger;
+    this.catchup = new Catchup(this.ctx);
+    this.repair.consistencyProofs = (l, a, b) => this.catchup.proofForRequest(l, a, b);
+    this.repair.onRequestedProof = (from, p) => this.catchup.onConsistencyProof(from, p);
+    this.catchup.hooks = {
+      onStart: () => {
+        this.ctx.catchingUp = true;
+        this.ordering.revertUnordered();
+        this.ctx.modules.logger?.info({ lastOrdered: this.ctx.lastOrdered.ppSeqNo }, 'catch-up started');
+      },
+      onDone: () => {
+        this.ctx.catchingUp = false;
+        this.lagging = false;
+        this.restore();
+        this.ctx.lastOrderedAt = this.ctx.now();
+        this.ordering.collectGarbage(this.ctx.lastOrdered.ppSeqNo);
+        this.repair.highestSeen = Math.max(this.repair.highestSeen, this.ctx.lastOrdered.ppSeqNo);
+        this.ctx.modules.logger?.info({ lastOrdered: this.ctx.lastOrdered.ppSeqNo }, 'caught up');
+        this.unstash();
+      },
+    };
     this.ordering.hooks = {
       onOrdered: (k, applied) => {
         this.checkpoints.onOrdered(k, applied.auditRoot);
@@ -81,8 +105,8 @@ export class ConsensusCore {
         this.stash.prune((s) => s.msg.viewNo < this.ctx.viewNo);
         this.unstash();
       },
-      onCatchupNeeded: (cp) => {
-        this.ctx.emit({ kind: 'alarm', reason: 'catchup-needed', data: { seqNoEnd: cp.seqNoEnd, digest: cp.digest } });
+      onCatchupNeeded: () => {
+        this.catchup.start();
       },
     };
     this.checkpoints.hooks = {
@@ -94,11 +118,9 @@ export class ConsensusCore {
         this.stash.prune((s) => s.msg.ppSeqNo <= c);
         this.unstash();
       },
-      onLagging: (target) => {
-        if (!this.lagging) {
-          this.lagging = true;
-          this.ctx.emit({ kind: 'alarm', reason: 'catchup-needed', data: { seqNoEnd: target.seqNoEnd, digest: target.digest } });
-        }
+      onLagging: () => {
+        this.lagging = true;
+        if (!this.ctx.waitingForNewView) this.catchup.start();
       },
     };
     this.restore();
@@ -109,7 +131,7 @@ export class ConsensusCore {
     const ctx = this.ctx;
     const audit = ctx.modules.executor.lastAudit();
     if (audit === undefined) return;
-    ctx.viewNo = Math.max(ctx.viewNo, audit.viewNo);
+    if (!ctx.waitingForNewView) ctx.viewNo = Math.max(ctx.viewNo, audit.viewNo);
     ctx.lastOrdered = { viewNo: audit.viewNo, ppSeqNo: audit.ppSeqNo };
     ctx.lastPrePrepareSeqNo = audit.ppSeqNo;
     ctx.lastAcceptedPPTime = audit.ppTime;
@@ -118,12 +140,13 @@ export class ConsensusCore {
     this.checkpoints.restore(audit.ppSeqNo, (size) => ctx.modules.executor.auditRootAt(size));
   }
 
-  /** Starts the housekeeping timer; returns its effects. Idempotent. */
+  /** Starts the housekeeping timer and the initial catch-up; returns its effects. Idempotent. */
   start(): ConsensusEffect[] {
     if (!this.started) {
       this.started = true;
       this.ctx.lastOrderedAt = this.ctx.now();
       this.ctx.setTimer(TICK_TIMER, this.ctx.opts.tickMs);
+      if (this.ctx.validators.length > 1) this.catchup.start();
       this.batching.trySendBatches();
     }
     return this.ctx.drain();
@@ -159,6 +182,7 @@ export class ConsensusCore {
     if (!this.ctx.timerFired(id)) return;
     if (id === TICK_TIMER) {
       this.intake.onTick();
+      this.catchup.onTick();
       this.repair.onTick();
       this.viewChanger.onTick();
       this.afterEvent();
@@ -215,6 +239,18 @@ export class ConsensusCore {
       case 'OLD_VIEW_PREPREPARE_REP':
         this.viewChanger.onOldViewPrePrepareRep(msg);
         return;
+      case 'LEDGER_STATUS':
+        this.catchup.onLedgerStatus(from, msg);
+        return;
+      case 'CONSISTENCY_PROOF':
+        this.catchup.onConsistencyProof(from, msg);
+        return;
+      case 'CATCHUP_REQ':
+        this.catchup.onCatchupReq(from, msg);
+        return;
+      case 'CATCHUP_REP':
+        this.catchup.onCatchupRep(from, msg);
+        return;
       case 'MESSAGE_REQUEST':
         this.repair.onMessageRequest(from, msg);
         return;
@@ -230,7 +266,7 @@ export class ConsensusCore {
 
   private unstash(): void {
     const ctx = this.ctx;
-    if (ctx.waitingForNewView) return;
+    if (ctx.waitingForNewView || ctx.catchingUp) return;
     const ready = this.stash.take((s) => s.msg.viewNo === ctx.viewNo && ctx.inWindow(s.msg.ppSeqNo));
     for (const s of ready) this.dispatch(s.from, s.msg);
   }
@@ -252,6 +288,8 @@ export class ConsensusCore {
       logSize: this.ordering.log.size,
       stashed: this.stash.size,
       lagging: this.lagging,
+      catchingUp: ctx.catchingUp,
+      catchupRounds: this.catchup.rounds,
     };
   }
 }

@@ -109,6 +109,26 @@ export interface BatchExecutor {
   lastAudit(): AuditSummary | undefined;
   /** audit ledger root at a committed size (checkpoint digests) */
   auditRootAt(size: number): string;
+
+  // ---- catch-up (consensus.md §7) ----
+  /** committed size and root (base58) of a ledger */
+  ledgerStatus(ledgerId: number): { size: number; root: string };
+  /** committed root of a ledger at a size */
+  rootAt(ledgerId: number, size: number): string;
+  /** consistency proof between two committed sizes (base58 hashes) */
+  consistencyProof(ledgerId: number, oldSize: number, newSize: number): string[];
+  /** verifies a consistency proof (pure; the ledger's Merkle scheme) */
+  verifyConsistency(oldSize: number, oldRoot: string, newSize: number, newRoot: string, proof: readonly string[]): boolean;
+  /** committed txns seqNo from..to inclusive, in wire form */
+  txnRange(ledgerId: number, from: number, to: number): unknown[];
+  /**
+   * Verifies caught-up txns (the next ones after the committed size) against the target with the
+   * proof from their last seqNo to the target, then applies and commits them (ledger, state,
+   * indexes) atomically. False (and nothing written) when they do not verify or do not apply.
+   */
+  appendCaughtUp(ledgerId: number, txns: readonly unknown[], consProof: readonly string[], targetSize: number, targetRoot: string): boolean;
+  /** sizes and roots of ledgers 0-2 named by the last committed audit txn (deltas resolved) */
+  ledgerTargets(): Map<number, { size: number; root: string }>;
 }
 
 /** BLS operations over multi-signature values; keys are looked up at value.pool_state_root_hash. */

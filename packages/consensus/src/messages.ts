@@ -14,6 +14,10 @@ export const ConsensusOp = {
   NEW_VIEW: 'NEW_VIEW',
   OLD_VIEW_PREPREPARE_REQ: 'OLD_VIEW_PREPREPARE_REQ',
   OLD_VIEW_PREPREPARE_REP: 'OLD_VIEW_PREPREPARE_REP',
+  LEDGER_STATUS: 'LEDGER_STATUS',
+  CONSISTENCY_PROOF: 'CONSISTENCY_PROOF',
+  CATCHUP_REQ: 'CATCHUP_REQ',
+  CATCHUP_REP: 'CATCHUP_REP',
   MESSAGE_REQUEST: 'MESSAGE_REQUEST',
   MESSAGE_RESPONSE: 'MESSAGE_RESPONSE',
 } as const;
@@ -135,7 +139,45 @@ export interface OldViewPrePrepareRep {
   preprepares: PrePrepare[];
 }
 
-export type MessageRequestType = 'PROPAGATE' | 'PREPREPARE' | 'PREPARE' | 'COMMIT' | 'VIEW_CHANGE' | 'NEW_VIEW';
+export interface LedgerStatus {
+  op: 'LEDGER_STATUS';
+  ledgerId: number;
+  txnSeqNo: number;
+  viewNo: number | null;
+  ppSeqNo: number | null;
+  merkleRoot: string;
+  protocolVersion: number;
+}
+
+export interface ConsistencyProof {
+  op: 'CONSISTENCY_PROOF';
+  ledgerId: number;
+  seqNoStart: number;
+  seqNoEnd: number;
+  viewNo: number;
+  ppSeqNo: number;
+  oldMerkleRoot: string;
+  newMerkleRoot: string;
+  hashes: string[];
+}
+
+export interface CatchupReq {
+  op: 'CATCHUP_REQ';
+  ledgerId: number;
+  seqNoStart: number;
+  seqNoEnd: number;
+  catchupTill: number;
+}
+
+export interface CatchupRep {
+  op: 'CATCHUP_REP';
+  ledgerId: number;
+  /** str(seqNo) -> txn, ascending */
+  txns: Record<string, unknown>;
+  consProof: string[];
+}
+
+export type MessageRequestType = 'PROPAGATE' | 'PREPREPARE' | 'PREPARE' | 'COMMIT' | 'VIEW_CHANGE' | 'NEW_VIEW' | 'CONSISTENCY_PROOF';
 
 export interface MessageRequest {
   op: 'MESSAGE_REQUEST';
@@ -147,7 +189,7 @@ export interface MessageResponse {
   op: 'MESSAGE_RESPONSE';
   msg_type: MessageRequestType;
   params: Record<string, unknown>;
-  msg: Propagate | PrePrepare | Prepare | Commit | ViewChange | NewView | null;
+  msg: Propagate | PrePrepare | Prepare | Commit | ViewChange | NewView | ConsistencyProof | null;
 }
 
 export type NodeMessage =
@@ -162,6 +204,10 @@ export type NodeMessage =
   | NewView
   | OldViewPrePrepareReq
   | OldViewPrePrepareRep
+  | LedgerStatus
+  | ConsistencyProof
+  | CatchupReq
+  | CatchupRep
   | MessageRequest
   | MessageResponse;
 

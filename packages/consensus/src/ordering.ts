@@ -53,7 +53,7 @@ export class Ordering {
   private admit(from: string, msg: PrePrepare | Prepare | Commit): boolean {
     const ctx = this.ctx;
     if (msg.viewNo < ctx.viewNo || msg.ppSeqNo <= ctx.h) return false;
-    if (msg.viewNo > ctx.viewNo || msg.ppSeqNo > ctx.H || ctx.waitingForNewView) {
+    if (msg.viewNo > ctx.viewNo || msg.ppSeqNo > ctx.H || ctx.waitingForNewView || ctx.catchingUp) {
       this.hooks.stash(from, msg);
       return false;
     }

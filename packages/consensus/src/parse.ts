@@ -4,7 +4,11 @@
 import { ConsensusError, ConsensusErrorCode } from './errors.js';
 import type {
   BatchId,
+  CatchupRep,
+  CatchupReq,
   Checkpoint,
+  ConsistencyProof,
+  LedgerStatus,
   NewView,
   OldViewPrePrepareRep,
   OldViewPrePrepareReq,
@@ -233,7 +237,74 @@ export function parseOldViewPrePrepareRep(m: Obj): OldViewPrePrepareRep {
   };
 }
 
-const REQUESTABLE: ReadonlySet<string> = new Set(['PROPAGATE', 'PREPREPARE', 'PREPARE', 'COMMIT', 'VIEW_CHANGE', 'NEW_VIEW']);
+const LEDGER_IDS = /^[0-3]$/;
+const MAX_CATCHUP_TXNS = 5000;
+
+function ledgerId(m: Obj): number {
+  const l = uint(m, 'ledgerId');
+  if (!LEDGER_IDS.test(String(l))) fail(m.op, 'ledgerId');
+  return l;
+}
+
+function optUint(m: Obj, f: string): number | null {
+  return m[f] === null || m[f] === undefined ? null : uint(m, f);
+}
+
+function b58List(m: Obj, f: string, max: number): string[] {
+  const v = m[f];
+  if (!Array.isArray(v) || v.length > max || !v.every((h) => typeof h === 'string' && B58.test(h))) fail(m.op, f);
+  return [...(v as string[])];
+}
+
+export function parseLedgerStatus(m: Obj): LedgerStatus {
+  return {
+    op: 'LEDGER_STATUS',
+    ledgerId: ledgerId(m),
+    txnSeqNo: uint(m, 'txnSeqNo'),
+    viewNo: optUint(m, 'viewNo'),
+    ppSeqNo: optUint(m, 'ppSeqNo'),
+    merkleRoot: b58(m, 'merkleRoot'),
+    protocolVersion: uint(m, 'protocolVersion'),
+  };
+}
+
+export function parseConsistencyProof(m: Obj): ConsistencyProof {
+  const p: ConsistencyProof = {
+    op: 'CONSISTENCY_PROOF',
+    ledgerId: ledgerId(m),
+    seqNoStart: uint(m, 'seqNoStart'),
+    seqNoEnd: uint(m, 'seqNoEnd'),
+    viewNo: optUint(m, 'viewNo') ?? 0,
+    ppSeqNo: optUint(m, 'ppSeqNo') ?? 0,
+    oldMerkleRoot: b58(m, 'oldMerkleRoot'),
+    newMerkleRoot: b58(m, 'newMerkleRoot'),
+    hashes: b58List(m, 'hashes', 10_000),
+  };
+  if (p.seqNoEnd <= p.seqNoStart) fail(m.op, 'seqNoEnd');
+  return p;
+}
+
+export function parseCatchupReq(m: Obj): CatchupReq {
+  const r: CatchupReq = { op: 'CATCHUP_REQ', ledgerId: ledgerId(m), seqNoStart: uint(m, 'seqNoStart', 1), seqNoEnd: uint(m, 'seqNoEnd', 1), catchupTill: uint(m, 'catchupTill', 1) };
+  if (r.seqNoEnd < r.seqNoStart || r.catchupTill < r.seqNoEnd || r.seqNoEnd - r.seqNoStart >= MAX_CATCHUP_TXNS) fail(m.op, 'seqNoEnd');
+  return r;
+}
+
+export function parseCatchupRep(m: Obj): CatchupRep {
+  const t = m.txns;
+  if (!isPlainObject(t)) fail(m.op, 'txns');
+  noProtoKeys(t);
+  const keys = Object.keys(t);
+  if (keys.length === 0 || keys.length > MAX_CATCHUP_TXNS) fail(m.op, 'txns');
+  const txns: Record<string, unknown> = {};
+  for (const k of keys) {
+    if (!/^[1-9][0-9]{0,15}$/.test(k) || !isPlainObject(t[k])) fail(m.op, 'txns');
+    txns[k] = t[k];
+  }
+  return { op: 'CATCHUP_REP', ledgerId: ledgerId(m), txns, consProof: b58List(m, 'consProof', 10_000) };
+}
+
+const REQUESTABLE: ReadonlySet<string> = new Set(['PROPAGATE', 'PREPREPARE', 'PREPARE', 'COMMIT', 'VIEW_CHANGE', 'NEW_VIEW', 'CONSISTENCY_PROOF']);
 
 function parseParams(m: Obj): { msgType: MessageRequestType; params: Record<string, unknown> } {
   const t = m.msg_type;
@@ -248,6 +319,9 @@ function parseParams(m: Obj): { msgType: MessageRequestType; params: Record<stri
   if (t === 'VIEW_CHANGE') {
     if (uint(p, 'instId') !== 0) fail(m.op, 'params');
     return { msgType: t, params: { instId: 0, name: str(p, 'name', /^.+$/s), digest: hex(p, 'digest') } };
+  }
+  if (t === 'CONSISTENCY_PROOF') {
+    return { msgType: t, params: { ledgerId: ledgerId(p), seqNoStart: uint(p, 'seqNoStart'), seqNoEnd: uint(p, 'seqNoEnd', 1) } };
   }
   if (t === 'NEW_VIEW') {
     if (uint(p, 'instId') !== 0) fail(m.op, 'params');
@@ -300,6 +374,14 @@ export function parseNodeMessage(value: unknown): NodeMessage {
       return parseOldViewPrePrepareReq(value);
     case 'OLD_VIEW_PREPREPARE_REP':
       return parseOldViewPrePrepareRep(value);
+    case 'LEDGER_STATUS':
+      return parseLedgerStatus(value);
+    case 'CONSISTENCY_PROOF':
+      return parseConsistencyProof(value);
+    case 'CATCHUP_REQ':
+      return parseCatchupReq(value);
+    case 'CATCHUP_REP':
+      return parseCatchupRep(value);
     case 'MESSAGE_REQUEST':
       return parseMessageRequest(value);
     case 'MESSAGE_RESPONSE':

@@ -31,11 +31,17 @@ export class Repair {
     onRequestedViewChange(from: string, params: { name: string; digest: string }, vc: Extract<MessageResponse['msg'], { op: 'VIEW_CHANGE' }>): void;
   };
 
+  /** catch-up lookups, set by the core */
+  consistencyProofs?: (ledgerId: number, seqNoStart: number, seqNoEnd: number) => MessageResponse['msg'];
+  onRequestedProof?: (from: string, p: Extract<MessageResponse['msg'], { op: 'CONSISTENCY_PROOF' }>) => void;
+
   onMessageRequest(from: string, req: MessageRequest): void {
     const ctx = this.ctx;
     let msg: MessageResponse['msg'] = null;
     if (req.msg_type === 'NEW_VIEW') {
       msg = this.viewChanges?.newViewFor(req.params.viewNo as number) ?? null;
+    } else if (req.msg_type === 'CONSISTENCY_PROOF') {
+      msg = this.consistencyProofs?.(req.params.ledgerId as number, req.params.seqNoStart as number, req.params.seqNoEnd as number) ?? null;
     } else if (req.msg_type === 'VIEW_CHANGE') {
       msg = this.viewChanges?.viewChangeOf(req.params.name as string, req.params.digest as string) ?? null;
     } else if (req.msg_type === 'PROPAGATE') {
@@ -89,6 +95,9 @@ export class Repair {
       case 'NEW_VIEW':
         if (msg.viewNo === res.params.viewNo) this.viewChanges?.onRequestedNewView(from, msg);
         return;
+      case 'CONSISTENCY_PROOF':
+        if (msg.seqNoStart === res.params.seqNoStart && msg.seqNoEnd === res.params.seqNoEnd) this.onRequestedProof?.(from, msg);
+        return;
       case 'VIEW_CHANGE':
         this.viewChanges?.onRequestedViewChange(from, res.params as { name: string; digest: string }, msg);
         return;
@@ -129,7 +138,7 @@ export class Repair {
     const now = ctx.now();
     const retry = ctx.opts.messageRequestRetryMs;
     for (const k of [...this.relayed.keys()]) this.checkRelayed(k);
-    if (ctx.waitingForNewView) return;
+    if (ctx.waitingForNewView || ctx.catchingUp) return;
     const k = ctx.lastOrdered.ppSeqNo + 1;
     const lagging = this.highestSeen - ctx.lastOrdered.ppSeqNo > ctx.opts.max3pcBatchesInFlight;
     // while lagging, ask again as soon as the previous answers got ordered

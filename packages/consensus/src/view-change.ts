@@ -112,7 +112,7 @@ export class ViewChanger {
   /** M1/M2: requests wait and nothing gets ordered. */
   private monitorDegraded(): boolean {
     const ctx = this.ctx;
-    if (ctx.waitingForNewView) return false;
+    if (ctx.waitingForNewView || ctx.catchingUp) return false;
     const oldest = this.intake.oldestFinalisedAt();
     if (oldest === undefined) return false;
     const now = ctx.now();

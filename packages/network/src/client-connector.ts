@@ -2,19 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { tcp } from '@libp2p/tcp';
-import { QuireError } from '@quire/common';
+import { CLIENT_PROTOCOL, EnvelopeKind, MSG_LEN_LIMIT, QuireError, decodeEnvelope, decodeErrorPayload, encodeEnvelope } from '@quire/common';
 import { createLibp2p, type Libp2p } from 'libp2p';
-import {
-  CLIENT_PROTOCOL,
-  EnvelopeKind,
-  decodeEnvelope,
-  decodeErrorPayload,
-  encodeEnvelope,
-} from './client-protocol.js';
 import { NetworkError, NetworkErrorCode } from './errors.js';
 import { TypedEmitter } from './events.js';
 import { FramedStream } from './framed-stream.js';
-import { MSG_LEN_LIMIT } from './framing.js';
 import { nodePrivateKeyFromSeed, peerIdFromVerkey } from './identity.js';
 import { tcpMultiaddr } from './multiaddrs.js';
 

@@ -6,18 +6,18 @@ import { tcp } from '@libp2p/tcp';
 import { createLibp2p, type Libp2p } from 'libp2p';
 import {
   CLIENT_PROTOCOL,
-  ClientErrorCode,
+  ClientRefusalCode,
   EnvelopeKind,
-  clientErrorReason,
+  MSG_LEN_LIMIT,
+  clientRefusalReason,
   decodeEnvelope,
   encodeEnvelope,
   encodeErrorPayload,
   peekRequestId,
-} from './client-protocol.js';
+} from '@quire/common';
 import { NetworkError, NetworkErrorCode } from './errors.js';
 import { TypedEmitter } from './events.js';
 import { FramedStream } from './framed-stream.js';
-import { MSG_LEN_LIMIT } from './framing.js';
 import { nodePrivateKeyFromSeed } from './identity.js';
 import { listenAddress, tcpPortOf } from './multiaddrs.js';
 import { emptyStats, silentLogger, type NetworkLogger, type NetworkStats } from './stats.js';
@@ -234,7 +234,7 @@ export class ClientHost extends TypedEmitter<ClientHostEvents> {
           frame: (data) => this.onFrame(session, data),
           oversize: (_length, head) => {
             this.stats_.oversizeFrames++;
-            this.refuse(session, peekRequestId(head), ClientErrorCode.MESSAGE_TOO_LARGE);
+            this.refuse(session, peekRequestId(head), ClientRefusalCode.MESSAGE_TOO_LARGE);
           },
           closed: (reason) => this.onClosed(session, reason),
         },
@@ -250,30 +250,30 @@ export class ClientHost extends TypedEmitter<ClientHostEvents> {
       env = decodeEnvelope(data);
     } catch {
       this.stats_.malformedMessages++;
-      this.refuse(s, 0, ClientErrorCode.MALFORMED_ENVELOPE);
+      this.refuse(s, 0, ClientRefusalCode.MALFORMED_ENVELOPE);
       return;
     }
     if (env.kind !== EnvelopeKind.REQUEST || env.id === 0) {
       this.stats_.malformedMessages++;
-      this.refuse(s, env.id, ClientErrorCode.MALFORMED_ENVELOPE);
+      this.refuse(s, env.id, ClientRefusalCode.MALFORMED_ENVELOPE);
       return;
     }
     if (!s.bucket.take(1)) {
       this.stats_.rateLimited++;
-      this.refuse(s, env.id, ClientErrorCode.RATE_LIMITED);
+      this.refuse(s, env.id, ClientRefusalCode.RATE_LIMITED);
       return;
     }
     if (s.pending.has(env.id)) {
-      this.refuse(s, env.id, ClientErrorCode.DUPLICATE_REQUEST_ID);
+      this.refuse(s, env.id, ClientRefusalCode.DUPLICATE_REQUEST_ID);
       return;
     }
     if (s.pending.size >= this.options.maxPendingPerSession) {
       this.stats_.rateLimited++;
-      this.refuse(s, env.id, ClientErrorCode.TOO_MANY_PENDING);
+      this.refuse(s, env.id, ClientRefusalCode.TOO_MANY_PENDING);
       return;
     }
     if (this.listenerCount('request') === 0) {
-      this.refuse(s, env.id, ClientErrorCode.SHUTTING_DOWN);
+      this.refuse(s, env.id, ClientRefusalCode.SHUTTING_DOWN);
       return;
     }
     s.pending.add(env.id);
@@ -289,9 +289,9 @@ export class ClientHost extends TypedEmitter<ClientHostEvents> {
     this.emit('request', s.id, env.payload, respond, { peerId: s.conn.remotePeer.toString(), remoteAddr: s.conn.remoteAddr.toString(), requestId });
   }
 
-  private refuse(s: Session, requestId: number, code: ClientErrorCode): void {
-    const limit = code === ClientErrorCode.MESSAGE_TOO_LARGE ? this.options.maxMessageLength : undefined;
-    this.write(s, EnvelopeKind.ERROR, requestId, encodeErrorPayload(code, clientErrorReason(code, limit)));
+  private refuse(s: Session, requestId: number, code: ClientRefusalCode): void {
+    const limit = code === ClientRefusalCode.MESSAGE_TOO_LARGE ? this.options.maxMessageLength : undefined;
+    this.write(s, EnvelopeKind.ERROR, requestId, encodeErrorPayload(code, clientRefusalReason(code, limit)));
   }
 
   private write(s: Session, kind: EnvelopeKind, id: number, payload: Uint8Array): boolean {

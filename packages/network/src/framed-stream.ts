@@ -1,6 +1,6 @@
 import type { Stream } from '@libp2p/interface';
 import { NetworkError, NetworkErrorCode } from './errors.js';
-import { FrameDecoder, encodeFrame } from './framing.js';
+import { ClientWireError, FrameDecoder, encodeFrame } from '@quire/common';
 
 export interface FramedStreamOptions {
   /** Largest accepted frame body. */
@@ -119,7 +119,7 @@ export class FramedStream {
     try {
       frames = this.decoder.push(chunk);
     } catch (err) {
-      const tooLarge = err instanceof NetworkError && err.data.reason === 'frame too large';
+      const tooLarge = err instanceof ClientWireError && err.data.reason === 'frame too large';
       if (tooLarge && this.opts.fatalOversize === 'report-and-close') {
         this.handlers.oversize(Number(err.data.length), new Uint8Array(0));
         void this.close('oversize');

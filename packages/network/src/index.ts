@@ -5,8 +5,9 @@ import '@quire/common/polyfill';
 
 export { NetworkError, NetworkErrorCode } from './errors.js';
 export { ED25519_KEY_LENGTH, nodePrivateKeyFromSeed, peerIdFromSeed, peerIdFromVerkey } from './identity.js';
-export { MSG_LEN_LIMIT, FrameDecoder, encodeFrame, readVarint, varintLength, writeVarint } from './framing.js';
-export type { DecodedFrame, FrameDecoderOptions } from './framing.js';
+// the pure framing and envelope code lives in @quire/common (client-wire), shared with @quire/client
+export { MSG_LEN_LIMIT, FrameDecoder, encodeFrame, readVarint, varintLength, writeVarint } from '@quire/common';
+export type { DecodedFrame, FrameDecoderOptions } from '@quire/common';
 export { TokenBucket } from './token-bucket.js';
 export { backoffDelay } from './peers.js';
 export type { ObserverInfo, ValidatorInfo } from './peers.js';
@@ -17,15 +18,17 @@ export type { NodeHostEvents, NodeHostOptions } from './node-host.js';
 export type { GossipHandler, GossipMessage, GossipValidator, GossipVerdict } from './gossip.js';
 export {
   CLIENT_PROTOCOL,
-  ClientErrorCode,
+  ClientRefusalCode as ClientErrorCode,
+  ClientWireError,
+  ClientWireErrorCode,
   EnvelopeKind,
-  clientErrorReason,
+  clientRefusalReason as clientErrorReason,
   decodeEnvelope,
   decodeErrorPayload,
   encodeEnvelope,
   encodeErrorPayload,
-} from './client-protocol.js';
-export type { Envelope } from './client-protocol.js';
+} from '@quire/common';
+export type { Envelope } from '@quire/common';
 export { ClientHost, defaultClientHostOptions } from './client-host.js';
 export type { ClientHostEvents, ClientHostOptions, ClientInfo, Respond } from './client-host.js';
 export { ClientConnector, ClientRequestError } from './client-connector.js';

@@ -268,8 +268,14 @@ const CATALOGUE = {
   REVOC_ACCUM_MISMATCH: { kind: ErrorKind.INVALID, reason: (d) => `The current accumulator value: ${s(d.current)} must be equal to the last accumulator value: ${s(d.last)} in transaction` },
   REVOC_LISTS_EMPTY: { kind: ErrorKind.INVALID, reason: () => "Got 'prevAccum' and 'accum' but 'issued' and 'revoked' lists are empty" },
   REVOC_ACCUM_UNCHANGED: { kind: ErrorKind.INVALID, reason: () => 'Got equal accum and prev_accum but issued and revoked indices are not empty' },
-  /** Data: text (the per-issuance-type set texts of requests.md §3.6 step 9 need list renderings). */
-  REVOC_INDICES_INVALID: { kind: ErrorKind.INVALID, reason: (d) => s(d.text) },
+  /** ISSUANCE_BY_DEFAULT: issued indices not in the revoked set. Data: indices, current (rendered lists). */
+  REVOC_ISSUED_NOT_REVOKED: { kind: ErrorKind.INVALID, reason: (d) => `Issued indices from txn: ${s(d.indices)} are not present in the current revoked list from state: ${s(d.current)}` },
+  /** ISSUANCE_BY_DEFAULT: revoked indices already revoked. Data: indices, current. */
+  REVOC_ALREADY_REVOKED: { kind: ErrorKind.INVALID, reason: (d) => `Revoked indices from txn: ${s(d.indices)} are already revoked in current state: ${s(d.current)}` },
+  /** ISSUANCE_ON_DEMAND: revoked indices not in the issued set. Data: indices, current. */
+  REVOC_REVOKED_NOT_ISSUED: { kind: ErrorKind.INVALID, reason: (d) => `Revoked indices from txn: ${s(d.indices)} are not present in the current issued list from state: ${s(d.current)}` },
+  /** ISSUANCE_ON_DEMAND: issued indices already issued. Data: indices, current. */
+  REVOC_ALREADY_ISSUED: { kind: ErrorKind.INVALID, reason: (d) => `Issued indices from txn: ${s(d.indices)} are already issued in current state: ${s(d.current)}` },
   GET_REVOC_DELTA_RANGE: { kind: ErrorKind.INVALID, reason: (d) => `Timestamp FROM more then TO: ${s(d.from)} > ${s(d.to)}` },
 
   // ---- rich schema (requests.md §4) ---------------------------------------------------------------
@@ -279,9 +285,29 @@ const CATALOGUE = {
   RS_DUPLICATE_METADATA: { kind: ErrorKind.INVALID, reason: (d) => `An object with rsName="${s(d.rsName)}", rsVersion="${s(d.rsVersion)}" and rsType="${s(d.rsType)}" already exists. Please choose different rsName, rsVersion or rsType` },
   RS_IMMUTABLE: { kind: ErrorKind.INVALID, reason: (d) => `${s(d.typeName)} objects are immutable and cannot be updated` },
   RS_NAME_VERSION_CHANGE: { kind: ErrorKind.INVALID, reason: () => 'rsName and rsVersion of an existing object cannot be changed' },
-  /** Content checks of §4.2 whose text names fields/ids; data.text is the spec text with values filled in. */
-  RS_CONTENT_INVALID: { kind: ErrorKind.INVALID, reason: (d) => s(d.text) },
-  RS_REFERENCE_INVALID: { kind: ErrorKind.INVALID, reason: (d) => s(d.text) },
+  /** JSON_LD_CONTEXT content without `@context`. */
+  RS_CONTEXT_MISSING: { kind: ErrorKind.INVALID, reason: () => "'content' must contain a @context field" },
+  /** `@context` neither a URI, an array nor an object. */
+  RS_CONTEXT_TYPE: { kind: ErrorKind.INVALID, reason: () => "'@context' value must be url, array, or object" },
+  /** A `@context` URI not matching the URI pattern. Data: uri. */
+  RS_CONTEXT_URI: { kind: ErrorKind.INVALID, reason: (d) => `@context URI ${s(d.uri)} badly formed` },
+  /** Required members of a content object missing. Data: missing (string[]), where, joiner (', ' or ' and '). */
+  RS_CONTENT_MEMBERS: {
+    kind: ErrorKind.INVALID,
+    reason: (d) => `${(d.missing as string[]).map((m) => `'${m}'`).join(s(d.joiner))} must be set in '${s(d.where)}'`,
+  },
+  /** A mapping whose attributes lack `issuer` or `issuanceDate`. */
+  RS_MAPPING_DEFAULT_ATTRIBUTES: { kind: ErrorKind.INVALID, reason: () => "'issuer' and 'issuanceDate' must be in content's 'attributes'" },
+  /** A mapping leaf without enc and/or rank. Data: missing ('enc and rank' | 'enc' | 'rank'), name. */
+  RS_MAPPING_ENC_RANK: { kind: ErrorKind.INVALID, reason: (d) => `${s(d.missing)} must be set for the attribute '${s(d.name)}'` },
+  /** Mapping ranks not exactly 1..N. Data: count. */
+  RS_MAPPING_RANKS: { kind: ErrorKind.INVALID, reason: (d) => `the attribute's ranks are not sequential: expected ranks are all values from 1 to ${s(d.count)}` },
+  /** A referenced rich schema object that is not on the ledger (wording per type, requests.md §4.2). Data: text, id. */
+  RS_REFERENCE_MISSING: { kind: ErrorKind.INVALID, reason: (d) => s(d.text) },
+  /** A referenced object of the wrong rsType (wording per field, requests.md §4.2). Data: text, id. */
+  RS_REFERENCE_WRONG_TYPE: { kind: ErrorKind.INVALID, reason: (d) => s(d.text) },
+  /** A cred def whose mapping is for another schema (transactions.md §7). Data: schema. */
+  RS_CRED_DEF_MAPPING_SCHEMA: { kind: ErrorKind.INVALID, reason: (d) => `'mapping' field must reference a mapping whose 'schema' is ${s(d.schema)}` },
   /** (Quire) A rich schema id shaped like another domain state key. Data: id. */
   RS_ID_RESERVED: { kind: ErrorKind.INVALID, reason: (d) => `id=${s(d.id)} has the form of a ledger state key and cannot name a rich schema object` },
   /** (Quire) The id already names a ledger value of another kind or another rsType. Data: id. */

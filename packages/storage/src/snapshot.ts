@@ -38,9 +38,11 @@ export interface SnapshotOptions {
   attempts?: number;
   /** Pause between attempts in ms (default 20, doubled each time up to 500). */
   retryDelayMs?: number;
+  /** Hard-link the live table files instead of copying them (default true). */
+  link?: boolean;
 }
 
-export const defaultSnapshotOptions: Required<SnapshotOptions> = { tmpDir: '', attempts: 10, retryDelayMs: 20 };
+export const defaultSnapshotOptions: Required<SnapshotOptions> = { tmpDir: '', attempts: 10, retryDelayMs: 20, link: true };
 
 /** A copy of a database directory; `remove()` deletes it (idempotent). */
 export interface DbSnapshot {
@@ -153,7 +155,7 @@ export async function snapshotLevelDb(src: string, opts: SnapshotOptions = {}): 
   } catch {
     throw new SnapshotError(SnapshotErrorCode.NOT_A_DATABASE, { path: src }, `${src} is not a LevelDB database (no CURRENT file)`);
   }
-  const state = { link: true };
+  const state = { link: o.link };
   let delay = o.retryDelayMs;
   let lastReason = '';
   for (let attempt = 1; attempt <= o.attempts; attempt++) {

@@ -51,6 +51,16 @@ export function checkRun(record: RunRecord, nodes: readonly CheckedNode[], opts:
       }
     }
   }
+  // equal sizes, equal roots
+  for (const lid of [0, 1, 2, 3]) {
+    const bySize = new Map<number, string>();
+    for (const n of honest) {
+      const st = n.executor.ledgerStatus(lid);
+      const prev = bySize.get(st.size);
+      if (prev !== undefined && prev !== st.root) v.push(`safety: ledger ${lid} has two roots at size ${st.size}`);
+      bySize.set(st.size, st.root);
+    }
+  }
   // 2. each payload committed at most once; invalid requests never committed
   const invalid = new Set(record.submitted.filter((s) => s.invalid).map((s) => s.payloadDigest));
   for (const n of honest) {

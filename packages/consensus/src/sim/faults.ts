@@ -12,6 +12,8 @@ export interface FaultMix {
   slowTail: number;
   partitions: boolean;
   crashes: boolean;
+  /** the primary of view 0 crashes under load and restarts later (view change) */
+  crashPrimary: boolean;
   byzantineBackups: boolean;
   byzantinePrimary: boolean;
   /** faulty (crashing or Byzantine) nodes, capped at f */
@@ -33,6 +35,7 @@ const base: FaultMix = {
   slowTail: 0,
   partitions: false,
   crashes: false,
+  crashPrimary: false,
   byzantineBackups: false,
   byzantinePrimary: false,
   faultyNodes: 0,
@@ -51,12 +54,13 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
   byzantine: { ...base, name: 'byzantine', latencyMs: [1, 15], byzantineBackups: true, faultyNodes: 'f' },
   skew: { ...base, name: 'skew', skewSec: 20 },
   mixed: { ...base, name: 'mixed', latencyMs: [1, 20], drop: 0.03, duplicate: 0.03, slowTail: 0.01, partitions: true, crashes: true, byzantineBackups: true, faultyNodes: 'f', skewSec: 10, healAtMs: 4000, livenessBoundMs: 25_000 },
+  primaryCrash: { ...base, name: 'primaryCrash', latencyMs: [1, 10], crashPrimary: true, faultyNodes: 1, healAtMs: 9000, livenessBoundMs: 30_000, requests: 40 },
   // a lying or equivocating primary of view 0: replaced by a view change
   primary: { ...base, name: 'primary', latencyMs: [1, 10], byzantinePrimary: true, faultyNodes: 1, livenessBoundMs: 25_000 },
 };
 
 /** the mixes a default sweep cycles through */
-export const SWEEP_MIXES = ['none', 'net', 'partition', 'crash', 'byzantine', 'skew', 'mixed', 'primary'] as const;
+export const SWEEP_MIXES = ['none', 'net', 'partition', 'crash', 'byzantine', 'skew', 'mixed', 'primary', 'primaryCrash'] as const;
 
 export function faultMix(name: string): FaultMix {
   const m = FAULT_MIXES[name];

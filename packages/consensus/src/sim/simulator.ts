@@ -39,6 +39,8 @@ export interface SimulationResult {
   orderedRequests: number;
   messages: number;
   livenessChecked: boolean;
+  /** highest view reached by an honest node */
+  maxView: number;
 }
 
 const BASE_UTC = 1_700_000_000;
@@ -123,6 +125,13 @@ export class Simulation {
     // crashes may hit any node (the primary included: view change); Byzantine roles are assigned below
     const backups = this.rng.shuffle(this.mix.crashes ? this.nodes.slice() : this.nodes.slice(1));
     let budget = Math.min(f, this.mix.faultyNodes === 'f' ? f : this.mix.faultyNodes);
+    if (this.mix.crashPrimary && budget > 0) {
+      const p = this.nodes[0]!;
+      const at = this.rng.int(300, 1500);
+      this.queue.schedule(at, () => this.crash(p));
+      this.queue.schedule(at + this.rng.int(4000, 7000), () => this.restart(p));
+      budget--;
+    }
     if (this.mix.byzantinePrimary && budget > 0) {
       const p = this.nodes[0]!;
       p.byzantine = this.rng.pick(PRIMARY_BEHAVIOURS);
@@ -214,6 +223,7 @@ export class Simulation {
       orderedRequests: this.record.orderedRequests,
       messages: this.messages,
       livenessChecked: this.mix.checkLiveness,
+      maxView: Math.max(...this.nodes.filter((n) => !this.record.byzantine.has(n.name)).map((n) => n.core.status().viewNo)),
     };
   }
 

@@ -21,8 +21,16 @@ const EMPTY_ROOT = b58encode(sha256(new Uint8Array(0)));
 const LEDGERS = [0, 1, 2] as const;
 const AUDIT = 3;
 
+function leafHash(item: string): string {
+  return b58encode(sha256(item));
+}
+
+function chainHashed(prev: string, leaf: string): string {
+  return b58encode(sha256(`${prev}|${leaf}`));
+}
+
 function chain(prev: string, item: string): string {
-  return b58encode(sha256(`${prev}|${b58encode(sha256(item))}`));
+  return chainHashed(prev, leafHash(item));
 }
 
 class ChainLedger {
@@ -38,8 +46,9 @@ class ChainLedger {
     return this.roots[this.txns.length]!;
   }
   append(txn: string): void {
+    const next = chain(this.root, txn);
     this.txns.push(txn);
-    this.roots.push(chain(this.root, txn));
+    this.roots.push(next);
   }
   truncate(size: number): void {
     this.txns.length = size;
@@ -118,8 +127,9 @@ export class StandInExecutor implements BatchExecutor {
       changes.set(dest, value);
       stateRoot = chain(stateRoot, `${dest}=${value}`);
       const seqNo = ledger.size + 1;
-      ledger.append(canonicalJson({ txn: { data: op, type: op.type ?? '1' }, txnMetadata: { seqNo, txnTime: input.ppTime, digest: input.digests[i] } }));
-      valid.push({ digest: input.digests[i]!, payloadDigest: this.requests.payloadDigestOf(req), seqNo });
+      const payloadDigest = this.requests.payloadDigestOf(req);
+      ledger.append(canonicalJson({ txn: { data: op, type: op.type ?? '1' }, txnMetadata: { seqNo, txnTime: input.ppTime, digest: input.digests[i], payloadDigest } }));
+      valid.push({ digest: input.digests[i]!, payloadDigest, seqNo });
     });
     this.headStateRoot.set(lid, stateRoot);
     const audit = this.ledgers.get(AUDIT)!;
@@ -184,6 +194,74 @@ export class StandInExecutor implements BatchExecutor {
 
   auditRootAt(size: number): string {
     return this.ledgers.get(AUDIT)!.roots[size]!;
+  }
+
+  // ---- catch-up ----
+
+  ledgerStatus(ledgerId: number): { size: number; root: string } {
+    const l = this.ledgers.get(ledgerId)!;
+    return { size: l.committed, root: l.roots[l.committed]! };
+  }
+
+  rootAt(ledgerId: number, size: number): string {
+    const l = this.ledgers.get(ledgerId)!;
+    if (size > l.committed) throw new Error('stand-in executor: size beyond committed');
+    return l.roots[size]!;
+  }
+
+  /** For a hash chain the proof is the leaf hashes between the two sizes. */
+  consistencyProof(ledgerId: number, oldSize: number, newSize: number): string[] {
+    const l = this.ledgers.get(ledgerId)!;
+    return l.txns.slice(oldSize, newSize).map(leafHash);
+  }
+
+  verifyConsistency(oldSize: number, oldRoot: string, newSize: number, newRoot: string, proof: readonly string[]): boolean {
+    if (newSize - oldSize !== proof.length) return false;
+    let r = oldRoot;
+    for (const h of proof) r = chainHashed(r, h);
+    return r === newRoot;
+  }
+
+  txnRange(ledgerId: number, from: number, to: number): unknown[] {
+    const l = this.ledgers.get(ledgerId)!;
+    return l.txns.slice(from - 1, Math.min(to, l.committed)).map((t) => JSON.parse(t) as unknown);
+  }
+
+  appendCaughtUp(ledgerId: number, txns: readonly unknown[], consProof: readonly string[], targetSize: number, targetRoot: string): boolean {
+    if (this.applied.length > 0) throw new Error('stand-in executor: catch-up with uncommitted batches');
+    const l = this.ledgers.get(ledgerId)!;
+    const encoded = txns.map((t) => canonicalJson(t));
+    let root = l.root;
+    for (const e of encoded) root = chain(root, e);
+    if (!this.verifyConsistency(l.size + encoded.length, root, targetSize, targetRoot, consProof)) return false;
+    for (const e of encoded) {
+      l.append(e);
+      l.committed++;
+      const t = JSON.parse(e) as { txn: { data: Record<string, unknown> }; txnMetadata: { seqNo: number; payloadDigest?: string }; ppTime?: number; ledgerId?: number };
+      if (ledgerId === AUDIT) {
+        const a = JSON.parse(e) as { ledgerId: number; ppTime: number };
+        this.committedLastUpdate.set(a.ledgerId, a.ppTime);
+      } else {
+        const dest = t.txn.data.dest as string;
+        const value = canonicalJson({ verkey: t.txn.data.verkey ?? null });
+        this.committedState.get(ledgerId)!.set(dest, value);
+        const sr = chain(this.committedStateRoot.get(ledgerId)!, `${dest}=${value}`);
+        this.committedStateRoot.set(ledgerId, sr);
+        this.headStateRoot.set(ledgerId, sr);
+        if (t.txnMetadata.payloadDigest !== undefined) this.seqNoIndex.set(t.txnMetadata.payloadDigest, `${ledgerId}~${t.txnMetadata.seqNo}`);
+      }
+    }
+    return true;
+  }
+
+  ledgerTargets(): Map<number, { size: number; root: string }> {
+    const audit = this.ledgers.get(AUDIT)!;
+    const out = new Map<number, { size: number; root: string }>();
+    for (let i = audit.committed - 1; i >= 0 && out.size < LEDGERS.length; i--) {
+      const a = JSON.parse(audit.txns[i]!) as { ledgerId: number; ledgerSize: Record<string, number>; ledgerRoot: string };
+      if (!out.has(a.ledgerId)) out.set(a.ledgerId, { size: a.ledgerSize[a.ledgerId]!, root: a.ledgerRoot });
+    }
+    return out;
   }
 
   /** Crash: everything not committed is lost. */

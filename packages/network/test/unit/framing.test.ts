@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { FrameDecoder, NetworkError, NetworkErrorCode, encodeFrame, readVarint, varintLength, writeVarint } from '../../src/index.js';
+import { QuireError } from '@quire/common';
+import { FrameDecoder, NetworkErrorCode, encodeFrame, readVarint, varintLength, writeVarint } from '../../src/index.js';
 
 function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
@@ -16,7 +17,7 @@ function codeOf(fn: () => unknown): string | undefined {
   try {
     fn();
   } catch (err) {
-    return err instanceof NetworkError ? err.code : 'other';
+    return err instanceof QuireError ? err.code : 'other';
   }
   return undefined;
 }

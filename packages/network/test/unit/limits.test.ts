@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import {
   ClientErrorCode,
+  ClientWireError,
+  ClientWireErrorCode,
   EnvelopeKind,
   NetworkError,
   NetworkErrorCode,
@@ -53,8 +55,8 @@ describe('client envelopes', () => {
         decodeEnvelope(bad);
         expect.fail('accepted');
       } catch (err) {
-        expect(err).to.be.instanceOf(NetworkError);
-        expect((err as NetworkError).code).to.equal(NetworkErrorCode.MALFORMED_ENVELOPE);
+        expect(err).to.be.instanceOf(ClientWireError);
+        expect((err as ClientWireError).code).to.equal(ClientWireErrorCode.MALFORMED_ENVELOPE);
       }
     }
   });

@@ -18,7 +18,7 @@ export function isContextUri(v: unknown): boolean {
 }
 
 function badUri(uri: unknown): RequestError {
-  return new RequestError(RequestErrorCode.RS_CONTENT_INVALID, { text: `@context URI ${typeof uri === 'string' ? uri : JSON.stringify(uri)} badly formed` });
+  return new RequestError(RequestErrorCode.RS_CONTEXT_URI, { uri: typeof uri === 'string' ? uri : JSON.stringify(uri) });
 }
 
 export const jsonLdContextHandler = richSchemaHandler({
@@ -29,7 +29,7 @@ export const jsonLdContextHandler = richSchemaHandler({
   mutable: false,
   jsonLd: false,
   checkContentStatic(content) {
-    if (!Object.hasOwn(content, '@context')) throw new RequestError(RequestErrorCode.RS_CONTENT_INVALID, { text: "'content' must contain a @context field" });
+    if (!Object.hasOwn(content, '@context')) throw new RequestError(RequestErrorCode.RS_CONTEXT_MISSING, { field: 'content' });
     const ctx = content['@context'];
     if (isPlainObject(ctx)) return;
     if (typeof ctx === 'string') {
@@ -40,6 +40,6 @@ export const jsonLdContextHandler = richSchemaHandler({
       for (const item of ctx) if (!isPlainObject(item) && !isContextUri(item)) throw badUri(item);
       return;
     }
-    throw new RequestError(RequestErrorCode.RS_CONTENT_INVALID, { text: "'@context' value must be url, array, or object" });
+    throw new RequestError(RequestErrorCode.RS_CONTEXT_TYPE, { field: 'content.@context' });
   },
 });

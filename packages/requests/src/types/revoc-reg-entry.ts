@@ -120,34 +120,21 @@ export const revocRegEntryHandler: WriteHandler = {
     if (issued.length === 0 && revoked.length === 0) throw new RequestError(RequestErrorCode.REVOC_LISTS_EMPTY, { revocRegDefId: id });
     if (prevAccum === value.accum) throw new RequestError(RequestErrorCode.REVOC_ACCUM_UNCHANGED, { revocRegDefId: id });
 
+    const fail = (code: RequestErrorCode, indices: RevocIndex[], current: RevocIndex[]): never => {
+      throw new RequestError(code, { indices: renderIndices(indices), current: renderIndices(indexDifference(current, [])) });
+    };
     if (issuanceType === IssuanceType.ISSUANCE_BY_DEFAULT) {
       const r = indexList(stored, 'revoked');
       const missing = indexDifference(issued, r);
-      if (missing.length > 0) {
-        throw new RequestError(RequestErrorCode.REVOC_INDICES_INVALID, {
-          text: `Issued indices from txn: ${renderIndices(missing)} are not present in the current revoked list from state: ${renderIndices(indexDifference(r, []))}`,
-        });
-      }
+      if (missing.length > 0) fail(RequestErrorCode.REVOC_ISSUED_NOT_REVOKED, missing, r);
       const dup = indexIntersection(revoked, r);
-      if (dup.length > 0) {
-        throw new RequestError(RequestErrorCode.REVOC_INDICES_INVALID, {
-          text: `Revoked indices from txn: ${renderIndices(dup)} are already revoked in current state: ${renderIndices(indexDifference(r, []))}`,
-        });
-      }
+      if (dup.length > 0) fail(RequestErrorCode.REVOC_ALREADY_REVOKED, dup, r);
     } else {
       const i = indexList(stored, 'issued');
       const missing = indexDifference(revoked, i);
-      if (missing.length > 0) {
-        throw new RequestError(RequestErrorCode.REVOC_INDICES_INVALID, {
-          text: `Revoked indices from txn: ${renderIndices(missing)} are not present in the current issued list from state: ${renderIndices(indexDifference(i, []))}`,
-        });
-      }
+      if (missing.length > 0) fail(RequestErrorCode.REVOC_REVOKED_NOT_ISSUED, missing, i);
       const dup = indexIntersection(issued, i);
-      if (dup.length > 0) {
-        throw new RequestError(RequestErrorCode.REVOC_INDICES_INVALID, {
-          text: `Issued indices from txn: ${renderIndices(dup)} are already issued in current state: ${renderIndices(indexDifference(i, []))}`,
-        });
-      }
+      if (dup.length > 0) fail(RequestErrorCode.REVOC_ALREADY_ISSUED, dup, i);
     }
   },
 
@@ -160,9 +147,14 @@ export const revocRegEntryHandler: WriteHandler = {
     const id = data.revocRegDefId as string;
     const state = ctx.state(DOMAIN);
     const current = currentEntry(state, id);
-    // The definition exists for every valid entry; a genesis or replayed entry without one keeps
-    // its lists as submitted.
-    const issuanceType = current === undefined ? IssuanceType.ISSUANCE_BY_DEFAULT : (issuanceTypeOf(state, id) ?? IssuanceType.ISSUANCE_BY_DEFAULT);
+    // A first entry is stored as submitted; later ones fold in per the definition's issuance type,
+    // which exists for every entry that passed validation.
+    let issuanceType: IssuanceType = IssuanceType.ISSUANCE_BY_DEFAULT;
+    if (current !== undefined) {
+      const t = issuanceTypeOf(state, id);
+      if (t === undefined) throw new RequestError(RequestErrorCode.STATE_CORRUPT, { key: id, problem: 'revocation entry without its definition' });
+      issuanceType = t;
+    }
     const entry = accumulateRevocEntry(current, data, issuanceType);
     const { seqNo, txnTime } = ctx.txn;
     state.set(revocRegEntryKey(id), encodeRevocEntry(entry, seqNo, txnTime));

@@ -76,11 +76,6 @@ export function missingMembers(obj: unknown, names: readonly string[]): string[]
   return names.filter((n) => !truthy(o[n]));
 }
 
-/** `'a', 'b'` (names quoted and joined by `, `). */
-export const quotedList = (names: readonly string[]): string => names.map((n) => `'${n}'`).join(', ');
-/** `'a' and 'b'` (names quoted and joined by ` and `). */
-export const quotedAnd = (names: readonly string[]): string => names.map((n) => `'${n}'`).join(' and ');
-
 /** Parses `content`; not JSON -> RS_CONTENT_NOT_JSON. */
 export function parseContent(text: string): Content {
   let v: unknown;

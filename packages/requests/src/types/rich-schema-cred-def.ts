@@ -9,13 +9,12 @@
 import { RequestError, RequestErrorCode } from '../errors.js';
 import { oneOf } from '../validation/index.js';
 import { SIGNATURE_TYPES } from './claim-def.js';
-import { type Content, RsType, missingMembers, parseContent, quotedList, referencedObject, richSchemaHandler } from './rich-schema-common.js';
+import { type Content, RsType, missingMembers, parseContent, referencedObject, richSchemaHandler } from './rich-schema-common.js';
 
 const VALIDATOR = 'ClientRichSchemaCredDefOperation';
-const invalid = (text: string): RequestError => new RequestError(RequestErrorCode.RS_CONTENT_INVALID, { text });
-const badReference = (text: string): RequestError => new RequestError(RequestErrorCode.RS_REFERENCE_INVALID, { text });
 const notFound = (field: string, id: unknown): RequestError =>
-  badReference(`Can not find a referenced '${field}' with id=${String(id)}; please make sure that it has been added to the ledger`);
+  new RequestError(RequestErrorCode.RS_REFERENCE_MISSING, { id, text: `Can not find a referenced '${field}' with id=${String(id)}; please make sure that it has been added to the ledger` });
+const wrongType = (id: unknown, text: string): RequestError => new RequestError(RequestErrorCode.RS_REFERENCE_WRONG_TYPE, { id, text });
 
 export const richSchemaCredDefHandler = richSchemaHandler({
   type: '204',
@@ -26,7 +25,7 @@ export const richSchemaCredDefHandler = richSchemaHandler({
   jsonLd: false,
   checkContentStatic(content: Content) {
     const missing = missingMembers(content, ['signatureType', 'mapping', 'schema', 'publicKey']);
-    if (missing.length > 0) throw invalid(`${quotedList(missing)} must be set in 'content'`);
+    if (missing.length > 0) throw new RequestError(RequestErrorCode.RS_CONTENT_MEMBERS, { missing, where: 'content', joiner: ', ' });
     oneOf(SIGNATURE_TYPES)(content.signatureType, { validator: VALIDATOR, field: 'content.signatureType' });
   },
   checkContentDynamic(content: Content, _request, ctx) {
@@ -34,11 +33,11 @@ export const richSchemaCredDefHandler = richSchemaHandler({
     if (schema === undefined) throw notFound('schema', content.schema);
     const mapping = referencedObject(ctx, content.mapping);
     if (mapping === undefined) throw notFound('mapping', content.mapping);
-    if (schema.rsType !== RsType.SCHEMA) throw badReference("'schema' field must reference a schema with rsType=sch");
-    if (mapping.rsType !== RsType.MAPPING) throw badReference("'mapping' field must reference a mapping with rsType=map");
+    if (schema.rsType !== RsType.SCHEMA) throw wrongType(content.schema, "'schema' field must reference a schema with rsType=sch");
+    if (mapping.rsType !== RsType.MAPPING) throw wrongType(content.mapping, "'mapping' field must reference a mapping with rsType=map");
     const mappingContent = parseContent(mapping.content);
     if (mappingContent.schema !== content.schema) {
-      throw badReference(`'mapping' field must reference a mapping whose 'schema' is ${String(content.schema)}`);
+      throw new RequestError(RequestErrorCode.RS_CRED_DEF_MAPPING_SCHEMA, { schema: content.schema });
     }
   },
 });

@@ -5,9 +5,9 @@
  * `documentation` and `implementation`.
  */
 import { RequestError, RequestErrorCode } from '../errors.js';
-import { RsType, missingMembers, quotedAnd, quotedList, richSchemaHandler } from './rich-schema-common.js';
+import { RsType, missingMembers, richSchemaHandler } from './rich-schema-common.js';
 
-const invalid = (text: string): RequestError => new RequestError(RequestErrorCode.RS_CONTENT_INVALID, { text });
+const members = (missing: string[], where: string, joiner: string): RequestError => new RequestError(RequestErrorCode.RS_CONTENT_MEMBERS, { missing, where, joiner });
 
 export const richSchemaEncodingHandler = richSchemaHandler({
   type: '202',
@@ -18,12 +18,12 @@ export const richSchemaEncodingHandler = richSchemaHandler({
   jsonLd: false,
   checkContentStatic(content) {
     const missing = missingMembers(content, ['input', 'output', 'algorithm', 'testVectors']);
-    if (missing.length > 0) throw invalid(`${quotedList(missing)} must be set in 'content'`);
+    if (missing.length > 0) throw members(missing, 'content', ', ');
     for (const part of ['input', 'output']) {
       const m = missingMembers(content[part], ['id', 'type']);
-      if (m.length > 0) throw invalid(`${quotedAnd(m)} must be set in '${part}'`);
+      if (m.length > 0) throw members(m, part, ' and ');
     }
     const m = missingMembers(content.algorithm, ['description', 'documentation', 'implementation']);
-    if (m.length > 0) throw invalid(`${quotedList(m)} must be set in 'algorithm'`);
+    if (m.length > 0) throw members(m, 'algorithm', ', ');
   },
 });

@@ -10,10 +10,7 @@
 import { receivedKeys } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import { isPlainObject } from '../validation/index.js';
-import { type Content, RsType, missingMembers, quotedAnd, referencedObject, richSchemaHandler, truthy } from './rich-schema-common.js';
-
-const invalid = (text: string): RequestError => new RequestError(RequestErrorCode.RS_CONTENT_INVALID, { text });
-const badReference = (text: string): RequestError => new RequestError(RequestErrorCode.RS_REFERENCE_INVALID, { text });
+import { type Content, RsType, missingMembers, referencedObject, richSchemaHandler, truthy } from './rich-schema-common.js';
 
 /** A leaf of `attributes` with the name of the member it sits under. */
 export interface AttributeLeaf {
@@ -28,8 +25,8 @@ export interface AttributeLeaf {
  */
 export function attributeLeaves(attributes: unknown): AttributeLeaf[] {
   const out: AttributeLeaf[] = [];
-  const walk = (node: unknown, name: string, depth: number): void => {
-    if (depth > 64) throw invalid(`the attribute '${name}' is nested too deeply`);
+  // depth is bounded by the JSON parser's nesting limit
+  const walk = (node: unknown, name: string): void => {
     const isLeaf = !isPlainObject(node) || Object.values(node).every((v) => !isPlainObject(v) && !Array.isArray(v));
     if (isLeaf) {
       out.push({ node, name });
@@ -37,11 +34,11 @@ export function attributeLeaves(attributes: unknown): AttributeLeaf[] {
     }
     for (const k of receivedKeys(node as object)) {
       const v = (node as Record<string, unknown>)[k];
-      if (Array.isArray(v)) for (const item of v) walk(item, k, depth + 1);
-      else walk(v, k, depth + 1);
+      if (Array.isArray(v)) for (const item of v) walk(item, k);
+      else walk(v, k);
     }
   };
-  walk(attributes, 'attributes', 0);
+  walk(attributes, 'attributes');
   return out;
 }
 
@@ -56,39 +53,47 @@ export const richSchemaMappingHandler = richSchemaHandler({
   jsonLd: true,
   checkContentStatic(content: Content) {
     const missing = missingMembers(content, ['schema', 'attributes']);
-    if (missing.length > 0) throw invalid(`${quotedAnd(missing)} must be set in 'content'`);
+    if (missing.length > 0) throw new RequestError(RequestErrorCode.RS_CONTENT_MEMBERS, { missing, where: 'content', joiner: ' and ' });
     const attrs = content.attributes;
     if (!isPlainObject(attrs) || !truthy(attrs.issuer) || !truthy(attrs.issuanceDate)) {
-      throw invalid("'issuer' and 'issuanceDate' must be in content's 'attributes'");
+      throw new RequestError(RequestErrorCode.RS_MAPPING_DEFAULT_ATTRIBUTES, { field: 'content.attributes' });
     }
   },
   checkContentDynamic(content: Content, _request, ctx) {
     const schemaId = content.schema;
     const schema = referencedObject(ctx, schemaId);
-    if (schema === undefined) throw badReference(`Can not find a schema with id=${String(schemaId)}; please make sure that it has been added to the ledger`);
-    if (schema.rsType !== RsType.SCHEMA) throw badReference("'schema' field must reference a schema with rsType=sch");
+    if (schema === undefined) {
+      throw new RequestError(RequestErrorCode.RS_REFERENCE_MISSING, { id: schemaId, text: `Can not find a schema with id=${String(schemaId)}; please make sure that it has been added to the ledger` });
+    }
+    if (schema.rsType !== RsType.SCHEMA) throw new RequestError(RequestErrorCode.RS_REFERENCE_WRONG_TYPE, { id: schemaId, text: "'schema' field must reference a schema with rsType=sch" });
 
     const leaves = attributeLeaves(content.attributes);
     for (const { node, name } of leaves) {
       const hasEnc = present(node, 'enc');
       const hasRank = present(node, 'rank');
-      if (!hasEnc && !hasRank) throw invalid(`enc and rank must be set for the attribute '${name}'`);
-      if (!hasEnc) throw invalid(`enc must be set for the attribute '${name}'`);
-      if (!hasRank) throw invalid(`rank must be set for the attribute '${name}'`);
+      if (!hasEnc || !hasRank) {
+        const missing = !hasEnc && !hasRank ? 'enc and rank' : !hasEnc ? 'enc' : 'rank';
+        throw new RequestError(RequestErrorCode.RS_MAPPING_ENC_RANK, { missing, name });
+      }
     }
     const ranks = leaves.map(({ node }) => (node as Record<string, unknown>).rank);
     const n = leaves.length;
     const sorted = ranks.filter((r) => (typeof r === 'number' && Number.isInteger(r)) || typeof r === 'bigint').map((r) => BigInt(r as number | bigint)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     if (sorted.length !== n || sorted.some((r, i) => r !== BigInt(i + 1))) {
-      throw invalid(`the attribute's ranks are not sequential: expected ranks are all values from 1 to ${n}`);
+      throw new RequestError(RequestErrorCode.RS_MAPPING_RANKS, { count: n });
     }
     for (const { node, name } of leaves) {
       const encId = (node as Record<string, unknown>).enc;
       const enc = referencedObject(ctx, encId);
       if (enc === undefined) {
-        throw badReference(`Can not find a referenced 'enc' with id=${String(encId)} in the '${name}' attribute; please make sure that it has been added to the ledger`);
+        throw new RequestError(RequestErrorCode.RS_REFERENCE_MISSING, {
+          id: encId,
+          text: `Can not find a referenced 'enc' with id=${String(encId)} in the '${name}' attribute; please make sure that it has been added to the ledger`,
+        });
       }
-      if (enc.rsType !== RsType.ENCODING) throw badReference(`'enc' field in the '${name}' attribute must reference an encoding with rsType=enc`);
+      if (enc.rsType !== RsType.ENCODING) {
+        throw new RequestError(RequestErrorCode.RS_REFERENCE_WRONG_TYPE, { id: encId, text: `'enc' field in the '${name}' attribute must reference an encoding with rsType=enc` });
+      }
     }
   },
 });

@@ -53,20 +53,20 @@ describe('rich schema objects', () => {
       ['an id shaped like a revocation key', rs('ctx', '5:x', { '@context': {} }), 'RS_ID_RESERVED'],
       ['an id shaped like a metadata key', rs('ctx', 'sch:a:1.0', { '@context': {} }), 'RS_ID_RESERVED'],
       ['an id shaped like a schema key', rs('ctx', `${TRUSTEE.did}:2:a:1.0`, { '@context': {} }), 'RS_ID_RESERVED'],
-      ['context without @context', rs('ctx', 'did:sov:c', { a: 1 }), 'RS_CONTENT_INVALID'],
-      ['context with a number', rs('ctx', 'did:sov:c', { '@context': 5 }), 'RS_CONTENT_INVALID'],
-      ['context with a bad URI', rs('ctx', 'did:sov:c', { '@context': 'no uri here' }), 'RS_CONTENT_INVALID'],
-      ['context array with a bad URI', rs('ctx', 'did:sov:c', { '@context': [{}, '://x'] }), 'RS_CONTENT_INVALID'],
+      ['context without @context', rs('ctx', 'did:sov:c', { a: 1 }), 'RS_CONTEXT_MISSING'],
+      ['context with a number', rs('ctx', 'did:sov:c', { '@context': 5 }), 'RS_CONTEXT_TYPE'],
+      ['context with a bad URI', rs('ctx', 'did:sov:c', { '@context': 'no uri here' }), 'RS_CONTEXT_URI'],
+      ['context array with a bad URI', rs('ctx', 'did:sov:c', { '@context': [{}, '://x'] }), 'RS_CONTEXT_URI'],
       ['schema without @id', rs('sch', 'did:sov:s', { '@type': 'x' }), 'RS_JSONLD_FIELD'],
       ['schema without @type', rs('sch', 'did:sov:s', { '@id': 'did:sov:s' }), 'RS_JSONLD_FIELD'],
       ['schema whose @id is not id', rs('sch', 'did:sov:s', sch('did:sov:other')), 'RS_ID_MISMATCH'],
       ['pres def without @type', rs('pdf', 'did:sov:p', { '@id': 'did:sov:p' }), 'RS_JSONLD_FIELD'],
-      ['encoding without testVectors', rs('enc', 'did:sov:e', { ...ENCODING, testVectors: '' }), 'RS_CONTENT_INVALID'],
-      ['encoding input without type', rs('enc', 'did:sov:e', { ...ENCODING, input: { id: 'x' } }), 'RS_CONTENT_INVALID'],
-      ['encoding algorithm without implementation', rs('enc', 'did:sov:e', { ...ENCODING, algorithm: { description: 'd', documentation: 'x' } }), 'RS_CONTENT_INVALID'],
-      ['mapping without attributes', rs('map', 'did:sov:m', { '@id': 'did:sov:m', '@type': 'x', schema: 's' }), 'RS_CONTENT_INVALID'],
-      ['mapping without issuanceDate', rs('map', 'did:sov:m', { '@id': 'did:sov:m', '@type': 'x', schema: 's', attributes: { issuer: [{ enc: 'e', rank: 1 }] } }), 'RS_CONTENT_INVALID'],
-      ['cred def without publicKey', rs('cdf', 'did:sov:d', { signatureType: 'CL', mapping: 'm', schema: 's' }), 'RS_CONTENT_INVALID'],
+      ['encoding without testVectors', rs('enc', 'did:sov:e', { ...ENCODING, testVectors: '' }), 'RS_CONTENT_MEMBERS'],
+      ['encoding input without type', rs('enc', 'did:sov:e', { ...ENCODING, input: { id: 'x' } }), 'RS_CONTENT_MEMBERS'],
+      ['encoding algorithm without implementation', rs('enc', 'did:sov:e', { ...ENCODING, algorithm: { description: 'd', documentation: 'x' } }), 'RS_CONTENT_MEMBERS'],
+      ['mapping without attributes', rs('map', 'did:sov:m', { '@id': 'did:sov:m', '@type': 'x', schema: 's' }), 'RS_CONTENT_MEMBERS'],
+      ['mapping without issuanceDate', rs('map', 'did:sov:m', { '@id': 'did:sov:m', '@type': 'x', schema: 's', attributes: { issuer: [{ enc: 'e', rank: 1 }] } }), 'RS_MAPPING_DEFAULT_ATTRIBUTES'],
+      ['cred def without publicKey', rs('cdf', 'did:sov:d', { signatureType: 'CL', mapping: 'm', schema: 's' }), 'RS_CONTENT_MEMBERS'],
       ['cred def with another signature type', rs('cdf', 'did:sov:d', { ...credDef('s', 'm'), signatureType: 'BBS' }), 'FIELD_ENUM'],
     ];
     for (const [name, o, code] of rejected) it(`rejects ${name} (${code})`, () => staticRefuses(h, o, code));
@@ -142,13 +142,13 @@ describe('rich schema objects', () => {
     });
 
     const mappingRefusals: [string, (ids: { sch: string; enc: string; map: string }) => Record<string, unknown>, string][] = [
-      ['a schema that does not exist', (i) => mapping('did:sov:m2', 'did:sov:none', i.enc), 'RS_REFERENCE_INVALID'],
-      ['a schema that is not a schema', (i) => mapping('did:sov:m2', i.enc, i.enc), 'RS_REFERENCE_INVALID'],
-      ['a leaf without rank', (i) => mapping('did:sov:m2', i.sch, i.enc, { name: { enc: i.enc } }), 'RS_CONTENT_INVALID'],
-      ['a leaf without enc and rank', (i) => mapping('did:sov:m2', i.sch, i.enc, { name: 'x' }), 'RS_CONTENT_INVALID'],
-      ['ranks that are not 1..N', (i) => mapping('did:sov:m2', i.sch, i.enc, { name: [{ enc: i.enc, rank: 4 }] }), 'RS_CONTENT_INVALID'],
-      ['an enc that does not exist', (i) => mapping('did:sov:m2', i.sch, 'did:sov:none'), 'RS_REFERENCE_INVALID'],
-      ['an enc that is not an encoding', (i) => mapping('did:sov:m2', i.sch, i.sch), 'RS_REFERENCE_INVALID'],
+      ['a schema that does not exist', (i) => mapping('did:sov:m2', 'did:sov:none', i.enc), 'RS_REFERENCE_MISSING'],
+      ['a schema that is not a schema', (i) => mapping('did:sov:m2', i.enc, i.enc), 'RS_REFERENCE_WRONG_TYPE'],
+      ['a leaf without rank', (i) => mapping('did:sov:m2', i.sch, i.enc, { name: { enc: i.enc } }), 'RS_MAPPING_ENC_RANK'],
+      ['a leaf without enc and rank', (i) => mapping('did:sov:m2', i.sch, i.enc, { name: 'x' }), 'RS_MAPPING_ENC_RANK'],
+      ['ranks that are not 1..N', (i) => mapping('did:sov:m2', i.sch, i.enc, { name: [{ enc: i.enc, rank: 4 }] }), 'RS_MAPPING_RANKS'],
+      ['an enc that does not exist', (i) => mapping('did:sov:m2', i.sch, 'did:sov:none'), 'RS_REFERENCE_MISSING'],
+      ['an enc that is not an encoding', (i) => mapping('did:sov:m2', i.sch, i.sch), 'RS_REFERENCE_WRONG_TYPE'],
     ];
     for (const [name, content, code] of mappingRefusals) {
       it(`refuses a mapping with ${name} (${code})`, async () => {
@@ -164,10 +164,10 @@ describe('rich schema objects', () => {
     });
 
     const credDefRefusals: [string, (ids: { sch: string; enc: string; map: string }) => Record<string, unknown>, string][] = [
-      ['a schema that does not exist', (i) => credDef('did:sov:none', i.map), 'RS_REFERENCE_INVALID'],
-      ['a mapping that does not exist', (i) => credDef(i.sch, 'did:sov:none'), 'RS_REFERENCE_INVALID'],
-      ['a schema that is not a schema', (i) => credDef(i.enc, i.map), 'RS_REFERENCE_INVALID'],
-      ['a mapping that is not a mapping', (i) => credDef(i.sch, i.enc), 'RS_REFERENCE_INVALID'],
+      ['a schema that does not exist', (i) => credDef('did:sov:none', i.map), 'RS_REFERENCE_MISSING'],
+      ['a mapping that does not exist', (i) => credDef(i.sch, 'did:sov:none'), 'RS_REFERENCE_MISSING'],
+      ['a schema that is not a schema', (i) => credDef(i.enc, i.map), 'RS_REFERENCE_WRONG_TYPE'],
+      ['a mapping that is not a mapping', (i) => credDef(i.sch, i.enc), 'RS_REFERENCE_WRONG_TYPE'],
     ];
     for (const [name, content, code] of credDefRefusals) {
       it(`refuses a cred def with ${name} (${code})`, async () => {
@@ -179,7 +179,7 @@ describe('rich schema objects', () => {
     it('refuses a cred def whose mapping names another schema (transactions.md §7)', async () => {
       const ids = await basics();
       await accept(h, signed(TRUSTEE, rs('sch', 'did:sov:sch2', sch('did:sov:sch2'), { rsName: 'other' })));
-      await refuse(h, signed(TRUSTEE, rs('cdf', 'did:sov:d', credDef('did:sov:sch2', ids.map))), 'RS_REFERENCE_INVALID');
+      await refuse(h, signed(TRUSTEE, rs('cdf', 'did:sov:d', credDef('did:sov:sch2', ids.map))), 'RS_CRED_DEF_MAPPING_SCHEMA');
     });
   });
 });

@@ -85,9 +85,13 @@ export function seqNoKey(n: number): Uint8Array {
   // two 32-bit halves: bit operators would truncate above 2^32
   const hi = Math.floor(n / 0x1_0000_0000);
   const lo = n - hi * 0x1_0000_0000;
-  const view = new DataView(key.buffer);
-  view.setUint32(0, hi);
-  view.setUint32(4, lo);
+  key[1] = hi >>> 16;
+  key[2] = hi >>> 8;
+  key[3] = hi;
+  key[4] = lo >>> 24;
+  key[5] = lo >>> 16;
+  key[6] = lo >>> 8;
+  key[7] = lo;
   return key;
 }
 

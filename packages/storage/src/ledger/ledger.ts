@@ -9,6 +9,7 @@
  * txns and hashes are served from memory. Batches must be written in the order of their commits
  * (the store applies writes in the order write() is called, so several may be in flight); a ledger
  * that sees its batches land out of order refuses further changes with LEDGER_WRITE_ORDER.
+ * A store holds one Ledger object per ledger id at a time: it owns that ledger's buckets.
  */
 import type { Txn } from '@quire/common';
 import type { KvStore, WriteBatch } from '../kv/kv-store.js';

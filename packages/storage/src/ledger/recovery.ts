@@ -84,20 +84,34 @@ async function removeBeyond(kv: KvStore, bucket: string, size: number): Promise<
   return n;
 }
 
-/** A batch that forwards only the puts whose value differs from what the store holds. */
-class ChangedOnlyBatch implements WriteBatch {
+/**
+ * The batch of one flush of a rebuild: forwards only the puts that change something. A tile whose
+ * stored record already holds the same hashes and more (a fuller tile the rebuild has not reached
+ * yet) is left alone, and the committed size is written only by the final flush, so that a rebuild
+ * never moves the store backwards, even for a moment.
+ */
+class RebuildBatch implements WriteBatch {
   constructor(
     private readonly kv: KvStore,
     private readonly inner: WriteBatch,
+    private readonly buckets: { tile: string; meta: string },
+    private readonly final: boolean,
   ) {}
   get length(): number {
     return this.inner.length;
   }
   put(bucket: string, key: Uint8Array, value: Uint8Array): this {
+    if (bucket === this.buckets.meta && !this.final) return this;
     const old = this.kv.getSync(bucket, key);
-    if (old === undefined || !equalBytes(old, value)) {
-      this.inner.put(bucket, key, value);
+    if (old !== undefined) {
+      if (equalBytes(old, value)) return this;
+      if (bucket === this.buckets.tile) {
+        const kOld = tileEntries(old);
+        const kNew = tileEntries(value);
+        if (kOld !== undefined && kNew !== undefined && kOld > kNew && equalBytes(cutTile(old, kOld, kNew), value)) return this;
+      }
     }
+    this.inner.put(bucket, key, value);
     return this;
   }
   del(bucket: string, key: Uint8Array): this {
@@ -114,17 +128,17 @@ class ChangedOnlyBatch implements WriteBatch {
 
 /**
  * Streams the log from leaf index `from` to `size`, recomputing the hashes from the stored compact
- * form of `from` on, and writes their tiles and the committed size. With `onlyChanged`, only records
- * that are missing or differ are written; returns the number of records written.
+ * form of `from` on, and writes the tiles that are missing or differ, then the committed size.
+ * Returns the number of records written.
  */
-async function rebuild(kv: KvStore, ledgerId: number, from: number, size: number, onlyChanged: boolean): Promise<number> {
+async function rebuild(kv: KvStore, ledgerId: number, from: number, size: number): Promise<number> {
   const b = ledgerBuckets(ledgerId);
   const tree = new HashStore(kv, ledgerId, from);
   let flushed = from;
   let written = 0;
-  const flush = async (): Promise<void> => {
+  const flush = async (final: boolean): Promise<void> => {
     const inner = kv.batch();
-    const batch = onlyChanged ? new ChangedOnlyBatch(kv, inner) : inner;
+    const batch = new RebuildBatch(kv, inner, b, final);
     if (tree.size > flushed) tree.addCommitOps(batch, flushed, tree.size);
     else batch.put(b.meta, SIZE_KEY, seqNoKey(size));
     written += inner.length;
@@ -139,11 +153,11 @@ async function rebuild(kv: KvStore, ledgerId: number, from: number, size: number
       decodeTxn(ledgerId, next, v);
       tree.append(merkleLeafHash(v));
       next++;
-      if (tree.size - flushed >= REBUILD_FLUSH_LEAVES) await flush();
+      if (tree.size - flushed >= REBUILD_FLUSH_LEAVES) await flush(false);
     }
     if (next !== size + 1) throw new StorageError(StorageErrorCode.LOG_GAP, { ledgerId, seqNo: next });
   }
-  await flush();
+  await flush(true);
   return written;
 }
 
@@ -171,7 +185,7 @@ export async function recoverLedger(kv: KvStore, ledgerId: number, verify: boole
   if (leaves > size || (storedSize !== undefined && storedSize > size)) result.removedRecords = await removeBeyond(kv, b.tile, size);
 
   if (verify) {
-    result.repairedRecords = await rebuild(kv, ledgerId, 0, size, true);
+    result.repairedRecords = await rebuild(kv, ledgerId, 0, size);
     if (result.repairedRecords > 0) {
       result.rebuiltFrom = 0;
       result.rebuiltLeaves = size;
@@ -182,7 +196,7 @@ export async function recoverLedger(kv: KvStore, ledgerId: number, verify: boole
   let from = Math.min(leaves, size);
   if (!frontierReadable(kv, ledgerId, from)) from = 0;
   if (from < size || storedSize !== size) {
-    await rebuild(kv, ledgerId, from, size, false);
+    await rebuild(kv, ledgerId, from, size);
     if (from < size) {
       result.rebuiltFrom = from;
       result.rebuiltLeaves = size - from;

@@ -31,6 +31,11 @@ export class NodeCache {
     }
   }
 
+  delete(key: string): void {
+    this.#young.delete(key);
+    this.#old.delete(key);
+  }
+
   get size(): number {
     return this.#young.size + this.#old.size;
   }

@@ -62,6 +62,11 @@ export class StateTrie {
   readonly #retry = new Map<HashKey, TrieNode>();
   /** Roots of uncommitted heads that setHead/getAt/commit may name, in the order they were made. */
   readonly #pending = new Map<HashKey, TrieNode>();
+  /** Hashes of stored nodes that changes since the last commit replaced: dropped from the cache at commit. */
+  #superseded: HashKey[] = [];
+  readonly #onReplace = (node: TrieNode): void => {
+    if (node.hash !== undefined) this.#superseded.push(node.hash);
+  };
   #head: TrieNode | null = null;
   #committed: TrieNode | null = null;
   #committedRoot: HashKey = BLANK_ROOT_KEY;
@@ -139,13 +144,13 @@ export class StateTrie {
   set(key: StateKey, value: Uint8Array): void {
     const path = bytesToNibbles(stateKeyBytes(key));
     const stored = wrapStateValue(value);
-    this.#head = trieInsert(this.#head, path, 0, stored, this.#resolve);
+    this.#head = trieInsert(this.#head, path, 0, stored, this.#resolve, this.#onReplace);
   }
 
   /** Removes `key` from the uncommitted head (nothing happens when it is absent). */
   remove(key: StateKey): void {
     const path = bytesToNibbles(stateKeyBytes(key));
-    this.#head = trieRemove(this.#head, path, 0, this.#resolve);
+    this.#head = trieRemove(this.#head, path, 0, this.#resolve, this.#onReplace);
   }
 
   /** Moves the head to `root`: an uncommitted head made earlier, or any stored root. */
@@ -157,6 +162,7 @@ export class StateTrie {
   revertToCommitted(): void {
     this.#head = this.#committed;
     this.#pending.clear();
+    this.#superseded = [];
   }
 
   /**
@@ -193,6 +199,9 @@ export class StateTrie {
     }
     this.#retry.clear();
     b.put(this.#headBucket, HEAD_KEY, keyToBytes(rootHash));
+    // replaced versions are cold from now on: keep the cache for the live ones
+    for (const h of this.#superseded) this.#cache.delete(h);
+    this.#superseded = [];
     for (const n of written) {
       this.#unflushed.set(n.hash!, n);
       this.#cache.set(n.hash!, n);

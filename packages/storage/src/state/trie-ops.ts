@@ -10,6 +10,9 @@ import { commonPrefixLength, concatNibbles, equalsRest, startsWithAt } from './n
 /** Turns a child reference into a node, loading it by hash when needed. */
 export type Resolver = (ref: NodeRef) => TrieNode;
 
+/** Told of each stored node an update replaces (so caches can drop it). */
+export type OnReplace = (node: TrieNode) => void;
+
 function resolveOrNull(ref: NodeRef | null, resolve: Resolver): TrieNode | null {
   return ref === null ? null : resolve(ref);
 }
@@ -41,7 +44,13 @@ function splitInto(children: (NodeRef | null)[], key: Uint8Array, at: number, va
 }
 
 /** The trie `node` with `key` (nibbles, from `pos`) set to the stored value `value`. Returns `node` itself when nothing changes. */
-export function trieInsert(node: TrieNode | null, key: Uint8Array, pos: number, value: Uint8Array, resolve: Resolver): TrieNode {
+export function trieInsert(node: TrieNode | null, key: Uint8Array, pos: number, value: Uint8Array, resolve: Resolver, onReplace?: OnReplace): TrieNode {
+  const updated = insertAt(node, key, pos, value, resolve, onReplace);
+  if (onReplace !== undefined && node !== null && updated !== node && node.stored) onReplace(node);
+  return updated;
+}
+
+function insertAt(node: TrieNode | null, key: Uint8Array, pos: number, value: Uint8Array, resolve: Resolver, onReplace: OnReplace | undefined): TrieNode {
   if (node === null) return new LeafNode(key.subarray(pos), value);
   if (node instanceof LeafNode) {
     const cp = commonPrefixLength(node.path, key, pos);
@@ -62,7 +71,7 @@ export function trieInsert(node: TrieNode | null, key: Uint8Array, pos: number, 
     const cp = commonPrefixLength(node.path, key, pos);
     if (cp === node.path.length) {
       const child = resolve(node.child);
-      const updated = trieInsert(child, key, pos + cp, value, resolve);
+      const updated = trieInsert(child, key, pos + cp, value, resolve, onReplace);
       return updated === child ? node : new ExtensionNode(node.path, updated);
     }
     const children = emptyChildren();
@@ -77,7 +86,7 @@ export function trieInsert(node: TrieNode | null, key: Uint8Array, pos: number, 
   }
   const idx = key[pos]!;
   const old = resolveOrNull(node.children[idx]!, resolve);
-  const updated = trieInsert(old, key, pos + 1, value, resolve);
+  const updated = trieInsert(old, key, pos + 1, value, resolve, onReplace);
   if (updated === old) return node;
   const children = node.children.slice();
   children[idx] = updated;
@@ -85,14 +94,15 @@ export function trieInsert(node: TrieNode | null, key: Uint8Array, pos: number, 
 }
 
 /** `path` followed by the node `child` (the collapse of formats.md 7.2). */
-function prependPath(path: Uint8Array, child: TrieNode, childRef: NodeRef): TrieNode {
+function prependPath(path: Uint8Array, child: TrieNode, childRef: NodeRef, onReplace: OnReplace | undefined): TrieNode {
+  if (onReplace !== undefined && child.stored && !(child instanceof BranchNode)) onReplace(child); // merged away
   if (child instanceof LeafNode) return new LeafNode(concatNibbles(path, child.path), child.value);
   if (child instanceof ExtensionNode) return new ExtensionNode(concatNibbles(path, child.path), child.child);
   return new ExtensionNode(path, childRef);
 }
 
 /** A branch after a removal: kept when it still holds two entries, else merged into what remains. */
-function normalizeBranch(children: (NodeRef | null)[], value: Uint8Array | null, resolve: Resolver): TrieNode | null {
+function normalizeBranch(children: (NodeRef | null)[], value: Uint8Array | null, resolve: Resolver, onReplace: OnReplace | undefined): TrieNode | null {
   let count = 0;
   let only = -1;
   for (let i = 0; i < 16; i++) {
@@ -104,34 +114,40 @@ function normalizeBranch(children: (NodeRef | null)[], value: Uint8Array | null,
   if (count + (value === null ? 0 : 1) >= 2) return new BranchNode(children, value);
   if (count === 0) return value === null ? null : new LeafNode(new Uint8Array(0), value);
   const ref = children[only]!;
-  return prependPath(Uint8Array.of(only), resolve(ref), ref);
+  return prependPath(Uint8Array.of(only), resolve(ref), ref, onReplace);
 }
 
 /** The trie `node` without `key` (nibbles, from `pos`). Returns `node` itself when the key is absent. */
-export function trieRemove(node: TrieNode | null, key: Uint8Array, pos: number, resolve: Resolver): TrieNode | null {
+export function trieRemove(node: TrieNode | null, key: Uint8Array, pos: number, resolve: Resolver, onReplace?: OnReplace): TrieNode | null {
+  const updated = removeAt(node, key, pos, resolve, onReplace);
+  if (onReplace !== undefined && node !== null && updated !== node && node.stored) onReplace(node);
+  return updated;
+}
+
+function removeAt(node: TrieNode | null, key: Uint8Array, pos: number, resolve: Resolver, onReplace: OnReplace | undefined): TrieNode | null {
   if (node === null) return null;
   if (node instanceof LeafNode) return equalsRest(node.path, key, pos) ? null : node;
   if (node instanceof ExtensionNode) {
     if (!startsWithAt(key, pos, node.path)) return node;
     const child = resolve(node.child);
-    const updated = trieRemove(child, key, pos + node.path.length, resolve);
+    const updated = trieRemove(child, key, pos + node.path.length, resolve, onReplace);
     if (updated === child) return node;
     if (updated === null) return null;
-    return prependPath(node.path, updated, updated);
+    return prependPath(node.path, updated, updated, onReplace);
   }
   if (pos === key.length) {
     if (node.value === null) return node;
-    return normalizeBranch(node.children.slice(), null, resolve);
+    return normalizeBranch(node.children.slice(), null, resolve, onReplace);
   }
   const idx = key[pos]!;
   const ref = node.children[idx]!;
   if (ref === null) return node;
   const child = resolve(ref);
-  const updated = trieRemove(child, key, pos + 1, resolve);
+  const updated = trieRemove(child, key, pos + 1, resolve, onReplace);
   if (updated === child) return node;
   const children = node.children.slice();
   children[idx] = updated;
-  return normalizeBranch(children, node.value, resolve);
+  return normalizeBranch(children, node.value, resolve, onReplace);
 }
 
 /**

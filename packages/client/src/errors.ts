@@ -1,0 +1,77 @@
+import { QuireError } from '@quire/common';
+
+/**
+ * Stable codes of {@link ClientError} and {@link VerificationError}. Programs and tests branch on these, never on
+ * message text. Each entry documents the `data` it carries.
+ */
+export const ClientErrorCode = {
+  // input and configuration
+  /** A genesis file that cannot be read or holds no usable validator (data: `file`, `reason`). */
+  INVALID_GENESIS: 'INVALID_GENESIS',
+  /** A builder or command argument that is missing or malformed (data: `field`, `reason`). */
+  INVALID_ARGUMENT: 'INVALID_ARGUMENT',
+  /** A seed that is not 32 bytes / 32 characters / 64 hex digits (data: `length`). */
+  INVALID_SEED: 'INVALID_SEED',
+  /** A request JSON that is not a request object (data: `reason`). */
+  INVALID_REQUEST: 'INVALID_REQUEST',
+  /** Signing with a key whose DID is not the request's author or a listed signer where one is required (data: `did`). */
+  SIGNER_MISMATCH: 'SIGNER_MISMATCH',
+
+  // submission outcome
+  /** f+1 nodes refused the request before ordering (data: `reason`, `code`, `nodes`). */
+  REQUEST_NACKED: 'REQUEST_NACKED',
+  /** f+1 nodes rejected the request while ordering (data: `reason`, `code`, `nodes`). */
+  REQUEST_REJECTED: 'REQUEST_REJECTED',
+  /** No f+1 agreement before the deadline (data: `timeoutMs`, `replies`, `errors`). */
+  TIMEOUT: 'TIMEOUT',
+  /** Every node answered or failed and no f+1 agreement is possible any more (data: `replies`, `errors`). */
+  NO_CONSENSUS: 'NO_CONSENSUS',
+  /** Every node was asked and none gave a reply that verifies (data: `errors`). */
+  NO_VERIFIED_REPLY: 'NO_VERIFIED_REPLY',
+  /** A transport failure towards one node (data: `node`, `reason`). */
+  NODE_UNREACHABLE: 'NODE_UNREACHABLE',
+  /** A node's answer that is not a well-formed reply (data: `node`, `reason`). */
+  MALFORMED_REPLY: 'MALFORMED_REPLY',
+  /** The pool or a connection was closed. */
+  CLOSED: 'CLOSED',
+  /** Pool-ledger catch-up could not reach a trusted target (data: `reason`). */
+  CATCHUP_FAILED: 'CATCHUP_FAILED',
+
+  // light-client verification (VerificationError)
+  /** A reply lacks a field the verifier needs, or has the wrong type (data: `field`, `reason`). */
+  REPLY_MALFORMED: 'REPLY_MALFORMED',
+  /** The reply answers another query than the request asked (data: `field`, `requested`, `answered`). */
+  REPLY_NOT_FOR_REQUEST: 'REPLY_NOT_FOR_REQUEST',
+  /** The reply carries no state proof (or no multi-signature) to verify (data: `type`). */
+  NO_PROOF: 'NO_PROOF',
+  /** The trie proof is malformed or does not lead to root_hash (data: `proofCode`, `key`). */
+  PROOF_INVALID: 'PROOF_INVALID',
+  /** The proof is valid but proves another value than the reply claims (data: `key`, `expected`, `proven`). */
+  PROOF_VALUE_MISMATCH: 'PROOF_VALUE_MISMATCH',
+  /** The audit path does not lead from the txn to rootHash (data: `proofCode`, `seqNo`, `ledgerSize`). */
+  AUDIT_PATH_INVALID: 'AUDIT_PATH_INVALID',
+  /** The multi-signature signs another root (or ledger) than the one proved (data: `expected`, `signed`, `field`). */
+  MULTISIG_ROOT_MISMATCH: 'MULTISIG_ROOT_MISMATCH',
+  /** Fewer participants than the pool requires (data: `participants`, `required`). */
+  MULTISIG_TOO_FEW_PARTICIPANTS: 'MULTISIG_TOO_FEW_PARTICIPANTS',
+  /** A participant that is not a validator with a usable BLS key (data: `participant`). */
+  MULTISIG_UNKNOWN_PARTICIPANT: 'MULTISIG_UNKNOWN_PARTICIPANT',
+  /** A participant named twice (data: `participant`). */
+  MULTISIG_DUPLICATE_PARTICIPANT: 'MULTISIG_DUPLICATE_PARTICIPANT',
+  /** The aggregate BLS signature does not verify (data: `participants`). */
+  MULTISIG_INVALID: 'MULTISIG_INVALID',
+  /** The multi-signature's timestamp is too old (data: `timestamp`, `now`, `freshnessSeconds`). */
+  MULTISIG_STALE: 'MULTISIG_STALE',
+} as const;
+export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
+
+/** Any failure of @quire/client. */
+export class ClientError extends QuireError {
+  declare readonly code: ClientErrorCode;
+  constructor(code: ClientErrorCode, data: Record<string, unknown> = {}, message?: string) {
+    super(code, data, message);
+  }
+}
+
+/** A reply that does not pass light-client verification: it must not be trusted. */
+export class VerificationError extends ClientError {}

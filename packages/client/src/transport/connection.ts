@@ -1,0 +1,214 @@
+/**
+ * One long-lived, pipelined session of the client protocol (/quire/client/1.0.0) with one node: a libp2p
+ * connection (TCP + Noise + Yamux) to the node's client listener, authenticated by the PeerId derived from
+ * NODE.dest, and one stream carrying length-prefixed envelopes both ways. Requests carry client-chosen ids;
+ * RESPONSE / PUSH / ERROR envelopes are routed to the listener registered for their id.
+ */
+import { publicKeyFromRaw } from '@libp2p/crypto/keys';
+import type { Stream } from '@libp2p/interface';
+import { peerIdFromPublicKey } from '@libp2p/peer-id';
+import { multiaddr, type Multiaddr } from '@multiformats/multiaddr';
+import {
+  CLIENT_PROTOCOL,
+  EnvelopeKind,
+  FrameDecoder,
+  MSG_LEN_LIMIT,
+  b58decode,
+  decodeEnvelope,
+  decodeErrorPayload,
+  encodeEnvelope,
+  encodeFrame,
+} from '@quire/common';
+import type { Libp2p } from 'libp2p';
+import { isIPv4, isIPv6 } from 'node:net';
+import { ClientError, ClientErrorCode } from '../errors.js';
+
+/** What a request listener receives from the node. */
+export type NodeMessage =
+  | { kind: 'response' | 'push'; payload: Uint8Array }
+  | { kind: 'refused'; code: string; reason: string }
+  | { kind: 'closed'; reason: string };
+
+export type NodeMessageListener = (msg: NodeMessage) => void;
+
+export interface NodeAddress {
+  alias: string;
+  dest: string;
+  host: string;
+  port: number;
+}
+
+/** The PeerId string of the node whose NODE.dest is `dest` (base58 of its 32-byte Ed25519 key). */
+export function peerIdOfDest(dest: string): string {
+  let raw: Uint8Array;
+  try {
+    raw = b58decode(dest);
+  } catch {
+    throw new ClientError(ClientErrorCode.INVALID_ARGUMENT, { field: 'dest', reason: 'not base58' });
+  }
+  if (raw.length !== 32) throw new ClientError(ClientErrorCode.INVALID_ARGUMENT, { field: 'dest', reason: `decodes to ${raw.length} bytes, not 32` });
+  return peerIdFromPublicKey(publicKeyFromRaw(raw)).toString();
+}
+
+/** The multiaddr of a node's client listener. */
+export function clientMultiaddr(addr: NodeAddress): Multiaddr {
+  const proto = isIPv4(addr.host) ? 'ip4' : isIPv6(addr.host) ? 'ip6' : 'dns';
+  return multiaddr(`/${proto}/${addr.host}/tcp/${addr.port}/p2p/${peerIdOfDest(addr.dest)}`);
+}
+
+export interface NodeConnectionOptions {
+  /** Dial + protocol negotiation timeout. */
+  dialTimeoutMs: number;
+  /** Largest frame accepted from the node. */
+  maxMessageLength: number;
+}
+
+export const defaultNodeConnectionOptions: NodeConnectionOptions = { dialTimeoutMs: 5_000, maxMessageLength: MSG_LEN_LIMIT + 64 };
+
+/** A session with one node; reconnects on the next request after the stream ends. */
+export class NodeConnection {
+  private stream: Stream | undefined;
+  private opening: Promise<Stream> | undefined;
+  private decoder: FrameDecoder | undefined;
+  private readonly listeners = new Map<number, NodeMessageListener>();
+  private nextId = 1;
+  private closed = false;
+  /** PUSH envelopes naming no request (id 0 or unknown), e.g. a REPLY after the request listener was released. */
+  onUnroutedPush: ((payload: Uint8Array) => void) | undefined;
+
+  constructor(
+    private readonly libp2p: Libp2p,
+    readonly address: NodeAddress,
+    private readonly options: NodeConnectionOptions = defaultNodeConnectionOptions,
+  ) {}
+
+  get alias(): string {
+    return this.address.alias;
+  }
+
+  /** True while the session stream is open. */
+  get connected(): boolean {
+    return this.stream !== undefined && this.stream.status === 'open';
+  }
+
+  /** Opens the session if needed. Throws ClientError NODE_UNREACHABLE / CLOSED. */
+  async open(signal?: AbortSignal): Promise<void> {
+    await this.ensureStream(signal);
+  }
+
+  /**
+   * Sends one request; every RESPONSE, PUSH or ERROR naming it goes to `listener` until `release()` is called, and
+   * a stream end is reported as `closed`. Throws ClientError NODE_UNREACHABLE / CLOSED when the session cannot be
+   * opened.
+   */
+  async request(payload: Uint8Array, listener: NodeMessageListener, signal?: AbortSignal): Promise<{ id: number; release: () => void }> {
+    const stream = await this.ensureStream(signal);
+    const id = this.nextId++;
+    if (this.nextId > Number.MAX_SAFE_INTEGER) this.nextId = 1;
+    this.listeners.set(id, listener);
+    try {
+      stream.send(encodeFrame(encodeEnvelope(EnvelopeKind.REQUEST, id, payload)));
+    } catch (e) {
+      this.listeners.delete(id);
+      this.drop(`send failed: ${e instanceof Error ? e.message : String(e)}`);
+      throw new ClientError(ClientErrorCode.NODE_UNREACHABLE, { node: this.alias, reason: 'stream not writable' });
+    }
+    return { id, release: () => this.listeners.delete(id) };
+  }
+
+  /** Closes the session; listeners get `closed`. Idempotent. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const s = this.stream;
+    this.drop('closed by client');
+    if (s !== undefined) {
+      try {
+        await s.close({ signal: AbortSignal.timeout(1000) });
+      } catch {
+        s.abort(new Error('close timed out'));
+      }
+    }
+  }
+
+  private async ensureStream(signal?: AbortSignal): Promise<Stream> {
+    if (this.closed) throw new ClientError(ClientErrorCode.CLOSED);
+    if (this.stream !== undefined && this.stream.status === 'open' && this.stream.writeStatus === 'writable') return this.stream;
+    this.opening ??= this.dial(signal).finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  private async dial(signal?: AbortSignal): Promise<Stream> {
+    const timeout = AbortSignal.timeout(this.options.dialTimeoutMs);
+    let stream: Stream;
+    try {
+      stream = await this.libp2p.dialProtocol(clientMultiaddr(this.address), CLIENT_PROTOCOL, { signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]) });
+    } catch (e) {
+      throw new ClientError(ClientErrorCode.NODE_UNREACHABLE, { node: this.alias, reason: e instanceof Error ? e.message : String(e) });
+    }
+    if (this.closed) {
+      stream.abort(new Error('client closed'));
+      throw new ClientError(ClientErrorCode.CLOSED);
+    }
+    const decoder = new FrameDecoder({ maxFrameLength: this.options.maxMessageLength, maxSkipLength: 0 });
+    this.stream = stream;
+    this.decoder = decoder;
+    stream.addEventListener('message', (evt) => this.onData(stream, evt.data instanceof Uint8Array ? evt.data : evt.data.subarray()));
+    stream.addEventListener('remoteCloseWrite', () => this.onEnd(stream, 'node closed the session'));
+    stream.addEventListener('close', (evt) => this.onEnd(stream, evt.error === undefined ? 'session closed' : `session reset: ${evt.error.message}`));
+    return stream;
+  }
+
+  private onData(stream: Stream, chunk: Uint8Array): void {
+    if (stream !== this.stream || this.decoder === undefined) return;
+    let frames;
+    try {
+      frames = this.decoder.push(chunk);
+    } catch {
+      stream.abort(new Error('malformed frame from node'));
+      this.onEnd(stream, 'malformed frame from node');
+      return;
+    }
+    for (const f of frames) {
+      if (f.kind !== 'frame') continue;
+      let env;
+      try {
+        env = decodeEnvelope(f.data);
+      } catch {
+        continue; // cannot be attributed to a request: that request times out
+      }
+      const listener = this.listeners.get(env.id);
+      if (env.kind === EnvelopeKind.RESPONSE) listener?.({ kind: 'response', payload: env.payload });
+      else if (env.kind === EnvelopeKind.PUSH) {
+        if (listener !== undefined) listener({ kind: 'push', payload: env.payload });
+        else this.onUnroutedPush?.(env.payload);
+      } else if (env.kind === EnvelopeKind.ERROR) {
+        const e = decodeErrorPayload(env.payload);
+        listener?.({ kind: 'refused', code: e.code, reason: e.reason });
+      }
+    }
+  }
+
+  private onEnd(stream: Stream, reason: string): void {
+    if (stream !== this.stream) return;
+    if (stream.status === 'open' && stream.writeStatus === 'writable' && reason === 'node closed the session') {
+      stream.close().catch(() => stream.abort(new Error('close failed')));
+    }
+    this.drop(reason);
+  }
+
+  private drop(reason: string): void {
+    this.stream = undefined;
+    this.decoder = undefined;
+    const ls = [...this.listeners.values()];
+    this.listeners.clear();
+    for (const l of ls) {
+      try {
+        l({ kind: 'closed', reason });
+      } catch {
+        // listeners do not throw; a failing one must not stop the others
+      }
+    }
+  }
+}

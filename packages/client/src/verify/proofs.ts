@@ -1,0 +1,99 @@
+/**
+ * Light-client proof verifiers over the wire encodings of replies: trie proofs (formats.md 7.5) and ledger audit
+ * paths (6.3). Pure functions; they wrap the verifiers of @quire/storage, which walk the bytes.
+ */
+import { b58decode, deepCopy, encodeMsgpack, isPlainObject, restoreAuditIntegerKeys, sha256Hex, attribRawHash, TxnType, type Txn } from '@quire/common';
+import { ProofError, StorageErrorCode, merkleLeafHash, verifyInclusion, verifyTrieProof as storageVerifyTrieProof } from '@quire/storage';
+import { ClientErrorCode, VerificationError } from '../errors.js';
+
+export interface TrieProofInput {
+  /** base58 state root (`state_proof.root_hash`). */
+  rootHash: string;
+  /** The state key: bytes, or a string taken as its UTF-8 bytes. */
+  key: Uint8Array | string;
+  /** base64 RLP list of trie nodes (`state_proof.proof_nodes`). */
+  proofNodes: string;
+}
+
+/** base58 of exactly 32 bytes, or a ProofError PROOF_MALFORMED naming `what`. */
+function hash32(b58: unknown, what: string): Uint8Array {
+  let bytes: Uint8Array;
+  try {
+    if (typeof b58 !== 'string') throw new Error('not a string');
+    bytes = b58decode(b58);
+  } catch {
+    throw new ProofError(StorageErrorCode.PROOF_MALFORMED, { what, reason: 'not base58' });
+  }
+  if (bytes.length !== 32) throw new ProofError(StorageErrorCode.PROOF_MALFORMED, { what, length: bytes.length });
+  return bytes;
+}
+
+/**
+ * Verifies a single-key trie proof against a state root. Returns the stored state value (formats.md 8) of `key`,
+ * or null when the proof shows the key absent. Throws ProofError (codes of @quire/storage: PROOF_MALFORMED,
+ * PROOF_ROOT_MISMATCH, PROOF_INCOMPLETE) when the proof does not lead to the root.
+ */
+export function verifyTrieProof(input: TrieProofInput): Uint8Array | null {
+  const root = hash32(input.rootHash, 'rootHash');
+  if (typeof input.proofNodes !== 'string') throw new ProofError(StorageErrorCode.PROOF_MALFORMED, { what: 'proofNodes' });
+  return storageVerifyTrieProof(root, input.key, input.proofNodes);
+}
+
+export interface AuditPathInput {
+  /** base58 ledger root the path must lead to. */
+  rootHash: string;
+  /** 1-based sequence number of the txn (leaf index seqNo-1). */
+  seqNo: number;
+  /** Tree size the path is for (seqNo for a write REPLY, ledgerSize for GET_TXN). */
+  ledgerSize: number;
+  /** base58 hashes, leaf level first. */
+  auditPath: readonly string[];
+  /** The leaf: the stored txn (as in a reply; rootHash/auditPath/ledgerSize are ignored), or its MP bytes. */
+  txn: Record<string, unknown> | Uint8Array;
+}
+
+/**
+ * The ledger form of a txn taken from a reply: without the reply-only fields `rootHash`, `auditPath`,
+ * `ledgerSize`; ATTRIB `raw` / `enc` hashed back as the ledger stores them (formats.md 4.5); audit-ledger map
+ * keys turned back into integers (10.1).
+ */
+export function ledgerTxnOfReply(txn: Record<string, unknown>): Txn {
+  const copy = deepCopy(txn);
+  delete copy.rootHash;
+  delete copy.auditPath;
+  delete copy.ledgerSize;
+  const inner = copy.txn;
+  if (isPlainObject(inner) && inner.type === TxnType.ATTRIB && isPlainObject(inner.data)) {
+    const data = inner.data;
+    // a reply restores the original content; the ledger holds its hash (a 64-hex value is already a hash only if
+    // the ledger kept it, which it never does for raw/enc)
+    if (typeof data.raw === 'string' && data.raw !== '') data.raw = attribRawHash(data.raw);
+    if (typeof data.enc === 'string' && data.enc !== '') data.enc = sha256Hex(data.enc);
+  }
+  return restoreAuditIntegerKeys(copy as unknown as Txn);
+}
+
+/**
+ * Verifies that the txn is leaf seqNo-1 of the ledger of size `ledgerSize` whose root is `rootHash` (RFC 6962
+ * inclusion, formats.md 6.3). Returns normally; throws ProofError (PROOF_MALFORMED, PROOF_TOO_SHORT,
+ * PROOF_TOO_LONG, PROOF_ROOT_MISMATCH) or VerificationError REPLY_MALFORMED for a txn that cannot be encoded.
+ */
+export function verifyAuditPath(input: AuditPathInput): void {
+  const root = hash32(input.rootHash, 'rootHash');
+  if (!Array.isArray(input.auditPath)) throw new ProofError(StorageErrorCode.PROOF_MALFORMED, { what: 'auditPath' });
+  const path = input.auditPath.map((h, i) => hash32(h, `auditPath[${i}]`));
+  const { seqNo, ledgerSize } = input;
+  if (!Number.isSafeInteger(seqNo) || seqNo < 1 || !Number.isSafeInteger(ledgerSize) || ledgerSize < seqNo) {
+    throw new ProofError(StorageErrorCode.PROOF_MALFORMED, { what: 'seqNo', seqNo, ledgerSize });
+  }
+  let leaf: Uint8Array;
+  if (input.txn instanceof Uint8Array) leaf = input.txn;
+  else {
+    try {
+      leaf = encodeMsgpack(ledgerTxnOfReply(input.txn));
+    } catch (e) {
+      throw new VerificationError(ClientErrorCode.REPLY_MALFORMED, { field: 'txn', reason: (e as { code?: string }).code ?? String(e) });
+    }
+  }
+  verifyInclusion(merkleLeafHash(leaf), seqNo - 1, ledgerSize, path, root);
+}

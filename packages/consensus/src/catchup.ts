@@ -1,0 +1,282 @@
+// Catch-up (consensus.md §7): the leecher (status round on the audit ledger, f+1 identical
+// consistency proofs as the target, transfer split across peers, proof-checked application; then
+// ledgers 0-2 with targets from the caught-up audit ledger) and the seeder answers.
+import type { CoreContext } from './context.js';
+import { Suspicion } from './context.js';
+import type { CatchupRep, CatchupReq, ConsistencyProof, LedgerStatus } from './messages.js';
+
+const AUDIT = 3;
+/** after the audit ledger: pool, config, domain (consensus.md §7.2) */
+const LEDGER_ORDER = [0, 2, 1] as const;
+const CATCHUP_BATCH_SIZE = 50;
+const CATCHUP_MAX_TXNS_PER_REQ = 2000;
+
+export interface CatchupHooks {
+  /** catch-up started: revert unordered batches, stash 3PC */
+  onStart(): void;
+  /** catch-up finished: restore ordering state from the audit ledger */
+  onDone(): void;
+}
+
+interface Phase {
+  ledgerId: number;
+  targetSize: number;
+  targetRoot: string;
+  /** peers known to hold the target */
+  seeders: string[];
+  /** replies not yet applied, by first seqNo */
+  replies: Map<number, { from: string; txns: unknown[]; consProof: string[]; last: number }>;
+  excluded: Set<string>;
+  requestedAt: number;
+}
+
+export class Catchup {
+  active = false;
+  rounds = 0;
+  private statuses = new Map<string, LedgerStatus>();
+  private proofs = new Map<string, ConsistencyProof>();
+  private phase: Phase | undefined;
+  private pendingLedgers: number[] = [];
+  private roundStartedAt = 0;
+  hooks!: CatchupHooks;
+
+  constructor(private readonly ctx: CoreContext) {}
+
+  start(): void {
+    if (this.active) return;
+    this.active = true;
+    this.rounds++;
+    this.hooks.onStart();
+    this.beginStatusRound();
+  }
+
+  private beginStatusRound(): void {
+    const ctx = this.ctx;
+    this.statuses.clear();
+    this.proofs.clear();
+    this.phase = undefined;
+    this.roundStartedAt = ctx.now();
+    const own = ctx.modules.executor.ledgerStatus(AUDIT);
+    ctx.broadcast({ op: 'LEDGER_STATUS', ledgerId: AUDIT, txnSeqNo: own.size, viewNo: 0, ppSeqNo: 0, merkleRoot: own.root, protocolVersion: 2 });
+    this.checkStatusRound();
+  }
+
+  // ---- seeder ------------------------------------------------------------------------------------
+
+  onLedgerStatus(from: string, st: LedgerStatus): void {
+    const ctx = this.ctx;
+    const ex = ctx.modules.executor;
+    const own = ex.ledgerStatus(st.ledgerId);
+    if (this.active && st.ledgerId === AUDIT && st.txnSeqNo <= own.size) {
+      // an answer to this node's status round: the peer is not ahead
+      this.statuses.set(from, st);
+      this.checkStatusRound();
+      if (st.txnSeqNo === own.size && st.merkleRoot === own.root) return;
+    }
+    if (st.txnSeqNo >= own.size) {
+      if (!this.active || st.ledgerId !== AUDIT) ctx.send(from, { op: 'LEDGER_STATUS', ledgerId: st.ledgerId, txnSeqNo: own.size, viewNo: 0, ppSeqNo: 0, merkleRoot: own.root, protocolVersion: 2 });
+      return;
+    }
+    // peer is behind: prove how this node's ledger extends the peer's
+    if (ex.rootAt(st.ledgerId, st.txnSeqNo) !== st.merkleRoot) return;
+    ctx.send(from, this.proofFor(st.ledgerId, st.txnSeqNo, own.size));
+  }
+
+  private proofFor(ledgerId: number, oldSize: number, newSize: number): ConsistencyProof {
+    const ex = this.ctx.modules.executor;
+    return {
+      op: 'CONSISTENCY_PROOF',
+      ledgerId,
+      seqNoStart: oldSize,
+      seqNoEnd: newSize,
+      viewNo: 0,
+      ppSeqNo: 0,
+      oldMerkleRoot: ex.rootAt(ledgerId, oldSize),
+      newMerkleRoot: ex.rootAt(ledgerId, newSize),
+      hashes: ex.consistencyProof(ledgerId, oldSize, newSize),
+    };
+  }
+
+  /** MESSAGE_REQUEST{CONSISTENCY_PROOF}: a proof for a given range if this node has it. */
+  proofForRequest(ledgerId: number, seqNoStart: number, seqNoEnd: number): ConsistencyProof | null {
+    const own = this.ctx.modules.executor.ledgerStatus(ledgerId);
+    if (seqNoEnd > own.size || seqNoStart >= seqNoEnd) return null;
+    return this.proofFor(ledgerId, seqNoStart, seqNoEnd);
+  }
+
+  onCatchupReq(from: string, req: CatchupReq): void {
+    const ex = this.ctx.modules.executor;
+    const own = ex.ledgerStatus(req.ledgerId);
+    if (req.catchupTill > own.size) return;
+    const txns: Record<string, unknown> = {};
+    ex.txnRange(req.ledgerId, req.seqNoStart, req.seqNoEnd).forEach((t, i) => (txns[String(req.seqNoStart + i)] = t));
+    const consProof = req.seqNoEnd === req.catchupTill ? [] : ex.consistencyProof(req.ledgerId, req.seqNoEnd, req.catchupTill);
+    this.ctx.send(from, { op: 'CATCHUP_REP', ledgerId: req.ledgerId, txns, consProof });
+  }
+
+  // ---- leecher -----------------------------------------------------------------------------------
+
+  onConsistencyProof(from: string, p: ConsistencyProof): void {
+    const ctx = this.ctx;
+    if (!this.active || this.phase !== undefined || p.ledgerId !== AUDIT) return;
+    const own = ctx.modules.executor.ledgerStatus(AUDIT);
+    if (p.seqNoStart !== own.size || p.oldMerkleRoot !== own.root) return;
+    if (!ctx.modules.executor.verifyConsistency(p.seqNoStart, p.oldMerkleRoot, p.seqNoEnd, p.newMerkleRoot, p.hashes)) {
+      ctx.suspect(from, Suspicion.INVALID_CATCHUP_DATA);
+      return;
+    }
+    this.proofs.set(from, p);
+    this.checkStatusRound();
+  }
+
+  private checkStatusRound(): void {
+    const ctx = this.ctx;
+    if (!this.active || this.phase !== undefined) return;
+    const q = ctx.quorums;
+    const notAhead = [...this.statuses.keys()].filter((a) => ctx.isValidator(a) && !this.proofs.has(a)).length;
+    // a reliable target: f+1 identical proofs, the largest
+    const groups = new Map<string, { p: ConsistencyProof; from: string[] }>();
+    for (const [from, p] of this.proofs) {
+      if (!ctx.isValidator(from)) continue;
+      const key = `${p.seqNoEnd}|${p.newMerkleRoot}|${p.hashes.join(',')}`;
+      const g = groups.get(key) ?? { p, from: [] };
+      g.from.push(from);
+      groups.set(key, g);
+    }
+    let best: { p: ConsistencyProof; from: string[] } | undefined;
+    for (const g of groups.values()) if (g.from.length >= q.weak && (best === undefined || g.p.seqNoEnd > best.p.seqNoEnd)) best = g;
+    if (best !== undefined) {
+      // seeders: every peer whose proof reached at least the target
+      const seeders = [...this.proofs].filter(([a, p]) => ctx.isValidator(a) && p.seqNoEnd >= best.p.seqNoEnd).map(([a]) => a);
+      this.startPhase(AUDIT, best.p.seqNoEnd, best.p.newMerkleRoot, seeders);
+      return;
+    }
+    if (notAhead >= q.prepare && this.proofs.size < q.weak) {
+      this.auditDone();
+      return;
+    }
+    if (notAhead + this.proofs.size >= q.prepare && this.proofs.size >= q.weak) {
+      // seeders at different sizes: ask all for a proof to the (f+1)-th largest size
+      const sizes = [...this.proofs.values()].map((p) => p.seqNoEnd).sort((a, b) => b - a);
+      const e = sizes[q.weak - 1]!;
+      const own = ctx.modules.executor.ledgerStatus(AUDIT);
+      if ([...this.proofs.values()].some((p) => p.seqNoEnd !== e)) {
+        for (const [a, p] of this.proofs) if (p.seqNoEnd !== e) this.proofs.delete(a);
+        ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'CONSISTENCY_PROOF', params: { ledgerId: AUDIT, seqNoStart: own.size, seqNoEnd: e } });
+      }
+    }
+  }
+
+  private startPhase(ledgerId: number, targetSize: number, targetRoot: string, seeders: string[]): void {
+    const ctx = this.ctx;
+    this.phase = { ledgerId, targetSize, targetRoot, seeders: seeders.length > 0 ? seeders : ctx.validators.filter((v) => v !== ctx.name), replies: new Map(), excluded: new Set(), requestedAt: 0 };
+    this.requestMissing();
+  }
+
+  /** Splits the missing range over the seeders (shuffled with the injected RNG when there is one). */
+  private requestMissing(): void {
+    const ctx = this.ctx;
+    const ph = this.phase!;
+    const ex = ctx.modules.executor;
+    let from = ex.ledgerStatus(ph.ledgerId).size + 1;
+    // skip what is already received and waiting to be applied
+    for (let r = ph.replies.get(from); r !== undefined; r = ph.replies.get(from)) from = r.last + 1;
+    if (from > ph.targetSize) return;
+    const peers = ph.seeders.filter((s) => !ph.excluded.has(s));
+    const pool = peers.length > 0 ? peers : ph.seeders;
+    const total = ph.targetSize - from + 1;
+    const share = Math.min(CATCHUP_MAX_TXNS_PER_REQ, Math.max(CATCHUP_BATCH_SIZE, Math.ceil(total / pool.length)));
+    let i = 0;
+    for (let s = from; s <= ph.targetSize; s += share) {
+      const to = Math.min(ph.targetSize, s + share - 1);
+      const peer = pool[(i + this.rounds) % pool.length]!;
+      i++;
+      ctx.send(peer, { op: 'CATCHUP_REQ', ledgerId: ph.ledgerId, seqNoStart: s, seqNoEnd: to, catchupTill: ph.targetSize });
+    }
+    ph.requestedAt = ctx.now();
+  }
+
+  onCatchupRep(from: string, rep: CatchupRep): void {
+    const ph = this.phase;
+    if (!this.active || ph === undefined || rep.ledgerId !== ph.ledgerId) return;
+    const seqNos = Object.keys(rep.txns).map(Number).sort((a, b) => a - b);
+    const first = seqNos[0]!;
+    const last = seqNos[seqNos.length - 1]!;
+    if (last - first + 1 !== seqNos.length || last > ph.targetSize) {
+      ph.excluded.add(from);
+      return;
+    }
+    ph.replies.set(first, { from, txns: seqNos.map((s) => rep.txns[String(s)]), consProof: rep.consProof, last });
+    this.applyReplies();
+  }
+
+  private applyReplies(): void {
+    const ctx = this.ctx;
+    const ph = this.phase!;
+    const ex = ctx.modules.executor;
+    for (;;) {
+      const size = ex.ledgerStatus(ph.ledgerId).size;
+      if (size >= ph.targetSize) break;
+      const r = ph.replies.get(size + 1);
+      if (r === undefined) return;
+      ph.replies.delete(size + 1);
+      if (!ex.appendCaughtUp(ph.ledgerId, r.txns, r.consProof, ph.targetSize, ph.targetRoot)) {
+        ph.excluded.add(r.from);
+        ctx.suspect(r.from, Suspicion.INVALID_CATCHUP_DATA);
+        this.requestMissing();
+        return;
+      }
+    }
+    this.phaseDone();
+  }
+
+  private phaseDone(): void {
+    const ph = this.phase!;
+    this.phase = undefined;
+    if (ph.ledgerId === AUDIT) this.auditDone(ph.seeders);
+    else this.nextLedger(ph.seeders);
+  }
+
+  private auditDone(seeders: string[] = []): void {
+    this.pendingLedgers = [...LEDGER_ORDER];
+    this.nextLedger(seeders);
+  }
+
+  private nextLedger(seeders: string[]): void {
+    const ex = this.ctx.modules.executor;
+    const targets = ex.ledgerTargets();
+    while (this.pendingLedgers.length > 0) {
+      const lid = this.pendingLedgers.shift()!;
+      const t = targets.get(lid);
+      if (t === undefined || t.size <= ex.ledgerStatus(lid).size) continue;
+      this.startPhase(lid, t.size, t.root, seeders);
+      return;
+    }
+    this.finish();
+  }
+
+  private finish(): void {
+    this.active = false;
+    this.phase = undefined;
+    this.statuses.clear();
+    this.proofs.clear();
+    this.hooks.onDone();
+  }
+
+  /** Periodic: re-ask statuses or missing ranges after their timeouts. */
+  onTick(): void {
+    if (!this.active) return;
+    const ctx = this.ctx;
+    const now = ctx.now();
+    const ph = this.phase;
+    if (ph === undefined) {
+      if (now - this.roundStartedAt >= 2000) this.beginStatusRound();
+      return;
+    }
+    if (now - ph.requestedAt >= 5000) {
+      // rotate the ranges over the seeders so that a silent peer is not asked again for the same range
+      this.rounds++;
+      this.requestMissing();
+    }
+  }
+}

@@ -1,0 +1,247 @@
+// Audit txns (formats.md §10.1, consensus.md §3.11): builds the next audit txn with the delta rules
+// for ledgerRoot / primaries / nodeReg, keeps the resolved values of the last committed and of the
+// applied-uncommitted ones, and restores them from the audit ledger at startup.
+import { b58encode } from '@quire/common';
+import type { AuditSummary } from '@quire/consensus';
+import type { Ledger } from '@quire/storage';
+import { NodeError, NodeErrorCode } from './errors.js';
+
+export interface AuditRecord {
+  /** the stored txn; `ledgerSize`, `ledgerRoot`, `stateRoot` are integer-keyed Maps */
+  txn: Record<string, unknown>;
+  seqNo: number;
+  viewNo: number;
+  ppSeqNo: number;
+  ppTime: number;
+  /** ledger ids with a root string (and a stateRoot entry) in this txn: the ledgers BLS-signed for it */
+  signed: number[];
+  sizes: Map<number, number>;
+  /** resolved ledger roots (deltas followed) */
+  roots: Map<number, string>;
+  stateRoots: Map<number, string>;
+  /** the raw ledgerRoot field values (string or delta) */
+  rootFields: Map<number, string | number>;
+  primaries: string[];
+  primariesField: string[] | number;
+  nodeReg: string[];
+  nodeRegField: string[] | number;
+  /** ppTime of the latest audit txn with a root string for each ledger (freshness) */
+  lastUpdate: Map<number, number>;
+}
+
+export interface NextAuditInput {
+  ledgerId: number;
+  viewNo: number;
+  ppSeqNo: number;
+  ppTime: number;
+  digest: string;
+  sizes: Map<number, number>;
+  roots: Map<number, string>;
+  stateRoots: Map<number, string>;
+  primaries: string[];
+  nodeReg: string[];
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function listField(value: string[], prev: AuditRecord | undefined, prevResolved: string[] | undefined, prevField: string[] | number | undefined): string[] | number {
+  if (prev === undefined || prevResolved === undefined || !sameList(value, prevResolved)) return [...value];
+  return typeof prevField === 'number' ? prevField + 1 : 1;
+}
+
+function toMap(v: unknown): Map<number, unknown> {
+  if (v instanceof Map) return v as Map<number, unknown>;
+  const m = new Map<number, unknown>();
+  if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) m.set(Number(k), x);
+  return m;
+}
+
+export class AuditTrail {
+  private committed: AuditRecord | undefined;
+  private readonly uncommitted: AuditRecord[] = [];
+  /** committed audit roots by size (checkpoint digests); bounded */
+  private readonly roots = new Map<number, string>();
+  private readonly maxRoots: number;
+
+  private constructor(maxRoots: number) {
+    this.maxRoots = maxRoots;
+  }
+
+  /** Restores the last committed audit txn (deltas resolved from earlier audit txns). */
+  static async load(audit: Ledger, maxRoots = 1024): Promise<AuditTrail> {
+    const t = new AuditTrail(maxRoots);
+    const size = audit.size;
+    if (size === 0) return t;
+    const cache = new Map<number, Record<string, unknown>>();
+    const dataAt = async (seqNo: number): Promise<Record<string, unknown>> => {
+      let d = cache.get(seqNo);
+      if (d === undefined) {
+        const txn = (await audit.get(seqNo)) as unknown as { txn?: { data?: Record<string, unknown> }; txnMetadata?: { txnTime?: number } } | undefined;
+        if (txn?.txn?.data === undefined) throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, { reason: `audit txn ${seqNo} is missing` });
+        d = { ...txn.txn.data, __txnTime: txn.txnMetadata?.txnTime ?? 0 };
+        cache.set(seqNo, d);
+      }
+      return d;
+    };
+    const last = await dataAt(size);
+    const resolveList = async (field: string): Promise<string[]> => {
+      const v = last[field];
+      if (Array.isArray(v)) return v as string[];
+      if (typeof v === 'number') {
+        const d = await dataAt(size - v);
+        if (Array.isArray(d[field])) return d[field] as string[];
+      }
+      return [];
+    };
+    const sizes = new Map<number, number>();
+    for (const [k, v] of toMap(last.ledgerSize)) sizes.set(k, Number(v));
+    const rootFields = new Map<number, string | number>();
+    const roots = new Map<number, string>();
+    const lastUpdate = new Map<number, number>();
+    for (const [k, v] of toMap(last.ledgerRoot)) {
+      rootFields.set(k, v as string | number);
+      const holder = typeof v === 'number' ? size - v : size;
+      const d = await dataAt(holder);
+      const r = toMap(d.ledgerRoot).get(k);
+      if (typeof r !== 'string') throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, { reason: `audit txn ${holder} has no root for ledger ${k}` });
+      roots.set(k, r);
+      lastUpdate.set(k, d.__txnTime as number);
+    }
+    const stateRoots = new Map<number, string>();
+    for (const [k, v] of toMap(last.stateRoot)) stateRoots.set(k, String(v));
+    t.committed = {
+      txn: {},
+      seqNo: size,
+      viewNo: Number(last.viewNo),
+      ppSeqNo: Number(last.ppSeqNo),
+      ppTime: last.__txnTime as number,
+      signed: [...stateRoots.keys()],
+      sizes,
+      roots,
+      stateRoots,
+      rootFields,
+      primaries: await resolveList('primaries'),
+      primariesField: last.primaries as string[] | number,
+      nodeReg: await resolveList('nodeReg'),
+      nodeRegField: (last.nodeReg ?? []) as string[] | number,
+      lastUpdate,
+    };
+    t.roots.set(size, b58encode(audit.root));
+    return t;
+  }
+
+  private head(): AuditRecord | undefined {
+    return this.uncommitted.length > 0 ? this.uncommitted[this.uncommitted.length - 1] : this.committed;
+  }
+
+  /** Builds (and records as applied) the audit txn of the next batch. */
+  next(input: NextAuditInput): AuditRecord {
+    const prev = this.head();
+    const ledgerSize = new Map<number, number>();
+    const ledgerRoot = new Map<number, string | number>();
+    const stateRoot = new Map<number, string>();
+    const roots = new Map<number, string>();
+    const signed: number[] = [];
+    const lastUpdate = new Map(prev?.lastUpdate ?? []);
+    for (const [l, size] of [...input.sizes].sort((a, b) => a[0] - b[0])) {
+      ledgerSize.set(l, size);
+      const root = input.roots.get(l)!;
+      const prevField = prev?.rootFields.get(l);
+      let full: boolean;
+      if (l === input.ledgerId) full = true;
+      else if (prev === undefined || prevField === undefined) full = size > 0;
+      else full = size > (prev.sizes.get(l) ?? 0);
+      if (full) {
+        ledgerRoot.set(l, root);
+        stateRoot.set(l, input.stateRoots.get(l)!);
+        roots.set(l, root);
+        signed.push(l);
+        lastUpdate.set(l, input.ppTime);
+      } else if (prevField !== undefined) {
+        ledgerRoot.set(l, typeof prevField === 'number' ? prevField + 1 : 1);
+        roots.set(l, prev!.roots.get(l)!);
+      }
+    }
+    const primariesField = listField(input.primaries, prev, prev?.primaries, prev?.primariesField);
+    const nodeRegField = listField(input.nodeReg, prev, prev?.nodeReg, prev?.nodeRegField);
+    const seqNo = (prev?.seqNo ?? 0) + 1;
+    const data: Record<string, unknown> = {
+      ver: '1',
+      viewNo: input.viewNo,
+      ppSeqNo: input.ppSeqNo,
+      ledgerSize,
+      ledgerRoot,
+      stateRoot,
+      primaries: primariesField,
+      digest: input.digest,
+    };
+    if (input.nodeReg.length > 0) data.nodeReg = nodeRegField;
+    const txn = {
+      ver: '1',
+      txn: { type: '2', protocolVersion: 2, data, metadata: {} },
+      txnMetadata: { seqNo, txnTime: input.ppTime },
+      reqSignature: {},
+    };
+    const rec: AuditRecord = {
+      txn,
+      seqNo,
+      viewNo: input.viewNo,
+      ppSeqNo: input.ppSeqNo,
+      ppTime: input.ppTime,
+      signed,
+      sizes: ledgerSize,
+      roots,
+      stateRoots: stateRoot,
+      rootFields: ledgerRoot,
+      primaries: [...input.primaries],
+      primariesField,
+      nodeReg: [...input.nodeReg],
+      nodeRegField,
+      lastUpdate,
+    };
+    this.uncommitted.push(rec);
+    return rec;
+  }
+
+  /** Drops the newest applied audit txn. */
+  revert(): void {
+    this.uncommitted.pop();
+  }
+
+  /** Marks the oldest applied audit txn committed; `root` = audit ledger root after it. */
+  commit(rec: AuditRecord, root: string): void {
+    if (this.uncommitted[0] !== rec) throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: 'audit txns committed out of order' });
+    this.uncommitted.shift();
+    this.committed = rec;
+    this.roots.set(rec.seqNo, root);
+    if (this.roots.size > this.maxRoots) {
+      const oldest = this.roots.keys().next().value;
+      if (oldest !== undefined) this.roots.delete(oldest);
+    }
+  }
+
+  rootAt(size: number): string | undefined {
+    return this.roots.get(size);
+  }
+
+  summary(): AuditSummary | undefined {
+    const c = this.committed;
+    if (c === undefined) return undefined;
+    const lastUpdate: Record<number, number> = {};
+    for (const [l, t] of c.lastUpdate) lastUpdate[l] = t;
+    return { viewNo: c.viewNo, ppSeqNo: c.ppSeqNo, ppTime: c.ppTime, auditRoot: this.roots.get(c.seqNo) ?? '', nodeReg: [...c.nodeReg], lastUpdate };
+  }
+
+  targets(): Map<number, { size: number; root: string }> {
+    const out = new Map<number, { size: number; root: string }>();
+    const c = this.committed;
+    if (c === undefined) return out;
+    for (const [l, size] of c.sizes) {
+      const root = c.roots.get(l);
+      if (root !== undefined) out.set(l, { size, root });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,195 @@
+// The node's configuration: one object of documented defaults, a JSON file merged over it, and a
+// validation that names the first bad option in one line. Paths in the file are relative to the
+// data directory unless absolute.
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import { defaultConsensusOptions } from '@quire/consensus';
+import type { ConsensusOptions } from '@quire/consensus';
+import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
+
+export type ConsensusTimers = Omit<ConsensusOptions, 'name' | 'validators'>;
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface NodeLimits {
+  /** largest encoded message of any kind, bytes (MSG_LEN_LIMIT, consensus.md §9.5) */
+  maxMessageLength: number;
+  /** client requests per second per connection (token bucket rate) */
+  clientRate: number;
+  /** client token bucket burst */
+  clientBurst: number;
+  /** connected clients in total (MAX_CONNECTED_CLIENTS_NUM) */
+  maxConnectedClients: number;
+  /** connected clients per remote IP */
+  maxConnectionsPerIp: number;
+  /** idle client sessions are closed after this long, ms */
+  clientIdleTimeoutMs: number;
+}
+
+export interface UpgradeConfig {
+  /** command run to install a scheduled POOL_UPGRADE (`null`: upgrades are logged and refused) */
+  actionCommand: string | null;
+  /** the upgrade command is killed after this many seconds */
+  timeoutSec: number;
+}
+
+export interface NodeConfig {
+  /** the node's alias; `null` takes the name written by `quire-node init` into the key file */
+  name: string | null;
+  /** LevelDB directory (one database for every ledger, state and side store) */
+  dbDir: string;
+  /** the key file written by `quire-node init` (0600) */
+  keysFile: string;
+  /** pool genesis (NODE txns), loaded into an empty pool ledger */
+  poolGenesisFile: string;
+  /** domain genesis (trustees, stewards), loaded into an empty domain ledger */
+  domainGenesisFile: string;
+  /** optional config ledger genesis; `null` = none (formats.md §11) */
+  configGenesisFile: string | null;
+  /** listen address of the node-to-node host; `null` = `node_ip` of this node's NODE txn */
+  nodeHost: string | null;
+  /** listen port of the node-to-node host; `null` = `node_port` of this node's NODE txn */
+  nodePort: number | null;
+  /** listen address of the client host; `null` = `client_ip` of this node's NODE txn */
+  clientHost: string | null;
+  /** listen port of the client host; `null` = `client_port` of this node's NODE txn */
+  clientPort: number | null;
+  /** consensus timers and sizes (consensus.md §10, Quire column) */
+  consensus: ConsensusTimers;
+  limits: NodeLimits;
+  /** one synced write per ordered batch (EnsureLedgerDurability) */
+  durable: boolean;
+  /** pino level; the LOG_LEVEL environment variable overrides it */
+  logLevel: LogLevel;
+  /** Prometheus metrics on http://127.0.0.1:<port>/metrics; `null` = off */
+  metricsPort: number | null;
+  /** a graceful shutdown that takes longer than this is abandoned (exit 1), ms */
+  shutdownTimeoutMs: number;
+  upgrade: UpgradeConfig;
+}
+
+export const defaultNodeConfig: NodeConfig = {
+  name: null,
+  dbDir: 'db',
+  keysFile: 'node-keys.json',
+  poolGenesisFile: 'pool_transactions_genesis',
+  domainGenesisFile: 'domain_transactions_genesis',
+  configGenesisFile: null,
+  nodeHost: null,
+  nodePort: null,
+  clientHost: null,
+  clientPort: null,
+  consensus: { ...defaultConsensusOptions },
+  limits: {
+    maxMessageLength: 128 * 1024,
+    clientRate: 50,
+    clientBurst: 200,
+    maxConnectedClients: 400,
+    maxConnectionsPerIp: 16,
+    clientIdleTimeoutMs: 60_000,
+  },
+  durable: true,
+  logLevel: 'info',
+  metricsPort: null,
+  shutdownTimeoutMs: 30_000,
+  upgrade: { actionCommand: null, timeoutSec: 600 },
+};
+
+const LOG_LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function bad(option: string, reason: string): never {
+  throw new NodeError(NodeErrorCode.CONFIG_INVALID, { option, reason });
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function checkInt(option: string, v: unknown, min: number, max = Number.MAX_SAFE_INTEGER): void {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) bad(option, `expected an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
+}
+
+function checkString(option: string, v: unknown, nullable: boolean): void {
+  if (v === null && nullable) return;
+  if (typeof v !== 'string' || v.length === 0) bad(option, `expected a non-empty string${nullable ? ' or null' : ''}, got ${JSON.stringify(v)}`);
+}
+
+function checkPort(option: string, v: unknown): void {
+  if (v === null) return;
+  checkInt(option, v, 0, 65535);
+}
+
+/** Merges `override` over `base` one level into the nested groups; unknown keys are refused. */
+export function mergeConfig(base: NodeConfig, override: unknown): NodeConfig {
+  if (!isObject(override)) bad('(root)', 'expected a JSON object');
+  const out: Record<string, unknown> = { ...base };
+  const nested: Record<string, Record<string, unknown>> = {
+    consensus: base.consensus as unknown as Record<string, unknown>,
+    limits: base.limits as unknown as Record<string, unknown>,
+    upgrade: base.upgrade as unknown as Record<string, unknown>,
+  };
+  for (const [k, v] of Object.entries(override)) {
+    if (!Object.prototype.hasOwnProperty.call(base, k)) bad(k, 'unknown option');
+    const group = nested[k];
+    if (group !== undefined) {
+      if (!isObject(v)) bad(k, 'expected an object');
+      for (const sub of Object.keys(v)) if (!Object.prototype.hasOwnProperty.call(group, sub)) bad(`${k}.${sub}`, 'unknown option');
+      out[k] = { ...group, ...v };
+    } else {
+      out[k] = v;
+    }
+  }
+  const cfg = out as unknown as NodeConfig;
+  validateConfig(cfg);
+  return cfg;
+}
+
+/** Checks every option; throws NodeError CONFIG_INVALID naming the first bad one. */
+export function validateConfig(c: NodeConfig): void {
+  if (c.name !== null && (typeof c.name !== 'string' || c.name.length === 0 || c.name.length > 256)) bad('name', 'expected an alias of 1..256 characters or null');
+  checkString('dbDir', c.dbDir, false);
+  checkString('keysFile', c.keysFile, false);
+  checkString('poolGenesisFile', c.poolGenesisFile, false);
+  checkString('domainGenesisFile', c.domainGenesisFile, false);
+  checkString('configGenesisFile', c.configGenesisFile, true);
+  checkString('nodeHost', c.nodeHost, true);
+  checkString('clientHost', c.clientHost, true);
+  checkPort('nodePort', c.nodePort);
+  checkPort('clientPort', c.clientPort);
+  for (const [k, v] of Object.entries(c.consensus)) checkInt(`consensus.${k}`, v, k === 'max3pcBatchWaitMs' ? 0 : 1);
+  if (c.consensus.logSize < c.consensus.chkFreq) bad('consensus.logSize', 'must be at least consensus.chkFreq');
+  checkInt('limits.maxMessageLength', c.limits.maxMessageLength, 1024, 16 * 1024 * 1024);
+  checkInt('limits.clientRate', c.limits.clientRate, 1);
+  checkInt('limits.clientBurst', c.limits.clientBurst, 1);
+  checkInt('limits.maxConnectedClients', c.limits.maxConnectedClients, 1);
+  checkInt('limits.maxConnectionsPerIp', c.limits.maxConnectionsPerIp, 1);
+  checkInt('limits.clientIdleTimeoutMs', c.limits.clientIdleTimeoutMs, 1000);
+  if (typeof c.durable !== 'boolean') bad('durable', 'expected true or false');
+  if (!LOG_LEVELS.includes(c.logLevel)) bad('logLevel', `expected one of ${LOG_LEVELS.join(', ')}`);
+  checkPort('metricsPort', c.metricsPort);
+  checkInt('shutdownTimeoutMs', c.shutdownTimeoutMs, 100);
+  checkString('upgrade.actionCommand', c.upgrade.actionCommand, true);
+  checkInt('upgrade.timeoutSec', c.upgrade.timeoutSec, 1);
+}
+
+/** Reads a JSON config file and merges it over the defaults. */
+export async function loadConfigFile(file: string, base: NodeConfig = defaultNodeConfig): Promise<NodeConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new NodeError(NodeErrorCode.CONFIG_UNREADABLE, { file, reason: (e as NodeJS.ErrnoException).code ?? reasonOf(e) });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new NodeError(NodeErrorCode.CONFIG_INVALID_JSON, { file, reason: reasonOf(e) });
+  }
+  if (!isObject(value)) throw new NodeError(NodeErrorCode.CONFIG_INVALID_JSON, { file, reason: 'the top level is not an object' });
+  return mergeConfig(base, value);
+}
+
+/** A path option resolved against the data directory. */
+export function resolvePath(dataDir: string, p: string): string {
+  return isAbsolute(p) ? p : join(dataDir, p);
+}

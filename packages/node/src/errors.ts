@@ -1,0 +1,61 @@
+// Errors of the node process with stable codes. The message is a one-line reason fit for an
+// operator (the CLI prints it as is); programs branch on `code`.
+import { QuireError } from '@quire/common';
+
+export const NodeErrorCode = {
+  /** The config file cannot be read (data: file, reason). */
+  CONFIG_UNREADABLE: 'CONFIG_UNREADABLE',
+  /** The config file is not valid JSON or not an object (data: file, reason). */
+  CONFIG_INVALID_JSON: 'CONFIG_INVALID_JSON',
+  /** A config option is unknown or has a bad value (data: option, reason). */
+  CONFIG_INVALID: 'CONFIG_INVALID',
+  /** The key file is missing, unreadable or malformed (data: file, reason). */
+  KEYS_INVALID: 'KEYS_INVALID',
+  /** `init` would overwrite an existing key file (data: file). */
+  KEYS_EXIST: 'KEYS_EXIST',
+  /** A seed is not 32 bytes / 32 characters / 64 hex digits (data: reason). */
+  SEED_INVALID: 'SEED_INVALID',
+  /** A genesis file is missing or does not load (data: file, reason). */
+  GENESIS_INVALID: 'GENESIS_INVALID',
+  /** This node's alias is not in the pool ledger, or its key does not match its NODE entry (data: name, reason). */
+  NOT_IN_POOL: 'NOT_IN_POOL',
+  /** The stores disagree in a way startup cannot repair (data: reason). */
+  STORAGE_INCONSISTENT: 'STORAGE_INCONSISTENT',
+  /** A committed batch could not be written (data: reason); the node stops. */
+  WRITE_FAILED: 'WRITE_FAILED',
+  /** A request type whose handler needs asynchronous storage access cannot be ordered (data: type). */
+  ASYNC_HANDLER: 'ASYNC_HANDLER',
+  /** An executor call arrived in an impossible order (data: reason). */
+  EXECUTOR_STATE: 'EXECUTOR_STATE',
+  /** Genesis generation input is invalid (data: field, reason). */
+  GENESIS_GEN_INVALID: 'GENESIS_GEN_INVALID',
+} as const;
+export type NodeErrorCode = (typeof NodeErrorCode)[keyof typeof NodeErrorCode];
+
+const TEXT: Record<NodeErrorCode, (d: Record<string, unknown>) => string> = {
+  CONFIG_UNREADABLE: (d) => `cannot read config file ${String(d.file)}: ${String(d.reason)}`,
+  CONFIG_INVALID_JSON: (d) => `config file ${String(d.file)} is not a JSON object: ${String(d.reason)}`,
+  CONFIG_INVALID: (d) => `config option ${String(d.option)}: ${String(d.reason)}`,
+  KEYS_INVALID: (d) => `key file ${String(d.file)}: ${String(d.reason)}`,
+  KEYS_EXIST: (d) => `key file ${String(d.file)} already exists (remove it first to create new keys)`,
+  SEED_INVALID: (d) => `invalid seed: ${String(d.reason)}`,
+  GENESIS_INVALID: (d) => `genesis file ${String(d.file)}: ${String(d.reason)}`,
+  NOT_IN_POOL: (d) => `node ${String(d.name)}: ${String(d.reason)}`,
+  STORAGE_INCONSISTENT: (d) => `storage is inconsistent: ${String(d.reason)}`,
+  WRITE_FAILED: (d) => `committing a batch failed: ${String(d.reason)}`,
+  ASYNC_HANDLER: (d) => `transactions of type ${String(d.type)} cannot be ordered by this node version`,
+  EXECUTOR_STATE: (d) => `executor: ${String(d.reason)}`,
+  GENESIS_GEN_INVALID: (d) => `genesis generation: ${String(d.field)}: ${String(d.reason)}`,
+};
+
+export class NodeError extends QuireError {
+  declare readonly code: NodeErrorCode;
+  constructor(code: NodeErrorCode, data: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(code, data, TEXT[code](data));
+    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
+  }
+}
+
+export function reasonOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,78 @@
+// Prometheus metrics (prom-client), created only when enabled and served on
+// http://127.0.0.1:<port>/metrics. Names carry their unit (`_seconds`, `_total`). Every metric lives
+// in the node's own registry: no global state, so several nodes can share a process.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export class NodeMetrics {
+  readonly registry = new Registry();
+  /** client requests by kind (write, read, action) and outcome (ack, nack, reply, reject, refused) */
+  readonly requests: Counter<'kind' | 'outcome'>;
+  /** time from REQACK to REPLY/REJECT of a write, seconds */
+  readonly writeLatency: Histogram;
+  /** time to answer a read, seconds */
+  readonly readLatency: Histogram;
+  /** ordered batches by ledger */
+  readonly batches: Counter<'ledger'>;
+  /** txns committed by ledger */
+  readonly txns: Counter<'ledger'>;
+  /** time to make one ordered batch durable, seconds */
+  readonly batchCommit: Histogram;
+  /** view changes completed */
+  readonly viewChanges: Counter;
+  readonly viewNo: Gauge;
+  /** catch-up rounds started / finished, and their duration in seconds */
+  readonly catchups: Counter<'phase'>;
+  readonly catchupDuration: Histogram;
+  /** suspicions raised against peers, by code */
+  readonly suspicions: Counter<'code'>;
+  readonly lastOrdered: Gauge;
+  private server: Server | undefined;
+
+  constructor(labels: { node: string }) {
+    const registers = [this.registry];
+    this.registry.setDefaultLabels(labels);
+    collectDefaultMetrics({ register: this.registry, prefix: 'quire_process_' });
+    this.requests = new Counter({ name: 'quire_client_requests_total', help: 'Client requests by kind and outcome', labelNames: ['kind', 'outcome'], registers });
+    this.writeLatency = new Histogram({ name: 'quire_write_reply_seconds', help: 'Write requests: REQACK to REPLY/REJECT', buckets: LATENCY_BUCKETS, registers });
+    this.readLatency = new Histogram({ name: 'quire_read_reply_seconds', help: 'Read requests: receipt to REPLY', buckets: LATENCY_BUCKETS, registers });
+    this.batches = new Counter({ name: 'quire_batches_ordered_total', help: 'Ordered batches by ledger', labelNames: ['ledger'], registers });
+    this.txns = new Counter({ name: 'quire_txns_committed_total', help: 'Committed txns by ledger', labelNames: ['ledger'], registers });
+    this.batchCommit = new Histogram({ name: 'quire_batch_commit_seconds', help: 'Time to make an ordered batch durable', buckets: LATENCY_BUCKETS, registers });
+    this.viewChanges = new Counter({ name: 'quire_view_changes_total', help: 'View changes completed', registers });
+    this.viewNo = new Gauge({ name: 'quire_view_no', help: 'Current view number', registers });
+    this.catchups = new Counter({ name: 'quire_catchups_total', help: 'Catch-up rounds by phase (started, finished)', labelNames: ['phase'], registers });
+    this.catchupDuration = new Histogram({ name: 'quire_catchup_seconds', help: 'Catch-up duration', buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 300], registers });
+    this.suspicions = new Counter({ name: 'quire_suspicions_total', help: 'Suspicions raised against peers by code', labelNames: ['code'], registers });
+    this.lastOrdered = new Gauge({ name: 'quire_last_ordered_pp_seq_no', help: 'ppSeqNo of the last ordered batch', registers });
+  }
+
+  /** Serves /metrics on 127.0.0.1:port (0 = any free port); resolves with the bound port. */
+  async listen(port: number): Promise<number> {
+    const server = createServer((req, res) => {
+      if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+        res.writeHead(404).end();
+        return;
+      }
+      this.registry.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': this.registry.contentType }).end(text),
+        () => res.writeHead(500).end(),
+      );
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+    return (server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    const s = this.server;
+    this.server = undefined;
+    if (s !== undefined) await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+}
