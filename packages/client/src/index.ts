@@ -1,1 +1,39 @@
-export {};
+// @quire/client: the Quire SDK (pool handle, request builders, signing, submission with reply agreement, reads
+// verified by state proof), the light-client verifiers, and the `quire` command-line tool (bin).
+export { ClientError, ClientErrorCode, VerificationError } from './errors.js';
+export { ProofError } from '@quire/storage';
+
+// light-client verifiers (pure)
+export { verifyTrieProof, verifyAuditPath, ledgerTxnOfReply } from './verify/proofs.js';
+export type { TrieProofInput, AuditPathInput } from './verify/proofs.js';
+export {
+  verifyMultiSignature,
+  parseMultiSignature,
+  MultiSignatureCache,
+  DEFAULT_FRESHNESS_SECONDS,
+  faultsTolerated,
+  requiredParticipants,
+} from './verify/multi-signature.js';
+export type { PoolBlsKeys, Freshness, VerifyMultiSignatureInput } from './verify/multi-signature.js';
+export { verifyReadReply } from './verify/read-reply.js';
+export type { VerifyReadReplyInput, VerifiedRead } from './verify/read-reply.js';
+export { readTargets } from './verify/read-targets.js';
+export type { ProofTarget, ReadTargets, FreshnessRule } from './verify/read-targets.js';
+
+// keys, requests, signing, TAA
+export { DidKey, parseSeed } from './requests/did.js';
+export * from './requests/builders.js';
+export { signRequest, multiSignRequest, prepareForEndorser, endorseRequest } from './requests/sign.js';
+export { buildTaaAcceptance, appendTaaAcceptance, fetchTaa } from './requests/taa.js';
+export type { TaaInfo, AmlInfo, TaaAcceptanceInput } from './requests/taa.js';
+
+// pool and transport
+export { Pool, defaultPoolOptions } from './pool/pool.js';
+export type { PoolOptions, PoolStatus, ReadOutcome, WriteOutcome } from './pool/pool.js';
+export { PoolLedger } from './pool/pool-ledger.js';
+export type { PoolNode } from './pool/pool-ledger.js';
+export { CATCHUP_BATCH } from './pool/catchup.js';
+export type { CatchupResult } from './pool/catchup.js';
+export type { NodeAnswer } from './pool/exchange.js';
+export { NodeConnection, peerIdOfDest, clientMultiaddr } from './transport/connection.js';
+export type { NodeAddress, NodeMessage } from './transport/connection.js';

@@ -71,6 +71,15 @@ export class Checkpoints {
 
   /** More than one checkpoint above lastOrdered is stable among the others -> lagging. */
   private checkLag(): void {
+    const stableAbove = this.stableAmongOthersAbove();
+    if (stableAbove.length > 1) {
+      stableAbove.sort((a, b) => b.seqNoEnd - a.seqNoEnd);
+      this.hooks.onLagging(stableAbove[0]!);
+    }
+  }
+
+  /** Checkpoints above lastOrdered that n-f-1 others agree on and this node does not have. */
+  stableAmongOthersAbove(): { seqNoEnd: number; digest: string | null }[] {
     const ctx = this.ctx;
     const stableAbove: { seqNoEnd: number; digest: string | null }[] = [];
     for (const [seqNoEnd, votes] of this.received) {
@@ -79,17 +88,15 @@ export class Checkpoints {
       for (const [from, d] of votes) if (from !== ctx.name && ctx.isValidator(from)) counts.set(d, (counts.get(d) ?? 0) + 1);
       for (const [d, c] of counts) if (c >= ctx.quorums.checkpoint) stableAbove.push({ seqNoEnd, digest: d });
     }
-    if (stableAbove.length > 1) {
-      stableAbove.sort((a, b) => b.seqNoEnd - a.seqNoEnd);
-      this.hooks.onLagging(stableAbove[0]!);
-    }
+    return stableAbove;
   }
 
   /** Restores the stable checkpoint after restart / catch-up (consensus.md §7.5). */
   restore(lastOrderedSeqNo: number, auditRootAt: (size: number) => string): void {
     const c = Math.floor(lastOrderedSeqNo / this.ctx.opts.chkFreq) * this.ctx.opts.chkFreq;
     this.own.clear();
-    this.received.clear();
+    // votes above the restored point keep telling whether this node still lags
+    for (const k of this.received.keys()) if (k <= c) this.received.delete(k);
     if (c > 0) this.own.set(c, auditRootAt(c));
     this.stableCheckpoint = c;
     this.ctx.h = c;

@@ -64,6 +64,8 @@ export class ConsensusCore {
     this.catchup = new Catchup(this.ctx);
     this.repair.consistencyProofs = (l, a, b) => this.catchup.proofForRequest(l, a, b);
     this.repair.onRequestedProof = (from, p) => this.catchup.onConsistencyProof(from, p);
+    this.repair.behindStableCheckpoint = () => this.checkpoints.stableAmongOthersAbove().length > 0;
+    this.repair.onBehindCheckpoint = () => this.catchup.start();
     this.catchup.hooks = {
       onStart: () => {
         this.ctx.catchingUp = true;
@@ -77,6 +79,7 @@ export class ConsensusCore {
         this.ctx.lastOrderedAt = this.ctx.now();
         this.ordering.collectGarbage(this.ctx.lastOrdered.ppSeqNo);
         this.repair.highestSeen = Math.max(this.repair.highestSeen, this.ctx.lastOrdered.ppSeqNo);
+        this.repair.startFollowUp();
         this.ctx.modules.logger?.info({ lastOrdered: this.ctx.lastOrdered.ppSeqNo }, 'caught up');
         this.unstash();
       },

@@ -180,15 +180,19 @@ export class RequestIntake {
     return taken;
   }
 
-  /** Marks the requests of an applied batch (own or accepted PRE-PREPARE). */
-  markInBatch(digests: readonly string[]): void {
-    for (const d of digests) {
+  /**
+   * Marks the requests of an applied batch (own or accepted PRE-PREPARE). Only valid ones block
+   * their payload: a discarded request may be proposed again (it commits nothing).
+   */
+  markInBatch(digests: readonly string[], discarded: readonly number[]): void {
+    const skip = new Set(discarded);
+    digests.forEach((d, i) => {
       const e = this.entries.get(d);
-      if (e === undefined) continue;
+      if (e === undefined) return;
       if (e.status === RequestStatus.QUEUED) this.removeFromQueue(e);
       e.status = RequestStatus.IN_BATCH;
-      this.payloadsInBatches.add(e.info.payloadDigest);
-    }
+      if (!skip.has(i)) this.payloadsInBatches.add(e.info.payloadDigest);
+    });
   }
 
   private removeFromQueue(e: RequestEntry): void {
@@ -249,6 +253,16 @@ export class RequestIntake {
     const now = this.ctx.now();
     for (const d of digests) {
       if (this.entries.has(d)) continue;
+      // ordered before (e.g. discarded) and proposed again: the body is still here
+      const old = this.orderedBodies.get(d);
+      if (old !== undefined) {
+        const check = this.ctx.modules.requests.analyze(old.request);
+        if (check.ok) {
+          this.orderedBodies.delete(d);
+          this.store(old.request, check.info);
+          continue;
+        }
+      }
       all = false;
       if (!this.missing.has(d)) this.missing.set(d, { since: now, askedAt: 0, attempts: 0 });
     }
@@ -320,6 +334,12 @@ export class RequestIntake {
 
   hasFinalisedPending(): boolean {
     for (const e of this.entries.values()) if (e.finalised) return true;
+    return false;
+  }
+
+  /** A request waits longer than `ms` (it may have been ordered by peers this node did not hear). */
+  hasStalePending(now: number, ms: number): boolean {
+    for (const e of this.entries.values()) if (e.status !== RequestStatus.IN_BATCH && now - e.receivedAt >= ms) return true;
     return false;
   }
 }

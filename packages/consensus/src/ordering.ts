@@ -206,7 +206,7 @@ export class Ordering {
     }
     ctx.lastPrePrepareSeqNo = pp.ppSeqNo;
     ctx.lastAcceptedPPTime = pp.ppTime;
-    this.intake.markInBatch(pp.reqIdr);
+    this.intake.markInBatch(pp.reqIdr, applied.discarded);
     this.preprepared.push(batchIdOf(pp));
   }
 

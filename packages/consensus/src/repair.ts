@@ -12,6 +12,8 @@ const REPAIR_WINDOW = 10;
 export class Repair {
   private lastProbeAt = Number.NEGATIVE_INFINITY;
   private orderedAtProbe = 0;
+  private followUp = false;
+  private followUpProbes = 0;
   /** PRE-PREPAREs relayed by non-primaries, waiting for PREPAREs that vouch for them */
   private readonly relayed = new Map<number, PrePrepare>();
   /** highest ppSeqNo of the current view any peer's 3PC message named */
@@ -31,6 +33,9 @@ export class Repair {
     onRequestedViewChange(from: string, params: { name: string; digest: string }, vc: Extract<MessageResponse['msg'], { op: 'VIEW_CHANGE' }>): void;
   };
 
+  /** stalled below a checkpoint the others made stable, set by the core */
+  behindStableCheckpoint?: () => boolean;
+  onBehindCheckpoint?: () => void;
   /** catch-up lookups, set by the core */
   consistencyProofs?: (ledgerId: number, seqNoStart: number, seqNoEnd: number) => MessageResponse['msg'];
   onRequestedProof?: (from: string, p: Extract<MessageResponse['msg'], { op: 'CONSISTENCY_PROOF' }>) => void;
@@ -140,15 +145,48 @@ export class Repair {
     for (const k of [...this.relayed.keys()]) this.checkRelayed(k);
     if (ctx.waitingForNewView || ctx.catchingUp) return;
     const k = ctx.lastOrdered.ppSeqNo + 1;
+    if (this.followUp) {
+      // after catch-up the pool may have moved on by a few batches that nobody will announce again
+      if (now - this.lastProbeAt < retry) return;
+      if (this.followUpProbes > 0 && ctx.lastOrdered.ppSeqNo === this.orderedAtProbe) {
+        this.followUp = false;
+        return;
+      }
+      this.followUpProbes++;
+      this.probe(k, Math.min(k + REPAIR_WINDOW - 1, ctx.H), now);
+      return;
+    }
     const lagging = this.highestSeen - ctx.lastOrdered.ppSeqNo > ctx.opts.max3pcBatchesInFlight;
     // while lagging, ask again as soon as the previous answers got ordered
     const progressed = ctx.lastOrdered.ppSeqNo >= this.orderedAtProbe + REPAIR_WINDOW / 2;
     if ((now - this.lastProbeAt < retry && !(lagging && progressed)) || (!lagging && now - ctx.lastOrderedAt < retry)) return;
-    const evidence = this.highestSeen >= k || ctx.lastPrePrepareSeqNo >= k || this.ordering.held.size > 0 || this.intake.hasFinalisedPending();
+    const evidence =
+      this.highestSeen >= k ||
+      ctx.lastPrePrepareSeqNo >= k ||
+      this.ordering.held.size > 0 ||
+      this.intake.hasFinalisedPending() ||
+      this.intake.hasStalePending(now, 2 * retry);
     if (!evidence || k > ctx.H) return;
+    // peers have collected the 3PC messages below their stable checkpoint: only catch-up helps
+    if (now - ctx.lastOrderedAt >= 2 * retry && this.behindStableCheckpoint?.() === true) {
+      this.lastProbeAt = now;
+      this.onBehindCheckpoint?.();
+      return;
+    }
+    this.probe(k, Math.min(Math.max(k, this.highestSeen), k + REPAIR_WINDOW - 1, ctx.H), now);
+  }
+
+  /** Starts the post-catch-up probing. */
+  startFollowUp(): void {
+    this.followUp = true;
+    this.followUpProbes = 0;
+    this.lastProbeAt = Number.NEGATIVE_INFINITY;
+  }
+
+  private probe(k: number, last: number, now: number): void {
+    const ctx = this.ctx;
     this.lastProbeAt = now;
     this.orderedAtProbe = ctx.lastOrdered.ppSeqNo;
-    const last = Math.min(Math.max(k, this.highestSeen), k + REPAIR_WINDOW - 1, ctx.H);
     for (let s = k; s <= last; s++) {
       const params = { instId: 0, viewNo: ctx.viewNo, ppSeqNo: s };
       const r = this.ordering.log.get(s);

@@ -74,23 +74,44 @@ export class AuditTrail {
     const t = new AuditTrail(maxRoots);
     const size = audit.size;
     if (size === 0) return t;
-    const cache = new Map<number, Record<string, unknown>>();
-    const dataAt = async (seqNo: number): Promise<Record<string, unknown>> => {
-      let d = cache.get(seqNo);
-      if (d === undefined) {
-        const txn = (await audit.get(seqNo)) as unknown as { txn?: { data?: Record<string, unknown> }; txnMetadata?: { txnTime?: number } } | undefined;
-        if (txn?.txn?.data === undefined) throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, { reason: `audit txn ${seqNo} is missing` });
-        d = { ...txn.txn.data, __txnTime: txn.txnMetadata?.txnTime ?? 0 };
-        cache.set(seqNo, d);
-      }
-      return d;
+    // the audit ledger is read synchronously through the key-value store; this load runs before
+    // anything is written, so every committed txn is on disk
+    const txns = new Map<number, unknown>();
+    const need = new Set<number>([size]);
+    const last = await audit.get(size);
+    txns.set(size, last);
+    const data = (last as { txn?: { data?: Record<string, unknown> } } | undefined)?.txn?.data ?? {};
+    for (const f of ['ledgerRoot', 'primaries', 'nodeReg']) {
+      const v = data[f];
+      if (typeof v === 'number') need.add(size - v);
+      else if (f === 'ledgerRoot') for (const d of toMap(v).values()) if (typeof d === 'number') need.add(size - d);
+    }
+    for (const n of need) if (!txns.has(n)) txns.set(n, await audit.get(n));
+    t.restore(size, (n) => txns.get(n), b58encode(audit.root));
+    return t;
+  }
+
+  /**
+   * Re-reads the last committed audit txn (after catch-up appended audit txns); `read(seqNo)`
+   * gives a committed audit txn. `root` is the audit ledger root at `size`.
+   */
+  restore(size: number, read: (seqNo: number) => unknown, root: string): void {
+    this.uncommitted.length = 0;
+    if (size === 0) {
+      this.committed = undefined;
+      return;
+    }
+    const dataAt = (seqNo: number): Record<string, unknown> => {
+      const txn = read(seqNo) as { txn?: { data?: Record<string, unknown> }; txnMetadata?: { txnTime?: number } } | undefined;
+      if (txn?.txn?.data === undefined) throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, { reason: `audit txn ${seqNo} is missing` });
+      return { ...txn.txn.data, __txnTime: txn.txnMetadata?.txnTime ?? 0 };
     };
-    const last = await dataAt(size);
-    const resolveList = async (field: string): Promise<string[]> => {
+    const last = dataAt(size);
+    const resolveList = (field: string): string[] => {
       const v = last[field];
       if (Array.isArray(v)) return v as string[];
       if (typeof v === 'number') {
-        const d = await dataAt(size - v);
+        const d = dataAt(size - v);
         if (Array.isArray(d[field])) return d[field] as string[];
       }
       return [];
@@ -103,7 +124,7 @@ export class AuditTrail {
     for (const [k, v] of toMap(last.ledgerRoot)) {
       rootFields.set(k, v as string | number);
       const holder = typeof v === 'number' ? size - v : size;
-      const d = await dataAt(holder);
+      const d = holder === size ? last : dataAt(holder);
       const r = toMap(d.ledgerRoot).get(k);
       if (typeof r !== 'string') throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, { reason: `audit txn ${holder} has no root for ledger ${k}` });
       roots.set(k, r);
@@ -111,7 +132,7 @@ export class AuditTrail {
     }
     const stateRoots = new Map<number, string>();
     for (const [k, v] of toMap(last.stateRoot)) stateRoots.set(k, String(v));
-    t.committed = {
+    this.committed = {
       txn: {},
       seqNo: size,
       viewNo: Number(last.viewNo),
@@ -122,14 +143,13 @@ export class AuditTrail {
       roots,
       stateRoots,
       rootFields,
-      primaries: await resolveList('primaries'),
+      primaries: resolveList('primaries'),
       primariesField: last.primaries as string[] | number,
-      nodeReg: await resolveList('nodeReg'),
+      nodeReg: resolveList('nodeReg'),
       nodeRegField: (last.nodeReg ?? []) as string[] | number,
       lastUpdate,
     };
-    t.roots.set(size, b58encode(audit.root));
-    return t;
+    this.roots.set(size, root);
   }
 
   private head(): AuditRecord | undefined {

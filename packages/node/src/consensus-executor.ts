@@ -326,19 +326,9 @@ export class ConsensusExecutor implements BatchExecutor {
     for (const value of [...b.attributes.values()].sort()) s.attributes.put(value, wb);
     for (const ms of multiSigs) s.bls.put(ms, wb);
     this.audit.commit(b.audit, b58encode(s.ledgers[AUDIT_LEDGER].root));
-    const pdList = b.digests.map((d) => d.payloadDigest);
-    const started = Date.now();
-    this.writes = this.writes.then(async () => {
-      if (this.writeError !== undefined) return;
-      try {
-        await wb.write({ sync: this.opts.durable });
-      } catch (e) {
-        this.writeError = e instanceof Error ? e : new Error(String(e));
-        return;
-      }
-      for (const pd of pdList) this.unwritten.delete(pd);
-      this.lastWriteMs = Date.now() - started;
-    });
+    this.recentAudit.set(b.audit.seqNo, b.audit.txn);
+    if (this.recentAudit.size > 4096) this.recentAudit.delete(this.recentAudit.keys().next().value!);
+    this.startWrite(wb, b.digests.map((d) => d.payloadDigest));
     if (b.ledgerId === 0 && b.txnCount > 0) {
       this.registryCommitted = this.registryCommitted.clone();
       for (const t of b.txns) this.registryCommitted.apply(t);
@@ -355,6 +345,22 @@ export class ConsensusExecutor implements BatchExecutor {
 
   /** duration of the last batch write, ms (metrics) */
   lastWriteMs = 0;
+
+  /** Chains a batch write behind the earlier ones; `payloads` stop counting as unwritten once it lands. */
+  private startWrite(wb: ReturnType<KvStore['batch']>, payloads: readonly string[]): void {
+    const started = Date.now();
+    this.writes = this.writes.then(async () => {
+      if (this.writeError !== undefined) return;
+      try {
+        await wb.write({ sync: this.opts.durable });
+      } catch (e) {
+        this.writeError = e instanceof Error ? e : new Error(String(e));
+        return;
+      }
+      for (const pd of payloads) this.unwritten.delete(pd);
+      this.lastWriteMs = Date.now() - started;
+    });
+  }
 
   lastAudit(): AuditSummary | undefined {
     return this.audit.summary();
@@ -410,10 +416,104 @@ export class ConsensusExecutor implements BatchExecutor {
     return out;
   }
 
-  appendCaughtUp(): boolean {
-    // Applying caught-up txns needs the handlers' asynchronous replay path; until the core drives
-    // the executor asynchronously a node that lags restarts from a copy of a peer's data instead.
-    return false;
+  /**
+   * Verifies caught-up txns against the target (root at the target size through `consProof`),
+   * applies them to state and commits ledger, state, indexes and ts-root in one write. Nothing is
+   * kept when they do not verify or do not apply.
+   */
+  appendCaughtUp(ledgerId: number, txns: readonly unknown[], consProof: readonly string[], targetSize: number, targetRoot: string): boolean {
+    if (this.applied.length > 0 || this.writeError !== undefined || txns.length === 0) return false;
+    if (ledgerId !== 0 && ledgerId !== 1 && ledgerId !== 2 && ledgerId !== AUDIT_LEDGER) return false;
+    const s = this.stores;
+    const ledger = s.ledgers[ledgerId];
+    const sizeBefore = ledger.size;
+    const newSize = sizeBefore + txns.length;
+    if (newSize > targetSize) return false;
+    try {
+      ledger.append(txns as CommonTxn[]);
+    } catch (e) {
+      this.log?.(`catch-up txns for ledger ${ledgerId} do not append: ${reasonOf(e)}`);
+      return false;
+    }
+    const root = b58encode(ledger.uncommittedRoot);
+    const consistent = newSize === targetSize ? root === targetRoot : this.verifyConsistency(newSize, root, targetSize, targetRoot, consProof);
+    if (!consistent) {
+      ledger.discard(txns.length);
+      return false;
+    }
+    if (ledgerId !== AUDIT_LEDGER) {
+      const ok = this.applyCaughtUpState(ledgerId, txns as Txn[], sizeBefore);
+      if (!ok) {
+        ledger.discard(txns.length);
+        s.states[ledgerId].revertToCommitted();
+        this.ex.idr.clear();
+        return false;
+      }
+    }
+    const wb = s.kv.batch();
+    const payloads: string[] = [];
+    ledger.commit(txns.length, wb);
+    if (ledgerId !== AUDIT_LEDGER) {
+      const trie = s.states[ledgerId];
+      const stateRoot = trie.headRoot;
+      trie.commit(stateRoot, wb);
+      let lastTime: number | undefined;
+      for (let i = 0; i < txns.length; i++) {
+        const t = txns[i] as Txn;
+        const md = (t.txn?.metadata ?? {}) as Record<string, unknown>;
+        if (typeof md.payloadDigest === 'string') {
+          const entry: { payloadDigest: string; digest?: string; ledgerId: number; seqNo: number } = { payloadDigest: md.payloadDigest, ledgerId, seqNo: sizeBefore + i + 1 };
+          if (typeof md.digest === 'string') entry.digest = md.digest;
+          s.seqNoIndex.add(entry, wb);
+          this.unwritten.add(md.payloadDigest);
+          payloads.push(md.payloadDigest);
+        }
+        const tt = t.txnMetadata?.txnTime;
+        if (typeof tt === 'number') lastTime = tt;
+      }
+      if (lastTime !== undefined) s.timestamps.set(ledgerId, lastTime, stateRoot, wb);
+      if (ledgerId === 0) {
+        this.registryCommitted = this.registryCommitted.clone();
+        for (const t of txns) this.registryCommitted.apply(t);
+      }
+      this.registryHead = this.registryCommitted.clone();
+      this.ex.idr.clear();
+    } else {
+      for (let i = 0; i < txns.length; i++) this.recentAudit.set(sizeBefore + i + 1, txns[i]);
+      this.audit.restore(newSize, (n) => this.auditTxn(n), root);
+    }
+    this.startWrite(wb, payloads);
+    if (ledgerId !== AUDIT_LEDGER) this.onCommitted?.(ledgerId, txns as Txn[]);
+    return true;
+  }
+
+  /** optional diagnostic sink (the node's logger) */
+  log: ((msg: string) => void) | undefined;
+
+  /** caught-up and recently committed audit txns whose write may still be in flight */
+  private readonly recentAudit = new Map<number, unknown>();
+
+  private auditTxn(seqNo: number): unknown {
+    const hit = this.recentAudit.get(seqNo);
+    if (hit !== undefined) return hit;
+    const bytes = this.stores.kv.getSync(ledgerBuckets(AUDIT_LEDGER).txn, seqNoKey(seqNo));
+    return bytes === undefined ? undefined : decodeMsgpack(bytes);
+  }
+
+  private applyCaughtUpState(ledgerId: StateLedger, txns: readonly Txn[], sizeBefore: number): boolean {
+    for (let i = 0; i < txns.length; i++) {
+      const txn = txns[i]!;
+      const handler = this.ex.registry.write(txn.txn?.type);
+      if (handler === undefined || handler.ledgerId !== ledgerId) continue;
+      const txnTime = typeof txn.txnMetadata?.txnTime === 'number' ? txn.txnMetadata.txnTime : null;
+      try {
+        runStep(handler.updateState(txn, this.ex.context(ledgerId, txnTime, sizeBefore + i + 1)), String(txn.txn?.type));
+      } catch (e) {
+        this.log?.(`caught-up txn ${sizeBefore + i + 1} of ledger ${ledgerId} does not apply: ${reasonOf(e)}`);
+        return false;
+      }
+    }
+    return true;
   }
 
   ledgerTargets(): Map<number, { size: number; root: string }> {

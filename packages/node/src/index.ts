@@ -1,1 +1,35 @@
-export {};
+// @quire/node: the composition root and the validator process.
+export { NodeError, NodeErrorCode } from './errors.js';
+export { defaultNodeConfig, mergeConfig, validateConfig, loadConfigFile, resolvePath } from './config.js';
+export type { NodeConfig, NodeLimits, UpgradeConfig, ConsensusTimers, LogLevel } from './config.js';
+export { parseSeed, deriveNodeKeys, publicKeys, writeKeyFile, readKeyFile, KEY_FILE_VERSION } from './keys.js';
+export type { NodeKeys, NodePublicKeys } from './keys.js';
+export {
+  POOL_GENESIS_FILE,
+  DOMAIN_GENESIS_FILE,
+  STANDARD_DOMAIN_GENESIS,
+  TRUSTEE_SEED,
+  stewardSeed,
+  nodeSeed,
+  poolGenesisLine,
+  poolGenesis,
+  standardDomainGenesis,
+  standardPoolNodes,
+  writeGenesisFiles,
+} from './genesis-gen.js';
+export type { GenesisNodeSpec } from './genesis-gen.js';
+export { createLogger, testLogger } from './logger.js';
+export type { NodeLogger, LoggerOptions } from './logger.js';
+export { NodeMetrics } from './metrics.js';
+export { PoolRegistry } from './pool-registry.js';
+export type { NodeRecord } from './pool-registry.js';
+export { AuditTrail } from './audit-trail.js';
+export { ConsensusExecutor } from './consensus-executor.js';
+export type { NodeStores, ConsensusExecutorOptions, ConsensusExecutorModules } from './consensus-executor.js';
+export { ExecutorRequestAnalyzer } from './request-analyzer.js';
+export { ClientPath, encodeReply } from './client-path.js';
+export type { ClientChannel, ClientPathModules } from './client-path.js';
+export { QuireNode } from './node.js';
+export type { QuireNodeOptions, QuireNodeModules } from './node.js';
+export { main, RESTART_EXIT_CODE } from './cli.js';
+export type { CliIo } from './cli.js';

@@ -5,7 +5,7 @@
  * reason text sent to clients is built here, from the code and the data, and nowhere else; texts
  * follow requests.md / auth-rules.md word for word where those specs quote them.
  */
-import { QuireError } from '@quire/common';
+import { QuireError, RejectCode, rejectReason } from '@quire/common';
 
 /**
  * How the reason is wrapped in a REQNACK/REJECT (requests.md §1.8):
@@ -142,14 +142,19 @@ const CATALOGUE = {
   EXTERNAL_AUDIT: { kind: ErrorKind.INVALID, reason: () => 'External audit requests are not allowed' },
 
   // ---- TAA acceptance (requests.md §1.6; REJECT codes 200-207) ---------------------------------
-  TAA_NOT_EXPECTED: { kind: ErrorKind.TAA, replyCode: 200, reason: (d) => `Txn Author Agreement acceptance is not expected and not allowed in requests for ledger id ${s(d.ledgerId)}` },
-  TAA_MISSING: { kind: ErrorKind.TAA, replyCode: 201, reason: (d) => `Txn Author Agreement acceptance is required for ledger with id ${s(d.ledgerId)}` },
-  TAA_WRONG_DIGEST: { kind: ErrorKind.TAA, replyCode: 202, reason: (d) => `Incorrect Txn Author Agreement(digest=${s(d.digest)}) in the request` },
-  TAA_RETIRED: { kind: ErrorKind.TAA, replyCode: 203, reason: (d) => `Txn Author Agreement is retired: version ${s(d.version)}, seq_no ${s(d.seqNo)}, txn_time ${s(d.txnTime)}` },
-  TAA_TIME_TOO_PRECISE: { kind: ErrorKind.TAA, replyCode: 204, reason: (d) => `Txn Author Agreement acceptance time ${s(d.time)} is too precise and is a privacy risk` },
-  TAA_TIME_INAPPROPRIATE: { kind: ErrorKind.TAA, replyCode: 205, reason: (d) => `Txn Author Agreement acceptance time is inappropriate: provided ${s(d.time)}, expected in [${s(d.low)}, ${s(d.high)}]` },
-  TAA_MECHANISM_INAPPROPRIATE: { kind: ErrorKind.TAA, replyCode: 206, reason: (d) => `Txn Author Agreement acceptance mechanism is inappropriate: provided ${s(d.mechanism)}, expected one of [${(d.labels as string[]).map((l) => `'${l}'`).join(', ')}]` },
-  TAA_TIME_OUT_OF_RANGE: { kind: ErrorKind.TAA, replyCode: 207, reason: (d) => `TAA_ACCEPTANCE_TIME = ${s(d.time)} is out of range` },
+  TAA_NOT_EXPECTED: { kind: ErrorKind.TAA, replyCode: RejectCode.TAA_NOT_EXPECTED_FOR_LEDGER, reason: (d) => rejectReason(RejectCode.TAA_NOT_EXPECTED_FOR_LEDGER, s(d.ledgerId)) },
+  TAA_MISSING: { kind: ErrorKind.TAA, replyCode: RejectCode.TAA_MISSING, reason: (d) => rejectReason(RejectCode.TAA_MISSING, s(d.ledgerId)) },
+  TAA_WRONG_DIGEST: { kind: ErrorKind.TAA, replyCode: RejectCode.TAA_WRONG_DIGEST, reason: (d) => rejectReason(RejectCode.TAA_WRONG_DIGEST, s(d.digest)) },
+  TAA_RETIRED: { kind: ErrorKind.TAA, replyCode: RejectCode.TAA_RETIRED, reason: (d) => rejectReason(RejectCode.TAA_RETIRED, s(d.version), s(d.seqNo), s(d.txnTime)) },
+  TAA_TIME_TOO_PRECISE: { kind: ErrorKind.TAA, replyCode: RejectCode.TAA_TOO_PRECISE, reason: (d) => rejectReason(RejectCode.TAA_TOO_PRECISE, s(d.time)) },
+  TAA_TIME_INAPPROPRIATE: { kind: ErrorKind.TAA, replyCode: RejectCode.TAA_TIME_INAPPROPRIATE, reason: (d) => rejectReason(RejectCode.TAA_TIME_INAPPROPRIATE, s(d.time), s(d.low), s(d.high)) },
+  /** Data: mechanism, labels (string[], rendered as Python renders a list of strings). */
+  TAA_MECHANISM_INAPPROPRIATE: {
+    kind: ErrorKind.TAA,
+    replyCode: RejectCode.TAA_MECHANISM_INAPPROPRIATE,
+    reason: (d) => rejectReason(RejectCode.TAA_MECHANISM_INAPPROPRIATE, s(d.mechanism), `[${(d.labels as string[]).map((l) => `'${l}'`).join(', ')}]`),
+  },
+  TAA_TIME_OUT_OF_RANGE: { kind: ErrorKind.TAA, replyCode: RejectCode.TAA_TIME_OUT_OF_RANGE, reason: (d) => rejectReason(RejectCode.TAA_TIME_OUT_OF_RANGE, s(d.time)) },
 
   // ---- authorization (auth-rules.md §4) --------------------------------------------------------
   AUTH_NOT_ALLOWED: { kind: ErrorKind.UNAUTHORIZED, reason: (d) => `Request can not be authorized as action is not allowed: ${s(d.request)}` },

@@ -10,27 +10,15 @@
  * unsorted keys of untrusted objects when the order changes a result. Node-local checks (the
  * node's clock, installed software) go in `validateAtReceipt`, which ordering never runs.
  */
+import type { Request, TaaAcceptance, Txn } from '@quire/common';
 import type { RequestError } from './errors.js';
 
-/** A stored transaction (formats.md 4.1); structurally the `Txn` of @quire/common and @quire/storage. */
-export interface Txn {
-  ver?: string;
-  txn: { type: string; protocolVersion?: number; ver?: unknown; data: Record<string, unknown>; metadata: Record<string, unknown> };
-  txnMetadata: { seqNo?: number; txnTime?: number; txnId?: string; [k: string]: unknown };
-  reqSignature: { type?: string; values?: { from: string; value: string }[] };
-}
-
-/** The kept fields of a client request (formats.md 3.1), parsed losslessly. */
-export interface Request {
-  identifier?: string;
-  reqId: number | bigint;
-  operation: Record<string, unknown>;
-  protocolVersion?: number;
-  signature?: string;
-  signatures?: Record<string, string>;
-  endorser?: string;
-  taaAcceptance?: TaaAcceptance;
-}
+/**
+ * The shapes of @quire/common, re-exported so handler modules and users of this package name one
+ * `Txn` (a stored transaction, formats.md 4.1), one `Request` (the kept fields of a client request,
+ * formats.md 3.1, parsed losslessly) and one `TaaAcceptance` (formats.md 3.5).
+ */
+export type { Request, TaaAcceptance, Txn };
 
 /** Ledger ids (formats.md): pool 0, domain 1, config 2, audit 3. */
 export type LedgerIdValue = 0 | 1 | 2 | 3;
@@ -42,13 +30,6 @@ export type StateKey = string | Uint8Array;
 // ------------------------------------------------------------------------------------------------
 // The request as handlers see it
 // ------------------------------------------------------------------------------------------------
-
-/** `taaAcceptance` of a request (formats.md 3.5). */
-export interface TaaAcceptance {
-  taaDigest: string;
-  mechanism: string;
-  time: number | bigint;
-}
 
 /**
  * A request after envelope validation (requests.md §1.1): only the kept fields, parsed losslessly.
@@ -248,6 +229,11 @@ export interface ReadAnswer {
   txnTime: number | null;
   /** The lookup whose proof goes into `state_proof` (omit for reads without a proof). */
   proof?: { ledgerId: StateLedgerId; lookup: StateLookup };
+  /**
+   * A second proved lookup at another root, already rendered into `data.stateProofFrom`
+   * (GET_REVOC_REG_DELTA, formats.md 7.7): the node attaches the multi-signature of its root there.
+   */
+  proofFrom?: { ledgerId: StateLedgerId; lookup: StateLookup };
   /** Members added to `data`-level result besides the standard ones (rare; e.g. none for most reads). */
   extra?: Record<string, unknown>;
   /** Replace the whole result (GET_TXN has its own result shape). */

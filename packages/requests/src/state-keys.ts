@@ -17,7 +17,7 @@
  *
  * W(v, n, t) = CJ({"lsn": n, "lut": t, "val": v}); CJ is canonical JSON (formats.md §1.6).
  */
-import { canonicalJson, canonicalJsonBytes, deepCopy, isPlainObject, parseJson, sha256, sha256Hex } from '@quire/common';
+import { canonicalJson, canonicalJsonBytes, deepCopy, isPlainObject, parseJson, sha256, sha256Hex, toHex } from '@quire/common';
 import { RequestError, RequestErrorCode } from './errors.js';
 import type { StateKey } from './handler.js';
 
@@ -47,12 +47,29 @@ const textDecoder = new TextDecoder('utf-8', { fatal: true });
 
 /** NYM: the raw 32-byte SHA-256 of the UTF-8 `dest`. */
 export function nymKey(dest: string): Uint8Array {
-  return sha256(textEncoder.encode(dest));
+  return nymKeyShared(dest).slice();
 }
 
 /** NYM `txnId`: lowercase hex of the state key. */
 export function nymTxnId(dest: string): string {
-  return sha256Hex(textEncoder.encode(dest));
+  return toHex(nymKeyShared(dest));
+}
+
+/**
+ * The NYM keys of the DIDs seen last, shared (callers get copies): one NYM write asks for the key
+ * of its `dest` and author several times (DID index, state update, txnId).
+ */
+const recentNymKeys = new Map<string, Uint8Array>();
+const RECENT_NYM_KEYS = 4096;
+
+function nymKeyShared(dest: string): Uint8Array {
+  let key = recentNymKeys.get(dest);
+  if (key === undefined) {
+    key = sha256(textEncoder.encode(dest));
+    if (recentNymKeys.size >= RECENT_NYM_KEYS) recentNymKeys.delete(recentNymKeys.keys().next().value!);
+    recentNymKeys.set(dest, key);
+  }
+  return key;
 }
 
 /** The attribute selector of an ATTRIB / GET_ATTR request. */

@@ -4,7 +4,7 @@
  * the proven root.
  */
 import { LedgerId, TxnType, isPlainObject, stringifyJson, toHex, type MultiSignature } from '@quire/common';
-import { ProofError } from '@quire/storage';
+import { ProofError, StorageError } from '@quire/storage';
 import { ClientErrorCode, VerificationError } from '../errors.js';
 import { DEFAULT_FRESHNESS_SECONDS, verifyMultiSignature, type Freshness, type MultiSignatureCache, type PoolBlsKeys } from './multi-signature.js';
 import { verifyAuditPath, verifyTrieProof } from './proofs.js';
@@ -146,8 +146,8 @@ function verifyGetTxn(result: Record<string, unknown>, op: Record<string, unknow
   try {
     verifyAuditPath({ rootHash: data.rootHash, seqNo, ledgerSize: data.ledgerSize, auditPath: data.auditPath as string[], txn: data });
   } catch (e) {
-    if (e instanceof ProofError || (e instanceof Error && (e as { code?: string }).code === 'INVALID_PROOF_ARGUMENT')) {
-      throw new VerificationError(ClientErrorCode.AUDIT_PATH_INVALID, { proofCode: (e as { code: string }).code, seqNo, ledgerSize: data.ledgerSize });
+    if (e instanceof StorageError) {
+      throw new VerificationError(ClientErrorCode.AUDIT_PATH_INVALID, { proofCode: e.code, seqNo, ledgerSize: data.ledgerSize });
     }
     throw e;
   }

@@ -3,7 +3,7 @@
  * `signatures` must verify, over the signature input, against the signer's current verkey (the
  * uncommitted domain state). The one exception: a NYM whose `identifier` equals `dest` and whose
  * author is not on the ledger is verified with the request's own `verkey` (permissionless
- * creation). Two caches keep the hot path cheap: resolved keys, and the (digest, signer, key)
+ * creation), or with the DID itself when it is a 32-byte cryptonym sent without a verkey. Two caches keep the hot path cheap: resolved keys, and the (digest, signer, key)
  * triples already verified, so a request's signatures are verified once (at receipt) and not
  * again when it is ordered.
  */
@@ -69,8 +69,10 @@ export class SignatureVerifier {
     let verkey: string | null | undefined;
     if (nym !== undefined) verkey = nym.verkey;
     else if (req.type === NODE_UPGRADE && pool?.get(did) !== undefined) verkey = null; // the node id is its key
-    else if (req.type === NYM && did === req.identifier && req.operation.dest === did && typeof req.operation.verkey === 'string') {
-      verkey = req.operation.verkey;
+    else if (req.type === NYM && did === req.identifier && req.operation.dest === did) {
+      // self-creation: the key is the request's own verkey, or, without one, the DID itself when it
+      // is a 32-byte cryptonym (formats.md 2.1); a 16-byte DID without a verkey has no key
+      verkey = typeof req.operation.verkey === 'string' ? req.operation.verkey : null;
     } else throw new RequestError(RequestErrorCode.UNKNOWN_SIGNER, { did });
     const ck = `${did}|${verkey ?? ''}`;
     let key = this.#keys.get(ck);

@@ -69,6 +69,8 @@ interface AppliedBatch {
 }
 
 const STATE_LEDGERS: readonly StateLedgerId[] = [0, 1, 2];
+/** Queued operations after which a rebuild writes its own batch and starts another. */
+const REBUILD_FLUSH_OPS = 20_000;
 
 function isStateLedger(v: unknown): v is StateLedgerId {
   return v === 0 || v === 1 || v === 2;
@@ -153,45 +155,65 @@ export class RequestExecutor {
     try {
       const ledger = this.stores.ledgers[ledgerId];
       const trie = this.stores.states[ledgerId];
-      const batch: AppliedBatch = {
-        batchId: this.nextBatchId++,
-        ledgerId,
-        ppTime,
-        txnCount: 0,
-        stateRootBefore: trie.headRoot,
-        stateRootAfter: trie.headRoot,
-        txns: [],
-        digests: [],
-        attributes: new Map(),
-      };
-      const results: RequestResult[] = [];
-      for (let index = 0; index < requests.length; index++) {
-        results.push(await this.applyOne(index, requests[index], ledgerId, ppTime, batch));
+      const rootsBefore = STATE_LEDGERS.map((id) => this.stores.states[id].headRoot);
+      const refused = new Map<number, { error: RequestError; digest: string | null }>();
+      for (;;) {
+        const batch: AppliedBatch = {
+          batchId: this.nextBatchId,
+          ledgerId,
+          ppTime,
+          txnCount: 0,
+          stateRootBefore: rootsBefore[ledgerId]!,
+          stateRootAfter: rootsBefore[ledgerId]!,
+          txns: [],
+          digests: [],
+          attributes: new Map(),
+        };
+        const results: RequestResult[] = [];
+        for (let index = 0; index < requests.length; index++) {
+          const known = refused.get(index);
+          results.push(known ? invalidResult(index, known.error, known.digest) : await this.applyOne(index, requests[index], ledgerId, ppTime, batch));
+        }
+        const txns = this.ledgerViews[ledgerId].takePending();
+        try {
+          if (txns.length > 0) ledger.append(txns);
+        } catch (e) {
+          // A txn the ledger cannot store (never expected for a validated request): undo the whole
+          // batch, refuse the request(s) at fault and apply the batch again without them.
+          for (const id of STATE_LEDGERS) this.stores.states[id].setHead(rootsBefore[id]!);
+          for (const d of batch.digests) this.inFlight.delete(d.payloadDigest);
+          this.idr.clear();
+          const error = new RequestError(RequestErrorCode.INTERNAL, { problem: `ledger refused the txn: ${toRequestError(e).reason}` });
+          const at = (e as { data?: { index?: unknown } }).data?.index;
+          const valid = results.filter((r) => r.valid);
+          const culprit = typeof at === 'number' ? valid[at] : undefined;
+          for (const r of culprit === undefined ? valid : [culprit]) refused.set(r.index, { error, digest: r.digest });
+          continue;
+        }
+        this.nextBatchId++;
+        batch.stateRootAfter = trie.headRoot;
+        this.applied.push(batch);
+        return {
+          batchId: batch.batchId,
+          ledgerId,
+          ppTime,
+          results,
+          stateRoot: batch.stateRootAfter,
+          txnRoot: ledger.uncommittedRoot,
+          ledgerSize: ledger.uncommittedSize,
+          validCount: batch.txnCount,
+        };
       }
-      batch.stateRootAfter = trie.headRoot;
-      this.applied.push(batch);
-      return {
-        batchId: batch.batchId,
-        ledgerId,
-        ppTime,
-        results,
-        stateRoot: trie.headRoot,
-        txnRoot: ledger.uncommittedRoot,
-        ledgerSize: ledger.uncommittedSize,
-        validCount: batch.txnCount,
-      };
     } finally {
       this.busy = false;
     }
   }
 
   private async applyOne(index: number, raw: unknown, ledgerId: StateLedgerId, ppTime: number, batch: AppliedBatch): Promise<RequestResult> {
-    const ledger = this.stores.ledgers[ledgerId];
+    const ledger = this.ledgerViews[ledgerId];
     let req: ParsedRequest | undefined;
     const views = this.views;
-    const sizeBefore = ledger.uncommittedSize;
     const pendingAttrs = new Map<string, string>();
-    let inFlightKey: string | undefined;
     try {
       req = parseRequest(raw);
       const handler = this.writeHandlerFor(req, ledgerId);
@@ -202,7 +224,7 @@ export class RequestExecutor {
       }
       if (this.opts.verifySignatures) this.verifier.verify(req, this.idr, this.views[0]);
       checkTaaAcceptance(req, ledgerId, this.views[2], ppTime);
-      const seqNo = sizeBefore + 1;
+      const seqNo = ledger.uncommittedSize + 1;
       const attributes: AttributeAccess = {
         put: (hash, value) => void pendingAttrs.set(hash, value),
         get: async (hash) => pendingAttrs.get(hash) ?? batchAttribute(this.applied, batch, hash) ?? this.stores.attributes.get(hash),
@@ -215,9 +237,8 @@ export class RequestExecutor {
       txn.txnMetadata = { seqNo, txnTime: ppTime };
       if (txnId !== undefined) txn.txnMetadata.txnId = txnId;
       await handler.updateState(txn, ctx, req);
-      ledger.append([txn]);
       for (const id of STATE_LEDGERS) views[id].endUndo(false);
-      inFlightKey = pd;
+      ledger.addPending(txn);
       this.inFlight.add(pd);
       for (const [h, v] of pendingAttrs) batch.attributes.set(h, v);
       batch.txnCount++;
@@ -225,22 +246,19 @@ export class RequestExecutor {
       batch.digests.push({ payloadDigest: pd, digest: req.digest, seqNo });
       return { index, valid: true, seqNo, txn, digest: req.digest, payloadDigest: pd };
     } catch (e) {
-      // undo whatever this request did: state head, ledger tail, idr cache
-      if (inFlightKey !== undefined) this.inFlight.delete(inFlightKey);
+      // undo whatever this request did: state head and idr cache (its txn was not added)
       try {
-        if (ledger.uncommittedSize > sizeBefore) ledger.discard(ledger.uncommittedSize - sizeBefore);
         for (const id of STATE_LEDGERS) views[id].endUndo(true);
       } finally {
         this.idr.clear();
       }
-      const error = toRequestError(e);
       let digest: string | null;
       try {
         digest = req?.digest ?? null;
       } catch {
         digest = null;
       }
-      return { index, valid: false, code: error.code, reason: error.reason, replyCode: error.replyCode, kind: error.kind, error, digest };
+      return invalidResult(index, toRequestError(e), digest);
     }
   }
 
@@ -300,6 +318,7 @@ export class RequestExecutor {
   /**
    * Applies genesis txns (formats.md 4.4, 11) to an empty ledger and its state and commits them.
    * Genesis content is not validated; a txn of a type without a handler is stored without state.
+   * The originals of genesis ATTRIB `raw` / `enc` values go to the attribute store.
    */
   async applyGenesis(ledgerId: number, txns: readonly Txn[], writeBatch?: WriteBatch): Promise<void> {
     if (!isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
@@ -308,15 +327,17 @@ export class RequestExecutor {
     if (ledger.size > 0) throw new RequestError(RequestErrorCode.INTERNAL, { problem: `ledger ${ledgerId} is not empty` });
     this.enter();
     try {
+      const attributes = this.replayAttributes();
       for (const txn of txns) {
         const seqNo = ledger.uncommittedSize + 1;
-        await this.applyStoredTxn(ledgerId, txn, seqNo);
+        await this.applyStoredTxn(ledgerId, txn, seqNo, attributes.access);
         ledger.append([txn]);
       }
       const own = writeBatch === undefined;
       const wb = writeBatch ?? this.stores.kv.batch();
       await ledger.commit(undefined, wb);
       await this.stores.states[ledgerId].commit(undefined, wb);
+      attributes.flush(wb);
       if (own) await wb.write();
       this.idr.clear();
     } finally {
@@ -324,39 +345,94 @@ export class RequestExecutor {
     }
   }
 
-  /** Rebuilds a ledger's state from its committed txns (when the state store is empty or lost). */
+  /**
+   * Rebuilds a ledger's state from its committed txns (when the state store is empty or lost),
+   * with the timestamp -> state root index: the root after the last txn of each batch time is
+   * committed (so historic reads at it have their trie nodes) and recorded for that time. Genesis
+   * ATTRIB originals are put back into the attribute store. Without `writeBatch` the work is
+   * written in several batches as it goes; with one, everything goes into it.
+   */
   async rebuildState(ledgerId: number, writeBatch?: WriteBatch): Promise<Uint8Array> {
     if (!isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
     if (this.applied.length > 0) throw new RequestError(RequestErrorCode.INTERNAL, { problem: 'rebuild while batches are uncommitted' });
     const ledger = this.stores.ledgers[ledgerId];
+    const trie = this.stores.states[ledgerId];
+    const timestamps = this.stores.timestamps;
     this.enter();
     try {
-      if (ledger.size > 0) {
-        for await (const [seqNo, txn] of ledger.range(1, ledger.size)) await this.applyStoredTxn(ledgerId, txn, seqNo);
-      }
       const own = writeBatch === undefined;
-      const wb = writeBatch ?? this.stores.kv.batch();
-      await this.stores.states[ledgerId].commit(undefined, wb);
+      let wb = writeBatch ?? this.stores.kv.batch();
+      const attributes = this.replayAttributes();
+      let time: number | null = null;
+      const endOfBatchTime = async (): Promise<void> => {
+        if (time === null) return;
+        const root = trie.headRoot;
+        await trie.commit(root, wb);
+        timestamps?.set(ledgerId, time, root, wb);
+        if (own && wb.length >= REBUILD_FLUSH_OPS) {
+          attributes.flush(wb);
+          await wb.write();
+          wb = this.stores.kv.batch();
+        }
+      };
+      if (ledger.size > 0) {
+        for await (const [seqNo, txn] of ledger.range(1, ledger.size)) {
+          const t = txnTimeOf(txn);
+          if (t !== time) {
+            await endOfBatchTime();
+            time = t;
+          }
+          await this.applyStoredTxn(ledgerId, txn, seqNo, attributes.access);
+        }
+        await endOfBatchTime();
+      }
+      await trie.commit(undefined, wb);
+      attributes.flush(wb);
       if (own) await wb.write();
       this.idr.clear();
-      return this.stores.states[ledgerId].committedRoot;
+      return trie.committedRoot;
     } finally {
       this.busy = false;
     }
   }
 
-  private async applyStoredTxn(ledgerId: StateLedgerId, txn: Txn, seqNo: number): Promise<void> {
+  private async applyStoredTxn(ledgerId: StateLedgerId, txn: Txn, seqNo: number, attributes: AttributeAccess): Promise<void> {
     const handler = this.registry.write(txn.txn?.type);
     if (handler === undefined || handler.ledgerId !== ledgerId) return;
-    const txnTime = typeof txn.txnMetadata?.txnTime === 'number' ? txn.txnMetadata.txnTime : null;
-    const ctx = this.context(ledgerId, txnTime, seqNo);
+    const ctx = this.context(ledgerId, txnTimeOf(txn), seqNo, attributes);
     await handler.updateState(txn, ctx);
+  }
+
+  /** Attribute access for replays (genesis, rebuild): puts are buffered, then flushed into a batch. */
+  private replayAttributes(): { access: AttributeAccess; flush(wb: WriteBatch): void } {
+    const pending = new Map<string, string>();
+    const store = this.stores.attributes;
+    return {
+      access: {
+        put: (hash, value) => void pending.set(hash, value),
+        get: async (hash) => pending.get(hash) ?? store.get(hash),
+      },
+      flush(wb) {
+        for (const value of [...pending.values()].sort()) store.put(value, wb);
+        pending.clear();
+      },
+    };
   }
 
   private enter(): void {
     if (this.busy) throw new RequestError(RequestErrorCode.INTERNAL, { problem: 'executor calls must not overlap' });
     this.busy = true;
   }
+}
+
+function invalidResult(index: number, error: RequestError, digest: string | null): RequestResult {
+  return { index, valid: false, code: error.code, reason: error.reason, replyCode: error.replyCode, kind: error.kind, error, digest };
+}
+
+/** A stored txn's batch time, or null (genesis txns have none). */
+function txnTimeOf(txn: Txn): number | null {
+  const t = txn.txnMetadata?.txnTime;
+  return typeof t === 'number' ? t : null;
 }
 
 function batchAttribute(applied: readonly AppliedBatch[], current: AppliedBatch, hash: string): string | undefined {

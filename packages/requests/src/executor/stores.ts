@@ -111,7 +111,15 @@ export class TrieView implements StateAccess {
   }
 }
 
+/**
+ * A handler's view of one ledger: its committed and uncommitted txns plus the txns of the batch
+ * being applied, which the executor appends to the ledger in one call when the batch ends (one
+ * Merkle root per batch instead of one per request).
+ */
 export class LedgerView implements LedgerReader {
+  /** Txns of the batch being applied, not yet appended to the ledger (seqNos follow its tail). */
+  #pending: Txn[] = [];
+
   constructor(
     readonly ledgerId: LedgerIdValue,
     private readonly ledger: ExecutorLedger,
@@ -120,10 +128,22 @@ export class LedgerView implements LedgerReader {
     return this.ledger.size;
   }
   get uncommittedSize(): number {
-    return this.ledger.uncommittedSize;
+    return this.ledger.uncommittedSize + this.#pending.length;
   }
   getTxn(seqNo: number): Promise<Txn | undefined> {
-    if (!Number.isSafeInteger(seqNo) || seqNo < 1 || seqNo > this.ledger.uncommittedSize) return Promise.resolve(undefined);
+    if (!Number.isSafeInteger(seqNo) || seqNo < 1 || seqNo > this.uncommittedSize) return Promise.resolve(undefined);
+    const tail = this.ledger.uncommittedSize;
+    if (seqNo > tail) return Promise.resolve(this.#pending[seqNo - tail - 1]);
     return this.ledger.get(seqNo);
+  }
+  /** Adds a txn of the batch being applied (its seqNo is `uncommittedSize` after the call). */
+  addPending(txn: Txn): void {
+    this.#pending.push(txn);
+  }
+  /** Takes the batch's txns out of the view (to append them to the ledger, or to drop them). */
+  takePending(): Txn[] {
+    const txns = this.#pending;
+    this.#pending = [];
+    return txns;
   }
 }

@@ -2,7 +2,7 @@
  * Request envelope (requests.md §1.1, formats.md 3.1-3.4): size check, lossless parse, the kept
  * fields, their schema, the signature/endorser rules, and the derived author and digests.
  */
-import { EncodingError, applyAttribRule, codePointCompare, parseJson, sha256Hex, signatureInput, signingSerialization } from '@quire/common';
+import { EncodingError, codePointCompare, parseJson, requestDigests, signatureInput } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { ParsedRequest, Request, TaaAcceptance } from '../handler.js';
 import { did, integer, isPlainObject, mapOf, pyType, sha256Hex as sha256HexCheck, signatureText, str } from '../validation/fields.js';
@@ -128,7 +128,7 @@ class Parsed implements ParsedRequest {
   }
 
   #computeDigests(): void {
-    const d = digests(this.request, this.author);
+    const d = digests(this.request);
     this.#digest = d.digest;
     this.#payloadDigest = d.payloadDigest;
   }
@@ -152,19 +152,10 @@ export function signatureInputFor(req: ParsedRequest): Uint8Array {
   return req instanceof Parsed ? req.signatureInput : signatureInputOf(req.request);
 }
 
-/** `digest` and `payloadDigest` of formats.md 3.3. */
-export function digests(request: Request, author: string): { digest: string; payloadDigest: string } {
+/** `digest` and `payloadDigest` of formats.md 3.3 (`requestDigests` of @quire/common), failures as RequestError. */
+export function digests(request: Request): { digest: string; payloadDigest: string } {
   try {
-    const payload: Record<string, unknown> = { identifier: author, reqId: request.reqId, operation: applyAttribRule(request.operation) };
-    if (request.protocolVersion !== undefined) payload.protocolVersion = request.protocolVersion;
-    if (request.taaAcceptance !== undefined) payload.taaAcceptance = request.taaAcceptance;
-    if (request.endorser !== undefined) payload.endorser = request.endorser;
-    const payloadDigest = sha256Hex(signingSerialization(payload));
-    const full: Record<string, unknown> = { ...payload };
-    if (request.signatures !== undefined) full.signatures = request.signatures;
-    if (request.signature !== undefined) full.signature = request.signature;
-    const digest = sha256Hex(signingSerialization(full));
-    return { digest, payloadDigest };
+    return requestDigests(request);
   } catch (e) {
     throw new RequestError(RequestErrorCode.SERIALIZATION_FAILED, { problem: e instanceof Error ? e.message : 'unserializable' });
   }

@@ -58,6 +58,12 @@ export interface ReadReply {
   result: Record<string, unknown>;
   /** The state root read, for the node to attach its multi-signature (`state_proof.multi_signature`). */
   stateRoot?: { ledgerId: StateLedgerId; root: Uint8Array };
+  /**
+   * The second state root a GET_REVOC_REG_DELTA reads (formats.md 7.7), present when the result
+   * holds `data.stateProofFrom`: the node attaches the multi-signature stored for this root as
+   * `data.stateProofFrom.multi_signature`.
+   */
+  stateRootFrom?: { ledgerId: StateLedgerId; root: Uint8Array };
 }
 
 /** Runs a read handler and builds the REPLY result. Throws RequestError (REQNACK) on bad input. */
@@ -65,8 +71,17 @@ export async function answerRead(handler: ReadHandler, req: ParsedRequest, ctx: 
   const answer = await handler.read(req, ctx);
   if (answer.result !== undefined) return { result: answer.result };
   const result: Record<string, unknown> = { ...req.operation, identifier: req.author, reqId: req.reqId, data: answer.data, seqNo: answer.seqNo, txnTime: answer.txnTime, ...answer.extra };
-  if (answer.proof === undefined) return { result };
-  const { ledgerId, lookup } = answer.proof;
-  result.state_proof = { root_hash: b58encode(lookup.root), proof_nodes: b64encode(lookup.proof) };
-  return { result, stateRoot: { ledgerId, root: lookup.root } };
+  const reply: ReadReply = { result };
+  if (answer.proof !== undefined) {
+    const { ledgerId, lookup } = answer.proof;
+    result.state_proof = stateProofOf(lookup);
+    reply.stateRoot = { ledgerId, root: lookup.root };
+  }
+  if (answer.proofFrom !== undefined) reply.stateRootFrom = { ledgerId: answer.proofFrom.ledgerId, root: answer.proofFrom.lookup.root };
+  return reply;
+}
+
+/** `{root_hash, proof_nodes}` of a lookup: a `state_proof` before the node adds the multi-signature. */
+export function stateProofOf(lookup: StateLookup): { root_hash: string; proof_nodes: string } {
+  return { root_hash: b58encode(lookup.root), proof_nodes: b64encode(lookup.proof) };
 }

@@ -71,6 +71,8 @@ export interface AttribTarget {
   storedHash: string;
   /** The attribute-store content (CJ of the raw object, or the enc text); none for hash. */
   original?: string;
+  /** True when `original` comes from the txn itself rather than from the attribute store. */
+  fromTxn?: boolean;
 }
 
 /** The target of a request whose static validation passed. */
@@ -98,7 +100,7 @@ async function attribTargetOfTxn(data: Record<string, unknown>, ctx: HandlerCont
   if (kind === 'hash') return { kind, name: value, storedHash: '' };
   if (kind === 'raw') {
     const direct = tryParseObject(value);
-    if (direct !== undefined) return attribTargetOfRequest({ raw: value });
+    if (direct !== undefined) return { ...attribTargetOfRequest({ raw: value }), fromTxn: true };
     const original = await ctx.attributes.get(value);
     const obj = original === undefined ? undefined : tryParseObject(original);
     if (obj === undefined) throw new RequestError(RequestErrorCode.STATE_CORRUPT, { key: value, problem: 'attribute store has no raw attribute for this hash' });
@@ -108,7 +110,7 @@ async function attribTargetOfTxn(data: Record<string, unknown>, ctx: HandlerCont
     const original = await ctx.attributes.get(value);
     if (original !== undefined) return { kind, name: original, storedHash: value, original };
   }
-  return attribTargetOfRequest({ enc: value });
+  return { ...attribTargetOfRequest({ enc: value }), fromTxn: true };
 }
 
 function tryParseObject(text: string): Record<string, unknown> | undefined {
@@ -162,7 +164,13 @@ export const attribHandler: WriteHandler = {
 
   async updateState(txn: Txn, ctx: HandlerContext, request?: ParsedRequest) {
     const data = txn.txn.data;
-    const target = request ? attribTargetOfRequest(request.operation) : await attribTargetOfTxn(data, ctx);
+    let target: AttribTarget;
+    if (request) target = attribTargetOfRequest(request.operation);
+    else {
+      target = await attribTargetOfTxn(data, ctx);
+      // a genesis (or caught-up) txn carrying the original: the attribute store must hold it for GET_ATTR
+      if (target.original !== undefined && target.fromTxn) ctx.attributes.put(target.storedHash, target.original);
+    }
     const key = attribKey(data.dest as string, target.kind, target.name);
     ctx.state(DOMAIN).set(key, encodeWrapped(target.storedHash, ctx.txn.seqNo, ctx.txn.txnTime));
   },

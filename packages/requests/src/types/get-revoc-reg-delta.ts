@@ -14,9 +14,9 @@
  * `stateProofFrom` carries `root_hash` and `proof_nodes`; the node adds the multi-signature of
  * that root as it does for `state_proof`.
  */
-import { b58encode, b64encode } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { ReadAnswer, ReadContext, ReadHandler, StateLookup } from '../handler.js';
+import { stateProofOf } from '../reads/read-context.js';
 import { integer, nonEmptyStr, objectSchema, optional, required } from '../validation/index.js';
 import {
   IssuanceType,
@@ -52,11 +52,6 @@ function proved(ctx: ReadContext, key: string, root: Uint8Array): Proved {
 function recordAt(ctx: ReadContext, key: string, root: Uint8Array): WrappedValue<JsonObject> | undefined {
   const bytes = ctx.get(DOMAIN, key, root);
   return bytes === undefined ? undefined : (decodeWrapped(bytes, key) as WrappedValue<JsonObject>);
-}
-
-/** `{root_hash, proof_nodes}` of a lookup (the shape of `state_proof` before the multi-signature). */
-export function stateProofOf(lookup: StateLookup): { root_hash: string; proof_nodes: string } {
-  return { root_hash: b58encode(lookup.root), proof_nodes: b64encode(lookup.proof) };
 }
 
 /** The issued/revoked delta between two accumulated entries (requests.md §9.3 `delta`). */
@@ -109,9 +104,12 @@ export const getRevocRegDeltaHandler: ReadHandler = {
     const stateProofFrom = accumFrom ? stateProofOf(accumFrom.lookup) : null;
     const accumFromVal = accumFrom?.record?.val ?? null;
 
+    // the root of `data.stateProofFrom`, whose multi-signature the node attaches there
+    const from = withFrom && accumFrom !== undefined ? { proofFrom: { ledgerId: DOMAIN, lookup: accumFrom.lookup } } : {};
+
     if (toRoot === undefined || entryTo?.record === undefined || accumTo?.record === undefined) {
       const data = withFrom ? { stateProofFrom, value: { accum_to: null, accum_from: accumFromVal } } : null;
-      return entryTo ? { data, seqNo: null, txnTime: null, proof: { ledgerId: DOMAIN, lookup: entryTo.lookup } } : { data, seqNo: null, txnTime: null };
+      return entryTo ? { data, seqNo: null, txnTime: null, proof: { ledgerId: DOMAIN, lookup: entryTo.lookup }, ...from } : { data, seqNo: null, txnTime: null, ...from };
     }
 
     const def = recordAt(ctx, id, toRoot)?.val;
@@ -135,6 +133,6 @@ export const getRevocRegDeltaHandler: ReadHandler = {
       data.stateProofFrom = stateProofFrom;
       value.accum_from = accumFromVal;
     }
-    return { data, seqNo: main.record!.lsn, txnTime: main.record!.lut, proof: { ledgerId: DOMAIN, lookup: main.lookup } };
+    return { data, seqNo: main.record!.lsn, txnTime: main.record!.lut, proof: { ledgerId: DOMAIN, lookup: main.lookup }, ...(withFrom ? from : {}) };
   },
 };

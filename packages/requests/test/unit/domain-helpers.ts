@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { RequestResult } from '../../src/executor/executor.js';
 import type { Txn } from '../../src/handler.js';
 import { parseRequest } from '../../src/pipeline/parse.js';
-import { StoresReadContext, answerRead } from '../../src/reads/read-context.js';
+import { type ReadReply, StoresReadContext, answerRead } from '../../src/reads/read-context.js';
 import type { StateKey } from '../../src/handler.js';
 import { type Harness, TRUSTEE, newSigner, nymOp, signed } from './helpers/harness.js';
 
@@ -66,6 +66,8 @@ export interface ReadOutcome {
   result: Record<string, unknown>;
   root?: Uint8Array;
   proofNodes?: Uint8Array;
+  /** The reply as the node receives it (stateRoot / stateRootFrom name the roots to multi-sign). */
+  reply: ReadReply;
 }
 
 /** Runs a read (unsigned, as clients send them) through the read framework. */
@@ -76,7 +78,7 @@ export async function read(h: Harness, operation: Record<string, unknown>): Prom
   handler.validateStatic(parsed);
   const reply = await answerRead(handler, parsed, new StoresReadContext(h.stores));
   const sp = reply.result.state_proof as { root_hash: string; proof_nodes: string } | undefined;
-  return sp ? { result: reply.result, root: b58decode(sp.root_hash), proofNodes: b64decode(sp.proof_nodes) } : { result: reply.result };
+  return sp ? { result: reply.result, root: b58decode(sp.root_hash), proofNodes: b64decode(sp.proof_nodes), reply } : { result: reply.result, reply };
 }
 
 /** `{"lsn", "lut", "val"}` as a client rebuilds it from a read result (formats.md §7.7). */

@@ -1,4 +1,4 @@
-import { b58decode, b64decode, canonicalJson, canonicalJsonBytes, parseJson, sha256Hex } from '@quire/common';
+import { b58decode, b58encode, b64decode, canonicalJson, canonicalJsonBytes, parseJson, sha256Hex } from '@quire/common';
 import { verifyTrieProof } from '@quire/storage';
 import { expect } from 'chai';
 import {
@@ -186,6 +186,7 @@ describe('domain reads with state proofs', () => {
       expect(data.value.issued).to.deep.equal([]);
       expect(data.value.revoked).to.deep.equal([2, 3]);
       expect(data).to.not.have.property('stateProofFrom');
+      expect(out.reply).to.not.have.property('stateRootFrom');
       verifyRead(out, revocRegEntryKey(defId), wrappedFromResult(data.value.accum_to, out.result));
     });
 
@@ -200,6 +201,10 @@ describe('domain reads with state proofs', () => {
       expect(from.value).to.deep.equal({ accum: 'a1' });
       const proven = verifyTrieProof(b58decode(data.stateProofFrom.root_hash), revocRegAccumKey(defId), b64decode(data.stateProofFrom.proof_nodes));
       expect(Buffer.from(proven!).toString()).to.equal(canonicalJson({ lsn: from.seqNo, lut: from.txnTime, val: from }));
+      // the node is told both roots: `state_proof` is the `to` root, `stateProofFrom` the `from` root
+      expect(b58encode(out.reply.stateRoot!.root)).to.equal(out.result.state_proof && (out.result.state_proof as { root_hash: string }).root_hash);
+      expect(out.reply.stateRootFrom).to.deep.equal({ ledgerId: 1, root: b58decode(data.stateProofFrom.root_hash) });
+      expect(b58encode(out.reply.stateRootFrom!.root)).to.not.equal(b58encode(out.reply.stateRoot!.root));
     });
 
     it('GET_REVOC_REG_DELTA with no entry at `from`: full lists, accum_from null proved absent', async () => {
@@ -209,6 +214,7 @@ describe('domain reads with state proofs', () => {
       expect(data.value.revoked).to.deep.equal([2, 3]);
       verifyRead(out, revocRegEntryKey(defId), wrappedFromResult(data.value.accum_to, out.result));
       expect(verifyTrieProof(b58decode(data.stateProofFrom.root_hash), revocRegAccumKey(defId), b64decode(data.stateProofFrom.proof_nodes))).to.equal(null);
+      expect(out.reply.stateRootFrom).to.deep.equal({ ledgerId: 1, root: b58decode(data.stateProofFrom.root_hash) });
     });
 
     it('GET_REVOC_REG_DELTA with no entry at `to`: null data, absence proved; `from` > `to` refused', async () => {

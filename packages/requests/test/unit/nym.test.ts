@@ -1,4 +1,4 @@
-import { didIndyV2Id, signatureInput, toHex } from '@quire/common';
+import { b58encode, didIndyV2Id, signatureInput, toHex } from '@quire/common';
 import type { Ed25519Signer } from '@quire/crypto';
 import { expect } from 'chai';
 import { nymKey } from '../../src/state-keys.js';
@@ -105,8 +105,8 @@ describe('NYM', () => {
     });
 
     it('refuses self-creation without a verkey', async () => {
-      // Without a verkey the self-signed request has no key to verify against, so a node refuses
-      // it at the signature check already; the dynamic rule is the second line of defence.
+      // A 16-byte DID without a verkey has no key (guardianship): refused at the signature check;
+      // without signature checks the dynamic rule refuses it.
       const noSig = await createHarness({ verifySignatures: false });
       try {
         const self = newSigner();
@@ -116,6 +116,17 @@ describe('NYM', () => {
       }
       const self = newSigner();
       await refuse(h, signed(self, { type: '1', dest: self.did }), 'UNKNOWN_SIGNER');
+    });
+
+    it('verifies a self-created 32-byte cryptonym without a verkey against the DID itself', async () => {
+      const key = newSigner();
+      const cryptonym = b58encode(key.publicKey);
+      const op = { type: '1', dest: cryptonym };
+      // signed by the cryptonym's key: the signature verifies, the dynamic rule refuses
+      await refuse(h, signed(key, op, { identifier: cryptonym }), 'NYM_OFF_LEDGER_NO_VERKEY');
+      // signed by another key: the signature itself is refused
+      const bad = await refuse(h, signed(newSigner(), op, { identifier: cryptonym }), 'INSUFFICIENT_SIGNATURES');
+      expect(bad).to.contain(`did=${cryptonym}`);
     });
 
     it('refuses self-creation under the default rules and allows it once a trustee permits off-ledger signatures', async () => {

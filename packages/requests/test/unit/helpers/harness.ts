@@ -42,11 +42,12 @@ export interface Harness {
 
 export const PP_TIME = 1_700_000_000;
 
-export async function createHarness(opts: ExecutorOptions = {}): Promise<Harness> {
+/** Empty in-memory stores: memory KV, the three ledgers and tries, and the side stores. */
+export async function openStores(): Promise<ExecutorStores> {
   const kv = await openMemoryKvStore();
   const [l0, l1, l2] = await Promise.all([Ledger.open(kv, 0), Ledger.open(kv, 1), Ledger.open(kv, 2)]);
   const [s0, s1, s2] = await Promise.all([StateTrie.open(kv, 'pool'), StateTrie.open(kv, 'domain'), StateTrie.open(kv, 'config')]);
-  const stores: ExecutorStores = {
+  return {
     kv,
     ledgers: { 0: l0, 1: l1, 2: l2 },
     states: { 0: s0, 1: s1, 2: s2 },
@@ -54,8 +55,19 @@ export async function createHarness(opts: ExecutorOptions = {}): Promise<Harness
     timestamps: new TimestampStore(kv),
     seqNoIndex: new SeqNoIndex(kv),
   };
-  const executor = new RequestExecutor(opts, { stores, registry: testRegistry() });
-  await executor.applyGenesis(1, genesisTxns(DOMAIN_GENESIS));
+}
+
+export interface HarnessOptions extends ExecutorOptions {
+  /** Domain genesis txns (default: the standard trustee and stewards). */
+  domainGenesis?: Txn[];
+}
+
+export async function createHarness(opts: HarnessOptions = {}): Promise<Harness> {
+  const { domainGenesis, ...executorOptions } = opts;
+  const stores = await openStores();
+  const kv = stores.kv;
+  const executor = new RequestExecutor(executorOptions, { stores, registry: testRegistry() });
+  await executor.applyGenesis(1, domainGenesis ?? genesisTxns(DOMAIN_GENESIS));
   let t = PP_TIME;
   return {
     executor,

@@ -1,0 +1,207 @@
+/**
+ * What every quire command shares: global options (--genesis, --json, keys, timeouts), opening the pool, turning
+ * files and JSON arguments into values, signing and submitting, and printing results (human-readable by default,
+ * the reply's result as lossless JSON with --json).
+ */
+import { readFileSync } from 'node:fs';
+import { isPlainObject, ledgerOfType, LedgerId, parseJson, stringifyJson, type Request } from '@quire/common';
+import { ClientError, ClientErrorCode } from '../errors.js';
+import { appendTaaAcceptance, buildTaaAcceptance, fetchTaa } from '../requests/taa.js';
+import { DidKey } from '../requests/did.js';
+import { prepareForEndorser, signRequest } from '../requests/sign.js';
+import { Pool, type ReadOutcome, type WriteOutcome } from '../pool/pool.js';
+import type { NodeAnswer } from '../pool/exchange.js';
+
+export const GENESIS_ENV = 'QUIRE_GENESIS';
+export const SEED_ENV = 'QUIRE_SEED';
+
+export interface GlobalOptions {
+  genesis?: string;
+  json?: boolean;
+  seed?: string;
+  keyFile?: string;
+  timeout?: string;
+  freshness?: string;
+  endorser?: string;
+  taaMechanism?: string;
+  dryRun?: boolean;
+  refresh?: boolean;
+}
+
+/** Where output goes (tests capture it). */
+export interface Output {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export function usage(field: string, reason: string): ClientError {
+  return new ClientError(ClientErrorCode.INVALID_ARGUMENT, { field, reason }, `${field}: ${reason}`);
+}
+
+/** A JSON argument: inline JSON text, or `@path` to read it from a file. Lossless. */
+export function jsonArg(v: string, field: string): unknown {
+  const text = v.startsWith('@') ? readText(v.slice(1), field) : v;
+  try {
+    return parseJson(text);
+  } catch (e) {
+    throw usage(field, `not valid JSON (${(e as { code?: string }).code ?? 'parse error'})`);
+  }
+}
+
+export function jsonObjectArg(v: string, field: string): Record<string, unknown> {
+  const o = jsonArg(v, field);
+  if (!isPlainObject(o)) throw usage(field, 'a JSON object is required');
+  return o;
+}
+
+export function readText(path: string, field: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw usage(field, `cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+}
+
+export function intArg(v: string | undefined, field: string): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^[0-9]+$/.test(v) || !Number.isSafeInteger(Number(v))) throw usage(field, 'a non-negative integer is required');
+  return Number(v);
+}
+
+export function listArg(v: string | undefined): string[] | undefined {
+  return v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+/** The signing key: --seed, then --key-file (seed text or JSON {"seed"}), then $QUIRE_SEED. */
+export function loadKey(g: GlobalOptions, required = true): DidKey | undefined {
+  let seed = g.seed;
+  if (seed === undefined && g.keyFile !== undefined) {
+    const text = readText(g.keyFile, '--key-file').trim();
+    if (text.startsWith('{')) {
+      const o = jsonObjectArg(text, '--key-file');
+      if (typeof o.seed !== 'string') throw usage('--key-file', 'JSON key files need a "seed" string');
+      seed = o.seed;
+    } else seed = text;
+  }
+  seed ??= process.env[SEED_ENV];
+  if (seed === undefined || seed === '') {
+    if (required) throw usage('--seed', `a key is needed: --seed, --key-file or $${SEED_ENV}`);
+    return undefined;
+  }
+  return DidKey.fromSeed(seed);
+}
+
+export class Context {
+  private pool: Pool | undefined;
+
+  constructor(
+    readonly g: GlobalOptions,
+    readonly io: Output,
+  ) {}
+
+  async openPool(): Promise<Pool> {
+    if (this.pool !== undefined) return this.pool;
+    const file = this.g.genesis ?? process.env[GENESIS_ENV];
+    if (file === undefined) throw usage('--genesis', `a pool genesis file is needed (--genesis or $${GENESIS_ENV})`);
+    const timeout = intArg(this.g.timeout, '--timeout');
+    const freshness = intArg(this.g.freshness, '--freshness');
+    this.pool = await Pool.open(file, {
+      ...(timeout !== undefined ? { writeTimeoutMs: timeout, readTimeoutMs: timeout, actionTimeoutMs: timeout } : {}),
+      ...(freshness !== undefined ? { freshnessSeconds: freshness } : {}),
+    });
+    if (this.g.refresh === true) await this.pool.refresh();
+    return this.pool;
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.close();
+  }
+
+  /** Signs (adding the TAA acceptance and endorser first when asked) and submits or prints a built write. */
+  async write(build: (submitter: string) => Request): Promise<void> {
+    const key = loadKey(this.g)!;
+    let req = build(key.did);
+    const type = req.operation.type as string;
+    if (this.g.taaMechanism !== undefined && ledgerOfType(type) === LedgerId.DOMAIN) {
+      const { taa, aml } = await fetchTaa(await this.openPool());
+      if (taa === null) throw usage('--taa-mechanism', 'the ledger has no transaction author agreement in force');
+      req = appendTaaAcceptance(req, buildTaaAcceptance({ text: taa.text, version: taa.version, mechanism: this.g.taaMechanism, aml }));
+    }
+    req = this.g.endorser !== undefined ? prepareForEndorser(req, this.g.endorser, key) : signRequest(req, key);
+    if (this.g.dryRun === true || this.g.endorser !== undefined) {
+      // an endorsed request goes to its endorser (quire sign, then quire submit); a dry run is only printed
+      this.io.out(stringifyJson(req));
+      return;
+    }
+    await this.send(req);
+  }
+
+  /** Submits a request by its kind and prints the outcome; `payload` sends bytes verbatim. */
+  async send(req: Request, payload?: Uint8Array): Promise<void> {
+    const pool = await this.openPool();
+    const kind = Pool.kindOf(req);
+    if (kind === 'action') return this.printAction(await pool.submitAction(req, payload === undefined ? {} : { payload }));
+    if (kind === 'read') return this.printRead(await pool.submitRead(req, payload === undefined ? {} : { payload }));
+    return this.printWrite(await pool.submitWrite(req, payload === undefined ? {} : { payload }));
+  }
+
+  async read(req: Request): Promise<void> {
+    await this.send(req);
+  }
+
+  printWrite(w: WriteOutcome): void {
+    if (this.g.json === true) return this.io.out(stringifyJson(w.result));
+    const txn = isPlainObject(w.result.txn) ? w.result.txn : {};
+    const meta = isPlainObject(w.result.txnMetadata) ? w.result.txnMetadata : {};
+    this.io.out(`Committed: type ${String(txn.type)}, seqNo ${String(meta.seqNo)}, txnTime ${String(meta.txnTime)}${meta.txnId !== undefined ? `, txnId ${String(meta.txnId)}` : ''}`);
+    this.io.out(`Agreed by ${w.nodes.join(', ')}`);
+    this.io.out(pretty(txn.data ?? null));
+  }
+
+  printRead(r: ReadOutcome): void {
+    if (this.g.json === true) return this.io.out(stringifyJson(r.result));
+    const how = r.verified ? `verified by state proof and BLS multi-signature (answered by ${r.nodes.join(', ')})` : `no proof available: ${r.nodes.length} nodes gave identical answers (${r.nodes.join(', ')})`;
+    let data = r.result.data;
+    if (typeof data === 'string' && (data.startsWith('{') || data.startsWith('['))) {
+      try {
+        data = parseJson(data);
+      } catch {
+        // not JSON after all: printed as the string it is
+      }
+    }
+    if (data === null || data === undefined) this.io.out('Not found');
+    else this.io.out(pretty(data));
+    if (r.result.seqNo !== undefined && r.result.seqNo !== null) this.io.out(`seqNo ${String(r.result.seqNo)}, txnTime ${String(r.result.txnTime ?? null)}`);
+    this.io.out(`(${how})`);
+  }
+
+  printAction(answers: Map<string, NodeAnswer>): void {
+    const out: Record<string, unknown> = {};
+    for (const [node, a] of answers) {
+      out[node] = a.kind === 'reply' ? a.message.result ?? a.message : a.kind === 'error' ? { error: a.error.code } : { op: a.kind === 'nack' ? 'REQNACK' : 'REJECT', reason: a.reason };
+    }
+    if (this.g.json === true) return this.io.out(stringifyJson(out));
+    for (const [node, v] of Object.entries(out)) this.io.out(`${node}: ${stringifyJson(v)}`);
+    const refused = [...answers.values()].filter((a) => a.kind === 'nack' || a.kind === 'reject');
+    if (refused.length > 0 && refused.length === answers.size) {
+      const first = refused[0] as Extract<NodeAnswer, { kind: 'nack' | 'reject' }>;
+      throw new ClientError(first.kind === 'nack' ? ClientErrorCode.REQUEST_NACKED : ClientErrorCode.REQUEST_REJECTED, { reason: first.reason }, first.reason);
+    }
+  }
+}
+
+/** Lossless pretty JSON (2-space indent, big integers exact). */
+export function pretty(v: unknown, indent = ''): string {
+  if (Array.isArray(v)) {
+    if (v.length === 0) return '[]';
+    const inner = indent + '  ';
+    return `[\n${v.map((x) => inner + pretty(x, inner)).join(',\n')}\n${indent}]`;
+  }
+  if (isPlainObject(v)) {
+    const keys = Object.keys(v);
+    if (keys.length === 0) return '{}';
+    const inner = indent + '  ';
+    return `{\n${keys.map((k) => `${inner}${JSON.stringify(k)}: ${pretty(v[k], inner)}`).join(',\n')}\n${indent}}`;
+  }
+  return stringifyJson(v);
+}

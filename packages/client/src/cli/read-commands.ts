@@ -1,0 +1,122 @@
+/** The quire commands for reads, raw requests (submit, sign), keys (did new) and the pool (pool status). */
+import type { Command } from 'commander';
+import { isPlainObject, parseJson, stringifyJson, type Request } from '@quire/common';
+import * as b from '../requests/builders.js';
+import { DidKey } from '../requests/did.js';
+import { endorseRequest, multiSignRequest, signRequest } from '../requests/sign.js';
+import { intArg, loadKey, readText, usage, type Context } from './context.js';
+
+type Run = (cmd: Command, fn: (ctx: Context, o: Record<string, string | boolean | undefined>) => Promise<void>) => void;
+
+const s = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+const LEDGERS: Record<string, number> = { pool: 0, domain: 1, config: 2, audit: 3, '0': 0, '1': 1, '2': 2, '3': 3 };
+
+function readRequestFile(path: string): { request: Request; text: string } {
+  const text = readText(path, '--request-file').trim();
+  let v: unknown;
+  try {
+    v = parseJson(text);
+  } catch (e) {
+    throw usage('--request-file', `not valid JSON (${(e as { code?: string }).code ?? 'parse error'})`);
+  }
+  if (!isPlainObject(v) || !isPlainObject(v.operation)) throw usage('--request-file', 'not a request object with an operation');
+  return { request: v as unknown as Request, text };
+}
+
+export function addReadCommands(program: Command, run: Run): void {
+  const read = (name: string, desc: string): Command => program.command(name).description(desc);
+  const historic = (o: Record<string, unknown>): { seqNo?: number; timestamp?: number } => ({
+    ...(o.seqNo !== undefined ? { seqNo: intArg(s(o.seqNo), '--seq-no')! } : {}),
+    ...(o.timestamp !== undefined ? { timestamp: intArg(s(o.timestamp), '--timestamp')! } : {}),
+  });
+
+  run(read('get-nym', 'read a DID').requiredOption('--dest <did>').option('--seq-no <n>').option('--timestamp <ts>'), (ctx, o) => ctx.read(b.buildGetNymRequest({ dest: s(o.dest)!, ...historic(o) })));
+  run(read('get-attrib', 'read an attribute').requiredOption('--dest <did>').option('--raw <name>', 'attribute name').option('--enc <text>').option('--hash <hex>').option('--seq-no <n>').option('--timestamp <ts>'), (ctx, o) =>
+    ctx.read(b.buildGetAttribRequest({ dest: s(o.dest)!, ...(o.raw !== undefined ? { raw: s(o.raw)! } : {}), ...(o.enc !== undefined ? { enc: s(o.enc)! } : {}), ...(o.hash !== undefined ? { hash: s(o.hash)! } : {}), ...historic(o) })),
+  );
+  run(read('get-schema', 'read a schema').requiredOption('--dest <did>', 'author').requiredOption('--name <name>').requiredOption('--version <version>'), (ctx, o) =>
+    ctx.read(b.buildGetSchemaRequest({ dest: s(o.dest)!, name: s(o.name)!, version: s(o.version)! })),
+  );
+  run(read('get-cred-def', 'read a credential definition').requiredOption('--origin <did>').requiredOption('--ref <seqNo>').option('--tag <tag>').option('--signature-type <type>'), (ctx, o) =>
+    ctx.read(b.buildGetCredDefRequest({ origin: s(o.origin)!, ref: intArg(s(o.ref), '--ref')!, ...(o.tag !== undefined ? { tag: s(o.tag)! } : {}), ...(o.signatureType !== undefined ? { signatureType: s(o.signatureType)! } : {}) })),
+  );
+  run(read('get-revoc-reg-def', 'read a revocation registry definition').requiredOption('--id <id>'), (ctx, o) => ctx.read(b.buildGetRevocRegDefRequest({ id: s(o.id)! })));
+  run(read('get-revoc-reg', 'read a revocation registry accumulator as of a time').requiredOption('--id <revocRegDefId>').requiredOption('--timestamp <ts>'), (ctx, o) =>
+    ctx.read(b.buildGetRevocRegRequest({ revocRegDefId: s(o.id)!, timestamp: intArg(s(o.timestamp), '--timestamp')! })),
+  );
+  run(read('get-revoc-reg-delta', 'read a revocation delta between two times').requiredOption('--id <revocRegDefId>').option('--from <ts>').requiredOption('--to <ts>'), (ctx, o) =>
+    ctx.read(b.buildGetRevocRegDeltaRequest({ revocRegDefId: s(o.id)!, ...(o.from !== undefined ? { from: intArg(s(o.from), '--from')! } : {}), to: intArg(s(o.to), '--to')! })),
+  );
+  run(read('get-auth-rule', 'read one authorization rule, or all').option('--txn-type <code>').option('--action <action>').option('--field <field>').option('--old-value <value>').option('--new-value <value>'), (ctx, o) =>
+    ctx.read(
+      b.buildGetAuthRuleRequest({
+        ...(o.txnType !== undefined ? { authType: s(o.txnType)! } : {}),
+        ...(o.action !== undefined ? { authAction: s(o.action) as 'ADD' } : {}),
+        ...(o.field !== undefined ? { field: s(o.field)! } : {}),
+        ...(o.oldValue !== undefined ? { oldValue: s(o.oldValue)! } : {}),
+        ...(o.newValue !== undefined ? { newValue: s(o.newValue)! } : {}),
+      }),
+    ),
+  );
+  run(read('get-taa', 'read the transaction author agreement').option('--version <version>').option('--digest <hex>').option('--timestamp <ts>'), (ctx, o) =>
+    ctx.read(b.buildGetTxnAuthorAgreementRequest({ ...(o.version !== undefined ? { version: s(o.version)! } : {}), ...(o.digest !== undefined ? { digest: s(o.digest)! } : {}), ...(o.timestamp !== undefined ? { timestamp: intArg(s(o.timestamp), '--timestamp')! } : {}) })),
+  );
+  run(read('get-taa-aml', 'read the acceptance mechanisms').option('--version <version>').option('--timestamp <ts>'), (ctx, o) =>
+    ctx.read(b.buildGetAcceptanceMechanismsRequest({ ...(o.version !== undefined ? { version: s(o.version)! } : {}), ...(o.timestamp !== undefined ? { timestamp: intArg(s(o.timestamp), '--timestamp')! } : {}) })),
+  );
+  run(read('get-txn', 'read a transaction by ledger and seqNo').requiredOption('--ledger <ledger>', 'pool, domain, config, audit or 0-3').requiredOption('--seq-no <n>'), (ctx, o) => {
+    const ledgerId = LEDGERS[s(o.ledger)!.toLowerCase()];
+    if (ledgerId === undefined) throw usage('--ledger', 'pool, domain, config, audit or 0-3');
+    return ctx.read(b.buildGetTxnRequest({ ledgerId, seqNo: intArg(s(o.seqNo), '--seq-no')! }));
+  });
+  run(read('get-rich-schema', 'read a rich schema object by id or by type, name and version').option('--id <id>').option('--rs-type <type>').option('--rs-name <name>').option('--rs-version <version>'), (ctx, o) => {
+    if (o.id !== undefined) return ctx.read(b.buildGetRichSchemaObjectByIdRequest({ id: s(o.id)! }));
+    if (o.rsType === undefined || o.rsName === undefined || o.rsVersion === undefined) throw usage('--id', 'give --id, or --rs-type, --rs-name and --rs-version');
+    return ctx.read(b.buildGetRichSchemaObjectByMetadataRequest({ rsType: s(o.rsType) as b.RichSchemaKind, rsName: s(o.rsName)!, rsVersion: s(o.rsVersion)! }));
+  });
+
+  run(program.command('submit').description('send a pre-built, pre-signed request JSON verbatim and print the reply').requiredOption('--request-file <file>'), (ctx, o) => {
+    const { request, text } = readRequestFile(s(o.requestFile)!);
+    return ctx.send(request, new TextEncoder().encode(text));
+  });
+  run(
+    program
+      .command('sign')
+      .description("add the key's signature to a request JSON (multi-signature, endorsement) and print it")
+      .requiredOption('--request-file <file>')
+      .option('--multi', 'always add to signatures, even as the only signer'),
+    async (ctx, o) => {
+      const { request } = readRequestFile(s(o.requestFile)!);
+      const key = loadKey(ctx.g)!;
+      const signed = request.endorser === key.did ? endorseRequest(request, key) : o.multi === true ? multiSignRequest(request, key) : signRequest(request, key);
+      ctx.io.out(stringifyJson(signed));
+    },
+  );
+  run(program.command('did').description('DID keys').command('new').description('create a DID key from --seed, or a random one').option('--seed <seed>', '32 characters or 64 hex digits'), async (ctx, o) => {
+    const seed = s(o.seed) ?? ctx.g.seed;
+    const key = seed !== undefined ? DidKey.fromSeed(seed) : DidKey.random();
+    const info: Record<string, string> = { did: key.did, verkey: key.verkey, fullVerkey: key.fullVerkey, didIndyV2: key.didIndyV2 };
+    if (seed === undefined) info.seed = key.seedHex;
+    if (ctx.g.json === true) return ctx.io.out(stringifyJson(info));
+    for (const [k, v] of Object.entries(info)) ctx.io.out(`${k.padEnd(11)} ${v}`);
+    if (seed === undefined) ctx.io.err('Keep the seed secret: it is the private key.');
+  });
+  const poolCmd = program.command('pool').description('the pool');
+  run(poolCmd.command('status').description('validators, pool ledger size and root, sessions').option('--refresh', 'catch up the pool ledger first'), async (ctx, o) => {
+    const pool = await ctx.openPool();
+    if (o.refresh === true && ctx.g.refresh !== true) await pool.refresh();
+    const st = pool.status();
+    if (ctx.g.json === true) return ctx.io.out(stringifyJson(st));
+    ctx.io.out(`Pool ledger: ${st.ledgerSize} txns, root ${st.root}`);
+    ctx.io.out(`Validators: n=${st.n}, f=${st.f} (writes need ${st.f + 1} matching replies; proofs need ${st.n - st.f} signers)`);
+    for (const v of st.validators) ctx.io.out(`  ${v.alias.padEnd(12)} ${String(v.client ?? '-').padEnd(22)} bls:${v.bls ? 'yes' : 'no '} ${v.dest}`);
+    if (st.demoted.length > 0) ctx.io.out(`Demoted: ${st.demoted.join(', ')}`);
+  });
+  run(poolCmd.command('refresh').description('catch up the pool ledger from the nodes'), async (ctx) => {
+    const r = await (await ctx.openPool()).refresh();
+    if (ctx.g.json === true) return ctx.io.out(stringifyJson(r));
+    ctx.io.out(`Pool ledger: ${r.from} -> ${r.to} txns`);
+    for (const d of r.discarded) ctx.io.out(`  discarded answer of ${d.node}: ${d.reason}`);
+  });
+}

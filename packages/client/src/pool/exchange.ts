@@ -1,0 +1,143 @@
+/**
+ * One request/answer exchange with one node over a NodeConnection: the first final message wins (REQACK is only an
+ * acknowledgement: a write's REPLY or REJECT follows as a PUSH), transport refusals and a lost session become
+ * errors, a lost session is retried, and the deadline is an AbortSignal.
+ */
+import { isPlainObject, parseJson, stringifyJson } from '@quire/common';
+import { ClientError, ClientErrorCode } from '../errors.js';
+import type { NodeConnection, NodeMessage } from '../transport/connection.js';
+
+/** What one node finally said. */
+export type NodeAnswer =
+  | { node: string; kind: 'reply'; message: Record<string, unknown> }
+  | { node: string; kind: 'nack' | 'reject'; reason: string; code: number | null; message: Record<string, unknown> }
+  | { node: string; kind: 'error'; error: ClientError };
+
+export interface ExchangeOptions {
+  signal: AbortSignal;
+  /** Re-sends after a lost session (default 1). */
+  retries?: number;
+  /** Called with every REQACK (for progress reporting). */
+  onAck?: (node: string) => void;
+}
+
+/** The key that names a request in pushes that carry no request id: `<identifier>|<reqId>`. */
+export function requestKey(identifier: unknown, reqId: unknown): string {
+  return `${String(identifier)}|${typeof reqId === 'bigint' || typeof reqId === 'number' ? String(reqId) : stringifyJson(reqId ?? null)}`;
+}
+
+/** The `<identifier>|<reqId>` a node message concerns, when it says. */
+export function messageRequestKey(m: Record<string, unknown>): string | undefined {
+  if (m.identifier !== undefined && m.reqId !== undefined) return requestKey(m.identifier, m.reqId);
+  const r = m.result;
+  if (!isPlainObject(r)) return undefined;
+  if (r.identifier !== undefined && r.reqId !== undefined) return requestKey(r.identifier, r.reqId);
+  const txn = r.txn;
+  if (isPlainObject(txn) && isPlainObject(txn.metadata) && txn.metadata.reqId !== undefined) return requestKey(txn.metadata.from, txn.metadata.reqId);
+  return undefined;
+}
+
+/** Routes PUSH envelopes that name no request id to the exchange waiting for that request (per connection). */
+export class PushRouter {
+  private readonly waiting = new Map<string, (m: Record<string, unknown>) => void>();
+
+  attach(conn: NodeConnection): void {
+    conn.onUnroutedPush = (payload) => {
+      let m: unknown;
+      try {
+        m = parseJson(payload);
+      } catch {
+        return;
+      }
+      if (!isPlainObject(m)) return;
+      const k = messageRequestKey(m);
+      if (k !== undefined) this.waiting.get(`${conn.alias}|${k}`)?.(m);
+    };
+  }
+
+  wait(node: string, key: string, fn: (m: Record<string, unknown>) => void): () => void {
+    const id = `${node}|${key}`;
+    this.waiting.set(id, fn);
+    return () => {
+      if (this.waiting.get(id) === fn) this.waiting.delete(id);
+    };
+  }
+}
+
+function classify(node: string, m: Record<string, unknown>): NodeAnswer | undefined {
+  switch (m.op) {
+    case 'REQACK':
+      return undefined;
+    case 'REQNACK':
+    case 'REJECT':
+      return {
+        node,
+        kind: m.op === 'REQNACK' ? 'nack' : 'reject',
+        reason: typeof m.reason === 'string' ? m.reason : stringifyJson(m.reason ?? null),
+        code: typeof m.code === 'number' ? m.code : null,
+        message: m,
+      };
+    default:
+      if (typeof m.op !== 'string') return { node, kind: 'error', error: new ClientError(ClientErrorCode.MALFORMED_REPLY, { node, reason: 'no op' }) };
+      return { node, kind: 'reply', message: m };
+  }
+}
+
+/** Sends `payload` to one node and resolves with its final answer (never rejects). */
+export function exchange(conn: NodeConnection, payload: Uint8Array, key: string | undefined, router: PushRouter | undefined, opts: ExchangeOptions): Promise<NodeAnswer> {
+  const node = conn.alias;
+  let retriesLeft = opts.retries ?? 1;
+  return new Promise<NodeAnswer>((resolve) => {
+    let done = false;
+    let release: (() => void) | undefined;
+    let unwait: (() => void) | undefined;
+    const finish = (a: NodeAnswer): void => {
+      if (done) return;
+      done = true;
+      release?.();
+      unwait?.();
+      opts.signal.removeEventListener('abort', onAbort);
+      resolve(a);
+    };
+    const onAbort = (): void => finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.TIMEOUT, { node }) });
+    const onParsed = (m: Record<string, unknown>): void => {
+      const a = classify(node, m);
+      if (a === undefined) opts.onAck?.(node);
+      else finish(a);
+    };
+    const onMessage = (msg: NodeMessage): void => {
+      if (done) return;
+      if (msg.kind === 'refused') {
+        finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.NODE_UNREACHABLE, { node, reason: `${msg.code}: ${msg.reason}`, refusal: msg.code }) });
+      } else if (msg.kind === 'closed') {
+        release = undefined;
+        if (retriesLeft-- > 0) void send();
+        else finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.NODE_UNREACHABLE, { node, reason: msg.reason }) });
+      } else {
+        let m: unknown;
+        try {
+          m = parseJson(msg.payload);
+        } catch (e) {
+          finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.MALFORMED_REPLY, { node, reason: (e as { code?: string }).code ?? 'not JSON' }) });
+          return;
+        }
+        if (!isPlainObject(m)) finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.MALFORMED_REPLY, { node, reason: 'not a JSON object' }) });
+        else onParsed(m);
+      }
+    };
+    const send = async (): Promise<void> => {
+      try {
+        const r = await conn.request(payload, onMessage, opts.signal);
+        if (done) r.release();
+        else release = r.release;
+      } catch (e) {
+        if (opts.signal.aborted) onAbort();
+        else finish({ node, kind: 'error', error: e instanceof ClientError ? e : new ClientError(ClientErrorCode.NODE_UNREACHABLE, { node, reason: String(e) }) });
+      }
+    };
+    if (opts.signal.aborted) return onAbort();
+    opts.signal.addEventListener('abort', onAbort, { once: true });
+    if (key !== undefined && router !== undefined) unwait = router.wait(node, key, onParsed);
+    void send();
+  });
+}

@@ -1,0 +1,392 @@
+/**
+ * A pool handle: the validator set from the pool ledger, one long-lived session per validator, write submission
+ * with f+1 reply agreement, reads verified by state proof (or f+1 agreement where no proof exists), actions sent to
+ * every node, pool-ledger refresh by catch-up, and a status snapshot.
+ */
+import { readFile } from 'node:fs/promises';
+import { canonicalJson, isPlainObject, isReadType, stringifyJson, TxnType, type Request } from '@quire/common';
+import type { Libp2p } from 'libp2p';
+import { ClientError, ClientErrorCode, VerificationError } from '../errors.js';
+import { createClientLibp2p } from '../transport/libp2p.js';
+import { NodeConnection, defaultNodeConnectionOptions } from '../transport/connection.js';
+import { DEFAULT_FRESHNESS_SECONDS, MultiSignatureCache } from '../verify/multi-signature.js';
+import { verifyReadReply } from '../verify/read-reply.js';
+import { catchUpPoolLedger, type CatchupResult } from './catchup.js';
+import { PushRouter, exchange, requestKey, type NodeAnswer } from './exchange.js';
+import { PoolLedger, type PoolNode } from './pool-ledger.js';
+
+export interface PoolOptions {
+  /** Deadline of a write: f+1 matching REPLYs (or refusals) must arrive within it. */
+  writeTimeoutMs: number;
+  /** Deadline of a whole read, all nodes tried included. */
+  readTimeoutMs: number;
+  /** Time one node gets to answer a read before the next is asked. */
+  nodeReadTimeoutMs: number;
+  /** Deadline of actions (POOL_RESTART, VALIDATOR_INFO): replies collected until then. */
+  actionTimeoutMs: number;
+  /** Deadline of a pool-ledger catch-up. */
+  catchupTimeoutMs: number;
+  dialTimeoutMs: number;
+  /** Re-sends to a node after its session was lost. */
+  retries: number;
+  /** Freshness window of read proofs, seconds (indy-vdr's default 300). */
+  freshnessSeconds: number;
+  /** Unix seconds for freshness checks (default: the wall clock). */
+  now?: () => number;
+}
+
+export const defaultPoolOptions: PoolOptions = {
+  writeTimeoutMs: 30_000,
+  readTimeoutMs: 20_000,
+  nodeReadTimeoutMs: 5_000,
+  actionTimeoutMs: 10_000,
+  catchupTimeoutMs: 15_000,
+  dialTimeoutMs: 5_000,
+  retries: 1,
+  freshnessSeconds: DEFAULT_FRESHNESS_SECONDS,
+};
+
+/** A read's outcome. */
+export interface ReadOutcome {
+  result: Record<string, unknown>;
+  /** True when a state proof and multi-signature were verified; false when f+1 nodes gave identical answers. */
+  verified: boolean;
+  /** Nodes whose answer was accepted. */
+  nodes: string[];
+  /** Nodes whose answers failed verification, with the error code. */
+  rejected: { node: string; code: string }[];
+}
+
+/** A write's outcome: the committed txn (REPLY result) agreed by f+1 nodes. */
+export interface WriteOutcome {
+  result: Record<string, unknown>;
+  nodes: string[];
+}
+
+export interface PoolStatus {
+  ledgerSize: number;
+  root: string;
+  n: number;
+  f: number;
+  validators: { alias: string; dest: string; client: string | null; bls: boolean; connected: boolean }[];
+  demoted: string[];
+}
+
+const enc = new TextEncoder();
+
+function shuffled<T>(xs: readonly T[]): T[] {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a;
+}
+
+export class Pool {
+  private readonly conns = new Map<string, NodeConnection>(); // by dest
+  private readonly router = new PushRouter();
+  readonly cache = new MultiSignatureCache();
+  private closed = false;
+
+  private constructor(
+    readonly ledger: PoolLedger,
+    private readonly libp2p: Libp2p,
+    readonly options: PoolOptions,
+  ) {
+    this.syncConnections();
+  }
+
+  /** Opens a pool from the pool ledger genesis text. */
+  static async fromGenesisText(text: string, options: Partial<PoolOptions> = {}, file?: string): Promise<Pool> {
+    const ledger = PoolLedger.fromGenesis(text, file);
+    return new Pool(ledger, await createClientLibp2p(), { ...defaultPoolOptions, ...options });
+  }
+
+  /** Opens a pool from a genesis file (Indy format: one NODE txn per line). Throws ClientError INVALID_GENESIS. */
+  static async open(genesisFile: string, options: Partial<PoolOptions> = {}): Promise<Pool> {
+    let text: string;
+    try {
+      text = await readFile(genesisFile, 'utf8');
+    } catch (e) {
+      throw new ClientError(ClientErrorCode.INVALID_GENESIS, { file: genesisFile, reason: (e as NodeJS.ErrnoException).code ?? String(e) });
+    }
+    return Pool.fromGenesisText(text, options, genesisFile);
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Math.floor(Date.now() / 1000);
+  }
+
+  /** The validators, each with its session. */
+  private validatorConns(): NodeConnection[] {
+    return this.ledger
+      .validators()
+      .map((v) => this.conns.get(v.dest))
+      .filter((c): c is NodeConnection => c !== undefined);
+  }
+
+  /** One session per validator with a client address; sessions of removed or moved nodes are closed. */
+  private syncConnections(): void {
+    const wanted = new Map<string, PoolNode>();
+    for (const v of this.ledger.validators()) if (v.clientIp !== undefined && v.clientPort !== undefined) wanted.set(v.dest, v);
+    for (const [dest, c] of this.conns) {
+      const v = wanted.get(dest);
+      if (v === undefined || v.clientIp !== c.address.host || v.clientPort !== c.address.port || v.alias !== c.alias) {
+        void c.close();
+        this.conns.delete(dest);
+      }
+    }
+    for (const [dest, v] of wanted) {
+      if (this.conns.has(dest)) continue;
+      const c = new NodeConnection(this.libp2p, { alias: v.alias, dest, host: v.clientIp!, port: v.clientPort! }, { ...defaultNodeConnectionOptions, dialTimeoutMs: this.options.dialTimeoutMs });
+      this.router.attach(c);
+      this.conns.set(dest, c);
+    }
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new ClientError(ClientErrorCode.CLOSED);
+  }
+
+  /** Number of validators and faults tolerated. */
+  get n(): number {
+    return this.ledger.validators().length;
+  }
+
+  get f(): number {
+    return this.ledger.f;
+  }
+
+  status(): PoolStatus {
+    const vs = this.ledger.validators();
+    return {
+      ledgerSize: this.ledger.size,
+      root: this.ledger.rootBase58,
+      n: vs.length,
+      f: this.ledger.f,
+      validators: vs.map((v) => ({
+        alias: v.alias,
+        dest: v.dest,
+        client: v.clientIp !== undefined && v.clientPort !== undefined ? `${v.clientIp}:${v.clientPort}` : null,
+        bls: v.blsPublicKey !== undefined,
+        connected: this.conns.get(v.dest)?.connected ?? false,
+      })),
+      demoted: this.ledger
+        .nodes()
+        .filter((x) => !x.services.includes('VALIDATOR'))
+        .map((x) => x.alias),
+    };
+  }
+
+  /** Refreshes the pool ledger by catch-up; the validator set and BLS keys follow every NODE txn received. */
+  async refresh(): Promise<CatchupResult> {
+    this.checkOpen();
+    const r = await catchUpPoolLedger(this.ledger, this.validatorConns(), this.f, this.options.catchupTimeoutMs);
+    if (r.to !== r.from) this.syncConnections();
+    return r;
+  }
+
+  /** Sends a request by its kind: writes to every node (f+1 REPLYs), reads to one node with proof checks, actions to all. */
+  async submit(request: Request, opts: { payload?: Uint8Array } = {}): Promise<WriteOutcome | ReadOutcome | Map<string, NodeAnswer>> {
+    const kind = Pool.kindOf(request);
+    if (kind === 'action') return this.submitAction(request, opts);
+    if (kind === 'read') return this.submitRead(request, opts);
+    return this.submitWrite(request, opts);
+  }
+
+  /** How a request is submitted: 'write' (all nodes, f+1 REPLYs), 'read' (verified) or 'action' (all nodes, every reply). */
+  static kindOf(request: unknown): 'write' | 'read' | 'action' {
+    const type = isPlainObject(request) && isPlainObject(request.operation) ? request.operation.type : undefined;
+    if (typeof type !== 'string') throw new ClientError(ClientErrorCode.INVALID_REQUEST, { reason: 'operation.type missing' });
+    if (type === TxnType.POOL_RESTART || type === TxnType.VALIDATOR_INFO) return 'action';
+    return isReadType(type) ? 'read' : 'write';
+  }
+
+  /**
+   * Sends a write to every validator and resolves when f+1 of them reply with the same committed txn. f+1 identical
+   * REQNACK (REJECT) reasons reject with REQUEST_NACKED (REQUEST_REJECTED); TIMEOUT or NO_CONSENSUS otherwise.
+   */
+  async submitWrite(request: Request, opts: { timeoutMs?: number; payload?: Uint8Array } = {}): Promise<WriteOutcome> {
+    this.checkOpen();
+    const conns = this.validatorConns();
+    const f = this.f;
+    const payload = opts.payload ?? enc.encode(stringifyJson(request));
+    const key = requestKey(request.identifier ?? null, request.reqId);
+    const timeoutMs = opts.timeoutMs ?? this.options.writeTimeoutMs;
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), timeoutMs);
+    try {
+      return await new Promise<WriteOutcome>((resolve, reject) => {
+        const groups = new Map<string, { kind: NodeAnswer['kind']; nodes: string[]; answer: NodeAnswer }>();
+        const errors: { node: string; code: string }[] = [];
+        let answered = 0;
+        const summary = (): Record<string, unknown> => ({
+          replies: [...groups.values()].map((g) => ({ kind: g.kind, nodes: g.nodes, ...(g.answer.kind === 'nack' || g.answer.kind === 'reject' ? { reason: g.answer.reason } : {}) })),
+          errors,
+        });
+        const onAnswer = (a: NodeAnswer): void => {
+          answered++;
+          if (a.kind === 'error') {
+            if (a.error.code === ClientErrorCode.TIMEOUT && ctl.signal.aborted) return; // reported once below
+            errors.push({ node: a.node, code: a.error.code });
+          } else {
+            const id = a.kind === 'reply' ? `reply|${canonicalJson(a.message.result ?? null)}` : `${a.kind}|${a.reason}`;
+            const g = groups.get(id) ?? { kind: a.kind, nodes: [], answer: a };
+            g.nodes.push(a.node);
+            groups.set(id, g);
+            if (g.nodes.length >= f + 1) {
+              const first = g.answer;
+              if (first.kind === 'reply') {
+                const result = first.message.result;
+                if (isPlainObject(result)) return resolve({ result, nodes: g.nodes });
+              } else if (first.kind === 'nack' || first.kind === 'reject') {
+                return reject(
+                  new ClientError(first.kind === 'nack' ? ClientErrorCode.REQUEST_NACKED : ClientErrorCode.REQUEST_REJECTED, { reason: first.reason, code: first.code, nodes: g.nodes }, first.reason),
+                );
+              }
+            }
+          }
+          // can any group still reach f+1?
+          const left = conns.length - answered;
+          const best = Math.max(0, ...[...groups.values()].map((g) => g.nodes.length));
+          if (best + left < f + 1) reject(new ClientError(ClientErrorCode.NO_CONSENSUS, summary()));
+        };
+        ctl.signal.addEventListener('abort', () => reject(new ClientError(ClientErrorCode.TIMEOUT, { timeoutMs, ...summary() })), { once: true });
+        if (conns.length === 0) reject(new ClientError(ClientErrorCode.NO_CONSENSUS, { reason: 'no validator with a client address' }));
+        for (const c of conns) void exchange(c, payload, key, this.router, { signal: ctl.signal, retries: this.options.retries }).then(onAnswer);
+      });
+    } finally {
+      clearTimeout(timer);
+      ctl.abort();
+    }
+  }
+
+  /**
+   * Asks one node at a time (in random order) and returns the first reply that verifies: the state proof, the
+   * multi-signature of n-f validators and its freshness. A reply without proof switches to collecting f+1 identical
+   * answers from the other nodes. f+1 identical REQNACK reasons reject with REQUEST_NACKED.
+   */
+  async submitRead(request: Request, opts: { timeoutMs?: number; freshnessSeconds?: number; payload?: Uint8Array } = {}): Promise<ReadOutcome> {
+    this.checkOpen();
+    const conns = shuffled(this.validatorConns());
+    const f = this.f;
+    const payload = opts.payload ?? enc.encode(stringifyJson(request));
+    const deadline = AbortSignal.timeout(opts.timeoutMs ?? this.options.readTimeoutMs);
+    const rejected: ReadOutcome['rejected'] = [];
+    const nacks = new Map<string, { nodes: string[]; code: number | null }>();
+    const unproven: NodeAnswer[] = [];
+    const pool = this.ledger.blsKeys();
+    for (let i = 0; i < conns.length; i++) {
+      if (deadline.aborted) break;
+      const a = await exchange(conns[i]!, payload, undefined, undefined, { signal: AbortSignal.any([deadline, AbortSignal.timeout(this.options.nodeReadTimeoutMs)]), retries: this.options.retries });
+      if (a.kind === 'error') {
+        rejected.push({ node: a.node, code: a.error.code });
+        continue;
+      }
+      if (a.kind !== 'reply') {
+        const g = nacks.get(a.reason) ?? { nodes: [], code: a.code };
+        g.nodes.push(a.node);
+        nacks.set(a.reason, g);
+        if (g.nodes.length >= f + 1) throw new ClientError(ClientErrorCode.REQUEST_NACKED, { reason: a.reason, code: g.code, nodes: g.nodes }, a.reason);
+        continue;
+      }
+      try {
+        const v = verifyReadReply({
+          reply: a.message,
+          request,
+          pool,
+          now: this.now(),
+          freshnessSeconds: opts.freshnessSeconds ?? this.options.freshnessSeconds,
+          cache: this.cache,
+        });
+        return { result: v.result, verified: true, nodes: [a.node], rejected };
+      } catch (e) {
+        if (!(e instanceof VerificationError)) throw e;
+        if (e.code === ClientErrorCode.NO_PROOF) {
+          unproven.push(a);
+          return this.readByAgreement(request, payload, conns.slice(i + 1), unproven, rejected, deadline);
+        }
+        rejected.push({ node: a.node, code: e.code });
+      }
+    }
+    throw new ClientError(ClientErrorCode.NO_VERIFIED_REPLY, { errors: rejected, nacks: [...nacks.entries()].map(([reason, g]) => ({ reason, nodes: g.nodes })) });
+  }
+
+  /** f+1 identical answers (compared without `state_proof`) from different nodes. */
+  private async readByAgreement(request: Request, payload: Uint8Array, rest: NodeConnection[], have: NodeAnswer[], rejected: ReadOutcome['rejected'], deadline: AbortSignal): Promise<ReadOutcome> {
+    const f = this.f;
+    const groups = new Map<string, { nodes: string[]; result: Record<string, unknown> }>();
+    const add = (a: NodeAnswer): ReadOutcome | undefined => {
+      if (a.kind === 'error') {
+        rejected.push({ node: a.node, code: a.error.code });
+        return undefined;
+      }
+      const result = a.kind === 'reply' && isPlainObject(a.message.result) ? { ...a.message.result } : undefined;
+      if (result === undefined) {
+        rejected.push({ node: a.node, code: a.kind === 'reply' ? ClientErrorCode.MALFORMED_REPLY : ClientErrorCode.REQUEST_NACKED });
+        return undefined;
+      }
+      if (!sameQuery(result, request)) {
+        rejected.push({ node: a.node, code: ClientErrorCode.REPLY_NOT_FOR_REQUEST });
+        return undefined;
+      }
+      delete result.state_proof;
+      const id = canonicalJson(result);
+      const g = groups.get(id) ?? { nodes: [], result };
+      g.nodes.push(a.node);
+      groups.set(id, g);
+      return g.nodes.length >= f + 1 ? { result: g.result, verified: false, nodes: g.nodes, rejected } : undefined;
+    };
+    for (const a of have) {
+      const r = add(a);
+      if (r !== undefined) return r;
+    }
+    return new Promise<ReadOutcome>((resolve, reject) => {
+      let left = rest.length;
+      const fail = (): void => reject(new ClientError(ClientErrorCode.NO_CONSENSUS, { groups: [...groups.values()].map((g) => g.nodes), errors: rejected }));
+      if (left === 0) return fail();
+      for (const c of rest) {
+        void exchange(c, payload, undefined, undefined, { signal: deadline, retries: this.options.retries }).then((a) => {
+          const r = add(a);
+          if (r !== undefined) resolve(r);
+          else if (--left === 0) fail();
+        });
+      }
+    });
+  }
+
+  /**
+   * Sends an action (POOL_RESTART, VALIDATOR_INFO) to every validator, or to the nodes named, and collects each
+   * node's answer until all answered or the deadline passed (a restarting node may never answer).
+   */
+  async submitAction(request: Request, opts: { nodes?: string[]; timeoutMs?: number; payload?: Uint8Array } = {}): Promise<Map<string, NodeAnswer>> {
+    this.checkOpen();
+    const conns = this.validatorConns().filter((c) => opts.nodes === undefined || opts.nodes.includes(c.alias));
+    const payload = opts.payload ?? enc.encode(stringifyJson(request));
+    const key = requestKey(request.identifier ?? null, request.reqId);
+    const signal = AbortSignal.timeout(opts.timeoutMs ?? this.options.actionTimeoutMs);
+    const answers = await Promise.all(conns.map((c) => exchange(c, payload, key, this.router, { signal, retries: 0 })));
+    return new Map(answers.map((a) => [a.node, a]));
+  }
+
+  /** Closes every session and the libp2p node. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.conns.values()].map((c) => c.close()));
+    this.conns.clear();
+    await this.libp2p.stop();
+  }
+}
+
+function sameQuery(result: Record<string, unknown>, request: Request): boolean {
+  if (result.type !== request.operation.type) return false;
+  if (stringifyJson(result.reqId ?? null) !== stringifyJson(request.reqId)) return false;
+  if (request.operation.type === TxnType.GET_TXN) return true;
+  for (const [k, v] of Object.entries(request.operation)) {
+    if (k === 'data' || v === undefined) continue;
+    if (stringifyJson(v) !== stringifyJson(result[k] ?? null)) return false;
+  }
+  return true;
+}

@@ -1,0 +1,108 @@
+// quire-node: `init` writes the node's key file and prints its public keys; `start` runs the
+// validator in the foreground, logging JSON lines, until SIGTERM/SIGINT (graceful, exit 0).
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { defaultDataDir } from '@quire/storage';
+import { type NodeConfig, defaultNodeConfig, loadConfigFile, resolvePath } from './config.js';
+import { QuireError } from '@quire/common';
+import { parseSeed, publicKeys, writeKeyFile } from './keys.js';
+import { createLogger } from './logger.js';
+import { QuireNode } from './node.js';
+
+/** Exit code reserved for "restart me" (upgrade / POOL_RESTART): the supervisor starts the node again. */
+export const RESTART_EXIT_CODE = 75;
+
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const stdio: CliIo = { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') };
+
+/** Runs the CLI; resolves with the exit code (for `start`, when the node has stopped). */
+export async function main(argv: string[], io: CliIo = stdio): Promise<number> {
+  let exitCode = 0;
+  const program = new Command('quire-node')
+    .description('Quire validator node')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
+
+  program
+    .command('init')
+    .description('create the node key file (ed25519 seed; BLS key derived from it) and print the public keys')
+    .requiredOption('--data-dir <dir>', 'node data directory')
+    .requiredOption('--name <alias>', 'node alias (NODE.data.alias)')
+    .option('--seed <seed>', '32 characters, 64 hex digits, or "random"', 'random')
+    .option('--keys-file <file>', 'key file, relative to the data directory', defaultNodeConfig.keysFile)
+    .option('--json', 'print JSON')
+    .action(async (o: { dataDir: string; name: string; seed: string; keysFile: string; json?: boolean }) => {
+      const dataDir = resolve(o.dataDir);
+      const keys = await writeKeyFile(resolvePath(dataDir, o.keysFile), o.name, parseSeed(o.seed));
+      const pub = publicKeys(keys);
+      if (o.json === true) io.out(JSON.stringify(pub));
+      else for (const [k, v] of Object.entries(pub)) io.out(`${k}: ${v}`);
+    });
+
+  program
+    .command('start')
+    .description('run the validator in the foreground')
+    .option('--data-dir <dir>', 'node data directory (default $QUIRE_DATA_DIR or ~/.quire)')
+    .option('--config <file>', 'JSON config file merged over the defaults')
+    .action(async (o: { dataDir?: string; config?: string }) => {
+      const dataDir = resolve(o.dataDir ?? defaultDataDir());
+      const config: NodeConfig = o.config !== undefined ? await loadConfigFile(resolve(o.config)) : defaultNodeConfig;
+      exitCode = await runNode(dataDir, config, io);
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 1;
+    io.err(e instanceof QuireError ? e.message : `error: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
+}
+
+async function runNode(dataDir: string, config: NodeConfig, io: CliIo): Promise<number> {
+  const logger = createLogger({ level: config.logLevel, ...(config.name !== null ? { name: config.name } : {}) });
+  let node: QuireNode;
+  try {
+    node = await QuireNode.create({ dataDir, config }, { logger });
+  } catch (e) {
+    logger.fatal({ err: e }, 'node failed to start');
+    io.err(e instanceof QuireError ? e.message : `error: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
+  return new Promise<number>((resolveExit) => {
+    let stopping = false;
+    const stop = (signal: string, code: number): void => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, 'shutting down');
+      const timer = setTimeout(() => {
+        logger.error({}, 'shutdown timed out');
+        resolveExit(1);
+      }, config.shutdownTimeoutMs);
+      node.close().then(
+        () => {
+          clearTimeout(timer);
+          resolveExit(code);
+        },
+        (e: unknown) => {
+          clearTimeout(timer);
+          logger.error({ err: e }, 'shutdown failed');
+          resolveExit(1);
+        },
+      );
+    };
+    process.once('SIGTERM', () => stop('SIGTERM', 0));
+    process.once('SIGINT', () => stop('SIGINT', 0));
+  });
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  const code = await main(process.argv.slice(2));
+  process.exit(code);
+}

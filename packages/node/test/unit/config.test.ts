@@ -1,0 +1,97 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { defaultNodeConfig, loadConfigFile, mergeConfig, resolvePath, validateConfig } from '../../src/config.js';
+import { NodeError, NodeErrorCode } from '../../src/errors.js';
+
+function codeOf(fn: () => unknown): { code: string; message: string } {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).to.be.instanceOf(NodeError);
+    return { code: (e as NodeError).code, message: (e as NodeError).message };
+  }
+  throw new Error('expected a NodeError');
+}
+
+describe('config', () => {
+  it('the defaults are valid and carry the Quire consensus timers', () => {
+    validateConfig(defaultNodeConfig);
+    expect(defaultNodeConfig.consensus.max3pcBatchWaitMs).to.equal(20);
+    expect(defaultNodeConfig.consensus.stateFreshnessUpdateIntervalSec).to.equal(60);
+    expect(defaultNodeConfig.metricsPort).to.equal(null);
+  });
+
+  it('merges a file over the defaults, nested groups key by key', () => {
+    const c = mergeConfig(defaultNodeConfig, { name: 'Node9', consensus: { max3pcBatchSize: 10 }, limits: { clientRate: 5 }, metricsPort: 9100 });
+    expect(c.name).to.equal('Node9');
+    expect(c.consensus.max3pcBatchSize).to.equal(10);
+    expect(c.consensus.chkFreq).to.equal(defaultNodeConfig.consensus.chkFreq);
+    expect(c.limits.clientRate).to.equal(5);
+    expect(c.limits.clientBurst).to.equal(defaultNodeConfig.limits.clientBurst);
+    expect(c.metricsPort).to.equal(9100);
+    expect(defaultNodeConfig.consensus.max3pcBatchSize).to.equal(500);
+  });
+
+  it('refuses unknown options and bad values with one-line reasons naming the option', () => {
+    const cases: [unknown, string][] = [
+      [{ nmae: 'x' }, 'nmae'],
+      [{ consensus: { chkFreqq: 3 } }, 'consensus.chkFreqq'],
+      [{ consensus: { chkFreq: 0 } }, 'consensus.chkFreq'],
+      [{ consensus: { chkFreq: 400 } }, 'consensus.logSize'],
+      [{ nodePort: 70000 }, 'nodePort'],
+      [{ logLevel: 'loud' }, 'logLevel'],
+      [{ durable: 'yes' }, 'durable'],
+      [{ limits: 3 }, 'limits'],
+      [{ upgrade: { actionCommand: '' } }, 'upgrade.actionCommand'],
+      [[1, 2], '(root)'],
+    ];
+    for (const [override, option] of cases) {
+      const e = codeOf(() => mergeConfig(defaultNodeConfig, override));
+      expect(e.code, JSON.stringify(override)).to.equal(NodeErrorCode.CONFIG_INVALID);
+      expect(e.message).to.contain(`config option ${option}:`);
+      expect(e.message).to.not.contain('\n');
+    }
+  });
+
+  describe('files', () => {
+    let dir: string;
+    before(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'quire-config-'));
+    });
+    after(async () => {
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it('loads a JSON file', async () => {
+      const f = join(dir, 'ok.json');
+      await writeFile(f, JSON.stringify({ clientPort: 9999, durable: false }));
+      const c = await loadConfigFile(f);
+      expect(c.clientPort).to.equal(9999);
+      expect(c.durable).to.equal(false);
+    });
+
+    it('reports a missing file, bad JSON and a non-object', async () => {
+      const attempts: [string, string | null, string][] = [
+        [join(dir, 'missing.json'), null, NodeErrorCode.CONFIG_UNREADABLE],
+        [join(dir, 'bad.json'), '{"a":', NodeErrorCode.CONFIG_INVALID_JSON],
+        [join(dir, 'list.json'), '[1]', NodeErrorCode.CONFIG_INVALID_JSON],
+      ];
+      for (const [f, content, code] of attempts) {
+        if (content !== null) await writeFile(f, content);
+        try {
+          await loadConfigFile(f);
+          expect.fail('expected an error');
+        } catch (e) {
+          expect((e as NodeError).code).to.equal(code);
+        }
+      }
+    });
+
+    it('resolves relative paths against the data directory', () => {
+      expect(resolvePath('/data', 'db')).to.equal('/data/db');
+      expect(resolvePath('/data', '/abs/g')).to.equal('/abs/g');
+    });
+  });
+});

@@ -1,0 +1,149 @@
+// The executor consensus drives, over real (in-memory and LevelDB) stores: batches applied to
+// uncommitted state with one audit txn each (formats.md §10.1 delta rules), reverted newest first,
+// committed in one write, and restored from the audit ledger after a restart.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { b58encode } from '@quire/common';
+import { batchDigest } from '@quire/consensus';
+import { Ledger, openLevelKvStore } from '@quire/storage';
+import { AuditTrail } from '../../src/audit-trail.js';
+import { NodeError, NodeErrorCode } from '../../src/errors.js';
+import { memoryFixture, nymRequest, trustee, user } from './helpers.js';
+
+function input(ledgerId: number, requests: Record<string, unknown>[], ppSeqNo: number, ppTime = 1_700_000_000 + ppSeqNo) {
+  const digests = requests.map((_, i) => String(i).padStart(64, '0'));
+  return { ledgerId, requests, digests, ppTime, ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, ppTime, digests) };
+}
+
+describe('consensus executor', () => {
+  it('appends one audit txn per batch with full roots, then deltas for untouched ledgers', async () => {
+    const fx = await memoryFixture();
+    const ex = fx.executor;
+    const a1 = ex.applyBatch(input(1, [nymRequest(trustee, user(10))], 1));
+    expect(a1.discarded).to.deep.equal([]);
+    // first audit txn: every non-empty ledger is signed (pool and domain), config is empty
+    expect(a1.signedLedgers.map((l) => l.ledgerId)).to.deep.equal([0, 1]);
+    expect(a1.nodeReg).to.deep.equal(['Node1', 'Node2', 'Node3', 'Node4']);
+    ex.commitBatch([]);
+    const a2 = ex.applyBatch(input(1, [], 2));
+    expect(a2.signedLedgers.map((l) => l.ledgerId)).to.deep.equal([1]);
+    ex.commitBatch([]);
+    await ex.flush();
+    const t1 = (await fx.stores.ledgers[3].get(1)) as unknown as { txn: { data: Record<string, unknown> } };
+    const t2 = (await fx.stores.ledgers[3].get(2)) as unknown as { txn: { data: Record<string, unknown> } };
+    expect([...(t1.txn.data.ledgerRoot as Map<number, unknown>).keys()]).to.deep.equal([0, 1]);
+    expect((t1.txn.data.ledgerSize as Map<number, number>).get(1)).to.equal(6);
+    expect(t1.txn.data.primaries).to.deep.equal(['Node1']);
+    expect((t2.txn.data.ledgerRoot as Map<number, unknown>).get(0)).to.equal(1);
+    expect(typeof (t2.txn.data.ledgerRoot as Map<number, unknown>).get(1)).to.equal('string');
+    expect(t2.txn.data.primaries).to.equal(1);
+    expect(t2.txn.data.nodeReg).to.equal(1);
+    const s = ex.lastAudit()!;
+    expect(s).to.include({ ppSeqNo: 2, viewNo: 0, ppTime: 1_700_000_002 });
+    expect(s.auditRoot).to.equal(b58encode(fx.stores.ledgers[3].root));
+    expect(s.lastUpdate).to.deep.equal({ 0: 1_700_000_001, 1: 1_700_000_002 });
+    expect(ex.auditRootAt(1)).to.equal(b58encode(await fx.stores.ledgers[3].rootAt(1)));
+    expect(ex.isPayloadCommitted('00'.repeat(32))).to.equal(false);
+    await fx.stores.kv.close();
+  });
+
+  it('reverts applied batches newest first back to the committed roots', async () => {
+    const fx = await memoryFixture();
+    const ex = fx.executor;
+    const domainRoot = b58encode(fx.stores.states[1].committedRoot);
+    const auditRoot = b58encode(fx.stores.ledgers[3].uncommittedRoot);
+    ex.applyBatch(input(1, [nymRequest(trustee, user(11))], 1));
+    const dup = nymRequest(trustee, user(12));
+    const a2 = ex.applyBatch(input(1, [dup, dup], 2));
+    // the same payload twice in one batch: the second is discarded
+    expect(a2.discarded).to.deep.equal([1]);
+    expect(a2.rejectReasons[0]).to.match(/already ordered/);
+    ex.revertLastBatch();
+    ex.revertLastBatch();
+    expect(b58encode(fx.stores.states[1].headRoot)).to.equal(domainRoot);
+    expect(fx.stores.ledgers[1].uncommittedSize).to.equal(5);
+    expect(b58encode(fx.stores.ledgers[3].uncommittedRoot)).to.equal(auditRoot);
+    expect(() => ex.revertLastBatch()).to.throw(NodeError).with.property('code', NodeErrorCode.EXECUTOR_STATE);
+    expect(() => ex.commitBatch([])).to.throw(NodeError).with.property('code', NodeErrorCode.EXECUTOR_STATE);
+    // the reverted request applies again
+    expect(ex.applyBatch(input(1, [nymRequest(trustee, user(11))], 1)).discarded).to.deep.equal([]);
+    await fx.stores.kv.close();
+  });
+
+  it('serves catch-up: statuses, consistency proofs that verify, txn ranges', async () => {
+    const fx = await memoryFixture();
+    const ex = fx.executor;
+    for (let k = 1; k <= 3; k++) {
+      ex.applyBatch(input(1, [nymRequest(trustee, user(20 + k))], k));
+      ex.commitBatch([]);
+    }
+    await ex.flush();
+    const st = ex.ledgerStatus(1);
+    expect(st.size).to.equal(8);
+    for (const old of [1, 3, 5, 7]) {
+      const proof = ex.consistencyProof(1, old, 8);
+      expect(ex.verifyConsistency(old, ex.rootAt(1, old), 8, st.root, proof), `from ${old}`).to.equal(true);
+      expect(ex.verifyConsistency(old, ex.rootAt(1, old === 1 ? 2 : old - 1), 8, st.root, proof)).to.equal(false);
+    }
+    const txns = ex.txnRange(1, 6, 8) as { txnMetadata: { seqNo: number } }[];
+    expect(txns.map((t) => t.txnMetadata.seqNo)).to.deep.equal([6, 7, 8]);
+    expect(ex.ledgerTargets().get(1)).to.deep.equal({ size: 8, root: st.root });
+    await fx.stores.kv.close();
+  });
+
+  it('appends caught-up txns only when they prove against the target', async () => {
+    const seeder = await memoryFixture();
+    const leecher = await memoryFixture();
+    for (let k = 1; k <= 2; k++) {
+      seeder.executor.applyBatch(input(1, [nymRequest(trustee, user(30 + k))], k));
+      seeder.executor.commitBatch([]);
+    }
+    await seeder.executor.flush();
+    const target = seeder.executor.ledgerStatus(1);
+    const audit = seeder.executor.ledgerStatus(3);
+    const l = leecher.executor;
+    const first = seeder.executor.txnRange(1, 6, 6);
+    // a tampered txn does not prove
+    const bad = structuredClone(first) as { txn: { data: Record<string, unknown> } }[];
+    bad[0]!.txn.data.verkey = user(99).verkey;
+    expect(l.appendCaughtUp(1, bad, seeder.executor.consistencyProof(1, 6, 7), target.size, target.root)).to.equal(false);
+    expect(l.ledgerStatus(1).size).to.equal(5);
+    expect(l.appendCaughtUp(1, first, seeder.executor.consistencyProof(1, 6, 7), target.size, target.root)).to.equal(true);
+    expect(l.appendCaughtUp(1, seeder.executor.txnRange(1, 7, 7), [], target.size, target.root)).to.equal(true);
+    expect(l.appendCaughtUp(3, seeder.executor.txnRange(3, 1, 2), [], audit.size, audit.root)).to.equal(true);
+    await l.flush();
+    expect(l.ledgerStatus(1)).to.deep.equal(target);
+    expect(b58encode(leecher.stores.states[1].committedRoot)).to.equal(b58encode(seeder.stores.states[1].committedRoot));
+    expect(l.lastAudit()).to.deep.equal(seeder.executor.lastAudit());
+    await seeder.stores.kv.close();
+    await leecher.stores.kv.close();
+  });
+
+  it('restores the last audit txn (deltas resolved) from a LevelDB after a restart', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'quire-audit-'));
+    try {
+      const kv = await openLevelKvStore(dir);
+      const ledger = await Ledger.open(kv, 3);
+      const trail = await AuditTrail.load(ledger);
+      const sizes = new Map([[0, 4], [1, 5], [2, 0]]);
+      const roots = new Map([[0, 'A'.repeat(44)], [1, 'B'.repeat(44)], [2, 'C'.repeat(44)]]);
+      for (let k = 1; k <= 3; k++) {
+        const rec = trail.next({ ledgerId: 1, viewNo: 0, ppSeqNo: k, ppTime: 100 + k, digest: 'd'.repeat(64), sizes, roots, stateRoots: roots, primaries: ['Node1'], nodeReg: ['Node1', 'Node2'] });
+        ledger.append([rec.txn as never]);
+        await ledger.commit(1);
+        trail.commit(rec, b58encode(ledger.root));
+      }
+      const before = trail.summary();
+      await kv.close();
+      const kv2 = await openLevelKvStore(dir);
+      const again = await AuditTrail.load(await Ledger.open(kv2, 3));
+      expect(again.summary()).to.deep.equal(before);
+      expect(before).to.deep.include({ ppSeqNo: 3, nodeReg: ['Node1', 'Node2'], lastUpdate: { 0: 101, 1: 103 } });
+      await kv2.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

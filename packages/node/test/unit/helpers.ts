@@ -1,0 +1,64 @@
+// Shared fixtures: in-memory stores holding the standard 4-node pool genesis and domain genesis.
+import { Ed25519Signer } from '@quire/crypto';
+import { signatureInput } from '@quire/common';
+import { type ExecutorStores, RequestExecutor, RequestPipeline, type Txn } from '@quire/requests';
+import { AttributeStore, BlsStore, Ledger, SeqNoIndex, StateTrie, TimestampStore, openMemoryKvStore, parseGenesis } from '@quire/storage';
+import { AuditTrail } from '../../src/audit-trail.js';
+import { ConsensusExecutor, type NodeStores } from '../../src/consensus-executor.js';
+import { poolGenesis, standardDomainGenesis, standardPoolNodes } from '../../src/genesis-gen.js';
+import { PoolRegistry } from '../../src/pool-registry.js';
+
+export const PORTS = [
+  { nodePort: 9701, clientPort: 9702 },
+  { nodePort: 9703, clientPort: 9704 },
+  { nodePort: 9705, clientPort: 9706 },
+  { nodePort: 9707, clientPort: 9708 },
+];
+
+export interface Fixture {
+  stores: NodeStores;
+  requestStores: ExecutorStores;
+  reqExecutor: RequestExecutor;
+  pipeline: RequestPipeline;
+  executor: ConsensusExecutor;
+  registry: PoolRegistry;
+}
+
+export async function memoryFixture(): Promise<Fixture> {
+  const kv = await openMemoryKvStore();
+  const ledgers = { 0: await Ledger.open(kv, 0), 1: await Ledger.open(kv, 1), 2: await Ledger.open(kv, 2), 3: await Ledger.open(kv, 3) };
+  const states = { 0: await StateTrie.open(kv, 'pool'), 1: await StateTrie.open(kv, 'domain'), 2: await StateTrie.open(kv, 'config') };
+  const stores: NodeStores = { kv, ledgers, states, bls: new BlsStore(kv), seqNoIndex: new SeqNoIndex(kv), timestamps: new TimestampStore(kv), attributes: new AttributeStore(kv) };
+  const requestStores = { kv, ledgers: { 0: ledgers[0], 1: ledgers[1], 2: ledgers[2] }, states, attributes: stores.attributes, timestamps: stores.timestamps, seqNoIndex: stores.seqNoIndex } as unknown as ExecutorStores;
+  const reqExecutor = new RequestExecutor({ verifySignatures: true }, { stores: requestStores });
+  const pool = parseGenesis(poolGenesis(standardPoolNodes(PORTS)), { file: 'pool', ledgerId: 0 });
+  const domain = parseGenesis(standardDomainGenesis(), { file: 'domain', ledgerId: 1 });
+  await reqExecutor.applyGenesis(0, pool.map((e) => e.txn as unknown as Txn));
+  await reqExecutor.applyGenesis(1, domain.map((e) => e.txn as unknown as Txn));
+  const registry = new PoolRegistry();
+  for (const e of pool) registry.apply(e.txn);
+  const audit = await AuditTrail.load(ledgers[3]);
+  const executor = new ConsensusExecutor({ durable: false }, { stores, executor: reqExecutor, registry, audit });
+  return { stores, requestStores, reqExecutor, pipeline: new RequestPipeline(reqExecutor, requestStores), executor, registry };
+}
+
+export const trustee = Ed25519Signer.fromSeed('000000000000000000000000Trustee1');
+export const steward1 = Ed25519Signer.fromSeed('000000000000000000000000Steward1');
+
+let nextReqId = 1_700_000_000_000;
+
+/** A signed NYM request (JSON-ready object). */
+export function nymRequest(author: Ed25519Signer, target: Ed25519Signer, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const req: Record<string, unknown> = {
+    identifier: author.did,
+    reqId: nextReqId++,
+    protocolVersion: 2,
+    operation: { type: '1', dest: target.did, verkey: target.verkey, ...extra },
+  };
+  req.signature = author.signBase58(signatureInput(req));
+  return req;
+}
+
+export function user(i: number): Ed25519Signer {
+  return Ed25519Signer.fromSeed(`User${i}`.padStart(32, '0'));
+}
