@@ -13,7 +13,7 @@ export class Repair {
   private lastProbeAt = Number.NEGATIVE_INFINITY;
   private orderedAtProbe = 0;
   private followUp = false;
-  private followUpProbes = 0;
+  private probing = false;
   /** PRE-PREPAREs relayed by non-primaries, waiting for PREPAREs that vouch for them */
   private readonly relayed = new Map<number, PrePrepare>();
   /** highest ppSeqNo of the current view any peer's 3PC message named */
@@ -137,7 +137,10 @@ export class Repair {
     for (const k of this.relayed.keys()) if (k <= upTo) this.relayed.delete(k);
   }
 
-  /** Periodic: if ordering stalls or lags while work is known to exist, ask the peers for what is missing. */
+  /**
+   * Periodic: if ordering stalls or lags while work is known to exist, ask the peers for the next
+   * REPAIR_WINDOW keys; while the answers get ordered, keep asking at once.
+   */
   onTick(): void {
     const ctx = this.ctx;
     const now = ctx.now();
@@ -145,47 +148,46 @@ export class Repair {
     for (const k of [...this.relayed.keys()]) this.checkRelayed(k);
     if (ctx.waitingForNewView || ctx.catchingUp) return;
     const k = ctx.lastOrdered.ppSeqNo + 1;
-    if (this.followUp) {
-      // after catch-up the pool may have moved on by a few batches that nobody will announce again
+    if (k > ctx.H) return;
+    const helped = this.probing && ctx.lastOrdered.ppSeqNo > this.orderedAtProbe;
+    if (!helped) {
       if (now - this.lastProbeAt < retry) return;
-      if (this.followUpProbes > 0 && ctx.lastOrdered.ppSeqNo === this.orderedAtProbe) {
+      if (this.probing) {
+        // the last probe brought nothing within the retry interval
+        this.probing = false;
         this.followUp = false;
+      }
+      const lagging = this.highestSeen - ctx.lastOrdered.ppSeqNo > ctx.opts.max3pcBatchesInFlight;
+      if (!lagging && !this.followUp && now - ctx.lastOrderedAt < retry) return;
+      const evidence =
+        this.followUp ||
+        this.highestSeen >= k ||
+        ctx.lastPrePrepareSeqNo >= k ||
+        this.ordering.held.size > 0 ||
+        this.intake.hasFinalisedPending() ||
+        this.intake.hasStalePending(now, 2 * retry);
+      if (!evidence) return;
+      // peers have collected the 3PC messages below their stable checkpoint: only catch-up helps
+      if (now - ctx.lastOrderedAt >= 2 * retry && this.behindStableCheckpoint?.() === true) {
+        this.lastProbeAt = now;
+        this.onBehindCheckpoint?.();
         return;
       }
-      this.followUpProbes++;
-      this.probe(k, Math.min(k + REPAIR_WINDOW - 1, ctx.H), now);
-      return;
     }
-    const lagging = this.highestSeen - ctx.lastOrdered.ppSeqNo > ctx.opts.max3pcBatchesInFlight;
-    // while lagging, ask again as soon as the previous answers got ordered
-    const progressed = ctx.lastOrdered.ppSeqNo >= this.orderedAtProbe + REPAIR_WINDOW / 2;
-    if ((now - this.lastProbeAt < retry && !(lagging && progressed)) || (!lagging && now - ctx.lastOrderedAt < retry)) return;
-    const evidence =
-      this.highestSeen >= k ||
-      ctx.lastPrePrepareSeqNo >= k ||
-      this.ordering.held.size > 0 ||
-      this.intake.hasFinalisedPending() ||
-      this.intake.hasStalePending(now, 2 * retry);
-    if (!evidence || k > ctx.H) return;
-    // peers have collected the 3PC messages below their stable checkpoint: only catch-up helps
-    if (now - ctx.lastOrderedAt >= 2 * retry && this.behindStableCheckpoint?.() === true) {
-      this.lastProbeAt = now;
-      this.onBehindCheckpoint?.();
-      return;
-    }
-    this.probe(k, Math.min(Math.max(k, this.highestSeen), k + REPAIR_WINDOW - 1, ctx.H), now);
+    this.probe(k, Math.min(k + REPAIR_WINDOW - 1, ctx.H), now);
   }
 
-  /** Starts the post-catch-up probing. */
+  /** Starts the post-catch-up probing: the pool may have moved on by batches nobody announces again. */
   startFollowUp(): void {
     this.followUp = true;
-    this.followUpProbes = 0;
+    this.probing = false;
     this.lastProbeAt = Number.NEGATIVE_INFINITY;
   }
 
   private probe(k: number, last: number, now: number): void {
     const ctx = this.ctx;
     this.lastProbeAt = now;
+    this.probing = true;
     this.orderedAtProbe = ctx.lastOrdered.ppSeqNo;
     for (let s = k; s <= last; s++) {
       const params = { instId: 0, viewNo: ctx.viewNo, ppSeqNo: s };

@@ -7,7 +7,7 @@
  * triples already verified, so a request's signatures are verified once (at receipt) and not
  * again when it is ordered.
  */
-import { b58decodeOrUndefined, toHex } from '@quire/common';
+import { b58decodeOrUndefined } from '@quire/common';
 import { Ed25519Verifier, LruCache } from '@quire/crypto';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { IdrCache, ParsedRequest, StateAccess } from '../handler.js';
@@ -40,14 +40,14 @@ export class SignatureVerifier {
   /** Throws RequestError (UNKNOWN_SIGNER, INSUFFICIENT_SIGNATURES, SIGNATURE_MISSING) unless every signature verifies. */
   verify(req: ParsedRequest, idr: IdrCache, pool?: StateAccess): void {
     if (req.signers.length === 0) throw new RequestError(RequestErrorCode.SIGNATURE_MISSING);
-    const keys = req.signers.map(([did]) => [did, this.#keyOf(req, did, idr, pool)] as const);
+    const keys = req.signers.map(([did]) => this.#keyOf(req, did, idr, pool));
     const bad: { did: string; signature: string }[] = [];
     let valid = 0;
     let input: Uint8Array | undefined;
     for (let i = 0; i < req.signers.length; i++) {
       const [did, sigText] = req.signers[i]!;
-      const key = keys[i]![1];
-      const cacheKey = `${req.digest}|${did}|${toHex(key)}`;
+      const { key, id } = keys[i]!;
+      const cacheKey = `${req.digest}|${id}`;
       if (this.#verified.get(cacheKey)) {
         valid++;
         continue;
@@ -64,7 +64,8 @@ export class SignatureVerifier {
     }
   }
 
-  #keyOf(req: ParsedRequest, did: string, idr: IdrCache, pool?: StateAccess): Uint8Array {
+  /** The signer's key and `did|verkey` (what the key was resolved from, part of the verified-cache key). */
+  #keyOf(req: ParsedRequest, did: string, idr: IdrCache, pool?: StateAccess): { key: Uint8Array; id: string } {
     const nym = idr.getNym(did);
     let verkey: string | null | undefined;
     if (nym !== undefined) verkey = nym.verkey;
@@ -81,6 +82,6 @@ export class SignatureVerifier {
       this.#keys.set(ck, key);
     }
     if (key === null) throw new RequestError(RequestErrorCode.UNKNOWN_SIGNER, { did });
-    return key;
+    return { key, id: ck };
   }
 }
