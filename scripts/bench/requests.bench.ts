@@ -8,16 +8,13 @@
 //
 // Profile: node --conditions=quire-source --import tsx --import @quire/common/polyfill \
 //   --cpu-prof --cpu-prof-dir=/tmp/prof scripts/bench/requests.bench.ts
-import { performance } from 'node:perf_hooks';
 import { parseJson, signatureInput, stringifyJson } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { RequestExecutor, SignatureVerifier, type ExecutorStores, type Txn } from '@quire/requests';
 import { AttributeStore, Ledger, SeqNoIndex, StateTrie, TimestampStore, openMemoryKvStore } from '@quire/storage';
-import { print, record } from './lib.js';
+import { measure, print, record } from './lib.js';
 
 const BATCH = 500;
-const ROUNDS = 7;
-const ROUND_MS = 600;
 const TARGET = 10_000;
 const GENESIS = [
   '{"reqSignature":{},"txn":{"data":{"dest":"V4SGRU86Z58d6TV7PBUe6f","role":"0","verkey":"~CoRER63DVYnWZtK8uAzNbx"},"metadata":{},"type":"1"},"txnMetadata":{"seqNo":1},"ver":"1"}',
@@ -43,33 +40,27 @@ for (let i = 0; i < BATCH; i++) {
 }
 const requestTexts = requests.map((r) => stringifyJson(r));
 
-interface Figures {
-  wallRate: number;
-  cpuMicrosPerRequest: number;
-}
-
-/** Median wall-clock rate and median CPU time per request over ROUNDS rounds of ROUND_MS. */
-async function run(fn: () => Promise<void>): Promise<Figures> {
-  const warmEnd = performance.now() + 400;
-  while (performance.now() < warmEnd) await fn();
-  const rates: number[] = [];
-  const cpu: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    let calls = 0;
-    const c0 = process.cpuUsage();
-    const start = performance.now();
-    let now = start;
-    while (now - start < ROUND_MS) {
-      await fn();
+/**
+ * `measure` (median wall-clock rate over rounds) plus the CPU time per request of every call it
+ * made, warm-up included (process.cpuUsage: user + system of the whole process).
+ */
+async function run(label: string, fn: () => Promise<void>, target?: number): Promise<void> {
+  // let the JIT settle first, so that the CPU figure is not that of unoptimised code
+  for (let i = 0; i < 20; i++) await fn();
+  let calls = 0;
+  const c0 = process.cpuUsage();
+  await measure(
+    `${label}: wall clock`,
+    async () => {
       calls++;
-      now = performance.now();
-    }
-    const c = process.cpuUsage(c0);
-    rates.push((calls * BATCH * 1000) / (now - start));
-    cpu.push((c.user + c.system) / (calls * BATCH));
-  }
-  const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  return { wallRate: median(rates), cpuMicrosPerRequest: median(cpu) };
+      await fn();
+    },
+    { opsPerCall: BATCH, unit: 'NYM/s', rounds: 7, roundMs: 600 },
+  );
+  const c = process.cpuUsage(c0);
+  const micros = (c.user + c.system) / (calls * BATCH);
+  print({ name: `${label}: CPU time per request`, opsPerSec: micros, unit: 'µs CPU' });
+  record(`${label}: per core (1e6 / CPU µs)`, 1e6 / micros, target, 'NYM/s');
 }
 
 for (const [verify, input] of [
@@ -84,14 +75,15 @@ for (const [verify, input] of [
   if (first.validCount !== BATCH) throw new Error(`only ${first.validCount} of ${BATCH} valid: ${JSON.stringify((first.results.find((r) => !r.valid) as { reason?: string }).reason)}`);
   executor.revert();
   const label = `NYM create ${verify ? 'with' : 'without'} sig check (${input})`;
-  const f = await run(async () => {
-    // with verification, a fresh signature cache each round so every signature is verified
-    if (verify) (executor as unknown as { verifier: SignatureVerifier }).verifier = new SignatureVerifier();
-    await executor.applyBatch(1, batch, ppTime++);
-    executor.revert();
-  });
-  print({ name: `${label}: wall clock`, opsPerSec: f.wallRate, unit: 'NYM/s' });
-  print({ name: `${label}: CPU time per request`, opsPerSec: f.cpuMicrosPerRequest, unit: 'µs CPU' });
-  record(`${label}: per core (1e6 / CPU µs)`, 1e6 / f.cpuMicrosPerRequest, verify ? undefined : TARGET, 'NYM/s');
+  await run(
+    label,
+    async () => {
+      // with verification, a fresh signature cache each call so every signature is verified
+      if (verify) (executor as unknown as { verifier: SignatureVerifier }).verifier = new SignatureVerifier();
+      await executor.applyBatch(1, batch, ppTime++);
+      executor.revert();
+    },
+    verify ? undefined : TARGET,
+  );
   await close();
 }

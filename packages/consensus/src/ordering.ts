@@ -91,6 +91,7 @@ export class Ordering {
 
   /** Applies held PRE-PREPAREs in sequence while they can be accepted. */
   processHeld(): void {
+    if (this.ctx.catchingUp || this.ctx.waitingForNewView) return;
     for (;;) {
       const k = this.ctx.lastPrePrepareSeqNo + 1;
       const pp = this.held.get(k);
@@ -321,20 +322,19 @@ export class Ordering {
     candidates.sort();
     const crypto = ctx.modules.crypto;
     const values = ledgers.map((l) => multiSigValue(l, pp.poolStateRootHash, pp.ppTime));
-    const unverified = candidates.filter((c) => !r.verifiedCommitters.has(c));
-    if (unverified.length > 0) {
-      const aggregateOk = values.every((v) => {
-        const lid = String(v.ledger_id);
-        const sig = crypto.blsAggregate(candidates.map((c) => r.commits.get(c)!.blsSigs[lid]!));
-        return sig !== undefined && crypto.blsVerifyMulti(candidates, v, sig);
-      });
+    const aggregate = (who: string[]): (string | undefined)[] => values.map((v) => crypto.blsAggregate(who.map((c) => r.commits.get(c)!.blsSigs[String(v.ledger_id)]!)));
+    let sigs = aggregate(candidates);
+    const unverified = candidates.some((c) => !r.verifiedCommitters.has(c));
+    if (unverified) {
+      const aggregateOk = values.every((v, i) => sigs[i] !== undefined && crypto.blsVerifyMulti(candidates, v, sigs[i]!));
       if (aggregateOk) {
         for (const c of candidates) r.verifiedCommitters.add(c);
       } else {
-        for (const c of unverified) {
+        // find the bad shares one by one, drop their COMMITs and wait for more
+        for (const c of candidates) {
+          if (r.verifiedCommitters.has(c)) continue;
           const commit = r.commits.get(c)!;
-          const ok = values.every((v) => crypto.blsVerifyShare(c, v, commit.blsSigs[String(v.ledger_id)]!));
-          if (ok) r.verifiedCommitters.add(c);
+          if (values.every((v) => crypto.blsVerifyShare(c, v, commit.blsSigs[String(v.ledger_id)]!))) r.verifiedCommitters.add(c);
           else {
             r.commits.delete(c);
             ctx.suspect(c, Suspicion.CM_BLS_SIG_WRONG);
@@ -344,13 +344,13 @@ export class Ordering {
         if (good.length < ctx.quorums.commit) return undefined;
         candidates.length = 0;
         candidates.push(...good);
+        sigs = aggregate(candidates);
       }
     }
     const out: MultiSignature[] = [];
-    for (const value of values) {
-      const signature = crypto.blsAggregate(candidates.map((c) => r.commits.get(c)!.blsSigs[String(value.ledger_id)]!));
-      if (signature === undefined) return undefined;
-      out.push({ signature, participants: [...candidates], value });
+    for (let i = 0; i < values.length; i++) {
+      if (sigs[i] === undefined) return undefined;
+      out.push({ signature: sigs[i]!, participants: [...candidates], value: values[i]! });
     }
     return out;
   }

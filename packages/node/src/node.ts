@@ -266,6 +266,7 @@ export class QuireNode {
     if (cfg.metricsPort !== null && this.metrics !== undefined) this.metricsPort = await this.metrics.listen(cfg.metricsPort);
     const st = this.core.status();
     this.log.info({ nodePort: this.nodePort, clientPort: this.clientPort, validators: st.validators, viewNo: st.viewNo, lastOrdered: st.lastOrdered, poolId: this.poolId }, 'node started');
+    this.seenView = st.viewNo;
     this.queue = this.queue.then(() => this.runEffects(this.core.start()));
   }
 
@@ -282,7 +283,35 @@ export class QuireNode {
         return;
       }
       await this.runEffects(effects);
+      if (this.metrics !== undefined) this.observe();
     });
+  }
+
+  /** The consensus core's view of this node (view, last ordered batch, catch-up). */
+  status(): ReturnType<ConsensusCore['status']> {
+    return this.core.status();
+  }
+
+  private seenView = 0;
+  private catchupStartedAt: number | undefined;
+
+  /** View-change and catch-up metrics from the core's status transitions. */
+  private observe(): void {
+    const m = this.metrics!;
+    const st = this.core.status();
+    if (!st.waitingForNewView && st.viewNo > this.seenView) {
+      m.viewChanges.inc(st.viewNo - this.seenView);
+      this.seenView = st.viewNo;
+    }
+    m.viewNo.set(st.viewNo);
+    if (st.catchingUp && this.catchupStartedAt === undefined) {
+      this.catchupStartedAt = performance.now();
+      m.catchups.inc({ phase: 'started' });
+    } else if (!st.catchingUp && this.catchupStartedAt !== undefined) {
+      m.catchupDuration.observe((performance.now() - this.catchupStartedAt) / 1000);
+      m.catchups.inc({ phase: 'finished' });
+      this.catchupStartedAt = undefined;
+    }
   }
 
   private async runEffects(effects: ConsensusEffect[]): Promise<void> {

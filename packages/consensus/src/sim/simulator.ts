@@ -336,8 +336,26 @@ export class Simulation {
   }
 }
 
+/** Runs one simulation; an exception inside a node is a failed run, not a crashed sweep. */
 export function runSimulation(opts: SimulationOptions): SimulationResult {
-  return new Simulation(opts).run();
+  const sim = new Simulation(opts);
+  try {
+    return sim.run();
+  } catch (e) {
+    return {
+      seed: opts.seed,
+      nodes: opts.nodes,
+      faults: opts.faults,
+      ok: false,
+      violations: [`exception: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`],
+      simulatedMs: 0,
+      orderedBatches: 0,
+      orderedRequests: 0,
+      messages: 0,
+      livenessChecked: false,
+      maxView: 0,
+    };
+  }
 }
 
 export function replayCommand(r: Pick<SimulationResult, 'seed' | 'nodes' | 'faults'>): string {

@@ -1,9 +1,15 @@
 import { expect } from 'chai';
-import { SWEEP_MIXES, replayCommand, runSimulation } from '@quire/consensus';
+import { SWEEP_MIXES, Simulation, replayCommand, runSimulation } from '@quire/consensus';
 
 // Fixed seeds that once failed, kept as regressions.
-const REGRESSIONS: { seed: number; nodes: number; faults: string }[] = [
+const REGRESSIONS: { seed: number; nodes: number; faults: string; consensus?: { chkFreq: number; logSize: number } }[] = [
   { seed: 20, nodes: 7, faults: 'crash' }, // discarded requests re-queued by late PROPAGATEs
+  { seed: 1, nodes: 4, faults: 'crash' }, // restarted node with no traffic after restart: initial catch-up
+  { seed: 156, nodes: 4, faults: 'partition' }, // isolated node with unfinalised requests: probe on stale requests
+  { seed: 337, nodes: 7, faults: 'net' }, // discarded payload proposed again while still in an applied batch
+  { seed: 338, nodes: 4, faults: 'partition' }, // lagging node repairs one batch per probe: probe again on progress
+  { seed: 537, nodes: 7, faults: 'net', consensus: { chkFreq: 5, logSize: 15 } }, // catch-up forgot the others' checkpoints
+  { seed: 519, nodes: 7, faults: 'net', consensus: { chkFreq: 5, logSize: 15 } }, // pool moved on during catch-up
 ];
 
 describe('simulator seed sweep', () => {
@@ -33,6 +39,27 @@ describe('simulator seed sweep', () => {
     for (const seed of [1, 2, 3, 4]) {
       const r = runSimulation({ seed, nodes: 4, faults: 'primary' });
       expect(r.violations, replayCommand(r)).to.deep.equal([]);
+    }
+  });
+
+  it('replaces a crashed primary by a view change and keeps ordering (n = 4 and 7)', () => {
+    for (const [seed, nodes] of [[1, 4], [2, 7], [3, 4]] as const) {
+      const r = runSimulation({ seed, nodes, faults: 'primaryCrash' });
+      expect(r.violations, replayCommand(r)).to.deep.equal([]);
+      expect(r.maxView, replayCommand(r)).to.be.at.least(1);
+    }
+  });
+
+  it('lets nodes cut off beyond the log window catch up through checkpoints', () => {
+    for (const seed of [11, 12]) {
+      const sim = new Simulation({ seed, nodes: 4, faults: 'partition', consensus: { chkFreq: 3, logSize: 9 } });
+      const r = sim.run();
+      expect(r.violations, replayCommand(r)).to.deep.equal([]);
+      const statuses = sim.nodes.map((n) => n.core.status());
+      // one node lagged behind the others' stable checkpoint and needed a second catch-up
+      expect(statuses.some((s) => s.catchupRounds >= 2)).to.equal(true);
+      expect(new Set(statuses.map((s) => s.lastOrdered.ppSeqNo)).size).to.equal(1);
+      expect(statuses.every((s) => s.stableCheckpoint > 9)).to.equal(true);
     }
   });
 });

@@ -165,6 +165,24 @@ describe('client path', () => {
     expect(ch.responses[1]!.op).to.equal('REPLY');
   });
 
+  it('orders an ATTRIB and restores its raw value in the REPLY; a NODE txn (async handler) is refused with a stable reason', async () => {
+    const attrib: Record<string, unknown> = { identifier: trustee.did, reqId: 77, protocolVersion: 2, operation: { type: '100', dest: trustee.did, raw: '{"endpoint":{"ha":"127.0.0.1:5555"}}' } };
+    attrib.signature = trustee.signBase58(signatureInput(attrib));
+    const { applied, committed } = await order([attrib]);
+    expect(applied.discarded).to.deep.equal([]);
+    const result = await path.writeResult(1, committed.txns[0]!.seqNo);
+    expect((result.txn as { data: Record<string, unknown> }).data.raw).to.equal('{"endpoint":{"ha":"127.0.0.1:5555"}}');
+    const stored = (await fx.stores.ledgers[1].get(committed.txns[0]!.seqNo)) as unknown as { txn: { data: { raw: string } } };
+    expect(stored.txn.data.raw).to.match(/^[0-9a-f]{64}$/);
+
+    const node: Record<string, unknown> = { identifier: steward1.did, reqId: 78, protocolVersion: 2, operation: { type: '0', dest: user(9).fullVerkey, data: { alias: 'Node5', services: [] } } };
+    node.signature = steward1.signBase58(signatureInput(node));
+    const applied2 = fx.executor.applyBatch({ ledgerId: 0, requests: [node], digests: ['ef'.repeat(32)], ppTime: 1_700_000_200, ppSeqNo: ++ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, 1_700_000_200, ['ef'.repeat(32)]) });
+    expect(applied2.discarded).to.deep.equal([0]);
+    expect(applied2.rejectReasons[0]).to.equal('transactions of type 0 cannot be ordered by this node version');
+    fx.executor.revertLastBatch();
+  });
+
   it('after stop() takes no new requests', async () => {
     path.stop();
     const ch = recorder();

@@ -3,7 +3,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { toHex } from '@quire/common';
-import { createHarness, newSigner, nymOp, PP_TIME, signed, STEWARDS, TRUSTEE } from './helpers/harness.js';
+import { RequestExecutor } from '../../src/executor/executor.js';
+import type { Txn } from '../../src/handler.js';
+import { DOMAIN_GENESIS, createHarness, genesisTxns, newSigner, nymOp, openStores, PP_TIME, signed, STEWARDS, testRegistry, TRUSTEE } from './helpers/harness.js';
 
 const reasonOf = (r: { valid: boolean }): string => (r as { reason?: string }).reason ?? '';
 const codeOf = (r: { valid: boolean }): string | undefined => (r as { code?: string }).code;
@@ -131,6 +133,42 @@ describe('executor', () => {
     await h.close();
   });
 
+  it('a txn the ledger refuses fails only its own request; the batch is applied again without it', async () => {
+    // the real ledger, refusing any txn whose alias is "poison" as it refuses an unencodable txn
+    const stores = await openStores();
+    const real = stores.ledgers[1];
+    const refusing = new Proxy(real, {
+      get(target, p) {
+        if (p === 'append') {
+          return (txns: Txn[]) => {
+            const index = txns.findIndex((t) => t.txn.data.alias === 'poison');
+            if (index >= 0) throw Object.assign(new Error('cannot encode'), { data: { index } });
+            return target.append(txns);
+          };
+        }
+        const v = Reflect.get(target, p, target) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    (stores.ledgers as Record<number, unknown>)[1] = refusing;
+    const executor = new RequestExecutor({}, { stores, registry: testRegistry() });
+    await executor.applyGenesis(1, genesisTxns(DOMAIN_GENESIS));
+    const [a, b] = [newSigner(), newSigner()];
+    const reqs = [signed(TRUSTEE, nymOp(a)), signed(TRUSTEE, { ...nymOp(newSigner()), alias: 'poison' }), signed(TRUSTEE, nymOp(b))];
+    const r = await executor.applyBatch(1, reqs, PP_TIME);
+    expect(r.results.map((x) => codeOf(x) ?? 'ok')).to.deep.equal(['ok', 'INTERNAL', 'ok']);
+    expect(r.results.filter((x) => x.valid).map((x) => (x as { seqNo: number }).seqNo)).to.deep.equal([6, 7]);
+    expect(r.ledgerSize).to.equal(7);
+    // the same as a batch that never held the refused request
+    const ref = await createHarness();
+    const r2 = await ref.executor.applyBatch(1, [reqs[0], reqs[2]], PP_TIME);
+    expect(toHex(r.stateRoot)).to.equal(toHex(r2.stateRoot));
+    expect(toHex(r.txnRoot)).to.equal(toHex(r2.txnRoot));
+    await executor.commit(r.batchId);
+    expect(executor.idr.getNym(a.did)).to.not.equal(undefined);
+    await Promise.all([stores.kv.close(), ref.close()]);
+  });
+
   it('fuzz: 10,000 random and mutated requests never make the executor throw', async function () {
     this.timeout(120_000);
     const h = await createHarness({ verifySignatures: true });
@@ -151,7 +189,8 @@ describe('executor', () => {
         const r = await h.executor.applyBatch(lid, reqs, PP_TIME + total);
         total += reqs.length;
         expect(r.results).to.have.length(reqs.length);
-        for (const x of r.results) if (!x.valid) expect(x.code).to.be.a('string');
+        // every refusal has a stable code; INTERNAL would mean an unexpected exception inside
+        for (const x of r.results) if (!x.valid) expect(x.code, x.reason).to.be.a('string').and.not.equal('INTERNAL');
         if (total % 1000 === 0) await h.executor.commit(r.batchId);
         else h.executor.revert(1);
       }),

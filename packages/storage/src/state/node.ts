@@ -81,7 +81,8 @@ abstract class NodeBase {
 export class LeafNode extends NodeBase {
   constructor(
     readonly path: Uint8Array,
-    readonly value: Uint8Array,
+    /** Changed in place only while the node is fresh (see {@link isFresh}). */
+    public value: Uint8Array,
   ) {
     super();
   }
@@ -101,13 +102,26 @@ export class ExtensionNode extends NodeBase {
 export class BranchNode extends NodeBase {
   constructor(
     readonly children: (NodeRef | null)[],
-    readonly value: Uint8Array | null,
+    /** Changed in place only while the node is fresh (see {@link isFresh}). */
+    public value: Uint8Array | null,
   ) {
     super();
   }
 }
 
 export type TrieNode = LeafNode | ExtensionNode | BranchNode;
+
+/**
+ * True for a node made by a change since the head was last hashed or committed: it has never been
+ * encoded, so no root that anyone can name (a committed root, an uncommitted head whose root was
+ * asked for, a stored node) reaches it. Hashing a root encodes every node below it, and a node
+ * below an encoded node is encoded too, so a fresh node is reachable from the head only, through
+ * fresh parents. Updates may therefore change a fresh node in place instead of copying it: a batch
+ * of puts rebuilds its top-level branches once, not once per put.
+ */
+export function isFresh(node: TrieNode): boolean {
+  return node.enc === undefined && !node.stored;
+}
 
 /** A fresh array of 16 empty child slots. */
 export function emptyChildren(): (NodeRef | null)[] {

@@ -4,7 +4,7 @@
  * of roots can share their unchanged nodes. Insertion splits nodes and deletion collapses them in
  * the standard way, so the root depends only on the set of pairs.
  */
-import { BranchNode, ExtensionNode, LeafNode, bytesEqual, emptyChildren, isHashReferenced, type NodeRef, type TrieNode } from './node.js';
+import { BranchNode, ExtensionNode, LeafNode, bytesEqual, emptyChildren, isFresh, isHashReferenced, type NodeRef, type TrieNode } from './node.js';
 import { commonPrefixLength, concatNibbles, equalsRest, startsWithAt } from './nibbles.js';
 
 /** Turns a child reference into a node, loading it by hash when needed. */
@@ -43,7 +43,11 @@ function splitInto(children: (NodeRef | null)[], key: Uint8Array, at: number, va
   return null;
 }
 
-/** The trie `node` with `key` (nibbles, from `pos`) set to the stored value `value`. Returns `node` itself when nothing changes. */
+/**
+ * The trie `node` with `key` (nibbles, from `pos`) set to the stored value `value`. Returns `node`
+ * itself when nothing changes, or when the change was made in place inside fresh nodes
+ * ({@link isFresh}); nodes that are not fresh are never changed (copy on write).
+ */
 export function trieInsert(node: TrieNode | null, key: Uint8Array, pos: number, value: Uint8Array, resolve: Resolver, onReplace?: OnReplace): TrieNode {
   const updated = insertAt(node, key, pos, value, resolve, onReplace);
   if (onReplace !== undefined && node !== null && updated !== node && node.stored) onReplace(node);
@@ -56,7 +60,10 @@ function insertAt(node: TrieNode | null, key: Uint8Array, pos: number, value: Ui
     const cp = commonPrefixLength(node.path, key, pos);
     const rest = key.length - pos;
     if (cp === node.path.length && cp === rest) {
-      return bytesEqual(node.value, value) ? node : new LeafNode(node.path, value);
+      if (bytesEqual(node.value, value)) return node;
+      if (!isFresh(node)) return new LeafNode(node.path, value);
+      node.value = value;
+      return node;
     }
     const children = emptyChildren();
     let branchValue: Uint8Array | null = null;
@@ -72,7 +79,10 @@ function insertAt(node: TrieNode | null, key: Uint8Array, pos: number, value: Ui
     if (cp === node.path.length) {
       const child = resolve(node.child);
       const updated = trieInsert(child, key, pos + cp, value, resolve, onReplace);
-      return updated === child ? node : new ExtensionNode(node.path, updated);
+      if (updated === child) return node;
+      if (!isFresh(node)) return new ExtensionNode(node.path, updated);
+      node.child = updated;
+      return node;
     }
     const children = emptyChildren();
     const below = node.path.length - cp - 1;
@@ -82,12 +92,18 @@ function insertAt(node: TrieNode | null, key: Uint8Array, pos: number, value: Ui
   }
   if (pos === key.length) {
     if (node.value !== null && bytesEqual(node.value, value)) return node;
-    return new BranchNode(node.children.slice(), value);
+    if (!isFresh(node)) return new BranchNode(node.children.slice(), value);
+    node.value = value;
+    return node;
   }
   const idx = key[pos]!;
   const old = resolveOrNull(node.children[idx]!, resolve);
   const updated = trieInsert(old, key, pos + 1, value, resolve, onReplace);
-  if (updated === old) return node;
+  if (updated === old) return node; // unchanged, or changed in place below a fresh node
+  if (isFresh(node)) {
+    node.children[idx] = updated;
+    return node;
+  }
   const children = node.children.slice();
   children[idx] = updated;
   return new BranchNode(children, node.value);

@@ -1,0 +1,291 @@
+// npm run bench:pool -- [--duration S] [--rate R] [--phases crypto,open,sustain,max,reads,catchup,viewchange] ...
+// How fast a 4-node Quire pool is on this machine, measured the way users measure it: a devnet on
+// free ports in a temporary directory, the load generator of scripts/load driving it through
+// @quire/client, the crypto floor of one write for comparison, catch-up of a node left behind and
+// the time from a primary crash to the first batch ordered in the new view. Ends with a table and
+//   RESULT writes_per_s=<n> p50_ms=<n> p99_ms=<n> reads_per_s=<n> lost=<n>
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { isPlainObject, parseJson, stringifyJson } from '@quire/common';
+import { PoolLedger, buildGetTxnRequest } from '@quire/client';
+import { ClientConnector } from '@quire/network';
+import { readPoolGenesis, waitForOrdering } from '../../devnet/lib/wait-ordering.js';
+import { BenchPool, findFreeBasePort, metricSum } from '../load/lib/bench-pool.js';
+import { summarizeProfiles } from '../load/lib/cpu-profile.js';
+import { checkDataDirs, type LedgerCheck } from '../load/lib/ledger-check.js';
+import { formatLedgerCheck, formatLoadReport } from '../load/lib/report.js';
+import { LOAD_LEDGER, runLoad, type LoadReport } from '../load/lib/run.js';
+import { fmt } from '../load/lib/stats.js';
+import { LoadTarget, type Ack } from '../load/lib/target.js';
+import { cryptoCeiling, measureCryptoCosts, type CryptoCosts } from './crypto-floor.js';
+
+const PHASES = ['crypto', 'open', 'sustain', 'max', 'reads', 'catchup', 'viewchange'] as const;
+type Phase = (typeof PHASES)[number];
+
+interface Opts {
+  duration: number;
+  rate: number;
+  sustainRate: number;
+  concurrency: number;
+  readConcurrency: number;
+  connections: number;
+  catchupTxns: number;
+  phases: Phase[];
+  nodeBin: 'auto' | 'source' | 'build';
+  cpuProf?: string;
+  keep?: boolean;
+  timeout: number;
+}
+
+function positive(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number`);
+    return n;
+  };
+}
+
+function phaseList(v: string): Phase[] {
+  const list = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const p of list) if (!(PHASES as readonly string[]).includes(p)) throw new InvalidArgumentError(`unknown phase "${p}"; phases: ${PHASES.join(',')}`);
+  return list as Phase[];
+}
+
+const opts = new Command('bench:pool')
+  .description('Benchmark a 4-node devnet on this machine: write throughput and latency, verified reads, catch-up, view change, crypto floor.')
+  .option('--duration <s>', 'seconds of each load phase', positive('--duration'), 60)
+  .option('--rate <n>', 'open-loop phase: NYM writes per second offered', positive('--rate'), 300)
+  .option('--sustain-rate <n>', 'sustain phase: NYM writes per second offered', positive('--sustain-rate'), 1000)
+  .option('--concurrency <n>', 'closed-loop write phase: requests in flight', positive('--concurrency'), 256)
+  .option('--read-concurrency <n>', 'read phase: requests in flight', positive('--read-concurrency'), 128)
+  .option('--connections <n>', 'client connections to every node', positive('--connections'), 8)
+  .option('--catchup-txns <n>', 'catch-up phase: txns written while one node is down', positive('--catchup-txns'), 50_000)
+  .option('--phases <list>', `comma-separated subset of ${PHASES.join(',')}`, phaseList, [...PHASES])
+  .option('--node-bin <mode>', 'auto | source | build (see docs/devnet.md)', 'auto')
+  .option('--cpu-prof <dir>', 'profile every node process (node --cpu-prof) into this directory and summarize')
+  .option('--keep', 'keep the pool\'s data directory (printed) instead of deleting it')
+  .option('--timeout <ms>', 'deadline of one request', positive('--timeout'), 30_000)
+  .showHelpAfterError()
+  .parse(process.argv)
+  .opts<Opts>();
+
+const say = (l: string): void => void process.stderr.write(`bench:pool: ${l}\n`);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const has = (p: Phase): boolean => opts.phases.includes(p);
+const rows: [string, string, string][] = [];
+const row = (what: string, value: string, target = ''): void => void rows.push([what, value, target]);
+const allAcks: Ack[] = [];
+
+// ---- crypto floor (no pool needed) -------------------------------------------------------------
+let costs: CryptoCosts | undefined;
+const cores = availableParallelism();
+if (has('crypto')) {
+  say(`crypto floor on ${cores} cores (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+  costs = await measureCryptoCosts(4);
+  for (const b of [1, 10, 100, 500]) {
+    const c = cryptoCeiling(costs, b, cores);
+    row(`crypto ceiling, batches of ${b}`, `${fmt(c.writesPerSecond)} writes/s (${fmt(c.cpuPerWriteUs)} us CPU per write)`);
+  }
+}
+
+const needPool = opts.phases.some((p) => p !== 'crypto');
+let lost: number | undefined;
+const results: { writes?: number; p50?: number; p99?: number; reads?: number } = {};
+if (needPool) {
+  const dir = mkdtempSync(join(tmpdir(), 'quire-bench-pool-'));
+  if (opts.cpuProf !== undefined) mkdirSync(resolve(opts.cpuProf), { recursive: true });
+  const basePort = await findFreeBasePort(4);
+  const pool = await BenchPool.create({ dataDir: dir, nodes: 4, basePort, nodeBin: opts.nodeBin, logLevel: 'info', ...(opts.cpuProf !== undefined ? { cpuProfDir: resolve(opts.cpuProf) } : {}) });
+  const genesisText = pool.genesisText();
+  const validators = PoolLedger.fromGenesis(genesisText).validators();
+  const onSignal = (): void => {
+    say('interrupted: stopping the nodes');
+    void pool.stopAll().then(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let target: LoadTarget | undefined;
+  try {
+    say(`starting 4 nodes in ${dir} (base port ${basePort})`);
+    pool.startAll();
+    const ordered = await waitForOrdering(readPoolGenesis(pool.genesisFile), { timeoutMs: 240_000 });
+    say(`the pool orders (probe NYM at seqNo ${ordered.seqNo} after ${(ordered.elapsedMs / 1000).toFixed(1)} s)`);
+    target = await LoadTarget.open(genesisText, opts.connections, { writeTimeoutMs: opts.timeout, readTimeoutMs: opts.timeout });
+    const load = async (name: string, o: Parameters<typeof runLoad>[1]): Promise<LoadReport> => {
+      say(`== phase ${name}`);
+      const r = await runLoad(target!, { ...o, log: (l) => say(`  ${l}`) });
+      allAcks.push(...r.acks);
+      for (const l of formatLoadReport(r)) say(`  ${l}`);
+      return r;
+    };
+    const failures = (r: LoadReport): string => {
+      const c = r.kinds.reduce((a, k) => ({ rej: a.rej + k.outcomes.counts.rejected, to: a.to + k.outcomes.counts.timeout, err: a.err + k.outcomes.counts.error }), { rej: 0, to: 0, err: 0 });
+      return `rejected ${c.rej}, timeouts ${c.to}, errors ${c.err}`;
+    };
+    const D = opts.duration * 1000;
+
+    if (has('open')) {
+      const r = await load(`open loop ${opts.rate}/s`, { mix: 'nym', rate: opts.rate, durationMs: D, requestTimeoutMs: opts.timeout });
+      results.p50 = r.writeLatency?.p50;
+      results.p99 = r.writeLatency?.p99;
+      row(`NYM writes offered at ${opts.rate}/s`, `${fmt(r.writesPerSecond)}/s acked; p50 ${fmt(r.writeLatency?.p50)} ms, p95 ${fmt(r.writeLatency?.p95)} ms, p99 ${fmt(r.writeLatency?.p99)} ms; ${failures(r)}`, 'p50 <= 150 ms, p99 <= 1,000 ms');
+    }
+    if (has('sustain')) {
+      const r = await load(`sustained open loop ${opts.sustainRate}/s`, { mix: 'nym', rate: opts.sustainRate, durationMs: D, requestTimeoutMs: opts.timeout });
+      row(`NYM writes offered at ${opts.sustainRate}/s for ${opts.duration} s`, `${fmt(r.writesPerSecond)}/s acked; p50 ${fmt(r.writeLatency?.p50)} ms, p99 ${fmt(r.writeLatency?.p99)} ms; ${failures(r)}`, '>= 1,000/s for 60 s');
+      results.writes = Math.max(results.writes ?? 0, r.writesPerSecond);
+    }
+    if (has('max')) {
+      const r = await load(`closed loop, ${opts.concurrency} in flight`, { mix: 'nym', concurrency: opts.concurrency, durationMs: D, requestTimeoutMs: opts.timeout });
+      row(`NYM writes, closed loop (${opts.concurrency} in flight)`, `${fmt(r.writesPerSecond)}/s; p50 ${fmt(r.writeLatency?.p50)} ms, p99 ${fmt(r.writeLatency?.p99)} ms; ${failures(r)}`, '>= 1,000/s');
+      results.writes = Math.max(results.writes ?? 0, r.writesPerSecond);
+    }
+    if (results.writes !== undefined && costs !== undefined) {
+      const c = cryptoCeiling(costs, 500, cores);
+      row('write throughput / crypto ceiling (batches of 500)', `${((100 * results.writes) / c.writesPerSecond).toFixed(1)} %`);
+    }
+    if (has('reads')) {
+      const r = await load(`verified reads, ${opts.readConcurrency} in flight`, { mix: 'read', concurrency: opts.readConcurrency, durationMs: D, requestTimeoutMs: opts.timeout });
+      results.reads = r.readsPerSecond;
+      row(`GET_NYM verified by state proof (${opts.readConcurrency} in flight)`, `${fmt(r.readsPerSecond)}/s; p50 ${fmt(r.readLatency?.p50)} ms, p99 ${fmt(r.readLatency?.p99)} ms; ${failures(r)}`, '>= 5,000/s');
+    }
+    if (has('catchup')) {
+      const victim = validators[validators.length - 1]!;
+      say(`== phase catch-up: ${victim.alias} stopped, ${opts.catchupTxns} NYMs written, ${victim.alias} restarted`);
+      const before = await ledgerSize(victim);
+      await pool.stop(victim.alias);
+      const r = await load('catch-up writes', { mix: 'nym', concurrency: opts.concurrency, presign: opts.catchupTxns, durationMs: 3_600_000, requestTimeoutMs: opts.timeout });
+      const goal = await ledgerSize(validators[0]!);
+      const logOffset = fileSize(pool.node(victim.alias).layout.logFile);
+      pool.start(victim.alias);
+      const t0 = performance.now();
+      const reached = await waitForSize(victim, goal, 600_000);
+      const wallMs = performance.now() - t0;
+      const fromLog = catchupWindow(pool.node(victim.alias).layout.logFile, logOffset);
+      const behind = goal - before;
+      row(`catch-up of ${behind.toLocaleString('en-US')} txns (${fmt(r.writesPerSecond)}/s written meanwhile)`, reached ? `${fmt((behind * 1000) / wallMs)} txns/s from process start (${(wallMs / 1000).toFixed(1)} s)${fromLog !== undefined ? `; ${fmt((behind * 1000) / fromLog)} txns/s between the node's "catch-up started" and "caught up" (${(fromLog / 1000).toFixed(1)} s)` : ''}` : `NOT caught up within 600 s`, '>= 5,000 txns/s');
+    }
+    if (has('viewchange')) {
+      say('== phase view change: the primary is killed under a light load');
+      const m = await pool.metrics(validators[0]!.alias);
+      const view = metricSum(m, 'quire_view_no') ?? 0;
+      const primary = validators[view % validators.length]!.alias;
+      const others = validators.filter((v) => v.alias !== primary).map((v) => v.alias);
+      const bg = runLoad(target, { mix: 'nym', rate: 20, durationMs: 40_000, requestTimeoutMs: opts.timeout });
+      await sleep(3000);
+      const lastOld = new Map<string, number>();
+      for (const o of others) lastOld.set(o, metricSum(await pool.metrics(o), 'quire_batches_ordered_total') ?? 0);
+      say(`  killing ${primary} (primary of view ${view}) with SIGKILL`);
+      const tKill = performance.now();
+      await pool.stop(primary, 'SIGKILL');
+      const firstNew = new Map<string, number>();
+      while (firstNew.size < others.length && performance.now() - tKill < 60_000) {
+        for (const o of others) {
+          if (firstNew.has(o)) continue;
+          const mm = await pool.metrics(o);
+          const v = metricSum(mm, 'quire_view_no') ?? 0;
+          const b = metricSum(mm, 'quire_batches_ordered_total') ?? 0;
+          if (v <= view) lastOld.set(o, b);
+          else if (b > lastOld.get(o)!) firstNew.set(o, performance.now() - tKill);
+        }
+        await sleep(100);
+      }
+      const times = [...firstNew.values()].sort((a, b) => a - b);
+      const f = Math.floor((validators.length - 1) / 3);
+      row(`primary crash -> first batch ordered in the new view`, times.length > 0 ? `${(times[0]! / 1000).toFixed(2)} s first node; ${times.length > f ? `${(times[f]! / 1000).toFixed(2)} s on f+1 nodes` : 'fewer than f+1 nodes'} (${times.length}/${others.length} ordered within 60 s)` : 'no batch ordered in a new view within 60 s', '<= 10 s');
+      pool.start(primary);
+      const r = await bg;
+      allAcks.push(...r.acks);
+      say(`  background load during the view change: ${fmt(r.writesPerSecond)}/s acked, p99 ${fmt(r.writeLatency?.p99)} ms, ${failures(r)}`);
+      const goal = await ledgerSize(validators.find((v) => v.alias !== primary)!);
+      if (!(await waitForSize(validators.find((v) => v.alias === primary)!, goal, 120_000))) say(`  ${primary} did not catch up within 120 s after its restart`);
+    }
+  } finally {
+    await target?.close();
+    say('stopping the nodes');
+    await pool.stopAll();
+  }
+  // ---- every acknowledged write on every node's ledger, equal roots ----------------------------
+  let check: LedgerCheck | undefined;
+  if (allAcks.length > 0) {
+    check = await checkDataDirs(pool.nodes.map((n) => ({ node: n.layout.name, dataDir: n.layout.dataDir })), allAcks, LOAD_LEDGER);
+    for (const l of formatLedgerCheck(check)) say(l);
+    lost = check.lost;
+    row('acknowledged writes lost (all phases, all nodes)', `${check.lost} of ${check.acks.toLocaleString('en-US')}; roots ${check.rootsEqual ? 'equal' : 'DIFFER'}`, '0');
+  }
+  if (opts.cpuProf !== undefined) {
+    const s = summarizeProfiles(resolve(opts.cpuProf));
+    say(`CPU profile of ${s.files} node processes, ${(s.totalMs / 1000).toFixed(1)} s sampled`);
+    for (const p of s.byPackage) say(`  ${(100 * p.share).toFixed(1).padStart(5)} %  ${p.name}`);
+    say('  top functions (self time):');
+    for (const p of s.byFunction) say(`  ${(100 * p.share).toFixed(1).padStart(5)} %  ${p.name}`);
+  }
+  if (opts.keep === true) say(`pool data kept in ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+
+  async function ledgerSize(v: { alias: string; dest: string; clientIp?: string; clientPort?: number }): Promise<number> {
+    const d = await getTxnOnce(v, 1);
+    return d === null ? 0 : Number(d.ledgerSize);
+  }
+
+  /** Polls the node until its domain ledger holds `size` txns. */
+  async function waitForSize(v: { alias: string; dest: string; clientIp?: string; clientPort?: number }, size: number, timeoutMs: number): Promise<boolean> {
+    const end = performance.now() + timeoutMs;
+    while (performance.now() < end) {
+      try {
+        if ((await getTxnOnce(v, size)) !== null) return true;
+      } catch {
+        // not up yet
+      }
+      await sleep(200);
+    }
+    return false;
+  }
+}
+
+async function getTxnOnce(v: { dest: string; clientIp?: string; clientPort?: number }, seqNo: number): Promise<Record<string, unknown> | null> {
+  const c = await ClientConnector.connect({ host: v.clientIp!, port: v.clientPort!, dest: v.dest, timeoutMs: 3000 });
+  try {
+    const m = parseJson(await c.request(new TextEncoder().encode(stringifyJson(buildGetTxnRequest({ ledgerId: LOAD_LEDGER, seqNo }))))) as Record<string, unknown>;
+    const res = m.result;
+    return isPlainObject(res) && isPlainObject(res.data) ? res.data : null;
+  } finally {
+    await c.close();
+  }
+}
+
+function fileSize(file: string): number {
+  try {
+    return readFileSync(file).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** ms between the node's first "catch-up started" and the following "caught up" log lines after `offset`. */
+function catchupWindow(file: string, offset: number): number | undefined {
+  let started: number | undefined;
+  for (const line of readFileSync(file).subarray(offset).toString('utf8').split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let e: { msg?: string; time?: string };
+    try {
+      e = JSON.parse(line) as { msg?: string; time?: string };
+    } catch {
+      continue;
+    }
+    if (e.msg === 'catch-up started' && started === undefined) started = Date.parse(e.time ?? '');
+    else if (e.msg === 'caught up' && started !== undefined) return Date.parse(e.time ?? '') - started;
+  }
+  return undefined;
+}
+
+// ---- the table and the result line -----------------------------------------------------------------
+console.log('');
+console.log(`Quire pool benchmark: 4 nodes on one machine (${cores} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}), node ${process.version}`);
+const w0 = Math.max(...rows.map((r) => r[0].length), 10);
+for (const [what, value, target] of rows) console.log(`${what.padEnd(w0)}  ${value}${target !== '' ? `   [target ${target}]` : ''}`);
+const n = (x: number | undefined): string => (x === undefined ? 'NA' : String(Math.round(x)));
+console.log(`RESULT writes_per_s=${n(results.writes)} p50_ms=${n(results.p50)} p99_ms=${n(results.p99)} reads_per_s=${n(results.reads)} lost=${n(lost)}`);
+process.exit(0);

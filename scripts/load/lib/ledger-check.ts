@@ -1,0 +1,184 @@
+// After a run: is every acknowledged write on every node's ledger, as acknowledged, and do all the
+// nodes' ledgers have the same size and root? Two ways to look: the nodes' data directories (a local
+// devnet; LevelDB's lock is side-stepped by reading a consistent snapshot when a node runs), or
+// GET_TXN sent to each node over the client protocol.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { b58encode, isPlainObject, parseJson, stringifyJson } from '@quire/common';
+import { buildGetTxnRequest } from '@quire/client';
+import { ClientConnector } from '@quire/network';
+import { Ledger, findDatabase, openLevelKvStore, snapshotLevelDb, type KvStore } from '@quire/storage';
+import { ackOf, type Ack } from './target.js';
+
+export interface NodeLedgerView {
+  node: string;
+  size: number;
+  root: string;
+  /** Acknowledged txns absent from this node's ledger (seqNo beyond its size, or unreadable). */
+  missing: number;
+  /** Acknowledged txns whose seqNo holds another txn on this node. */
+  mismatched: number;
+  /** Why the node could not be read at all. */
+  error?: string;
+}
+
+export interface LedgerCheck {
+  method: 'data-dirs' | 'network';
+  ledgerId: number;
+  acks: number;
+  nodes: NodeLedgerView[];
+  /** Every node answered with the same size and root. */
+  rootsEqual: boolean;
+  /** Acknowledged txns missing or different on at least one node. */
+  lost: number;
+  /** A few examples of lost txns. */
+  examples: { node: string; seqNo: number; key: string; problem: 'missing' | 'mismatched' }[];
+}
+
+interface Tally {
+  lost: Set<number>;
+  examples: LedgerCheck['examples'];
+}
+
+function compare(node: string, ack: Ack, found: Record<string, unknown> | undefined, view: NodeLedgerView, t: Tally, index: number): void {
+  const got = found === undefined ? undefined : ackOf(found);
+  let problem: 'missing' | 'mismatched' | undefined;
+  if (got === undefined) problem = 'missing';
+  else if (got.seqNo !== ack.seqNo || got.key !== ack.key || got.txnHash !== ack.txnHash) problem = 'mismatched';
+  if (problem === undefined) return;
+  if (problem === 'missing') view.missing++;
+  else view.mismatched++;
+  t.lost.add(index);
+  if (t.examples.length < 10) t.examples.push({ node, seqNo: ack.seqNo, key: ack.key, problem });
+}
+
+function finish(method: LedgerCheck['method'], ledgerId: number, acks: readonly Ack[], nodes: NodeLedgerView[], t: Tally): LedgerCheck {
+  const ok = nodes.filter((n) => n.error === undefined);
+  const rootsEqual = ok.length === nodes.length && ok.every((n) => n.size === ok[0]!.size && n.root === ok[0]!.root);
+  // a node that could not be read at all holds none of the acknowledged txns as far as anyone can tell
+  if (ok.length < nodes.length) for (let i = 0; i < acks.length; i++) t.lost.add(i);
+  return { method, ledgerId, acks: acks.length, nodes, rootsEqual, lost: t.lost.size, examples: t.examples };
+}
+
+async function openForReading(path: string): Promise<{ kv: KvStore; close(): Promise<void> }> {
+  try {
+    const kv = await openLevelKvStore(path, { createIfMissing: false });
+    return { kv, close: () => kv.close() };
+  } catch (e) {
+    if (!/lock/i.test(String((e as { code?: string }).code ?? '') + String(e) + String((e as { cause?: unknown }).cause ?? ''))) throw e;
+  }
+  const snap = await snapshotLevelDb(path);
+  const kv = await openLevelKvStore(snap.path, { createIfMissing: false });
+  return {
+    kv,
+    close: async () => {
+      try {
+        await kv.close();
+      } finally {
+        await snap.remove();
+      }
+    },
+  };
+}
+
+/** Reads each node's ledger from its data directory (`<dataDir>/<alias>` or the directories given). */
+export async function checkDataDirs(nodes: readonly { node: string; dataDir: string }[], acks: readonly Ack[], ledgerId = 1): Promise<LedgerCheck> {
+  const t: Tally = { lost: new Set(), examples: [] };
+  const views: NodeLedgerView[] = [];
+  for (const { node, dataDir } of nodes) {
+    const view: NodeLedgerView = { node, size: 0, root: '', missing: 0, mismatched: 0 };
+    views.push(view);
+    const db = existsSync(dataDir) ? findDatabase(dataDir) : undefined;
+    if (db === undefined) {
+      view.error = `no ledger database in ${dataDir}`;
+      continue;
+    }
+    let opened: { kv: KvStore; close(): Promise<void> };
+    try {
+      opened = await openForReading(db);
+    } catch (e) {
+      view.error = `cannot open ${db}: ${e instanceof Error ? e.message : String(e)}`;
+      continue;
+    }
+    try {
+      const ledger = await Ledger.open(opened.kv, ledgerId);
+      view.size = ledger.size;
+      view.root = b58encode(ledger.root);
+      for (let i = 0; i < acks.length; i++) {
+        const ack = acks[i]!;
+        const txn = ack.seqNo <= ledger.size ? await ledger.get(ack.seqNo) : undefined;
+        compare(node, ack, txn as Record<string, unknown> | undefined, view, t, i);
+      }
+    } catch (e) {
+      view.error = `cannot read the ledger of ${node}: ${e instanceof Error ? e.message : String(e)}`;
+    } finally {
+      await opened.close();
+    }
+  }
+  return finish('data-dirs', ledgerId, acks, views, t);
+}
+
+/** The data directories of a devnet: `<devnetDir>/<alias>`. */
+export function devnetNodeDirs(devnetDir: string, aliases: readonly string[]): { node: string; dataDir: string }[] {
+  return aliases.map((a) => ({ node: a, dataDir: join(devnetDir, a) }));
+}
+
+export interface NetworkNode {
+  alias: string;
+  dest: string;
+  host: string;
+  port: number;
+}
+
+const enc = new TextEncoder();
+
+/** GET_TXN result data (the txn with rootHash, auditPath, ledgerSize), null when absent; throws on a refusal. */
+async function getTxn(c: ClientConnector, ledgerId: number, seqNo: number): Promise<Record<string, unknown> | null> {
+  const req = buildGetTxnRequest({ ledgerId, seqNo });
+  const m = parseJson(await c.request(enc.encode(stringifyJson(req))));
+  if (!isPlainObject(m) || m.op !== 'REPLY' || !isPlainObject(m.result)) throw new Error(`GET_TXN ${seqNo}: ${stringifyJson(m).slice(0, 200)}`);
+  return isPlainObject(m.result.data) ? m.result.data : null;
+}
+
+/**
+ * Asks every node for every acknowledged txn with GET_TXN (`concurrency` in flight per node), and for its ledger
+ * size and root (from the GET_TXN answer of seqNo 1, which carries ledgerSize and rootHash).
+ */
+export async function checkNetwork(nodes: readonly NetworkNode[], acks: readonly Ack[], opts: { ledgerId?: number; concurrency?: number; timeoutMs?: number } = {}): Promise<LedgerCheck> {
+  const ledgerId = opts.ledgerId ?? 1;
+  const t: Tally = { lost: new Set(), examples: [] };
+  const views = await Promise.all(
+    nodes.map(async (n): Promise<NodeLedgerView> => {
+      const view: NodeLedgerView = { node: n.alias, size: 0, root: '', missing: 0, mismatched: 0 };
+      let c: ClientConnector | undefined;
+      try {
+        c = await ClientConnector.connect({ host: n.host, port: n.port, dest: n.dest, timeoutMs: opts.timeoutMs ?? 10_000 });
+        let next = 0;
+        const worker = async (): Promise<void> => {
+          while (next < acks.length) {
+            const i = next++;
+            const ack = acks[i]!;
+            let data: Record<string, unknown> | null;
+            try {
+              data = await getTxn(c!, ledgerId, ack.seqNo);
+            } catch {
+              data = null;
+            }
+            compare(n.alias, ack, data ?? undefined, view, t, i);
+          }
+        };
+        await Promise.all(Array.from({ length: opts.concurrency ?? 16 }, worker));
+        const first = await getTxn(c, ledgerId, 1);
+        if (first === null) throw new Error('GET_TXN 1 returned nothing');
+        view.size = Number(first.ledgerSize);
+        view.root = String(first.rootHash);
+      } catch (e) {
+        view.error = e instanceof Error ? e.message : String(e);
+      } finally {
+        await c?.close();
+      }
+      return view;
+    }),
+  );
+  return finish('network', ledgerId, acks, views, t);
+}
