@@ -3,8 +3,18 @@
 //   npm run sim -- --seed 17 --nodes 4 --faults net          (replay one run)
 // Prints one summary line (and, for each failing seed, its violations and the command that replays
 // it); exits non-zero on any failure.
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
-import { FAULT_MIXES, SWEEP_MIXES, replayCommand, runSimulation, type SimulationResult } from '@quire/consensus';
+import { FAULT_MIXES, SWEEP_MIXES, replayCommand, runSimulation, type SimulationOptions, type SimulationResult } from '@quire/consensus';
+
+if (process.env.QUIRE_SIM_CHILD !== undefined && process.send !== undefined) {
+  // child process of a parallel sweep: run the assigned simulations and send the results back
+  const runs = JSON.parse(process.env.QUIRE_SIM_CHILD) as SimulationOptions[];
+  for (const run of runs) process.send(runSimulation(run));
+  process.disconnect();
+  process.exit(0);
+}
 
 function int(name: string, min: number) {
   return (v: string): number => {
@@ -23,11 +33,12 @@ const program = new Command()
   .option('--nodes <n>', 'pool size: 4 or 7 (default: alternate)', int('nodes', 1))
   .option('--faults <mix>', `fault mix: ${Object.keys(FAULT_MIXES).join(', ')} (default: cycle)`)
   .option('--requests <n>', 'client requests per run', int('requests', 0))
+  .option('--jobs <n>', 'processes running seeds in parallel', int('jobs', 1), 1)
   .option('--json', 'machine-readable output')
   .option('--quiet', 'no progress line');
 
 program.parse();
-const o = program.opts<{ seeds: number; start: number; seed?: number; nodes?: number; faults?: string; requests?: number; json?: boolean; quiet?: boolean }>();
+const o = program.opts<{ seeds: number; start: number; seed?: number; nodes?: number; faults?: string; requests?: number; jobs: number; json?: boolean; quiet?: boolean }>();
 
 if (o.faults !== undefined && FAULT_MIXES[o.faults] === undefined) {
   console.error(`sim: unknown fault mix "${o.faults}" (known: ${Object.keys(FAULT_MIXES).join(', ')})`);
@@ -39,16 +50,40 @@ if (o.nodes !== undefined && o.nodes !== 4 && o.nodes !== 7) {
 }
 
 const seeds = o.seed !== undefined ? [o.seed] : Array.from({ length: o.seeds }, (_, i) => o.start + i);
+const runs: SimulationOptions[] = seeds.map((seed, i) => ({
+  seed,
+  nodes: o.nodes ?? (i % 2 === 0 ? 4 : 7),
+  faults: o.faults ?? SWEEP_MIXES[i % SWEEP_MIXES.length]!,
+  ...(o.requests !== undefined ? { requests: o.requests } : {}),
+}));
 const results: SimulationResult[] = [];
 const started = Date.now();
-seeds.forEach((seed, i) => {
-  const nodes = o.nodes ?? (i % 2 === 0 ? 4 : 7);
-  const faults = o.faults ?? SWEEP_MIXES[i % SWEEP_MIXES.length]!;
-  const opts = { seed, nodes, faults, ...(o.requests !== undefined ? { requests: o.requests } : {}) };
-  const r = runSimulation(opts);
-  results.push(r);
-  if (!o.json && !o.quiet && process.stderr.isTTY) process.stderr.write(`\r${i + 1}/${seeds.length} seeds`);
-});
+const progress = (): void => {
+  if (!o.json && !o.quiet && process.stderr.isTTY) process.stderr.write(`\r${results.length}/${runs.length} seeds`);
+};
+const jobs = Math.min(o.jobs, runs.length);
+if (jobs <= 1) {
+  for (const run of runs) {
+    results.push(runSimulation(run));
+    progress();
+  }
+} else {
+  await Promise.all(
+    Array.from({ length: jobs }, (_, j) => {
+      const share = runs.filter((_, i) => i % jobs === j);
+      return new Promise<void>((resolve, reject) => {
+        const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, QUIRE_SIM_CHILD: JSON.stringify(share) } });
+        child.on('message', (r: SimulationResult) => {
+          results.push(r);
+          progress();
+        });
+        child.on('error', reject);
+        child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`sim child process exited with ${code}`))));
+      });
+    }),
+  );
+  results.sort((a, b) => a.seed - b.seed);
+}
 if (!o.json && !o.quiet && process.stderr.isTTY) process.stderr.write('\n');
 
 const failed = results.filter((r) => !r.ok);

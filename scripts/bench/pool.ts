@@ -92,6 +92,8 @@ if (has('crypto')) {
 
 const needPool = opts.phases.some((p) => p !== 'crypto');
 let lost: number | undefined;
+/** Something went wrong: the pool's directory (node logs, databases) is kept for inspection. */
+let inspect = false;
 const results: { writes?: number; p50?: number; p99?: number; reads?: number } = {};
 if (needPool) {
   const dir = mkdtempSync(join(tmpdir(), 'quire-bench-pool-'));
@@ -161,11 +163,12 @@ if (needPool) {
       const logOffset = fileSize(pool.node(victim.alias).layout.logFile);
       pool.start(victim.alias);
       const t0 = performance.now();
-      const reached = await waitForSize(victim, goal, 600_000);
+      const { reached, last } = await waitForSize(victim, goal, 600_000);
+      if (!reached) inspect = true;
       const wallMs = performance.now() - t0;
       const fromLog = catchupWindow(pool.node(victim.alias).layout.logFile, logOffset);
       const behind = goal - before;
-      row(`catch-up of ${behind.toLocaleString('en-US')} txns (${fmt(r.writesPerSecond)}/s written meanwhile)`, reached ? `${fmt((behind * 1000) / wallMs)} txns/s from process start (${(wallMs / 1000).toFixed(1)} s)${fromLog !== undefined ? `; ${fmt((behind * 1000) / fromLog)} txns/s between the node's "catch-up started" and "caught up" (${(fromLog / 1000).toFixed(1)} s)` : ''}` : `NOT caught up within 600 s`, '>= 5,000 txns/s');
+      row(`catch-up of ${behind.toLocaleString('en-US')} txns (${fmt(r.writesPerSecond)}/s written meanwhile)`, reached ? `${fmt((behind * 1000) / wallMs)} txns/s from process start (${(wallMs / 1000).toFixed(1)} s)${fromLog !== undefined ? `; ${fmt((behind * 1000) / fromLog)} txns/s between the node's "catch-up started" and "caught up" (${(fromLog / 1000).toFixed(1)} s)` : ''}` : `NOT caught up: stalled at ${last} of ${goal} txns after ${(wallMs / 1000).toFixed(0)} s (see ${victim.alias}'s node.log)`, '>= 5,000 txns/s');
     }
     if (has('viewchange')) {
       say('== phase view change: the primary is killed under a light load');
@@ -200,7 +203,9 @@ if (needPool) {
       allAcks.push(...r.acks);
       say(`  background load during the view change: ${fmt(r.writesPerSecond)}/s acked, p99 ${fmt(r.writeLatency?.p99)} ms, ${failures(r)}`);
       const goal = await ledgerSize(validators.find((v) => v.alias !== primary)!);
-      if (!(await waitForSize(validators.find((v) => v.alias === primary)!, goal, 120_000))) say(`  ${primary} did not catch up within 120 s after its restart`);
+      const back = await waitForSize(validators.find((v) => v.alias === primary)!, goal, 120_000);
+      if (!back.reached) inspect = true;
+      if (!back.reached) say(`  ${primary} did not catch up after its restart (at ${back.last} of ${goal} txns)`);
     }
   } finally {
     await target?.close();
@@ -213,6 +218,7 @@ if (needPool) {
     check = await checkDataDirs(pool.nodes.map((n) => ({ node: n.layout.name, dataDir: n.layout.dataDir })), allAcks, LOAD_LEDGER);
     for (const l of formatLedgerCheck(check)) say(l);
     lost = check.lost;
+    if (check.lost > 0 || !check.rootsEqual) inspect = true;
     row('acknowledged writes lost (all phases, all nodes)', `${check.lost} of ${check.acks.toLocaleString('en-US')}; roots ${check.rootsEqual ? 'equal' : 'DIFFER'}`, '0');
   }
   if (opts.cpuProf !== undefined) {
@@ -222,7 +228,7 @@ if (needPool) {
     say('  top functions (self time):');
     for (const p of s.byFunction) say(`  ${(100 * p.share).toFixed(1).padStart(5)} %  ${p.name}`);
   }
-  if (opts.keep === true) say(`pool data kept in ${dir}`);
+  if (opts.keep === true || inspect) say(`pool data kept in ${dir}${inspect ? ' (something failed: see the node logs there)' : ''}`);
   else rmSync(dir, { recursive: true, force: true });
 
   async function ledgerSize(v: { alias: string; dest: string; clientIp?: string; clientPort?: number }): Promise<number> {
@@ -230,18 +236,28 @@ if (needPool) {
     return d === null ? 0 : Number(d.ledgerSize);
   }
 
-  /** Polls the node until its domain ledger holds `size` txns. */
-  async function waitForSize(v: { alias: string; dest: string; clientIp?: string; clientPort?: number }, size: number, timeoutMs: number): Promise<boolean> {
+  /**
+   * Polls the node's domain ledger size until it holds `size` txns; gives up after `timeoutMs`, or when the size
+   * has not grown for `stallMs`. Returns whether it got there and the last size seen.
+   */
+  async function waitForSize(v: { alias: string; dest: string; clientIp?: string; clientPort?: number }, size: number, timeoutMs: number, stallMs = 60_000): Promise<{ reached: boolean; last: number }> {
     const end = performance.now() + timeoutMs;
-    while (performance.now() < end) {
+    let last = -1;
+    let grewAt = performance.now();
+    while (performance.now() < end && performance.now() - grewAt < stallMs) {
       try {
-        if ((await getTxnOnce(v, size)) !== null) return true;
+        const now = await ledgerSize(v);
+        if (now >= size) return { reached: true, last: now };
+        if (now > last) {
+          last = now;
+          grewAt = performance.now();
+        }
       } catch {
         // not up yet
       }
       await sleep(200);
     }
-    return false;
+    return { reached: false, last };
   }
 }
 

@@ -66,6 +66,11 @@ export class ConsensusCore {
     this.repair.onRequestedProof = (from, p) => this.catchup.onConsistencyProof(from, p);
     this.repair.behindStableCheckpoint = () => this.checkpoints.stableAmongOthersAbove().length > 0;
     this.repair.onBehindCheckpoint = () => this.catchup.start();
+    this.repair.stableCheckpointMessage = () => {
+      const c = this.checkpoints.stableCheckpoint;
+      const digest = this.checkpoints.own.get(c);
+      return c === 0 || digest === undefined ? undefined : { op: 'CHECKPOINT', instId: 0, viewNo: this.ctx.viewNo, seqNoStart: 0, seqNoEnd: c, digest };
+    };
     this.catchup.hooks = {
       onStart: () => {
         this.ctx.catchingUp = true;

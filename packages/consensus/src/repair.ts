@@ -2,7 +2,7 @@
 // stall probe that issues them when ordering stops while there is evidence of work to do.
 import type { CoreContext } from './context.js';
 import type { RequestIntake } from './intake.js';
-import type { MessageRequest, MessageResponse, PrePrepare } from './messages.js';
+import type { Checkpoint, MessageRequest, MessageResponse, PrePrepare } from './messages.js';
 import type { Ordering } from './ordering.js';
 import { prepareMatches } from './three-pc-log.js';
 
@@ -33,6 +33,8 @@ export class Repair {
     onRequestedViewChange(from: string, params: { name: string; digest: string }, vc: Extract<MessageResponse['msg'], { op: 'VIEW_CHANGE' }>): void;
   };
 
+  /** this node's stable checkpoint as a CHECKPOINT message, set by the core */
+  stableCheckpointMessage?: () => Checkpoint | undefined;
   /** stalled below a checkpoint the others made stable, set by the core */
   behindStableCheckpoint?: () => boolean;
   onBehindCheckpoint?: () => void;
@@ -53,6 +55,13 @@ export class Repair {
       msg = this.intake.ownPropagate(req.params.digest as string);
     } else {
       const viewNo = req.params.viewNo as number;
+      // already collected below the stable checkpoint: tell the asker where the pool is instead,
+      // so that it sees the stable checkpoint and catches up
+      if ((req.params.ppSeqNo as number) <= ctx.h) {
+        const cp = this.stableCheckpointMessage?.();
+        if (cp !== undefined) ctx.send(from, cp);
+        return;
+      }
       const r = viewNo === ctx.viewNo ? this.ordering.log.get(req.params.ppSeqNo as number) : undefined;
       if (r !== undefined) {
         if (req.msg_type === 'PREPREPARE') msg = r.pp ?? null;

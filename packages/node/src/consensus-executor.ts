@@ -8,7 +8,6 @@
 // into ONE WriteBatch (ledger, state, audit txn, seqNo/digest index, ts-root, attributes,
 // multi-signatures) and starts writing it; `flush()` resolves when every started write is durable,
 // and the node awaits it before it answers clients or handles the next event.
-import { inspect } from 'node:util';
 import { b58decode, b58encode, decodeMsgpack, type Txn as CommonTxn } from '@quire/common';
 import type {
   AppliedBatch,
@@ -48,7 +47,8 @@ import {
 } from '@quire/storage';
 import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
 import type { PoolRegistry } from './pool-registry.js';
-import { AuditTrail, type AuditRecord } from './audit-trail.js';
+import type { AuditRecord, AuditTrail } from './audit-trail.js';
+import { consistencySubproof, runStep } from './executor-steps.js';
 
 export type StateLedger = 0 | 1 | 2;
 export const STATE_LEDGERS: readonly StateLedger[] = [0, 1, 2];
@@ -91,31 +91,6 @@ export interface ConsensusExecutorModules {
   audit: AuditTrail;
   /** called after each committed batch's write, with the committed pool txns (registry rebuild) */
   onCommitted?: (ledgerId: number, txns: readonly Txn[]) => void;
-}
-
-/** State of a promise that settled without yielding (an async function that never awaited). */
-function settledState(p: Promise<unknown>): 'fulfilled' | 'rejected' | 'pending' {
-  const s = inspect(p, { depth: 0 });
-  if (s.includes('<pending>')) return 'pending';
-  return s.includes('<rejected>') ? 'rejected' : 'fulfilled';
-}
-
-/**
- * Runs a handler step that may be declared async. A step that finished without awaiting I/O is
- * accepted (its effects happened synchronously); one that is still pending needs asynchronous
- * storage access, which a synchronous executor cannot give, and fails the request deterministically.
- */
-function runStep(r: void | Promise<void>, type: string): void {
-  if (r === undefined || typeof (r as Promise<void>).then !== 'function') return;
-  const p = r as Promise<void>;
-  const state = settledState(p);
-  let error: unknown;
-  p.catch((e: unknown) => {
-    error = e;
-  });
-  if (state === 'fulfilled') return;
-  if (state === 'pending') throw new NodeError(NodeErrorCode.ASYNC_HANDLER, { type });
-  throw error ?? new RequestError(RequestErrorCode.INTERNAL, { problem: `handler of type ${type} failed` });
 }
 
 export class ConsensusExecutor implements BatchExecutor {
@@ -326,8 +301,7 @@ export class ConsensusExecutor implements BatchExecutor {
     for (const value of [...b.attributes.values()].sort()) s.attributes.put(value, wb);
     for (const ms of multiSigs) s.bls.put(ms, wb);
     this.audit.commit(b.audit, b58encode(s.ledgers[AUDIT_LEDGER].root));
-    this.recentAudit.set(b.audit.seqNo, b.audit.txn);
-    if (this.recentAudit.size > 4096) this.recentAudit.delete(this.recentAudit.keys().next().value!);
+    this.rememberAudit(b.audit.seqNo, b.audit.txn);
     this.startWrite(wb, b.digests.map((d) => d.payloadDigest));
     if (b.ledgerId === 0 && b.txnCount > 0) {
       this.registryCommitted = this.registryCommitted.clone();
@@ -392,7 +366,7 @@ export class ConsensusExecutor implements BatchExecutor {
     }
     if (oldSize === 0 || oldSize === newSize) return [];
     const leaves = this.leafHashes(l, 1, newSize);
-    return subproof(oldSize, leaves, true).map((h) => b58encode(h));
+    return consistencySubproof(oldSize, leaves, true).map((h) => b58encode(h));
   }
 
   verifyConsistency(oldSize: number, oldRoot: string, newSize: number, newRoot: string, proof: readonly string[]): boolean {
@@ -479,7 +453,7 @@ export class ConsensusExecutor implements BatchExecutor {
       this.registryHead = this.registryCommitted.clone();
       this.ex.idr.clear();
     } else {
-      for (let i = 0; i < txns.length; i++) this.recentAudit.set(sizeBefore + i + 1, txns[i]);
+      for (let i = 0; i < txns.length; i++) this.rememberAudit(sizeBefore + i + 1, txns[i]);
       this.audit.restore(newSize, (n) => this.auditTxn(n), root);
     }
     this.startWrite(wb, payloads);
@@ -492,6 +466,11 @@ export class ConsensusExecutor implements BatchExecutor {
 
   /** caught-up and recently committed audit txns whose write may still be in flight */
   private readonly recentAudit = new Map<number, unknown>();
+
+  private rememberAudit(seqNo: number, txn: unknown): void {
+    this.recentAudit.set(seqNo, txn);
+    while (this.recentAudit.size > 4096) this.recentAudit.delete(this.recentAudit.keys().next().value!);
+  }
 
   private auditTxn(seqNo: number): unknown {
     const hit = this.recentAudit.get(seqNo);
@@ -540,14 +519,4 @@ function batchAttribute(applied: readonly Applied[], current: Applied, hash: str
     if (x !== undefined) return x;
   }
   return undefined;
-}
-
-/** RFC 6962 SUBPROOF(m, D[n], b) over leaf hashes (formats.md §6.4). */
-function subproof(m: number, leaves: readonly Uint8Array[], b: boolean): Uint8Array[] {
-  const n = leaves.length;
-  if (m === n) return b ? [] : [merkleRootOfLeafHashes(leaves)];
-  let k = 1;
-  while (k * 2 < n) k *= 2;
-  if (m <= k) return [...subproof(m, leaves.slice(0, k), b), merkleRootOfLeafHashes(leaves.slice(k))];
-  return [...subproof(m - k, leaves.slice(k), false), merkleRootOfLeafHashes(leaves.slice(0, k))];
 }

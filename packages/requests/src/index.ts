@@ -32,7 +32,7 @@ export type { ExecutorOptions, ExecutorModules, BatchResult, RequestResult, Comm
 export type { ExecutorStores, ExecutorLedger, ExecutorStateTrie, ExecutorAttributeStore, ExecutorTimestampStore, ExecutorSeqNoIndex } from './executor/stores.js';
 export { requestToTxn, cloneJson } from './executor/txn.js';
 // reads
-export { StoresReadContext, answerRead } from './reads/read-context.js';
+export { StoresReadContext, answerRead, stateProofOf } from './reads/read-context.js';
 export type { ReadReply } from './reads/read-context.js';
 // pool / config types
 export { poolConfigHandler, poolWritesFromTxns } from './types/pool-config.js';

@@ -18,6 +18,8 @@ export interface FaultMix {
   byzantinePrimary: boolean;
   /** faulty (crashing or Byzantine) nodes, capped at f */
   faultyNodes: number | 'f';
+  /** negative control of the fault model: f+1 backups crash together and return later */
+  fPlusOneDown: boolean;
   skewSec: number;
   /** time at which drops, partitions and crashes end */
   healAtMs: number;
@@ -39,6 +41,7 @@ const base: FaultMix = {
   byzantineBackups: false,
   byzantinePrimary: false,
   faultyNodes: 0,
+  fPlusOneDown: false,
   skewSec: 0,
   healAtMs: 2000,
   livenessBoundMs: 15_000,
@@ -55,12 +58,14 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
   skew: { ...base, name: 'skew', skewSec: 20 },
   mixed: { ...base, name: 'mixed', latencyMs: [1, 20], drop: 0.03, duplicate: 0.03, slowTail: 0.01, partitions: true, crashes: true, byzantineBackups: true, faultyNodes: 'f', skewSec: 10, healAtMs: 4000, livenessBoundMs: 25_000 },
   primaryCrash: { ...base, name: 'primaryCrash', latencyMs: [1, 10], crashPrimary: true, faultyNodes: 1, healAtMs: 9000, livenessBoundMs: 30_000, requests: 40 },
+  // beyond the fault model while they are down: nothing is ordered, nothing unsafe; resumes after
+  fPlusOneDown: { ...base, name: 'fPlusOneDown', fPlusOneDown: true, healAtMs: 5000, livenessBoundMs: 25_000 },
   // a lying or equivocating primary of view 0: replaced by a view change
   primary: { ...base, name: 'primary', latencyMs: [1, 10], byzantinePrimary: true, faultyNodes: 1, livenessBoundMs: 25_000 },
 };
 
 /** the mixes a default sweep cycles through */
-export const SWEEP_MIXES = ['none', 'net', 'partition', 'crash', 'byzantine', 'skew', 'mixed', 'primary', 'primaryCrash'] as const;
+export const SWEEP_MIXES = ['none', 'net', 'partition', 'crash', 'byzantine', 'skew', 'mixed', 'primary', 'primaryCrash', 'fPlusOneDown'] as const;
 
 export function faultMix(name: string): FaultMix {
   const m = FAULT_MIXES[name];

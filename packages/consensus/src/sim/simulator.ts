@@ -79,6 +79,9 @@ export class Simulation {
   readonly mix: FaultMix;
   private readonly record: RunRecord;
   private partition: Set<string> | null = null;
+  /** interval in which more than f nodes are down (fPlusOneDown): batches ordered inside it */
+  private downWindow: [number, number] | undefined;
+  orderedWhileDown = 0;
   private messages = 0;
   readonly healAtMs: number;
   private readonly endAtMs: number;
@@ -125,6 +128,15 @@ export class Simulation {
     // crashes may hit any node (the primary included: view change); Byzantine roles are assigned below
     const backups = this.rng.shuffle(this.mix.crashes ? this.nodes.slice() : this.nodes.slice(1));
     let budget = Math.min(f, this.mix.faultyNodes === 'f' ? f : this.mix.faultyNodes);
+    if (this.mix.fPlusOneDown) {
+      const at = this.rng.int(300, 1000);
+      const back = this.rng.int(3000, 4500);
+      for (const node of backups.filter((n) => n !== this.nodes[0]).slice(0, f + 1)) {
+        this.queue.schedule(at, () => this.crash(node));
+        this.queue.schedule(back, () => this.restart(node));
+      }
+      this.downWindow = [at + 500, back];
+    }
     if (this.mix.crashPrimary && budget > 0) {
       const p = this.nodes[0]!;
       const at = this.rng.int(300, 1500);
@@ -289,6 +301,7 @@ export class Simulation {
           });
           break;
         case 'ordered':
+          if (this.downWindow !== undefined && this.queue.now >= this.downWindow[0] && this.queue.now < this.downWindow[1]) this.orderedWhileDown++;
           if (!this.record.byzantine.has(node.name)) {
             this.record.orderedBatches++;
             this.record.orderedRequests += e.replies.length;

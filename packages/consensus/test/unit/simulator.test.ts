@@ -10,6 +10,7 @@ const REGRESSIONS: { seed: number; nodes: number; faults: string; consensus?: { 
   { seed: 338, nodes: 4, faults: 'partition' }, // lagging node repairs one batch per probe: probe again on progress
   { seed: 537, nodes: 7, faults: 'net', consensus: { chkFreq: 5, logSize: 15 } }, // catch-up forgot the others' checkpoints
   { seed: 519, nodes: 7, faults: 'net', consensus: { chkFreq: 5, logSize: 15 } }, // pool moved on during catch-up
+  { seed: 2056, nodes: 4, faults: 'partition', consensus: { chkFreq: 5, logSize: 15 } }, // missed every CHECKPOINT: peers answer with theirs
 ];
 
 describe('simulator seed sweep', () => {
@@ -47,6 +48,16 @@ describe('simulator seed sweep', () => {
       const r = runSimulation({ seed, nodes, faults: 'primaryCrash' });
       expect(r.violations, replayCommand(r)).to.deep.equal([]);
       expect(r.maxView, replayCommand(r)).to.be.at.least(1);
+    }
+  });
+
+  it('orders nothing while f+1 nodes are down, stays safe, and resumes when they return', () => {
+    for (const [seed, nodes] of [[5, 4], [6, 7]] as const) {
+      const sim = new Simulation({ seed, nodes, faults: 'fPlusOneDown' });
+      const r = sim.run();
+      expect(r.violations, replayCommand(r)).to.deep.equal([]);
+      expect(sim.orderedWhileDown, replayCommand(r)).to.equal(0);
+      expect(r.orderedRequests).to.be.greaterThan(0);
     }
   });
 

@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { b58decode, b58encode, parseJson, signatureInput } from '@quire/common';
 import { type ApplyBatchInput, batchDigest } from '@quire/consensus';
+import { Ed25519Signer } from '@quire/crypto';
 import { parseRequest } from '@quire/requests';
 import { merkleLeafHash, verifyInclusion } from '@quire/storage';
 import { ClientPath, type ClientChannel } from '../../src/client-path.js';
@@ -175,8 +176,10 @@ describe('client path', () => {
     const stored = (await fx.stores.ledgers[1].get(committed.txns[0]!.seqNo)) as unknown as { txn: { data: { raw: string } } };
     expect(stored.txn.data.raw).to.match(/^[0-9a-f]{64}$/);
 
-    const node: Record<string, unknown> = { identifier: steward1.did, reqId: 78, protocolVersion: 2, operation: { type: '0', dest: user(9).fullVerkey, data: { alias: 'Node5', services: [] } } };
-    node.signature = steward1.signBase58(signatureInput(node));
+    // Steward4 demotes Node4: NODE's dynamic validation reads the pool ledger asynchronously
+    const steward4 = Ed25519Signer.fromSeed('000000000000000000000000Steward4');
+    const node: Record<string, unknown> = { identifier: steward4.did, reqId: 78, protocolVersion: 2, operation: { type: '0', dest: '4PS3EDQ3dW1tci1Bp6543CfuuebjFrg36kLAUcskGfaA', data: { alias: 'Node4', services: [] } } };
+    node.signature = steward4.signBase58(signatureInput(node));
     const applied2 = fx.executor.applyBatch({ ledgerId: 0, requests: [node], digests: ['ef'.repeat(32)], ppTime: 1_700_000_200, ppSeqNo: ++ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, 1_700_000_200, ['ef'.repeat(32)]) });
     expect(applied2.discarded).to.deep.equal([0]);
     expect(applied2.rejectReasons[0]).to.equal('transactions of type 0 cannot be ordered by this node version');

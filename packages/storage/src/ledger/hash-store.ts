@@ -54,8 +54,12 @@ export function decodeTileKey(key: Uint8Array): [number, number] | undefined {
   return [key[0]!, decodeSeqNoKey(key.subarray(1))];
 }
 
+/** 2^h for the heights of a tree of up to 2^53 leaves (a table: `2 ** h` with a variable h is a Math.pow call). */
+const POW2: readonly number[] = Array.from({ length: 64 }, (_, h) => 2 ** h);
+const pow2 = (h: number): number => POW2[h]!;
+
 /** Hashes in row j of a tile with k complete subtrees of its lowest height. */
-const rowLength = (k: number, j: number): number => Math.floor(k / 2 ** j);
+const rowLength = (k: number, j: number): number => Math.floor(k / pow2(j));
 
 /** Hashes held by a tile with k complete subtrees of its lowest height. */
 function tileHashes(k: number): number {
@@ -102,8 +106,6 @@ export function decodeSize(value: Uint8Array | undefined): number | undefined {
   }
 }
 
-const pow2 = (h: number): number => 2 ** h;
-
 interface Level {
   start: number;
   hashes: Uint8Array[];
@@ -116,7 +118,11 @@ export class HashStore {
   readonly #kv: KvStore;
   readonly #ledgerId: number;
   readonly #buckets: LedgerBuckets;
-  /** overlay[h] holds the non-durable full subtrees of height h, consecutive from `start`. */
+  /**
+   * overlay[h] holds hashes of full subtrees of height h, consecutive from `start`: the ones not yet
+   * durable, and the durable ones of the last tile of their level that is not full yet, which the
+   * next commits rewrite (so that a commit builds its tiles from memory, without store reads).
+   */
   readonly #overlay: Level[] = [];
   /** Durable subtree hashes and full tiles (both immutable once durable). */
   readonly #cache = new Map<string, Uint8Array>();
@@ -134,6 +140,38 @@ export class HashStore {
     this.#size = committedSize;
     this.#durable = committedSize;
     this.#frontier = this.frontierOf(committedSize);
+    this.#loadPartialTiles(committedSize);
+  }
+
+  /** First index of height h that the overlay keeps once leaves below d are durable: the start of the partial tile. */
+  static #keepFrom(h: number, d: number): number {
+    const level = Math.floor(h / TILE_HEIGHT);
+    const base = Math.floor(d / pow2(level * TILE_HEIGHT)); // complete subtrees of the tile level's lowest height
+    return (Math.floor(base / TILE_WIDTH) * TILE_WIDTH) / pow2(h - level * TILE_HEIGHT);
+  }
+
+  /**
+   * Puts the durable hashes of every partial tile (the last tile of a level, not full yet) into the
+   * overlay, as {@link setDurable} keeps them. A tile that is absent or shorter than the size says is
+   * left alone: reads then go to the store and report what they find, as before.
+   */
+  #loadPartialTiles(size: number): void {
+    for (let level = 0; pow2(level * TILE_HEIGHT) <= size; level++) {
+      const h0 = level * TILE_HEIGHT;
+      const base = Math.floor(size / pow2(h0));
+      const k = base % TILE_WIDTH;
+      if (k === 0) continue;
+      const t = (base - k) / TILE_WIDTH;
+      const tile = this.#kv.getSync(this.#buckets.tile, tileKey(level, t));
+      if (tile === undefined || tileEntries(tile) !== k) continue;
+      for (let j = 0; j < TILE_HEIGHT; j++) {
+        const first = (t * TILE_WIDTH) / pow2(j);
+        for (let off = 0; off < rowLength(k, j); off++) {
+          const at = tilePosition(k, j, off) * HASH_LENGTH;
+          this.#put(h0 + j, first + off, tile.subarray(at, at + HASH_LENGTH));
+        }
+      }
+    }
   }
 
   /** Number of leaves, uncommitted ones included. */
@@ -169,7 +207,7 @@ export class HashStore {
     if (cached !== undefined) return cached;
     const tileLevel = Math.floor(h / TILE_HEIGHT);
     const j = h - tileLevel * TILE_HEIGHT;
-    const tileIndex = Math.floor((i * 2 ** j) / TILE_WIDTH);
+    const tileIndex = Math.floor((i * pow2(j)) / TILE_WIDTH);
     const off = i - tileIndex * rowLength(TILE_WIDTH, j);
     const tile = this.#tile(tileLevel, tileIndex);
     if (tile === undefined) throw this.#missing(h, i);
@@ -230,7 +268,8 @@ export class HashStore {
   /** Drops the leaves from index n on (n is at least the durable size). */
   truncate(n: number): void {
     for (let h = 0; h < this.#overlay.length; h++) {
-      const level = this.#overlay[h]!;
+      const level = this.#overlay[h];
+      if (level === undefined) continue; // heights below a preloaded partial tile may have none yet
       const keep = Math.max(0, Math.floor(n / pow2(h)) - level.start);
       if (level.hashes.length > keep) level.hashes.length = keep;
     }
@@ -238,11 +277,12 @@ export class HashStore {
     this.#frontier = this.frontierOf(n);
   }
 
-  /** Forgets the overlay entries that the store now holds durably (leaves below d). */
+  /** Forgets the overlay entries that the store now holds durably (leaves below d), but those of partial tiles. */
   setDurable(d: number): void {
     for (let h = 0; h < this.#overlay.length; h++) {
-      const level = this.#overlay[h]!;
-      const drop = Math.min(level.hashes.length, Math.floor(d / pow2(h)) - level.start);
+      const level = this.#overlay[h];
+      if (level === undefined) continue; // heights below a preloaded partial tile may have none yet
+      const drop = Math.min(level.hashes.length, HashStore.#keepFrom(h, d) - level.start);
       if (drop > 0) {
         level.hashes.splice(0, drop);
         level.start += drop;
@@ -269,7 +309,7 @@ export class HashStore {
         const value = new Uint8Array(tileHashes(k) * HASH_LENGTH);
         let at = 0;
         for (let j = 0; j < TILE_HEIGHT; j++) {
-          const first = start / 2 ** j;
+          const first = start / pow2(j);
           for (let off = 0; off < rowLength(k, j); off++) {
             value.set(this.node(h + j, first + off), at);
             at += HASH_LENGTH;

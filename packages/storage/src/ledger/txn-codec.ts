@@ -41,19 +41,23 @@ export function encodeTxn(ledgerId: number, txn: unknown, seqNo: number, index: 
   } else if (meta.seqNo !== seqNo && !(typeof meta.seqNo === 'bigint' && meta.seqNo === BigInt(seqNo))) {
     throw new StorageError(StorageErrorCode.SEQ_NO_MISMATCH, { ledgerId, index, expected: seqNo, actual: String(meta.seqNo) });
   }
-  const revert = (): void => {
-    if (added === 'meta') delete t.txnMetadata;
-    else if (added === 'seqNo') delete meta.seqNo;
-  };
   try {
     const bytes = encodeMsgpack(t);
-    if (added !== undefined) undo.push(revert);
+    if (added !== undefined) undo.push(reverter(t, meta, added));
     return bytes;
   } catch (e) {
-    revert(); // leave the caller's object as it was
+    if (added !== undefined) reverter(t, meta, added)(); // leave the caller's object as it was
     const code = e instanceof QuireError ? e.code : undefined;
     throw new StorageError(StorageErrorCode.INVALID_TXN, { ledgerId, index, reason: code ?? reasonOf(e) }, undefined, { cause: e });
   }
+}
+
+/** Undoes what {@link encodeTxn} added to a txn (made only when it added something). */
+function reverter(t: Record<string, unknown>, meta: Record<string, unknown>, added: 'meta' | 'seqNo'): () => void {
+  return () => {
+    if (added === 'meta') delete t.txnMetadata;
+    else delete meta.seqNo;
+  };
 }
 
 /** Decodes a stored txn, checking that it is a transaction of `seqNo`. */

@@ -131,8 +131,14 @@ export function rlpListItems(bytes: Uint8Array): Uint8Array[] {
 /** Size of the header for a payload of `len` bytes. */
 function headerSize(len: number): number {
   if (len < 56) return 1;
-  let n = 1;
-  while (len >= 2 ** (8 * n)) n++;
+  if (len < 0x100) return 2;
+  if (len < 0x1_0000) return 3;
+  let n = 3;
+  let limit = 0x100_0000;
+  while (len >= limit) {
+    n++;
+    limit *= 256;
+  }
   return 1 + n;
 }
 

@@ -56,8 +56,11 @@ export class StateTrie {
   readonly #nodeBucket: string;
   readonly #headBucket: string;
   readonly #cache: NodeCache;
-  /** Nodes put into a batch that is not known to be written yet (hash key -> node). */
-  readonly #unflushed = new Map<HashKey, TrieNode>();
+  /**
+   * Nodes put into batches not known to be written yet, one map (hash key -> node) per commit:
+   * a written batch drops its whole map at once.
+   */
+  readonly #unflushed: Map<HashKey, TrieNode>[] = [];
   /** Nodes whose batch failed: put again by the next commit. */
   readonly #retry = new Map<HashKey, TrieNode>();
   /** Roots of uncommitted heads that setHead/getAt/commit may name, in the order they were made. */
@@ -176,7 +179,7 @@ export class StateTrie {
     const node = root === undefined ? this.#head : this.#rootNode(root);
     const rootHash = rootHashOf(node); // encodes and hashes every new node below
     const b = batch ?? this.#kv.batch();
-    const written: TrieNode[] = [];
+    const written = new Map<HashKey, TrieNode>();
     if (node !== null) {
       const rootWasStored = node.stored;
       const fresh: TrieNode[] = [];
@@ -186,7 +189,7 @@ export class StateTrie {
         if (n === node || n.enc!.length >= 32) {
           const h = nodeHash(n);
           b.put(this.#nodeBucket, nodeStoreKey(h), n.enc!);
-          written.push(n);
+          written.set(h, n);
         }
       }
       // a root already stored may so far have been stored only inside its parent
@@ -195,22 +198,19 @@ export class StateTrie {
     }
     for (const [k, n] of this.#retry) {
       b.put(this.#nodeBucket, nodeStoreKey(k), n.enc!);
-      written.push(n);
+      written.set(k, n);
     }
     this.#retry.clear();
     b.put(this.#headBucket, HEAD_KEY, keyToBytes(rootHash));
     // replaced versions are cold from now on: keep the cache for the live ones
     for (const h of this.#superseded) this.#cache.delete(h);
     this.#superseded = [];
-    for (const n of written) {
-      this.#unflushed.set(n.hash!, n);
-      this.#cache.set(n.hash!, n);
-    }
+    for (const [h, n] of written) this.#cache.set(h, n);
+    this.#unflushed.push(written);
     b.afterWrite((error) => {
-      for (const n of written) {
-        if (error === undefined) this.#unflushed.delete(n.hash!);
-        else this.#retry.set(n.hash!, n);
-      }
+      const i = this.#unflushed.indexOf(written);
+      if (i >= 0) this.#unflushed.splice(i, 1);
+      if (error !== undefined) for (const [h, n] of written) this.#retry.set(h, n);
     });
     this.#committed = node;
     this.#committedRoot = rootHash;
@@ -270,10 +270,19 @@ export class StateTrie {
     }
   }
 
-  /** A stored node by hash: from the unflushed set, the cache, or the store. */
+  /** A stored node by hash: from the cache, the nodes not yet written, or the store. */
   #load(k: HashKey): TrieNode {
-    const hit = this.#unflushed.get(k) ?? this.#cache.get(k);
+    const hit = this.#cache.get(k);
     if (hit !== undefined) return hit;
+    for (let i = this.#unflushed.length - 1; i >= 0; i--) {
+      const n = this.#unflushed[i]!.get(k);
+      if (n !== undefined) {
+        this.#cache.set(k, n);
+        return n;
+      }
+    }
+    const failed = this.#retry.get(k);
+    if (failed !== undefined) return failed;
     const bytes = this.#kv.getSync(this.#nodeBucket, nodeStoreKey(k));
     if (bytes === undefined) throw new StorageError(StorageErrorCode.STATE_NODE_MISSING, { state: this.name, hash: keyToHex(k) });
     let node: TrieNode | null;

@@ -1,0 +1,69 @@
+// Startup steps of a node before anything runs: genesis into empty ledgers (checked against
+// non-empty ones), repair of a lost state, and small readers of the ledgers.
+import { b58encode } from '@quire/common';
+import type { RequestExecutor, Txn } from '@quire/requests';
+import { BLANK_ROOT, type Ledger, loadGenesisEntries, readGenesisFile } from '@quire/storage';
+import { type NodeConfig, resolvePath } from './config.js';
+import { type NodeStores, STATE_LEDGERS } from './consensus-executor.js';
+import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
+import type { NodeLogger } from './logger.js';
+
+const STATE_NAMES = { 0: 'pool', 1: 'domain', 2: 'config' } as const;
+
+export function genesisSize(poolTxns: readonly Txn[]): number {
+  let n = 0;
+  for (const t of poolTxns) {
+    const meta = (t as { txnMetadata?: { txnTime?: unknown } }).txnMetadata;
+    if (meta?.txnTime !== undefined) break;
+    n++;
+  }
+  return Math.max(1, n);
+}
+
+export async function configTxns(ledger: Ledger): Promise<Txn[]> {
+  const out: Txn[] = [];
+  if (ledger.size === 0) return out;
+  for await (const [, t] of ledger.range(1, ledger.size)) out.push(t as unknown as Txn);
+  return out;
+}
+
+/** Loads genesis into empty ledgers (with their state); checks it against non-empty ones. */
+export async function loadGenesisFiles(ex: RequestExecutor, ledgers: Record<0 | 1 | 2 | 3, Ledger>, dir: string, cfg: NodeConfig, log: NodeLogger): Promise<void> {
+  const files: [0 | 1 | 2, string | null][] = [
+    [0, cfg.poolGenesisFile],
+    [1, cfg.domainGenesisFile],
+    [2, cfg.configGenesisFile],
+  ];
+  for (const [lid, f] of files) {
+    if (f === null) continue;
+    const file = resolvePath(dir, f);
+    let entries;
+    try {
+      entries = await readGenesisFile(file, { ledgerId: lid });
+    } catch (e) {
+      if (ledgers[lid].size > 0 && (e as { code?: string }).code === 'GENESIS_UNREADABLE') continue;
+      throw new NodeError(NodeErrorCode.GENESIS_INVALID, { file, reason: reasonOf(e) }, { cause: e });
+    }
+    if (ledgers[lid].size === 0) {
+      await ex.applyGenesis(lid, entries.map((e) => e.txn as unknown as Txn));
+      log.info({ ledgerId: lid, txns: entries.length, file }, 'genesis loaded');
+    } else {
+      try {
+        await loadGenesisEntries(ledgers[lid], file, entries);
+      } catch (e) {
+        throw new NodeError(NodeErrorCode.GENESIS_INVALID, { file, reason: reasonOf(e) }, { cause: e });
+      }
+    }
+  }
+}
+
+/** A state whose committed root was lost (empty) while its ledger has txns is rebuilt from the ledger. */
+export async function repairState(ex: RequestExecutor, stores: NodeStores, log: NodeLogger): Promise<void> {
+  const blank = b58encode(BLANK_ROOT);
+  for (const lid of STATE_LEDGERS) {
+    if (stores.ledgers[lid].size > 0 && b58encode(stores.states[lid].committedRoot) === blank) {
+      log.warn({ ledgerId: lid, state: STATE_NAMES[lid] }, 'state missing: rebuilding it from the ledger');
+      await ex.rebuildState(lid);
+    }
+  }
+}
