@@ -13,6 +13,11 @@ export class Batching {
   private lastBatchCreated = Number.NEGATIVE_INFINITY;
   /** a view was just entered: the first batch records the new primaries even if empty */
   viewStartPending = false;
+  /**
+   * A view this node must not propose in: after a restart it cannot know which PRE-PREPAREs it
+   * sent before the crash, and proposing again would equivocate. The pool moves to the next view.
+   */
+  blockedView: number | undefined;
   /** ppTime of the last batch this primary applied per ledger (freshness, before ordering) */
   private readonly lastSent = new Map<number, number>();
 
@@ -32,6 +37,7 @@ export class Batching {
     const cert = ctx.prevViewPrepareCert;
     return (
       ctx.isPrimary() &&
+      ctx.viewNo !== this.blockedView &&
       !ctx.waitingForNewView &&
       !ctx.catchingUp &&
       ctx.lastPrePrepareSeqNo >= cert &&

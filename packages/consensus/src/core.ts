@@ -132,6 +132,8 @@ export class ConsensusCore {
       },
     };
     this.restore();
+    // restarted with history: PRE-PREPAREs sent in this view before the crash are unknown here
+    if (modules.executor.lastAudit() !== undefined) this.batching.blockedView = this.ctx.viewNo;
   }
 
   /** Restores view, last ordered batch, ppTime, checkpoint and freshness from the audit ledger. */
@@ -155,6 +157,9 @@ export class ConsensusCore {
       this.ctx.lastOrderedAt = this.ctx.now();
       this.ctx.setTimer(TICK_TIMER, this.ctx.opts.tickMs);
       if (this.ctx.validators.length > 1) this.catchup.start();
+      if (this.ctx.isPrimary() && this.batching.blockedView === this.ctx.viewNo && this.ctx.validators.length > 1) {
+        this.viewChanger.voting.vote(Suspicion.PRIMARY_DISCONNECTED);
+      }
       this.batching.trySendBatches();
     }
     return this.ctx.drain();
@@ -173,7 +178,7 @@ export class ConsensusCore {
         break;
       case 'peerConnected':
       case 'peerDisconnected':
-        this.viewChanger.onPeerConnection(event.alias, event.kind === 'peerConnected');
+        this.viewChanger.voting.onPeerConnection(event.alias, event.kind === 'peerConnected');
         break;
     }
     if (event.kind !== 'timer') this.afterEvent();
@@ -230,7 +235,7 @@ export class ConsensusCore {
         this.checkpoints.onCheckpoint(from, msg);
         return;
       case 'INSTANCE_CHANGE':
-        this.viewChanger.onInstanceChange(from, msg);
+        this.viewChanger.voting.onInstanceChange(from, msg);
         return;
       case 'VIEW_CHANGE':
         this.viewChanger.onViewChange(from, msg);

@@ -1,4 +1,4 @@
-// View change (consensus.md §6): INSTANCE_CHANGE voting and the monitor, VIEW_CHANGE and
+// View change (consensus.md §6): VIEW_CHANGE and
 // VIEW_CHANGE_ACK, NEW_VIEW built by the new primary and recomputed by everyone else, re-ordering of
 // prepared batches of earlier views, NEW_VIEW timeout escalation and lagging-view adoption.
 import type { Checkpoints } from './checkpoints.js';
@@ -7,9 +7,10 @@ import { Suspicion } from './context.js';
 import { batchDigest, multiSigValue } from './digest.js';
 import type { AppliedBatch } from './interfaces.js';
 import type { RequestIntake } from './intake.js';
-import type { BatchId, Checkpoint, InstanceChange, NewView, OldViewPrePrepareRep, OldViewPrePrepareReq, PrePrepare, ViewChange, ViewChangeAck } from './messages.js';
+import type { BatchId, Checkpoint, NewView, OldViewPrePrepareRep, OldViewPrePrepareReq, PrePrepare, ViewChange, ViewChangeAck } from './messages.js';
 import { calcBatches, calcCheckpoint, initialCheckpoint, sameBatchId, sameCheckpoint, viewChangeDigest } from './new-view-calc.js';
 import type { Ordering } from './ordering.js';
+import { InstanceChangeVoting } from './instance-change.js';
 
 export interface ViewChangeHooks {
   /** the view was entered (NEW_VIEW accepted): re-process stashed messages, reset batching */
@@ -30,8 +31,7 @@ function ppKey(ppViewNo: number, ppSeqNo: number, digest: string): string {
 
 export class ViewChanger {
   /** proposed view -> voter -> time of the vote */
-  private readonly votes = new Map<number, Map<string, number>>();
-  private readonly sentAt = new Map<number, number>();
+  readonly voting: InstanceChangeVoting;
   private oldPrepared = new Map<number, BatchId>();
   private oldPreprepared = new Map<number, BatchId[]>();
   private readonly oldViewPPs = new Map<string, SavedPrePrepare>();
@@ -46,11 +46,6 @@ export class ViewChanger {
   private readonly relayedVcs = new Map<string, Set<string>>();
   private missingOld: BatchId[] = [];
   private newViewDeadline = Number.POSITIVE_INFINITY;
-  /** view changes since a view last ordered a batch (timeout doubling) */
-  private escalation = 0;
-  private lastMonitorAt = 0;
-  private viewStartedAt = 0;
-  private primaryDownSince: number | undefined;
   private readonly futureViewSenders = new Map<number, Set<string>>();
   private readonly nvResponses = new Map<string, Set<string>>();
   private lastNvRequestAt = Number.NEGATIVE_INFINITY;
@@ -63,67 +58,7 @@ export class ViewChanger {
     private readonly ordering: Ordering,
     private readonly checkpoints: Checkpoints,
   ) {
-    ctx.onVote = (code) => this.vote(code);
-  }
-
-  private timeoutFactor(): number {
-    return Math.min(8, 2 ** Math.max(0, this.escalation - 1));
-  }
-
-  // ---- INSTANCE_CHANGE voting -------------------------------------------------------------------
-
-  vote(code: number, proposed = this.ctx.viewNo + 1): void {
-    const ctx = this.ctx;
-    const now = ctx.now();
-    const last = this.sentAt.get(proposed);
-    if (last !== undefined && now - last < ctx.opts.viewChangeWindowMs) return;
-    this.sentAt.set(proposed, now);
-    ctx.broadcast({ op: 'INSTANCE_CHANGE', viewNo: proposed, reason: code });
-    this.recordVote(ctx.name, proposed);
-  }
-
-  private recordVote(from: string, view: number): void {
-    let m = this.votes.get(view);
-    if (m === undefined) {
-      m = new Map();
-      this.votes.set(view, m);
-    }
-    m.set(from, this.ctx.now());
-    this.checkVoteQuorum(view);
-  }
-
-  onInstanceChange(from: string, ic: InstanceChange): void {
-    if (ic.viewNo <= this.ctx.viewNo) return;
-    this.recordVote(from, ic.viewNo);
-    if (this.monitorDegraded() && !this.votes.get(ic.viewNo)?.has(this.ctx.name)) this.vote(Suspicion.PRIMARY_DEGRADED, ic.viewNo);
-  }
-
-  private checkVoteQuorum(view: number): void {
-    const ctx = this.ctx;
-    if (view <= ctx.viewNo) return;
-    const m = this.votes.get(view);
-    if (m === undefined) return;
-    const now = ctx.now();
-    let n = 0;
-    for (const [voter, t] of m) if (ctx.isValidator(voter) && now - t < ctx.opts.outdatedInstanceChangesMs) n++;
-    if (n >= ctx.quorums.strong) this.startViewChange(view);
-  }
-
-  /** M1/M2: requests wait and nothing gets ordered. */
-  private monitorDegraded(): boolean {
-    const ctx = this.ctx;
-    if (ctx.waitingForNewView || ctx.catchingUp) return false;
-    const oldest = this.intake.oldestFinalisedAt();
-    if (oldest === undefined) return false;
-    const now = ctx.now();
-    const f = this.timeoutFactor();
-    const since = Math.max(ctx.lastOrderedAt, oldest, this.viewStartedAt);
-    return now - since >= ctx.opts.progressTimeoutMs * f || now - Math.max(oldest, this.viewStartedAt) >= ctx.opts.requestOrderingTimeoutMs * f;
-  }
-
-  onPeerConnection(alias: string, connected: boolean): void {
-    if (alias !== this.ctx.primaryName()) return;
-    this.primaryDownSince = connected ? undefined : (this.primaryDownSince ?? this.ctx.now());
+    this.voting = new InstanceChangeVoting(ctx, intake, (view) => this.startViewChange(view));
   }
 
   /** Periodic: monitor, primary connection, NEW_VIEW timeout. */
@@ -132,21 +67,14 @@ export class ViewChanger {
     const now = ctx.now();
     if (ctx.waitingForNewView) {
       if (now >= this.newViewDeadline) {
-        this.newViewDeadline = now + Math.min(ctx.opts.newViewTimeoutCapMs, ctx.opts.newViewTimeoutMs * this.timeoutFactor() * 2);
-        this.vote(Suspicion.INSTANCE_CHANGE_TIMEOUT);
+        this.newViewDeadline = now + Math.min(ctx.opts.newViewTimeoutCapMs, ctx.opts.newViewTimeoutMs * this.voting.timeoutFactor() * 2);
+        this.voting.vote(Suspicion.INSTANCE_CHANGE_TIMEOUT);
         ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'NEW_VIEW', params: { instId: 0, viewNo: ctx.viewNo } });
       }
       if (this.pendingNewView !== undefined) this.tryValidateNewView();
       return;
     }
-    if (now - this.lastMonitorAt < ctx.opts.perfCheckFreqMs) return;
-    this.lastMonitorAt = now;
-    if (this.monitorDegraded()) this.vote(Suspicion.PRIMARY_DEGRADED);
-    if (this.primaryDownSince !== undefined && now - this.primaryDownSince >= ctx.opts.toleratePrimaryDisconnectionMs) this.vote(Suspicion.PRIMARY_DISCONNECTED);
-    for (const [view, m] of this.votes) {
-      for (const [voter, t] of m) if (now - t >= ctx.opts.outdatedInstanceChangesMs) m.delete(voter);
-      if (m.size === 0 || view <= ctx.viewNo) this.votes.delete(view);
-    }
+    this.voting.onTick();
   }
 
   // ---- starting a view change -------------------------------------------------------------------
@@ -157,8 +85,8 @@ export class ViewChanger {
     const oldPrimary = ctx.primaryName();
     this.leaveView(view);
     ctx.waitingForNewView = true;
-    this.escalation++;
-    this.newViewDeadline = ctx.now() + Math.min(ctx.opts.newViewTimeoutCapMs, ctx.opts.newViewTimeoutMs * this.timeoutFactor());
+    this.voting.escalation++;
+    this.newViewDeadline = ctx.now() + Math.min(ctx.opts.newViewTimeoutCapMs, ctx.opts.newViewTimeoutMs * this.voting.timeoutFactor());
     const checkpoints: Checkpoint[] = [];
     if (this.checkpoints.stableCheckpoint === 0) checkpoints.push(initialCheckpoint());
     for (const [seqNoEnd, digest] of [...this.checkpoints.own].sort((a, b) => a[0] - b[0])) {
@@ -175,7 +103,7 @@ export class ViewChanger {
     this.vcs.set(ctx.name, { vc, digest: viewChangeDigest(vc) });
     ctx.broadcast(vc);
     ctx.modules.logger?.info({ view }, 'view change started');
-    if (ctx.primaryName() === oldPrimary && ctx.validators.length > 1) this.vote(Suspicion.INCORRECT_NEW_PRIMARY);
+    if (ctx.primaryName() === oldPrimary && ctx.validators.length > 1) this.voting.vote(Suspicion.INCORRECT_NEW_PRIMARY);
     const future = this.futureVcs.get(view);
     this.futureVcs.delete(view);
     if (future !== undefined) for (const [from, v] of future) this.onViewChange(from, v);
@@ -205,7 +133,7 @@ export class ViewChanger {
     this.pendingNewView = undefined;
     this.ordering.revertUnordered();
     this.ordering.clearForViewChange();
-    this.primaryDownSince = undefined;
+    this.voting.primaryDownSince = undefined;
   }
 
   /** Garbage collection at a stable checkpoint. */
@@ -226,7 +154,7 @@ export class ViewChanger {
       return;
     }
     if (vc.viewNo > ctx.viewNo) {
-      if (vc.viewNo > ctx.viewNo + 2 + this.escalation) return;
+      if (vc.viewNo > ctx.viewNo + 2 + this.voting.escalation) return;
       let m = this.futureVcs.get(vc.viewNo);
       if (m === undefined) {
         m = new Map();
@@ -365,8 +293,7 @@ export class ViewChanger {
     this.acceptedNewView = nv;
     ctx.prevViewPrepareCert = nv.batches.length > 0 ? nv.batches[nv.batches.length - 1]!.pp_seq_no : nv.checkpoint.seqNoEnd;
     this.newViewDeadline = Number.POSITIVE_INFINITY;
-    this.viewStartedAt = ctx.now();
-    for (const v of [...this.votes.keys()]) if (v <= nv.viewNo) this.votes.delete(v);
+    this.voting.onViewEntered(nv.viewNo);
     this.intake.restartAges(ctx.now());
     const cp = nv.checkpoint;
     if (cp.seqNoEnd > this.checkpoints.stableCheckpoint) {
@@ -442,7 +369,7 @@ export class ViewChanger {
 
   /** A batch got ordered: the escalation of timeouts ends once the new view works. */
   onOrdered(): void {
-    if (!this.ctx.waitingForNewView) this.escalation = 0;
+    if (!this.ctx.waitingForNewView) this.voting.escalation = 0;
   }
 
   // ---- lagging view detection (§6.9) --------------------------------------------------------------

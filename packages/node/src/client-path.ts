@@ -32,6 +32,11 @@ export interface ClientPathModules {
   submit(connId: string, request: Record<string, unknown>): void;
   /** applies a forced POOL_CONFIG / POOL_UPGRADE on receipt (requests.md §5.5) */
   onForced?(request: { type: string; operation: Readonly<Record<string, unknown>> }): void;
+  /**
+   * Carries out an authorized action (POOL_RESTART, VALIDATOR_INFO; requests.md §8): resolves with
+   * the REPLY `data`, rejects with the REJECT reason. Without it actions are refused (REQNACK).
+   */
+  onAction?(request: { type: string; operation: Readonly<Record<string, unknown>>; identifier: string; reqId: number | bigint }): Promise<unknown>;
   /** wall clock in seconds */
   now(): number;
   logger: NodeLogger;
@@ -114,9 +119,21 @@ export class ClientPath {
             this.count('action', 'reject');
             return;
           }
+          const act = this.m.onAction;
+          if (act === undefined) {
+            channel.respond(encodeReply({ op: 'REQNACK', identifier: id, reqId: r.reqId, reason: `action ${r.type} is not available on this node` }));
+            this.count('action', 'nack');
+            return;
+          }
           channel.respond(encodeReply({ op: 'REQACK', identifier: id, reqId: r.reqId }));
-          channel.push(encodeReply({ op: 'REPLY', result: { ...r.operation, identifier: id, reqId: r.reqId } }));
-          this.count('action', 'reply');
+          try {
+            const data = await act({ type: r.type, operation: r.operation, identifier: id, reqId: r.reqId });
+            channel.push(encodeReply({ op: 'REPLY', result: { ...r.operation, identifier: id, reqId: r.reqId, data } }));
+            this.count('action', 'reply');
+          } catch (e) {
+            channel.push(encodeReply({ op: 'REJECT', identifier: id, reqId: r.reqId, reason: e instanceof Error ? e.message : String(e), code: null }));
+            this.count('action', 'reject');
+          }
           return;
         }
         case 'write': {

@@ -20,7 +20,7 @@ import {
 } from '@quire/storage';
 import { AuditTrail } from './audit-trail.js';
 import { configTxns, genesisSize, loadGenesisFiles, repairState } from './startup.js';
-import { ClientPath, type ClientChannel } from './client-path.js';
+import { ClientPath, type ClientChannel, type ClientPathModules } from './client-path.js';
 import { type NodeConfig, resolvePath } from './config.js';
 import { ConsensusExecutor, type NodeStores } from './consensus-executor.js';
 import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
@@ -41,6 +41,8 @@ export interface QuireNodeModules {
   logger: NodeLogger;
   /** pre-loaded keys (tests); default: the key file of the config */
   keys?: NodeKeys;
+  /** carries out authorized actions (POOL_RESTART, VALIDATOR_INFO); without it they are refused */
+  onAction?: ClientPathModules['onAction'];
 }
 
 export class QuireNode {
@@ -184,6 +186,7 @@ export class QuireNode {
         now: () => Math.floor(Date.now() / 1000),
         logger: modules.logger.child({ module: 'client' }),
         metrics,
+        ...(modules.onAction !== undefined ? { onAction: modules.onAction } : {}),
       });
       clientPath.setWritable(poolWritesFromTxns(await configTxns(ledgers[2])));
       const poolId = b58encode(await ledgers[0].rootAt(Math.min(ledgers[0].size, genesisSize(poolTxns))));

@@ -95,7 +95,9 @@ export class BenchPool {
     const n = this.node(name);
     if (n.child !== undefined && n.child.exitCode === null && n.child.signalCode === null) return;
     const argv = nodeArgv(n.layout.dataDir, n.layout.configFile, this.opts.nodeBin);
-    if (this.opts.cpuProfDir !== undefined) argv.splice(1, 0, '--cpu-prof', '--cpu-prof-dir', this.opts.cpuProfDir, '--cpu-prof-name', `${name}-${Date.now()}.cpuprofile`);
+    // one directory per node; Node's default file names (pid, thread id, sequence) keep the main thread's profile
+    // apart from the module loader's worker thread and from the node's earlier runs
+    if (this.opts.cpuProfDir !== undefined) argv.splice(1, 0, '--cpu-prof', '--cpu-prof-dir', join(this.opts.cpuProfDir, name));
     const fd = openSync(n.layout.logFile, 'a');
     const child = spawn(argv[0]!, argv.slice(1), { cwd: REPO_ROOT, stdio: ['ignore', fd, fd] });
     closeSync(fd);

@@ -19,8 +19,10 @@ interface CpuProfile {
 
 export interface ProfileSummary {
   files: number;
-  /** Sampled milliseconds, all processes. */
+  /** Sampled milliseconds, all processes and threads. */
   totalMs: number;
+  /** Sampled milliseconds not idle: shares are of this busy time. */
+  busyMs: number;
   byPackage: { name: string; ms: number; share: number }[];
   byFunction: { name: string; ms: number; share: number }[];
 }
@@ -36,14 +38,19 @@ export function packageOf(url: string): string {
   return url.replace(/^file:\/\//, '').split('/').slice(-2).join('/');
 }
 
-/** Sums self time of every .cpuprofile in `dir`. */
+function profileFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? profileFiles(join(dir, e.name)) : e.name.endsWith('.cpuprofile') ? [join(dir, e.name)] : []));
+}
+
+/** Sums self time of every .cpuprofile under `dir` (idle time counted apart: shares are of busy time). */
 export function summarizeProfiles(dir: string, top = 15): ProfileSummary {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+  const files = profileFiles(dir);
   const byPkg = new Map<string, number>();
   const byFn = new Map<string, number>();
   let total = 0;
+  let idle = 0;
   for (const f of files) {
-    const p = JSON.parse(readFileSync(join(dir, f), 'utf8')) as CpuProfile;
+    const p = JSON.parse(readFileSync(f, 'utf8')) as CpuProfile;
     const hits = new Map<number, number>();
     // time per sample from timeDeltas when present, else the profile's mean interval
     if (p.samples !== undefined && p.timeDeltas !== undefined) {
@@ -58,7 +65,11 @@ export function summarizeProfiles(dir: string, top = 15): ProfileSummary {
       if (ms === 0) continue;
       total += ms;
       const fn = n.callFrame.functionName;
-      const special = fn === '(idle)' || fn === '(garbage collector)' || fn === '(program)' ? fn : undefined;
+      if (fn === '(idle)') {
+        idle += ms;
+        continue;
+      }
+      const special = fn === '(garbage collector)' || fn === '(program)' ? fn : undefined;
       const pkg = special ?? packageOf(n.callFrame.url);
       byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + ms);
       const where = n.callFrame.url === '' ? '' : ` ${n.callFrame.url.split('/').slice(-1)[0]}:${n.callFrame.lineNumber + 1}`;
@@ -70,6 +81,6 @@ export function summarizeProfiles(dir: string, top = 15): ProfileSummary {
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
-      .map(([name, ms]) => ({ name, ms, share: total > 0 ? ms / total : 0 }));
-  return { files: files.length, totalMs: total, byPackage: rank(byPkg), byFunction: rank(byFn) };
+      .map(([name, ms]) => ({ name, ms, share: total - idle > 0 ? ms / (total - idle) : 0 }));
+  return { files: files.length, totalMs: total, busyMs: total - idle, byPackage: rank(byPkg), byFunction: rank(byFn) };
 }

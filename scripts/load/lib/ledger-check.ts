@@ -31,12 +31,16 @@ export interface LedgerCheck {
   rootsEqual: boolean;
   /** Acknowledged txns missing or different on at least one node. */
   lost: number;
+  /** Acknowledged txns held by fewer than n-f nodes: those a further f failures could erase. */
+  underReplicated: number;
   /** A few examples of lost txns. */
   examples: { node: string; seqNo: number; key: string; problem: 'missing' | 'mismatched' }[];
 }
 
 interface Tally {
   lost: Set<number>;
+  /** ack index -> nodes lacking it */
+  lacking: Map<number, number>;
   examples: LedgerCheck['examples'];
 }
 
@@ -49,6 +53,7 @@ function compare(node: string, ack: Ack, found: Record<string, unknown> | undefi
   if (problem === 'missing') view.missing++;
   else view.mismatched++;
   t.lost.add(index);
+  t.lacking.set(index, (t.lacking.get(index) ?? 0) + 1);
   if (t.examples.length < 10) t.examples.push({ node, seqNo: ack.seqNo, key: ack.key, problem });
 }
 
@@ -56,8 +61,12 @@ function finish(method: LedgerCheck['method'], ledgerId: number, acks: readonly 
   const ok = nodes.filter((n) => n.error === undefined);
   const rootsEqual = ok.length === nodes.length && ok.every((n) => n.size === ok[0]!.size && n.root === ok[0]!.root);
   // a node that could not be read at all holds none of the acknowledged txns as far as anyone can tell
-  if (ok.length < nodes.length) for (let i = 0; i < acks.length; i++) t.lost.add(i);
-  return { method, ledgerId, acks: acks.length, nodes, rootsEqual, lost: t.lost.size, examples: t.examples };
+  const unreadable = nodes.length - ok.length;
+  if (unreadable > 0) for (let i = 0; i < acks.length; i++) t.lost.add(i);
+  const f = Math.floor((nodes.length - 1) / 3);
+  let underReplicated = 0;
+  for (let i = 0; i < acks.length; i++) if ((t.lacking.get(i) ?? 0) + unreadable > f) underReplicated++;
+  return { method, ledgerId, acks: acks.length, nodes, rootsEqual, lost: t.lost.size, underReplicated, examples: t.examples };
 }
 
 async function openForReading(path: string): Promise<{ kv: KvStore; close(): Promise<void> }> {
@@ -83,7 +92,7 @@ async function openForReading(path: string): Promise<{ kv: KvStore; close(): Pro
 
 /** Reads each node's ledger from its data directory (`<dataDir>/<alias>` or the directories given). */
 export async function checkDataDirs(nodes: readonly { node: string; dataDir: string }[], acks: readonly Ack[], ledgerId = 1): Promise<LedgerCheck> {
-  const t: Tally = { lost: new Set(), examples: [] };
+  const t: Tally = { lost: new Set(), lacking: new Map(), examples: [] };
   const views: NodeLedgerView[] = [];
   for (const { node, dataDir } of nodes) {
     const view: NodeLedgerView = { node, size: 0, root: '', missing: 0, mismatched: 0 };
@@ -146,7 +155,7 @@ async function getTxn(c: ClientConnector, ledgerId: number, seqNo: number): Prom
  */
 export async function checkNetwork(nodes: readonly NetworkNode[], acks: readonly Ack[], opts: { ledgerId?: number; concurrency?: number; timeoutMs?: number } = {}): Promise<LedgerCheck> {
   const ledgerId = opts.ledgerId ?? 1;
-  const t: Tally = { lost: new Set(), examples: [] };
+  const t: Tally = { lost: new Set(), lacking: new Map(), examples: [] };
   const views = await Promise.all(
     nodes.map(async (n): Promise<NodeLedgerView> => {
       const view: NodeLedgerView = { node: n.alias, size: 0, root: '', missing: 0, mismatched: 0 };

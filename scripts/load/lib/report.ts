@@ -34,7 +34,7 @@ export function formatLedgerCheck(c: LedgerCheck): string[] {
   for (const n of c.nodes) {
     out.push(`  ${n.node.padEnd(8)} ${n.error !== undefined ? `UNREADABLE: ${n.error}` : `size ${n.size}  root ${n.root}  missing ${n.missing}  mismatched ${n.mismatched}`}`);
   }
-  out.push(`  roots ${c.rootsEqual ? 'equal on every node' : 'DIFFER'}; lost ${c.lost}`);
+  out.push(`  roots ${c.rootsEqual ? 'equal on every node' : 'DIFFER'}; lost ${c.lost} (missing or different on some node), held by fewer than n-f nodes ${c.underReplicated}`);
   for (const e of c.examples) out.push(`  lost: ${e.node} seqNo ${e.seqNo} (${e.key}) ${e.problem}`);
   return out;
 }

@@ -47,6 +47,7 @@ describe('load generator against 4 canned client hosts (dry run)', function () {
 
     const check = await checkNetwork(nodes, r.acks);
     expect(check.lost).to.equal(0);
+    expect(check.underReplicated).to.equal(0);
     expect(check.rootsEqual).to.equal(true);
     expect(check.nodes.map((n) => n.size)).to.deep.equal([canned.txns.length, canned.txns.length, canned.txns.length, canned.txns.length]);
 
@@ -54,6 +55,10 @@ describe('load generator against 4 canned client hosts (dry run)', function () {
     canned.hidden[2]!.add(r.acks[5]!.seqNo);
     const bad = await checkNetwork(nodes, r.acks);
     expect(bad.lost).to.equal(1);
+    expect(bad.underReplicated).to.equal(0); // one node of four lacks it: still on n-f nodes
+    canned.hidden[1]!.add(r.acks[5]!.seqNo);
+    expect((await checkNetwork(nodes, r.acks)).underReplicated).to.equal(1);
+    canned.hidden[1]!.clear();
     expect(bad.rootsEqual).to.equal(false);
     expect(bad.nodes[2]).to.include({ missing: 1 });
     expect(bad.examples[0]).to.include({ node: 'Node3', seqNo: r.acks[5]!.seqNo, problem: 'missing' });

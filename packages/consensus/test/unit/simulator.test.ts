@@ -10,6 +10,7 @@ const REGRESSIONS: { seed: number; nodes: number; faults: string; consensus?: { 
   { seed: 338, nodes: 4, faults: 'partition' }, // lagging node repairs one batch per probe: probe again on progress
   { seed: 537, nodes: 7, faults: 'net', consensus: { chkFreq: 5, logSize: 15 } }, // catch-up forgot the others' checkpoints
   { seed: 519, nodes: 7, faults: 'net', consensus: { chkFreq: 5, logSize: 15 } }, // pool moved on during catch-up
+  { seed: 7156, nodes: 4, faults: 'mixed' }, // restarted primary re-proposed its ppSeqNos: equivocation
   { seed: 2056, nodes: 4, faults: 'partition', consensus: { chkFreq: 5, logSize: 15 } }, // missed every CHECKPOINT: peers answer with theirs
 ];
 

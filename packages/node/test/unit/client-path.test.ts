@@ -186,6 +186,32 @@ describe('client path', () => {
     fx.executor.revertLastBatch();
   });
 
+  it('refuses actions without an action handler, and REQACKs + REPLYs them with one', async () => {
+    const restart: Record<string, unknown> = { identifier: trustee.did, reqId: 90, protocolVersion: 2, operation: { type: '118', action: 'start', datetime: '0' } };
+    restart.signature = trustee.signBase58(signatureInput(restart));
+    const ch = recorder();
+    await path.handle(enc(restart), ch);
+    expect(ch.responses[0]).to.deep.equal({ op: 'REQNACK', identifier: trustee.did, reqId: 90, reason: 'action 118 is not available on this node' });
+    const seen: string[] = [];
+    const withAction = new ClientPath({
+      pipeline: fx.pipeline,
+      stores: fx.stores,
+      submit: () => undefined,
+      onAction: async (r) => {
+        seen.push(r.type);
+        return { scheduled: true };
+      },
+      now: () => 1_700_000_000,
+      logger: testLogger(),
+    });
+    const ch2 = recorder();
+    await withAction.handle(enc(restart), ch2);
+    expect(seen).to.deep.equal(['118']);
+    expect(ch2.responses[0]).to.deep.equal({ op: 'REQACK', identifier: trustee.did, reqId: 90 });
+    expect(ch2.pushes[0]).to.deep.include({ op: 'REPLY' });
+    expect(ch2.pushes[0]!.result).to.deep.include({ type: '118', reqId: 90, data: { scheduled: true } });
+  });
+
   it('after stop() takes no new requests', async () => {
     path.stop();
     const ch = recorder();
