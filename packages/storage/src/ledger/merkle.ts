@@ -13,11 +13,11 @@ import { ConsistencyError, ProofError, StorageErrorCode, ValueError } from '../e
 export const HASH_LENGTH = 32;
 
 /**
- * SHA-256 of `data`. The digest comes back as a latin1 string and is copied into a Buffer from Node's
+ * SHA-256 of `data`. The digest comes back as a latin1 ('binary') string and is copied into a Buffer from Node's
  * shared pool: about half the cost of a 'buffer' digest, which allocates a backing store per hash.
  */
 function sha256(data: Uint8Array): Uint8Array {
-  return Buffer.from(hash('sha256', data, 'latin1'), 'latin1');
+  return Buffer.from(hash('sha256', data, 'binary'), 'latin1'); // 'binary' is latin1
 }
 
 /** Root of the empty tree: SHA-256(""). */
