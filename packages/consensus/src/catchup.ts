@@ -1,6 +1,7 @@
 // Catch-up (consensus.md §7): the leecher (status round on the audit ledger, f+1 identical
 // consistency proofs as the target, transfer split across peers, proof-checked application; then
 // ledgers 0-2 with targets from the caught-up audit ledger) and the seeder answers.
+import { encodeMsgpack } from '@quire/common';
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
 import type { CatchupRep, CatchupReq, ConsistencyProof, LedgerStatus } from './messages.js';
@@ -28,6 +29,8 @@ interface Phase {
   replies: Map<number, { from: string; txns: unknown[]; consProof: string[]; last: number }>;
   excluded: Set<string>;
   requestedAt: number;
+  /** ranges asked of each peer: replies are accepted only from the peer a range was asked of */
+  asked: Map<string, [number, number][]>;
 }
 
 export class Catchup {
@@ -107,11 +110,30 @@ export class Catchup {
   onCatchupReq(from: string, req: CatchupReq): void {
     const ex = this.ctx.modules.executor;
     const own = ex.ledgerStatus(req.ledgerId);
-    if (req.catchupTill > own.size) return;
-    const txns: Record<string, unknown> = {};
-    ex.txnRange(req.ledgerId, req.seqNoStart, req.seqNoEnd).forEach((t, i) => (txns[String(req.seqNoStart + i)] = t));
-    const consProof = req.seqNoEnd === req.catchupTill ? [] : ex.consistencyProof(req.ledgerId, req.seqNoEnd, req.catchupTill);
-    this.ctx.send(from, { op: 'CATCHUP_REP', ledgerId: req.ledgerId, txns, consProof });
+    // consensus.md §7.4: 1 <= seqNoStart <= seqNoEnd <= catchupTill <= own size
+    if (req.seqNoStart < 1 || req.seqNoStart > req.seqNoEnd || req.seqNoEnd > req.catchupTill || req.catchupTill > own.size) return;
+    const txns = ex.txnRange(req.ledgerId, req.seqNoStart, req.seqNoEnd);
+    this.sendCatchupRep(from, req, req.seqNoStart, txns);
+  }
+
+  /**
+   * Sends txns seqNo `start`.. as CATCHUP_REP; above MSG_LEN_LIMIT the range is split in halves
+   * recursively, each half with its own consistency proof to catchupTill (consensus.md §7.4).
+   */
+  private sendCatchupRep(to: string, req: CatchupReq, start: number, txns: readonly unknown[]): void {
+    const ex = this.ctx.modules.executor;
+    const last = start + txns.length - 1;
+    const map: Record<string, unknown> = {};
+    txns.forEach((t, i) => (map[String(start + i)] = t));
+    const consProof = last === req.catchupTill ? [] : ex.consistencyProof(req.ledgerId, last, req.catchupTill);
+    const rep: CatchupRep = { op: 'CATCHUP_REP', ledgerId: req.ledgerId, txns: map, consProof };
+    if (txns.length > 1 && encodedSize(rep) > this.ctx.opts.msgLenLimit) {
+      const half = Math.ceil(txns.length / 2);
+      this.sendCatchupRep(to, req, start, txns.slice(0, half));
+      this.sendCatchupRep(to, req, start + half, txns.slice(half));
+      return;
+    }
+    this.ctx.send(to, rep);
   }
 
   // ---- leecher -----------------------------------------------------------------------------------
@@ -169,7 +191,16 @@ export class Catchup {
 
   private startPhase(ledgerId: number, targetSize: number, targetRoot: string, seeders: string[]): void {
     const ctx = this.ctx;
-    this.phase = { ledgerId, targetSize, targetRoot, seeders: seeders.length > 0 ? seeders : ctx.validators.filter((v) => v !== ctx.name), replies: new Map(), excluded: new Set(), requestedAt: 0 };
+    this.phase = {
+      ledgerId,
+      targetSize,
+      targetRoot,
+      seeders: seeders.length > 0 ? seeders : ctx.validators.filter((v) => v !== ctx.name),
+      replies: new Map(),
+      excluded: new Set(),
+      requestedAt: 0,
+      asked: new Map(),
+    };
     this.requestMissing();
   }
 
@@ -192,20 +223,33 @@ export class Catchup {
       const peer = pool[(i + this.rounds) % pool.length]!;
       i++;
       ctx.send(peer, { op: 'CATCHUP_REQ', ledgerId: ph.ledgerId, seqNoStart: s, seqNoEnd: to, catchupTill: ph.targetSize });
+      const ranges = ph.asked.get(peer) ?? [];
+      ranges.push([s, to]);
+      ph.asked.set(peer, ranges);
     }
     ph.requestedAt = ctx.now();
   }
 
   onCatchupRep(from: string, rep: CatchupRep): void {
+    const ctx = this.ctx;
     const ph = this.phase;
     if (!this.active || ph === undefined || rep.ledgerId !== ph.ledgerId) return;
     const seqNos = Object.keys(rep.txns).map(Number).sort((a, b) => a - b);
-    const first = seqNos[0]!;
-    const last = seqNos[seqNos.length - 1]!;
-    if (last - first + 1 !== seqNos.length || last > ph.targetSize) {
+    if (seqNos.length === 0 || seqNos.some((n) => !Number.isSafeInteger(n))) {
       ph.excluded.add(from);
       return;
     }
+    const first = seqNos[0]!;
+    const last = seqNos[seqNos.length - 1]!;
+    // only what was asked of this peer (a split reply arrives as several contiguous pieces)
+    if (!(ph.asked.get(from) ?? []).some(([a, b]) => first >= a && last <= b)) return;
+    if (last - first + 1 !== seqNos.length || last > ph.targetSize) {
+      ph.excluded.add(from);
+      ctx.suspect(from, Suspicion.INVALID_CATCHUP_DATA);
+      return;
+    }
+    // an earlier reply from another peer for the same start is kept until it fails to apply
+    if (ph.replies.has(first)) return;
     ph.replies.set(first, { from, txns: seqNos.map((s) => rep.txns[String(s)]), consProof: rep.consProof, last });
     this.applyReplies();
   }
@@ -278,5 +322,14 @@ export class Catchup {
       this.rounds++;
       this.requestMissing();
     }
+  }
+}
+
+/** Encoded size of a message as the transport would frame it (msgpack). */
+function encodedSize(msg: CatchupRep): number {
+  try {
+    return encodeMsgpack(msg).length;
+  } catch {
+    return 0;
   }
 }

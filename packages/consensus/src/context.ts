@@ -36,6 +36,11 @@ export const Suspicion = {
   NEW_VIEW_INVALID_BATCHES: 48,
   INCORRECT_NEW_PRIMARY: 49,
   REQUEST_NOT_ORDERED: 61,
+  NODE_COUNT_CHANGED: 46,
+  PRIMARY_DEMOTED: 51,
+  PRIMARY_ABOUT_TO_BE_DISCONNECTED: 27,
+  /** not in §6.1: a node whose VIEW_CHANGE_ACKs show it sent different VIEW_CHANGEs */
+  VIEW_CHANGE_EQUIVOCATION: 1004,
   /** not in §6.1: a VIEW_CHANGE with impossible BatchIDs */
   INVALID_VIEW_CHANGE: 1002,
   /** not in §6.1: a consistency proof or catch-up reply that does not verify */
@@ -44,6 +49,25 @@ export const Suspicion = {
   MALFORMED_MESSAGE: 1000,
   INVALID_PROPAGATED_REQUEST: 1001,
 } as const;
+
+/** views whose R_begin is kept (at least the last two that ordered a batch, §1.3) */
+const R_BEGIN_KEPT = 4;
+
+/** messages only validators send: everything else (requests for data, catch-up) any pool node may */
+const VOTING_OPS: ReadonlySet<string> = new Set([
+  'PROPAGATE',
+  'PREPREPARE',
+  'PREPARE',
+  'COMMIT',
+  'CHECKPOINT',
+  'INSTANCE_CHANGE',
+  'VIEW_CHANGE',
+  'VIEW_CHANGE_ACK',
+  'NEW_VIEW',
+]);
+
+/** Ops a pool node that is not a validator (observer, demoted, joining) may send to validators. */
+export const NON_VALIDATOR_OPS: ReadonlySet<string> = new Set(['LEDGER_STATUS', 'CATCHUP_REQ', 'MESSAGE_REQUEST', 'OLD_VIEW_PREPREPARE_REQ']);
 
 export class CoreContext {
   readonly opts: ConsensusOptions;
@@ -68,10 +92,19 @@ export class CoreContext {
   waitingForNewView = false;
   /** catch-up in progress: 3PC is stashed, nothing is proposed or voted */
   catchingUp = false;
+  /** requests finalised / ordered since start (monitor M3) */
+  finalisedTotal = 0;
+  orderedRequestsTotal = 0;
   /** last ppSeqNo re-ordered from the previous views by the accepted NEW_VIEW */
   prevViewPrepareCert = 0;
-  /** set by the view changer: a suspicion that counts toward a view change */
-  onVote?: (code: number) => void;
+  /** set by the view changer: a suspicion that counts toward a view change (default: view + 1) */
+  onVote?: (code: number, proposedView?: number) => void;
+  /**
+   * R_begin (consensus.md §1.3): view -> R_committed immediately before the first batch with that
+   * originalViewNo was committed. Primary rotation reads it (§1.4).
+   */
+  private readonly rBegin = new Map<number, string[]>();
+  private readonly primaryCache = new Map<number, string>();
 
   constructor(opts: ConsensusOptions, modules: ConsensusModules) {
     this.opts = opts;
@@ -94,6 +127,38 @@ export class CoreContext {
     this.validators = [...validators];
     this.validatorSet = new Set(this.validators);
     this.quorums = quorumsFor(this.validators.length);
+    this.primaryCache.clear();
+  }
+
+  /** Records R_begin[view] unless known (first committed batch of that view), keeping the last few. */
+  noteViewStart(viewNo: number, registry: readonly string[]): void {
+    if (this.rBegin.has(viewNo) || registry.length === 0) return;
+    this.rBegin.set(viewNo, [...registry]);
+    const views = [...this.rBegin.keys()].sort((a, b) => a - b);
+    for (const v of views.slice(0, Math.max(0, views.length - R_BEGIN_KEPT))) this.rBegin.delete(v);
+    this.primaryCache.clear();
+  }
+
+  /** Replaces R_begin with what the audit ledger says (restart, catch-up). */
+  restoreViewStarts(entries: ReadonlyMap<number, readonly string[]>): void {
+    for (const [v, reg] of entries) if (reg.length > 0) this.rBegin.set(v, [...reg]);
+    this.primaryCache.clear();
+  }
+
+  /** The registry primary(v) rotates over: R_begin[b], b = v-1 (v >= 2) or 0, or the nearest known view below. */
+  rotationRegistry(viewNo: number): readonly string[] {
+    const b = viewNo >= 2 ? viewNo - 1 : 0;
+    let best: number | undefined;
+    for (const v of this.rBegin.keys()) if (v <= b && (best === undefined || v > best)) best = v;
+    if (best !== undefined) return this.rBegin.get(best)!;
+    // nothing ordered up to view b here: the earliest registry known, else the committed one
+    let first: number | undefined;
+    for (const v of this.rBegin.keys()) if (first === undefined || v < first) first = v;
+    return first !== undefined ? this.rBegin.get(first)! : this.validators;
+  }
+
+  viewStarts(): ReadonlyMap<number, readonly string[]> {
+    return this.rBegin;
   }
 
   isValidator(alias: string): boolean {
@@ -101,11 +166,23 @@ export class CoreContext {
   }
 
   primaryName(viewNo = this.viewNo): string {
-    return primaryOf(viewNo, this.validators);
+    let p = this.primaryCache.get(viewNo);
+    if (p === undefined) {
+      p = primaryOf(viewNo, this.rotationRegistry(viewNo));
+      if (this.primaryCache.size > 64) this.primaryCache.clear();
+      this.primaryCache.set(viewNo, p);
+    }
+    return p;
   }
 
+  /** Primary of the current view and a validator (a demoted primary proposes nothing). */
   isPrimary(): boolean {
-    return this.primaryName() === this.name;
+    return this.primaryName() === this.name && this.validatorSet.has(this.name);
+  }
+
+  /** This node is in R_committed: its votes, PREPAREs, COMMITs and checkpoints count. */
+  get participating(): boolean {
+    return this.validatorSet.has(this.name);
   }
 
   emit(effect: ConsensusEffect): void {
@@ -113,10 +190,13 @@ export class CoreContext {
   }
 
   broadcast(msg: NodeMessage): void {
+    // an observer or demoted node follows the pool but sends nothing that would count as a vote
+    if (!this.participating && VOTING_OPS.has(msg.op)) return;
     this.out.push({ kind: 'broadcast', msg });
   }
 
   send(to: string, msg: NodeMessage): void {
+    if (!this.participating && VOTING_OPS.has(msg.op)) return;
     this.out.push({ kind: 'send', to, msg });
   }
 

@@ -4,7 +4,7 @@
 import { Batching } from './batching.js';
 import { Catchup } from './catchup.js';
 import { Checkpoints } from './checkpoints.js';
-import { CoreContext, Suspicion } from './context.js';
+import { CoreContext, NON_VALIDATOR_OPS, Suspicion } from './context.js';
 import { ConsensusError } from './errors.js';
 import type { ConsensusEffect, ConsensusEvent, ConsensusModules } from './interfaces.js';
 import { RequestIntake } from './intake.js';
@@ -17,6 +17,13 @@ import { MessageStash } from './stash.js';
 import { ViewChanger } from './view-change.js';
 
 export const TICK_TIMER = 'tick';
+
+/** R_begin entries read back from the audit ledger at restoration (§1.3: at least two views) */
+const R_BEGIN_RESTORED = 4;
+
+function isDataRequest(raw: unknown): boolean {
+  return typeof raw === 'object' && raw !== null && NON_VALIDATOR_OPS.has((raw as { op?: unknown }).op as string);
+}
 
 export interface ConsensusStatus {
   name: string;
@@ -131,6 +138,8 @@ export class ConsensusCore {
         if (!this.ctx.waitingForNewView) this.catchup.start();
       },
     };
+    // R_begin of view 0 is the genesis registry (replaced by the audit ledger's when there is history)
+    this.ctx.noteViewStart(0, opts.validators);
     this.restore();
     // restarted with history: PRE-PREPAREs sent in this view before the crash are unknown here
     if (modules.executor.lastAudit() !== undefined) this.batching.blockedView = this.ctx.viewNo;
@@ -146,6 +155,9 @@ export class ConsensusCore {
     ctx.lastPrePrepareSeqNo = audit.ppSeqNo;
     ctx.lastAcceptedPPTime = audit.ppTime;
     if (audit.nodeReg.length > 0) ctx.setValidators(audit.nodeReg);
+    const starts = ctx.modules.executor.viewStartRegistries?.(R_BEGIN_RESTORED);
+    if (starts !== undefined && starts.size > 0) ctx.restoreViewStarts(starts);
+    else ctx.noteViewStart(audit.viewNo, audit.nodeReg);
     for (const [lid, t] of Object.entries(audit.lastUpdate)) this.ordering.lastUpdate.set(Number(lid), t);
     this.checkpoints.restore(audit.ppSeqNo, (size) => ctx.modules.executor.auditRootAt(size));
   }
@@ -206,13 +218,15 @@ export class ConsensusCore {
   private onNodeMessage(from: string, raw: unknown): void {
     const ctx = this.ctx;
     if (from === ctx.name) return;
-    if (!ctx.isValidator(from)) return;
+    // pool nodes outside R (observers, demoted or joining nodes) may only ask for data
+    const validator = ctx.isValidator(from);
+    if (!validator && !isDataRequest(raw)) return;
     let msg: NodeMessage;
     try {
       msg = parseNodeMessage(raw);
     } catch (e) {
       if (!(e instanceof ConsensusError)) throw e;
-      ctx.suspect(from, Suspicion.MALFORMED_MESSAGE);
+      if (validator) ctx.suspect(from, Suspicion.MALFORMED_MESSAGE);
       return;
     }
     this.dispatch(from, msg);

@@ -142,6 +142,7 @@ export class RequestIntake {
     if (votes < this.ctx.quorums.propagate) return;
     entry.finalised = true;
     entry.finalisedAt = this.ctx.now();
+    this.ctx.finalisedTotal++;
     if (entry.status === RequestStatus.PENDING) {
       entry.status = RequestStatus.QUEUED;
       this.queueFor(entry.info.ledgerId).push(entry.info.digest);

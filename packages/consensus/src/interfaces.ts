@@ -72,6 +72,11 @@ export interface CommittedBatch {
   txns: CommittedTxn[];
   /** validator registry after the batch (R_committed) */
   nodeReg: string[];
+  /**
+   * Optional: aliases of nodes already in the pool whose NODE data (addresses or keys) this batch
+   * changed. A change of the current primary's makes the pool vote 27 (consensus.md §6.1, §8).
+   */
+  changedNodes?: string[];
 }
 
 /** What the last committed audit txn says (restoration, consensus.md §7.5). */
@@ -129,6 +134,33 @@ export interface BatchExecutor {
   appendCaughtUp(ledgerId: number, txns: readonly unknown[], consProof: readonly string[], targetSize: number, targetRoot: string): boolean;
   /** sizes and roots of ledgers 0-2 named by the last committed audit txn (deltas resolved) */
   ledgerTargets(): Map<number, { size: number; root: string }>;
+
+  /**
+   * Optional (consensus.md §1.3): R_begin of the last `count` views that ordered a batch, read from
+   * the committed audit ledger: for view v, the `nodeReg` of the audit txn preceding the first audit
+   * txn with viewNo v (the genesis registry when that is the first audit txn). Without it a
+   * restarted or caught-up node takes the last audit txn's `nodeReg` as R_begin of its view, which
+   * is right unless the registry changed during the last two views.
+   */
+  viewStartRegistries?(count: number): Map<number, string[]>;
+}
+
+/**
+ * Optional durable store of INSTANCE_CHANGE votes (consensus.md §6.2: a restart must not reset
+ * them). `save` is called with every vote still alive whenever the set changes; times are UTC
+ * seconds so that they survive a restart of the monotonic clock.
+ */
+export interface InstanceChangeVoteStore {
+  load(): StoredInstanceChangeVote[];
+  save(votes: StoredInstanceChangeVote[]): void;
+}
+
+export interface StoredInstanceChangeVote {
+  /** proposed view */
+  viewNo: number;
+  voter: string;
+  /** UTC seconds at which the vote was received or cast */
+  utc: number;
 }
 
 /** BLS operations over multi-signature values; keys are looked up at value.pool_state_root_hash. */
@@ -154,6 +186,8 @@ export interface ConsensusModules {
   crypto: ConsensusCrypto;
   requests: RequestAnalyzer;
   clock: Clock;
+  /** optional durable INSTANCE_CHANGE votes; without it votes live in memory only */
+  voteStore?: InstanceChangeVoteStore;
   /** optional structured logger (pino-compatible subset) */
   logger?: { debug(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
 }

@@ -36,6 +36,12 @@ export interface ConsensusOptions {
   perfCheckFreqMs: number;
   /** INSTANCE_CHANGE vote lifetime */
   outdatedInstanceChangesMs: number;
+  /** monitor M3: window over which ordered requests are compared with finalised ones */
+  throughputWindowMs: number;
+  /** monitor M3: minimum ordered / finalised ratio over the window while the backlog never empties */
+  throughputDelta: number;
+  /** MSG_LEN_LIMIT: largest encoded message (catch-up replies are split below it) */
+  msgLenLimit: number;
 }
 
 export const defaultConsensusOptions: Omit<ConsensusOptions, 'name' | 'validators'> = {
@@ -62,6 +68,9 @@ export const defaultConsensusOptions: Omit<ConsensusOptions, 'name' | 'validator
   viewChangeWindowMs: 2_000,
   perfCheckFreqMs: 1_000,
   outdatedInstanceChangesMs: 300_000,
+  throughputWindowMs: 10_000,
+  throughputDelta: 0.1,
+  msgLenLimit: 128 * 1024,
 };
 
 export function resolveOptions(opts: Partial<ConsensusOptions> & Pick<ConsensusOptions, 'name' | 'validators'>): ConsensusOptions {
@@ -70,10 +79,11 @@ export function resolveOptions(opts: Partial<ConsensusOptions> & Pick<ConsensusO
     throw new ConsensusError(ConsensusErrorCode.INVALID_OPTIONS, { field });
   };
   if (o.validators.length === 0 || new Set(o.validators).size !== o.validators.length) bad('validators');
-  for (const k of ['max3pcBatchSize', 'max3pcBatchesInFlight', 'chkFreq', 'logSize', 'tickMs'] as const) {
+  for (const k of ['max3pcBatchSize', 'max3pcBatchesInFlight', 'chkFreq', 'logSize', 'tickMs', 'throughputWindowMs', 'msgLenLimit'] as const) {
     if (!Number.isSafeInteger(o[k]) || o[k] < 1) bad(k);
   }
   if (o.logSize < o.chkFreq) bad('logSize');
+  if (!(o.throughputDelta >= 0 && o.throughputDelta <= 1)) bad('throughputDelta');
   return o;
 }
 

@@ -4,10 +4,11 @@
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
 import { batchDigest, decodeDiscarded, encodeDiscarded, multiSigValue } from './digest.js';
-import type { AppliedBatch } from './interfaces.js';
+import type { AppliedBatch, CommittedBatch } from './interfaces.js';
 import type { RequestIntake } from './intake.js';
 import type { BatchId, Commit, MultiSignature, Prepare, PrePrepare } from './messages.js';
 import { multiSigFromTuple } from './messages.js';
+import { quorumsFor } from './options.js';
 import { type BatchRecord, newRecord, prepareMatches, samePrePrepare } from './three-pc-log.js';
 
 export interface OrderingHooks {
@@ -31,6 +32,10 @@ export class Ordering {
   pendingMultiSigs: MultiSignature[] = [];
   /** ppTime of the last ordered batch per ledger with state (freshness) */
   readonly lastUpdate = new Map<number, number>();
+  /** pool state root -> size of the registry in force with it (R_uncommitted when a batch was applied on it) */
+  private readonly registrySizeAt = new Map<string, number>();
+  /** R_uncommitted: the registry after the last applied batch */
+  uncommittedRegistrySize = 0;
   /** multi-sig signatures already verified (PRE-PREPARE check 12) */
   private readonly verifiedMultiSigs = new Set<string>();
   hooks!: OrderingHooks;
@@ -147,6 +152,7 @@ export class Ordering {
       }
     }
     const originalViewNo = pp.originalViewNo ?? pp.viewNo;
+    const regBefore = this.uncommittedRegistrySize;
     const applied = ex.applyBatch({
       ledgerId: pp.ledgerId,
       requests: pp.reqIdr.map((d) => this.intake.entries.get(d)!.request),
@@ -164,6 +170,7 @@ export class Ordering {
     else if (applied.auditRoot !== pp.auditTxnRootHash) code = Suspicion.PPR_AUDIT_TXN_ROOT_HASH_WRONG;
     if (code !== 0) {
       ex.revertLastBatch();
+      this.uncommittedRegistrySize = regBefore;
       ctx.suspect(primary, code, true);
       return 'rejected';
     }
@@ -207,15 +214,25 @@ export class Ordering {
     }
     ctx.lastPrePrepareSeqNo = pp.ppSeqNo;
     ctx.lastAcceptedPPTime = pp.ppTime;
+    this.noteRegistryAt(pp.poolStateRootHash, applied);
     this.intake.markInBatch(pp.reqIdr, applied.discarded);
     this.preprepared.push(batchIdOf(pp));
+  }
+
+  private noteRegistryAt(poolStateRoot: string, applied: AppliedBatch): void {
+    const size = this.uncommittedRegistrySize > 0 ? this.uncommittedRegistrySize : this.ctx.validators.length;
+    this.registrySizeAt.set(poolStateRoot, size);
+    if (this.registrySizeAt.size > 256) this.registrySizeAt.delete(this.registrySizeAt.keys().next().value!);
+    if (applied.nodeReg.length > 0) this.uncommittedRegistrySize = applied.nodeReg.length;
   }
 
   private verifyMultiSig(ms: MultiSignature): boolean {
     const ctx = this.ctx;
     const parts = new Set(ms.participants);
-    if (parts.size !== ms.participants.length || parts.size < ctx.quorums.blsSignatures) return false;
-    for (const p of parts) if (!ctx.isValidator(p)) return false;
+    // n-f of the registry in force at the value's pool state root (membership may have changed
+    // since); participants without a key at that root fail the BLS verification below
+    const n = this.registrySizeAt.get(ms.value.pool_state_root_hash) ?? ctx.validators.length;
+    if (parts.size !== ms.participants.length || parts.size < quorumsFor(n).blsSignatures) return false;
     const key = `${ms.signature}|${ms.participants.join(',')}|${JSON.stringify(ms.value)}`;
     if (this.verifiedMultiSigs.has(key)) return true;
     if (!ctx.modules.crypto.blsVerifyMulti(ms.participants, ms.value, ms.signature)) return false;
@@ -269,6 +286,11 @@ export class Ordering {
     if (votes < ctx.quorums.prepare) return;
     r.prepared = true;
     this.prepared.push(batchIdOf(r.pp));
+    if (!ctx.participating) {
+      // an observer orders on the validators' COMMITs and signs nothing
+      this.tryOrder();
+      return;
+    }
     const blsSigs: Record<string, string> = {};
     for (const l of r.applied.signedLedgers) {
       blsSigs[String(l.ledgerId)] = ctx.modules.crypto.blsSign(multiSigValue(l, r.pp.poolStateRootHash, r.pp.ppTime));
@@ -368,6 +390,7 @@ export class Ordering {
     const discarded = decodeDiscarded(pp.discarded);
     const payloads = pp.reqIdr.map((d) => this.intake.entries.get(d)?.info.payloadDigest).filter((x): x is string => x !== undefined);
     const conns = this.intake.markOrdered(pp.reqIdr, pp.ppSeqNo);
+    ctx.orderedRequestsTotal += pp.reqIdr.length;
     this.intake.dropCommittedPayloads(payloads);
     ctx.emit({
       kind: 'ordered',
@@ -385,11 +408,27 @@ export class Ordering {
       this.pendingMultiSigs = this.pendingMultiSigs.filter((m) => m.value.ledger_id !== ms.value.ledger_id);
       this.pendingMultiSigs.push(ms);
     }
-    if (committed.nodeReg.length > 0 && committed.nodeReg.join('\u0000') !== ctx.validators.join('\u0000')) {
-      ctx.setValidators(committed.nodeReg);
-      ctx.modules.logger?.info({ validators: committed.nodeReg }, 'validator registry changed');
-    }
+    this.onRegistryCommitted(pp, committed);
     this.hooks.onOrdered(pp.ppSeqNo, applied);
+  }
+
+  /**
+   * Membership effects at ordering (consensus.md §1.3, §8): R_begin of the batch's original view,
+   * R_committed with n, f and quorums for every later decision, and the votes 46 / 51 / 27. Every
+   * honest node orders the same batches in the same sequence, so all switch at this ppSeqNo.
+   */
+  private onRegistryCommitted(pp: PrePrepare, committed: CommittedBatch): void {
+    const ctx = this.ctx;
+    const before = ctx.validators;
+    ctx.noteViewStart(pp.originalViewNo ?? pp.viewNo, before);
+    const primary = ctx.primaryName();
+    if (committed.nodeReg.length > 0 && committed.nodeReg.join('\u0000') !== before.join('\u0000')) {
+      ctx.setValidators(committed.nodeReg);
+      ctx.modules.logger?.info({ validators: committed.nodeReg, ppSeqNo: pp.ppSeqNo }, 'validator registry changed');
+      if (committed.nodeReg.length !== before.length) ctx.onVote?.(Suspicion.NODE_COUNT_CHANGED, pp.viewNo + 1);
+      if (!ctx.isValidator(primary)) ctx.onVote?.(Suspicion.PRIMARY_DEMOTED);
+    }
+    if (committed.changedNodes?.includes(primary) === true && ctx.isValidator(primary)) ctx.onVote?.(Suspicion.PRIMARY_ABOUT_TO_BE_DISCONNECTED);
   }
 
   // ---- revert and garbage collection -----------------------------------------------------------
@@ -405,6 +444,7 @@ export class Ordering {
     }
     ctx.lastPrePrepareSeqNo = ctx.lastOrdered.ppSeqNo;
     ctx.lastAcceptedPPTime = ctx.modules.executor.lastAudit()?.ppTime ?? 0;
+    this.uncommittedRegistrySize = 0;
   }
 
   /** Drops every 3PC artefact with ppSeqNo <= upTo. */

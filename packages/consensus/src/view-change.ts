@@ -42,6 +42,8 @@ export class ViewChanger {
   /** at the new primary: `${author}|${digest}` -> ackers */
   private readonly acks = new Map<string, Set<string>>();
   private newViewSent = false;
+  /** authors caught sending different VIEW_CHANGEs for the view being entered */
+  private readonly vcEquivocators = new Set<string>();
   private pendingNewView: NewView | undefined;
   private readonly relayedVcs = new Map<string, Set<string>>();
   private missingOld: BatchId[] = [];
@@ -103,7 +105,10 @@ export class ViewChanger {
     this.vcs.set(ctx.name, { vc, digest: viewChangeDigest(vc) });
     ctx.broadcast(vc);
     ctx.modules.logger?.info({ view }, 'view change started');
-    if (ctx.primaryName() === oldPrimary && ctx.validators.length > 1) this.voting.vote(Suspicion.INCORRECT_NEW_PRIMARY);
+    if (ctx.validators.length > 1) {
+      if (!ctx.isValidator(ctx.primaryName())) this.voting.vote(Suspicion.PRIMARY_DEMOTED);
+      else if (ctx.primaryName() === oldPrimary) this.voting.vote(Suspicion.INCORRECT_NEW_PRIMARY);
+    }
     const future = this.futureVcs.get(view);
     this.futureVcs.delete(view);
     if (future !== undefined) for (const [from, v] of future) this.onViewChange(from, v);
@@ -128,6 +133,7 @@ export class ViewChanger {
     ctx.viewNo = view;
     for (const k of [...this.vcs.keys()]) this.vcs.delete(k);
     this.acks.clear();
+    this.vcEquivocators.clear();
     this.relayedVcs.clear();
     this.newViewSent = false;
     this.pendingNewView = undefined;
@@ -198,11 +204,32 @@ export class ViewChanger {
     s.add(acker);
   }
 
+  /**
+   * ACKs from f+1 validators for a digest other than the VIEW_CHANGE held from `author` prove that
+   * it sent different VIEW_CHANGEs (consensus.md §6.4): its VIEW_CHANGE is not used.
+   */
+  private equivocatedVc(author: string, heldDigest: string): boolean {
+    const ctx = this.ctx;
+    for (const [key, ackers] of this.acks) {
+      const sep = key.lastIndexOf('|');
+      if (key.slice(0, sep) !== author || key.slice(sep + 1) === heldDigest) continue;
+      if ([...ackers].filter((a) => a !== author && ctx.isValidator(a)).length >= ctx.quorums.weak) {
+        if (!this.vcEquivocators.has(author)) {
+          this.vcEquivocators.add(author);
+          ctx.suspect(author, Suspicion.VIEW_CHANGE_EQUIVOCATION);
+        }
+        return true;
+      }
+    }
+    return false;
+  }
+
   private confirmed(): { author: string; vc: ViewChange; digest: string }[] {
     const ctx = this.ctx;
     const out: { author: string; vc: ViewChange; digest: string }[] = [];
     for (const [author, { vc, digest }] of this.vcs) {
       if (!ctx.isValidator(author)) continue;
+      if (this.equivocatedVc(author, digest)) continue;
       const ackers = [...(this.acks.get(`${author}|${digest}`) ?? [])].filter((a) => a !== author && ctx.isValidator(a));
       if (ackers.length >= ctx.quorums.prepare) out.push({ author, vc, digest });
     }
@@ -335,6 +362,7 @@ export class ViewChanger {
     r.applied = applied;
     r.ordered = true;
     r.prepared = true;
+    if (!ctx.participating) return;
     if (primary !== ctx.name) {
       r.ownPrepare = { op: 'PREPARE', instId: 0, viewNo: pp.viewNo, ppSeqNo: pp.ppSeqNo, ppTime: pp.ppTime, digest: pp.digest, stateRootHash: pp.stateRootHash, txnRootHash: pp.txnRootHash, auditTxnRootHash: pp.auditTxnRootHash };
       ctx.broadcast(r.ownPrepare);

@@ -9,9 +9,10 @@ import { QuireError } from '@quire/common';
 import { parseSeed, publicKeys, writeKeyFile } from './keys.js';
 import { createLogger } from './logger.js';
 import { QuireNode } from './node.js';
+import { RESTART_EXIT_CODE } from './upgrade/index.js';
 
 /** Exit code reserved for "restart me" (upgrade / POOL_RESTART): the supervisor starts the node again. */
-export const RESTART_EXIT_CODE = 75;
+export { RESTART_EXIT_CODE };
 
 export interface CliIo {
   out(line: string): void;
@@ -65,11 +66,17 @@ export async function main(argv: string[], io: CliIo = stdio): Promise<number> {
   }
 }
 
+/**
+ * Runs the node until SIGTERM / SIGINT (exit 0) or a restart request of the upgrade service
+ * (POOL_RESTART, an upgrade: RESTART_EXIT_CODE), each time after a graceful shutdown bounded by
+ * `shutdownTimeoutMs` (exit 1 past it).
+ */
 async function runNode(dataDir: string, config: NodeConfig, io: CliIo): Promise<number> {
   const logger = createLogger({ level: config.logLevel, ...(config.name !== null ? { name: config.name } : {}) });
+  let requestExit: ((reason: string, code: number) => void) | undefined;
   let node: QuireNode;
   try {
-    node = await QuireNode.create({ dataDir, config }, { logger });
+    node = await QuireNode.create({ dataDir, config }, { logger, exit: (code) => requestExit?.('restart', code) });
   } catch (e) {
     logger.fatal({ err: e }, 'node failed to start');
     io.err(e instanceof QuireError ? e.message : `error: ${e instanceof Error ? e.message : String(e)}`);
@@ -80,7 +87,7 @@ async function runNode(dataDir: string, config: NodeConfig, io: CliIo): Promise<
     const stop = (signal: string, code: number): void => {
       if (stopping) return;
       stopping = true;
-      logger.info({ signal }, 'shutting down');
+      logger.info({ signal, code }, 'shutting down');
       const timer = setTimeout(() => {
         logger.error({}, 'shutdown timed out');
         resolveExit(1);
@@ -97,6 +104,7 @@ async function runNode(dataDir: string, config: NodeConfig, io: CliIo): Promise<
         },
       );
     };
+    requestExit = stop;
     process.once('SIGTERM', () => stop('SIGTERM', 0));
     process.once('SIGINT', () => stop('SIGINT', 0));
   });

@@ -2,12 +2,17 @@
 // envelope + static validation + signatures through the request pipeline, REQACK / REQNACK with
 // the exact shapes, reads answered locally from committed state with the stored BLS
 // multi-signature attached, writes handed to consensus, and REPLY / REJECT pushed on the client's
-// stream once its write is ordered and durable. Duplicates of ordered writes are answered from
-// the ledger.
-import { b58encode, isPlainObject, stringifyJson } from '@quire/common';
+// stream once its write is ordered and durable. Duplicates of ordered writes, and writes this node
+// learned by catch-up rather than by ordering, are answered from the ledger. A write whose REPLY
+// has not come within the reply timeout (CLIENT_REPLY_TIMEOUT) is released. Pool-ledger catch-up
+// messages of light clients are answered from the committed pool ledger (client-catchup.ts).
+import type { Request } from '@quire/common';
 import type { RequestPipeline } from '@quire/requests';
-import { RequestError, RequestErrorCode, wrapReason } from '@quire/requests';
+import { RequestError, RequestErrorCode, parseMessage, toRequestError, wrapReason } from '@quire/requests';
 import type { BlsStore, Ledger, SeqNoIndex, StateTrie, AttributeStore } from '@quire/storage';
+import { answerClientCatchup, isClientCatchupMessage } from './client-catchup.js';
+import { attachMultiSignatures, encodeReply, envelopeGuess, nackMessage as nack, rejectCode, writeResult } from './client-replies.js';
+import { NodeError, NodeErrorCode } from './errors.js';
 import type { NodeLogger } from './logger.js';
 import type { NodeMetrics } from './metrics.js';
 
@@ -17,7 +22,36 @@ export interface ClientChannel {
   respond(data: Uint8Array): boolean;
   /** a later message on the same session (REPLY / REJECT of an ordered write) */
   push(data: Uint8Array): boolean;
+  /** the client session the request came on (its pending writes are dropped when it closes) */
+  session?: string;
 }
+
+/** An authorized action as the node carries it out (requests.md §8). */
+export interface ActionRequest {
+  type: string;
+  operation: Readonly<Record<string, unknown>>;
+  identifier: string;
+  reqId: number | bigint;
+  /** the request as received (its kept fields) */
+  request: Request;
+}
+
+/** What an action handler answers: the REPLY's `data` (none: no `data` field), and what to do once the REPLY is out. */
+export interface ActionOutcome {
+  data?: unknown;
+  afterReply?(): void;
+}
+
+export interface ClientPathOptions {
+  /** a write whose REPLY / REJECT has not come after this long is released (CLIENT_REPLY_TIMEOUT), ms */
+  replyTimeoutMs: number;
+  /** largest reply frame (MSG_LEN_LIMIT), bytes: bounds catch-up replies */
+  maxMessageLength: number;
+  /** most txns in one CATCHUP_REP */
+  maxCatchupTxns: number;
+}
+
+export const defaultClientPathOptions: ClientPathOptions = { replyTimeoutMs: 15_000, maxMessageLength: 128 * 1024, maxCatchupTxns: 2000 };
 
 export interface ClientPathModules {
   pipeline: RequestPipeline;
@@ -30,15 +64,17 @@ export interface ClientPathModules {
   };
   /** hands a statically valid write to consensus (consensus.md §2 steps 4-7) */
   submit(connId: string, request: Record<string, unknown>): void;
-  /** applies a forced POOL_CONFIG / POOL_UPGRADE on receipt (requests.md §5.5) */
-  onForced?(request: { type: string; operation: Readonly<Record<string, unknown>> }): void;
+  /** applies a forced POOL_CONFIG / POOL_UPGRADE that passed validation on receipt (requests.md §5.5) */
+  onForced?(request: Request, digest: string): void;
   /**
    * Carries out an authorized action (POOL_RESTART, VALIDATOR_INFO; requests.md §8): resolves with
-   * the REPLY `data`, rejects with the REJECT reason. Without it actions are refused (REQNACK).
+   * the REPLY's `data`, rejects with the REJECT reason. Without it actions are refused (REQNACK).
    */
-  onAction?(request: { type: string; operation: Readonly<Record<string, unknown>>; identifier: string; reqId: number | bigint }): Promise<unknown>;
+  onAction?(request: ActionRequest): Promise<ActionOutcome>;
   /** wall clock in seconds */
   now(): number;
+  /** monotonic clock in ms (reply timeouts); default performance.now() */
+  monotonicMs?(): number;
   logger: NodeLogger;
   metrics?: NodeMetrics | undefined;
 }
@@ -49,25 +85,30 @@ interface Pending {
   reqId: number | bigint;
   /** the first answer (REQACK/REQNACK/REPLY) has been sent */
   answered: boolean;
+  /** monotonic ms at receipt */
   receivedAt: number;
+  /** digests of the request (answering from the ledger); absent only in hand-built entries */
+  digest?: string;
+  payloadDigest?: string;
 }
 
 const textDecoder = new TextDecoder('utf-8', { fatal: false });
-const textEncoder = new TextEncoder();
 
-export function encodeReply(msg: unknown): Uint8Array {
-  return textEncoder.encode(stringifyJson(msg));
-}
+export { encodeReply };
 
 export class ClientPath {
   private readonly m: ClientPathModules;
+  private readonly o: ClientPathOptions;
   private readonly pending = new Map<string, Pending>();
+  private readonly clock: () => number;
   private writable = true;
   private nextConn = 1;
   private stopped = false;
 
-  constructor(modules: ClientPathModules) {
+  constructor(modules: ClientPathModules, options: Partial<ClientPathOptions> = {}) {
     this.m = modules;
+    this.o = { ...defaultClientPathOptions, ...options };
+    this.clock = modules.monotonicMs ?? (() => performance.now());
   }
 
   /** POOL_CONFIG `writes` (requests.md §1.5, §5.4). */
@@ -91,10 +132,23 @@ export class ClientPath {
   /** One client message. Never throws. */
   async handle(data: Uint8Array, channel: ClientChannel): Promise<void> {
     if (this.stopped) return;
-    const started = performance.now();
+    const started = this.clock();
     try {
       const text = textDecoder.decode(data);
-      const outcome = await this.m.pipeline.receive(text, { now: this.m.now(), writable: this.writable, fromClient: true });
+      let value: unknown;
+      try {
+        value = parseMessage(text);
+      } catch (e) {
+        const g = envelopeGuess(text);
+        this.count('unknown', 'nack');
+        channel.respond(encodeReply(nack(g.identifier, g.reqId, toRequestError(e))));
+        return;
+      }
+      if (isClientCatchupMessage(value)) {
+        await this.catchup(value, channel);
+        return;
+      }
+      const outcome = await this.m.pipeline.receive(value, { now: this.m.now(), writable: this.writable, fromClient: true });
       switch (outcome.kind) {
         case 'nack': {
           const r = outcome.request;
@@ -105,10 +159,10 @@ export class ClientPath {
         }
         case 'read': {
           const result = { ...outcome.reply.result };
-          this.attachMultiSig(result, outcome.reply.stateRoot, outcome.request.type, outcome.request.operation);
+          attachMultiSignatures(this.m.stores, result, outcome.reply, outcome.request.type, outcome.request.operation);
           channel.respond(encodeReply({ op: 'REPLY', result }));
           this.count('read', 'reply');
-          this.m.metrics?.readLatency.observe((performance.now() - started) / 1000);
+          this.m.metrics?.readLatency.observe((this.clock() - started) / 1000);
           return;
         }
         case 'action': {
@@ -126,21 +180,27 @@ export class ClientPath {
             return;
           }
           channel.respond(encodeReply({ op: 'REQACK', identifier: id, reqId: r.reqId }));
+          let out: ActionOutcome;
           try {
-            const data = await act({ type: r.type, operation: r.operation, identifier: id, reqId: r.reqId });
-            channel.push(encodeReply({ op: 'REPLY', result: { ...r.operation, identifier: id, reqId: r.reqId, data } }));
-            this.count('action', 'reply');
+            out = await act({ type: r.type, operation: r.operation, identifier: id, reqId: r.reqId, request: r.request });
           } catch (e) {
             channel.push(encodeReply({ op: 'REJECT', identifier: id, reqId: r.reqId, reason: e instanceof Error ? e.message : String(e), code: null }));
             this.count('action', 'reject');
+            return;
           }
+          // requests.md §8: result = {...operation, identifier, reqId}, with `data` for VALIDATOR_INFO
+          const result: Record<string, unknown> = { ...r.operation, identifier: id, reqId: r.reqId };
+          if (out.data !== undefined) result.data = out.data;
+          channel.push(encodeReply({ op: 'REPLY', result }));
+          this.count('action', 'reply');
+          out.afterReply?.();
           return;
         }
         case 'write': {
           const r = outcome.request;
-          if (outcome.forced) this.m.onForced?.({ type: r.type, operation: r.operation });
+          if (outcome.forced) this.m.onForced?.(r.request, r.digest);
           const connId = `c${this.nextConn++}`;
-          this.pending.set(connId, { channel, identifier: r.identifier ?? r.author, reqId: r.reqId, answered: false, receivedAt: started });
+          this.pending.set(connId, { channel, identifier: r.identifier ?? r.author, reqId: r.reqId, answered: false, receivedAt: started, digest: r.digest, payloadDigest: r.payloadDigest });
           this.m.submit(connId, r.request as unknown as Record<string, unknown>);
           return;
         }
@@ -150,6 +210,58 @@ export class ClientPath {
       const err = new RequestError(RequestErrorCode.INTERNAL, { problem: e instanceof Error ? e.message : String(e) });
       channel.respond(encodeReply(nack('', 0, err)));
     }
+  }
+
+  /** A pool-ledger catch-up message of a light client (consensus.md §9.4). */
+  private async catchup(msg: Record<string, unknown>, channel: ClientChannel): Promise<void> {
+    const a = await answerClientCatchup(msg, this.m.stores.ledgers[0], { maxMessageLength: this.o.maxMessageLength, maxTxns: this.o.maxCatchupTxns });
+    if (a.ok) {
+      channel.respond(a.reply);
+      this.count('catchup', 'reply');
+    } else {
+      channel.respond(encodeReply({ op: 'REQNACK', identifier: '', reqId: 0, reason: a.reason }));
+      this.count('catchup', 'nack');
+    }
+  }
+
+  /**
+   * A request this node originates (NODE_UPGRADE): through the same intake as a client write, so it
+   * is propagated and ordered like one. Resolves once consensus accepted it (REQACK) or found it
+   * already ordered (REPLY); rejects with NodeError OWN_REQUEST_REFUSED on a REQNACK or REJECT.
+   */
+  submitOwn(request: Request): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const settle = (bytes: Uint8Array): boolean => {
+        let m: Record<string, unknown> = {};
+        try {
+          m = JSON.parse(textDecoder.decode(bytes)) as Record<string, unknown>;
+        } catch {
+          // our own encoding: always JSON
+        }
+        if (m.op === 'REQACK' || m.op === 'REPLY') {
+          if (!settled) resolve();
+        } else {
+          const reason = typeof m.reason === 'string' ? m.reason : `unexpected ${String(m.op)}`;
+          if (!settled) reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: request.operation.type, reason }));
+          else this.m.logger.warn({ type: request.operation.type, reqId: String(request.reqId), reason }, 'a request of this node was rejected at ordering');
+        }
+        settled = true;
+        return true;
+      };
+      void (async () => {
+        if (this.stopped) return reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: request.operation.type, reason: 'the node is shutting down' }));
+        const outcome = await this.m.pipeline.receive(request, { now: this.m.now(), writable: true, fromClient: false });
+        if (outcome.kind !== 'write') {
+          const reason = outcome.kind === 'nack' ? wrapReason(outcome.error, outcome.request?.identifier ?? null, outcome.request?.reqId ?? request.reqId) : `not a write (${outcome.kind})`;
+          return reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: request.operation.type, reason }));
+        }
+        const r = outcome.request;
+        const connId = `c${this.nextConn++}`;
+        this.pending.set(connId, { channel: { respond: settle, push: settle }, identifier: r.identifier ?? r.author, reqId: r.reqId, answered: false, receivedAt: this.clock(), digest: r.digest, payloadDigest: r.payloadDigest });
+        this.m.submit(connId, r.request as unknown as Record<string, unknown>);
+      })().catch(reject);
+    });
   }
 
   /** REQACK of a write accepted by consensus. */
@@ -175,17 +287,59 @@ export class ClientPath {
     const p = this.pending.get(connId);
     if (p === undefined) return;
     this.pending.delete(connId);
+    await this.answerFromLedger(p, payloadDigest, digest);
+  }
+
+  private async answerFromLedger(p: Pending, payloadDigest: string, digest: string): Promise<void> {
     const s = this.m.stores;
     const loc = s.seqNoIndex.getByPayloadDigestSync(payloadDigest);
     if (loc === undefined || s.seqNoIndex.getPayloadDigestSync(digest) !== payloadDigest) {
       const err = new RequestError(RequestErrorCode.DUPLICATE_DIFFERENT_SIGNATURES);
-      p.channel.respond(encodeReply({ op: 'REQNACK', identifier: p.identifier, reqId: p.reqId, reason: wrapReason(err, p.identifier, p.reqId) }));
+      const nackBytes = encodeReply({ op: 'REQNACK', identifier: p.identifier, reqId: p.reqId, reason: wrapReason(err, p.identifier, p.reqId) });
+      if (p.answered) p.channel.push(nackBytes);
+      else p.channel.respond(nackBytes);
       this.count('write', 'nack');
       return;
     }
-    const result = await this.writeResult(loc.ledgerId, loc.seqNo);
-    p.channel.respond(encodeReply({ op: 'REPLY', result }));
+    const bytes = encodeReply({ op: 'REPLY', result: await this.writeResult(loc.ledgerId, loc.seqNo) });
+    if (p.answered) p.channel.push(bytes);
+    else p.channel.respond(bytes);
     this.count('write', 'reply');
+  }
+
+  /**
+   * Writes this node learned by catch-up instead of ordering them: the clients waiting on them get
+   * their REPLY from the ledger (call after the caught-up txns are durable). Returns how many.
+   */
+  async answerCaughtUp(): Promise<number> {
+    let n = 0;
+    for (const [connId, p] of [...this.pending]) {
+      if (p.payloadDigest === undefined || p.digest === undefined) continue;
+      if (this.m.stores.seqNoIndex.getByPayloadDigestSync(p.payloadDigest) === undefined) continue;
+      if (this.pending.get(connId) !== p) continue;
+      this.pending.delete(connId);
+      await this.answerFromLedger(p, p.payloadDigest, p.digest);
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * Releases the writes whose REPLY / REJECT has not come within the reply timeout (consensus.md
+   * §9.4 CLIENT_REPLY_TIMEOUT): they are no longer reply targets and get no further message on
+   * this node (the client has given up on them by then; a resubmission is answered from the
+   * ledger if the write was ordered meanwhile). Returns how many were released.
+   */
+  expire(): number {
+    const limit = this.clock() - this.o.replyTimeoutMs;
+    let n = 0;
+    for (const [c, p] of this.pending) {
+      if (p.receivedAt > limit) continue;
+      this.pending.delete(c);
+      this.count('write', 'expired');
+      n++;
+    }
+    return n;
   }
 
   /** REPLY / REJECT for the client connections of an ordered batch (after its write is durable). */
@@ -210,78 +364,20 @@ export class ClientPath {
     if (p.answered) p.channel.push(bytes);
     else p.channel.respond(bytes);
     this.count('write', outcome);
-    this.m.metrics?.writeLatency.observe((performance.now() - p.receivedAt) / 1000);
+    this.m.metrics?.writeLatency.observe((this.clock() - p.receivedAt) / 1000);
   }
 
-  /** Drops the targets of a closed client session. */
-  forgetChannel(channel: ClientChannel): void {
-    for (const [c, p] of this.pending) if (p.channel === channel) this.pending.delete(c);
+  /** Drops the reply targets of a closed client session. */
+  forgetSession(session: string): void {
+    for (const [c, p] of this.pending) if (p.channel.session === session) this.pending.delete(c);
   }
 
   /** formats.md §5.2: the stored txn (ATTRIB raw/enc restored) + rootHash + auditPath at size seqNo. */
-  async writeResult(ledgerId: number, seqNo: number): Promise<Record<string, unknown>> {
-    const ledger = this.m.stores.ledgers[ledgerId as 0 | 1 | 2 | 3];
-    const txn = (await ledger.get(seqNo)) as unknown as Record<string, unknown>;
-    await this.restoreAttrib(txn);
-    const rootHash = b58encode(await ledger.rootAt(seqNo));
-    const auditPath = (await ledger.inclusionProof(seqNo, seqNo)).map((h) => b58encode(h));
-    return { ...txn, rootHash, auditPath };
-  }
-
-  private async restoreAttrib(txn: Record<string, unknown>): Promise<void> {
-    const body = txn.txn;
-    if (!isPlainObject(body) || body.type !== '100' || !isPlainObject(body.data)) return;
-    for (const k of ['raw', 'enc'] as const) {
-      const h = body.data[k];
-      if (typeof h !== 'string') continue;
-      const original = await this.m.stores.attributes.get(h);
-      if (original !== undefined) body.data[k] = original;
-    }
-  }
-
-  /** formats.md §5.3, §9.4: the multi-signature stored for the state root that was read. */
-  private attachMultiSig(result: Record<string, unknown>, stateRoot: { ledgerId: number; root: Uint8Array } | undefined, type: string, operation: Readonly<Record<string, unknown>>): void {
-    const bls = this.m.stores.bls;
-    if (stateRoot !== undefined) {
-      const ms = bls.getSync(b58encode(stateRoot.root));
-      const proof = result.state_proof;
-      if (ms !== undefined && isPlainObject(proof)) result.state_proof = { ...proof, multi_signature: ms };
-      return;
-    }
-    if (type === '3' && result.data !== null && result.data !== undefined) {
-      const lid = typeof operation.ledgerId === 'number' ? operation.ledgerId : 1;
-      if (lid !== 0 && lid !== 1 && lid !== 2) return;
-      const root = this.m.stores.states[lid].committedRoot;
-      const ms = bls.getSync(b58encode(root));
-      if (ms !== undefined) result.state_proof = { multi_signature: ms };
-    }
+  writeResult(ledgerId: number, seqNo: number): Promise<Record<string, unknown>> {
+    return writeResult(this.m.stores, ledgerId, seqNo);
   }
 
   private count(kind: string, outcome: string): void {
     this.m.metrics?.requests.inc({ kind, outcome });
   }
-}
-
-function nack(identifier: string, reqId: number | bigint, error: RequestError): Record<string, unknown> {
-  const m: Record<string, unknown> = { op: 'REQNACK', identifier, reqId, reason: wrapReason(error, identifier === '' ? null : identifier, reqId) };
-  if (error.replyCode !== null) m.code = error.replyCode;
-  return m;
-}
-
-/** identifier / reqId echoed in a REQNACK for a request that did not parse. */
-function envelopeGuess(text: string): { identifier: string; reqId: number | bigint } {
-  const id = /"identifier"\s*:\s*"([^"\\]{0,256})"/.exec(text)?.[1] ?? '';
-  const rq = /"reqId"\s*:\s*(\d{1,20})/.exec(text)?.[1];
-  let reqId: number | bigint = 0;
-  if (rq !== undefined) {
-    const n = BigInt(rq);
-    reqId = n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
-  }
-  return { identifier: id, reqId };
-}
-
-/** TAA rejections carry their code (formats.md §5.4): `..., <code>)` at the end of the wrapped reason. */
-function rejectCode(reason: string): number | null {
-  const m = /, (20[0-7])\)$/.exec(reason);
-  return m === null ? null : Number(m[1]);
 }

@@ -23,6 +23,11 @@ export interface NodeLimits {
   maxConnectionsPerIp: number;
   /** idle client sessions are closed after this long, ms */
   clientIdleTimeoutMs: number;
+  /**
+   * a write whose REPLY / REJECT has not come after this long is released from the reply targets
+   * (CLIENT_REPLY_TIMEOUT, consensus.md §10), ms
+   */
+  clientReplyTimeoutMs: number;
 }
 
 export interface UpgradeConfig {
@@ -86,6 +91,7 @@ export const defaultNodeConfig: NodeConfig = {
     maxConnectedClients: 400,
     maxConnectionsPerIp: 16,
     clientIdleTimeoutMs: 60_000,
+    clientReplyTimeoutMs: 15_000,
   },
   durable: true,
   logLevel: 'info',
@@ -163,6 +169,7 @@ export function validateConfig(c: NodeConfig): void {
   checkInt('limits.maxConnectedClients', c.limits.maxConnectedClients, 1);
   checkInt('limits.maxConnectionsPerIp', c.limits.maxConnectionsPerIp, 1);
   checkInt('limits.clientIdleTimeoutMs', c.limits.clientIdleTimeoutMs, 1000);
+  checkInt('limits.clientReplyTimeoutMs', c.limits.clientReplyTimeoutMs, 1000);
   if (typeof c.durable !== 'boolean') bad('durable', 'expected true or false');
   if (!LOG_LEVELS.includes(c.logLevel)) bad('logLevel', `expected one of ${LOG_LEVELS.join(', ')}`);
   checkPort('metricsPort', c.metricsPort);

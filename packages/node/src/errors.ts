@@ -27,6 +27,8 @@ export const NodeErrorCode = {
   ASYNC_HANDLER: 'ASYNC_HANDLER',
   /** An executor call arrived in an impossible order (data: reason). */
   EXECUTOR_STATE: 'EXECUTOR_STATE',
+  /** A request this node originated (NODE_UPGRADE) was refused (data: type, reason). */
+  OWN_REQUEST_REFUSED: 'OWN_REQUEST_REFUSED',
   /** Genesis generation input is invalid (data: field, reason). */
   GENESIS_GEN_INVALID: 'GENESIS_GEN_INVALID',
 } as const;
@@ -45,6 +47,7 @@ const TEXT: Record<NodeErrorCode, (d: Record<string, unknown>) => string> = {
   WRITE_FAILED: (d) => `committing a batch failed: ${String(d.reason)}`,
   ASYNC_HANDLER: (d) => `transactions of type ${String(d.type)} cannot be ordered by this node version`,
   EXECUTOR_STATE: (d) => `executor: ${String(d.reason)}`,
+  OWN_REQUEST_REFUSED: (d) => `this node's request of type ${String(d.type)} was refused: ${String(d.reason)}`,
   GENESIS_GEN_INVALID: (d) => `genesis generation: ${String(d.field)}: ${String(d.reason)}`,
 };
 

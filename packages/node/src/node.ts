@@ -1,34 +1,31 @@
 // QuireNode: the composition root of one validator. Opens the database and the stores, loads
 // genesis into empty ledgers and repairs what startup can repair, builds the request executor and
-// pipeline, the consensus core and its modules, the node and client hosts, and runs the core's
-// effects. Every core event is handled to completion, one at a time; an ordered batch's atomic
-// write is durable before any client hears about it. close() is idempotent and closes in reverse.
-import { b58decode, b58encode, decodeMsgpack, encodeMsgpack, parseJson } from '@quire/common';
+// pipeline, the consensus core and its modules, the upgrade service, the node and client hosts,
+// and runs the core's effects. Every core event is handled to completion, one at a time; an
+// ordered batch's atomic write is durable before any client hears about it. close() is idempotent
+// and closes in reverse.
+import { TxnType, b58encode, decodeMsgpack, encodeMsgpack } from '@quire/common';
 import { type ConsensusEffect, type ConsensusEvent, ConsensusCore, createBlsConsensusCrypto } from '@quire/consensus';
-import { blsVerifyPop } from '@quire/crypto';
 import { ClientHost, NodeHost } from '@quire/network';
-import { type ExecutorStores, RequestExecutor, RequestPipeline, poolWritesFromTxns, type Txn } from '@quire/requests';
-import {
-  AttributeStore,
-  BlsStore,
-  Ledger,
-  SeqNoIndex,
-  StateTrie,
-  TimestampStore,
-  openLevelKvStore,
-  openMemoryKvStore,
-} from '@quire/storage';
+import { RequestExecutor, RequestPipeline, poolWritesFromTxns, type Txn } from '@quire/requests';
+import { type KvStore, openLevelKvStore, openMemoryKvStore } from '@quire/storage';
 import { AuditTrail } from './audit-trail.js';
-import { configTxns, genesisSize, loadGenesisFiles, repairState } from './startup.js';
-import { ClientPath, type ClientChannel, type ClientPathModules } from './client-path.js';
+import { type ActionOutcome, type ActionRequest, ClientPath, type ClientChannel } from './client-path.js';
 import { type NodeConfig, resolvePath } from './config.js';
 import { ConsensusExecutor, type NodeStores } from './consensus-executor.js';
 import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
+import { ForcedRequests } from './forced-requests.js';
 import { type NodeKeys, readKeyFile } from './keys.js';
 import type { NodeLogger } from './logger.js';
 import { NodeMetrics } from './metrics.js';
-import { PoolRegistry } from './pool-registry.js';
+import { blsKeyLookup, checkAgainstAudit, loadPoolRegistry, openNodeStores } from './node-setup.js';
+import { NodeUpgrades } from './node-upgrades.js';
+import { type OrderedEffect, orderedBatchAnnouncement, orderedTopic } from './ordered-announcement.js';
 import { ExecutorRequestAnalyzer } from './request-analyzer.js';
+import { configTxns, genesisSize, loadGenesisFiles, repairState } from './startup.js';
+import type { Clock, UpgradeActionRunner } from './upgrade/index.js';
+import { validatorInfo } from './validator-info.js';
+import { nodePackageVersion } from './version.js';
 
 export interface QuireNodeOptions {
   dataDir: string;
@@ -41,8 +38,32 @@ export interface QuireNodeModules {
   logger: NodeLogger;
   /** pre-loaded keys (tests); default: the key file of the config */
   keys?: NodeKeys;
-  /** carries out authorized actions (POOL_RESTART, VALIDATOR_INFO); without it they are refused */
-  onAction?: ClientPathModules['onAction'];
+  /**
+   * Ends the process for a restart or an upgrade (POOL_RESTART, POOL_UPGRADE) with `code`
+   * (RESTART_EXIT_CODE). Default: graceful close(), then process.exit(code).
+   */
+  exit?: (code: number) => void | Promise<void>;
+  /** the upgrade schedulers' clock (tests); default the system clock */
+  upgradeClock?: Clock;
+  /** runs the upgrade action (tests); default spawns `upgrade.actionCommand` */
+  runUpgradeAction?: UpgradeActionRunner;
+}
+
+/** How often writes past the reply timeout are released, ms. */
+const REPLY_SWEEP_MS = 1000;
+/** Most txns in one CATCHUP_REP to a client (CATCHUP_MAX_TXNS_PER_REQ, consensus.md §10). */
+const CATCHUP_MAX_TXNS_PER_REQ = 2000;
+
+interface NodeParts {
+  stores: NodeStores;
+  core: ConsensusCore;
+  executor: ConsensusExecutor;
+  clientPath: ClientPath;
+  forced: ForcedRequests;
+  upgrades: NodeUpgrades;
+  metrics: NodeMetrics | undefined;
+  poolId: string;
+  logger: NodeLogger;
 }
 
 export class QuireNode {
@@ -51,32 +72,41 @@ export class QuireNode {
   readonly core: ConsensusCore;
   readonly executor: ConsensusExecutor;
   readonly clientPath: ClientPath;
+  readonly upgrades: NodeUpgrades;
   readonly metrics: NodeMetrics | undefined;
   /** bound ports (useful when the config asks for port 0) */
   nodePort = 0;
   clientPort = 0;
   metricsPort: number | undefined;
   readonly poolId: string;
+  private readonly forced: ForcedRequests;
   private nodeHost: NodeHost | undefined;
   private clientHost: ClientHost | undefined;
   private readonly log: NodeLogger;
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  private replySweep: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
   private closing: Promise<void> | undefined;
   private accepting = true;
-  private readonly channels = new Map<string, Set<ClientChannel>>();
+  private readonly startedAt = Date.now();
+  private catchingUp = false;
+  private seenView = 0;
+  private catchupStartedAt: number | undefined;
 
   private constructor(
     name: string,
     private readonly opts: QuireNodeOptions,
     private readonly keys: NodeKeys,
-    parts: { stores: NodeStores; core: ConsensusCore; executor: ConsensusExecutor; clientPath: ClientPath; metrics: NodeMetrics | undefined; poolId: string; logger: NodeLogger },
+    private readonly modules: QuireNodeModules,
+    parts: NodeParts,
   ) {
     this.name = name;
     this.stores = parts.stores;
     this.core = parts.core;
     this.executor = parts.executor;
     this.clientPath = parts.clientPath;
+    this.forced = parts.forced;
+    this.upgrades = parts.upgrades;
     this.metrics = parts.metrics;
     this.poolId = parts.poolId;
     this.log = parts.logger;
@@ -88,83 +118,39 @@ export class QuireNode {
     const keys = modules.keys ?? (await readKeyFile(resolvePath(dir, cfg.keysFile)));
     const name = cfg.name ?? keys.name;
     const log = modules.logger.child({ module: 'node' });
-    const kv = options.inMemory === true ? await openMemoryKvStore() : await openLevelKvStore(resolvePath(dir, cfg.dbDir));
+    const kv: KvStore = options.inMemory === true ? await openMemoryKvStore() : await openLevelKvStore(resolvePath(dir, cfg.dbDir));
+    let upgrades: NodeUpgrades | undefined;
     try {
-      const ledgers = {
-        0: await Ledger.open(kv, 0),
-        1: await Ledger.open(kv, 1),
-        2: await Ledger.open(kv, 2),
-        3: await Ledger.open(kv, 3),
-      };
-      const states = { 0: await StateTrie.open(kv, 'pool'), 1: await StateTrie.open(kv, 'domain'), 2: await StateTrie.open(kv, 'config') };
-      const stores: NodeStores = {
-        kv,
-        ledgers,
-        states,
-        bls: new BlsStore(kv),
-        seqNoIndex: new SeqNoIndex(kv),
-        timestamps: new TimestampStore(kv),
-        attributes: new AttributeStore(kv),
-      };
-      const requestStores = { kv, ledgers: { 0: ledgers[0], 1: ledgers[1], 2: ledgers[2] }, states, attributes: stores.attributes, timestamps: stores.timestamps, seqNoIndex: stores.seqNoIndex } as unknown as ExecutorStores;
-      const reqExecutor = new RequestExecutor({ verifySignatures: true }, { stores: requestStores });
-      await loadGenesisFiles(reqExecutor, ledgers, dir, cfg, log);
-      await repairState(reqExecutor, stores, log);
-
-      const registry = new PoolRegistry();
-      const poolTxns: Txn[] = [];
-      for await (const [, t] of ledgers[0].range(1, ledgers[0].size)) {
-        registry.apply(t);
-        poolTxns.push(t as unknown as Txn);
-      }
-      const self = registry.node(name);
-      if (self === undefined) throw new NodeError(NodeErrorCode.NOT_IN_POOL, { name, reason: 'no NODE txn with this alias in the pool ledger' });
-      if (self.dest !== keys.dest) throw new NodeError(NodeErrorCode.NOT_IN_POOL, { name, reason: `the key file's dest ${keys.dest} differs from NODE.dest ${self.dest}` });
-      const audit = await AuditTrail.load(ledgers[3]);
-      const summary = audit.summary();
-      if (summary !== undefined) {
-        for (const [l, size] of audit.targets()) {
-          if (l <= 2 && ledgers[l as 0 | 1 | 2].size !== size.size) {
-            throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, { reason: `ledger ${l} has ${ledgers[l as 0 | 1 | 2].size} txns, the last audit txn says ${size.size}` });
-          }
-        }
-      }
-      const metrics = cfg.metricsPort !== null ? new NodeMetrics({ node: name }) : undefined;
+      const { stores, requestStores } = await openNodeStores(kv);
       const holder: { node?: QuireNode } = {};
+      upgrades = new NodeUpgrades(
+        { nodeName: name, nodeDest: keys.dest, dataDir: dir, packageVersion: nodePackageVersion(), upgrade: cfg.upgrade },
+        {
+          logger: modules.logger,
+          signer: keys.signer,
+          submitOwn: (r) => (holder.node !== undefined ? holder.node.clientPath.submitOwn(r) : Promise.reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: r.operation.type, reason: 'the node is not started' }))),
+          exit: (code) => holder.node?.exit(code),
+          ...(modules.upgradeClock !== undefined ? { clock: modules.upgradeClock } : {}),
+          ...(modules.runUpgradeAction !== undefined ? { runAction: modules.runUpgradeAction } : {}),
+        },
+      );
+      const u = upgrades;
+      const reqExecutor = new RequestExecutor({ verifySignatures: true }, { stores: requestStores, software: u.software });
+      await loadGenesisFiles(reqExecutor, stores.ledgers, dir, cfg, log);
+      await repairState(reqExecutor, stores, log);
+      const { registry, poolTxns } = await loadPoolRegistry(stores.ledgers[0], name, keys);
+      const audit = await AuditTrail.load(stores.ledgers[3]);
+      checkAgainstAudit(audit, stores.ledgers);
+      const metrics = cfg.metricsPort !== null ? new NodeMetrics({ node: name }) : undefined;
       const executor = new ConsensusExecutor(
         { durable: cfg.durable },
         { stores, executor: reqExecutor, registry, audit, onCommitted: (lid, txns) => holder.node?.onCommitted(lid, txns) },
       );
       const execLog = modules.logger.child({ module: 'executor' });
       executor.log = (msg) => execLog.warn({}, msg);
-      const blsKeys = new Map<string, Uint8Array | null>();
       const crypto = createBlsConsensusCrypto({
         secretKeyAt: () => keys.bls,
-        publicKeyAt: (alias, poolRoot) => {
-          const dest = executor.uncommittedRegistry.destOf(alias) ?? executor.registry.destOf(alias);
-          if (dest === undefined) return undefined;
-          let raw: Uint8Array | undefined;
-          try {
-            raw = states[0].getAt(b58decode(poolRoot), dest);
-          } catch {
-            return undefined;
-          }
-          if (raw === undefined) return undefined;
-          const rec = parseJson(new TextDecoder().decode(raw)) as Record<string, unknown>;
-          if (typeof rec.blskey !== 'string' || typeof rec.blskey_pop !== 'string') return undefined;
-          const cacheKey = `${rec.blskey}|${rec.blskey_pop}`;
-          let pk = blsKeys.get(cacheKey);
-          if (pk === undefined) {
-            try {
-              const k = b58decode(rec.blskey);
-              pk = blsVerifyPop(k, b58decode(rec.blskey_pop)) ? k : null;
-            } catch {
-              pk = null;
-            }
-            blsKeys.set(cacheKey, pk);
-          }
-          return pk ?? undefined;
-        },
+        publicKeyAt: blsKeyLookup(stores.states[0], (alias) => executor.uncommittedRegistry.destOf(alias) ?? executor.registry.destOf(alias)),
       });
       const core = new ConsensusCore(
         { ...cfg.consensus, name, validators: [...registry.validators] },
@@ -176,21 +162,32 @@ export class QuireNode {
           logger: modules.logger.child({ module: 'consensus' }),
         },
       );
-      const clientPath = new ClientPath({
-        pipeline: new RequestPipeline(reqExecutor, requestStores),
-        stores,
-        submit: (connId, request) => holder.node?.enqueue({ kind: 'clientRequest', connId, request }),
-        onForced: (r) => {
-          if (r.type === '111' && typeof r.operation.writes === 'boolean') clientPath.setWritable(r.operation.writes);
-        },
-        now: () => Math.floor(Date.now() / 1000),
-        logger: modules.logger.child({ module: 'client' }),
-        metrics,
-        ...(modules.onAction !== undefined ? { onAction: modules.onAction } : {}),
+      const pipeline = new RequestPipeline(reqExecutor, requestStores);
+      const now = (): number => Math.floor(Date.now() / 1000);
+      const clientLog = modules.logger.child({ module: 'client' });
+      const forced = new ForcedRequests({
+        pipeline,
+        setWritable: (w) => clientPath.setWritable(w),
+        poolUpgrade: (r) => void u.forcedPoolUpgrade(r),
+        now,
+        logger: clientLog,
       });
-      clientPath.setWritable(poolWritesFromTxns(await configTxns(ledgers[2])));
-      const poolId = b58encode(await ledgers[0].rootAt(Math.min(ledgers[0].size, genesisSize(poolTxns))));
-      const node = new QuireNode(name, options, keys, { stores, core, executor, clientPath, metrics, poolId, logger: log });
+      const clientPath = new ClientPath(
+        {
+          pipeline,
+          stores,
+          submit: (connId, request) => holder.node?.enqueue({ kind: 'clientRequest', connId, request }),
+          onForced: (r, digest) => forced.apply(r, digest),
+          onAction: (r) => holder.node!.action(r),
+          now,
+          logger: clientLog,
+          metrics,
+        },
+        { replyTimeoutMs: cfg.limits.clientReplyTimeoutMs, maxMessageLength: cfg.limits.maxMessageLength, maxCatchupTxns: CATCHUP_MAX_TXNS_PER_REQ },
+      );
+      clientPath.setWritable(poolWritesFromTxns(await configTxns(stores.ledgers[2])));
+      const poolId = b58encode(await stores.ledgers[0].rootAt(Math.min(stores.ledgers[0].size, genesisSize(poolTxns))));
+      const node = new QuireNode(name, options, keys, modules, { stores, core, executor, clientPath, forced, upgrades: u, metrics, poolId, logger: log });
       holder.node = node;
       try {
         await node.start();
@@ -200,6 +197,7 @@ export class QuireNode {
       }
       return node;
     } catch (e) {
+      upgrades?.close();
       await kv.close();
       throw e;
     }
@@ -212,9 +210,9 @@ export class QuireNode {
     const nodePort = cfg.nodePort ?? Number(self.data.node_port);
     const clientHostAddr = cfg.clientHost ?? String(self.data.client_ip ?? '127.0.0.1');
     const clientPort = cfg.clientPort ?? Number(self.data.client_port);
-    const orderedTopic = `/quire/${this.poolId}/ordered/1`;
+    const topic = orderedTopic(this.poolId);
     this.nodeHost = await NodeHost.create(
-      { name: this.name, seed: this.keys.seed, host: nodeHost, port: nodePort, maxMessageLength: cfg.limits.maxMessageLength, topics: [orderedTopic] },
+      { name: this.name, seed: this.keys.seed, host: nodeHost, port: nodePort, maxMessageLength: cfg.limits.maxMessageLength, topics: [topic] },
       { logger: this.log.child({ module: 'network' }) },
     );
     this.nodePort = this.nodeHost.port;
@@ -226,11 +224,12 @@ export class QuireNode {
         this.metrics?.suspicions.inc({ code: 'undecodable' });
         return;
       }
+      void this.forced.fromPeer(msg);
       this.enqueue({ kind: 'nodeMessage', from, msg });
     });
     this.nodeHost.on('peer:connect', (alias) => this.enqueue({ kind: 'peerConnected', alias }));
     this.nodeHost.on('peer:disconnect', (alias) => this.enqueue({ kind: 'peerDisconnected', alias }));
-    this.nodeHost.subscribe(orderedTopic, () => undefined);
+    this.nodeHost.subscribe(topic, () => undefined);
     this.nodeHost.setValidators(this.executor.registry.validatorInfos());
 
     this.clientHost = await ClientHost.create(
@@ -251,22 +250,25 @@ export class QuireNode {
     const ch = this.clientHost;
     ch.on('request', (clientId, data, respond, info) => {
       if (!this.accepting) return;
-      const channel: ClientChannel = { respond, push: (bytes) => ch.push(clientId, bytes, info.requestId) };
-      let set = this.channels.get(clientId);
-      if (set === undefined) this.channels.set(clientId, (set = new Set()));
-      set.add(channel);
+      const channel: ClientChannel = { respond, push: (bytes) => ch.push(clientId, bytes, info.requestId), session: clientId };
       void this.clientPath.handle(data, channel);
     });
-    ch.on('session:close', (clientId) => {
-      const set = this.channels.get(clientId);
-      this.channels.delete(clientId);
-      if (set !== undefined) for (const c of set) this.clientPath.forgetChannel(c);
-    });
+    ch.on('session:close', (clientId) => this.clientPath.forgetSession(clientId));
+    this.replySweep = setInterval(() => this.clientPath.expire(), REPLY_SWEEP_MS);
+    this.replySweep.unref();
     if (cfg.metricsPort !== null && this.metrics !== undefined) this.metricsPort = await this.metrics.listen(cfg.metricsPort);
     const st = this.core.status();
-    this.log.info({ nodePort: this.nodePort, clientPort: this.clientPort, validators: st.validators, viewNo: st.viewNo, lastOrdered: st.lastOrdered, poolId: this.poolId }, 'node started');
+    this.log.info(
+      { nodePort: this.nodePort, clientPort: this.clientPort, validators: st.validators, viewNo: st.viewNo, lastOrdered: st.lastOrdered, poolId: this.poolId, version: this.upgrades.currentVersion },
+      'node started',
+    );
     this.seenView = st.viewNo;
-    this.queue = this.queue.then(() => this.runEffects(this.core.start()));
+    this.queue = this.queue.then(async () => {
+      await this.runEffects(this.core.start());
+      this.catchingUp = this.core.status().catchingUp;
+      // a pool of one has nobody to catch up from: its ledgers are as caught up as they get
+      if (!this.catchingUp) await this.onCaughtUp();
+    });
   }
 
   /** Serialises one core event behind the previous ones. */
@@ -282,7 +284,7 @@ export class QuireNode {
         return;
       }
       await this.runEffects(effects);
-      if (this.metrics !== undefined) this.observe();
+      await this.afterEvent();
     });
   }
 
@@ -291,25 +293,46 @@ export class QuireNode {
     return this.core.status();
   }
 
-  private seenView = 0;
-  private catchupStartedAt: number | undefined;
-
-  /** View-change and catch-up metrics from the core's status transitions. */
-  private observe(): void {
-    const m = this.metrics!;
+  /** Catch-up transitions, and view-change / catch-up metrics. */
+  private async afterEvent(): Promise<void> {
     const st = this.core.status();
-    if (!st.waitingForNewView && st.viewNo > this.seenView) {
-      m.viewChanges.inc(st.viewNo - this.seenView);
-      this.seenView = st.viewNo;
+    const m = this.metrics;
+    if (m !== undefined) {
+      if (!st.waitingForNewView && st.viewNo > this.seenView) {
+        m.viewChanges.inc(st.viewNo - this.seenView);
+        this.seenView = st.viewNo;
+      }
+      m.viewNo.set(st.viewNo);
+      if (st.catchingUp && this.catchupStartedAt === undefined) {
+        this.catchupStartedAt = performance.now();
+        m.catchups.inc({ phase: 'started' });
+      } else if (!st.catchingUp && this.catchupStartedAt !== undefined) {
+        m.catchupDuration.observe((performance.now() - this.catchupStartedAt) / 1000);
+        m.catchups.inc({ phase: 'finished' });
+        this.catchupStartedAt = undefined;
+      }
     }
-    m.viewNo.set(st.viewNo);
-    if (st.catchingUp && this.catchupStartedAt === undefined) {
-      this.catchupStartedAt = performance.now();
-      m.catchups.inc({ phase: 'started' });
-    } else if (!st.catchingUp && this.catchupStartedAt !== undefined) {
-      m.catchupDuration.observe((performance.now() - this.catchupStartedAt) / 1000);
-      m.catchups.inc({ phase: 'finished' });
-      this.catchupStartedAt = undefined;
+    const wasCatchingUp = this.catchingUp;
+    this.catchingUp = st.catchingUp;
+    if (wasCatchingUp && !st.catchingUp) await this.onCaughtUp();
+  }
+
+  /**
+   * After a catch-up (and at start, for a pool of one): the caught-up txns are made durable, the
+   * clients waiting on writes that arrived by catch-up get their REPLY from the ledger, the
+   * POOL_CONFIG writes flag is recomputed from the config ledger (requests.md §5.4), and the
+   * upgrade service hears of the config ledger (startup, then replays; requests.md §6.2).
+   */
+  private async onCaughtUp(): Promise<void> {
+    try {
+      await this.executor.flush();
+      await this.clientPath.answerCaughtUp();
+      const txns = await configTxns(this.stores.ledgers[2]);
+      this.clientPath.setWritable(poolWritesFromTxns(txns));
+      // not awaited: the service may submit a NODE_UPGRADE, which goes through this very queue
+      this.upgrades.caughtUp(txns).catch((e: unknown) => this.log.error({ err: e }, 'upgrade service failed after catch-up'));
+    } catch (e) {
+      this.log.error({ err: e }, 'after catch-up');
     }
   }
 
@@ -364,19 +387,9 @@ export class QuireNode {
         await this.executor.flush();
         await this.clientPath.replyFromLedger(eff.connId, eff.payloadDigest, eff.digest);
         return;
-      case 'ordered': {
-        const started = performance.now();
-        await this.executor.flush();
-        this.metrics?.batchCommit.observe((performance.now() - started) / 1000 + this.executor.lastWriteMs / 1000);
-        this.metrics?.batches.inc({ ledger: String(eff.ledgerId) });
-        this.metrics?.txns.inc({ ledger: String(eff.ledgerId) }, eff.replies.length);
-        this.metrics?.lastOrdered.set(eff.ppSeqNo);
-        this.metrics?.viewNo.set(eff.viewNo);
-        this.log.debug({ viewNo: eff.viewNo, ppSeqNo: eff.ppSeqNo, ledgerId: eff.ledgerId, txns: eff.replies.length, rejected: eff.rejects.length }, 'batch ordered');
-        await this.clientPath.ordered(eff.ledgerId, eff.replies, eff.rejects);
-        this.announce(eff);
+      case 'ordered':
+        await this.onOrdered(eff);
         return;
-      }
       case 'suspicion':
         this.metrics?.suspicions.inc({ code: String(eff.code) });
         this.log.debug({ peer: eff.peer, code: eff.code, vote: eff.vote }, 'suspicion');
@@ -387,29 +400,29 @@ export class QuireNode {
     }
   }
 
-  /** OBSERVED_DATA{BATCH} on the ordered-batch topic (consensus.md §9.2). */
-  private announce(eff: Extract<ConsensusEffect, { kind: 'ordered' }>): void {
+  /** An ordered batch: durable first, then REPLY / REJECT, the upgrade hooks and the announcement. */
+  private async onOrdered(eff: OrderedEffect): Promise<void> {
+    const started = performance.now();
+    await this.executor.flush();
+    this.metrics?.batchCommit.observe((performance.now() - started) / 1000 + this.executor.lastWriteMs / 1000);
+    this.metrics?.batches.inc({ ledger: String(eff.ledgerId) });
+    this.metrics?.txns.inc({ ledger: String(eff.ledgerId) }, eff.replies.length);
+    this.metrics?.lastOrdered.set(eff.ppSeqNo);
+    this.metrics?.viewNo.set(eff.viewNo);
+    this.log.debug({ viewNo: eff.viewNo, ppSeqNo: eff.ppSeqNo, ledgerId: eff.ledgerId, txns: eff.replies.length, rejected: eff.rejects.length }, 'batch ordered');
+    await this.clientPath.ordered(eff.ledgerId, eff.replies, eff.rejects);
+    if (eff.ledgerId === 2) {
+      for (const r of eff.replies) {
+        const txn = (await this.stores.ledgers[2].get(r.seqNo)) as unknown as Txn | undefined;
+        if (txn !== undefined) this.upgrades.configTxnCommitted(txn).catch((e: unknown) => this.log.error({ err: e }, 'upgrade service failed on a config txn'));
+      }
+    }
     const host = this.nodeHost;
-    if (host === undefined) return;
-    const msg = {
-      op: 'OBSERVED_DATA',
-      msg_type: 'BATCH',
-      msg: {
-        ledgerId: eff.ledgerId,
-        instId: 0,
-        viewNo: eff.viewNo,
-        ppSeqNo: eff.ppSeqNo,
-        ppTime: eff.ppTime,
-        digest: eff.digest,
-        seqNoStart: eff.replies.length > 0 ? eff.replies[0]!.seqNo : 0,
-        seqNoEnd: eff.replies.length > 0 ? eff.replies[eff.replies.length - 1]!.seqNo : 0,
-        auditTxnRootHash: b58encode(this.stores.ledgers[3].root),
-        stateRootHash: b58encode(this.stores.states[eff.ledgerId as 0 | 1 | 2].committedRoot),
-        txnRootHash: b58encode(this.stores.ledgers[eff.ledgerId as 0 | 1 | 2].root),
-        blsMultiSigs: eff.multiSigs.map((m) => [m.signature, m.participants, [m.value.ledger_id, m.value.state_root_hash, m.value.pool_state_root_hash, m.value.txn_root_hash, m.value.timestamp]]),
-      },
-    };
-    host.publish(`/quire/${this.poolId}/ordered/1`, encodeMsgpack(msg)).catch((e: unknown) => this.log.debug({ err: reasonOf(e) }, 'ordered-batch announcement not published'));
+    if (host !== undefined) {
+      host
+        .publish(orderedTopic(this.poolId), encodeMsgpack(orderedBatchAnnouncement(eff, this.stores)))
+        .catch((e: unknown) => this.log.debug({ err: reasonOf(e) }, 'ordered-batch announcement not published'));
+    }
   }
 
   /** Commit hooks (consensus.md §3.8 step 5): pool membership and the POOL_CONFIG writes flag. */
@@ -421,9 +434,54 @@ export class QuireNode {
     if (ledgerId === 2) {
       for (const t of txns) {
         const body = (t as { txn?: { type?: string; data?: Record<string, unknown> } }).txn;
-        if (body?.type === '111' && typeof body.data?.writes === 'boolean' && body.data.force !== true) this.clientPath.setWritable(body.data.writes);
+        // a forced POOL_CONFIG took effect on receipt and is not applied again (requests.md §5.4)
+        if (body?.type === TxnType.POOL_CONFIG && typeof body.data?.writes === 'boolean' && body.data.force !== true) this.clientPath.setWritable(body.data.writes);
       }
     }
+  }
+
+  /** The node's authorized actions (requests.md §8): POOL_RESTART and VALIDATOR_INFO. */
+  private action(r: ActionRequest): Promise<ActionOutcome> {
+    if (r.type === TxnType.POOL_RESTART) {
+      // acted on once the REPLY is out: an immediate restart may not outrun it (requests.md §8.1)
+      return Promise.resolve({
+        afterReply: () => {
+          try {
+            const decision = this.upgrades.poolRestart(r.request);
+            this.log.info({ by: r.identifier, decision }, 'POOL_RESTART');
+          } catch (e) {
+            this.log.error({ err: e }, 'POOL_RESTART could not be carried out');
+          }
+        },
+      });
+    }
+    if (r.type === TxnType.VALIDATOR_INFO) {
+      return Promise.resolve({
+        data: validatorInfo({
+          name: this.name,
+          dest: this.keys.dest,
+          version: this.upgrades.currentVersion,
+          poolId: this.poolId,
+          startedAt: this.startedAt,
+          core: this.core,
+          stores: this.stores,
+          config: this.opts.config,
+          clientSessions: this.clientHost?.sessionCount() ?? 0,
+        }),
+      });
+    }
+    return Promise.reject(new Error(`action ${r.type} is not available on this node`));
+  }
+
+  /** Restart / upgrade exit: the configured `exit`, else a graceful close and process.exit(code). */
+  private async exit(code: number): Promise<void> {
+    this.log.info({ code }, 'exiting for a restart');
+    if (this.modules.exit !== undefined) {
+      await this.modules.exit(code);
+      return;
+    }
+    await this.close();
+    process.exit(code);
   }
 
   /**
@@ -438,6 +496,8 @@ export class QuireNode {
   private async doClose(): Promise<void> {
     this.accepting = false;
     this.clientPath.stop();
+    this.upgrades.close();
+    if (this.replySweep !== undefined) clearInterval(this.replySweep);
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
     await this.queue.catch(() => undefined);

@@ -321,6 +321,8 @@ const CATALOGUE = {
   // ---- internal --------------------------------------------------------------------------------
   /** A stored state value that does not decode. Data: key, problem. */
   STATE_CORRUPT: { kind: ErrorKind.INVALID, reason: (d) => `state value at ${s(d.key)} is corrupt: ${s(d.problem)}` },
+  /** Txns received in catch-up that do not append, prove or apply. Data: ledgerId, problem. */
+  CATCHUP_TXNS_REFUSED: { kind: ErrorKind.INVALID, reason: (d) => `caught-up txns of ledger ${s(d.ledgerId)} refused: ${s(d.problem)}` },
   /** Any unexpected failure while processing a request (never escapes the executor). Data: problem. */
   INTERNAL: { kind: ErrorKind.INVALID, reason: (d) => `internal error while processing the request: ${s(d.problem)}` },
 } satisfies Record<string, CodeSpec>;

@@ -83,8 +83,8 @@ export interface LedgerReader {
   readonly size: number;
   /** Size including the uncommitted tail. */
   readonly uncommittedSize: number;
-  /** Txn at seqNo, committed or uncommitted; undefined when out of range. */
-  getTxn(seqNo: number): Promise<Txn | undefined>;
+  /** Txn at seqNo, committed or uncommitted; undefined when out of range. One synchronous read. */
+  getTxn(seqNo: number): Txn | undefined;
 }
 
 /** The NYM facts authorization and signature checks need (formats.md 8.2 NYM record). */
@@ -136,8 +136,34 @@ export interface AuthEngine {
 export interface AttributeAccess {
   /** Buffered with the batch; written with it on commit, dropped on revert. */
   put(hash: string, value: string): void;
-  /** Uncommitted puts first, then the store. */
-  get(hash: string): Promise<string | undefined>;
+  /** Uncommitted puts first, then the store (a synchronous read). */
+  get(hash: string): string | undefined;
+}
+
+/** What a node record (pool state, formats.md 8.1) can be looked up by. */
+export type NodeIndexField = 'alias' | 'nodeAddress' | 'clientAddress' | 'steward';
+
+/**
+ * The node records of the pool state, indexed: the uncommitted head, like `state(0).get`, kept
+ * current by every write to the pool state and rebuilt from the pool trie after a revert. Each
+ * lookup is a map access, so NODE and POOL_UPGRADE validation never scan the pool ledger.
+ */
+export interface PoolNodeIndex {
+  /**
+   * Dests of the node records whose `field` is `value`, sorted (code-point order): `alias`, the
+   * node or client address `ip:port` (numeric port), or `steward` (the record's `identifier`).
+   */
+  find(field: NodeIndexField, value: string): readonly string[];
+  /** Dests of the records whose `services` holds VALIDATOR, sorted (code-point order). */
+  validators(): readonly string[];
+}
+
+/**
+ * The POOL_UPGRADE history of the committed config ledger, indexed by (name, version): the action
+ * (`start` / `cancel`) of the last committed POOL_UPGRADE txn for them.
+ */
+export interface UpgradeIndex {
+  lastAction(name: string, version: string): string | undefined;
 }
 
 /** Facts about the installed node software, for POOL_UPGRADE (node-local; requests.md §5.2 step 5). */
@@ -170,6 +196,10 @@ export interface HandlerContext {
   state(ledgerId: StateLedgerId): StateAccess;
   ledger(ledgerId: LedgerIdValue): LedgerReader;
   readonly idr: IdrCache;
+  /** The node records of the uncommitted pool state (NODE uniqueness, POOL_UPGRADE node list). */
+  readonly nodes: PoolNodeIndex;
+  /** Last committed POOL_UPGRADE action per (name, version). */
+  readonly upgrades: UpgradeIndex;
   readonly auth: AuthEngine;
   readonly attributes: AttributeAccess;
   /** Present on nodes (POOL_UPGRADE version checks); absent in pure replays. */
@@ -270,9 +300,10 @@ export interface WriteHandler extends HandlerBase {
   /**
    * Dynamic validation against the uncommitted state, including authorization through
    * `ctx.auth.authorize(...)` in the order the spec gives. Throws RequestError (REJECT). Must not
-   * change state.
+   * change state. Synchronous: consensus applies batches synchronously, so every read goes
+   * through the synchronous accessors of the context (tries, `getTxn`, indexes, attributes).
    */
-  validateDynamic(request: ParsedRequest, ctx: HandlerContext): void | Promise<void>;
+  validateDynamic(request: ParsedRequest, ctx: HandlerContext): void;
   /**
    * Optional ledger transform of the stored txn (after `requestToTxn`), e.g. ATTRIB raw/enc ->
    * hash, putting the original into `ctx.attributes`. Returns the txnId, if the type has one.
@@ -281,8 +312,9 @@ export interface WriteHandler extends HandlerBase {
   /**
    * Applies a stored txn to the state (runtime, genesis and rebuild-from-ledger). `request` is
    * present at runtime only. Must be deterministic and depend only on txn, state and ctx.
+   * Synchronous, like `validateDynamic`.
    */
-  updateState(txn: Txn, ctx: HandlerContext, request?: ParsedRequest): void | Promise<void>;
+  updateState(txn: Txn, ctx: HandlerContext, request?: ParsedRequest): void;
   /**
    * When true, requests of this type that carry `force: true` are validated and applied by each
    * node at receipt as well (requests.md §5.5: POOL_UPGRADE, POOL_CONFIG).
@@ -293,8 +325,8 @@ export interface WriteHandler extends HandlerBase {
 /** A command that is not ordered nor written (POOL_RESTART, VALIDATOR_INFO). */
 export interface ActionHandler extends HandlerBase {
   readonly kind: 'action';
-  /** Authorization and action-specific checks; throws RequestError (REJECT). */
-  validateDynamic(request: ParsedRequest, ctx: HandlerContext): void | Promise<void>;
+  /** Authorization and action-specific checks; throws RequestError (REJECT). Synchronous. */
+  validateDynamic(request: ParsedRequest, ctx: HandlerContext): void;
 }
 
 /** A read (GET_*). Reads are never signature-checked and use committed state only. */

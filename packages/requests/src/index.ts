@@ -28,7 +28,10 @@ export { RequestPipeline } from './pipeline/receive.js';
 export type { ReceiveOptions, ReceiveOutcome } from './pipeline/receive.js';
 // execution
 export { RequestExecutor, defaultExecutorOptions } from './executor/executor.js';
-export type { ExecutorOptions, ExecutorModules, BatchResult, RequestResult, CommittedBatch } from './executor/executor.js';
+export type { ExecutorOptions, ExecutorModules, BatchResult, RequestResult, CommittedBatch, OrderedRequest, RequestIdentity } from './executor/executor.js';
+export type { CaughtUpTxns } from './executor/replay.js';
+export { StatePoolNodeIndex, LedgerUpgradeIndex } from './executor/indexes.js';
+export type { PoolTrieReader, CommittedLedgerSource } from './executor/indexes.js';
 export type { ExecutorStores, ExecutorLedger, ExecutorStateTrie, ExecutorAttributeStore, ExecutorTimestampStore, ExecutorSeqNoIndex } from './executor/stores.js';
 export { requestToTxn, cloneJson } from './executor/txn.js';
 // reads
@@ -36,8 +39,8 @@ export { StoresReadContext, answerRead, stateProofOf } from './reads/read-contex
 export type { ReadReply } from './reads/read-context.js';
 // pool / config types
 export { poolConfigHandler, poolWritesFromTxns } from './types/pool-config.js';
-export { nodeHandler, isValidatorRecord } from './types/node.js';
-export { poolUpgradeHandler, compareNodeVersions, parseNodeVersion, upgradePackageName, parseSchedule } from './types/pool-upgrade.js';
+export { nodeHandler, isValidatorRecord, nodeIndexKeys } from './types/node.js';
+export { poolUpgradeHandler, compareNodeVersions, parseNodeVersion, upgradePackageName, parseSchedule, upgradeEntryOf } from './types/pool-upgrade.js';
 export { poolRestartHandler, restartTime } from './types/pool-restart.js';
 export { nodeUpgradeHandler } from './types/node-upgrade.js';
 export { authRuleHandler } from './types/auth-rule.js';

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { b58encode, isPlainObject, parseJson, stringifyJson } from '@quire/common';
 import { buildGetTxnRequest } from '@quire/client';
-import { ClientConnector } from '@quire/network';
+import { ClientConnector, ClientRequestError } from '@quire/network';
 import { Ledger, findDatabase, openLevelKvStore, snapshotLevelDb, type KvStore } from '@quire/storage';
 import { ackOf, type Ack } from './target.js';
 
@@ -18,7 +18,9 @@ export interface NodeLedgerView {
   missing: number;
   /** Acknowledged txns whose seqNo holds another txn on this node. */
   mismatched: number;
-  /** Why the node could not be read at all. */
+  /** GET_TXN requests the node never answered (network check): those txns count as missing. */
+  unanswered?: number;
+  /** Why the node could not be read (at all, or for `unanswered` txns). */
   error?: string;
 }
 
@@ -45,7 +47,7 @@ interface Tally {
 }
 
 function compare(node: string, ack: Ack, found: Record<string, unknown> | undefined, view: NodeLedgerView, t: Tally, index: number): void {
-  const got = found === undefined ? undefined : ackOf(found);
+  const got = found === undefined ? undefined : ackOf(found, 'ledger');
   let problem: 'missing' | 'mismatched' | undefined;
   if (got === undefined) problem = 'missing';
   else if (got.seqNo !== ack.seqNo || got.key !== ack.key || got.txnHash !== ack.txnHash) problem = 'mismatched';
@@ -58,7 +60,8 @@ function compare(node: string, ack: Ack, found: Record<string, unknown> | undefi
 }
 
 function finish(method: LedgerCheck['method'], ledgerId: number, acks: readonly Ack[], nodes: NodeLedgerView[], t: Tally): LedgerCheck {
-  const ok = nodes.filter((n) => n.error === undefined);
+  // a node with an error and no `unanswered` count could not be read at all
+  const ok = nodes.filter((n) => n.error === undefined || n.unanswered !== undefined);
   const rootsEqual = ok.length === nodes.length && ok.every((n) => n.size === ok[0]!.size && n.root === ok[0]!.root);
   // a node that could not be read at all holds none of the acknowledged txns as far as anyone can tell
   const unreadable = nodes.length - ok.length;
@@ -142,11 +145,29 @@ export interface NetworkNode {
 const enc = new TextEncoder();
 
 /** GET_TXN result data (the txn with rootHash, auditPath, ledgerSize), null when absent; throws on a refusal. */
-async function getTxn(c: ClientConnector, ledgerId: number, seqNo: number): Promise<Record<string, unknown> | null> {
+async function getTxnOnce(c: ClientConnector, ledgerId: number, seqNo: number): Promise<Record<string, unknown> | null> {
   const req = buildGetTxnRequest({ ledgerId, seqNo });
   const m = parseJson(await c.request(enc.encode(stringifyJson(req))));
   if (!isPlainObject(m) || m.op !== 'REPLY' || !isPlainObject(m.result)) throw new Error(`GET_TXN ${seqNo}: ${stringifyJson(m).slice(0, 200)}`);
   return isPlainObject(m.result.data) ? m.result.data : null;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * GET_TXN with retries: a node's rate limit (RATE_LIMITED, TOO_MANY_PENDING) is waited out, other failures are
+ * retried `attempts` times; the last error is thrown.
+ */
+async function getTxn(c: ClientConnector, ledgerId: number, seqNo: number, attempts = 4): Promise<Record<string, unknown> | null> {
+  for (let i = 1; ; i++) {
+    try {
+      return await getTxnOnce(c, ledgerId, seqNo);
+    } catch (e) {
+      const limited = e instanceof ClientRequestError && (e.code === 'RATE_LIMITED' || e.code === 'TOO_MANY_PENDING');
+      if (!limited && i >= attempts) throw e;
+      await sleep(limited ? 1000 : 250 * i);
+    }
+  }
 }
 
 /**
@@ -170,7 +191,10 @@ export async function checkNetwork(nodes: readonly NetworkNode[], acks: readonly
             let data: Record<string, unknown> | null;
             try {
               data = await getTxn(c!, ledgerId, ack.seqNo);
-            } catch {
+            } catch (e) {
+              // not known either way: the node did not answer; count it, and the txn as not confirmed there
+              view.unanswered = (view.unanswered ?? 0) + 1;
+              view.error = `${view.unanswered} GET_TXN not answered, e.g. seqNo ${ack.seqNo}: ${e instanceof Error ? e.message : String(e)}`;
               data = null;
             }
             compare(n.alias, ack, data ?? undefined, view, t, i);
@@ -183,6 +207,7 @@ export async function checkNetwork(nodes: readonly NetworkNode[], acks: readonly
         view.root = String(first.rootHash);
       } catch (e) {
         view.error = e instanceof Error ? e.message : String(e);
+        delete view.unanswered;
       } finally {
         await c?.close();
       }

@@ -32,7 +32,8 @@ export function formatLoadReport(r: LoadReport): string[] {
 export function formatLedgerCheck(c: LedgerCheck): string[] {
   const out = [`ledger check (${c.method}, ledger ${c.ledgerId}): ${c.acks.toLocaleString('en-US')} acknowledged txns`];
   for (const n of c.nodes) {
-    out.push(`  ${n.node.padEnd(8)} ${n.error !== undefined ? `UNREADABLE: ${n.error}` : `size ${n.size}  root ${n.root}  missing ${n.missing}  mismatched ${n.mismatched}`}`);
+    const fatal = n.error !== undefined && n.unanswered === undefined;
+    out.push(`  ${n.node.padEnd(8)} ${fatal ? `UNREADABLE: ${n.error}` : `size ${n.size}  root ${n.root}  missing ${n.missing}  mismatched ${n.mismatched}${n.unanswered !== undefined ? `  (${n.error})` : ''}`}`);
   }
   out.push(`  roots ${c.rootsEqual ? 'equal on every node' : 'DIFFER'}; lost ${c.lost} (missing or different on some node), held by fewer than n-f nodes ${c.underReplicated}`);
   for (const e of c.examples) out.push(`  lost: ${e.node} seqNo ${e.seqNo} (${e.key}) ${e.problem}`);

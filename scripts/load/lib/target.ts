@@ -1,7 +1,7 @@
 // The pool as the load generator sees it: several @quire/client Pool handles (each its own libp2p
 // node, so its own connection to every validator: nodes rate-limit per connection), used round
 // robin, and every outcome classified as ok / rejected / timeout / error with its code.
-import { canonicalJson, isPlainObject, sha256Hex } from '@quire/common';
+import { canonicalJson, isPlainObject, parseJson, sha256Hex, TxnType } from '@quire/common';
 import { ClientError, ClientErrorCode, Pool, type PoolOptions } from '@quire/client';
 import type { OutcomeKind } from './stats.js';
 import type { PreparedRequest } from './workload.js';
@@ -11,19 +11,40 @@ export interface Ack {
   seqNo: number;
   /** `<identifier>|<reqId>` of the request. */
   key: string;
-  /** sha256 hex of the canonical JSON of the committed `txn` (type, data, metadata). */
+  /** sha256 hex of the canonical JSON of the committed `txn` (type, data, metadata) in its ledger form. */
   txnHash: string;
 }
 
 export type Outcome = { kind: 'ok'; ack?: Ack; verified?: boolean } | { kind: Exclude<OutcomeKind, 'ok'>; code: string; reason: string };
 
-/** The ledger identity of a committed txn (REPLY result or ledger entry): seqNo, author|reqId and the hash of `txn`. */
-export function ackOf(result: Record<string, unknown>): Ack | undefined {
+/**
+ * The ledger form of a REPLY's txn (formats.md 4.x): an ATTRIB's `raw` is stored as the hex SHA-256 of CJ(parsed
+ * raw) and its `enc` as the hex SHA-256 of the string, the original going to the attribute store.
+ */
+function ledgerForm(txn: Record<string, unknown>): Record<string, unknown> {
+  if (txn.type !== TxnType.ATTRIB || !isPlainObject(txn.data)) return txn;
+  const data = { ...txn.data };
+  if (typeof data.raw === 'string') data.raw = sha256Hex(canonicalJson(parseJson(data.raw)));
+  if (typeof data.enc === 'string') data.enc = sha256Hex(data.enc);
+  return { ...txn, data };
+}
+
+/**
+ * The ledger identity of a committed txn: seqNo, author|reqId and the hash of `txn` in its ledger form. `source`
+ * says whether `result` is a write's REPLY result (ATTRIB values in the clear) or an entry read from a ledger.
+ */
+export function ackOf(result: Record<string, unknown>, source: 'reply' | 'ledger' = 'reply'): Ack | undefined {
   const txn = result.txn;
   const meta = result.txnMetadata;
   if (!isPlainObject(txn) || !isPlainObject(meta) || typeof meta.seqNo !== 'number') return undefined;
   const md = isPlainObject(txn.metadata) ? txn.metadata : {};
-  return { seqNo: meta.seqNo, key: `${String(md.from)}|${String(md.reqId)}`, txnHash: sha256Hex(canonicalJson(txn)) };
+  let form: Record<string, unknown>;
+  try {
+    form = source === 'reply' ? ledgerForm(txn) : txn;
+  } catch {
+    return undefined; // an ATTRIB raw that is not JSON cannot have been committed
+  }
+  return { seqNo: meta.seqNo, key: `${String(md.from)}|${String(md.reqId)}`, txnHash: sha256Hex(canonicalJson(form)) };
 }
 
 function classify(e: unknown): Outcome {

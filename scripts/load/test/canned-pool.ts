@@ -113,7 +113,9 @@ export class CannedPool {
         txnMetadata: { seqNo, txnTime },
         reqSignature: { type: 'ED25519', values: [{ from: req.identifier, value: req.signature }] },
       };
-      this.txns.push(txn);
+      // the ledger keeps an ATTRIB's raw as the hex SHA-256 of its canonical JSON (formats.md 4)
+      const stored = type === '100' && typeof data.raw === 'string' ? { ...txn, txn: { ...(txn.txn as object), data: { ...data, raw: sha256Hex(canonicalJson(parseJson(data.raw))) } } } : txn;
+      this.txns.push(stored);
       this.byKey.set(key, txn);
       if (type === '1') {
         this.trie.set(nymKey(String(op.dest)), encodeNymRecord({ identifier: String(req.identifier), role: (op.role as string | undefined) ?? null, verkey: (op.verkey as string | undefined) ?? null, seqNo, txnTime }));

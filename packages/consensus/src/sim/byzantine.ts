@@ -19,6 +19,10 @@ export const ByzantineKind = {
   WRONG_ROOTS: 'wrongRoots',
   /** primary: two different PRE-PREPAREs for one key to the two halves of the pool */
   EQUIVOCATE: 'equivocate',
+  /** VIEW_CHANGEs with different contents to the two halves of the pool */
+  VC_EQUIVOCATE: 'vcEquivocate',
+  /** catch-up seeder that tampers with txns, sends bad proofs or stays silent */
+  LYING_SEEDER: 'lyingSeeder',
 } as const;
 export type ByzantineKind = (typeof ByzantineKind)[keyof typeof ByzantineKind];
 
@@ -91,6 +95,12 @@ export function byzantineTransform(kind: ByzantineKind, msg: NodeMessage, to: st
     case 'wrongRoots':
       if (msg.op === 'PREPREPARE' && peers.indexOf(to) % 2 === 1) return [{ ...msg, stateRootHash: randomB58(rng, 44) }];
       return [msg];
+    case 'vcEquivocate':
+      // a valid-looking second version: the pre-prepared list left out
+      if (msg.op === 'VIEW_CHANGE' && peers.indexOf(to) % 2 === 1) return [{ ...msg, preprepared: [], prepared: [] }];
+      return [msg];
+    case 'lyingSeeder':
+      return [lieToLeecher(msg, rng)].filter((m) => m !== undefined);
     case 'equivocate':
       if (msg.op === 'PREPREPARE' && peers.indexOf(to) % 2 === 1) {
         // same key, later time, so a different digest: an internally consistent second version
@@ -99,4 +109,22 @@ export function byzantineTransform(kind: ByzantineKind, msg: NodeMessage, to: st
       }
       return [msg];
   }
+}
+
+/** A lying catch-up seeder: tampered txns, broken proofs, or silence (the leecher must time out). */
+function lieToLeecher(msg: NodeMessage, rng: Prng): unknown {
+  if (msg.op === 'CATCHUP_REP') {
+    const roll = rng.int(0, 2);
+    if (roll === 0) return undefined;
+    if (roll === 1) {
+      const txns: Record<string, unknown> = {};
+      for (const [k, t] of Object.entries(msg.txns)) txns[k] = { ...(t as Record<string, unknown>), forged: randomHex(rng) };
+      return { ...msg, txns };
+    }
+    return { ...msg, consProof: msg.consProof.length > 0 ? msg.consProof.map(() => randomB58(rng, 44)) : [randomB58(rng, 44)] };
+  }
+  if (msg.op === 'CONSISTENCY_PROOF') {
+    return rng.chance(0.5) ? { ...msg, newMerkleRoot: randomB58(rng, 44) } : { ...msg, hashes: msg.hashes.map(() => randomB58(rng, 44)) };
+  }
+  return msg;
 }

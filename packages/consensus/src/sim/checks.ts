@@ -1,6 +1,8 @@
 // Invariants checked after every simulation run (consensus.md §12.3): agreement on every ledger,
 // payload uniqueness, multi-signature validity, and liveness when the fault mix allows it.
 import type { ConsensusCore } from '../core.js';
+import type { MultiSigValue } from '../messages.js';
+import { quorumsFor } from '../options.js';
 import type { StandInExecutor } from './standin-executor.js';
 
 export interface SubmittedRequest {
@@ -20,24 +22,23 @@ export interface RunRecord {
   alarms: string[];
 }
 
-interface CheckedNode {
+export interface CheckedNode {
   name: string;
   executor: StandInExecutor;
   core: ConsensusCore;
   alive: boolean;
+  started: boolean;
 }
 
 export interface CheckOptions {
   checkLiveness: boolean;
-  /** n - f */
-  quorum: number;
-  /** multi-signature verification (real BLS in the simulator) */
-  verifyMulti?: (participants: string[], value: import('../messages.js').MultiSigValue, signature: string) => boolean;
+  /** multi-signature verification with the keys `node` holds at the value's pool state root (real BLS) */
+  verifyMulti?: (node: CheckedNode, participants: string[], value: MultiSigValue, signature: string) => boolean;
 }
 
 export function checkRun(record: RunRecord, nodes: readonly CheckedNode[], opts: CheckOptions): string[] {
   const v: string[] = [];
-  const honest = nodes.filter((n) => !record.byzantine.has(n.name));
+  const honest = nodes.filter((n) => !record.byzantine.has(n.name) && n.started);
   // 1. agreement: identical committed txns at every seqNo of every ledger (so equal sizes, equal roots)
   for (const lid of [0, 1, 2, 3]) {
     const ref = honest.reduce((a, b) => (b.executor.committedSize(lid) > a.executor.committedSize(lid) ? b : a));
@@ -61,6 +62,23 @@ export function checkRun(record: RunRecord, nodes: readonly CheckedNode[], opts:
       bySize.set(st.size, st.root);
     }
   }
+  // audit ledger: ppSeqNo increments by exactly one, viewNo and ppTime never decrease (§12.3 #2);
+  // the registry the core counts quorums with is the one of its last audit txn (§1.3)
+  for (const n of honest) {
+    let prev: { viewNo: number; ppSeqNo: number; ppTime: number } | undefined;
+    for (let s = 1; s <= n.executor.committedSize(3); s++) {
+      const a = JSON.parse(n.executor.committedTxn(3, s)!) as { viewNo: number; ppSeqNo: number; ppTime: number };
+      if (a.ppSeqNo !== s || (prev !== undefined && (a.viewNo < prev.viewNo || a.ppTime < prev.ppTime))) {
+        v.push(`audit: ${n.name} audit txn ${s} breaks monotonicity (view ${a.viewNo}, ppSeqNo ${a.ppSeqNo}, ppTime ${a.ppTime})`);
+        break;
+      }
+      prev = a;
+    }
+    const last = n.executor.lastAudit();
+    if (n.alive && last !== undefined && last.nodeReg.join(',') !== n.core.status().validators.join(',')) {
+      v.push(`registry: ${n.name} counts quorums over ${n.core.status().validators.join(',')} but its audit ledger says ${last.nodeReg.join(',')}`);
+    }
+  }
   // 2. each payload committed at most once; invalid requests never committed
   const invalid = new Set(record.submitted.filter((s) => s.invalid).map((s) => s.payloadDigest));
   for (const n of honest) {
@@ -72,15 +90,18 @@ export function checkRun(record: RunRecord, nodes: readonly CheckedNode[], opts:
     }
     for (const pd of invalid) if (n.executor.isPayloadCommitted(pd)) v.push(`validity: ${n.name} committed an invalid request`);
   }
-  // 3. multi-signatures: >= n-f distinct validator participants, valid aggregate, over committed roots
+  // 3. multi-signatures: >= n-f distinct participants that are validators at the value's pool state
+  //    root (n of that registry), valid aggregate under the keys at that root, over committed roots
   for (const n of honest) {
     for (const ms of n.executor.storedMultiSigs) {
       const parts = new Set(ms.participants);
-      if (parts.size !== ms.participants.length || parts.size < opts.quorum || ms.participants.some((p) => !record.names.includes(p))) {
+      const registry = n.executor.registryAt(ms.value.pool_state_root_hash);
+      const quorum = registry === undefined ? Number.POSITIVE_INFINITY : quorumsFor(registry.length).blsSignatures;
+      if (parts.size !== ms.participants.length || parts.size < quorum || ms.participants.some((p) => registry?.includes(p) !== true)) {
         v.push(`bls: ${n.name} stored a multi-signature with participants ${ms.participants.join(',')}`);
         continue;
       }
-      if (opts.verifyMulti !== undefined && !opts.verifyMulti(ms.participants, ms.value, ms.signature)) {
+      if (opts.verifyMulti !== undefined && !opts.verifyMulti(n, ms.participants, ms.value, ms.signature)) {
         v.push(`bls: ${n.name} stored a multi-signature that does not verify (ledger ${ms.value.ledger_id})`);
       }
       const ledger = n.executor.ledgers.get(ms.value.ledger_id)!;

@@ -1,6 +1,7 @@
 // Fault mixes of the simulator. Every mix keeps at most f faulty nodes; mixes whose faults the
 // protocol layers built so far can ride out also assert liveness after the network heals.
 import { ConsensusError, ConsensusErrorCode } from '../errors.js';
+import type { ConsensusOptions } from '../options.js';
 
 export interface FaultMix {
   name: string;
@@ -27,6 +28,23 @@ export interface FaultMix {
   livenessBoundMs: number;
   checkLiveness: boolean;
   requests: number;
+  /** NODE txns under load: a node joins, a BLS key rotates, a validator and then a primary are demoted */
+  membership: boolean;
+  /** one node's wall clock jumps (forward or back, within or beyond the ppTime tolerance) */
+  clockJump: boolean;
+  /** one backup lies to catch-up leechers (wrong txns, bad proofs, stalls); an honest node is cut off */
+  lyingSeeder: boolean;
+  /**
+   * Negative control (consensus.md §11 row 18): f+1 Byzantine nodes run as twins on two sides of the
+   * pool; the run passes only if the checkers report the resulting safety violation.
+   */
+  twins: boolean;
+  /** behaviours Byzantine backups pick from (default: BACKUP_BEHAVIOURS) */
+  backupBehaviours?: readonly string[];
+  /** partitions cut off the primary of view 0 (forces view changes) */
+  isolatePrimary?: boolean;
+  /** consensus option overrides of this mix (e.g. a small CHK_FREQ so that cut-off nodes catch up) */
+  consensus?: Partial<ConsensusOptions>;
 }
 
 const base: FaultMix = {
@@ -47,6 +65,10 @@ const base: FaultMix = {
   livenessBoundMs: 15_000,
   checkLiveness: true,
   requests: 60,
+  membership: false,
+  clockJump: false,
+  lyingSeeder: false,
+  twins: false,
 };
 
 export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
@@ -62,10 +84,55 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
   fPlusOneDown: { ...base, name: 'fPlusOneDown', fPlusOneDown: true, healAtMs: 5000, livenessBoundMs: 25_000 },
   // a lying or equivocating primary of view 0: replaced by a view change
   primary: { ...base, name: 'primary', latencyMs: [1, 10], byzantinePrimary: true, faultyNodes: 1, livenessBoundMs: 25_000 },
+  membership: { ...base, name: 'membership', latencyMs: [1, 10], membership: true, healAtMs: 7000, livenessBoundMs: 30_000, requests: 80 },
+  clock: { ...base, name: 'clock', latencyMs: [1, 10], clockJump: true, healAtMs: 4000, livenessBoundMs: 30_000 },
+  seeders: {
+    ...base,
+    name: 'seeders',
+    latencyMs: [1, 10],
+    lyingSeeder: true,
+    byzantineBackups: true,
+    partitions: true,
+    faultyNodes: 1,
+    healAtMs: 4000,
+    livenessBoundMs: 30_000,
+    backupBehaviours: ['lyingSeeder'],
+    consensus: { chkFreq: 4, logSize: 12 },
+  },
+  // view changes (primary cut off) with a backup that sends different VIEW_CHANGEs to the two halves
+  viewChange: {
+    ...base,
+    name: 'viewChange',
+    latencyMs: [1, 10],
+    partitions: true,
+    isolatePrimary: true,
+    byzantineBackups: true,
+    faultyNodes: 1,
+    backupBehaviours: ['vcEquivocate'],
+    healAtMs: 5000,
+    livenessBoundMs: 30_000,
+  },
+  twins: { ...base, name: 'twins', twins: true, checkLiveness: false, healAtMs: 2000, livenessBoundMs: 3000, requests: 20 },
 };
 
 /** the mixes a default sweep cycles through */
-export const SWEEP_MIXES = ['none', 'net', 'partition', 'crash', 'byzantine', 'skew', 'mixed', 'primary', 'primaryCrash', 'fPlusOneDown'] as const;
+export const SWEEP_MIXES = [
+  'none',
+  'net',
+  'partition',
+  'crash',
+  'byzantine',
+  'skew',
+  'mixed',
+  'primary',
+  'primaryCrash',
+  'fPlusOneDown',
+  'membership',
+  'clock',
+  'seeders',
+  'viewChange',
+  'twins',
+] as const;
 
 export function faultMix(name: string): FaultMix {
   const m = FAULT_MIXES[name];

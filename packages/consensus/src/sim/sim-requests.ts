@@ -40,6 +40,16 @@ export class SimClient {
     return { ...payload, signature };
   }
 
+  /** A signed NODE txn (pool ledger): add / promote (`services: ['VALIDATOR']`), demote (`services: []`) or key rotation. */
+  nodeRequest(dest: string, data: Record<string, unknown>): ClientRequestBody {
+    return this.sign({ identifier: this.identifier, reqId: this.nextReqId++, operation: { type: '0', dest, data }, protocolVersion: 2 });
+  }
+
+  private sign(payload: Record<string, unknown>): ClientRequestBody {
+    const signature = b58encode(ed25519Sign(this.keys.privateKeyObject, new TextEncoder().encode(canonicalJson(payload))));
+    return { ...payload, signature };
+  }
+
   /** The same payload under another full digest (an added `signatures` map): payload dedup must let
    *  at most one of the two be committed. */
   variant(request: ClientRequestBody): ClientRequestBody {
@@ -48,9 +58,21 @@ export class SimClient {
 }
 
 export class SimRequestAnalyzer implements RequestAnalyzer, StandInRequestView {
-  private readonly cache = new Map<string, RequestCheck>();
+  /** results by request object: simulated messages pass requests by reference and never mutate them */
+  private readonly byObject = new WeakMap<object, RequestCheck>();
+
+  /** `cache` may be shared by the simulated nodes of one run: a check is a pure function of the request */
+  constructor(private readonly cache: Map<string, RequestCheck> = new Map()) {}
 
   analyze(request: ClientRequestBody): RequestCheck {
+    const known = this.byObject.get(request);
+    if (known !== undefined) return known;
+    const r = this.analyzeUncached(request);
+    this.byObject.set(request, r);
+    return r;
+  }
+
+  private analyzeUncached(request: ClientRequestBody): RequestCheck {
     let digest: string;
     try {
       digest = simRequestDigest(request);
@@ -76,7 +98,9 @@ export class SimRequestAnalyzer implements RequestAnalyzer, StandInRequestView {
       return { ok: false, code: 'INVALID_SIGNATURE', reason: 'signature does not verify' };
     }
     const payloadDigest = sha256Hex(canonicalJson(signed));
-    return { ok: true, info: { digest, payloadDigest, ledgerId: 1, identifier, reqId } };
+    // NODE (type "0") is ordered on the pool ledger, everything else on the domain ledger
+    const ledgerId = (operation as Record<string, unknown>).type === '0' ? 0 : 1;
+    return { ok: true, info: { digest, payloadDigest, ledgerId, identifier, reqId } };
   }
 
   payloadDigestOf(request: ClientRequestBody): string {

@@ -2,14 +2,14 @@
 // a simulated network with seeded delays, drops, duplication, reordering, partitions, crashes and
 // restarts, clock skew and Byzantine nodes. One seeded PRNG drives every choice, so a run is fully
 // reproducible from (seed, nodes, faults). Simulated time only: no real sleeps.
-import { blsKeyFromSeed, LruCache, type BlsSecretKey } from '@quire/crypto';
-import { createBlsConsensusCrypto } from '../bls-crypto.js';
 import { ConsensusCore } from '../core.js';
-import type { ConsensusEffect } from '../interfaces.js';
+import type { ConsensusEffect, RequestCheck, StoredInstanceChangeVote } from '../interfaces.js';
 import type { ClientRequestBody, NodeMessage } from '../messages.js';
 import type { ConsensusOptions } from '../options.js';
 import { BACKUP_BEHAVIOURS, type ByzantineKind, byzantineTransform, PRIMARY_BEHAVIOURS } from './byzantine.js';
 import { checkRun, type RunRecord } from './checks.js';
+import { type MembershipContext, type MembershipPlan, membershipPlan, membershipRequest } from './membership.js';
+import { simBlsPublicKey, simConsensusCrypto } from './sim-keys.js';
 import { type FaultMix, faultMix } from './faults.js';
 import { EventQueue } from './event-queue.js';
 import { Prng } from './prng.js';
@@ -44,30 +44,27 @@ export interface SimulationResult {
 }
 
 const BASE_UTC = 1_700_000_000;
-/** shared by every simulated node of the process: a verification is a pure function */
-const verifyCache = new LruCache<string, boolean>(1 << 16);
-const blsKeys = new Map<string, BlsSecretKey>();
 
-function blsKeyOf(alias: string): BlsSecretKey {
-  let k = blsKeys.get(alias);
-  if (k === undefined) {
-    k = blsKeyFromSeed(`quire-sim-bls-${alias}`.padEnd(32, '0'));
-    blsKeys.set(alias, k);
-  }
-  return k;
-}
-
-interface SimNode {
+export interface SimNode {
+  /** alias (twins share one) */
   name: string;
   executor: StandInExecutor;
   core: ConsensusCore;
   alive: boolean;
+  /** a joining node's process has not started yet */
+  started: boolean;
   /** bumps on crash so that timers and deliveries of the old incarnation are dropped */
   epoch: number;
   skewSec: number;
   byzantine?: ByzantineKind;
+  /** twins: the side of the pool this incarnation talks to */
+  side?: 'A' | 'B';
   history: NodeMessage[];
   analyzer: SimRequestAnalyzer;
+  /** durable INSTANCE_CHANGE votes (survive crashes) */
+  votes: StoredInstanceChangeVote[];
+  /** PRE-PREPAREs this node already relayed (gossip model) */
+  relayed: Set<string>;
 }
 
 export class Simulation {
@@ -75,7 +72,13 @@ export class Simulation {
   private readonly netRng: Prng;
   private readonly queue = new EventQueue();
   readonly nodes: SimNode[] = [];
+  /** every pool node alias: genesis validators, then a joiner */
   private readonly names: string[];
+  private readonly genesisNames: string[];
+  /** request verification results shared by the simulated nodes (a pure function of the request) */
+  private readonly requestChecks = new Map<string, RequestCheck>();
+  private readonly generations = new Map<string, number>();
+  readonly membership: MembershipPlan | undefined;
   readonly mix: FaultMix;
   private readonly record: RunRecord;
   private partition: Set<string> | null = null;
@@ -90,43 +93,83 @@ export class Simulation {
     this.rng = new Prng(opts.seed);
     this.netRng = this.rng.fork();
     this.mix = faultMix(opts.faults);
-    this.names = Array.from({ length: opts.nodes }, (_, i) => `Node${i + 1}`);
+    this.genesisNames = Array.from({ length: opts.nodes }, (_, i) => `Node${i + 1}`);
+    this.membership = this.mix.membership ? membershipPlan(this.rng, opts.nodes) : undefined;
+    this.names = this.membership !== undefined ? [...this.genesisNames, this.membership.joiner] : [...this.genesisNames];
     this.healAtMs = this.mix.healAtMs;
     this.endAtMs = this.healAtMs + this.mix.livenessBoundMs;
     this.record = { names: this.names, byzantine: new Set(), submitted: [], orderedRequests: 0, orderedBatches: 0, alarms: [] };
     for (const name of this.names) this.nodes.push(this.createNode(name));
+    if (this.membership !== undefined) this.nodes[this.nodes.length - 1]!.started = false;
+    if (this.mix.twins) this.makeTwins();
     this.assignFaults();
   }
 
   private createNode(name: string): SimNode {
-    const analyzer = new SimRequestAnalyzer();
-    const executor = new StandInExecutor(analyzer);
-    const node: SimNode = { name, executor, core: undefined as unknown as ConsensusCore, alive: true, epoch: 0, skewSec: 0, history: [], analyzer };
+    const analyzer = new SimRequestAnalyzer(this.requestChecks);
+    const executor = new StandInExecutor(
+      analyzer,
+      this.genesisNames.map((alias) => ({ alias, blskey: simBlsPublicKey(alias, 0) })),
+    );
+    const node: SimNode = {
+      name,
+      executor,
+      core: undefined as unknown as ConsensusCore,
+      alive: true,
+      started: true,
+      epoch: 0,
+      skewSec: 0,
+      history: [],
+      analyzer,
+      votes: [],
+      relayed: new Set(),
+    };
     node.core = this.createCore(node);
     return node;
   }
 
   private createCore(node: SimNode): ConsensusCore {
-    const crypto = createBlsConsensusCrypto({
-      secretKeyAt: () => blsKeyOf(node.name),
-      publicKeyAt: (alias) => (this.names.includes(alias) ? blsKeyOf(alias).publicKey : undefined),
-      verifyCache,
-    });
+    const crypto = simConsensusCrypto(node.name, () => node.executor, () => this.generations.get(node.name) ?? 0);
     return new ConsensusCore(
-      { name: node.name, validators: this.names, ...this.opts.consensus },
+      { name: node.name, validators: this.genesisNames, ...this.mix.consensus, ...this.opts.consensus },
       {
         executor: node.executor,
         crypto,
         requests: node.analyzer,
         clock: { now: () => this.queue.now, utcSeconds: () => Math.floor(BASE_UTC + this.queue.now / 1000 + node.skewSec) },
+        voteStore: { load: () => node.votes, save: (votes) => (node.votes = votes) },
       },
     );
+  }
+
+  /**
+   * Negative control (consensus.md §11 row 18): f+1 nodes (the view-0 primary and the last f
+   * validators) get a twin; each incarnation talks to one side, and the honest nodes are split
+   * between the sides so that each side holds n-f nodes and orders on its own.
+   */
+  private makeTwins(): void {
+    const f = Math.floor((this.opts.nodes - 1) / 3);
+    const twinned = [this.genesisNames[0]!, ...this.genesisNames.slice(this.opts.nodes - f)];
+    const honest = this.genesisNames.filter((a) => !twinned.includes(a));
+    const half = Math.ceil(honest.length / 2);
+    for (const node of this.nodes) {
+      if (twinned.includes(node.name)) {
+        node.side = 'A';
+        this.record.byzantine.add(node.name);
+      } else node.side = honest.indexOf(node.name) < half ? 'A' : 'B';
+    }
+    for (const alias of twinned) {
+      const twin = this.createNode(alias);
+      twin.side = 'B';
+      this.nodes.push(twin);
+    }
   }
 
   private assignFaults(): void {
     const f = Math.floor((this.opts.nodes - 1) / 3);
     // crashes may hit any node (the primary included: view change); Byzantine roles are assigned below
-    const backups = this.rng.shuffle(this.mix.crashes ? this.nodes.slice() : this.nodes.slice(1));
+    const genesis = this.nodes.slice(0, this.opts.nodes);
+    const backups = this.rng.shuffle(this.mix.crashes ? genesis.slice() : genesis.slice(1));
     let budget = Math.min(f, this.mix.faultyNodes === 'f' ? f : this.mix.faultyNodes);
     if (this.mix.fPlusOneDown) {
       const at = this.rng.int(300, 1000);
@@ -154,7 +197,7 @@ export class Simulation {
       if (budget <= 0) break;
       budget--;
       if (this.mix.byzantineBackups && node !== this.nodes[0] && (!this.mix.crashes || this.rng.chance(0.5))) {
-        node.byzantine = this.rng.pick(BACKUP_BEHAVIOURS);
+        node.byzantine = this.rng.pick((this.mix.backupBehaviours ?? BACKUP_BEHAVIOURS) as readonly ByzantineKind[]);
         this.record.byzantine.add(node.name);
       } else if (this.mix.crashes) {
         const at = this.rng.int(200, Math.max(300, this.healAtMs - 3000));
@@ -169,9 +212,21 @@ export class Simulation {
     if (this.mix.partitions) {
       const at = this.rng.int(100, this.healAtMs / 2);
       const dur = this.rng.int(200, this.healAtMs - at - 100);
-      const side = new Set(this.rng.shuffle([...this.names]).slice(0, this.rng.int(1, Math.floor(this.opts.nodes / 2))));
+      // a lying seeder must face an honest leecher: cut off honest nodes only
+      const candidates = this.genesisNames.filter((a) => !this.mix.lyingSeeder || !this.record.byzantine.has(a));
+      const side = this.mix.isolatePrimary
+        ? new Set([this.genesisNames[0]!])
+        : new Set(this.rng.shuffle(candidates).slice(0, this.rng.int(1, Math.floor(this.opts.nodes / 2))));
       this.queue.schedule(at, () => (this.partition = side));
       this.queue.schedule(at + dur, () => (this.partition = null));
+    }
+    if (this.mix.clockJump) {
+      // one node's wall clock jumps (within or beyond ACCEPTABLE_DEVIATION_PREPREPARE_SECS), and may jump back
+      const node = this.rng.pick(genesis);
+      const jump = this.rng.int(30, 150) * (this.rng.chance(0.5) ? 1 : -1);
+      const at = this.rng.int(200, this.healAtMs / 2);
+      this.queue.schedule(at, () => (node.skewSec += jump));
+      if (this.rng.chance(0.5)) this.queue.schedule(this.rng.int(at + 200, this.healAtMs), () => (node.skewSec -= jump));
     }
   }
 
@@ -195,7 +250,8 @@ export class Simulation {
     if (node.alive) return;
     node.alive = true;
     node.epoch++;
-    node.analyzer = new SimRequestAnalyzer();
+    node.analyzer = new SimRequestAnalyzer(this.requestChecks);
+    node.relayed.clear();
     node.core = this.createCore(node);
     this.apply(node, node.core.start());
     this.announce(node.name, true);
@@ -203,8 +259,9 @@ export class Simulation {
 
   /** Runs to completion and checks the invariants. */
   run(): SimulationResult {
-    for (const node of this.nodes) this.apply(node, node.core.start());
+    for (const node of this.nodes) if (node.started) this.apply(node, node.core.start());
     this.scheduleWorkload();
+    if (this.membership !== undefined) this.scheduleMembership(this.membership);
     let lastCheck = 0;
     while (this.queue.size > 0 && this.queue.nextTime() <= this.endAtMs) {
       this.queue.runNext();
@@ -214,21 +271,17 @@ export class Simulation {
         if (this.mix.checkLiveness && this.settled()) break;
       }
     }
-    const checker = createBlsConsensusCrypto({
-      secretKeyAt: () => blsKeyOf(this.names[0]!),
-      publicKeyAt: (alias) => (this.names.includes(alias) ? blsKeyOf(alias).publicKey : undefined),
-      verifyCache,
-    });
+    const checkers = new Map(this.nodes.map((n) => [n, simConsensusCrypto(n.name, () => n.executor, () => this.generations.get(n.name) ?? 0)]));
     const violations = checkRun(this.record, this.nodes, {
       checkLiveness: this.mix.checkLiveness,
-      quorum: this.opts.nodes - Math.floor((this.opts.nodes - 1) / 3),
-      verifyMulti: (p, value, sig) => checker.blsVerifyMulti(p, value, sig),
+      verifyMulti: (node, p, value, sig) => checkers.get(node as SimNode)!.blsVerifyMulti(p, value, sig),
     });
     return {
       seed: this.opts.seed,
       nodes: this.opts.nodes,
       faults: this.opts.faults,
-      ok: violations.length === 0,
+      // the negative control passes when the checkers caught the violation it provokes
+      ok: this.mix.twins ? violations.some((v) => v.startsWith('safety:')) : violations.length === 0,
       violations,
       simulatedMs: this.queue.now,
       orderedBatches: this.record.orderedBatches,
@@ -242,7 +295,7 @@ export class Simulation {
   /** every valid request committed everywhere and every honest node at the same audit size */
   private settled(): boolean {
     const honest = this.nodes.filter((n) => !this.record.byzantine.has(n.name));
-    if (honest.some((n) => !n.alive)) return false;
+    if (honest.some((n) => !n.alive || !n.started)) return false;
     const size = honest[0]!.executor.committedSize(3);
     if (honest.some((n) => n.executor.committedSize(3) !== size)) return false;
     return this.record.submitted.every((s) => !s.mustOrder || honest.every((n) => n.executor.isPayloadCommitted(s.payloadDigest)));
@@ -276,13 +329,46 @@ export class Simulation {
       if (!check.ok) throw new Error('simulator built an invalid request');
       this.record.submitted.push({ digest: check.info.digest, payloadDigest: check.info.payloadDigest, mustOrder, invalid: roll < 0.05 });
       const connId = `client-${i}`;
-      this.queue.schedule(at, () => {
-        for (const node of this.nodes) {
-          if (!node.alive) continue;
-          this.apply(node, node.core.handle({ kind: 'clientRequest', connId, request: req }));
-        }
-      });
+      // twins: each side of the split pool gets its own requests, so the two sides diverge
+      const side = this.mix.twins ? (i % 2 === 0 ? 'A' : 'B') : undefined;
+      this.queue.schedule(at, () => this.submit(connId, req, side));
     }
+  }
+
+  /** A client sends a request to every running node (of one side, for twins). */
+  private submit(connId: string, request: ClientRequestBody, side?: 'A' | 'B'): void {
+    for (const node of this.nodes) {
+      if (!node.alive || !node.started || (side !== undefined && node.side !== side)) continue;
+      this.apply(node, node.core.handle({ kind: 'clientRequest', connId, request }));
+    }
+  }
+
+  /** NODE txns of the membership mix, submitted like any client write; the joiner starts on its own schedule. */
+  private scheduleMembership(plan: MembershipPlan): void {
+    const reference = (): SimNode => this.nodes.find((n) => n.alive && n.started && n.core.status().validators.includes(n.name))!;
+    const ctx: MembershipContext = {
+      client: new SimClient(new Uint8Array(32).fill(8)),
+      rng: this.rng,
+      validators: () => reference().core.status().validators,
+      primary: () => reference().core.status().primary,
+      generations: this.generations,
+    };
+    const joiner = this.nodes.find((n) => n.name === plan.joiner)!;
+    this.queue.schedule(plan.joinerStartsAt, () => {
+      joiner.started = true;
+      this.apply(joiner, joiner.core.start());
+      this.announce(joiner.name, true);
+    });
+    plan.steps.forEach((step, i) => {
+      this.queue.schedule(step.at, () => {
+        const req = membershipRequest(step, plan, ctx);
+        if (req === undefined) return;
+        const check = this.nodes[0]!.analyzer.analyze(req);
+        if (!check.ok) throw new Error('simulator built an invalid NODE txn');
+        this.record.submitted.push({ digest: check.info.digest, payloadDigest: check.info.payloadDigest, mustOrder: true, invalid: false });
+        this.submit(`steward-${i}`, req);
+      });
+    });
   }
 
   private apply(node: SimNode, effects: ConsensusEffect[]): void {
@@ -290,10 +376,10 @@ export class Simulation {
     for (const e of effects) {
       switch (e.kind) {
         case 'broadcast':
-          for (const to of this.names) if (to !== node.name) this.send(node, to, e.msg);
+          for (const to of this.names) if (to !== node.name) this.send(node, to, e.msg, true);
           break;
         case 'send':
-          this.send(node, e.to, e.msg);
+          this.send(node, e.to, e.msg, false);
           break;
         case 'setTimer':
           this.queue.schedule(this.queue.now + e.delayMs, () => {
@@ -316,35 +402,63 @@ export class Simulation {
     }
   }
 
-  private send(from: SimNode, to: string, msg: NodeMessage): void {
+  private send(from: SimNode, to: string, msg: NodeMessage, gossip: boolean): void {
     const outgoing: unknown[] =
       from.byzantine === undefined ? [msg] : byzantineTransform(from.byzantine, msg, to, this.names, this.netRng, from.history);
     if (from.byzantine !== undefined && msg.op !== 'MESSAGE_RESPONSE') {
       from.history.push(msg);
       if (from.history.length > 200) from.history.shift();
     }
-    for (const m of outgoing) this.transmit(from.name, to, m);
+    for (const m of outgoing) for (const target of this.incarnations(to, from)) this.transmit(from, from.name, target, m, gossip);
   }
 
-  private transmit(from: string, to: string, msg: unknown): void {
+  /** The running incarnations of `alias` that `from` can reach (twins talk to their own side only). */
+  private incarnations(alias: string, from: SimNode): SimNode[] {
+    return this.nodes.filter((n) => n.name === alias && n.started && (from.side === undefined || n.side === undefined || n.side === from.side));
+  }
+
+  /**
+   * One delivery over a link. `origin` is the consensus sender (the gossip originator); `via` the
+   * node whose link carries it (the originator, or a relaying peer).
+   */
+  private transmit(via: SimNode, origin: string, target: SimNode, msg: unknown, gossip: boolean): void {
     const rng = this.netRng;
     const now = this.queue.now;
     const chaos = now < this.healAtMs;
     this.messages++;
     if (chaos) {
-      if (this.partition !== null && this.partition.has(from) !== this.partition.has(to)) return;
+      if (this.partition !== null && this.partition.has(via.name) !== this.partition.has(target.name)) return;
       if (rng.chance(this.mix.drop)) return;
     }
     const [lo, hi] = chaos ? this.mix.latencyMs : [1, 4];
     const copies = chaos && rng.chance(this.mix.duplicate) ? 2 : 1;
     for (let c = 0; c < copies; c++) {
       const delay = rng.int(lo, hi) + (chaos && rng.chance(this.mix.slowTail) ? rng.int(hi, hi * 20) : 0);
-      const target = this.nodes[this.names.indexOf(to)]!;
       const epoch = target.epoch;
       this.queue.schedule(now + delay, () => {
         if (!target.alive || target.epoch !== epoch) return;
-        this.apply(target, target.core.handle({ kind: 'nodeMessage', from, msg }));
+        this.apply(target, target.core.handle({ kind: 'nodeMessage', from: origin, msg }));
+        if (gossip) this.relay(target, origin, msg);
       });
+    }
+  }
+
+  /**
+   * Gossip relays (consensus.md §9.2): every receiver forwards a new message, signed by its
+   * originator, to its peers, so that conflicting PRE-PREPAREs of one primary reach every node
+   * and each honest node can vote 60. Modelled for PRE-PREPAREs only, the one message whose
+   * conflicting copies are evidence; the loss of other messages is left to MESSAGE_REQUEST repair.
+   */
+  private relay(node: SimNode, origin: string, msg: unknown): void {
+    if (node.byzantine !== undefined || typeof msg !== 'object' || msg === null || (msg as { op?: unknown }).op !== 'PREPREPARE') return;
+    const pp = msg as { viewNo: number; ppSeqNo: number; digest: string; stateRootHash: string; auditTxnRootHash: string };
+    const key = `${origin}|${pp.viewNo}|${pp.ppSeqNo}|${pp.digest}|${pp.stateRootHash}|${pp.auditTxnRootHash}`;
+    if (node.relayed.has(key)) return;
+    node.relayed.add(key);
+    if (node.relayed.size > 4096) node.relayed.clear();
+    for (const alias of this.names) {
+      if (alias === node.name || alias === origin) continue;
+      for (const target of this.incarnations(alias, node)) this.transmit(node, origin, target, msg, false);
     }
   }
 }

@@ -2,10 +2,11 @@
 // @quire/storage (through an adapter implementing BatchExecutor) as soon as that lands.
 //
 // It keeps ledgers and states in memory with hash-chained roots (root_i = SHA-256(root_{i-1} ||
-// SHA-256(txn_i))), applies NYM-like writes `{dest, verkey}` with one dynamic rule (a dest can be
-// written once; `operation.invalid === true` is always refused), appends one audit txn per batch,
-// and separates committed from uncommitted data exactly as the real executor must: a crash drops
-// everything uncommitted and keeps the rest.
+// SHA-256(txn_i))), applies NYM-like writes `{dest, verkey}` on the domain ledger with one dynamic
+// rule (a dest can be written once; `operation.invalid === true` is always refused), NODE txns on
+// the pool ledger (registry and BLS keys per pool state root, standin-pool.ts), appends one audit
+// txn per batch (with `nodeReg`), and separates committed from uncommitted data exactly as the real
+// executor must: a crash drops everything uncommitted and keeps the rest.
 import { b58encode, canonicalJson, sha256 } from '@quire/common';
 import type {
   AppliedBatch,
@@ -16,6 +17,7 @@ import type {
   SignedLedgerRoots,
 } from '../interfaces.js';
 import type { MultiSignature } from '../messages.js';
+import { applyNodeTxn, blsKeyIn, EMPTY_POOL, type PoolView, VALIDATOR } from './standin-pool.js';
 
 const EMPTY_ROOT = b58encode(sha256(new Uint8Array(0)));
 const LEDGERS = [0, 1, 2] as const;
@@ -31,6 +33,11 @@ function chainHashed(prev: string, leaf: string): string {
 
 function chain(prev: string, item: string): string {
   return chainHashed(prev, leafHash(item));
+}
+
+/** The NODE txn `dest` the simulator uses for an alias (stands for the node's verkey). */
+export function nodeDest(alias: string): string {
+  return `node-${alias}`;
 }
 
 class ChainLedger {
@@ -67,6 +74,28 @@ interface AppliedRecord {
   stateRootAfter: string;
   valid: { digest: string; payloadDigest: string; seqNo: number }[];
   sizesBefore: number[];
+  nodeReg: string[];
+  changedNodes: string[];
+}
+
+/** A genesis validator of the stand-in pool ledger. */
+export interface StandInGenesisNode {
+  alias: string;
+  /** base58 BLS public key */
+  blskey: string;
+}
+
+interface AuditEntry {
+  viewNo: number;
+  ppSeqNo: number;
+  ppTime: number;
+  ledgerId: number;
+  ledgerSize: Record<string, number>;
+  ledgerRoot: string;
+  stateRoot: string;
+  primaries: string[];
+  nodeReg: string[];
+  digest: string;
 }
 
 export interface StandInRequestView {
@@ -86,8 +115,43 @@ export class StandInExecutor implements BatchExecutor {
   /** every multi-signature ever stored, for the simulator's checks */
   readonly storedMultiSigs: MultiSignature[] = [];
   private readonly committedLastUpdate = new Map<number, number>();
+  /** pool state root -> registry and node data at that root (never forgotten: historic roots stay resolvable) */
+  private readonly poolViews = new Map<string, PoolView>([[EMPTY_ROOT, EMPTY_POOL]]);
+  private readonly genesisRegistry: string[];
+  private readonly auditCache = new Map<number, AuditEntry>();
 
-  constructor(private readonly requests: StandInRequestView) {}
+  constructor(
+    private readonly requests: StandInRequestView,
+    genesis: readonly StandInGenesisNode[] = [],
+  ) {
+    for (const g of genesis) {
+      const txn = canonicalJson({ txn: { data: { dest: nodeDest(g.alias), data: { alias: g.alias, services: [VALIDATOR], blskey: g.blskey } }, type: '0' }, txnMetadata: { seqNo: this.ledgers.get(0)!.size + 1 } });
+      if (!this.appendCommitted(0, txn)) throw new Error('stand-in executor: bad genesis');
+    }
+    this.genesisRegistry = [...this.poolView(this.committedStateRoot.get(0)!).registry];
+  }
+
+  private poolView(root: string): PoolView {
+    const v = this.poolViews.get(root);
+    if (v === undefined) throw new Error(`stand-in executor: unknown pool state root ${root}`);
+    return v;
+  }
+
+  /** The registry (R) at a pool state root, undefined for a root this node never had. */
+  registryAt(poolStateRoot: string): string[] | undefined {
+    return this.poolViews.get(poolStateRoot)?.registry;
+  }
+
+  /** A validator's base58 BLS key at a pool state root (consensus.md §8 key rotation). */
+  blsKeyAt(alias: string, poolStateRoot: string): string | undefined {
+    const v = this.poolViews.get(poolStateRoot);
+    return v === undefined ? undefined : blsKeyIn(v, alias);
+  }
+
+  /** The registry after the last applied batch (R_uncommitted). */
+  uncommittedRegistry(): string[] {
+    return this.poolView(this.headStateRoot.get(0)!).registry;
+  }
 
   uncommittedPoolStateRoot(): string {
     return this.headStateRoot.get(0)!;
@@ -113,19 +177,40 @@ export class StandInExecutor implements BatchExecutor {
     const discarded: number[] = [];
     const rejectReasons: string[] = [];
     const valid: AppliedRecord['valid'] = [];
+    const changedNodes: string[] = [];
     const stateRootBefore = this.headStateRoot.get(lid)!;
     let stateRoot = stateRootBefore;
+    let pool = this.poolView(this.headStateRoot.get(0)!);
     input.requests.forEach((req, i) => {
       const op = (req.operation ?? {}) as Record<string, unknown>;
       const dest = typeof op.dest === 'string' ? op.dest : '';
-      if (op.invalid === true || dest === '' || changes.has(dest) || this.lookup(lid, dest) !== undefined) {
+      let value: string;
+      if (op.invalid === true || dest === '') {
         discarded.push(i);
-        rejectReasons.push(op.invalid === true ? 'refused by rule' : `${dest} already exists`);
+        rejectReasons.push(op.invalid === true ? 'refused by rule' : 'dest missing');
         return;
       }
-      const value = canonicalJson({ verkey: op.verkey ?? null });
+      if (lid === 0) {
+        const r = applyNodeTxn(pool, dest, op.data, true);
+        if (!r.ok) {
+          discarded.push(i);
+          rejectReasons.push(r.reason);
+          return;
+        }
+        pool = r.view;
+        value = r.value;
+        if (r.changed !== undefined && !changedNodes.includes(r.changed)) changedNodes.push(r.changed);
+      } else {
+        if (changes.has(dest) || this.lookup(lid, dest) !== undefined) {
+          discarded.push(i);
+          rejectReasons.push(`${dest} already exists`);
+          return;
+        }
+        value = canonicalJson({ verkey: op.verkey ?? null });
+      }
       changes.set(dest, value);
       stateRoot = chain(stateRoot, `${dest}=${value}`);
+      if (lid === 0 && !this.poolViews.has(stateRoot)) this.poolViews.set(stateRoot, pool);
       const seqNo = ledger.size + 1;
       const payloadDigest = this.requests.payloadDigestOf(req);
       ledger.append(canonicalJson({ txn: { data: op, type: op.type ?? '1' }, txnMetadata: { seqNo, txnTime: input.ppTime, digest: input.digests[i], payloadDigest } }));
@@ -135,22 +220,34 @@ export class StandInExecutor implements BatchExecutor {
     const audit = this.ledgers.get(AUDIT)!;
     const ledgerSize: Record<string, number> = {};
     for (const l of LEDGERS) ledgerSize[l] = this.ledgers.get(l)!.size;
-    audit.append(
-      canonicalJson({
-        viewNo: input.originalViewNo,
-        ppSeqNo: input.ppSeqNo,
-        ppTime: input.ppTime,
-        ledgerId: lid,
-        ledgerSize,
-        ledgerRoot: ledger.root,
-        stateRoot,
-        primaries: input.primaries,
-        digest: input.digest,
-      }),
-    );
-    this.applied.push({ ledgerId: lid, ppSeqNo: input.ppSeqNo, ppTime: input.ppTime, viewNo: input.originalViewNo, changes, stateRootBefore, stateRootAfter: stateRoot, valid, sizesBefore });
+    const entry: AuditEntry = {
+      viewNo: input.originalViewNo,
+      ppSeqNo: input.ppSeqNo,
+      ppTime: input.ppTime,
+      ledgerId: lid,
+      ledgerSize,
+      ledgerRoot: ledger.root,
+      stateRoot,
+      primaries: input.primaries,
+      nodeReg: pool.registry,
+      digest: input.digest,
+    };
+    audit.append(canonicalJson(entry));
+    this.applied.push({
+      ledgerId: lid,
+      ppSeqNo: input.ppSeqNo,
+      ppTime: input.ppTime,
+      viewNo: input.originalViewNo,
+      changes,
+      stateRootBefore,
+      stateRootAfter: stateRoot,
+      valid,
+      sizesBefore,
+      nodeReg: pool.registry,
+      changedNodes,
+    });
     const signedLedgers: SignedLedgerRoots[] = [{ ledgerId: lid, stateRoot, txnRoot: ledger.root }];
-    return { discarded, rejectReasons, stateRoot, txnRoot: ledger.root, auditRoot: audit.root, signedLedgers, nodeReg: [] };
+    return { discarded, rejectReasons, stateRoot, txnRoot: ledger.root, auditRoot: audit.root, signedLedgers, nodeReg: [...pool.registry] };
   }
 
   revertLastBatch(): void {
@@ -175,21 +272,48 @@ export class StandInExecutor implements BatchExecutor {
       this.storedMultiSigs.push(ms);
     }
     this.committedLastUpdate.set(a.ledgerId, a.ppTime);
-    return { ledgerId: a.ledgerId, ppSeqNo: a.ppSeqNo, txns: a.valid.map((v) => ({ digest: v.digest, seqNo: v.seqNo })), nodeReg: [] };
+    return {
+      ledgerId: a.ledgerId,
+      ppSeqNo: a.ppSeqNo,
+      txns: a.valid.map((v) => ({ digest: v.digest, seqNo: v.seqNo })),
+      nodeReg: [...a.nodeReg],
+      ...(a.changedNodes.length > 0 ? { changedNodes: [...a.changedNodes] } : {}),
+    };
+  }
+
+  private auditEntry(seqNo: number): AuditEntry {
+    let e = this.auditCache.get(seqNo);
+    if (e === undefined) {
+      e = JSON.parse(this.ledgers.get(AUDIT)!.txns[seqNo - 1]!) as AuditEntry;
+      if (this.auditCache.size > 4096) this.auditCache.clear();
+      this.auditCache.set(seqNo, e);
+    }
+    return e;
   }
 
   lastAudit(): AuditSummary | undefined {
     const audit = this.ledgers.get(AUDIT)!;
     if (audit.committed === 0) return undefined;
-    const t = JSON.parse(audit.txns[audit.committed - 1]!) as { viewNo: number; ppSeqNo: number; ppTime: number };
+    const t = this.auditEntry(audit.committed);
     return {
       viewNo: t.viewNo,
       ppSeqNo: t.ppSeqNo,
       ppTime: t.ppTime,
       auditRoot: audit.roots[audit.committed]!,
-      nodeReg: [],
+      nodeReg: [...t.nodeReg],
       lastUpdate: Object.fromEntries(this.committedLastUpdate),
     };
+  }
+
+  viewStartRegistries(count: number): Map<number, string[]> {
+    const out = new Map<number, string[]>();
+    const size = this.ledgers.get(AUDIT)!.committed;
+    for (let i = size; i >= 1 && out.size < count; i--) {
+      const view = this.auditEntry(i).viewNo;
+      if (i > 1 && this.auditEntry(i - 1).viewNo === view) continue;
+      if (!out.has(view)) out.set(view, i > 1 ? [...this.auditEntry(i - 1).nodeReg] : [...this.genesisRegistry]);
+    }
+    return out;
   }
 
   auditRootAt(size: number): string {
@@ -230,27 +354,50 @@ export class StandInExecutor implements BatchExecutor {
   appendCaughtUp(ledgerId: number, txns: readonly unknown[], consProof: readonly string[], targetSize: number, targetRoot: string): boolean {
     if (this.applied.length > 0) throw new Error('stand-in executor: catch-up with uncommitted batches');
     const l = this.ledgers.get(ledgerId)!;
-    const encoded = txns.map((t) => canonicalJson(t));
+    const encoded: string[] = [];
+    for (const t of txns) {
+      try {
+        encoded.push(canonicalJson(t));
+      } catch {
+        return false;
+      }
+    }
     let root = l.root;
     for (const e of encoded) root = chain(root, e);
     if (!this.verifyConsistency(l.size + encoded.length, root, targetSize, targetRoot, consProof)) return false;
-    for (const e of encoded) {
-      l.append(e);
-      l.committed++;
-      const t = JSON.parse(e) as { txn: { data: Record<string, unknown> }; txnMetadata: { seqNo: number; payloadDigest?: string }; ppTime?: number; ledgerId?: number };
-      if (ledgerId === AUDIT) {
-        const a = JSON.parse(e) as { ledgerId: number; ppTime: number };
-        this.committedLastUpdate.set(a.ledgerId, a.ppTime);
+    for (const e of encoded) if (!this.appendCommitted(ledgerId, e)) return false;
+    return true;
+  }
+
+  /** Appends one committed txn (genesis, catch-up) and applies it to committed state. */
+  private appendCommitted(ledgerId: number, e: string): boolean {
+    const l = this.ledgers.get(ledgerId)!;
+    if (ledgerId === AUDIT) {
+      const a = JSON.parse(e) as AuditEntry;
+      this.committedLastUpdate.set(a.ledgerId, a.ppTime);
+    } else {
+      const t = JSON.parse(e) as { txn: { data: Record<string, unknown> }; txnMetadata: { seqNo: number; payloadDigest?: string } };
+      const dest = t.txn.data.dest as string;
+      let value: string;
+      let pool: PoolView | undefined;
+      if (ledgerId === 0) {
+        // the txn is proven committed by the pool: apply the registry rule without the dynamic checks
+        const r = applyNodeTxn(this.poolView(this.committedStateRoot.get(0)!), dest, t.txn.data.data, false);
+        if (!r.ok) return false;
+        pool = r.view;
+        value = r.value;
       } else {
-        const dest = t.txn.data.dest as string;
-        const value = canonicalJson({ verkey: t.txn.data.verkey ?? null });
-        this.committedState.get(ledgerId)!.set(dest, value);
-        const sr = chain(this.committedStateRoot.get(ledgerId)!, `${dest}=${value}`);
-        this.committedStateRoot.set(ledgerId, sr);
-        this.headStateRoot.set(ledgerId, sr);
-        if (t.txnMetadata.payloadDigest !== undefined) this.seqNoIndex.set(t.txnMetadata.payloadDigest, `${ledgerId}~${t.txnMetadata.seqNo}`);
+        value = canonicalJson({ verkey: t.txn.data.verkey ?? null });
       }
+      this.committedState.get(ledgerId)!.set(dest, value);
+      const sr = chain(this.committedStateRoot.get(ledgerId)!, `${dest}=${value}`);
+      this.committedStateRoot.set(ledgerId, sr);
+      this.headStateRoot.set(ledgerId, sr);
+      if (pool !== undefined && !this.poolViews.has(sr)) this.poolViews.set(sr, pool);
+      if (t.txnMetadata.payloadDigest !== undefined) this.seqNoIndex.set(t.txnMetadata.payloadDigest, `${ledgerId}~${t.txnMetadata.seqNo}`);
     }
+    l.append(e);
+    l.committed++;
     return true;
   }
 
@@ -258,7 +405,7 @@ export class StandInExecutor implements BatchExecutor {
     const audit = this.ledgers.get(AUDIT)!;
     const out = new Map<number, { size: number; root: string }>();
     for (let i = audit.committed - 1; i >= 0 && out.size < LEDGERS.length; i--) {
-      const a = JSON.parse(audit.txns[i]!) as { ledgerId: number; ledgerSize: Record<string, number>; ledgerRoot: string };
+      const a = this.auditEntry(i + 1);
       if (!out.has(a.ledgerId)) out.set(a.ledgerId, { size: a.ledgerSize[a.ledgerId]!, root: a.ledgerRoot });
     }
     return out;

@@ -166,7 +166,7 @@ describe('client path', () => {
     expect(ch.responses[1]!.op).to.equal('REPLY');
   });
 
-  it('orders an ATTRIB and restores its raw value in the REPLY; a NODE txn (async handler) is refused with a stable reason', async () => {
+  it('orders an ATTRIB and restores its raw value in the REPLY', async () => {
     const attrib: Record<string, unknown> = { identifier: trustee.did, reqId: 77, protocolVersion: 2, operation: { type: '100', dest: trustee.did, raw: '{"endpoint":{"ha":"127.0.0.1:5555"}}' } };
     attrib.signature = trustee.signBase58(signatureInput(attrib));
     const { applied, committed } = await order([attrib]);
@@ -176,14 +176,6 @@ describe('client path', () => {
     const stored = (await fx.stores.ledgers[1].get(committed.txns[0]!.seqNo)) as unknown as { txn: { data: { raw: string } } };
     expect(stored.txn.data.raw).to.match(/^[0-9a-f]{64}$/);
 
-    // Steward4 demotes Node4: NODE's dynamic validation reads the pool ledger asynchronously
-    const steward4 = Ed25519Signer.fromSeed('000000000000000000000000Steward4');
-    const node: Record<string, unknown> = { identifier: steward4.did, reqId: 78, protocolVersion: 2, operation: { type: '0', dest: '4PS3EDQ3dW1tci1Bp6543CfuuebjFrg36kLAUcskGfaA', data: { alias: 'Node4', services: [] } } };
-    node.signature = steward4.signBase58(signatureInput(node));
-    const applied2 = fx.executor.applyBatch({ ledgerId: 0, requests: [node], digests: ['ef'.repeat(32)], ppTime: 1_700_000_200, ppSeqNo: ++ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, 1_700_000_200, ['ef'.repeat(32)]) });
-    expect(applied2.discarded).to.deep.equal([0]);
-    expect(applied2.rejectReasons[0]).to.equal('transactions of type 0 cannot be ordered by this node version');
-    fx.executor.revertLastBatch();
   });
 
   it('refuses actions without an action handler, and REQACKs + REPLYs them with one', async () => {
@@ -193,23 +185,34 @@ describe('client path', () => {
     await path.handle(enc(restart), ch);
     expect(ch.responses[0]).to.deep.equal({ op: 'REQNACK', identifier: trustee.did, reqId: 90, reason: 'action 118 is not available on this node' });
     const seen: string[] = [];
+    const ch2 = recorder();
     const withAction = new ClientPath({
       pipeline: fx.pipeline,
       stores: fx.stores,
       submit: () => undefined,
       onAction: async (r) => {
         seen.push(r.type);
-        return { scheduled: true };
+        return { data: { scheduled: true }, afterReply: () => seen.push(`after:${ch2.pushes.length}`) };
       },
       now: () => 1_700_000_000,
       logger: testLogger(),
     });
-    const ch2 = recorder();
     await withAction.handle(enc(restart), ch2);
-    expect(seen).to.deep.equal(['118']);
+    // the follow-up runs once the REPLY is out
+    expect(seen).to.deep.equal(['118', 'after:1']);
     expect(ch2.responses[0]).to.deep.equal({ op: 'REQACK', identifier: trustee.did, reqId: 90 });
     expect(ch2.pushes[0]).to.deep.include({ op: 'REPLY' });
     expect(ch2.pushes[0]!.result).to.deep.include({ type: '118', reqId: 90, data: { scheduled: true } });
+    // without data: result = {...operation, identifier, reqId} (requests.md §8.1)
+    const noData = new ClientPath({ pipeline: fx.pipeline, stores: fx.stores, submit: () => undefined, onAction: async () => ({}), now: () => 1_700_000_000, logger: testLogger() });
+    const ch3 = recorder();
+    await noData.handle(enc(restart), ch3);
+    expect(ch3.pushes[0]!.result).to.deep.equal({ type: '118', action: 'start', datetime: '0', identifier: trustee.did, reqId: 90 });
+    // a failing action is a REJECT
+    const failing = new ClientPath({ pipeline: fx.pipeline, stores: fx.stores, submit: () => undefined, onAction: () => Promise.reject(new Error('no restart today')), now: () => 1_700_000_000, logger: testLogger() });
+    const ch4 = recorder();
+    await failing.handle(enc(restart), ch4);
+    expect(ch4.pushes[0]).to.deep.equal({ op: 'REJECT', identifier: trustee.did, reqId: 90, reason: 'no restart today', code: null });
   });
 
   it('after stop() takes no new requests', async () => {

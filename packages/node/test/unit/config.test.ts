@@ -32,6 +32,8 @@ describe('config', () => {
     expect(c.limits.clientBurst).to.equal(defaultNodeConfig.limits.clientBurst);
     expect(c.metricsPort).to.equal(9100);
     expect(defaultNodeConfig.consensus.max3pcBatchSize).to.equal(500);
+    // CLIENT_REPLY_TIMEOUT (consensus.md §10)
+    expect(defaultNodeConfig.limits.clientReplyTimeoutMs).to.equal(15_000);
   });
 
   it('refuses unknown options and bad values with one-line reasons naming the option', () => {
@@ -45,6 +47,8 @@ describe('config', () => {
       [{ durable: 'yes' }, 'durable'],
       [{ limits: 3 }, 'limits'],
       [{ upgrade: { actionCommand: '' } }, 'upgrade.actionCommand'],
+      [{ upgrade: { timeoutSec: 0 } }, 'upgrade.timeoutSec'],
+      [{ limits: { clientReplyTimeoutMs: 10 } }, 'limits.clientReplyTimeoutMs'],
       [[1, 2], '(root)'],
     ];
     for (const [override, option] of cases) {

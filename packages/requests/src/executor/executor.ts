@@ -1,9 +1,14 @@
 /**
  * The executor consensus drives: apply a batch of finalised requests for one ledger at a ppTime to
  * the uncommitted state and ledger (reporting each request valid or invalid with code and reason,
- * and the new roots), commit applied batches in order, revert uncommitted ones, apply genesis, and
- * rebuild state from the ledger. Deterministic (no clock, no randomness, sorted keys) and total: no
- * exception escapes applyBatch — any bad request becomes an invalid result with a code.
+ * and the new roots), commit applied batches in order, revert uncommitted ones, append txns caught
+ * up from other nodes, apply genesis, and rebuild state from the ledger. Deterministic (no clock,
+ * no randomness, sorted keys) and total: no exception escapes applyBatch — any bad request becomes
+ * an invalid result with a code.
+ *
+ * Synchronous where consensus calls it (apply, commit into the caller's batch, revert, catch-up):
+ * handlers read the tries, the ledgers and side stores through their synchronous reads, and the
+ * in-memory indexes. Genesis and rebuild, which run at startup, stay asynchronous.
  */
 import type { WriteBatch } from '@quire/storage';
 import { AuthorizationEngine } from '../auth/engine.js';
@@ -14,6 +19,8 @@ import type { AttributeAccess, HandlerContext, LedgerIdValue, ParsedRequest, Sof
 import { parseRequest } from '../pipeline/parse.js';
 import { HandlerRegistry, createDefaultRegistry } from '../registry.js';
 import { checkTaaAcceptance } from '../taa/acceptance.js';
+import { LedgerUpgradeIndex, StatePoolNodeIndex } from './indexes.js';
+import { type CaughtUpTxns, type ReplayHost, appendCaughtUpTxns, applyGenesisTxns, rebuildStateFromLedger, txnTimeOf } from './replay.js';
 import { type ExecutorStores, LedgerView, TrieView } from './stores.js';
 import { requestToTxn } from './txn.js';
 
@@ -31,9 +38,15 @@ export interface ExecutorModules {
   software?: SoftwareInfo;
 }
 
+/** The request's `identifier` (null when absent) and `reqId` (null when it did not parse): what a REJECT echoes. */
+export interface RequestIdentity {
+  identifier: string | null;
+  reqId: number | bigint | null;
+}
+
 export type RequestResult =
-  | { index: number; valid: true; seqNo: number; txn: Txn; digest: string; payloadDigest: string }
-  | { index: number; valid: false; code: RequestErrorCode; reason: string; replyCode: number | null; kind: ErrorKind; error: RequestError; digest: string | null };
+  | ({ index: number; valid: true; seqNo: number; txn: Txn; digest: string; payloadDigest: string } & RequestIdentity)
+  | ({ index: number; valid: false; code: RequestErrorCode; reason: string; replyCode: number | null; kind: ErrorKind; error: RequestError; digest: string | null } & RequestIdentity);
 
 export interface BatchResult {
   batchId: number;
@@ -47,6 +60,13 @@ export interface BatchResult {
   validCount: number;
 }
 
+/** A request ordered in a batch: its digests and seqNo (its seqNo / digest index entry). */
+export interface OrderedRequest {
+  payloadDigest: string;
+  digest: string;
+  seqNo: number;
+}
+
 export interface CommittedBatch {
   batchId: number;
   ledgerId: StateLedgerId;
@@ -54,6 +74,8 @@ export interface CommittedBatch {
   stateRoot: Uint8Array;
   /** The committed txns, in ledger order. */
   txns: Txn[];
+  /** The committed requests, one per txn, in ledger order. */
+  requests: OrderedRequest[];
 }
 
 interface AppliedBatch {
@@ -64,13 +86,11 @@ interface AppliedBatch {
   stateRootBefore: Uint8Array;
   stateRootAfter: Uint8Array;
   txns: Txn[];
-  digests: { payloadDigest: string; digest: string; seqNo: number }[];
+  digests: OrderedRequest[];
   attributes: Map<string, string>;
 }
 
 const STATE_LEDGERS: readonly StateLedgerId[] = [0, 1, 2];
-/** Queued operations after which a rebuild writes its own batch and starts another. */
-const REBUILD_FLUSH_OPS = 20_000;
 
 function isStateLedger(v: unknown): v is StateLedgerId {
   return v === 0 || v === 1 || v === 2;
@@ -79,6 +99,10 @@ function isStateLedger(v: unknown): v is StateLedgerId {
 export class RequestExecutor {
   readonly registry: HandlerRegistry;
   readonly idr: StateIdrCache;
+  /** The node records of the uncommitted pool state, indexed (NODE, POOL_UPGRADE). */
+  readonly nodes: StatePoolNodeIndex;
+  /** The last committed POOL_UPGRADE action per (name, version). */
+  readonly upgrades: LedgerUpgradeIndex;
   readonly auth: AuthorizationEngine;
   readonly verifier: SignatureVerifier;
   readonly views: Readonly<Record<StateLedgerId, TrieView>>;
@@ -88,7 +112,10 @@ export class RequestExecutor {
   private readonly software: SoftwareInfo | undefined;
   private readonly applied: AppliedBatch[] = [];
   private readonly inFlight = new Set<string>();
+  /** Payload digests committed into a write batch that is not written yet. */
+  private readonly unwritten = new Set<string>();
   private nextBatchId = 1;
+  private readonly replayHost: ReplayHost;
   private busy = false;
 
   constructor(options: ExecutorOptions, modules: ExecutorModules) {
@@ -102,9 +129,18 @@ export class RequestExecutor {
     const idr = new StateIdrCache(domain);
     holder.idr = idr;
     this.idr = idr;
-    this.views = { 0: new TrieView(s[0]), 1: domain, 2: new TrieView(s[2]) };
+    const nodes = new StatePoolNodeIndex(s[0]);
+    this.nodes = nodes;
+    this.views = { 0: new TrieView(s[0], (key) => nodes.invalidateKey(key)), 1: domain, 2: new TrieView(s[2]) };
     const l = modules.stores.ledgers;
     this.ledgerViews = { 0: new LedgerView(0, l[0]), 1: new LedgerView(1, l[1]), 2: new LedgerView(2, l[2]) };
+    this.upgrades = new LedgerUpgradeIndex(l[2]);
+    this.replayHost = {
+      stores: modules.stores,
+      applyStoredTxn: (ledgerId, txn, seqNo, attributes) => this.applyStoredTxn(ledgerId, txn, seqNo, attributes),
+      forgetHeads: () => this.forgetHeads(),
+      unwrittenUntilWritten: (wb, payloads) => this.unwrittenUntilWritten(wb, payloads),
+    };
     this.auth = new AuthorizationEngine({ config: this.views[2], idr, typeName: (t) => this.registry.nameOf(t) });
     this.verifier = new SignatureVerifier(options.signatureCache);
   }
@@ -123,7 +159,7 @@ export class RequestExecutor {
       put: () => {
         throw new RequestError(RequestErrorCode.INTERNAL, { problem: 'attribute writes are only allowed while applying a batch' });
       },
-      get: (hash) => stores.attributes.get(hash),
+      get: (hash) => stores.attributes.getSync(hash),
     };
     const ctx: HandlerContext = {
       ledgerId,
@@ -135,6 +171,8 @@ export class RequestExecutor {
         return ledgers[id];
       },
       idr: this.idr,
+      nodes: this.nodes,
+      upgrades: this.upgrades,
       auth: this.auth,
       attributes: attrs,
     };
@@ -148,7 +186,7 @@ export class RequestExecutor {
    * checked for duplicates, signature-verified (when enabled), TAA-checked, dynamically validated
    * and applied; a failing request changes nothing and is reported with its code and reason.
    */
-  async applyBatch(ledgerId: number, requests: readonly unknown[], ppTime: number): Promise<BatchResult> {
+  applyBatch(ledgerId: number, requests: readonly unknown[], ppTime: number): BatchResult {
     if (!isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
     if (!Number.isSafeInteger(ppTime) || ppTime < 0) throw new RequestError(RequestErrorCode.INTERNAL, { problem: `invalid ppTime ${String(ppTime)}` });
     this.enter();
@@ -156,7 +194,7 @@ export class RequestExecutor {
       const ledger = this.stores.ledgers[ledgerId];
       const trie = this.stores.states[ledgerId];
       const rootsBefore = STATE_LEDGERS.map((id) => this.stores.states[id].headRoot);
-      const refused = new Map<number, { error: RequestError; digest: string | null }>();
+      const refused = new Map<number, { error: RequestError; digest: string | null } & RequestIdentity>();
       for (;;) {
         const batch: AppliedBatch = {
           batchId: this.nextBatchId,
@@ -172,7 +210,7 @@ export class RequestExecutor {
         const results: RequestResult[] = [];
         for (let index = 0; index < requests.length; index++) {
           const known = refused.get(index);
-          results.push(known ? invalidResult(index, known.error, known.digest) : await this.applyOne(index, requests[index], ledgerId, ppTime, batch));
+          results.push(known ? invalidResult(index, known.error, known.digest, known) : this.applyOne(index, requests[index], ledgerId, ppTime, batch));
         }
         const txns = this.ledgerViews[ledgerId].takePending();
         try {
@@ -182,12 +220,12 @@ export class RequestExecutor {
           // batch, refuse the request(s) at fault and apply the batch again without them.
           for (const id of STATE_LEDGERS) this.stores.states[id].setHead(rootsBefore[id]!);
           for (const d of batch.digests) this.inFlight.delete(d.payloadDigest);
-          this.idr.clear();
+          this.forgetHeads();
           const error = new RequestError(RequestErrorCode.INTERNAL, { problem: `ledger refused the txn: ${toRequestError(e).reason}` });
           const at = (e as { data?: { index?: unknown } }).data?.index;
           const valid = results.filter((r) => r.valid);
           const culprit = typeof at === 'number' ? valid[at] : undefined;
-          for (const r of culprit === undefined ? valid : [culprit]) refused.set(r.index, { error, digest: r.digest });
+          for (const r of culprit === undefined ? valid : [culprit]) refused.set(r.index, { error, digest: r.digest, identifier: r.identifier, reqId: r.reqId });
           continue;
         }
         this.nextBatchId++;
@@ -209,7 +247,7 @@ export class RequestExecutor {
     }
   }
 
-  private async applyOne(index: number, raw: unknown, ledgerId: StateLedgerId, ppTime: number, batch: AppliedBatch): Promise<RequestResult> {
+  private applyOne(index: number, raw: unknown, ledgerId: StateLedgerId, ppTime: number, batch: AppliedBatch): RequestResult {
     const ledger = this.ledgerViews[ledgerId];
     let req: ParsedRequest | undefined;
     const views = this.views;
@@ -219,7 +257,7 @@ export class RequestExecutor {
       const handler = this.writeHandlerFor(req, ledgerId);
       handler.validateStatic(req);
       const pd = req.payloadDigest;
-      if (this.inFlight.has(pd) || this.stores.seqNoIndex?.getByPayloadDigestSync(pd) !== undefined) {
+      if (this.inFlight.has(pd) || this.isPayloadCommitted(pd)) {
         throw new RequestError(RequestErrorCode.ALREADY_ORDERED, { payloadDigest: pd });
       }
       if (this.opts.verifySignatures) this.verifier.verify(req, this.idr, this.views[0]);
@@ -227,16 +265,16 @@ export class RequestExecutor {
       const seqNo = ledger.uncommittedSize + 1;
       const attributes: AttributeAccess = {
         put: (hash, value) => void pendingAttrs.set(hash, value),
-        get: async (hash) => pendingAttrs.get(hash) ?? batchAttribute(this.applied, batch, hash) ?? this.stores.attributes.get(hash),
+        get: (hash) => pendingAttrs.get(hash) ?? batchAttribute(this.applied, batch, hash) ?? this.stores.attributes.getSync(hash),
       };
       const ctx = this.context(ledgerId, ppTime, seqNo, attributes);
-      await handler.validateDynamic(req, ctx);
+      handler.validateDynamic(req, ctx);
       for (const id of STATE_LEDGERS) views[id].beginUndo();
       const txn = requestToTxn(req);
       const txnId = handler.prepareTxn?.(txn, req, ctx);
       txn.txnMetadata = { seqNo, txnTime: ppTime };
       if (txnId !== undefined) txn.txnMetadata.txnId = txnId;
-      await handler.updateState(txn, ctx, req);
+      handler.updateState(txn, ctx, req);
       for (const id of STATE_LEDGERS) views[id].endUndo(false);
       ledger.addPending(txn);
       this.inFlight.add(pd);
@@ -244,7 +282,7 @@ export class RequestExecutor {
       batch.txnCount++;
       batch.txns.push(txn);
       batch.digests.push({ payloadDigest: pd, digest: req.digest, seqNo });
-      return { index, valid: true, seqNo, txn, digest: req.digest, payloadDigest: pd };
+      return { index, valid: true, seqNo, txn, digest: req.digest, payloadDigest: pd, identifier: req.identifier, reqId: req.reqId };
     } catch (e) {
       // undo whatever this request did: state head and idr cache (its txn was not added)
       try {
@@ -258,7 +296,7 @@ export class RequestExecutor {
       } catch {
         digest = null;
       }
-      return invalidResult(index, toRequestError(e), digest);
+      return invalidResult(index, toRequestError(e), digest, { identifier: req?.identifier ?? null, reqId: req?.reqId ?? null });
     }
   }
 
@@ -270,36 +308,60 @@ export class RequestExecutor {
     return h;
   }
 
+  /** True when a request with this payload digest is committed (written, or in a batch being written). */
+  isPayloadCommitted(payloadDigest: string): boolean {
+    return this.unwritten.has(payloadDigest) || this.stores.seqNoIndex?.getByPayloadDigestSync(payloadDigest) !== undefined;
+  }
+
   /**
-   * Commits applied batches in order: every batch with id <= `upToBatchId` (default: the oldest
-   * one). Ledger txns, state root, ts-root, seqNo index and attribute-store entries go into
-   * `writeBatch` when given (the caller writes it), else into one batch written here.
+   * Commits applied batches in order, synchronously, into the caller's `writeBatch`: every batch
+   * with id <= `upToBatchId` (default: the oldest one). Ledger txns, state root, ts-root, seqNo /
+   * digest index and attribute-store entries go into it; until it is written, the committed
+   * payloads still count as ordered (`isPayloadCommitted`).
    */
-  async commit(upToBatchId?: number, writeBatch?: WriteBatch): Promise<CommittedBatch[]> {
+  commitInto(writeBatch: WriteBatch, upToBatchId?: number): CommittedBatch[] {
     if (this.applied.length === 0) return [];
     const limit = upToBatchId ?? this.applied[0]!.batchId;
-    const own = writeBatch === undefined;
-    const wb = writeBatch ?? this.stores.kv.batch();
     const done: CommittedBatch[] = [];
     this.enter();
     try {
+      const payloads: string[] = [];
       while (this.applied.length > 0 && this.applied[0]!.batchId <= limit) {
         const b = this.applied.shift()!;
-        await this.stores.ledgers[b.ledgerId].commit(b.txnCount, wb);
-        await this.stores.states[b.ledgerId].commit(b.stateRootAfter, wb);
-        this.stores.timestamps?.set(b.ledgerId, b.ppTime, b.stateRootAfter, wb);
+        void this.stores.ledgers[b.ledgerId].commit(b.txnCount, writeBatch);
+        void this.stores.states[b.ledgerId].commit(b.stateRootAfter, writeBatch);
+        this.stores.timestamps?.set(b.ledgerId, b.ppTime, b.stateRootAfter, writeBatch);
         for (const d of b.digests) {
-          this.stores.seqNoIndex?.add({ payloadDigest: d.payloadDigest, digest: d.digest, ledgerId: b.ledgerId, seqNo: d.seqNo }, wb);
+          this.stores.seqNoIndex?.add({ payloadDigest: d.payloadDigest, digest: d.digest, ledgerId: b.ledgerId, seqNo: d.seqNo }, writeBatch);
           this.inFlight.delete(d.payloadDigest);
+          payloads.push(d.payloadDigest);
         }
-        for (const value of [...b.attributes.values()].sort()) this.stores.attributes.put(value, wb);
-        done.push({ batchId: b.batchId, ledgerId: b.ledgerId, ppTime: b.ppTime, stateRoot: b.stateRootAfter, txns: b.txns });
+        for (const value of [...b.attributes.values()].sort()) this.stores.attributes.put(value, writeBatch);
+        done.push({ batchId: b.batchId, ledgerId: b.ledgerId, ppTime: b.ppTime, stateRoot: b.stateRootAfter, txns: b.txns, requests: b.digests });
       }
-      if (own) await wb.write();
+      this.unwrittenUntilWritten(writeBatch, payloads);
       return done;
     } finally {
       this.busy = false;
     }
+  }
+
+  /** `commitInto` a batch of its own, written before the promise resolves (or the caller's, which the caller writes). */
+  async commit(upToBatchId?: number, writeBatch?: WriteBatch): Promise<CommittedBatch[]> {
+    const wb = writeBatch ?? this.stores.kv.batch();
+    const done = this.commitInto(wb, upToBatchId);
+    if (writeBatch === undefined && done.length > 0) await wb.write();
+    return done;
+  }
+
+  /** Payloads committed into `wb` count as ordered until it is written (then the index has them). */
+  private unwrittenUntilWritten(wb: WriteBatch, payloads: readonly string[]): void {
+    if (payloads.length === 0) return;
+    for (const pd of payloads) this.unwritten.add(pd);
+    wb.afterWrite((error) => {
+      // after a failed write they stay: they are not ordered again before the node recovers
+      if (error === undefined) for (const pd of payloads) this.unwritten.delete(pd);
+    });
   }
 
   /** Reverts the newest `count` uncommitted batches (default: all, back to the last committed state). */
@@ -312,7 +374,33 @@ export class RequestExecutor {
       for (const d of b.digests) this.inFlight.delete(d.payloadDigest);
     }
     if (this.applied.length === 0) for (const id of STATE_LEDGERS) this.stores.states[id].revertToCommitted();
+    this.forgetHeads();
+  }
+
+  /** The state heads moved under the caches: the DID cache and the node index start over. */
+  private forgetHeads(): void {
     this.idr.clear();
+    this.nodes.clear();
+  }
+
+  /**
+   * Appends txns ordered elsewhere (catch-up) after the committed size of `ledgerId`, applies them
+   * to its state and commits, synchronously into `writeBatch`, the ledger, the state root after
+   * each batch time with its ts-root entry (as ordering did), the seqNo / digest index and the
+   * attribute originals the txns carry. `accept(txnRoot, size)` is asked with the ledger root after
+   * the append, before the state is touched (the caller's proof check). All or nothing: when the
+   * txns do not append, are not accepted or do not apply, nothing changes and the
+   * CATCHUP_TXNS_REFUSED error says why. Only while no batch is applied.
+   */
+  appendCaughtUp(ledgerId: number, txns: readonly Txn[], writeBatch: WriteBatch, accept: (txnRoot: Uint8Array, size: number) => boolean): CaughtUpTxns {
+    if (!isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
+    if (this.applied.length > 0) throw new RequestError(RequestErrorCode.CATCHUP_TXNS_REFUSED, { ledgerId, problem: 'batches are applied and not committed' });
+    this.enter();
+    try {
+      return appendCaughtUpTxns(this.replayHost, ledgerId, txns, writeBatch, accept);
+    } finally {
+      this.busy = false;
+    }
   }
 
   /**
@@ -323,23 +411,10 @@ export class RequestExecutor {
   async applyGenesis(ledgerId: number, txns: readonly Txn[], writeBatch?: WriteBatch): Promise<void> {
     if (!isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
     if (this.applied.length > 0) throw new RequestError(RequestErrorCode.INTERNAL, { problem: 'genesis while batches are uncommitted' });
-    const ledger = this.stores.ledgers[ledgerId];
-    if (ledger.size > 0) throw new RequestError(RequestErrorCode.INTERNAL, { problem: `ledger ${ledgerId} is not empty` });
+    if (this.stores.ledgers[ledgerId].size > 0) throw new RequestError(RequestErrorCode.INTERNAL, { problem: `ledger ${ledgerId} is not empty` });
     this.enter();
     try {
-      const attributes = this.replayAttributes();
-      for (const txn of txns) {
-        const seqNo = ledger.uncommittedSize + 1;
-        await this.applyStoredTxn(ledgerId, txn, seqNo, attributes.access);
-        ledger.append([txn]);
-      }
-      const own = writeBatch === undefined;
-      const wb = writeBatch ?? this.stores.kv.batch();
-      await ledger.commit(undefined, wb);
-      await this.stores.states[ledgerId].commit(undefined, wb);
-      attributes.flush(wb);
-      if (own) await wb.write();
-      this.idr.clear();
+      await applyGenesisTxns(this.replayHost, ledgerId, txns, writeBatch);
     } finally {
       this.busy = false;
     }
@@ -355,68 +430,19 @@ export class RequestExecutor {
   async rebuildState(ledgerId: number, writeBatch?: WriteBatch): Promise<Uint8Array> {
     if (!isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
     if (this.applied.length > 0) throw new RequestError(RequestErrorCode.INTERNAL, { problem: 'rebuild while batches are uncommitted' });
-    const ledger = this.stores.ledgers[ledgerId];
-    const trie = this.stores.states[ledgerId];
-    const timestamps = this.stores.timestamps;
     this.enter();
     try {
-      const own = writeBatch === undefined;
-      let wb = writeBatch ?? this.stores.kv.batch();
-      const attributes = this.replayAttributes();
-      let time: number | null = null;
-      const endOfBatchTime = async (): Promise<void> => {
-        if (time === null) return;
-        const root = trie.headRoot;
-        await trie.commit(root, wb);
-        timestamps?.set(ledgerId, time, root, wb);
-        if (own && wb.length >= REBUILD_FLUSH_OPS) {
-          attributes.flush(wb);
-          await wb.write();
-          wb = this.stores.kv.batch();
-        }
-      };
-      if (ledger.size > 0) {
-        for await (const [seqNo, txn] of ledger.range(1, ledger.size)) {
-          const t = txnTimeOf(txn);
-          if (t !== time) {
-            await endOfBatchTime();
-            time = t;
-          }
-          await this.applyStoredTxn(ledgerId, txn, seqNo, attributes.access);
-        }
-        await endOfBatchTime();
-      }
-      await trie.commit(undefined, wb);
-      attributes.flush(wb);
-      if (own) await wb.write();
-      this.idr.clear();
-      return trie.committedRoot;
+      return await rebuildStateFromLedger(this.replayHost, ledgerId, writeBatch);
     } finally {
       this.busy = false;
     }
   }
 
-  private async applyStoredTxn(ledgerId: StateLedgerId, txn: Txn, seqNo: number, attributes: AttributeAccess): Promise<void> {
+  /** Applies a stored txn to the state with its type's handler (types without one have no state). */
+  private applyStoredTxn(ledgerId: StateLedgerId, txn: Txn, seqNo: number, attributes: AttributeAccess): void {
     const handler = this.registry.write(txn.txn?.type);
     if (handler === undefined || handler.ledgerId !== ledgerId) return;
-    const ctx = this.context(ledgerId, txnTimeOf(txn), seqNo, attributes);
-    await handler.updateState(txn, ctx);
-  }
-
-  /** Attribute access for replays (genesis, rebuild): puts are buffered, then flushed into a batch. */
-  private replayAttributes(): { access: AttributeAccess; flush(wb: WriteBatch): void } {
-    const pending = new Map<string, string>();
-    const store = this.stores.attributes;
-    return {
-      access: {
-        put: (hash, value) => void pending.set(hash, value),
-        get: async (hash) => pending.get(hash) ?? store.get(hash),
-      },
-      flush(wb) {
-        for (const value of [...pending.values()].sort()) store.put(value, wb);
-        pending.clear();
-      },
-    };
+    handler.updateState(txn, this.context(ledgerId, txnTimeOf(txn), seqNo, attributes));
   }
 
   private enter(): void {
@@ -425,14 +451,8 @@ export class RequestExecutor {
   }
 }
 
-function invalidResult(index: number, error: RequestError, digest: string | null): RequestResult {
-  return { index, valid: false, code: error.code, reason: error.reason, replyCode: error.replyCode, kind: error.kind, error, digest };
-}
-
-/** A stored txn's batch time, or null (genesis txns have none). */
-function txnTimeOf(txn: Txn): number | null {
-  const t = txn.txnMetadata?.txnTime;
-  return typeof t === 'number' ? t : null;
+function invalidResult(index: number, error: RequestError, digest: string | null, who: RequestIdentity): RequestResult {
+  return { index, valid: false, code: error.code, reason: error.reason, replyCode: error.replyCode, kind: error.kind, error, digest, identifier: who.identifier, reqId: who.reqId };
 }
 
 function batchAttribute(applied: readonly AppliedBatch[], current: AppliedBatch, hash: string): string | undefined {

@@ -15,6 +15,8 @@ export interface ExecutorLedger {
   commit(count?: number, batch?: WriteBatch): void | Promise<void>;
   discard(count?: number): void;
   get(seqNo: number): Promise<Txn | undefined>;
+  /** The same as `get`, synchronously (dynamic validation, the upgrade index). */
+  getSync(seqNo: number): Txn | undefined;
   range(from: number, to: number): AsyncIterable<[number, Txn]>;
   inclusionProof(seqNo: number, size?: number): Promise<Uint8Array[]>;
 }
@@ -30,10 +32,13 @@ export interface ExecutorStateTrie {
   revertToCommitted(): void;
   setHead(root: Uint8Array): void;
   generateProof(key: StateKey, root?: Uint8Array): Uint8Array;
+  /** Every (key, value) at the head (the pool node index is built from the pool trie). */
+  forEach(fn: (key: Uint8Array, value: Uint8Array) => void): void;
 }
 
 export interface ExecutorAttributeStore {
   get(hash: string): Promise<string | undefined>;
+  getSync(hash: string): string | undefined;
   put(stored: string, batch: WriteBatch): string;
 }
 
@@ -43,7 +48,8 @@ export interface ExecutorTimestampStore {
 }
 
 export interface ExecutorSeqNoIndex {
-  add(entry: { payloadDigest: string; digest: string; ledgerId: number; seqNo: number }, batch: WriteBatch): void;
+  /** `digest` (the full request digest) is absent from txns caught up from ledgers that lack it. */
+  add(entry: { payloadDigest: string; digest?: string; ledgerId: number; seqNo: number }, batch: WriteBatch): void;
   getByPayloadDigestSync(payloadDigest: string): { ledgerId: number; seqNo: number } | undefined;
 }
 
@@ -130,11 +136,11 @@ export class LedgerView implements LedgerReader {
   get uncommittedSize(): number {
     return this.ledger.uncommittedSize + this.#pending.length;
   }
-  getTxn(seqNo: number): Promise<Txn | undefined> {
-    if (!Number.isSafeInteger(seqNo) || seqNo < 1 || seqNo > this.uncommittedSize) return Promise.resolve(undefined);
+  getTxn(seqNo: number): Txn | undefined {
+    if (!Number.isSafeInteger(seqNo) || seqNo < 1 || seqNo > this.uncommittedSize) return undefined;
     const tail = this.ledger.uncommittedSize;
-    if (seqNo > tail) return Promise.resolve(this.#pending[seqNo - tail - 1]);
-    return this.ledger.get(seqNo);
+    if (seqNo > tail) return this.#pending[seqNo - tail - 1];
+    return this.ledger.getSync(seqNo);
   }
   /** Adds a txn of the batch being applied (its seqNo is `uncommittedSize` after the call). */
   addPending(txn: Txn): void {

@@ -53,7 +53,7 @@ export class RequestPipeline {
       if (handler.kind === 'action') {
         const ctx = this.receiptContext(0, opts.now);
         try {
-          await handler.validateDynamic(req, ctx);
+          handler.validateDynamic(req, ctx);
           return { kind: 'action', request: req, handler, error: null };
         } catch (e) {
           return { kind: 'action', request: req, handler, error: toRequestError(e) };
@@ -63,7 +63,7 @@ export class RequestPipeline {
       const ctx = this.receiptContext(handler.ledgerId, opts.now);
       await handler.validateAtReceipt?.(req, ctx);
       const forced = handler.forceable === true && req.operation.force === true;
-      if (forced) await handler.validateDynamic(req, ctx);
+      if (forced) handler.validateDynamic(req, ctx);
       return { kind: 'write', request: req, handler, forced };
     } catch (e) {
       return { kind: 'nack', request: req, error: toRequestError(e) };

@@ -92,7 +92,7 @@ export function attribTargetOfRequest(op: Readonly<Record<string, unknown>>): At
  * (genesis, catch-up) or its hash (this node's ledger), in which case the attribute store gives
  * the original back.
  */
-async function attribTargetOfTxn(data: Record<string, unknown>, ctx: HandlerContext): Promise<AttribTarget> {
+function attribTargetOfTxn(data: Record<string, unknown>, ctx: HandlerContext): AttribTarget {
   const kind = attribSelectors(data)[0];
   if (kind === undefined) throw new RequestError(RequestErrorCode.STATE_CORRUPT, { key: String(data.dest), problem: 'ATTRIB txn without raw, enc or hash' });
   const value = data[kind];
@@ -101,13 +101,13 @@ async function attribTargetOfTxn(data: Record<string, unknown>, ctx: HandlerCont
   if (kind === 'raw') {
     const direct = tryParseObject(value);
     if (direct !== undefined) return { ...attribTargetOfRequest({ raw: value }), fromTxn: true };
-    const original = await ctx.attributes.get(value);
+    const original = ctx.attributes.get(value);
     const obj = original === undefined ? undefined : tryParseObject(original);
     if (obj === undefined) throw new RequestError(RequestErrorCode.STATE_CORRUPT, { key: value, problem: 'attribute store has no raw attribute for this hash' });
     return { kind, name: receivedKeys(obj)[0]!, storedHash: value, original };
   }
   if (isSha256Hex(value)) {
-    const original = await ctx.attributes.get(value);
+    const original = ctx.attributes.get(value);
     if (original !== undefined) return { kind, name: original, storedHash: value, original };
   }
   return { ...attribTargetOfRequest({ enc: value }), fromTxn: true };
@@ -162,12 +162,12 @@ export const attribHandler: WriteHandler = {
     return attribKey(request.operation.dest as string, target.kind, target.name);
   },
 
-  async updateState(txn: Txn, ctx: HandlerContext, request?: ParsedRequest) {
+  updateState(txn: Txn, ctx: HandlerContext, request?: ParsedRequest) {
     const data = txn.txn.data;
     let target: AttribTarget;
     if (request) target = attribTargetOfRequest(request.operation);
     else {
-      target = await attribTargetOfTxn(data, ctx);
+      target = attribTargetOfTxn(data, ctx);
       // a genesis (or caught-up) txn carrying the original: the attribute store must hold it for GET_ATTR
       if (target.original !== undefined && target.fromTxn) ctx.attributes.put(target.storedHash, target.original);
     }

@@ -63,11 +63,11 @@ export const claimDefHandler: WriteHandler = {
     schema.validate(request.operation);
   },
 
-  async validateDynamic(request: ParsedRequest, ctx: HandlerContext) {
+  validateDynamic(request: ParsedRequest, ctx: HandlerContext) {
     const op = request.operation;
     const ref = refOf(op.ref);
     const ledger = ctx.ledger(DOMAIN);
-    const referenced = ref <= BigInt(ledger.uncommittedSize) ? await ledger.getTxn(Number(ref)) : undefined;
+    const referenced = ref <= BigInt(ledger.uncommittedSize) ? ledger.getTxn(Number(ref)) : undefined;
     if (referenced === undefined) throw new RequestError(RequestErrorCode.CLAIM_DEF_REF_UNKNOWN, { ref: ref.toString() });
     if (referenced.txn.type !== SCHEMA_TYPE) throw new RequestError(RequestErrorCode.CLAIM_DEF_REF_NOT_SCHEMA, { ref: ref.toString() });
     const key = claimDefKeyOf(request.author, op);

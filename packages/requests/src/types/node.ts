@@ -7,7 +7,7 @@
 import { b58decodeOrUndefined, canonicalJson, canonicalJsonBytes } from '@quire/common';
 import { blsVerifyPop } from '@quire/crypto';
 import { ErrorKind, RequestError, RequestErrorCode } from '../errors.js';
-import type { HandlerContext, ParsedRequest, Txn, WriteHandler } from '../handler.js';
+import type { HandlerContext, NodeIndexField, ParsedRequest, Txn, WriteHandler } from '../handler.js';
 import { decodeJsonObject } from '../state-keys.js';
 import { Limits, arrayOf, blsKey, blsPop, ed25519Key, ip, objectSchema, oneOf, optional, port, portNumber, required, str } from '../validation/index.js';
 
@@ -58,31 +58,33 @@ function ha(rec: NodeRecord, ipField: string, portField: string): string | undef
   return typeof i === 'string' && p !== undefined ? `${i}:${p}` : undefined;
 }
 
-/** Every other node of the pool state (dests from the pool ledger, records from the uncommitted state). */
-async function otherNodes(ctx: HandlerContext, dest: string): Promise<[string, NodeRecord][]> {
-  const ledger = ctx.ledger(0);
-  const pool = ctx.state(0);
-  const seen = new Set<string>();
-  const out: [string, NodeRecord][] = [];
-  for (let s = 1; s <= ledger.uncommittedSize; s++) {
-    const t = await ledger.getTxn(s);
-    const d = t?.txn.data.dest;
-    if (typeof d !== 'string' || d === dest || seen.has(d)) continue;
-    seen.add(d);
-    const bytes = pool.get(d);
-    if (bytes !== undefined) out.push([d, decodeJsonObject(bytes, d)]);
-  }
+/**
+ * The index keys of a node record (pool state, formats.md 8.1): its alias, node and client
+ * addresses (`ip:port`, numeric port) and steward (`identifier`), where present.
+ */
+export function nodeIndexKeys(rec: Readonly<Record<string, unknown>>): [NodeIndexField, string][] {
+  const out: [NodeIndexField, string][] = [];
+  if (typeof rec.alias === 'string') out.push(['alias', rec.alias]);
+  const nodeHa = ha(rec, 'node_ip', 'node_port');
+  if (nodeHa !== undefined) out.push(['nodeAddress', nodeHa]);
+  const clientHa = ha(rec, 'client_ip', 'client_port');
+  if (clientHa !== undefined) out.push(['clientAddress', clientHa]);
+  if (typeof rec.identifier === 'string') out.push(['steward', rec.identifier]);
   return out;
 }
 
-function checkUnique(data: NodeRecord, others: [string, NodeRecord][]): void {
-  const conflict = (problem: string): RequestError => unauthorized(RequestErrorCode.NODE_CONFLICT, { data, problem });
-  const nodeHa = ha(data, 'node_ip', 'node_port');
-  const clientHa = ha(data, 'client_ip', 'client_port');
-  for (const [, other] of others) {
-    if (data.alias !== undefined && other.alias === data.alias) throw conflict("Node's alias must be unique");
-    if (nodeHa !== undefined && ha(other, 'node_ip', 'node_port') === nodeHa) throw conflict("Node's nodestack addresses must be unique");
-    if (clientHa !== undefined && ha(other, 'client_ip', 'client_port') === clientHa) throw conflict("Node's clientstack addresses must be unique");
+const UNIQUE: readonly [NodeIndexField, string][] = [
+  ['alias', "Node's alias must be unique"],
+  ['nodeAddress', "Node's nodestack addresses must be unique"],
+  ['clientAddress', "Node's clientstack addresses must be unique"],
+];
+
+/** Uniqueness of alias, node address and client address against every other node (pool index). */
+function checkUnique(data: NodeRecord, dest: string, ctx: HandlerContext): void {
+  const keys = new Map(nodeIndexKeys({ ...data, identifier: undefined }));
+  for (const [field, problem] of UNIQUE) {
+    const value = keys.get(field);
+    if (value !== undefined && ctx.nodes.find(field, value).some((d) => d !== dest)) throw unauthorized(RequestErrorCode.NODE_CONFLICT, { data, problem });
   }
 }
 
@@ -91,7 +93,7 @@ function sameValue(a: unknown, b: unknown, field: string): boolean {
   return canonicalJson(a ?? null) === canonicalJson(b ?? null);
 }
 
-async function validateDynamic(request: ParsedRequest, ctx: HandlerContext): Promise<void> {
+function validateDynamic(request: ParsedRequest, ctx: HandlerContext): void {
   const op = request.operation;
   const dest = op.dest as string;
   const data = op.data as NodeRecord;
@@ -101,9 +103,8 @@ async function validateDynamic(request: ParsedRequest, ctx: HandlerContext): Pro
   if (nodeHa !== undefined && nodeHa === ha(data, 'client_ip', 'client_port')) throw unauthorized(RequestErrorCode.NODE_SAME_HA);
   if (storedBytes === undefined) {
     if (CREATE_FIELDS.some((f) => data[f] === undefined)) throw unauthorized(RequestErrorCode.NODE_MISSING_FIELDS);
-    const others = await otherNodes(ctx, dest);
-    if (others.some(([, rec]) => rec.identifier === request.author)) throw unauthorized(RequestErrorCode.NODE_STEWARD_HAS_NODE, { author: request.author });
-    checkUnique(data, others);
+    if (ctx.nodes.find('steward', request.author).some((d) => d !== dest)) throw unauthorized(RequestErrorCode.NODE_STEWARD_HAS_NODE, { author: request.author });
+    checkUnique(data, dest, ctx);
     ctx.auth.authorize(request, { kind: 'ADD', field: 'services', newValue: data.services ?? ['VALIDATOR'], isOwner: true });
     return;
   }
@@ -111,7 +112,7 @@ async function validateDynamic(request: ParsedRequest, ctx: HandlerContext): Pro
   const { identifier, ...storedData } = stored;
   if (canonicalJson(storedData) === canonicalJson(data)) throw unauthorized(RequestErrorCode.NODE_SAME_DATA);
   if (data.alias !== stored.alias) throw unauthorized(RequestErrorCode.NODE_CONFLICT, { data, problem: "Node's alias cannot be changed" });
-  checkUnique(data, await otherNodes(ctx, dest));
+  checkUnique(data, dest, ctx);
   const isOwner = identifier === request.author;
   for (const field of Object.keys(data)) {
     if (field === 'alias' || field === 'blskey_pop') continue;

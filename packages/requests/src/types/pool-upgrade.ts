@@ -6,10 +6,8 @@
  */
 import { canonicalJson, codePointCompare } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
-import type { HandlerContext, ParsedRequest, WriteHandler } from '../handler.js';
-import { decodeJsonObject } from '../state-keys.js';
+import type { HandlerContext, ParsedRequest, Txn, WriteHandler } from '../handler.js';
 import { Limits, bool, did, fail, integer, mapOf, nullable, objectSchema, oneOf, optional, parseDateTimeWithOffset, required, sha256Hex, str } from '../validation/index.js';
-import { isValidatorRecord } from './node.js';
 
 const VALIDATOR = 'ClientPoolUpgradeOperation';
 const VERSION_CHARS = /^[0-9a-zA-Z.\-+!]+$/;
@@ -67,39 +65,34 @@ export function upgradePackageName(pkg: string): string {
   return first.split(/\s|;|&&|\|/).find((t) => t.length > 0) ?? '';
 }
 
-async function lastStatus(ctx: HandlerContext, name: unknown, version: unknown): Promise<string> {
-  const ledger = ctx.ledger(2);
-  for (let s = ledger.size; s >= 1; s--) {
-    const t = await ledger.getTxn(s);
-    if (t?.txn.type === '109' && t.txn.data.name === name && t.txn.data.version === version) return String(t.txn.data.action);
-  }
-  return '*';
+/**
+ * The last committed action for (name, version), `*` when none: the status Indy reads from the
+ * committed config ledger (through the upgrade index, not a ledger scan).
+ */
+function lastStatus(ctx: HandlerContext, name: string, version: string): string {
+  return ctx.upgrades.lastAction(name, version) ?? '*';
 }
 
-function activeNodeIds(ctx: HandlerContext): Promise<string[]> {
-  const ledger = ctx.ledger(0);
-  const pool = ctx.state(0);
-  return (async () => {
-    const ids = new Set<string>();
-    for (let s = 1; s <= ledger.uncommittedSize; s++) {
-      const d = (await ledger.getTxn(s))?.txn.data.dest;
-      if (typeof d !== 'string' || ids.has(d)) continue;
-      const bytes = pool.get(d);
-      if (bytes !== undefined && isValidatorRecord(decodeJsonObject(bytes, d))) ids.add(d);
-    }
-    return [...ids].sort(codePointCompare);
-  })();
+/**
+ * The POOL_UPGRADE txns of a config ledger as `[name, version, action]`, for the upgrade index
+ * (the txn data is the request's, validated at ordering; anything else is skipped).
+ */
+export function upgradeEntryOf(txn: Txn | undefined): [name: string, version: string, action: string] | undefined {
+  if (txn?.txn?.type !== '109') return undefined;
+  const d = txn.txn.data;
+  if (typeof d?.name !== 'string' || typeof d.version !== 'string' || typeof d.action !== 'string') return undefined;
+  return [d.name, d.version, d.action];
 }
 
-async function validateDynamic(request: ParsedRequest, ctx: HandlerContext): Promise<void> {
+function validateDynamic(request: ParsedRequest, ctx: HandlerContext): void {
   const op = request.operation;
   const action = op.action as string;
   if (action === 'start' && op.force !== true) {
-    const expected = await activeNodeIds(ctx);
+    const expected = ctx.nodes.validators();
     const given = Object.keys(op.schedule as object).sort(codePointCompare);
     if (canonicalJson(expected) !== canonicalJson(given)) throw new RequestError(RequestErrorCode.UPGRADE_SCHEDULE_INVALID, { schedule: op.schedule, problem: 'Schedule should contain id of all nodes' });
   }
-  const status = await lastStatus(ctx, op.name, op.version);
+  const status = lastStatus(ctx, op.name as string, op.version as string);
   if (status === 'start' && action === 'start') throw new RequestError(RequestErrorCode.UPGRADE_ALREADY_SCHEDULED, { name: op.name });
   if (status === '*') ctx.auth.authorize(request, { kind: 'ADD', field: 'action', newValue: action, isOwner: true });
   else ctx.auth.authorize(request, { kind: 'EDIT', field: 'action', oldValue: status, newValue: action, isOwner: true });

@@ -238,6 +238,21 @@ export class Ledger {
     return v === undefined ? undefined : Uint8Array.from(v);
   }
 
+  /**
+   * {@link get} without a promise, for synchronous executors: the txn of `seqNo`, committed
+   * (durable ones from the store's synchronous read, the others from memory) or uncommitted.
+   */
+  getSync(seqNo: number): Txn | undefined {
+    const v = this.#encodedAt(seqNo);
+    return v === undefined ? undefined : decodeTxn(this.ledgerId, seqNo, v);
+  }
+
+  /** {@link getEncoded} without a promise: MP(txn) of `seqNo`, or undefined. */
+  getEncodedSync(seqNo: number): Uint8Array | undefined {
+    const v = this.#encodedAt(seqNo);
+    return v === undefined ? undefined : Uint8Array.from(v);
+  }
+
   /** The txns from seqNo `from` to `to` inclusive, uncommitted ones included; stops at the uncommitted size. */
   async *range(from: number, to: number): AsyncIterable<[number, Txn]> {
     this.#checkInt('from', from, 1, Number.MAX_SAFE_INTEGER);

@@ -1,0 +1,93 @@
+// The messages the client path sends (formats.md §5, requests.md §1.8): JSON encoding, REQNACK of
+// a request, the REPLY result of an ordered write, and the multi-signatures attached to a read.
+import { b58encode, isPlainObject, stringifyJson } from '@quire/common';
+import type { ReadReply, RequestError } from '@quire/requests';
+import { wrapReason } from '@quire/requests';
+import type { AttributeStore, BlsStore, Ledger, StateTrie } from '@quire/storage';
+
+const textEncoder = new TextEncoder();
+
+/** The JSON bytes of a client message (lossless: big integers stay integers). */
+export function encodeReply(msg: unknown): Uint8Array {
+  return textEncoder.encode(stringifyJson(msg));
+}
+
+/** REQNACK `{op, identifier, reqId, reason[, code]}` of a refused request. */
+export function nackMessage(identifier: string, reqId: number | bigint, error: RequestError): Record<string, unknown> {
+  const m: Record<string, unknown> = { op: 'REQNACK', identifier, reqId, reason: wrapReason(error, identifier === '' ? null : identifier, reqId) };
+  if (error.replyCode !== null) m.code = error.replyCode;
+  return m;
+}
+
+/** identifier / reqId echoed in a REQNACK for a request that did not parse. */
+export function envelopeGuess(text: string): { identifier: string; reqId: number | bigint } {
+  const id = /"identifier"\s*:\s*"([^"\\]{0,256})"/.exec(text)?.[1] ?? '';
+  const rq = /"reqId"\s*:\s*(\d{1,20})/.exec(text)?.[1];
+  let reqId: number | bigint = 0;
+  if (rq !== undefined) {
+    const n = BigInt(rq);
+    reqId = n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
+  }
+  return { identifier: id, reqId };
+}
+
+/** TAA rejections carry their code (formats.md §5.4): `..., <code>)` at the end of the wrapped reason. */
+export function rejectCode(reason: string): number | null {
+  const m = /, (20[0-7])\)$/.exec(reason);
+  return m === null ? null : Number(m[1]);
+}
+
+export interface ReplyStores {
+  ledgers: Record<0 | 1 | 2 | 3, Ledger>;
+  states: Record<0 | 1 | 2, StateTrie>;
+  bls: BlsStore;
+  attributes: AttributeStore;
+}
+
+/** formats.md §5.2: the stored txn (ATTRIB raw/enc restored) + rootHash + auditPath at size seqNo. */
+export async function writeResult(stores: ReplyStores, ledgerId: number, seqNo: number): Promise<Record<string, unknown>> {
+  const ledger = stores.ledgers[ledgerId as 0 | 1 | 2 | 3];
+  const txn = (await ledger.get(seqNo)) as unknown as Record<string, unknown>;
+  await restoreAttrib(stores.attributes, txn);
+  const rootHash = b58encode(await ledger.rootAt(seqNo));
+  const auditPath = (await ledger.inclusionProof(seqNo, seqNo)).map((h) => b58encode(h));
+  return { ...txn, rootHash, auditPath };
+}
+
+async function restoreAttrib(attributes: AttributeStore, txn: Record<string, unknown>): Promise<void> {
+  const body = txn.txn;
+  if (!isPlainObject(body) || body.type !== '100' || !isPlainObject(body.data)) return;
+  for (const k of ['raw', 'enc'] as const) {
+    const h = body.data[k];
+    if (typeof h !== 'string') continue;
+    const original = await attributes.get(h);
+    if (original !== undefined) body.data[k] = original;
+  }
+}
+
+/**
+ * formats.md §5.3, §9.4: the multi-signature stored for the state root that was read, as
+ * `state_proof.multi_signature`; for GET_REVOC_REG_DELTA with `from` (formats.md §7.7) also the one
+ * stored for the `from` root, as `data.stateProofFrom.multi_signature`; for GET_TXN the one of the
+ * ledger's current state root. A root without a stored multi-signature gets none.
+ */
+export function attachMultiSignatures(stores: ReplyStores, result: Record<string, unknown>, reply: ReadReply, type: string, operation: Readonly<Record<string, unknown>>): void {
+  const bls = stores.bls;
+  const { stateRoot, stateRootFrom } = reply;
+  if (stateRootFrom !== undefined && isPlainObject(result.data) && isPlainObject(result.data.stateProofFrom)) {
+    const ms = bls.getSync(b58encode(stateRootFrom.root));
+    if (ms !== undefined) result.data = { ...result.data, stateProofFrom: { ...result.data.stateProofFrom, multi_signature: ms } };
+  }
+  if (stateRoot !== undefined) {
+    const ms = bls.getSync(b58encode(stateRoot.root));
+    const proof = result.state_proof;
+    if (ms !== undefined && isPlainObject(proof)) result.state_proof = { ...proof, multi_signature: ms };
+    return;
+  }
+  if (type === '3' && result.data !== null && result.data !== undefined) {
+    const lid = typeof operation.ledgerId === 'number' ? operation.ledgerId : 1;
+    if (lid !== 0 && lid !== 1 && lid !== 2) return;
+    const ms = bls.getSync(b58encode(stores.states[lid].committedRoot));
+    if (ms !== undefined) result.state_proof = { multi_signature: ms };
+  }
+}

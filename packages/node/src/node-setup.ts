@@ -1,0 +1,105 @@
+// The startup steps of a node that only read and check: opening the stores over one key-value
+// store, replaying the pool ledger into the validator registry (this node must be in it, with this
+// key file), checking the ledgers against the last audit txn, and the BLS key lookup the consensus
+// crypto uses (a validator's key as of a pool state root, proof of possession checked once).
+import { b58decode, parseJson } from '@quire/common';
+import { blsVerifyPop } from '@quire/crypto';
+import type { ExecutorStores, Txn } from '@quire/requests';
+import { AttributeStore, BlsStore, type KvStore, Ledger, SeqNoIndex, StateTrie, TimestampStore } from '@quire/storage';
+import type { AuditTrail } from './audit-trail.js';
+import type { NodeStores } from './consensus-executor.js';
+import { NodeError, NodeErrorCode } from './errors.js';
+import type { NodeKeys } from './keys.js';
+import { PoolRegistry } from './pool-registry.js';
+
+/** The node's ledgers, states and side stores over one key-value store. */
+export async function openNodeStores(kv: KvStore): Promise<{ stores: NodeStores; requestStores: ExecutorStores }> {
+  const ledgers = {
+    0: await Ledger.open(kv, 0),
+    1: await Ledger.open(kv, 1),
+    2: await Ledger.open(kv, 2),
+    3: await Ledger.open(kv, 3),
+  };
+  const states = { 0: await StateTrie.open(kv, 'pool'), 1: await StateTrie.open(kv, 'domain'), 2: await StateTrie.open(kv, 'config') };
+  const stores: NodeStores = {
+    kv,
+    ledgers,
+    states,
+    bls: new BlsStore(kv),
+    seqNoIndex: new SeqNoIndex(kv),
+    timestamps: new TimestampStore(kv),
+    attributes: new AttributeStore(kv),
+  };
+  const requestStores = {
+    kv,
+    ledgers: { 0: ledgers[0], 1: ledgers[1], 2: ledgers[2] },
+    states,
+    attributes: stores.attributes,
+    timestamps: stores.timestamps,
+    seqNoIndex: stores.seqNoIndex,
+  } as unknown as ExecutorStores;
+  return { stores, requestStores };
+}
+
+/** Replays the pool ledger; throws NOT_IN_POOL unless `name` is a node of it with this key file's dest. */
+export async function loadPoolRegistry(pool: Ledger, name: string, keys: NodeKeys): Promise<{ registry: PoolRegistry; poolTxns: Txn[] }> {
+  const registry = new PoolRegistry();
+  const poolTxns: Txn[] = [];
+  for await (const [, t] of pool.range(1, pool.size)) {
+    registry.apply(t);
+    poolTxns.push(t as unknown as Txn);
+  }
+  const self = registry.node(name);
+  if (self === undefined) throw new NodeError(NodeErrorCode.NOT_IN_POOL, { name, reason: 'no NODE txn with this alias in the pool ledger' });
+  if (self.dest !== keys.dest) throw new NodeError(NodeErrorCode.NOT_IN_POOL, { name, reason: `the key file's dest ${keys.dest} differs from NODE.dest ${self.dest}` });
+  return { registry, poolTxns };
+}
+
+/** Throws STORAGE_INCONSISTENT when a ledger's size differs from what the last audit txn records. */
+export function checkAgainstAudit(audit: AuditTrail, ledgers: NodeStores['ledgers']): void {
+  if (audit.summary() === undefined) return;
+  for (const [l, size] of audit.targets()) {
+    if (l <= 2 && ledgers[l as 0 | 1 | 2].size !== size.size) {
+      throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, { reason: `ledger ${l} has ${ledgers[l as 0 | 1 | 2].size} txns, the last audit txn says ${size.size}` });
+    }
+  }
+}
+
+/**
+ * The BLS public key of validator `alias` as of pool state root `poolRoot` (base58), or undefined
+ * when it has none, it is unreadable, or its proof of possession fails. Verified keys are cached.
+ */
+export function blsKeyLookup(poolState: StateTrie, destOf: (alias: string) => string | undefined): (alias: string, poolRoot: string) => Uint8Array | undefined {
+  const cache = new Map<string, Uint8Array | null>();
+  const decoder = new TextDecoder();
+  return (alias, poolRoot) => {
+    const dest = destOf(alias);
+    if (dest === undefined) return undefined;
+    let raw: Uint8Array | undefined;
+    try {
+      raw = poolState.getAt(b58decode(poolRoot), dest);
+    } catch {
+      return undefined;
+    }
+    if (raw === undefined) return undefined;
+    let rec: Record<string, unknown>;
+    try {
+      rec = parseJson(decoder.decode(raw)) as Record<string, unknown>;
+    } catch {
+      return undefined;
+    }
+    if (typeof rec.blskey !== 'string' || typeof rec.blskey_pop !== 'string') return undefined;
+    const cacheKey = `${rec.blskey}|${rec.blskey_pop}`;
+    let pk = cache.get(cacheKey);
+    if (pk === undefined) {
+      try {
+        const k = b58decode(rec.blskey);
+        pk = blsVerifyPop(k, b58decode(rec.blskey_pop)) ? k : null;
+      } catch {
+        pk = null;
+      }
+      cache.set(cacheKey, pk);
+    }
+    return pk ?? undefined;
+  };
+}
