@@ -16,7 +16,7 @@ import { BenchPool, findFreeBasePort, metricSum } from '../load/lib/bench-pool.j
 import { summarizeProfiles } from '../load/lib/cpu-profile.js';
 import { checkDataDirs, type LedgerCheck } from '../load/lib/ledger-check.js';
 import { formatLedgerCheck, formatLoadReport } from '../load/lib/report.js';
-import { LOAD_LEDGER, runLoad, type LoadReport } from '../load/lib/run.js';
+import { LOAD_LEDGER, runLoad, type LoadReport, type UnackedWrite } from '../load/lib/run.js';
 import { fmt } from '../load/lib/stats.js';
 import { LoadTarget, type Ack } from '../load/lib/target.js';
 import { cryptoCeiling, measureCryptoCosts, type CryptoCosts } from './crypto-floor.js';
@@ -77,6 +77,7 @@ const has = (p: Phase): boolean => opts.phases.includes(p);
 const rows: [string, string, string][] = [];
 const row = (what: string, value: string, target = ''): void => void rows.push([what, value, target]);
 const allAcks: Ack[] = [];
+const allUnacked: UnackedWrite[] = [];
 
 // ---- crypto floor (no pool needed) -------------------------------------------------------------
 let costs: CryptoCosts | undefined;
@@ -119,6 +120,7 @@ if (needPool) {
       say(`== phase ${name}`);
       const r = await runLoad(target!, { ...o, log: (l) => say(`  ${l}`) });
       allAcks.push(...r.acks);
+      allUnacked.push(...r.unacked);
       for (const l of formatLoadReport(r)) say(`  ${l}`);
       return r;
     };
@@ -223,10 +225,12 @@ if (needPool) {
   // ---- every acknowledged write on every node's ledger, equal roots ----------------------------
   let check: LedgerCheck | undefined;
   if (allAcks.length > 0) {
-    check = await checkDataDirs(pool.nodes.map((n) => ({ node: n.layout.name, dataDir: n.layout.dataDir })), allAcks, LOAD_LEDGER);
+    check = await checkDataDirs(pool.nodes.map((n) => ({ node: n.layout.name, dataDir: n.layout.dataDir })), allAcks, LOAD_LEDGER, allUnacked);
     for (const l of formatLedgerCheck(check)) say(l);
     lost = check.lost;
     if (check.lost > 0 || !check.rootsEqual) inspect = true;
+    const u = check.unackedCommitted;
+    if (u !== undefined) row('writes not acknowledged but committed', `${u.rejected} of the rejected (REQNACK by f+1), ${u.timeout} of the timed out, ${u.error} of the failed`, '0 rejected');
     row('acknowledged writes lost (all phases, all nodes)', `${check.lost} of ${check.acks.toLocaleString('en-US')} missing or different on some node; ${check.underReplicated} on fewer than n-f nodes; roots ${check.rootsEqual ? 'equal' : 'DIFFER'}`, '0');
   }
   if (opts.cpuProf !== undefined) {

@@ -86,7 +86,7 @@ async function main(): Promise<number> {
     const validators = PoolLedger.fromGenesis(genesisText).validators();
     if (o.check === 'data-dirs') {
       log(`checking ${report.acks.length} acknowledged txns in each node's data directory ...`);
-      check = await checkDataDirs(devnetNodeDirs(resolve(o.dataDir!), validators.map((v) => v.alias)), report.acks, LOAD_LEDGER);
+      check = await checkDataDirs(devnetNodeDirs(resolve(o.dataDir!), validators.map((v) => v.alias)), report.acks, LOAD_LEDGER, report.unacked);
     } else if (o.check === 'network') {
       log(`checking ${report.acks.length} acknowledged txns on every node with GET_TXN ...`);
       check = await checkNetwork(

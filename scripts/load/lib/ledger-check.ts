@@ -8,6 +8,7 @@ import { b58encode, isPlainObject, parseJson, stringifyJson } from '@quire/commo
 import { buildGetTxnRequest } from '@quire/client';
 import { ClientConnector, ClientRequestError } from '@quire/network';
 import { Ledger, findDatabase, openLevelKvStore, snapshotLevelDb, type KvStore } from '@quire/storage';
+import type { UnackedWrite } from './run.js';
 import { ackOf, type Ack } from './target.js';
 
 export interface NodeLedgerView {
@@ -35,6 +36,12 @@ export interface LedgerCheck {
   lost: number;
   /** Acknowledged txns held by fewer than n-f nodes: those a further f failures could erase. */
   underReplicated: number;
+  /**
+   * Writes the client was not told were committed (rejected, timed out, failed), found on the ledger of the first
+   * readable node anyway, by outcome. A REQNACKed (rejected) write on the ledger contradicts its refusal; a timed-out
+   * one was merely slower than the deadline. Data-dir check only.
+   */
+  unackedCommitted?: Record<UnackedWrite['outcome'], number>;
   /** A few examples of lost txns. */
   examples: { node: string; seqNo: number; key: string; problem: 'missing' | 'mismatched' }[];
 }
@@ -94,9 +101,10 @@ async function openForReading(path: string): Promise<{ kv: KvStore; close(): Pro
 }
 
 /** Reads each node's ledger from its data directory (`<dataDir>/<alias>` or the directories given). */
-export async function checkDataDirs(nodes: readonly { node: string; dataDir: string }[], acks: readonly Ack[], ledgerId = 1): Promise<LedgerCheck> {
+export async function checkDataDirs(nodes: readonly { node: string; dataDir: string }[], acks: readonly Ack[], ledgerId = 1, unacked: readonly UnackedWrite[] = []): Promise<LedgerCheck> {
   const t: Tally = { lost: new Set(), lacking: new Map(), examples: [] };
   const views: NodeLedgerView[] = [];
+  let unackedCommitted: LedgerCheck['unackedCommitted'];
   for (const { node, dataDir } of nodes) {
     const view: NodeLedgerView = { node, size: 0, root: '', missing: 0, mismatched: 0 };
     views.push(view);
@@ -121,13 +129,24 @@ export async function checkDataDirs(nodes: readonly { node: string; dataDir: str
         const txn = ack.seqNo <= ledger.size ? await ledger.get(ack.seqNo) : undefined;
         compare(node, ack, txn as Record<string, unknown> | undefined, view, t, i);
       }
+      if (unacked.length > 0 && unackedCommitted === undefined) {
+        const wanted = new Map(unacked.map((u) => [u.key, u.outcome]));
+        unackedCommitted = { rejected: 0, timeout: 0, error: 0 };
+        for await (const [, txn] of ledger.range(1, ledger.size)) {
+          const md = (txn.txn.metadata ?? {}) as Record<string, unknown>;
+          const outcome = wanted.get(`${String(md.from)}|${String(md.reqId)}`);
+          if (outcome !== undefined) unackedCommitted[outcome]++;
+        }
+      }
     } catch (e) {
       view.error = `cannot read the ledger of ${node}: ${e instanceof Error ? e.message : String(e)}`;
     } finally {
       await opened.close();
     }
   }
-  return finish('data-dirs', ledgerId, acks, views, t);
+  const check = finish('data-dirs', ledgerId, acks, views, t);
+  if (unackedCommitted !== undefined) check.unackedCommitted = unackedCommitted;
+  return check;
 }
 
 /** The data directories of a devnet: `<devnetDir>/<alias>`. */

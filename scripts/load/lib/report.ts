@@ -37,15 +37,18 @@ export function formatLedgerCheck(c: LedgerCheck): string[] {
   }
   out.push(`  roots ${c.rootsEqual ? 'equal on every node' : 'DIFFER'}; lost ${c.lost} (missing or different on some node), held by fewer than n-f nodes ${c.underReplicated}`);
   for (const e of c.examples) out.push(`  lost: ${e.node} seqNo ${e.seqNo} (${e.key}) ${e.problem}`);
+  const u = c.unackedCommitted;
+  if (u !== undefined) out.push(`  writes not acknowledged to the client but on the ledger: ${u.rejected} rejected (REQNACK/REJECT by f+1), ${u.timeout} timed out, ${u.error} failed`);
   return out;
 }
 
 /** The report without the per-txn acks, for --json. */
 export function reportJson(r: LoadReport, check?: LedgerCheck): Record<string, unknown> {
-  const { acks, kinds, ...rest } = r;
+  const { acks, unacked, kinds, ...rest } = r;
   return {
     ...rest,
     acknowledged: acks.length,
+    unacknowledgedWrites: unacked.length,
     kinds: kinds.map((k) => ({ kind: k.kind, counts: k.outcomes.counts, reasons: Object.fromEntries(k.outcomes.reasons), latency: k.latency, perSecond: k.perSecond, verified: k.verified })),
     ...(check !== undefined ? { ledgerCheck: check } : {}),
   };

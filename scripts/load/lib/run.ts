@@ -50,6 +50,13 @@ export interface LoadReport {
   readLatency: LatencySummary | undefined;
   timeline: number[];
   acks: Ack[];
+  /** Writes that were not acknowledged (rejected, timed out, failed): `<identifier>|<reqId>` and the outcome. */
+  unacked: UnackedWrite[];
+}
+
+export interface UnackedWrite {
+  key: string;
+  outcome: 'rejected' | 'timeout' | 'error';
 }
 
 export class LoadError extends Error {
@@ -102,6 +109,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
   const readLatency = new LatencyRecorder(count);
   const timeline = new RateTimeline();
   const acks: Ack[] = [...setupAcks];
+  const unacked: UnackedWrite[] = [];
   let runStart = 0;
   let lastOkAt = 0;
   const send = async (i: number, dueAt: number): Promise<void> => {
@@ -120,6 +128,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
       lastOkAt = done;
     } else {
       s.outcomes.add(out.kind, out.code, out.reason);
+      if (r.kind !== 'read') unacked.push({ key: `${String(r.request.identifier)}|${String(r.request.reqId)}`, outcome: out.kind });
     }
   };
   log(open ? `open loop: ${o.rate}/s for ${o.durationMs / 1000} s` : `closed loop: ${o.concurrency ?? 64} in flight for ${o.durationMs / 1000} s`);
@@ -161,6 +170,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
     readLatency: readLatency.summary(),
     timeline: timeline.perSecond(),
     acks,
+    unacked,
   };
 }
 

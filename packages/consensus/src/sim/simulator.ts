@@ -211,7 +211,8 @@ export class Simulation {
     }
     if (this.mix.partitions) {
       const at = this.rng.int(100, this.healAtMs / 2);
-      const dur = this.rng.int(200, this.healAtMs - at - 100);
+      // an isolated primary stays cut off long enough for the monitor to replace it
+      const dur = this.mix.isolatePrimary ? this.healAtMs - at - 100 : this.rng.int(200, this.healAtMs - at - 100);
       // a lying seeder must face an honest leecher: cut off honest nodes only
       const candidates = this.genesisNames.filter((a) => !this.mix.lyingSeeder || !this.record.byzantine.has(a));
       const side = this.mix.isolatePrimary

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ import {
 } from '../../src/index.js';
 import { LOCAL_DOMAIN_GENESIS } from '../fixtures/genesis.js';
 
-const POOL_GENESIS = '/work/shared/spec/vectors/real-genesis/sovrin_pool_transactions_live_genesis';
+const POOL_GENESIS = fileURLToPath(new URL('../../../../../shared/spec/vectors/real-genesis/sovrin_pool_transactions_live_genesis', import.meta.url));
 
 interface Run {
   code: number;
