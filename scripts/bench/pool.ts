@@ -203,18 +203,19 @@ if (needPool) {
             else if (b > lastOld.get(o)!) firstNew.set(o, performance.now() - tKill);
           }
           await sleep(100);
-      }
-      const times = [...firstNew.values()].sort((a, b) => a - b);
-      const f = Math.floor((validators.length - 1) / 3);
-      row(`primary crash -> first batch ordered in the new view`, times.length > 0 ? `${(times[0]! / 1000).toFixed(2)} s first node; ${times.length > f ? `${(times[f]! / 1000).toFixed(2)} s on f+1 nodes` : 'fewer than f+1 nodes'} (${times.length}/${others.length} ordered within 60 s)` : 'no batch ordered in a new view within 60 s', '<= 10 s');
-      pool.start(primary);
-      const r = await bg;
-      allAcks.push(...r.acks);
-      say(`  background load during the view change: ${fmt(r.writesPerSecond)}/s acked, p99 ${fmt(r.writeLatency?.p99)} ms, ${failures(r)}`);
-      const goal = await ledgerSize(validators.find((v) => v.alias !== primary)!);
-      const back = await waitForSize(validators.find((v) => v.alias === primary)!, goal, 120_000);
-      if (!back.reached) inspect = true;
-      if (!back.reached) say(`  ${primary} did not catch up after its restart (at ${back.last} of ${goal} txns)`);
+        }
+        const times = [...firstNew.values()].sort((a, b) => a - b);
+        const f = Math.floor((validators.length - 1) / 3);
+        row(`primary crash -> first batch ordered in the new view`, times.length > 0 ? `${(times[0]! / 1000).toFixed(2)} s first node; ${times.length > f ? `${(times[f]! / 1000).toFixed(2)} s on f+1 nodes` : 'fewer than f+1 nodes'} (${times.length}/${others.length} ordered within 60 s)` : 'no batch ordered in a new view within 60 s', '<= 10 s');
+        pool.start(primary);
+        const r = await bg;
+        allAcks.push(...r.acks);
+        allUnacked.push(...r.unacked);
+        say(`  background load during the view change: ${fmt(r.writesPerSecond)}/s acked, p99 ${fmt(r.writeLatency?.p99)} ms, ${failures(r)}`);
+        const goal = await ledgerSize(validators.find((v) => v.alias !== primary)!);
+        const back = await waitForSize(validators.find((v) => v.alias === primary)!, goal, 120_000);
+        if (!back.reached) inspect = true;
+        if (!back.reached) say(`  ${primary} did not catch up after its restart (at ${back.last} of ${goal} txns)`);
       }
     }
   } finally {

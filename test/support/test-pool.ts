@@ -86,6 +86,16 @@ export class TestNode {
     return this.status()?.state === 'running';
   }
 
+  /** True when the node was started and its process exited on its own (not through kill9/stop). */
+  get crashed(): boolean {
+    const st = this.status()?.state;
+    return st === 'backoff' || st === 'failed' || st === 'exited';
+  }
+
+  get lastExit(): ProcessStatus['lastExit'] {
+    return this.status()?.lastExit;
+  }
+
   /** Restarts the node asked for (exit code 75: POOL_RESTART, upgrade) since the test pool started. */
   get restarts(): number {
     return this.pastRestarts + (this.status()?.restarts ?? 0);
@@ -219,7 +229,7 @@ export class TestPool {
       }
       const started = Date.now();
       for (const n of pool.nodes) n.start();
-      pool.firstWrite = await waitForOrdering(pool.genesisNodes(), { timeoutMs: opts.orderingTimeoutMs ?? 60_000 });
+      pool.firstWrite = await pool.waitOrdering(opts.orderingTimeoutMs ?? 60_000);
       pool.startMs = Date.now() - started;
       return pool;
     } catch (e) {
@@ -244,9 +254,25 @@ export class TestPool {
     return n;
   }
 
-  /** Waits until f+1 of `nodes` (default: the genesis validators) order a fresh probe NYM. */
+  /**
+   * Waits until f+1 of `nodes` (default: the genesis validators) order a fresh probe NYM. Gives up
+   * at once when so many started nodes have exited that the pool cannot order.
+   */
   async waitOrdering(timeoutMs: number, nodes: GenesisNode[] = this.genesisNodes()): Promise<OrderingResult> {
-    return waitForOrdering(nodes, { timeoutMs });
+    const abort = new AbortController();
+    const watch = setInterval(() => {
+      const down = this.nodes.filter((n) => n.crashed);
+      if (down.length > this.f) abort.abort();
+    }, 200);
+    try {
+      return await waitForOrdering(nodes, { timeoutMs, signal: abort.signal });
+    } catch (e) {
+      if (!abort.signal.aborted) throw e;
+      const down = this.nodes.filter((n) => n.crashed).map((n) => `${n.name} (${JSON.stringify(n.lastExit)})`);
+      throw new Error(`nodes exited while the pool was starting: ${down.join(', ')}`);
+    } finally {
+      clearInterval(watch);
+    }
   }
 
   /**

@@ -143,6 +143,15 @@ export interface BatchExecutor {
    * is right unless the registry changed during the last two views.
    */
   viewStartRegistries?(count: number): Map<number, string[]>;
+
+  /**
+   * Optional: the validator registry in force at a pool state root (historic roots stay resolvable,
+   * consensus.md §8), undefined for an unknown root. PRE-PREPARE check 12 needs n−f of the registry
+   * at a multi-signature's pool state root; without this method the core knows it only for roots
+   * it applied batches on and otherwise uses the current registry, which can wrongly refuse the
+   * multi-signature of a batch ordered just before a membership change that this node caught up past.
+   */
+  registryAt?(poolStateRoot: string): string[] | undefined;
 }
 
 /**

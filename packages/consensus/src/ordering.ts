@@ -231,7 +231,8 @@ export class Ordering {
     const parts = new Set(ms.participants);
     // n-f of the registry in force at the value's pool state root (membership may have changed
     // since); participants without a key at that root fail the BLS verification below
-    const n = this.registrySizeAt.get(ms.value.pool_state_root_hash) ?? ctx.validators.length;
+    const root = ms.value.pool_state_root_hash;
+    const n = this.registrySizeAt.get(root) ?? ctx.modules.executor.registryAt?.(root)?.length ?? ctx.validators.length;
     if (parts.size !== ms.participants.length || parts.size < quorumsFor(n).blsSignatures) return false;
     const key = `${ms.signature}|${ms.participants.join(',')}|${JSON.stringify(ms.value)}`;
     if (this.verifiedMultiSigs.has(key)) return true;
@@ -299,6 +300,7 @@ export class Ordering {
     r.ownCommit = commit;
     r.commits.set(ctx.name, commit);
     r.verifiedCommitters.add(ctx.name);
+    r.shareChecked.add(ctx.name);
     ctx.broadcast(commit);
     this.tryOrder();
   }
@@ -345,29 +347,32 @@ export class Ordering {
     const crypto = ctx.modules.crypto;
     const values = ledgers.map((l) => multiSigValue(l, pp.poolStateRootHash, pp.ppTime));
     const aggregate = (who: string[]): (string | undefined)[] => values.map((v) => crypto.blsAggregate(who.map((c) => r.commits.get(c)!.blsSigs[String(v.ledger_id)]!)));
+    const verifyAll = (who: string[], sigs: (string | undefined)[]): boolean => values.every((v, i) => sigs[i] !== undefined && crypto.blsVerifyMulti(who, v, sigs[i]!));
     let sigs = aggregate(candidates);
-    const unverified = candidates.some((c) => !r.verifiedCommitters.has(c));
-    if (unverified) {
-      const aggregateOk = values.every((v, i) => sigs[i] !== undefined && crypto.blsVerifyMulti(candidates, v, sigs[i]!));
-      if (aggregateOk) {
-        for (const c of candidates) r.verifiedCommitters.add(c);
-      } else {
-        // find the bad shares one by one, drop their COMMITs and wait for more
-        for (const c of candidates) {
-          if (r.verifiedCommitters.has(c)) continue;
-          const commit = r.commits.get(c)!;
-          if (values.every((v) => crypto.blsVerifyShare(c, v, commit.blsSigs[String(v.ledger_id)]!))) r.verifiedCommitters.add(c);
-          else {
-            r.commits.delete(c);
-            ctx.suspect(c, Suspicion.CM_BLS_SIG_WRONG);
-          }
+    // one aggregate verification for the whole set; every share inside counts as verified
+    const verifiedNow = candidates.some((c) => !r.verifiedCommitters.has(c)) && verifyAll(candidates, sigs);
+    if (verifiedNow) for (const c of candidates) r.verifiedCommitters.add(c);
+    // a set not verified as a whole is safe only if each share verified on its own (shares vouched
+    // for by an earlier aggregate could cancel each other out in it)
+    else if (candidates.some((c) => !r.shareChecked.has(c)) && !verifyAll(candidates, sigs)) {
+      for (const c of candidates) {
+        if (r.shareChecked.has(c)) continue;
+        const commit = r.commits.get(c)!;
+        if (values.every((v) => crypto.blsVerifyShare(c, v, commit.blsSigs[String(v.ledger_id)]!))) {
+          r.shareChecked.add(c);
+          r.verifiedCommitters.add(c);
+        } else {
+          // drop the bad COMMIT and wait for more
+          r.commits.delete(c);
+          r.verifiedCommitters.delete(c);
+          ctx.suspect(c, Suspicion.CM_BLS_SIG_WRONG);
         }
-        const good = candidates.filter((c) => r.verifiedCommitters.has(c));
-        if (good.length < ctx.quorums.commit) return undefined;
-        candidates.length = 0;
-        candidates.push(...good);
-        sigs = aggregate(candidates);
       }
+      const good = candidates.filter((c) => r.shareChecked.has(c));
+      if (good.length < ctx.quorums.commit) return undefined;
+      candidates.length = 0;
+      candidates.push(...good);
+      sigs = aggregate(candidates);
     }
     const out: MultiSignature[] = [];
     for (let i = 0; i < values.length; i++) {

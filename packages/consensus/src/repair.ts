@@ -16,6 +16,8 @@ export class Repair {
   private probing = false;
   /** PRE-PREPAREs relayed by non-primaries, waiting for PREPAREs that vouch for them */
   private readonly relayed = new Map<number, PrePrepare>();
+  /** when a peer asking about an older view was last told the current NEW_VIEW */
+  private readonly viewHintAt = new Map<string, number>();
   /** highest ppSeqNo of the current view any peer's 3PC message named */
   highestSeen = 0;
 
@@ -60,6 +62,17 @@ export class Repair {
       if ((req.params.ppSeqNo as number) <= ctx.h) {
         const cp = this.stableCheckpointMessage?.();
         if (cp !== undefined) ctx.send(from, cp);
+        return;
+      }
+      // asked about an older view: the asker missed a view change; tell it which view the pool is in
+      if (viewNo < ctx.viewNo && !ctx.waitingForNewView) {
+        const nv = this.viewChanges?.newViewFor(ctx.viewNo);
+        const now = ctx.now();
+        // once per asker and retry interval (a probe names many keys)
+        if (nv !== undefined && now - (this.viewHintAt.get(from) ?? Number.NEGATIVE_INFINITY) >= ctx.opts.messageRequestRetryMs) {
+          this.viewHintAt.set(from, now);
+          ctx.send(from, { op: 'MESSAGE_RESPONSE', msg_type: 'NEW_VIEW', params: { instId: 0, viewNo: ctx.viewNo }, msg: nv });
+        }
         return;
       }
       const r = viewNo === ctx.viewNo ? this.ordering.log.get(req.params.ppSeqNo as number) : undefined;

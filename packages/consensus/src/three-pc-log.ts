@@ -10,8 +10,10 @@ export interface BatchRecord {
   applied?: AppliedBatch;
   prepares: Map<string, Prepare>;
   commits: Map<string, Commit>;
-  /** committers whose shares verified for every ledger of the batch */
+  /** committers whose shares verified for every ledger of the batch (alone or in a verified aggregate) */
   verifiedCommitters: Set<string>;
+  /** committers whose shares verified on their own (own share included) */
+  shareChecked: Set<string>;
   prepared: boolean;
   ownPrepare?: Prepare;
   ownCommit?: Commit;
@@ -27,6 +29,7 @@ export function newRecord(ppSeqNo: number): BatchRecord {
     prepares: new Map(),
     commits: new Map(),
     verifiedCommitters: new Set(),
+    shareChecked: new Set(),
     prepared: false,
     ordered: false,
     timeSuspected: false,

@@ -161,7 +161,14 @@ export function validateConfig(c: NodeConfig): void {
   checkString('clientHost', c.clientHost, true);
   checkPort('nodePort', c.nodePort);
   checkPort('clientPort', c.clientPort);
-  for (const [k, v] of Object.entries(c.consensus)) checkInt(`consensus.${k}`, v, k === 'max3pcBatchWaitMs' ? 0 : 1);
+  for (const [k, v] of Object.entries(c.consensus)) {
+    if (k === 'throughputDelta') {
+      // a ratio (monitor M3)
+      if (typeof v !== 'number' || !(v >= 0 && v <= 1)) bad(`consensus.${k}`, `expected a number in [0, 1], got ${JSON.stringify(v)}`);
+    } else {
+      checkInt(`consensus.${k}`, v, k === 'max3pcBatchWaitMs' ? 0 : 1);
+    }
+  }
   if (c.consensus.logSize < c.consensus.chkFreq) bad('consensus.logSize', 'must be at least consensus.chkFreq');
   checkInt('limits.maxMessageLength', c.limits.maxMessageLength, 1024, 16 * 1024 * 1024);
   checkInt('limits.clientRate', c.limits.clientRate, 1);

@@ -206,8 +206,17 @@ describe('e2e: POOL_RESTART and POOL_UPGRADE on a supervised 4-process pool', fu
       s.start();
       clients.push(undefined);
     }
-    for (let i = 0; i < N; i++) await waitFor(`client port of Node${i + 1}`, () => client(i), 60_000);
+    try {
+      for (let i = 0; i < N; i++) await waitFor(`client port of Node${i + 1}`, () => client(i), 60_000);
+    } catch (e) {
+      dumpLogs();
+      throw e;
+    }
   });
+
+  function dumpLogs(): void {
+    for (const p of procs) console.error(`--- ${p.alias} (exits ${p.exits.join(',')}) ---\n${p.log.join('').slice(-6000)}`);
+  }
 
   after(async () => {
     for (const c of clients) await c?.close().catch(() => undefined);
@@ -219,7 +228,7 @@ describe('e2e: POOL_RESTART and POOL_UPGRADE on a supervised 4-process pool', fu
   });
 
   afterEach(function () {
-    if (this.currentTest?.state === 'failed') for (const p of procs) console.error(`--- ${p.alias} (exits ${p.exits.join(',')}) ---\n${p.log.join('').slice(-6000)}`);
+    if (this.currentTest?.state === 'failed') dumpLogs();
   });
 
   it('POOL_RESTART restarts every node; the pool orders again and no ordered txn is lost', async () => {

@@ -42,6 +42,7 @@ describe('config', () => {
       [{ consensus: { chkFreqq: 3 } }, 'consensus.chkFreqq'],
       [{ consensus: { chkFreq: 0 } }, 'consensus.chkFreq'],
       [{ consensus: { chkFreq: 400 } }, 'consensus.logSize'],
+      [{ consensus: { throughputDelta: 1.5 } }, 'consensus.throughputDelta'],
       [{ nodePort: 70000 }, 'nodePort'],
       [{ logLevel: 'loud' }, 'logLevel'],
       [{ durable: 'yes' }, 'durable'],
