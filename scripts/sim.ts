@@ -1,20 +1,10 @@
 // Seed sweep over the deterministic consensus simulator.
-//   npm run sim -- --seeds 50 [--nodes 4|7] [--faults MIX] [--start S] [--json]
+//   npm run sim -- --seeds 50 [--nodes 4|7] [--faults MIX] [--start S] [--jobs 2] [--json]
 //   npm run sim -- --seed 17 --nodes 4 --faults net          (replay one run)
 // Prints one summary line (and, for each failing seed, its violations and the command that replays
 // it); exits non-zero on any failure.
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
-import { FAULT_MIXES, SWEEP_MIXES, replayCommand, runSimulation, type SimulationOptions, type SimulationResult } from '@quire/consensus';
-
-if (process.env.QUIRE_SIM_CHILD !== undefined && process.send !== undefined) {
-  // child process of a parallel sweep: run the assigned simulations and send the results back
-  const runs = JSON.parse(process.env.QUIRE_SIM_CHILD) as SimulationOptions[];
-  for (const run of runs) process.send(runSimulation(run));
-  process.disconnect();
-  process.exit(0);
-}
+import { FAULT_MIXES, SWEEP_MIXES, replayCommand, runSweep, type SimulationOptions, type SimulationResult } from '@quire/consensus';
 
 function int(name: string, min: number) {
   return (v: string): number => {
@@ -56,34 +46,13 @@ const runs: SimulationOptions[] = seeds.map((seed, i) => ({
   faults: o.faults ?? SWEEP_MIXES[i % SWEEP_MIXES.length]!,
   ...(o.requests !== undefined ? { requests: o.requests } : {}),
 }));
-const results: SimulationResult[] = [];
 const started = Date.now();
-const progress = (): void => {
-  if (!o.json && !o.quiet && process.stderr.isTTY) process.stderr.write(`\r${results.length}/${runs.length} seeds`);
-};
-const jobs = Math.min(o.jobs, runs.length);
-if (jobs <= 1) {
-  for (const run of runs) {
-    results.push(runSimulation(run));
-    progress();
-  }
-} else {
-  await Promise.all(
-    Array.from({ length: jobs }, (_, j) => {
-      const share = runs.filter((_, i) => i % jobs === j);
-      return new Promise<void>((resolve, reject) => {
-        const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, QUIRE_SIM_CHILD: JSON.stringify(share) } });
-        child.on('message', (r: SimulationResult) => {
-          results.push(r);
-          progress();
-        });
-        child.on('error', reject);
-        child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`sim child process exited with ${code}`))));
-      });
-    }),
-  );
-  results.sort((a, b) => a.seed - b.seed);
-}
+const results: SimulationResult[] = await runSweep(runs, {
+  jobs: o.jobs,
+  onResult: (_r, done) => {
+    if (!o.json && !o.quiet && process.stderr.isTTY) process.stderr.write(`\r${done}/${runs.length} seeds`);
+  },
+});
 if (!o.json && !o.quiet && process.stderr.isTTY) process.stderr.write('\n');
 
 const failed = results.filter((r) => !r.ok);

@@ -50,7 +50,7 @@ import {
 import { TRUSTEE_SEED } from '../../devnet/lib/node-api.js';
 import { quireOk, rawSignedRequest, runQuire } from '../support/client.js';
 import { TestPool } from '../support/test-pool.js';
-import { secs } from '../support/wait.js';
+import { inParallel, secs } from '../support/wait.js';
 
 const trustee = DidKey.fromSeed(TRUSTEE_SEED);
 const uniq = (): string => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
@@ -234,57 +234,79 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
   });
 
   describe('quire CLI', () => {
-    it('NYM, ATTRIB, SCHEMA, CLAIM_DEF and revocation writes, read back verified', async () => {
+    it('every write type but NODE and TAA (written in their own scenarios), each read back verified', async () => {
+      // independent writes run as parallel processes, in waves that respect their references
       const owner = DidKey.random();
-      const name = `cli-schema-${uniq()}`;
-      const [nymOut, schemaOut] = await Promise.all([
-        asTrustee(['--json', 'nym', '--dest', owner.did, '--verkey', owner.verkey]),
-        asTrustee(['--json', 'schema', '--name', name, '--version', '2.0', '--attrs', 'a,b,c']),
-      ]);
-      expect(((parseJson(nymOut) as Json).txn as Json).type).to.equal('1');
-      const ref = seqNoOf(parseJson(schemaOut) as Json);
-      await cli(['--seed', owner.seedHex, 'attrib', '--dest', owner.did, '--raw', '{"url":"https://owner.example"}']);
-      await asTrustee(['cred-def', '--ref', String(ref), '--tag', 'cli', '--primary', '{"n":"7"}']);
-      const credDefId = `${trustee.did}:3:CL:${ref}:cli`;
-      await asTrustee(['revoc-reg-def', '--cred-def-id', credDefId, '--tag', 'r', '--max-cred-num', '10', '--public-keys', '{"accumKey":{"z":"2"}}', '--tails-hash', 'th', '--tails-location', 'https://t.example']);
-      const defId = revocRegDefId(trustee.did, credDefId, 'r');
-      const entry = parseJson(await asTrustee(['--json', 'revoc-reg-entry', '--revoc-reg-def-id', defId, '--accum', 'cli-accum', '--issued', '1,2'])) as Json;
-
-      const reads = await Promise.all([
-        cli(['get-nym', '--dest', owner.did]),
-        cli(['get-attrib', '--dest', owner.did, '--raw', 'url']),
-        cli(['get-schema', '--dest', trustee.did, '--name', name, '--version', '2.0']),
-        cli(['get-cred-def', '--origin', trustee.did, '--ref', String(ref), '--tag', 'cli']),
-        cli(['get-revoc-reg-def', '--id', defId]),
-        cli(['get-revoc-reg', '--id', defId, '--timestamp', String(txnTimeOf(entry))]),
-        cli(['get-revoc-reg-delta', '--id', defId, '--to', String(txnTimeOf(entry))]),
-        cli(['get-txn', '--ledger', 'domain', '--seq-no', String(seqNoOf(entry))]),
-      ]);
-      const expected = [owner.did, 'https://owner.example', '"c"', '"n": "7"', defId, 'cli-accum', 'cli-accum', 'cli-accum'];
-      reads.forEach((out, i) => {
-        expect(out, `read ${i}`).to.contain(expected[i]);
-        expect(out, `read ${i}`).to.contain('verified by');
-      });
-    });
-
-    it('rich schema objects, POOL_CONFIG, AUTH_RULE(S) and TAA_AML through the CLI, read back verified', async () => {
       const tag = uniq();
-      for (const o of richObjects(tag)) {
-        await asTrustee([o.cli, '--id', o.id, '--content', stringifyJson(o.content), '--name', `${o.kind}-cli`, '--version', '1.0']);
-      }
+      const name = `cli-schema-${tag}`;
+      const rich = new Map(richObjects(tag).map((o) => [o.kind, o]));
+      const richArgs = (k: RichSchemaKind): string[] => {
+        const o = rich.get(k)!;
+        return ['--json', o.cli, '--id', o.id, '--content', stringifyJson(o.content), '--name', `${k}-cli`, '--version', '1.0'];
+      };
       const constraint = '{"constraint_id":"ROLE","role":"0","sig_count":1,"need_to_be_owner":false,"metadata":{}}';
-      await asTrustee(['pool-config', '--writes', 'true']);
-      await asTrustee(['auth-rule', '--txn-type', '113', '--action', 'ADD', '--field', '*', '--new-value', '*', '--constraint', constraint]);
       const rulesFile = join(dir, `rules-${tag}.json`);
       writeFileSync(rulesFile, stringifyJson([{ auth_type: '113', auth_action: 'ADD', field: '*', new_value: '*', constraint: parseJson(constraint) }]));
-      await asTrustee(['auth-rules', '--rules', `@${rulesFile}`]);
-      const reads = await Promise.all([
-        ...richObjects(tag).map((o) => cli(['get-rich-schema', '--id', o.id])),
-        cli(['get-rich-schema', '--rs-type', 'map', '--rs-name', 'map-cli', '--rs-version', '1.0']),
-        cli(['get-auth-rule', '--txn-type', '113', '--action', 'ADD', '--field', '*', '--new-value', '*']),
+      const schedule = stringifyJson(Object.fromEntries(pool.nodes.map((n, i) => [n.dest, new Date(Date.now() + (40 + i) * 86_400_000).toISOString().replace(/\.\d+Z$/, '+00:00')])));
+      const sha = sha256hex('quire-node 8.8.8');
+      const json = (out: string): Json => parseJson(out) as Json;
+
+      const wave1 = (
+        await inParallel([
+          () => asTrustee(['--json', 'nym', '--dest', owner.did, '--verkey', owner.verkey]),
+          () => asTrustee(['--json', 'schema', '--name', name, '--version', '2.0', '--attrs', 'a,b,c']),
+          () => asTrustee(richArgs('ctx')),
+          () => asTrustee(richArgs('sch')),
+          () => asTrustee(richArgs('enc')),
+          () => asTrustee(['--json', 'pool-config', '--writes', 'true']),
+          () => asTrustee(['--json', 'auth-rule', '--txn-type', '113', '--action', 'ADD', '--field', '*', '--new-value', '*', '--constraint', constraint]),
+          () => asTrustee(['--json', 'taa-aml', '--version', `cli-aml-${tag}`, '--aml', '{"cli_click":"clicked in the CLI"}']),
+          () => asTrustee(['--json', 'pool-upgrade', '--name', `cli-${tag}`, '--version', '8.8.8', '--action', 'start', '--sha256', sha, '--schedule', schedule, '--upgrade-timeout', '10']),
+        ])
+      ).map(json);
+      const ref = seqNoOf(wave1[1]!);
+      const credDefId = `${trustee.did}:3:CL:${ref}:cli`;
+      const defId = revocRegDefId(trustee.did, credDefId, 'r');
+      const wave2 = (
+        await inParallel([
+          () => cli(['--json', '--seed', owner.seedHex, 'attrib', '--dest', owner.did, '--raw', '{"url":"https://owner.example"}']),
+          () => asTrustee(['--json', 'cred-def', '--ref', String(ref), '--tag', 'cli', '--primary', '{"n":"7"}', '--revocation', '{"g":"8"}']),
+          () => asTrustee(richArgs('map')),
+          () => asTrustee(['--json', 'auth-rules', '--rules', `@${rulesFile}`]),
+          () => asTrustee(['--json', 'pool-upgrade', '--name', `cli-${tag}`, '--version', '8.8.8', '--action', 'cancel', '--sha256', sha]),
+        ])
+      ).map(json);
+      const wave3 = (
+        await inParallel([
+          () => asTrustee(['--json', 'revoc-reg-def', '--cred-def-id', credDefId, '--tag', 'r', '--max-cred-num', '10', '--public-keys', '{"accumKey":{"z":"2"}}', '--tails-hash', 'th', '--tails-location', 'https://t.example']),
+          () => asTrustee(richArgs('cdf')),
+          () => asTrustee(richArgs('pdf')),
+        ])
+      ).map(json);
+      const entry = json(await asTrustee(['--json', 'revoc-reg-entry', '--revoc-reg-def-id', defId, '--accum', 'cli-accum', '--issued', '1,2']));
+
+      // every committed txn read back by GET_TXN, verified by its audit path against a signed root
+      const ledgerOf = (r: Json): number => (['111', '109', '120', '122', '5', '110'].includes(String((r.txn as Json).type)) ? 2 : 1);
+      for (const r of [...wave1, ...wave2, ...wave3, entry]) await readTxnBack(ledgerOf(r), r);
+      // and the state each write made, by the reads of the CLI (in parallel), each verified by state proof
+      const reads = await inParallel([
+        () => cli(['get-nym', '--dest', owner.did]),
+        () => cli(['get-attrib', '--dest', owner.did, '--raw', 'url']),
+        () => cli(['get-schema', '--dest', trustee.did, '--name', name, '--version', '2.0']),
+        () => cli(['get-cred-def', '--origin', trustee.did, '--ref', String(ref), '--tag', 'cli']),
+        () => cli(['get-revoc-reg-def', '--id', defId]),
+        () => cli(['get-revoc-reg', '--id', defId, '--timestamp', String(txnTimeOf(entry))]),
+        () => cli(['get-revoc-reg-delta', '--id', defId, '--to', String(txnTimeOf(entry))]),
+        () => cli(['get-rich-schema', '--rs-type', 'map', '--rs-name', 'map-cli', '--rs-version', '1.0']),
+        () => cli(['get-auth-rule', '--txn-type', '113', '--action', 'ADD', '--field', '*', '--new-value', '*']),
+        () => cli(['get-taa-aml', '--version', `cli-aml-${tag}`]),
       ]);
-      for (const out of reads) expect(out).to.contain('verified by');
-      expect(reads.at(-2)).to.contain(`did:sov:map${tag}`);
+      const expected = [owner.did, 'https://owner.example', '"c"', '"n": "7"', defId, 'cli-accum', 'cli-accum', rich.get('map')!.id, '"sig_count": 1', 'cli_click'];
+      reads.forEach((out, i) => {
+        expect(out, `CLI read ${i}`).to.contain(expected[i]);
+        expect(out, `CLI read ${i}`).to.contain('verified by state proof');
+      });
+      for (const o of rich.values()) expect(stringifyJson((await verifiedRead(buildGetRichSchemaObjectByIdRequest({ id: o.id }))).data)).to.contain(o.id);
     });
 
     it('a pre-signed request built outside the SDK is accepted by `quire submit`', async () => {
@@ -299,96 +321,98 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
     });
   });
 
-  it('the endorser flow: an author without a role writes a SCHEMA endorsed by an ENDORSER (SDK and CLI)', async () => {
-    const endorser = DidKey.random();
-    const author = DidKey.random();
-    await write(buildNymRequest({ submitter: trustee.did, dest: endorser.did, verkey: endorser.verkey, role: '101' }));
-    await write(buildNymRequest({ submitter: trustee.did, dest: author.did, verkey: author.verkey }));
-    // alone, the author may not
-    let refused: unknown;
-    await write(buildSchemaRequest({ submitter: author.did, name: `alone-${uniq()}`, version: '1.0', attrNames: ['x'] }), author).catch((e: unknown) => (refused = e));
-    expect(refused, 'a schema by an author without a role').to.be.instanceOf(ClientError);
-    // SDK: the author signs with the endorser named, the endorser adds its signature
-    const name = `endorsed-${uniq()}`;
-    const req = endorseRequest(prepareForEndorser(buildSchemaRequest({ submitter: author.did, name, version: '1.0', attrNames: ['x'] }), endorser.did, author), endorser);
-    const w = await client.submitWrite(req);
-    expect((w.result.txn as Json).metadata).to.include({ from: author.did, endorser: endorser.did });
-    expect((await verifiedRead(buildGetSchemaRequest({ dest: author.did, name, version: '1.0' }))).data).to.not.equal(null);
-    // CLI: author prints the request for the endorser, who signs and submits it
-    const cliName = `cli-endorsed-${uniq()}`;
-    const forEndorser = await cli(['--seed', author.seedHex, '--endorser', endorser.did, 'schema', '--name', cliName, '--version', '1.0', '--attrs', 'y']);
-    const reqFile = join(dir, `endorse-${uniq()}.json`);
-    writeFileSync(reqFile, forEndorser);
-    const signedByBoth = await cli(['--seed', endorser.seedHex, 'sign', '--request-file', reqFile]);
-    const signedFile = join(dir, `endorsed-${uniq()}.json`);
-    writeFileSync(signedFile, signedByBoth);
-    await cli(['submit', '--request-file', signedFile]);
-    expect(await cli(['get-schema', '--dest', author.did, '--name', cliName, '--version', '1.0'])).to.contain('verified by');
-  });
+  describe('changes to the rules of later writes (run last)', () => {
+    it('the endorser flow: an author without a role writes a SCHEMA endorsed by an ENDORSER (SDK and CLI)', async () => {
+      const endorser = DidKey.random();
+      const author = DidKey.random();
+      await write(buildNymRequest({ submitter: trustee.did, dest: endorser.did, verkey: endorser.verkey, role: '101' }));
+      await write(buildNymRequest({ submitter: trustee.did, dest: author.did, verkey: author.verkey }));
+      // alone, the author may not
+      let refused: unknown;
+      await write(buildSchemaRequest({ submitter: author.did, name: `alone-${uniq()}`, version: '1.0', attrNames: ['x'] }), author).catch((e: unknown) => (refused = e));
+      expect(refused, 'a schema by an author without a role').to.be.instanceOf(ClientError);
+      // SDK: the author signs with the endorser named, the endorser adds its signature
+      const name = `endorsed-${uniq()}`;
+      const req = endorseRequest(prepareForEndorser(buildSchemaRequest({ submitter: author.did, name, version: '1.0', attrNames: ['x'] }), endorser.did, author), endorser);
+      const w = await client.submitWrite(req);
+      expect((w.result.txn as Json).metadata).to.include({ from: author.did, endorser: endorser.did });
+      expect((await verifiedRead(buildGetSchemaRequest({ dest: author.did, name, version: '1.0' }))).data).to.not.equal(null);
+      // CLI: author prints the request for the endorser, who signs and submits it
+      const cliName = `cli-endorsed-${uniq()}`;
+      const forEndorser = await cli(['--seed', author.seedHex, '--endorser', endorser.did, 'schema', '--name', cliName, '--version', '1.0', '--attrs', 'y']);
+      const reqFile = join(dir, `endorse-${uniq()}.json`);
+      writeFileSync(reqFile, forEndorser);
+      const signedByBoth = await cli(['--seed', endorser.seedHex, 'sign', '--request-file', reqFile]);
+      const signedFile = join(dir, `endorsed-${uniq()}.json`);
+      writeFileSync(signedFile, signedByBoth);
+      await cli(['submit', '--request-file', signedFile]);
+      expect(await cli(['get-schema', '--dest', author.did, '--name', cliName, '--version', '1.0'])).to.contain('verified by');
+    });
 
-  it('an AUTH_RULE change that needs several trustee signatures', async () => {
-    const t2 = DidKey.random();
-    const t3 = DidKey.random();
-    await write(buildNymRequest({ submitter: trustee.did, dest: t2.did, verkey: t2.verkey, role: '0' }));
-    await write(buildNymRequest({ submitter: trustee.did, dest: t3.did, verkey: t3.verkey, role: '0' }));
-    const trustees = (n: number): Json => ({ constraint_id: 'ROLE', role: '0', sig_count: n, need_to_be_owner: false, metadata: {} });
-    // from now on, changing a rule takes two trustees
-    await write(buildAuthRuleRequest({ submitter: trustee.did, authType: '120', authAction: 'EDIT', field: '*', oldValue: '*', newValue: '*', constraint: trustees(2) }));
-    const got = await verifiedRead(buildGetAuthRuleRequest({ authType: '120', authAction: 'EDIT', field: '*', oldValue: '*', newValue: '*' }));
-    expect(stringifyJson(got.data)).to.contain('"sig_count":2');
-    const change = (): Request => buildAuthRuleRequest({ submitter: trustee.did, authType: '1', authAction: 'ADD', field: 'role', newValue: '101', constraint: trustees(1) });
-    let refused: unknown;
-    await client.submitWrite(signRequest(change(), trustee)).catch((e: unknown) => (refused = e));
-    expect(refused, 'one trustee signature').to.be.instanceOf(ClientError);
-    expect(String((refused as ClientError).data.reason)).to.match(/Not enough TRUSTEE signatures/);
-    // two trustees (the author and Trustee2) through the SDK
-    const both = multiSignRequest(multiSignRequest(change(), trustee), t2);
-    await client.submitWrite(both);
-    // and through the CLI: Trustee1 signs (--multi), Trustee3 adds a signature, then submit; the rule goes back to one trustee
-    const back = buildAuthRuleRequest({ submitter: trustee.did, authType: '120', authAction: 'EDIT', field: '*', oldValue: '*', newValue: '*', constraint: trustees(1) });
-    const f0 = join(dir, `rule-${uniq()}.json`);
-    writeFileSync(f0, stringifyJson(back));
-    const f1 = join(dir, `rule1-${uniq()}.json`);
-    writeFileSync(f1, await asTrustee(['sign', '--multi', '--request-file', f0]));
-    const f2 = join(dir, `rule2-${uniq()}.json`);
-    writeFileSync(f2, await cli(['--seed', t3.seedHex, 'sign', '--multi', '--request-file', f1]));
-    await cli(['submit', '--request-file', f2]);
-    expect(stringifyJson((await verifiedRead(buildGetAuthRuleRequest({ authType: '120', authAction: 'EDIT', field: '*', oldValue: '*', newValue: '*' }))).data)).to.contain('"sig_count":1');
-  });
+    it('an AUTH_RULE change that needs several trustee signatures', async () => {
+      const t2 = DidKey.random();
+      const t3 = DidKey.random();
+      await write(buildNymRequest({ submitter: trustee.did, dest: t2.did, verkey: t2.verkey, role: '0' }));
+      await write(buildNymRequest({ submitter: trustee.did, dest: t3.did, verkey: t3.verkey, role: '0' }));
+      const trustees = (n: number): Json => ({ constraint_id: 'ROLE', role: '0', sig_count: n, need_to_be_owner: false, metadata: {} });
+      // from now on, changing a rule takes two trustees
+      await write(buildAuthRuleRequest({ submitter: trustee.did, authType: '120', authAction: 'EDIT', field: '*', oldValue: '*', newValue: '*', constraint: trustees(2) }));
+      const got = await verifiedRead(buildGetAuthRuleRequest({ authType: '120', authAction: 'EDIT', field: '*', oldValue: '*', newValue: '*' }));
+      expect(stringifyJson(got.data)).to.contain('"sig_count":2');
+      const change = (): Request => buildAuthRuleRequest({ submitter: trustee.did, authType: '1', authAction: 'ADD', field: 'role', newValue: '101', constraint: trustees(1) });
+      let refused: unknown;
+      await client.submitWrite(signRequest(change(), trustee)).catch((e: unknown) => (refused = e));
+      expect(refused, 'one trustee signature').to.be.instanceOf(ClientError);
+      expect(String((refused as ClientError).data.reason)).to.match(/Not enough TRUSTEE signatures/);
+      // two trustees (the author and Trustee2) through the SDK
+      const both = multiSignRequest(multiSignRequest(change(), trustee), t2);
+      await client.submitWrite(both);
+      // and through the CLI: Trustee1 signs (--multi), Trustee3 adds a signature, then submit; the rule goes back to one trustee
+      const back = buildAuthRuleRequest({ submitter: trustee.did, authType: '120', authAction: 'EDIT', field: '*', oldValue: '*', newValue: '*', constraint: trustees(1) });
+      const f0 = join(dir, `rule-${uniq()}.json`);
+      writeFileSync(f0, stringifyJson(back));
+      const f1 = join(dir, `rule1-${uniq()}.json`);
+      writeFileSync(f1, await asTrustee(['sign', '--multi', '--request-file', f0]));
+      const f2 = join(dir, `rule2-${uniq()}.json`);
+      writeFileSync(f2, await cli(['--seed', t3.seedHex, 'sign', '--multi', '--request-file', f1]));
+      await cli(['submit', '--request-file', f2]);
+      expect(stringifyJson((await verifiedRead(buildGetAuthRuleRequest({ authType: '120', authAction: 'EDIT', field: '*', oldValue: '*', newValue: '*' }))).data)).to.contain('"sig_count":1');
+    });
 
-  it('the TAA flow end to end: AML, agreement, writes refused without acceptance and accepted with it (SDK and CLI), then disabled', async () => {
-    const version = `taa-${uniq()}`;
-    const text = 'Quire test agreement: be excellent to each other.';
-    await write(buildTxnAuthorAgreementAmlRequest({ submitter: trustee.did, version: `aml-${version}`, aml: { click_agreement: 'clicked', on_file: 'on file' }, amlContext: 'https://example.org/aml' }));
-    const aml = await verifiedRead(buildGetAcceptanceMechanismsRequest({}));
-    expect(stringifyJson(aml.data)).to.contain('click_agreement');
-    await write(buildTxnAuthorAgreementRequest({ submitter: trustee.did, version, text, ratificationTs: Math.floor(Date.now() / 1000) - 60 }));
-    const taa = await verifiedRead(buildGetTxnAuthorAgreementRequest({}));
-    expect(taa.data).to.deep.include({ version, text, digest: sha256hex(version + text) });
+    it('the TAA flow end to end: AML, agreement, writes refused without acceptance and accepted with it (SDK and CLI), then disabled', async () => {
+      const version = `taa-${uniq()}`;
+      const text = 'Quire test agreement: be excellent to each other.';
+      await write(buildTxnAuthorAgreementAmlRequest({ submitter: trustee.did, version: `aml-${version}`, aml: { click_agreement: 'clicked', on_file: 'on file' }, amlContext: 'https://example.org/aml' }));
+      const aml = await verifiedRead(buildGetAcceptanceMechanismsRequest({}));
+      expect(stringifyJson(aml.data)).to.contain('click_agreement');
+      await write(buildTxnAuthorAgreementRequest({ submitter: trustee.did, version, text, ratificationTs: Math.floor(Date.now() / 1000) - 60 }));
+      const taa = await verifiedRead(buildGetTxnAuthorAgreementRequest({}));
+      expect(taa.data).to.deep.include({ version, text, digest: sha256hex(version + text) });
 
-    // without acceptance: refused with the ledger's reason
-    let refused: unknown;
-    await write(buildNymRequest({ submitter: trustee.did, dest: DidKey.random().did })).catch((e: unknown) => (refused = e));
-    expect(refused).to.be.instanceOf(ClientError);
-    expect(String((refused as ClientError).data.reason)).to.contain('Txn Author Agreement acceptance is required');
-    // the CLI says so too, exit code 1
-    const denied = await runQuire(['--genesis', pool.genesisFile, '--seed', TRUSTEE_SEED, 'nym', '--dest', DidKey.random().did]);
-    expect(denied.code).to.equal(1);
-    expect(denied.stderr).to.contain('Txn Author Agreement acceptance is required');
+      // without acceptance: refused with the ledger's reason
+      let refused: unknown;
+      await write(buildNymRequest({ submitter: trustee.did, dest: DidKey.random().did })).catch((e: unknown) => (refused = e));
+      expect(refused).to.be.instanceOf(ClientError);
+      expect(String((refused as ClientError).data.reason)).to.contain('Txn Author Agreement acceptance is required');
+      // the CLI says so too, exit code 1
+      const denied = await runQuire(['--genesis', pool.genesisFile, '--seed', TRUSTEE_SEED, 'nym', '--dest', DidKey.random().did]);
+      expect(denied.code).to.equal(1);
+      expect(denied.stderr).to.contain('Txn Author Agreement acceptance is required');
 
-    // SDK: fetch the agreement (verified), accept it, sign
-    const fetched = await fetchTaa(client);
-    expect(fetched.verified).to.equal(true);
-    const acceptance = buildTaaAcceptance({ text: fetched.taa!.text, version: fetched.taa!.version, mechanism: 'click_agreement', aml: fetched.aml! });
-    const accepted = await write(appendTaaAcceptance(buildNymRequest({ submitter: trustee.did, dest: DidKey.random().did }), acceptance));
-    expect(stringifyJson(accepted.txn)).to.contain(sha256hex(version + text));
-    // CLI: --taa-mechanism
-    await asTrustee(['--taa-mechanism', 'on_file', 'nym', '--dest', DidKey.random().did]);
-    // config-ledger writes never need it
-    await write(buildPoolConfigRequest({ submitter: trustee.did, writes: true }));
+      // SDK: fetch the agreement (verified), accept it, sign
+      const fetched = await fetchTaa(client);
+      expect(fetched.verified).to.equal(true);
+      const acceptance = buildTaaAcceptance({ text: fetched.taa!.text, version: fetched.taa!.version, mechanism: 'click_agreement', aml: fetched.aml! });
+      const accepted = await write(appendTaaAcceptance(buildNymRequest({ submitter: trustee.did, dest: DidKey.random().did }), acceptance));
+      expect(stringifyJson(accepted.txn)).to.contain(sha256hex(version + text));
+      // CLI: --taa-mechanism
+      await asTrustee(['--taa-mechanism', 'on_file', 'nym', '--dest', DidKey.random().did]);
+      // config-ledger writes never need it
+      await write(buildPoolConfigRequest({ submitter: trustee.did, writes: true }));
 
-    // an agreement with an empty text disables acceptance again
-    await write(buildTxnAuthorAgreementRequest({ submitter: trustee.did, version: `${version}-off`, text: '' }));
-    await write(buildNymRequest({ submitter: trustee.did, dest: DidKey.random().did }));
+      // an agreement with an empty text disables acceptance again
+      await write(buildTxnAuthorAgreementRequest({ submitter: trustee.did, version: `${version}-off`, text: '' }));
+      await write(buildNymRequest({ submitter: trustee.did, dest: DidKey.random().did }));
+    });
   });
 });

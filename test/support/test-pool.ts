@@ -269,7 +269,7 @@ export class TestPool {
     } catch (e) {
       if (!abort.signal.aborted) throw e;
       const down = this.nodes.filter((n) => n.crashed).map((n) => `${n.name} (${JSON.stringify(n.lastExit)})`);
-      throw new Error(`nodes exited while the pool was starting: ${down.join(', ')}`);
+      throw new Error(`nodes exited while the pool was starting: ${down.join(', ')}`, { cause: e });
     } finally {
       clearInterval(watch);
     }

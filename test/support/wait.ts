@@ -27,3 +27,21 @@ export function delay(ms: number): Promise<void> {
 export function secs(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
+
+/**
+ * Runs the tasks with at most `limit` in flight, results in task order. The whole-pool tests use it
+ * for CLI processes: a handful at once saves wall time, dozens at once only starve each other (and
+ * the nodes) of CPU on a small machine.
+ */
+export async function inParallel<T>(tasks: readonly (() => Promise<T>)[], limit = 3): Promise<T[]> {
+  const out: T[] = new Array<T>(tasks.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) {
+      const i = next++;
+      out[i] = await tasks[i]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return out;
+}

@@ -38,6 +38,8 @@ export type {
   ConsensusEffect,
   ConsensusEvent,
   ConsensusModules,
+  InstanceChangeVoteStore,
+  StoredInstanceChangeVote,
   RequestAnalyzer,
   RequestCheck,
   RequestInfo,
@@ -48,10 +50,16 @@ export { createBlsConsensusCrypto, multiSigValueBytes, defaultBlsConsensusCrypto
 export type { BlsConsensusCryptoModules, BlsConsensusCryptoOptions } from './bls-crypto.js';
 // deterministic simulator (tests, scripts/sim.ts, benchmarks)
 export { Simulation, runSimulation, replayCommand } from './sim/simulator.js';
-export type { SimulationOptions, SimulationResult } from './sim/simulator.js';
+export type { SimNode, SimulationOptions, SimulationResult } from './sim/simulator.js';
+export { runSweep } from './sim/sweep.js';
+export type { SweepOptions } from './sim/sweep.js';
+export { membershipPlan } from './sim/membership.js';
+export type { MembershipPlan, MembershipStep, MembershipStepKind } from './sim/membership.js';
+export { simBlsKey, simBlsPublicKey } from './sim/sim-keys.js';
 export { FAULT_MIXES, SWEEP_MIXES, faultMix } from './sim/faults.js';
 export type { FaultMix } from './sim/faults.js';
 export { Prng } from './sim/prng.js';
-export { StandInExecutor } from './sim/standin-executor.js';
+export { StandInExecutor, nodeDest } from './sim/standin-executor.js';
+export type { StandInGenesisNode } from './sim/standin-executor.js';
 export { SimClient, SimRequestAnalyzer } from './sim/sim-requests.js';
 export { ByzantineKind } from './sim/byzantine.js';

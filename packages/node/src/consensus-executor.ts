@@ -31,13 +31,12 @@ import {
   type StateTrie,
   type TimestampStore,
   type WriteBatch,
-  merkleRootOfLeafHashes,
   verifyConsistency,
 } from '@quire/storage';
 import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
 import type { PoolRegistry } from './pool-registry.js';
 import type { AuditRecord, AuditTrail } from './audit-trail.js';
-import { consistencySubproof } from './executor-steps.js';
+import { catchupProofCheck, checkCommittedSizes } from './executor-steps.js';
 
 export type StateLedger = 0 | 1 | 2;
 export const STATE_LEDGERS: readonly StateLedger[] = [0, 1, 2];
@@ -254,20 +253,18 @@ export class ConsensusExecutor implements BatchExecutor {
     return { size: l.size, root: b58encode(l.root) };
   }
 
+  /** Committed root at `size`: O(log n) reads of the ledger's hash store. */
   rootAt(ledgerId: number, size: number): string {
     const l = this.ledger(ledgerId);
-    if (size === l.size) return b58encode(l.root);
-    return b58encode(merkleRootOfLeafHashes(this.leafHashes(l, 1, size)));
+    checkCommittedSizes(l, 0, size);
+    return b58encode(size === l.size ? l.root : l.rootAtSync(size));
   }
 
+  /** RFC 6962 consistency proof between two committed sizes: O(log n) reads of the hash store. */
   consistencyProof(ledgerId: number, oldSize: number, newSize: number): string[] {
     const l = this.ledger(ledgerId);
-    if (!(Number.isSafeInteger(oldSize) && Number.isSafeInteger(newSize) && oldSize >= 0 && oldSize <= newSize && newSize <= l.size)) {
-      throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: `consistency proof ${oldSize}..${newSize} of a ledger of ${l.size}` });
-    }
-    if (oldSize === 0 || oldSize === newSize) return [];
-    const leaves = this.leafHashes(l, 1, newSize);
-    return consistencySubproof(oldSize, leaves, true).map((h) => b58encode(h));
+    checkCommittedSizes(l, oldSize, newSize);
+    return l.consistencyProofSync(oldSize, newSize).map((h) => b58encode(h));
   }
 
   verifyConsistency(oldSize: number, oldRoot: string, newSize: number, newRoot: string, proof: readonly string[]): boolean {
@@ -279,8 +276,14 @@ export class ConsensusExecutor implements BatchExecutor {
     }
   }
 
+  /**
+   * Committed txns `from`..`to` in their catch-up form: for ledgers 0-2 the request executor's
+   * (ordered ATTRIB txns carry their `raw` / `enc` original from the attribute store, formats.md
+   * 12.1), audit txns as stored.
+   */
   txnRange(ledgerId: number, from: number, to: number): unknown[] {
     const l = this.ledger(ledgerId);
+    if (isStateLedger(ledgerId)) return this.ex.catchupTxns(ledgerId, from, to);
     const out: unknown[] = [];
     for (let seqNo = Math.max(1, from); seqNo <= Math.min(to, l.size); seqNo++) out.push(l.getSync(seqNo));
     return out;
@@ -293,27 +296,28 @@ export class ConsensusExecutor implements BatchExecutor {
    * do not verify or do not apply.
    */
   appendCaughtUp(ledgerId: number, txns: readonly unknown[], consProof: readonly string[], targetSize: number, targetRoot: string): boolean {
-    if (this.applied.length > 0 || this.writeError !== undefined || txns.length === 0) return false;
-    const proves = (root: Uint8Array, size: number): boolean =>
-      size === targetSize ? b58encode(root) === targetRoot : size < targetSize && this.verifyConsistency(size, b58encode(root), targetSize, targetRoot, consProof);
+    if (this.applied.length > 0 || this.writeError !== undefined || !Array.isArray(txns) || txns.length === 0) return false;
+    const proves = catchupProofCheck(consProof, targetSize, targetRoot);
+    if (proves === undefined) return false;
     const wb = this.stores.kv.batch();
+    let stored: readonly Txn[] = [];
     if (ledgerId === AUDIT_LEDGER) {
       if (!this.appendAuditTxns(txns, wb, proves)) return false;
     } else if (isStateLedger(ledgerId)) {
       try {
-        this.ex.appendCaughtUp(ledgerId, txns as Txn[], wb, proves);
+        stored = this.ex.appendCaughtUp(ledgerId, txns, wb, proves).txns;
       } catch (e) {
         this.log?.(`catch-up txns of ledger ${ledgerId} refused: ${reasonOf(e)}`);
         return false;
       }
       if (ledgerId === 0) {
         this.registryCommitted = this.registryCommitted.clone();
-        for (const t of txns) this.registryCommitted.apply(t);
+        for (const t of stored) this.registryCommitted.apply(t);
       }
       this.registryHead = this.registryCommitted.clone();
     } else return false;
     this.startWrite(wb);
-    if (ledgerId !== AUDIT_LEDGER) this.onCommitted?.(ledgerId, txns as Txn[]);
+    if (ledgerId !== AUDIT_LEDGER) this.onCommitted?.(ledgerId, stored);
     return true;
   }
 
@@ -345,9 +349,4 @@ export class ConsensusExecutor implements BatchExecutor {
     return this.stores.ledgers[ledgerId];
   }
 
-  private leafHashes(l: Ledger, from: number, to: number): Uint8Array[] {
-    const out: Uint8Array[] = [];
-    for (let s = from; s <= to; s++) out.push(l.leafHash(s));
-    return out;
-  }
 }

@@ -1,12 +1,46 @@
-// The RFC 6962 consistency proof over leaf hashes, for the catch-up the executor serves.
-import { merkleRootOfLeafHashes } from '@quire/storage';
+// Steps of the catch-up the executor serves and applies (consensus.md §7): the size checks of the
+// roots and proofs it serves, and the proof check of caught-up txns against the target.
+import { b58decode } from '@quire/common';
+import { type Ledger, verifyConsistency } from '@quire/storage';
+import { NodeError, NodeErrorCode } from './errors.js';
 
-/** RFC 6962 SUBPROOF(m, D[n], b) over leaf hashes (formats.md §6.4). */
-export function consistencySubproof(m: number, leaves: readonly Uint8Array[], b: boolean): Uint8Array[] {
-  const n = leaves.length;
-  if (m === n) return b ? [] : [merkleRootOfLeafHashes(leaves)];
-  let k = 1;
-  while (k * 2 < n) k *= 2;
-  if (m <= k) return [...consistencySubproof(m, leaves.slice(0, k), b), merkleRootOfLeafHashes(leaves.slice(k))];
-  return [...consistencySubproof(m - k, leaves.slice(k), false), merkleRootOfLeafHashes(leaves.slice(0, k))];
+/** Refuses (EXECUTOR_STATE) sizes that are not 0 <= oldSize <= newSize <= the committed size. */
+export function checkCommittedSizes(l: Ledger, oldSize: number, newSize: number): void {
+  if (!(Number.isSafeInteger(oldSize) && Number.isSafeInteger(newSize) && oldSize >= 0 && oldSize <= newSize && newSize <= l.size)) {
+    throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: `sizes ${String(oldSize)}..${String(newSize)} of a ledger of ${l.size}` });
+  }
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * The check of caught-up txns (consensus.md §7.3 step 7): given the ledger root after appending
+ * them and the size it reached, true when that tree is the target (size = target size and the same
+ * root) or extends to it by `consProof` (RFC 6962 consistency from that size to the target).
+ * The target root and the proof are decoded once; undefined when they are not base58 hashes.
+ */
+export function catchupProofCheck(consProof: readonly string[], targetSize: number, targetRoot: string): ((root: Uint8Array, size: number) => boolean) | undefined {
+  let target: Uint8Array;
+  let proof: Uint8Array[];
+  try {
+    if (!Array.isArray(consProof)) return undefined;
+    target = b58decode(targetRoot);
+    proof = consProof.map((p) => b58decode(p));
+  } catch {
+    return undefined;
+  }
+  return (root, size) => {
+    if (size === targetSize) return equalBytes(root, target);
+    if (!(size < targetSize)) return false;
+    try {
+      verifyConsistency(size, targetSize, root, target, proof);
+      return true;
+    } catch {
+      return false;
+    }
+  };
 }

@@ -36,7 +36,6 @@ export type { ForcedRequestsModules } from './forced-requests.js';
 export { NODE_PACKAGE, NodeUpgrades } from './node-upgrades.js';
 export type { NodeUpgradesModules, NodeUpgradesOptions, SoftwareInfo } from './node-upgrades.js';
 export { nodePackageVersion } from './version.js';
-export { validatorInfo } from './validator-info.js';
 export { QuireNode } from './node.js';
 export type { QuireNodeOptions, QuireNodeModules } from './node.js';
 export { main } from './cli.js';

@@ -4,67 +4,26 @@
 // and runs the core's effects. Every core event is handled to completion, one at a time; an
 // ordered batch's atomic write is durable before any client hears about it. close() is idempotent
 // and closes in reverse.
-import { TxnType, b58encode, decodeMsgpack, encodeMsgpack } from '@quire/common';
-import { type ConsensusEffect, type ConsensusEvent, ConsensusCore, createBlsConsensusCrypto } from '@quire/consensus';
+import { TxnType, decodeMsgpack, encodeMsgpack } from '@quire/common';
+import type { ConsensusCore, ConsensusEffect, ConsensusEvent } from '@quire/consensus';
 import { ClientHost, NodeHost } from '@quire/network';
-import { RequestExecutor, RequestPipeline, poolWritesFromTxns, type Txn } from '@quire/requests';
-import { type KvStore, openLevelKvStore, openMemoryKvStore } from '@quire/storage';
-import { AuditTrail } from './audit-trail.js';
-import { type ActionOutcome, type ActionRequest, ClientPath, type ClientChannel } from './client-path.js';
-import { type NodeConfig, resolvePath } from './config.js';
-import { ConsensusExecutor, type NodeStores } from './consensus-executor.js';
+import { poolWritesFromTxns, type Txn } from '@quire/requests';
+import type { ActionOutcome, ActionRequest, ClientChannel, ClientPath } from './client-path.js';
+import type { ConsensusExecutor, NodeStores } from './consensus-executor.js';
 import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
-import { ForcedRequests } from './forced-requests.js';
-import { type NodeKeys, readKeyFile } from './keys.js';
+import type { ForcedRequests } from './forced-requests.js';
+import type { NodeKeys } from './keys.js';
 import type { NodeLogger } from './logger.js';
-import { NodeMetrics } from './metrics.js';
-import { blsKeyLookup, checkAgainstAudit, loadPoolRegistry, openNodeStores } from './node-setup.js';
-import { NodeUpgrades } from './node-upgrades.js';
+import type { NodeMetrics } from './metrics.js';
+import { type NodeParts, type QuireNodeModules, type QuireNodeOptions, assembleNode } from './node-assembly.js';
+import type { NodeUpgrades } from './node-upgrades.js';
 import { type OrderedEffect, orderedBatchAnnouncement, orderedTopic } from './ordered-announcement.js';
-import { ExecutorRequestAnalyzer } from './request-analyzer.js';
-import { configTxns, genesisSize, loadGenesisFiles, repairState } from './startup.js';
-import type { Clock, UpgradeActionRunner } from './upgrade/index.js';
-import { validatorInfo } from './validator-info.js';
-import { nodePackageVersion } from './version.js';
+import { configTxns } from './startup.js';
 
-export interface QuireNodeOptions {
-  dataDir: string;
-  config: NodeConfig;
-  /** keep everything in memory (tests): no database directory is created */
-  inMemory?: boolean;
-}
-
-export interface QuireNodeModules {
-  logger: NodeLogger;
-  /** pre-loaded keys (tests); default: the key file of the config */
-  keys?: NodeKeys;
-  /**
-   * Ends the process for a restart or an upgrade (POOL_RESTART, POOL_UPGRADE) with `code`
-   * (RESTART_EXIT_CODE). Default: graceful close(), then process.exit(code).
-   */
-  exit?: (code: number) => void | Promise<void>;
-  /** the upgrade schedulers' clock (tests); default the system clock */
-  upgradeClock?: Clock;
-  /** runs the upgrade action (tests); default spawns `upgrade.actionCommand` */
-  runUpgradeAction?: UpgradeActionRunner;
-}
+export type { QuireNodeModules, QuireNodeOptions } from './node-assembly.js';
 
 /** How often writes past the reply timeout are released, ms. */
 const REPLY_SWEEP_MS = 1000;
-/** Most txns in one CATCHUP_REP to a client (CATCHUP_MAX_TXNS_PER_REQ, consensus.md §10). */
-const CATCHUP_MAX_TXNS_PER_REQ = 2000;
-
-interface NodeParts {
-  stores: NodeStores;
-  core: ConsensusCore;
-  executor: ConsensusExecutor;
-  clientPath: ClientPath;
-  forced: ForcedRequests;
-  upgrades: NodeUpgrades;
-  metrics: NodeMetrics | undefined;
-  poolId: string;
-  logger: NodeLogger;
-}
 
 export class QuireNode {
   readonly name: string;
@@ -79,6 +38,7 @@ export class QuireNode {
   clientPort = 0;
   metricsPort: number | undefined;
   readonly poolId: string;
+  private readonly keys: NodeKeys;
   private readonly forced: ForcedRequests;
   private nodeHost: NodeHost | undefined;
   private clientHost: ClientHost | undefined;
@@ -88,19 +48,17 @@ export class QuireNode {
   private queue: Promise<void> = Promise.resolve();
   private closing: Promise<void> | undefined;
   private accepting = true;
-  private readonly startedAt = Date.now();
   private catchingUp = false;
   private seenView = 0;
   private catchupStartedAt: number | undefined;
 
   private constructor(
-    name: string,
     private readonly opts: QuireNodeOptions,
-    private readonly keys: NodeKeys,
     private readonly modules: QuireNodeModules,
     parts: NodeParts,
   ) {
-    this.name = name;
+    this.name = parts.name;
+    this.keys = parts.keys;
     this.stores = parts.stores;
     this.core = parts.core;
     this.executor = parts.executor;
@@ -113,94 +71,24 @@ export class QuireNode {
   }
 
   static async create(options: QuireNodeOptions, modules: QuireNodeModules): Promise<QuireNode> {
-    const cfg = options.config;
-    const dir = options.dataDir;
-    const keys = modules.keys ?? (await readKeyFile(resolvePath(dir, cfg.keysFile)));
-    const name = cfg.name ?? keys.name;
-    const log = modules.logger.child({ module: 'node' });
-    const kv: KvStore = options.inMemory === true ? await openMemoryKvStore() : await openLevelKvStore(resolvePath(dir, cfg.dbDir));
-    let upgrades: NodeUpgrades | undefined;
+    const holder: { node?: QuireNode } = {};
+    const notStarted = (type: string): NodeError => new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type, reason: 'the node is not started' });
+    const parts = await assembleNode(options, modules, {
+      enqueue: (event) => holder.node?.enqueue(event),
+      onCommitted: (ledgerId, txns) => holder.node?.onCommitted(ledgerId, txns),
+      action: (r) => (holder.node !== undefined ? holder.node.action(r) : Promise.reject(notStarted(r.type))),
+      submitOwn: (r) => (holder.node !== undefined ? holder.node.clientPath.submitOwn(r) : Promise.reject(notStarted(String(r.operation.type)))),
+      exit: (code) => holder.node?.exit(code),
+    });
+    const node = new QuireNode(options, modules, parts);
+    holder.node = node;
     try {
-      const { stores, requestStores } = await openNodeStores(kv);
-      const holder: { node?: QuireNode } = {};
-      upgrades = new NodeUpgrades(
-        { nodeName: name, nodeDest: keys.dest, dataDir: dir, packageVersion: nodePackageVersion(), upgrade: cfg.upgrade },
-        {
-          logger: modules.logger,
-          signer: keys.signer,
-          submitOwn: (r) => (holder.node !== undefined ? holder.node.clientPath.submitOwn(r) : Promise.reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: r.operation.type, reason: 'the node is not started' }))),
-          exit: (code) => holder.node?.exit(code),
-          ...(modules.upgradeClock !== undefined ? { clock: modules.upgradeClock } : {}),
-          ...(modules.runUpgradeAction !== undefined ? { runAction: modules.runUpgradeAction } : {}),
-        },
-      );
-      const u = upgrades;
-      const reqExecutor = new RequestExecutor({ verifySignatures: true }, { stores: requestStores, software: u.software });
-      await loadGenesisFiles(reqExecutor, stores.ledgers, dir, cfg, log);
-      await repairState(reqExecutor, stores, log);
-      const { registry, poolTxns } = await loadPoolRegistry(stores.ledgers[0], name, keys);
-      const audit = await AuditTrail.load(stores.ledgers[3]);
-      checkAgainstAudit(audit, stores.ledgers);
-      const metrics = cfg.metricsPort !== null ? new NodeMetrics({ node: name }) : undefined;
-      const executor = new ConsensusExecutor(
-        { durable: cfg.durable },
-        { stores, executor: reqExecutor, registry, audit, onCommitted: (lid, txns) => holder.node?.onCommitted(lid, txns) },
-      );
-      const execLog = modules.logger.child({ module: 'executor' });
-      executor.log = (msg) => execLog.warn({}, msg);
-      const crypto = createBlsConsensusCrypto({
-        secretKeyAt: () => keys.bls,
-        publicKeyAt: blsKeyLookup(stores.states[0], (alias) => executor.uncommittedRegistry.destOf(alias) ?? executor.registry.destOf(alias)),
-      });
-      const core = new ConsensusCore(
-        { ...cfg.consensus, name, validators: [...registry.validators] },
-        {
-          executor,
-          crypto,
-          requests: new ExecutorRequestAnalyzer(reqExecutor),
-          clock: { now: () => performance.now(), utcSeconds: () => Math.floor(Date.now() / 1000) },
-          logger: modules.logger.child({ module: 'consensus' }),
-        },
-      );
-      const pipeline = new RequestPipeline(reqExecutor, requestStores);
-      const now = (): number => Math.floor(Date.now() / 1000);
-      const clientLog = modules.logger.child({ module: 'client' });
-      const forced = new ForcedRequests({
-        pipeline,
-        setWritable: (w) => clientPath.setWritable(w),
-        poolUpgrade: (r) => void u.forcedPoolUpgrade(r),
-        now,
-        logger: clientLog,
-      });
-      const clientPath = new ClientPath(
-        {
-          pipeline,
-          stores,
-          submit: (connId, request) => holder.node?.enqueue({ kind: 'clientRequest', connId, request }),
-          onForced: (r, digest) => forced.apply(r, digest),
-          onAction: (r) => holder.node!.action(r),
-          now,
-          logger: clientLog,
-          metrics,
-        },
-        { replyTimeoutMs: cfg.limits.clientReplyTimeoutMs, maxMessageLength: cfg.limits.maxMessageLength, maxCatchupTxns: CATCHUP_MAX_TXNS_PER_REQ },
-      );
-      clientPath.setWritable(poolWritesFromTxns(await configTxns(stores.ledgers[2])));
-      const poolId = b58encode(await stores.ledgers[0].rootAt(Math.min(stores.ledgers[0].size, genesisSize(poolTxns))));
-      const node = new QuireNode(name, options, keys, modules, { stores, core, executor, clientPath, forced, upgrades: u, metrics, poolId, logger: log });
-      holder.node = node;
-      try {
-        await node.start();
-      } catch (e) {
-        await node.close();
-        throw e;
-      }
-      return node;
+      await node.start();
     } catch (e) {
-      upgrades?.close();
-      await kv.close();
+      await node.close();
       throw e;
     }
+    return node;
   }
 
   private async start(): Promise<void> {
@@ -440,7 +328,7 @@ export class QuireNode {
     }
   }
 
-  /** The node's authorized actions (requests.md §8): POOL_RESTART and VALIDATOR_INFO. */
+  /** The node's authorized actions (requests.md §8): POOL_RESTART (VALIDATOR_INFO is not a request type of this version). */
   private action(r: ActionRequest): Promise<ActionOutcome> {
     if (r.type === TxnType.POOL_RESTART) {
       // acted on once the REPLY is out: an immediate restart may not outrun it (requests.md §8.1)
@@ -453,21 +341,6 @@ export class QuireNode {
             this.log.error({ err: e }, 'POOL_RESTART could not be carried out');
           }
         },
-      });
-    }
-    if (r.type === TxnType.VALIDATOR_INFO) {
-      return Promise.resolve({
-        data: validatorInfo({
-          name: this.name,
-          dest: this.keys.dest,
-          version: this.upgrades.currentVersion,
-          poolId: this.poolId,
-          startedAt: this.startedAt,
-          core: this.core,
-          stores: this.stores,
-          config: this.opts.config,
-          clientSessions: this.clientHost?.sessionCount() ?? 0,
-        }),
       });
     }
     return Promise.reject(new Error(`action ${r.type} is not available on this node`));

@@ -57,13 +57,14 @@ export async function loadGenesisFiles(ex: RequestExecutor, ledgers: Record<0 | 
   }
 }
 
-/** A state whose committed root was lost (empty) while its ledger has txns is rebuilt from the ledger. */
+/** A state whose committed root was lost (empty) while its ledger has txns is rebuilt from the ledger (a warning when that restored anything). */
 export async function repairState(ex: RequestExecutor, stores: NodeStores, log: NodeLogger): Promise<void> {
   const blank = b58encode(BLANK_ROOT);
   for (const lid of STATE_LEDGERS) {
     if (stores.ledgers[lid].size > 0 && b58encode(stores.states[lid].committedRoot) === blank) {
-      log.warn({ ledgerId: lid, state: STATE_NAMES[lid] }, 'state missing: rebuilding it from the ledger');
+      // a ledger of stateless txns only (POOL_UPGRADE, NODE_UPGRADE) legitimately has an empty state
       await ex.rebuildState(lid);
+      if (b58encode(stores.states[lid].committedRoot) !== blank) log.warn({ ledgerId: lid, state: STATE_NAMES[lid] }, 'state was missing: rebuilt it from the ledger');
     }
   }
 }

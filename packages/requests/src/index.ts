@@ -30,6 +30,8 @@ export type { ReceiveOptions, ReceiveOutcome } from './pipeline/receive.js';
 export { RequestExecutor, defaultExecutorOptions } from './executor/executor.js';
 export type { ExecutorOptions, ExecutorModules, BatchResult, RequestResult, CommittedBatch, OrderedRequest, RequestIdentity } from './executor/executor.js';
 export type { CaughtUpTxns } from './executor/replay.js';
+export { catchupFormOf, storedFormOfCaughtUp } from './executor/catchup-txns.js';
+export type { StoredFormOfCaughtUp } from './executor/catchup-txns.js';
 export { StatePoolNodeIndex, LedgerUpgradeIndex } from './executor/indexes.js';
 export type { PoolTrieReader, CommittedLedgerSource } from './executor/indexes.js';
 export type { ExecutorStores, ExecutorLedger, ExecutorStateTrie, ExecutorAttributeStore, ExecutorTimestampStore, ExecutorSeqNoIndex } from './executor/stores.js';

@@ -131,6 +131,9 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
       if (r.kind !== 'read') unacked.push({ key: `${String(r.request.identifier)}|${String(r.request.reqId)}`, outcome: out.kind });
     }
   };
+  // sessions are dialled on first use: open them now, so that dialling is not inside the measured window
+  const silent = await target.warmUp(o.requestTimeoutMs);
+  if (silent.length > 0) log(`warning: no answer from ${silent.join(', ')} while opening the sessions`);
   log(open ? `open loop: ${o.rate}/s for ${o.durationMs / 1000} s` : `closed loop: ${o.concurrency ?? 64} in flight for ${o.durationMs / 1000} s`);
   runStart = clock.now();
   const progress = setInterval(() => {

@@ -2,7 +2,7 @@
 // node, so its own connection to every validator: nodes rate-limit per connection), used round
 // robin, and every outcome classified as ok / rejected / timeout / error with its code.
 import { canonicalJson, isPlainObject, parseJson, sha256Hex, TxnType } from '@quire/common';
-import { ClientError, ClientErrorCode, Pool, type PoolOptions } from '@quire/client';
+import { ClientError, ClientErrorCode, Pool, buildGetTxnRequest, type PoolOptions } from '@quire/client';
 import type { OutcomeKind } from './stats.js';
 import type { PreparedRequest } from './workload.js';
 
@@ -108,6 +108,21 @@ export class LoadTarget {
     } catch (e) {
       return classify(e);
     }
+  }
+
+  /**
+   * Opens every session before the clock starts (sessions are dialled on first use): each handle sends GET_TXN 1
+   * of the pool ledger to every validator. Resolves with the validators that did not answer, per handle.
+   */
+  async warmUp(timeoutMs = 15_000): Promise<string[]> {
+    const silent = new Set<string>();
+    await Promise.all(
+      this.pools.map(async (p) => {
+        const answers = await p.submitAction(buildGetTxnRequest({ ledgerId: 0, seqNo: 1 }), { timeoutMs });
+        for (const [node, a] of answers) if (a.kind === 'error') silent.add(node);
+      }),
+    );
+    return [...silent].sort();
   }
 
   submit(r: PreparedRequest, timeoutMs?: number): Promise<Outcome> {

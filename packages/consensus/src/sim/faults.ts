@@ -32,7 +32,7 @@ export interface FaultMix {
   membership: boolean;
   /** one node's wall clock jumps (forward or back, within or beyond the ppTime tolerance) */
   clockJump: boolean;
-  /** one backup lies to catch-up leechers (wrong txns, bad proofs, stalls); an honest node is cut off */
+  /** one backup lies to catch-up leechers (wrong txns, bad proofs, stalls); an honest backup is down long enough to need a transfer */
   lyingSeeder: boolean;
   /**
    * Negative control (consensus.md §11 row 18): f+1 Byzantine nodes run as twins on two sides of the
@@ -92,12 +92,11 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
     latencyMs: [1, 10],
     lyingSeeder: true,
     byzantineBackups: true,
-    partitions: true,
     faultyNodes: 1,
     healAtMs: 4000,
     livenessBoundMs: 30_000,
     backupBehaviours: ['lyingSeeder'],
-    consensus: { chkFreq: 4, logSize: 12 },
+    consensus: { chkFreq: 3, logSize: 9, max3pcBatchSize: 2 },
   },
   // view changes (primary cut off) with a backup that sends different VIEW_CHANGEs to the two halves
   viewChange: {

@@ -85,6 +85,8 @@ export class Simulation {
   /** interval in which more than f nodes are down (fPlusOneDown): batches ordered inside it */
   private downWindow: [number, number] | undefined;
   orderedWhileDown = 0;
+  /** node alias -> suspicion code -> times raised (honest nodes' view of their peers) */
+  readonly suspicions = new Map<string, Map<number, number>>();
   private messages = 0;
   readonly healAtMs: number;
   private readonly endAtMs: number;
@@ -213,13 +215,18 @@ export class Simulation {
       const at = this.rng.int(100, this.healAtMs / 2);
       // an isolated primary stays cut off long enough for the monitor to replace it
       const dur = this.mix.isolatePrimary ? this.healAtMs - at - 100 : this.rng.int(200, this.healAtMs - at - 100);
-      // a lying seeder must face an honest leecher: cut off honest nodes only
-      const candidates = this.genesisNames.filter((a) => !this.mix.lyingSeeder || !this.record.byzantine.has(a));
       const side = this.mix.isolatePrimary
         ? new Set([this.genesisNames[0]!])
-        : new Set(this.rng.shuffle(candidates).slice(0, this.rng.int(1, Math.floor(this.opts.nodes / 2))));
+        : new Set(this.rng.shuffle([...this.genesisNames]).slice(0, this.rng.int(1, Math.floor(this.opts.nodes / 2))));
       this.queue.schedule(at, () => (this.partition = side));
       this.queue.schedule(at + dur, () => (this.partition = null));
+    }
+    if (this.mix.lyingSeeder) {
+      // an honest backup misses most of the load and catches up from seeders that include the liar
+      const leecher = this.rng.pick(genesis.slice(1).filter((n) => n.byzantine === undefined));
+      const at = this.rng.int(200, 800);
+      this.queue.schedule(at, () => this.crash(leecher));
+      this.queue.schedule(this.rng.int(2500, this.healAtMs - 200), () => this.restart(leecher));
     }
     if (this.mix.clockJump) {
       // one node's wall clock jumps (within or beyond ACCEPTABLE_DEVIATION_PREPREPARE_SECS), and may jump back
@@ -397,6 +404,15 @@ export class Simulation {
         case 'alarm':
           this.record.alarms.push(`${node.name}: ${e.reason}`);
           break;
+        case 'suspicion': {
+          let m = this.suspicions.get(node.name);
+          if (m === undefined) {
+            m = new Map();
+            this.suspicions.set(node.name, m);
+          }
+          m.set(e.code, (m.get(e.code) ?? 0) + 1);
+          break;
+        }
         default:
           break;
       }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { SWEEP_MIXES, Simulation, replayCommand, runSimulation } from '@quire/consensus';
+import { SWEEP_MIXES, Simulation, replayCommand, runSimulation, runSweep, type SimulationOptions } from '@quire/consensus';
 
 // Fixed seeds that once failed, kept as regressions.
 const REGRESSIONS: { seed: number; nodes: number; faults: string; consensus?: { chkFreq: number; logSize: number } }[] = [
@@ -21,19 +21,19 @@ describe('simulator seed sweep', () => {
     expect(a).to.deep.equal(b);
   });
 
-  it('holds safety, liveness and multi-signature validity over the fault mixes (n = 4 and 7)', function () {
-    this.timeout(120_000);
-    const failures: string[] = [];
-    const seeds = Number(process.env.QUIRE_SIM_SEEDS ?? 16);
-    for (let i = 0; i < seeds; i++) {
-      const run = { seed: 1000 + i, nodes: i % 2 === 0 ? 4 : 7, faults: SWEEP_MIXES[i % SWEEP_MIXES.length]! };
-      const r = runSimulation(run);
-      if (!r.ok) failures.push(`${replayCommand(r)}: ${r.violations.join('; ')}`);
-    }
-    for (const run of REGRESSIONS) {
-      const r = runSimulation(run);
-      if (!r.ok) failures.push(`${replayCommand(r)}: ${r.violations.join('; ')}`);
-    }
+  it('holds safety, liveness and multi-signature validity over the fault mixes (n = 4 and 7)', async function () {
+    // CI budget: 200 fresh seeds over every mix on 2 cores in well under 5 minutes
+    this.timeout(300_000);
+    const seeds = Number(process.env.QUIRE_SIM_SEEDS ?? 200);
+    const jobs = Number(process.env.QUIRE_SIM_JOBS ?? 2);
+    const runs: SimulationOptions[] = Array.from({ length: seeds }, (_, i) => ({ seed: 1000 + i, nodes: i % 2 === 0 ? 4 : 7, faults: SWEEP_MIXES[i % SWEEP_MIXES.length]! }));
+    runs.push(...REGRESSIONS);
+    const started = Date.now();
+    const results = await runSweep(runs, { jobs });
+    const seconds = (Date.now() - started) / 1000;
+    console.log(`      simulator sweep: ${seeds} seeds over ${SWEEP_MIXES.length} fault mixes + ${REGRESSIONS.length} regressions, ${jobs} jobs, ${seconds.toFixed(1)} s`);
+    const failures = results.filter((r) => !r.ok).map((r) => `${replayCommand(r)}: ${r.violations.join('; ')}`);
+    expect(results).to.have.length(runs.length);
     expect(failures).to.deep.equal([]);
   });
 

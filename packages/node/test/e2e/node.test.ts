@@ -5,7 +5,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { b58decode, parseJson, signatureInput } from '@quire/common';
+import { Pool } from '@quire/client';
+import { b58decode, b58encode, parseJson, signatureInput } from '@quire/common';
 import { multiSigValueBytes } from '@quire/consensus';
 import { Ed25519Signer, blsVerifyAggregate } from '@quire/crypto';
 import { ClientConnector } from '@quire/network';
@@ -85,6 +86,19 @@ describe('QuireNode: a 4-node pool in one process', function () {
       expect(text).to.match(/quire_batches_ordered_total\{ledger="1",node="Node1"\} [1-9]/);
       expect(text).to.contain('quire_batch_commit_seconds_bucket');
       expect(node.status().lastOrdered.ppSeqNo).to.be.greaterThan(0);
+
+      // the client SDK's pool-ledger catch-up against the node's answers: from a genesis of one node
+      // to the whole pool ledger
+      const sdk = await Pool.fromGenesisText(poolGenesis(standardPoolNodes(ports)).trim().split('\n')[0]!, { catchupTimeoutMs: 15_000 });
+      try {
+        expect(sdk.status().ledgerSize).to.equal(1);
+        const r = await sdk.refresh();
+        expect(r).to.deep.include({ from: 1, to: 4, discarded: [] });
+        expect(sdk.status().n).to.equal(4);
+        expect(sdk.status().root).to.equal(b58encode(node.stores.ledgers[0].root));
+      } finally {
+        await sdk.close();
+      }
       await client.close();
       client = undefined;
       await Promise.all([node.close(), node.close()]);

@@ -4,7 +4,6 @@
 import { expect } from 'chai';
 import { b58decode, b58encode, parseJson, signatureInput } from '@quire/common';
 import { type ApplyBatchInput, batchDigest } from '@quire/consensus';
-import { Ed25519Signer } from '@quire/crypto';
 import { parseRequest } from '@quire/requests';
 import { merkleLeafHash, verifyInclusion } from '@quire/storage';
 import { ClientPath, type ClientChannel } from '../../src/client-path.js';

@@ -20,6 +20,7 @@ import { parseRequest } from '../pipeline/parse.js';
 import { HandlerRegistry, createDefaultRegistry } from '../registry.js';
 import { checkTaaAcceptance } from '../taa/acceptance.js';
 import { LedgerUpgradeIndex, StatePoolNodeIndex } from './indexes.js';
+import { catchupFormOf } from './catchup-txns.js';
 import { type CaughtUpTxns, type ReplayHost, appendCaughtUpTxns, applyGenesisTxns, rebuildStateFromLedger, txnTimeOf } from './replay.js';
 import { type ExecutorStores, LedgerView, TrieView } from './stores.js';
 import { requestToTxn } from './txn.js';
@@ -384,15 +385,38 @@ export class RequestExecutor {
   }
 
   /**
+   * The committed txns `from`..`to` (inclusive, clipped to 1..committed size) of a state ledger as a
+   * seeder sends them in catch-up (formats.md 12.1): ordered ATTRIB txns carry their `raw` / `enc`
+   * original, restored from the attribute store; the others are the stored txns. Synchronous.
+   */
+  catchupTxns(ledgerId: number, from: number, to: number): Txn[] {
+    if (!isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
+    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new RequestError(RequestErrorCode.INTERNAL, { problem: `invalid range ${String(from)}..${String(to)}` });
+    const ledger = this.stores.ledgers[ledgerId];
+    const attributes = this.stores.attributes;
+    const original = (hash: string): string | undefined => attributes.getSync(hash);
+    const out: Txn[] = [];
+    const last = Math.min(to, ledger.size);
+    for (let seqNo = Math.max(1, from); seqNo <= last; seqNo++) {
+      const txn = ledger.getSync(seqNo);
+      if (txn === undefined) throw new RequestError(RequestErrorCode.INTERNAL, { problem: `ledger ${ledgerId} has no txn ${seqNo}` });
+      out.push(catchupFormOf(ledgerId, txn, original));
+    }
+    return out;
+  }
+
+  /**
    * Appends txns ordered elsewhere (catch-up) after the committed size of `ledgerId`, applies them
    * to its state and commits, synchronously into `writeBatch`, the ledger, the state root after
    * each batch time with its ts-root entry (as ordering did), the seqNo / digest index and the
-   * attribute originals the txns carry. `accept(txnRoot, size)` is asked with the ledger root after
+   * attribute originals the txns carry. The txns are in catch-up form (see `catchupTxns`): ordered
+   * ATTRIB originals are hashed into the stored form (formats.md 4.5) before the ledger hashes them,
+   * and kept in the attribute store. `accept(txnRoot, size)` is asked with the ledger root after
    * the append, before the state is touched (the caller's proof check). All or nothing: when the
    * txns do not append, are not accepted or do not apply, nothing changes and the
    * CATCHUP_TXNS_REFUSED error says why. Only while no batch is applied.
    */
-  appendCaughtUp(ledgerId: number, txns: readonly Txn[], writeBatch: WriteBatch, accept: (txnRoot: Uint8Array, size: number) => boolean): CaughtUpTxns {
+  appendCaughtUp(ledgerId: number, txns: readonly unknown[], writeBatch: WriteBatch, accept: (txnRoot: Uint8Array, size: number) => boolean): CaughtUpTxns {
     if (!isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
     if (this.applied.length > 0) throw new RequestError(RequestErrorCode.CATCHUP_TXNS_REFUSED, { ledgerId, problem: 'batches are applied and not committed' });
     this.enter();

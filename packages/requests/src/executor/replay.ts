@@ -6,6 +6,7 @@
 import type { WriteBatch } from '@quire/storage';
 import { RequestError, RequestErrorCode, toRequestError } from '../errors.js';
 import type { AttributeAccess, StateLedgerId, Txn } from '../handler.js';
+import { storedFormOfCaughtUp } from './catchup-txns.js';
 import type { ExecutorAttributeStore, ExecutorSeqNoIndex, ExecutorStores } from './stores.js';
 
 /** A stored txn's batch time, or null (genesis txns have none). */
@@ -62,6 +63,8 @@ export interface CaughtUpTxns {
   stateRoot: Uint8Array;
   /** Payload digests the txns' metadata named (now in the seqNo index). */
   payloadDigests: string[];
+  /** The txns as stored (ATTRIB originals replaced by their hashes, formats.md 4.5), in ledger order. */
+  txns: Txn[];
 }
 
 /** Queued operations after which a rebuild writes its own batch and starts another. */
@@ -122,16 +125,24 @@ export async function rebuildStateFromLedger(host: ReplayHost, ledgerId: StateLe
 }
 
 /** Caught-up txns appended, applied and committed into `writeBatch` (see RequestExecutor.appendCaughtUp). */
-export function appendCaughtUpTxns(host: ReplayHost, ledgerId: StateLedgerId, txns: readonly Txn[], writeBatch: WriteBatch, accept: (txnRoot: Uint8Array, size: number) => boolean): CaughtUpTxns {
+export function appendCaughtUpTxns(host: ReplayHost, ledgerId: StateLedgerId, txns: readonly unknown[], writeBatch: WriteBatch, accept: (txnRoot: Uint8Array, size: number) => boolean): CaughtUpTxns {
   const refuse = (problem: string): RequestError => new RequestError(RequestErrorCode.CATCHUP_TXNS_REFUSED, { ledgerId, problem });
   const { ledgers, states, timestamps, seqNoIndex } = host.stores;
   const ledger = ledgers[ledgerId];
   const trie = states[ledgerId];
   if (ledger.uncommittedSize !== ledger.size) throw refuse('the ledger has uncommitted txns');
-  if (txns.length === 0) throw refuse('no txns');
+  if (!Array.isArray(txns) || txns.length === 0) throw refuse('no txns');
   const first = ledger.size + 1;
+  // the stored form: ATTRIB originals hashed (formats.md 4.5), kept for the attribute store
+  const attributes = new ReplayAttributes(host.stores.attributes);
+  const stored = new Array<Txn>(txns.length);
+  for (let i = 0; i < txns.length; i++) {
+    const f = storedFormOfCaughtUp(ledgerId, txns[i]);
+    stored[i] = f.txn;
+    if (f.attribute !== undefined) attributes.access.put(f.attribute.hash, f.attribute.original);
+  }
   try {
-    ledger.append([...txns]);
+    ledger.append(stored);
   } catch (e) {
     throw refuse(`they do not append: ${toRequestError(e).reason}`);
   }
@@ -139,13 +150,12 @@ export function appendCaughtUpTxns(host: ReplayHost, ledgerId: StateLedgerId, tx
     ledger.discard(txns.length);
     throw refuse('they do not prove against the target');
   }
-  const attributes = new ReplayAttributes(host.stores.attributes);
   // the root after the last txn of each batch time, committed once every txn has applied
   const marks: [time: number, root: Uint8Array][] = [];
   let time: number | null = null;
   let done = 0;
   try {
-    for (const txn of txns) {
+    for (const txn of stored) {
       const t = txnTimeOf(txn);
       if (t !== time && time !== null) marks.push([time, trie.headRoot]);
       time = t;
@@ -167,14 +177,16 @@ export function appendCaughtUpTxns(host: ReplayHost, ledgerId: StateLedgerId, tx
   void trie.commit(stateRoot, writeBatch);
   void ledger.commit(txns.length, writeBatch);
   const payloads: string[] = [];
-  txns.forEach((txn, i) => {
-    const entry = indexEntryOf(txn, ledgerId, first + i);
-    if (entry === undefined || seqNoIndex === undefined) return;
-    seqNoIndex.add(entry, writeBatch);
-    payloads.push(entry.payloadDigest);
-  });
+  if (seqNoIndex !== undefined) {
+    for (let i = 0; i < stored.length; i++) {
+      const entry = indexEntryOf(stored[i]!, ledgerId, first + i);
+      if (entry === undefined) continue;
+      seqNoIndex.add(entry, writeBatch);
+      payloads.push(entry.payloadDigest);
+    }
+  }
   attributes.flush(writeBatch);
   host.unwrittenUntilWritten(writeBatch, payloads);
   host.forgetHeads();
-  return { ledgerId, size: ledger.size, txnRoot: ledger.root, stateRoot, payloadDigests: payloads };
+  return { ledgerId, size: ledger.size, txnRoot: ledger.root, stateRoot, payloadDigests: payloads, txns: stored };
 }

@@ -153,13 +153,24 @@ describe('executor catch-up', () => {
     for (const t of [PP_TIME + 2, PP_TIME + 3]) {
       expect(b58encode((await leecher.stores.timestamps!.getEqualOrPrevious(1, t))!), `ts ${t}`).to.equal(b58encode((await seeder.stores.timestamps!.getEqualOrPrevious(1, t))!));
     }
-    // a txn that does not apply (an ATTRIB whose original this node's attribute store lacks) fails them all
-    await seeder.order(1, [signed(TRUSTEE, { type: '100', dest: TRUSTEE.did, raw: '{"k":1}' })], PP_TIME + 4);
+    // an ATTRIB as stored (its raw hashed) does not apply where the attribute store lacks the
+    // original: the whole chunk (a NYM before it included) is refused and nothing changes
+    const owner = Ed25519Signer.fromSeed('0000000000000000000000000Owner01');
+    await seeder.order(1, [signed(TRUSTEE, { type: '1', dest: owner.did, verkey: owner.verkey })], PP_TIME + 4);
+    await seeder.order(1, [signed(TRUSTEE, { type: '100', dest: TRUSTEE.did, raw: '{"k":1}' })], PP_TIME + 5);
     const more = await txns(1, 8);
     const rootNow = b58encode(leecher.stores.states[1].committedRoot);
-    expect(() => leecher.executor.appendCaughtUp(1, more, leecher.stores.kv.batch(), () => true)).to.throw(RequestError).with.property('code', 'CATCHUP_TXNS_REFUSED');
+    const wb1 = leecher.stores.kv.batch();
+    expect(() => leecher.executor.appendCaughtUp(1, more, wb1, () => true)).to.throw(RequestError).with.property('code', 'CATCHUP_TXNS_REFUSED');
     expect(leecher.stores.ledgers[1].uncommittedSize).to.equal(7);
     expect(b58encode(leecher.stores.states[1].headRoot)).to.equal(rootNow);
+    expect(wb1.length).to.equal(0);
+    // in catch-up form (the original restored by the seeder) it applies, with the same roots
+    const target9 = seeder.stores.ledgers[1].root;
+    const caught = leecher.executor.appendCaughtUp(1, seeder.executor.catchupTxns(1, 8, 9), leecher.stores.kv.batch(), (root) => b58encode(root) === b58encode(target9));
+    expect(caught.size).to.equal(9);
+    expect(b58encode(caught.stateRoot)).to.equal(b58encode(seeder.stores.states[1].committedRoot));
+    expect(caught.txns.map((t) => t.txn.data.raw)).to.deep.equal([undefined, more[1]!.txn.data.raw]);
     // pool txns: the node index of the leecher sees the caught-up node
     const pool = await txns(0, 1);
     leecher.executor.appendCaughtUp(0, pool, leecher.stores.kv.batch(), () => true);

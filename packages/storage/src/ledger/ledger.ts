@@ -276,10 +276,18 @@ export class Ledger {
 
   /** Root of the tree of the first `size` txns, for any size up to the uncommitted size. */
   async rootAt(size: number): Promise<Uint8Array> {
+    return this.rootAtSync(size);
+  }
+
+  /**
+   * {@link rootAt} without a promise: O(log n) hash-store reads (the in-memory tail and partial
+   * tiles, cached full tiles, else one synchronous store read per subtree) and as many hashes.
+   */
+  rootAtSync(size: number): Uint8Array {
     this.#checkInt('size', size, 0, this.#tree.size);
     if (size === this.#committed) return Uint8Array.from(this.#committedRoot);
     if (size === this.#tree.size) return Uint8Array.from(this.#uncommittedRoot);
-    return treeRoot(this.#tree.read, size);
+    return Uint8Array.from(treeRoot(this.#tree.read, size));
   }
 
   /**
@@ -287,16 +295,26 @@ export class Ledger {
    * leaf level upward (formats 6.3); verify with verifyInclusion(leaf, seqNo - 1, size, path, root).
    */
   async inclusionProof(seqNo: number, size: number = this.#committed): Promise<Uint8Array[]> {
+    return this.inclusionProofSync(seqNo, size);
+  }
+
+  /** {@link inclusionProof} without a promise (O(log n) hash-store reads, see {@link rootAtSync}). */
+  inclusionProofSync(seqNo: number, size: number = this.#committed): Uint8Array[] {
     this.#checkInt('size', size, 1, this.#tree.size);
     this.#checkInt('seqNo', seqNo, 1, size);
-    return inclusionPath(this.#tree.read, seqNo - 1, size);
+    return inclusionPath(this.#tree.read, seqNo - 1, size).map((h) => Uint8Array.from(h));
   }
 
   /** Consistency proof from the tree of `oldSize` txns to the tree of `newSize` (formats 6.4). */
   async consistencyProof(oldSize: number, newSize: number): Promise<Uint8Array[]> {
+    return this.consistencyProofSync(oldSize, newSize);
+  }
+
+  /** {@link consistencyProof} without a promise (O(log n) hash-store reads, see {@link rootAtSync}). */
+  consistencyProofSync(oldSize: number, newSize: number): Uint8Array[] {
     this.#checkInt('newSize', newSize, 0, this.#tree.size);
     this.#checkInt('oldSize', oldSize, 0, newSize);
-    return consistencyProof(this.#tree.read, oldSize, newSize);
+    return consistencyProof(this.#tree.read, oldSize, newSize).map((h) => Uint8Array.from(h));
   }
 
   /** Leaf hash of txn `seqNo` (committed or uncommitted). */

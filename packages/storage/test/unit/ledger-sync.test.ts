@@ -1,8 +1,19 @@
 // Synchronous reads of a ledger (getSync / getEncodedSync): the same answers as get / getEncoded for
-// durable, committed-but-unwritten and uncommitted txns, and for seqNos out of range.
+// durable, committed-but-unwritten and uncommitted txns, and for seqNos out of range; and the
+// synchronous roots and proofs (rootAtSync, consistencyProofSync, inclusionProofSync) against a
+// tree recomputed from every leaf.
 import { expect } from 'chai';
 import { encodeMsgpack } from '@quire/common';
-import { Ledger, StorageErrorCode, openMemoryKvStore, type KvStore } from '../../src/index.js';
+import {
+  Ledger,
+  StorageErrorCode,
+  merkleLeafHash,
+  merkleRootOfLeafHashes,
+  openMemoryKvStore,
+  verifyConsistency,
+  verifyInclusion,
+  type KvStore,
+} from '../../src/index.js';
 import { expectCode, mkTxns } from './ledger-helpers.js';
 
 describe('Ledger synchronous reads', () => {
@@ -66,5 +77,74 @@ describe('Ledger synchronous reads', () => {
     const bytes = ledger.getEncodedSync(1)!;
     bytes.fill(0);
     expect(ledger.getEncodedSync(1)).to.not.deep.equal(bytes);
+  });
+
+  describe('roots and proofs', () => {
+    /** Leaf hashes recomputed from the stored bytes: the independent reference. */
+    const leaves = (ledger: Ledger): Uint8Array[] => Array.from({ length: ledger.uncommittedSize }, (_, i) => merkleLeafHash(ledger.getEncodedSync(i + 1)!));
+    const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+
+    function expectProofs(ledger: Ledger, sizes: number[]): void {
+      const all = leaves(ledger);
+      const roots = new Map<number, Uint8Array>();
+      for (const n of sizes) {
+        const want = merkleRootOfLeafHashes(all.slice(0, n));
+        roots.set(n, want);
+        expect(hex(ledger.rootAtSync(n)), `root ${n}`).to.equal(hex(want));
+      }
+      for (const m of sizes) {
+        for (const n of sizes) {
+          if (m > n) continue;
+          const proof = ledger.consistencyProofSync(m, n);
+          expect(() => verifyConsistency(m, n, roots.get(m)!, roots.get(n)!, proof), `${m} -> ${n}`).to.not.throw();
+        }
+      }
+      for (const n of sizes.filter((x) => x > 0)) {
+        for (const seqNo of [1, Math.ceil(n / 2), n]) {
+          const path = ledger.inclusionProofSync(seqNo, n);
+          expect(() => verifyInclusion(all[seqNo - 1]!, seqNo - 1, n, path, roots.get(n)!), `${seqNo} in ${n}`).to.not.throw();
+        }
+      }
+    }
+
+    it('match a tree recomputed from every leaf, for durable, committed-unwritten and uncommitted sizes, and after reopening', async () => {
+      const ledger = await Ledger.open(kv, 1);
+      ledger.append(mkTxns(1, 37));
+      await ledger.commit();
+      ledger.append(mkTxns(38, 20));
+      const wb = kv.batch();
+      ledger.commit(20, wb); // committed, not written: served from memory
+      ledger.append(mkTxns(58, 9)); // uncommitted tail
+      const sizes = [0, 1, 2, 15, 16, 17, 31, 32, 33, 37, 38, 50, 57, 60, 66];
+      expectProofs(ledger, sizes);
+      await wb.write();
+      expectProofs(ledger, sizes);
+      ledger.discard();
+      const again = await Ledger.open(kv, 1);
+      expectProofs(again, [0, 1, 16, 33, 56, 57]);
+      // the async forms give the same answers
+      expect(hex(await again.rootAt(33))).to.equal(hex(again.rootAtSync(33)));
+      expect((await again.consistencyProof(17, 57)).map(hex)).to.deep.equal(again.consistencyProofSync(17, 57).map(hex));
+      expect((await again.inclusionProof(5)).map(hex)).to.deep.equal(again.inclusionProofSync(5).map(hex));
+    });
+
+    it('give copies, and refuse sizes out of range with OUT_OF_RANGE', async () => {
+      const ledger = await Ledger.open(kv, 1);
+      ledger.append(mkTxns(1, 16));
+      await ledger.commit();
+      const root = ledger.rootAtSync(16);
+      root.fill(0);
+      ledger.rootAtSync(8).fill(0);
+      ledger.consistencyProofSync(3, 16).forEach((h) => h.fill(0));
+      ledger.inclusionProofSync(1, 16).forEach((h) => h.fill(0));
+      expectProofs(ledger, [0, 3, 8, 16]);
+      await expectCode(() => ledger.rootAtSync(17), StorageErrorCode.OUT_OF_RANGE);
+      await expectCode(() => ledger.rootAtSync(-1), StorageErrorCode.OUT_OF_RANGE);
+      await expectCode(() => ledger.consistencyProofSync(5, 4), StorageErrorCode.OUT_OF_RANGE);
+      await expectCode(() => ledger.consistencyProofSync(1, 17), StorageErrorCode.OUT_OF_RANGE);
+      await expectCode(() => ledger.inclusionProofSync(0, 16), StorageErrorCode.OUT_OF_RANGE);
+      await expectCode(() => ledger.inclusionProofSync(3, 2), StorageErrorCode.OUT_OF_RANGE);
+      await expectCode(ledger.rootAt(1.5), StorageErrorCode.OUT_OF_RANGE);
+    });
   });
 });

@@ -1,0 +1,152 @@
+// The construction of a node's parts, in startup order (architecture.md "node"): the stores over
+// one database, the upgrade service (whose installed version POOL_UPGRADE validation needs), the
+// request executor, genesis and state repair, the validator registry and audit checks, the
+// consensus executor and core, the request pipeline, forced requests and the client path. The
+// parts call back into the running node only through `NodeHooks`. On failure everything opened so
+// far is closed again.
+import type { ConsensusEvent } from '@quire/consensus';
+import { ConsensusCore, createBlsConsensusCrypto } from '@quire/consensus';
+import { b58encode, type Request } from '@quire/common';
+import { RequestExecutor, RequestPipeline, poolWritesFromTxns, type Txn } from '@quire/requests';
+import { type KvStore, openLevelKvStore, openMemoryKvStore } from '@quire/storage';
+import { AuditTrail } from './audit-trail.js';
+import { type ActionOutcome, type ActionRequest, ClientPath } from './client-path.js';
+import { type NodeConfig, resolvePath } from './config.js';
+import { ConsensusExecutor, type NodeStores } from './consensus-executor.js';
+import { ForcedRequests } from './forced-requests.js';
+import { type NodeKeys, readKeyFile } from './keys.js';
+import type { NodeLogger } from './logger.js';
+import { NodeMetrics } from './metrics.js';
+import { blsKeyLookup, checkAgainstAudit, loadPoolRegistry, openNodeStores } from './node-setup.js';
+import { NodeUpgrades } from './node-upgrades.js';
+import { ExecutorRequestAnalyzer } from './request-analyzer.js';
+import { configTxns, genesisSize, loadGenesisFiles, repairState } from './startup.js';
+import type { Clock, UpgradeActionRunner } from './upgrade/index.js';
+import { nodePackageVersion } from './version.js';
+
+export interface QuireNodeOptions {
+  dataDir: string;
+  config: NodeConfig;
+  /** keep everything in memory (tests): no database directory is created */
+  inMemory?: boolean;
+}
+
+export interface QuireNodeModules {
+  logger: NodeLogger;
+  /** pre-loaded keys (tests); default: the key file of the config */
+  keys?: NodeKeys;
+  /**
+   * Ends the process for a restart or an upgrade (POOL_RESTART, POOL_UPGRADE) with `code`
+   * (RESTART_EXIT_CODE). Default: graceful close(), then process.exit(code).
+   */
+  exit?: (code: number) => void | Promise<void>;
+  /** the upgrade schedulers' clock (tests); default the system clock */
+  upgradeClock?: Clock;
+  /** runs the upgrade action (tests); default spawns `upgrade.actionCommand` */
+  runUpgradeAction?: UpgradeActionRunner;
+}
+
+/** How the parts reach the running node (late bound: the node exists only once they do). */
+export interface NodeHooks {
+  enqueue(event: ConsensusEvent): void;
+  onCommitted(ledgerId: number, txns: readonly Txn[]): void;
+  action(request: ActionRequest): Promise<ActionOutcome>;
+  submitOwn(request: Request): Promise<void>;
+  exit(code: number): void | Promise<void>;
+}
+
+export interface NodeParts {
+  name: string;
+  keys: NodeKeys;
+  stores: NodeStores;
+  core: ConsensusCore;
+  executor: ConsensusExecutor;
+  clientPath: ClientPath;
+  forced: ForcedRequests;
+  upgrades: NodeUpgrades;
+  metrics: NodeMetrics | undefined;
+  poolId: string;
+  logger: NodeLogger;
+}
+
+/** Most txns in one CATCHUP_REP to a client (CATCHUP_MAX_TXNS_PER_REQ, consensus.md §10). */
+const CATCHUP_MAX_TXNS_PER_REQ = 2000;
+
+export async function assembleNode(options: QuireNodeOptions, modules: QuireNodeModules, hooks: NodeHooks): Promise<NodeParts> {
+  const cfg = options.config;
+  const dir = options.dataDir;
+  const keys = modules.keys ?? (await readKeyFile(resolvePath(dir, cfg.keysFile)));
+  const name = cfg.name ?? keys.name;
+  const log = modules.logger.child({ module: 'node' });
+  const kv: KvStore = options.inMemory === true ? await openMemoryKvStore() : await openLevelKvStore(resolvePath(dir, cfg.dbDir));
+  let upgrades: NodeUpgrades | undefined;
+  try {
+    const { stores, requestStores } = await openNodeStores(kv);
+    upgrades = new NodeUpgrades(
+      { nodeName: name, nodeDest: keys.dest, dataDir: dir, packageVersion: nodePackageVersion(), upgrade: cfg.upgrade },
+      {
+        logger: modules.logger,
+        signer: keys.signer,
+        submitOwn: (r) => hooks.submitOwn(r),
+        exit: (code) => hooks.exit(code),
+        ...(modules.upgradeClock !== undefined ? { clock: modules.upgradeClock } : {}),
+        ...(modules.runUpgradeAction !== undefined ? { runAction: modules.runUpgradeAction } : {}),
+      },
+    );
+    const u = upgrades;
+    const reqExecutor = new RequestExecutor({ verifySignatures: true }, { stores: requestStores, software: u.software });
+    await loadGenesisFiles(reqExecutor, stores.ledgers, dir, cfg, log);
+    await repairState(reqExecutor, stores, log);
+    const { registry, poolTxns } = await loadPoolRegistry(stores.ledgers[0], name, keys);
+    const audit = await AuditTrail.load(stores.ledgers[3]);
+    checkAgainstAudit(audit, stores.ledgers);
+    const metrics = cfg.metricsPort !== null ? new NodeMetrics({ node: name }) : undefined;
+    const executor = new ConsensusExecutor({ durable: cfg.durable }, { stores, executor: reqExecutor, registry, audit, onCommitted: (lid, txns) => hooks.onCommitted(lid, txns) });
+    const execLog = modules.logger.child({ module: 'executor' });
+    executor.log = (msg) => execLog.warn({}, msg);
+    const crypto = createBlsConsensusCrypto({
+      secretKeyAt: () => keys.bls,
+      publicKeyAt: blsKeyLookup(stores.states[0], (alias) => executor.uncommittedRegistry.destOf(alias) ?? executor.registry.destOf(alias)),
+    });
+    const core = new ConsensusCore(
+      { ...cfg.consensus, name, validators: [...registry.validators] },
+      {
+        executor,
+        crypto,
+        requests: new ExecutorRequestAnalyzer(reqExecutor),
+        clock: { now: () => performance.now(), utcSeconds: () => Math.floor(Date.now() / 1000) },
+        logger: modules.logger.child({ module: 'consensus' }),
+      },
+    );
+    const pipeline = new RequestPipeline(reqExecutor, requestStores);
+    const now = (): number => Math.floor(Date.now() / 1000);
+    const clientLog = modules.logger.child({ module: 'client' });
+    const forced = new ForcedRequests({
+      pipeline,
+      setWritable: (w) => clientPath.setWritable(w),
+      poolUpgrade: (r) => void u.forcedPoolUpgrade(r),
+      now,
+      logger: clientLog,
+    });
+    const clientPath = new ClientPath(
+      {
+        pipeline,
+        stores,
+        submit: (connId, request) => hooks.enqueue({ kind: 'clientRequest', connId, request }),
+        onForced: (r, digest) => forced.apply(r, digest),
+        onAction: (r) => hooks.action(r),
+        now,
+        logger: clientLog,
+        metrics,
+      },
+      { replyTimeoutMs: cfg.limits.clientReplyTimeoutMs, maxMessageLength: cfg.limits.maxMessageLength, maxCatchupTxns: CATCHUP_MAX_TXNS_PER_REQ },
+    );
+    clientPath.setWritable(poolWritesFromTxns(await configTxns(stores.ledgers[2])));
+    const poolId = b58encode(await stores.ledgers[0].rootAt(Math.min(stores.ledgers[0].size, genesisSize(poolTxns))));
+    return { name, keys, stores, core, executor, clientPath, forced, upgrades: u, metrics, poolId, logger: log };
+  } catch (e) {
+    upgrades?.close();
+    await kv.close();
+    throw e;
+  }
+}
