@@ -26,10 +26,12 @@ import { AuditTrail, ConsensusExecutor, PoolRegistry, TRUSTEE_SEED, type NodeSto
 import { type ExecutorStores, RequestExecutor, type Txn } from '@quire/requests';
 import { AttributeStore, BlsStore, type KvStore, Ledger, SeqNoIndex, StateTrie, TimestampStore, openLevelKvStore, parseGenesis } from '@quire/storage';
 
-const BEHIND = 50_000;
+/** Txns the leecher is behind (a multiple of BATCH); CATCHUP_BENCH_TXNS overrides it for quick profiles. */
+const BEHIND = Number(process.env.CATCHUP_BENCH_TXNS ?? 50_000);
 const BATCH = 1_000;
 const CHUNK = 2_000; // CATCHUP_MAX_TXNS_PER_REQ
 const TARGET = 5_000;
+const MSG_LEN_LIMIT = 128 * 1024;
 const DOMAIN = 1;
 const PORTS = [9701, 9703, 9705, 9707].map((p) => ({ nodePort: p, clientPort: p + 1 }));
 
@@ -175,20 +177,42 @@ try {
   report('serve + msgpack encoding of each CATCHUP_REP', ROUNDS * BEHIND, s, 'txns/s');
   console.log(`CATCHUP_REP of ${fmt(CHUNK)} NYM txns: ${fmt(wire[0]!.length)} bytes before splitting to the frame limit`);
 
-  // 2. applying: a fresh leecher appends every chunk (as decoded from the wire), then awaits the writes
-  const chunks = wire.map((bytes) => {
-    const rep = decodeMsgpack(bytes) as { txns: Record<string, unknown>; consProof: string[] };
-    return { txns: Object.keys(rep.txns).map(Number).sort((a, b) => a - b).map((n) => rep.txns[String(n)]), consProof: rep.consProof };
-  });
-  for (let round = 1; round <= 2; round++) {
+  // the frames the seeder sends: consensus.md §7.4 splits a reply above MSG_LEN_LIMIT in halves,
+  // each with its own proof (as the consensus core's sendCatchupRep does), and the leecher applies
+  // each frame on its own
+  const frames: Uint8Array[] = [];
+  const frame = (from: number, txns: unknown[]): void => {
+    const last = from + txns.length - 1;
+    const map: Record<string, unknown> = {};
+    txns.forEach((t, k) => (map[String(from + k)] = t));
+    const consProof = last === target.size ? [] : seeder.executor.consistencyProof(DOMAIN, last, target.size);
+    const bytes = encodeMsgpack({ op: 'CATCHUP_REP', ledgerId: DOMAIN, txns: map, consProof });
+    if (txns.length > 1 && bytes.length > MSG_LEN_LIMIT) {
+      const half = Math.ceil(txns.length / 2);
+      frame(from, txns.slice(0, half));
+      frame(from + half, txns.slice(half));
+    } else frames.push(bytes);
+  };
+  s = start();
+  for (const [from, to] of ranges) frame(from, seeder.executor.txnRange(DOMAIN, from, to));
+  report('serve as framed (encode, halve to 128 KiB)', BEHIND, s, 'txns/s', TARGET);
+  console.log(`${fmt(frames.length)} frames of ${fmt(BEHIND / frames.length)} txns on average (largest ${fmt(Math.max(...frames.map((f) => f.length)))} bytes)`);
+
+  // 2. applying: a fresh leecher appends every reply (as decoded from the wire), then awaits the writes
+  const decoded = (list: Uint8Array[]): { txns: unknown[]; consProof: string[] }[] =>
+    list.map((bytes) => {
+      const rep = decodeMsgpack(bytes) as { txns: Record<string, unknown>; consProof: string[] };
+      return { txns: Object.keys(rep.txns).map(Number).sort((a, b) => a - b).map((n) => rep.txns[String(n)]), consProof: rep.consProof };
+    });
+  for (const [label, list] of [[`${fmt(CHUNK)}-txn chunks`, wire], ['128 KiB frames', frames]] as const) {
+    const replies = decoded(list);
     const leecher = await openNode(tempDir());
-    const snapshot = chunks.map((c) => ({ txns: structuredClone(c.txns), consProof: c.consProof }));
     s = start();
-    for (const c of snapshot) {
-      if (!leecher.executor.appendCaughtUp(DOMAIN, c.txns, c.consProof, target.size, target.root)) throw new Error('a chunk was refused');
+    for (const c of replies) {
+      if (!leecher.executor.appendCaughtUp(DOMAIN, c.txns, c.consProof, target.size, target.root)) throw new Error('a reply was refused');
     }
     await leecher.executor.flush();
-    report(`apply: appendCaughtUp of ${fmt(BEHIND)} (round ${round})`, BEHIND, s, 'txns/s', TARGET);
+    report(`apply: appendCaughtUp, ${label}`, BEHIND, s, 'txns/s', TARGET);
     const got = leecher.executor.ledgerStatus(DOMAIN);
     if (got.size !== target.size || got.root !== target.root) throw new Error('leecher ledger differs from the target');
     if (b58encode(leecher.stores.states[1].committedRoot) !== b58encode(seeder.stores.states[1].committedRoot)) throw new Error('leecher state root differs');

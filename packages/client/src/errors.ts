@@ -22,14 +22,22 @@ export const ClientErrorCode = {
   REQUEST_NACKED: 'REQUEST_NACKED',
   /** f+1 nodes rejected the request while ordering (data: `reason`, `code`, `nodes`). */
   REQUEST_REJECTED: 'REQUEST_REJECTED',
-  /** No f+1 agreement before the deadline (data: `timeoutMs`, `replies`, `errors`). */
+  /**
+   * No f+1 agreement before the deadline (data: `timeoutMs`, `replies`, `errors`: `{node, code, reason?}` per failed
+   * node, `code` being a refusing node's own code such as TOO_MANY_PENDING, else the ClientErrorCode of the failure).
+   */
   TIMEOUT: 'TIMEOUT',
-  /** Every node answered or failed and no f+1 agreement is possible any more (data: `replies`, `errors`). */
+  /** Every node answered or failed and no f+1 agreement is possible any more (data: `replies`, `errors` as for TIMEOUT). */
   NO_CONSENSUS: 'NO_CONSENSUS',
   /** Every node was asked and none gave a reply that verifies (data: `errors`). */
   NO_VERIFIED_REPLY: 'NO_VERIFIED_REPLY',
   /** A transport failure towards one node (data: `node`, `reason`). */
   NODE_UNREACHABLE: 'NODE_UNREACHABLE',
+  /**
+   * A node's client listener refused the request before processing it (data: `node`, `refusal`: the node's code,
+   * e.g. TOO_MANY_PENDING or RATE_LIMITED, `reason`: the node's text).
+   */
+  NODE_REFUSED: 'NODE_REFUSED',
   /** A node's answer that is not a well-formed reply (data: `node`, `reason`). */
   MALFORMED_REPLY: 'MALFORMED_REPLY',
   /** The pool or a connection was closed. */

@@ -34,6 +34,6 @@ export { PoolLedger } from './pool/pool-ledger.js';
 export type { PoolNode } from './pool/pool-ledger.js';
 export { CATCHUP_BATCH } from './pool/catchup.js';
 export type { CatchupResult } from './pool/catchup.js';
-export type { NodeAnswer } from './pool/exchange.js';
+export type { NodeAnswer, NodeFailure } from './pool/exchange.js';
 export { NodeConnection, peerIdOfDest, clientMultiaddr } from './transport/connection.js';
 export type { NodeAddress, NodeMessage } from './transport/connection.js';

@@ -10,7 +10,7 @@ import { appendTaaAcceptance, buildTaaAcceptance, fetchTaa } from '../requests/t
 import { DidKey } from '../requests/did.js';
 import { prepareForEndorser, signRequest } from '../requests/sign.js';
 import { Pool, type ReadOutcome, type WriteOutcome } from '../pool/pool.js';
-import type { NodeAnswer } from '../pool/exchange.js';
+import { nodeFailure, type NodeAnswer } from '../pool/exchange.js';
 
 export const GENESIS_ENV = 'QUIRE_GENESIS';
 export const SEED_ENV = 'QUIRE_SEED';
@@ -178,7 +178,10 @@ export class Context {
   printAction(answers: Map<string, NodeAnswer>): void {
     const out: Record<string, unknown> = {};
     for (const [node, a] of answers) {
-      out[node] = a.kind === 'reply' ? a.message.result ?? a.message : a.kind === 'error' ? { error: a.error.code } : { op: a.kind === 'nack' ? 'REQNACK' : 'REJECT', reason: a.reason };
+      if (a.kind === 'error') {
+        const { code, reason } = nodeFailure(node, a.error);
+        out[node] = { error: code, ...(reason === undefined ? {} : { reason }) };
+      } else out[node] = a.kind === 'reply' ? a.message.result ?? a.message : { op: a.kind === 'nack' ? 'REQNACK' : 'REJECT', reason: a.reason };
     }
     if (this.g.json === true) return this.io.out(stringifyJson(out));
     for (const [node, v] of Object.entries(out)) this.io.out(`${node}: ${stringifyJson(v)}`);

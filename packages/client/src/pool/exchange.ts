@@ -83,6 +83,20 @@ function classify(node: string, m: Record<string, unknown>): NodeAnswer | undefi
   }
 }
 
+/** One node's failure in the detail of a failed submission: the node's own refusal code when it refused. */
+export interface NodeFailure {
+  node: string;
+  /** The node's refusal code (TOO_MANY_PENDING, RATE_LIMITED...) for NODE_REFUSED, otherwise the ClientErrorCode. */
+  code: string;
+  reason?: string;
+}
+
+/** The per-node detail of a failed exchange (see {@link NodeFailure}). */
+export function nodeFailure(node: string, error: ClientError): NodeFailure {
+  const { refusal, reason } = error.data;
+  return { node, code: typeof refusal === 'string' ? refusal : error.code, ...(typeof reason === 'string' ? { reason } : {}) };
+}
+
 /** Sends `payload` to one node and resolves with its final answer (never rejects). */
 export function exchange(conn: NodeConnection, payload: Uint8Array, key: string | undefined, router: PushRouter | undefined, opts: ExchangeOptions): Promise<NodeAnswer> {
   const node = conn.alias;
@@ -108,7 +122,8 @@ export function exchange(conn: NodeConnection, payload: Uint8Array, key: string 
     const onMessage = (msg: NodeMessage): void => {
       if (done) return;
       if (msg.kind === 'refused') {
-        finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.NODE_UNREACHABLE, { node, reason: `${msg.code}: ${msg.reason}`, refusal: msg.code }) });
+        const error = new ClientError(ClientErrorCode.NODE_REFUSED, { node, refusal: msg.code, reason: msg.reason }, `${node} refused the request: ${msg.code}: ${msg.reason}`);
+        finish({ node, kind: 'error', error });
       } else if (msg.kind === 'closed') {
         release = undefined;
         if (retriesLeft-- > 0) void send();

@@ -12,7 +12,7 @@ import { NodeConnection, defaultNodeConnectionOptions } from '../transport/conne
 import { DEFAULT_FRESHNESS_SECONDS, MultiSignatureCache } from '../verify/multi-signature.js';
 import { verifyReadReply } from '../verify/read-reply.js';
 import { catchUpPoolLedger, type CatchupResult } from './catchup.js';
-import { PushRouter, exchange, requestKey, type NodeAnswer } from './exchange.js';
+import { PushRouter, exchange, nodeFailure, requestKey, type NodeAnswer, type NodeFailure } from './exchange.js';
 import { PoolLedger, type PoolNode } from './pool-ledger.js';
 
 export interface PoolOptions {
@@ -53,8 +53,8 @@ export interface ReadOutcome {
   verified: boolean;
   /** Nodes whose answer was accepted. */
   nodes: string[];
-  /** Nodes whose answers failed verification, with the error code. */
-  rejected: { node: string; code: string }[];
+  /** Nodes whose answers failed verification or that failed to answer, with the error code (a refusing node's own code). */
+  rejected: NodeFailure[];
 }
 
 /** A write's outcome: the committed txn (REPLY result) agreed by f+1 nodes. */
@@ -205,7 +205,9 @@ export class Pool {
 
   /**
    * Sends a write to every validator and resolves when f+1 of them reply with the same committed txn. f+1 identical
-   * REQNACK (REJECT) reasons reject with REQUEST_NACKED (REQUEST_REJECTED); TIMEOUT or NO_CONSENSUS otherwise.
+   * REQNACK (REJECT) reasons reject with REQUEST_NACKED (REQUEST_REJECTED); TIMEOUT or NO_CONSENSUS otherwise, whose
+   * `errors` name each failed node with its own refusal code and reason (TOO_MANY_PENDING, RATE_LIMITED...) or the
+   * code of its failure (NODE_UNREACHABLE, MALFORMED_REPLY...).
    */
   async submitWrite(request: Request, opts: { timeoutMs?: number; payload?: Uint8Array } = {}): Promise<WriteOutcome> {
     this.checkOpen();
@@ -219,7 +221,7 @@ export class Pool {
     try {
       return await new Promise<WriteOutcome>((resolve, reject) => {
         const groups = new Map<string, { kind: NodeAnswer['kind']; nodes: string[]; answer: NodeAnswer }>();
-        const errors: { node: string; code: string }[] = [];
+        const errors: NodeFailure[] = [];
         let answered = 0;
         const summary = (): Record<string, unknown> => ({
           replies: [...groups.values()].map((g) => ({ kind: g.kind, nodes: g.nodes, ...(g.answer.kind === 'nack' || g.answer.kind === 'reject' ? { reason: g.answer.reason } : {}) })),
@@ -229,7 +231,7 @@ export class Pool {
           answered++;
           if (a.kind === 'error') {
             if (a.error.code === ClientErrorCode.TIMEOUT && ctl.signal.aborted) return; // reported once below
-            errors.push({ node: a.node, code: a.error.code });
+            errors.push(nodeFailure(a.node, a.error));
           } else {
             const id = a.kind === 'reply' ? `reply|${canonicalJson(a.message.result ?? null)}` : `${a.kind}|${a.reason}`;
             const g = groups.get(id) ?? { kind: a.kind, nodes: [], answer: a };
@@ -281,7 +283,7 @@ export class Pool {
       if (deadline.aborted) break;
       const a = await exchange(conns[i]!, payload, undefined, undefined, { signal: AbortSignal.any([deadline, AbortSignal.timeout(this.options.nodeReadTimeoutMs)]), retries: this.options.retries });
       if (a.kind === 'error') {
-        rejected.push({ node: a.node, code: a.error.code });
+        rejected.push(nodeFailure(a.node, a.error));
         continue;
       }
       if (a.kind !== 'reply') {
@@ -319,7 +321,7 @@ export class Pool {
     const groups = new Map<string, { nodes: string[]; result: Record<string, unknown> }>();
     const add = (a: NodeAnswer): ReadOutcome | undefined => {
       if (a.kind === 'error') {
-        rejected.push({ node: a.node, code: a.error.code });
+        rejected.push(nodeFailure(a.node, a.error));
         return undefined;
       }
       const result = a.kind === 'reply' && isPlainObject(a.message.result) ? { ...a.message.result } : undefined;

@@ -3,7 +3,7 @@
  * ledger, the state key recomputed from the reply, the value recomputed from the reply's `data` / `seqNo` /
  * `txnTime`, and the freshness rule. Pure; throws VerificationError REPLY_MALFORMED / NO_PROOF.
  */
-import { LedgerId, TxnType, canonicalJson, canonicalJsonBytes, isPlainObject, parseJson, sha256, sha256Hex, taaDigest } from '@quire/common';
+import { LedgerId, QuireError, TxnType, canonicalJson, canonicalJsonBytes, isPlainObject, parseJson, sha256, sha256Hex, taaDigest } from '@quire/common';
 import { ClientErrorCode, VerificationError } from '../errors.js';
 
 const utf8 = new TextEncoder();
@@ -30,6 +30,15 @@ export interface ReadTargets {
 
 function malformed(field: string, reason: string): VerificationError {
   return new VerificationError(ClientErrorCode.REPLY_MALFORMED, { field, reason });
+}
+
+/** A reply's data text as JSON; text that is not JSON makes the reply malformed. */
+function parseData(text: string): unknown {
+  try {
+    return parseJson(text);
+  } catch (e) {
+    throw malformed('data', `not JSON (${e instanceof QuireError ? e.code : 'unparsable'})`);
+  }
 }
 
 function str(result: Record<string, unknown>, field: string, obj: Record<string, unknown> = result, prefix = ''): string {
@@ -93,7 +102,7 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
       let value: Uint8Array | null = null;
       if (data !== null && data !== undefined) {
         if (typeof data !== 'string') throw malformed('data', 'GET_NYM data is not a JSON string');
-        const rec = parseJson(data);
+        const rec = parseData(data);
         if (!isPlainObject(rec)) throw malformed('data', 'not a JSON object');
         if (rec.dest !== undefined && rec.dest !== dest) throw malformed('data.dest', 'differs from the query');
         delete rec.dest;
@@ -111,9 +120,9 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
       let value: Uint8Array | null = null;
       if (data !== null && data !== undefined) {
         if (typeof data !== 'string') throw malformed('data', 'not a string');
-        const h = kind === 'raw' ? sha256Hex(canonicalJson(parseJson(data))) : kind === 'enc' ? sha256Hex(data) : '';
+        const h = kind === 'raw' ? sha256Hex(canonicalJson(parseData(data))) : kind === 'enc' ? sha256Hex(data) : '';
         if (kind === 'raw') {
-          const obj = parseJson(data);
+          const obj = parseData(data);
           if (!isPlainObject(obj) || !Object.prototype.hasOwnProperty.call(obj, name)) throw malformed('data', 'raw attribute does not hold the name asked for');
         }
         value = wrapped(h, result);

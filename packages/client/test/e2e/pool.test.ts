@@ -211,3 +211,61 @@ describe('Pool over the client protocol (4 client hosts)', function () {
     expect(w.err.join('\n')).to.contain('insufficient number of valid signatures');
   });
 });
+
+describe('Pool against client hosts that refuse at the transport', function () {
+  this.timeout(30_000);
+  const hosts: ClientHost[] = [];
+  const handlers: (Handler | undefined)[] = [undefined, undefined];
+  let pool: Pool;
+
+  before(async () => {
+    // Node1 rate-limits every request, Node2 refuses every request as one too many in flight; Node3 and Node4 answer
+    // through `handlers`
+    const limits = [{ clientRate: 0, clientBurst: 0 }, { maxPendingPerSession: 0 }, {}, {}];
+    for (let i = 0; i < 4; i++) {
+      const h = await ClientHost.create({ seed: enc.encode(nodeSeed(NODE_NAMES[i]!)), host: '127.0.0.1', port: 0, ...limits[i] });
+      h.on('request', (_clientId, bytes, respond) => {
+        const req = parseJson(bytes) as Record<string, unknown>;
+        handlers[i - 2]?.(req, (m) => void respond(enc.encode(stringifyJson(m))), () => undefined);
+      });
+      hosts.push(h);
+    }
+    pool = await Pool.fromGenesisText(poolGenesis({ ports: hosts.map((h) => h.port) }), { writeTimeoutMs: 5_000 });
+  });
+
+  after(async () => {
+    await pool?.close();
+    await Promise.all(hosts.map((h) => h.close()));
+  });
+
+  const refusals = [
+    { node: 'Node1', code: 'RATE_LIMITED', reason: 'rate limited' },
+    { node: 'Node2', code: 'TOO_MANY_PENDING', reason: 'too many requests in flight' },
+  ];
+  const errorsOf = (e: unknown): unknown[] => [...((e as { data: { errors: { node: string }[] } }).data.errors)].sort((a, b) => a.node.localeCompare(b.node));
+
+  it('TIMEOUT names each refusing node with its own refusal code and reason', async () => {
+    handlers[0] = handlers[1] = () => undefined;
+    const req = signRequest(buildNymRequest({ submitter: trustee.did, dest: DEST }), trustee);
+    try {
+      await pool.submitWrite(req, { timeoutMs: 800 });
+      expect.fail('resolved');
+    } catch (e) {
+      expect((e as { code: string }).code).to.equal(ClientErrorCode.TIMEOUT);
+      expect(errorsOf(e)).to.deep.equal(refusals);
+    }
+  });
+
+  it('NO_CONSENSUS names each refusing node with its own refusal code and reason', async () => {
+    handlers[0] = (req, reply) => reply({ op: 'REQNACK', identifier: req.identifier, reqId: req.reqId, reason: 'first reason' });
+    handlers[1] = (req, reply) => reply({ op: 'REQNACK', identifier: req.identifier, reqId: req.reqId, reason: 'second reason' });
+    const req = signRequest(buildNymRequest({ submitter: trustee.did, dest: DEST }), trustee);
+    try {
+      await pool.submitWrite(req);
+      expect.fail('resolved');
+    } catch (e) {
+      expect((e as { code: string }).code).to.equal(ClientErrorCode.NO_CONSENSUS);
+      expect(errorsOf(e)).to.deep.equal(refusals);
+    }
+  });
+});

@@ -139,6 +139,11 @@ describe('verifyReadReply', () => {
     // tampered value
     const tampered = { ...result, data: nymReadData({ ...rec, role: '0' }, DEST) };
     expect(verifyCode({ reply: withResult(tampered), request, pool, now: NOW })).to.equal(ClientErrorCode.PROOF_VALUE_MISMATCH);
+    // data that is not JSON, with or without a proof
+    expect(verifyCode({ reply: withResult({ ...result, data: 'lie' }), request, pool, now: NOW })).to.equal(ClientErrorCode.REPLY_MALFORMED);
+    const { state_proof: _sp, ...unproven } = result;
+    void _sp;
+    expect(verifyCode({ reply: withResult({ ...unproven, data: '{"a":' }), request, pool, now: NOW })).to.equal(ClientErrorCode.REPLY_MALFORMED);
     // claims absence of a present key
     expect(verifyCode({ reply: withResult({ ...result, data: null, seqNo: null, txnTime: null }), request, pool, now: NOW })).to.equal(ClientErrorCode.PROOF_VALUE_MISMATCH);
     // stale multi-signature

@@ -103,7 +103,8 @@ export function byzantineTransform(kind: ByzantineKind, msg: NodeMessage, to: st
       return [lieToLeecher(msg, rng)].filter((m) => m !== undefined);
     case 'equivocate':
       if (msg.op === 'PREPREPARE' && peers.indexOf(to) % 2 === 1) {
-        // same key, later time, so a different digest: an internally consistent second version
+        // same key, later time, so a different digest; its audit root no longer matches, so a backup
+        // that gets only this version votes 44, one holding the first votes 60 when relays bring it
         const ppTime = msg.ppTime + 1;
         return [{ ...msg, ppTime, digest: batchDigest(msg.originalViewNo ?? msg.viewNo, ppTime, msg.reqIdr) }];
       }

@@ -5,10 +5,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { b58encode } from '@quire/common';
+import { b58encode, decodeMsgpack, encodeMsgpack, signatureInput } from '@quire/common';
 import { batchDigest } from '@quire/consensus';
-import { Ledger, openLevelKvStore } from '@quire/storage';
+import { Ledger, merkleLeafHash, merkleRootOfLeafHashes, openLevelKvStore } from '@quire/storage';
 import { AuditTrail } from '../../src/audit-trail.js';
+import { ConsensusExecutor } from '../../src/consensus-executor.js';
 import { NodeError, NodeErrorCode } from '../../src/errors.js';
 import { memoryFixture, nymRequest, trustee, user } from './helpers.js';
 
@@ -117,6 +118,74 @@ describe('consensus executor', () => {
     expect(l.ledgerStatus(1)).to.deep.equal(target);
     expect(b58encode(leecher.stores.states[1].committedRoot)).to.equal(b58encode(seeder.stores.states[1].committedRoot));
     expect(l.lastAudit()).to.deep.equal(seeder.executor.lastAudit());
+    await seeder.stores.kv.close();
+    await leecher.stores.kv.close();
+  });
+
+  it('serves roots and proofs of any committed size from the hash store, and refuses sizes beyond it', async () => {
+    const fx = await memoryFixture();
+    const ex = fx.executor;
+    for (let k = 1; k <= 4; k++) {
+      ex.applyBatch(input(1, [nymRequest(trustee, user(40 + k)), nymRequest(trustee, user(50 + k))], k));
+      ex.commitBatch([]);
+    }
+    // a batch applied, not committed: its txns are not served
+    ex.applyBatch(input(1, [nymRequest(trustee, user(60))], 5));
+    const l = fx.stores.ledgers[1];
+    const leaves = Array.from({ length: 13 }, (_, i) => merkleLeafHash(l.getEncodedSync(i + 1)!));
+    for (let n = 0; n <= 13; n++) expect(ex.rootAt(1, n), `root ${n}`).to.equal(b58encode(merkleRootOfLeafHashes(leaves.slice(0, n))));
+    for (const m of [0, 1, 5, 8, 12, 13]) {
+      expect(ex.verifyConsistency(m, ex.rootAt(1, m), 13, ex.rootAt(1, 13), ex.consistencyProof(1, m, 13)), `${m} -> 13`).to.equal(true);
+    }
+    for (const [a, b] of [[0, 14], [3, 2], [-1, 4], [1.5, 4]] as const) {
+      expect(() => ex.consistencyProof(1, a, b), `${a}..${b}`).to.throw(NodeError).with.property('code', NodeErrorCode.EXECUTOR_STATE);
+    }
+    expect(() => ex.rootAt(1, 14)).to.throw(NodeError).with.property('code', NodeErrorCode.EXECUTOR_STATE);
+    expect(() => ex.rootAt(7, 1)).to.throw(NodeError).with.property('code', NodeErrorCode.EXECUTOR_STATE);
+    expect(ex.txnRange(1, 12, 20)).to.have.length(2);
+    ex.revertLastBatch();
+    await fx.stores.kv.close();
+  });
+
+  it('catches up ATTRIB txns: originals restored by the seeder, hashed and kept by the leecher', async () => {
+    const seeder = await memoryFixture();
+    const leecher = await memoryFixture();
+    const owner = user(70);
+    let reqId = 1_900_000_000_000;
+    const attrib = (op: Record<string, unknown>): Record<string, unknown> => {
+      const req: Record<string, unknown> = { identifier: owner.did, reqId: reqId++, protocolVersion: 2, operation: { type: '100', dest: owner.did, ...op } };
+      req.signature = owner.signBase58(signatureInput(req));
+      return req;
+    };
+    seeder.executor.applyBatch(input(1, [nymRequest(trustee, owner)], 1));
+    seeder.executor.commitBatch([]);
+    expect(seeder.executor.applyBatch(input(1, [attrib({ raw: '{"endpoint":{"ha":"10.0.0.9:9702"}}' }), attrib({ enc: 'secret' })], 2)).discarded).to.deep.equal([]);
+    seeder.executor.commitBatch([]);
+    await seeder.executor.flush();
+    const target = seeder.executor.ledgerStatus(1);
+    // what goes on the wire carries the originals
+    const wire = decodeMsgpack(encodeMsgpack(seeder.executor.txnRange(1, 6, 8))) as { txn: { data: Record<string, unknown> } }[];
+    expect(wire[1]!.txn.data.raw).to.equal('{"endpoint":{"ha":"10.0.0.9:9702"}}');
+    expect(wire[2]!.txn.data.enc).to.equal('secret');
+    const committed: unknown[] = [];
+    const audit = await AuditTrail.load(leecher.stores.ledgers[3]);
+    const l = new ConsensusExecutor(
+      { durable: false },
+      { stores: leecher.stores, executor: leecher.reqExecutor, registry: leecher.registry, audit, onCommitted: (_id, txns) => committed.push(...txns) },
+    );
+    expect(l.appendCaughtUp(1, wire.slice(0, 2), seeder.executor.consistencyProof(1, 7, 8), target.size, target.root)).to.equal(true);
+    expect(l.appendCaughtUp(1, wire.slice(2), [], target.size, target.root)).to.equal(true);
+    await l.flush();
+    expect(l.ledgerStatus(1)).to.deep.equal(target);
+    expect(b58encode(leecher.stores.states[1].committedRoot)).to.equal(b58encode(seeder.stores.states[1].committedRoot));
+    // the leecher's ledger and the committed txns it reports hold the hashes; its store the originals
+    const stored = [6, 7, 8].map((n) => seeder.stores.ledgers[1].getSync(n));
+    expect([6, 7, 8].map((n) => leecher.stores.ledgers[1].getSync(n))).to.deep.equal(stored);
+    expect(committed).to.deep.equal(stored);
+    expect(await leecher.stores.attributes.get(stored[1]!.txn.data.raw as string)).to.equal('{"endpoint":{"ha":"10.0.0.9:9702"}}');
+    expect(await leecher.stores.attributes.get(stored[2]!.txn.data.enc as string)).to.equal('secret');
+    // and it serves them in turn as the seeder did
+    expect(decodeMsgpack(encodeMsgpack(l.txnRange(1, 6, 8)))).to.deep.equal(wire);
     await seeder.stores.kv.close();
     await leecher.stores.kv.close();
   });
