@@ -23,7 +23,7 @@ describe('upgrade: NODE_UPGRADE request (requests.md 5.3, formats.md 4.5)', () =
 
   it('passes the NODE_UPGRADE static validation and is stored in the Indy layout', () => {
     const req = buildNodeUpgradeRequest(node1, { action: 'complete', version: '1.2.3' }, 7);
-    nodeUpgradeHandler.validateStatic({ ...req, author: req.identifier } as never, undefined as never);
+    nodeUpgradeHandler.validateStatic({ ...req, author: req.identifier } as never);
     const txn = requestToTxn(req);
     expect(txn.txn.type).to.equal('110');
     expect(Object.keys(txn.txn.data).sort()).to.deep.equal(['data', 'signature']);
