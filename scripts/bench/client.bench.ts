@@ -1,15 +1,14 @@
 // @quire/client light-client verification: a GET_NYM reply checked end to end (answers the request, trie proof
 // against root_hash, BLS multi-signature of n-f validators over MP(value), freshness), without and with the
 // multi-signature cache per state root. Domain state of 10,000 NYMs, a 4-validator pool with BLS keys.
-import { loadavg } from 'node:os';
 import { b58encode, b64encode, multiSignatureMessage, parseJson, stringifyJson, type Request } from '@quire/common';
 import { Ed25519Signer, blsAggregateSignatures, blsKeyFromSeed } from '@quire/crypto';
 import { StateTrie, openMemoryKvStore } from '@quire/storage';
 import { encodeNymRecord, nymKey, nymReadData, type NymRecord } from '@quire/requests';
 import { MultiSignatureCache, PoolLedger, buildGetNymRequest, verifyReadReply } from '@quire/client';
-import { measure } from './lib.js';
+import { loadAverages, measure } from './lib.js';
 
-console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (figures scale down on a busy machine)`);
+console.log(`load average ${loadAverages()} (wall-clock figures scale down on a busy machine)`);
 
 const names = ['Node1', 'Node2', 'Node3', 'Node4'];
 const bls = names.map((n) => blsKeyFromSeed(n.padStart(32, '0')));

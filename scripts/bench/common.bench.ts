@@ -1,4 +1,5 @@
-// @quire/common: the canonical encodings on the hot path of every request and every ordered txn.
+// @quire/common: the canonical encodings on the hot path of every request and every ordered txn. Every rate is
+// given as wall-clock, per CPU-second of the process and of the main thread, with the load average (see lib.ts).
 import { parse as losslessParse, isSafeNumber } from 'lossless-json';
 import { pack as msgpackrPack } from 'msgpackr';
 import {
@@ -14,17 +15,7 @@ import {
   stringifyJson,
   type Request,
 } from '@quire/common';
-import { measure, record } from './lib.js';
-
-/** Rate per second of CPU time used by this process: on a shared, loaded machine this is steadier
- * than wall-clock rates (it is not inflated by time spent waiting for a core). */
-function perCpuSecond(name: string, fn: () => unknown, iterations: number, target?: number): void {
-  for (let i = 0; i < Math.min(20_000, iterations); i++) fn();
-  const start = process.cpuUsage();
-  for (let i = 0; i < iterations; i++) fn();
-  const used = process.cpuUsage(start);
-  record(`${name} [per CPU-second]`, (iterations * 1e6) / (used.user + used.system), target);
-}
+import { measure } from './lib.js';
 
 const requestText =
   '{"identifier":"V4SGRU86Z58d6TV7PBUe6f","operation":{"dest":"VsKV7grR1BUE29mG2Fm2kX","type":"1","verkey":"~CoRER63DVYnWZtK8uAzNbx","role":"101","alias":"agent-42"},' +
@@ -45,13 +36,6 @@ await measure('payloadDigest(NYM request)', () => payloadDigest(request));
 await measure('requestDigests(NYM request) (both)', () => requestDigests(request));
 await measure('requestToTxn(NYM request)', () => requestToTxn(request));
 await measure('canonicalJson(NYM txn)', () => canonicalJson(txn));
-
-console.log('\nsame, per CPU-second of this process:');
-perCpuSecond('encodeMsgpack(NYM txn)', () => encodeMsgpack(txn), 200_000, 100_000);
-perCpuSecond('decodeMsgpack(NYM txn)', () => decodeMsgpack(txnBytes), 200_000);
-perCpuSecond('parseJson(NYM request)', () => parseJson(requestText), 200_000);
-perCpuSecond('signatureInput(NYM request)', () => signatureInput(request), 200_000);
-perCpuSecond('requestDigest(NYM request)', () => requestDigest(request), 200_000);
 
 console.log('\nreference points (not used by Quire):');
 // lossless-json with the same number policy (safe -> number, else bigint)

@@ -1,12 +1,14 @@
 // Benchmarks of @quire/network: 4 node hosts in one process on loopback. Direct framed streams versus gossipsub
 // (StrictNoSign with content-addressed ids, and StrictSign) for consensus-sized messages: latency of one broadcast
 // to the 3 other nodes (until the last one has it) and throughput of bursts, one sender or all four at once.
+// Throughputs are given as wall-clock, per CPU-second of the process and of the main thread (the four hosts share
+// this process), with the load average (see lib.ts).
 // Run: npm run bench -- network
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import { b58encode } from '@quire/common';
 import { NodeHost, type NodeHostOptions } from '@quire/network';
 import { performance } from 'node:perf_hooks';
-import { record } from './lib.js';
+import { record, report, sample, since, type CpuClock } from './lib.js';
 
 const TOPIC = '/quire/bench/consensus/1';
 const N = 4;
@@ -85,10 +87,10 @@ async function latency(pool: Pool, mode: Mode, size: number, count: number): Pro
 }
 
 /**
- * Messages per second (each delivered to all 3 others) for a burst of `count` from `senders` nodes at once. When not
- * everything arrives within 20 s, the delivered share is printed and the rate counts delivered messages only.
+ * Broadcasts (each delivered to all 3 others) of a burst of `count` from `senders` nodes at once, and the time they
+ * took. When not everything arrives within 20 s, the delivered share is printed and only delivered messages count.
  */
-async function throughput(pool: Pool, mode: Mode, size: number, count: number, senders: number): Promise<number> {
+async function throughput(pool: Pool, mode: Mode, size: number, count: number, senders: number): Promise<{ broadcasts: number; time: CpuClock }> {
   const expected = count * senders * (N - 1);
   let got = 0;
   const done = new Promise<void>((resolve) => {
@@ -103,7 +105,7 @@ async function throughput(pool: Pool, mode: Mode, size: number, count: number, s
       }
     };
   });
-  const t0 = performance.now();
+  const t0 = sample();
   const sending: Promise<void>[] = [];
   for (let s = 0; s < senders; s++) {
     sending.push(
@@ -117,7 +119,7 @@ async function throughput(pool: Pool, mode: Mode, size: number, count: number, s
   }
   await Promise.all(sending);
   await done;
-  return (got / (N - 1) * 1000) / (performance.now() - t0);
+  return { broadcasts: got / (N - 1), time: since(t0) };
 }
 
 const sizes: [string, number, number][] = [
@@ -137,8 +139,12 @@ for (const policy of ['StrictNoSign', 'StrictSign'] as const) {
       const lat = await latency(pool, mode, size, 100);
       record(`${label}, ${name}: broadcast latency p50`, lat.p50 * 1000, undefined, 'µs');
       record(`${label}, ${name}: broadcast latency p99`, lat.p99 * 1000, undefined, 'µs');
-      record(`${label}, ${name}: 1 sender burst`, await throughput(pool, mode, size, burst, 1), undefined, 'broadcasts/s');
-      if (size <= 1024) record(`${label}, ${name}: 4 senders at once`, await throughput(pool, mode, size, Math.floor(burst / 2), 4), undefined, 'broadcasts/s');
+      const one = await throughput(pool, mode, size, burst, 1);
+      report(`${label}, ${name}: 1 sender burst`, one.broadcasts, one.time, { unit: 'broadcasts/s' });
+      if (size <= 1024) {
+        const four = await throughput(pool, mode, size, Math.floor(burst / 2), 4);
+        report(`${label}, ${name}: 4 senders at once`, four.broadcasts, four.time, { unit: 'broadcasts/s' });
+      }
     }
   }
   await Promise.all(pool.hosts.map((h) => h.close()));

@@ -2,9 +2,9 @@
 // of 500 applied to uncommitted state and reverted), with and without signature verification.
 // Signing is done before measuring. Target: >= 10,000 NYM/s on one core without verification.
 //
-// The machine running benchmarks is often shared, so besides the wall-clock rate this reports the
-// CPU time the process spent per request (process.cpuUsage, user + system) and the rate one
-// fully available core would reach at that cost; the target is judged on the latter.
+// Every rate is given as wall-clock, per CPU-second of the process and of the main thread, with the
+// load average (see lib.ts); on a shared machine the target is best judged on the CPU rate (the rate
+// one fully available core reaches; 1e6 / rate is the CPU time per request in µs).
 //
 // Profile: node --conditions=quire-source --import tsx --import @quire/common/polyfill \
 //   --cpu-prof --cpu-prof-dir=/tmp/prof scripts/bench/requests.bench.ts
@@ -12,7 +12,7 @@ import { parseJson, signatureInput, stringifyJson } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { RequestExecutor, SignatureVerifier, type ExecutorStores, type Txn } from '@quire/requests';
 import { AttributeStore, Ledger, SeqNoIndex, StateTrie, TimestampStore, openMemoryKvStore } from '@quire/storage';
-import { measure, print, record } from './lib.js';
+import { measure } from './lib.js';
 
 const BATCH = 500;
 const TARGET = 10_000;
@@ -40,27 +40,10 @@ for (let i = 0; i < BATCH; i++) {
 }
 const requestTexts = requests.map((r) => stringifyJson(r));
 
-/**
- * `measure` (median wall-clock rate over rounds) plus the CPU time per request of every call it
- * made, warm-up included (process.cpuUsage: user + system of the whole process).
- */
+/** Warms the JIT up first (so the CPU figure is not that of unoptimised code), then measures `fn` (one batch). */
 async function run(label: string, fn: () => Promise<void>, target?: number): Promise<void> {
-  // let the JIT settle first, so that the CPU figure is not that of unoptimised code
   for (let i = 0; i < 20; i++) await fn();
-  let calls = 0;
-  const c0 = process.cpuUsage();
-  await measure(
-    `${label}: wall clock`,
-    async () => {
-      calls++;
-      await fn();
-    },
-    { opsPerCall: BATCH, unit: 'NYM/s', rounds: 7, roundMs: 600 },
-  );
-  const c = process.cpuUsage(c0);
-  const micros = (c.user + c.system) / (calls * BATCH);
-  print({ name: `${label}: CPU time per request`, opsPerSec: micros, unit: 'µs CPU' });
-  record(`${label}: per core (1e6 / CPU µs)`, 1e6 / micros, target, 'NYM/s');
+  await measure(label, fn, { opsPerCall: BATCH, unit: 'NYM/s', rounds: 7, roundMs: 600, ...(target === undefined ? {} : { target }) });
 }
 
 for (const [verify, input] of [

@@ -1,18 +1,15 @@
 // State trie benchmarks: NYM-like writes committed every 100 into a LevelDB directory, updates of
 // existing keys, committed reads, proof generation and proof verification on a trie of 100,000+ keys.
 //
-// Every figure is given three ways, because the machine is shared: the wall-clock rate; the rate per
-// CPU-second of the whole process (every thread: LevelDB's compaction and write threads and V8's
-// garbage-collector helpers included); and, on Linux, the rate per CPU-second of the main JS thread
-// alone, which bounds the wall-clock rate on an idle machine where the background threads run on
-// another core. The load average at the time follows each figure. Keys and values are generated
-// before timing starts: the figures are those of the trie and the store, not of the generator.
+// Every rate is given as wall-clock, per CPU-second of the process and of the main thread, with the load
+// average (see lib.ts). Keys and values are generated before timing starts: the figures are those of the
+// trie and the store, not of the generator.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { StateTrie, openLevelKvStore, verifyTrieProof } from '@quire/storage';
+import { loadAverages, measure, report, sample, since } from './lib.js';
 
 const TRIE_KEYS = 100_000;
 const COMMIT_EVERY = 100;
@@ -32,74 +29,7 @@ function nymValue(i: number): Uint8Array {
   );
 }
 
-// ---- measurement: wall clock, CPU of the process, CPU of the main thread, load average ----
-
-/** CPU time (ms) of the calling thread, from /proc (Linux); undefined elsewhere. */
-function mainThreadCpuMs(): number | undefined {
-  try {
-    const st = readFileSync('/proc/thread-self/stat', 'utf8');
-    const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime in clock ticks (USER_HZ = 100)
-  } catch {
-    return undefined;
-  }
-}
-
-interface Sample {
-  wallMs: number;
-  cpuUs: number;
-  mainMs: number | undefined;
-}
-
-function start(): Sample {
-  const c = process.cpuUsage();
-  return { wallMs: performance.now(), cpuUs: c.user + c.system, mainMs: mainThreadCpuMs() };
-}
-
-const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
-
-/** Prints one measurement: `ops` operations done since `s`. */
-function report(name: string, ops: number, s: Sample, unit: string, target?: number, wallRate?: number): void {
-  const e = start();
-  const wall = wallRate ?? (ops * 1000) / (e.wallMs - s.wallMs);
-  const cpu = (ops * 1e6) / (e.cpuUs - s.cpuUs);
-  const main = s.mainMs !== undefined && e.mainMs !== undefined && e.mainMs > s.mainMs ? (ops * 1000) / (e.mainMs - s.mainMs) : undefined;
-  const verdict = target === undefined ? '' : `  target >= ${fmt(target)}: ${wall >= target ? 'met' : 'not met'} (wall), ${cpu >= target ? 'met' : 'not met'} (CPU)`;
-  console.log(
-    `${name.padEnd(52)} wall ${fmt(wall).padStart(9)}  CPU ${fmt(cpu).padStart(9)}  main thread ${(main === undefined ? 'n/a' : fmt(main)).padStart(9)} ${unit}  load ${loadavg()[0]!.toFixed(1)}${verdict}`,
-  );
-}
-
-/**
- * Runs `fn` (doing `opsPerCall` operations) for a warm-up and then `rounds` rounds of `roundMs`;
- * reports the median wall-clock rate of the rounds and the CPU rates over all rounds.
- */
-async function bench(name: string, fn: () => unknown, opts: { opsPerCall?: number; rounds?: number; roundMs?: number; target?: number; unit: string }): Promise<void> {
-  const per = opts.opsPerCall ?? 1;
-  const warmEnd = performance.now() + 300;
-  while (performance.now() < warmEnd) await fn();
-  const rates: number[] = [];
-  let ops = 0;
-  const s = start();
-  for (let r = 0; r < (opts.rounds ?? 5); r++) {
-    let calls = 0;
-    const t0 = performance.now();
-    let now = t0;
-    while (now - t0 < (opts.roundMs ?? 400)) {
-      await fn();
-      calls++;
-      now = performance.now();
-    }
-    rates.push((calls * per * 1000) / (now - t0));
-    ops += calls * per;
-  }
-  rates.sort((a, b) => a - b);
-  report(name, ops, s, opts.unit, opts.target, rates[Math.floor(rates.length / 2)]);
-}
-
-// ---- the benchmark ----
-
-console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at start; generating inputs...`);
+console.log(`load average ${loadAverages()} at start; generating inputs...`);
 const FRESH = 400_000;
 const UPDATES = 50_000;
 const fillKeys = Array.from({ length: TRIE_KEYS }, (_, i) => nymKey(i));
@@ -116,16 +46,16 @@ try {
   console.log(`value size ${fillValues[12345]!.length} bytes, key size 32 bytes, commit every ${COMMIT_EVERY}, LevelDB in ${dir}`);
 
   // 1. fill to TRIE_KEYS with commits every 100, timing the whole fill
-  const fill = start();
+  const fill = sample();
   for (let next = 0; next < TRIE_KEYS; ) {
     for (let j = 0; j < COMMIT_EVERY; j++, next++) trie.set(fillKeys[next]!, fillValues[next]!);
     await trie.commit();
   }
-  report(`trie fill 0 -> ${fmt(TRIE_KEYS)} keys (put + commit/100)`, TRIE_KEYS, fill, 'puts/s', 20_000);
+  report(`trie fill 0 -> ${TRIE_KEYS.toLocaleString('en-US')} keys (put + commit/100)`, TRIE_KEYS, since(fill), { unit: 'puts/s', target: 20_000 });
 
   // 2. steady-state writes on the full trie: 100 new keys then a commit, per call
   let w = 0;
-  await bench(
+  await measure(
     'trie put 100 + commit (trie >= 100k keys)',
     async () => {
       for (let j = 0; j < COMMIT_EVERY; j++, w++) trie.set(keyPool[w % FRESH]!, valuePool[w % FRESH]!);
@@ -136,7 +66,7 @@ try {
 
   // updates of existing keys (a NYM key rotation rewrites an existing record)
   let u = 0;
-  await bench(
+  await measure(
     'trie update 100 existing keys + commit',
     async () => {
       for (let j = 0; j < COMMIT_EVERY; j++, u++) trie.set(updateKeys[u % UPDATES]!, updateValues[u % UPDATES]!);
@@ -151,20 +81,20 @@ try {
   const reader = await StateTrie.open(kv2, 'domain');
   const root = reader.committedRoot;
   const sampleKeys = Array.from({ length: 10_000 }, (_, i) => fillKeys[(i * 104_729) % TRIE_KEYS]!);
-  const cold = start();
+  const cold = sample();
   for (const k of sampleKeys) reader.get(k, { committed: true });
-  report('trie get, cold cache (LevelDB reads)', sampleKeys.length, cold, 'gets/s');
+  report('trie get, cold cache (LevelDB reads)', sampleKeys.length, since(cold), { unit: 'gets/s' });
   let r = 0;
-  await bench('trie get (committed, warm cache)', () => reader.get(sampleKeys[r++ % sampleKeys.length]!, { committed: true }), { unit: 'gets/s' });
+  await measure('trie get (committed, warm cache)', () => reader.get(sampleKeys[r++ % sampleKeys.length]!, { committed: true }), { unit: 'gets/s' });
   let p = 0;
-  await bench('trie generateProof (100k+ keys)', () => reader.generateProof(sampleKeys[p++ % sampleKeys.length]!), { target: 20_000, unit: 'proofs/s' });
+  await measure('trie generateProof (100k+ keys)', () => reader.generateProof(sampleKeys[p++ % sampleKeys.length]!), { target: 20_000, unit: 'proofs/s' });
   const proofs = sampleKeys.map((k) => reader.generateProof(k));
   const absentKey = nymKey(10_000_000);
   const absentProof = reader.generateProof(absentKey);
   const avg = proofs.reduce((s, x) => s + x.length, 0) / proofs.length;
   console.log(`proof size: ${Math.round(avg)} bytes on average`);
   let v = 0;
-  await bench(
+  await measure(
     'verifyTrieProof (present key, RLP bytes)',
     () => {
       const i = v++ % proofs.length;
@@ -172,7 +102,7 @@ try {
     },
     { unit: 'verifies/s' },
   );
-  await bench(
+  await measure(
     'verifyTrieProof (absent key)',
     () => {
       if (verifyTrieProof(root, absentKey, absentProof) !== null) throw new Error('absence proof did not verify');
@@ -181,7 +111,7 @@ try {
   );
   const b64 = proofs.map((x) => Buffer.from(x).toString('base64'));
   let q = 0;
-  await bench(
+  await measure(
     'verifyTrieProof (present key, base64 proof_nodes)',
     () => {
       const i = q++ % b64.length;

@@ -1,4 +1,4 @@
-import { QuireError } from '@quire/common';
+import { CodedError } from '@quire/common';
 
 /**
  * Stable codes of {@link ClientError} and {@link VerificationError}. Programs and tests branch on these, never on
@@ -74,12 +74,7 @@ export const ClientErrorCode = {
 export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
 
 /** Any failure of @quire/client. */
-export class ClientError extends QuireError {
-  declare readonly code: ClientErrorCode;
-  constructor(code: ClientErrorCode, data: Record<string, unknown> = {}, message?: string) {
-    super(code, data, message);
-  }
-}
+export class ClientError extends CodedError<ClientErrorCode> {}
 
 /** A reply that does not pass light-client verification: it must not be trusted. */
 export class VerificationError extends ClientError {}

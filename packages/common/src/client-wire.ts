@@ -6,7 +6,7 @@
  * - envelope (the frame body) = kind (1 byte) || id (unsigned varint) || payload, kinds REQUEST / RESPONSE / PUSH /
  *   ERROR; an ERROR payload is UTF-8 JSON `{"code", "reason"}` with a fixed reason text per code.
  */
-import { QuireError } from './errors.js';
+import { CodedError } from './errors.js';
 import { parseJson } from './lossless-json.js';
 
 /** Codes of {@link ClientWireError}. */
@@ -21,12 +21,7 @@ export const ClientWireErrorCode = {
 export type ClientWireErrorCode = (typeof ClientWireErrorCode)[keyof typeof ClientWireErrorCode];
 
 /** Malformed bytes of the client protocol's framing or envelopes. */
-export class ClientWireError extends QuireError {
-  declare readonly code: ClientWireErrorCode;
-  constructor(code: ClientWireErrorCode, data: Record<string, unknown> = {}, message?: string) {
-    super(code, data, message);
-  }
-}
+export class ClientWireError extends CodedError<ClientWireErrorCode> {}
 
 // ---------------------------------------------------------------------------------------------------------------
 // frames

@@ -14,6 +14,17 @@ export class QuireError extends Error {
   }
 }
 
+/**
+ * The base of an error class with its own table of codes: `class FooError extends CodedError<FooErrorCode> {}` types
+ * `code` as one of the table's values and takes `(code, data?, message?)` like {@link QuireError}.
+ */
+export class CodedError<C extends string> extends QuireError {
+  declare readonly code: C;
+  constructor(code: C, data: Record<string, unknown> = {}, message?: string) {
+    super(code, data, message);
+  }
+}
+
 function formatData(data: Record<string, unknown>): string {
   const keys = Object.keys(data);
   if (keys.length === 0) return '';
@@ -66,12 +77,7 @@ export const EncodingErrorCode = {
 export type EncodingErrorCode = (typeof EncodingErrorCode)[keyof typeof EncodingErrorCode];
 
 /** Malformed or unrepresentable data in one of the encodings of formats.md section 1. */
-export class EncodingError extends QuireError {
-  declare readonly code: EncodingErrorCode;
-  constructor(code: EncodingErrorCode, data: Record<string, unknown> = {}, message?: string) {
-    super(code, data, message);
-  }
-}
+export class EncodingError extends CodedError<EncodingErrorCode> {}
 
 /** Codes of {@link IdentifierError}. */
 export const IdentifierErrorCode = {
@@ -87,12 +93,7 @@ export const IdentifierErrorCode = {
 export type IdentifierErrorCode = (typeof IdentifierErrorCode)[keyof typeof IdentifierErrorCode];
 
 /** A DID or verkey that breaks the rules of formats.md 2.1. */
-export class IdentifierError extends QuireError {
-  declare readonly code: IdentifierErrorCode;
-  constructor(code: IdentifierErrorCode, data: Record<string, unknown> = {}, message?: string) {
-    super(code, data, message);
-  }
-}
+export class IdentifierError extends CodedError<IdentifierErrorCode> {}
 
 /** Codes of {@link TxnError}. */
 export const TxnErrorCode = {
@@ -108,9 +109,4 @@ export const TxnErrorCode = {
 export type TxnErrorCode = (typeof TxnErrorCode)[keyof typeof TxnErrorCode];
 
 /** A request that cannot be turned into a transaction, or a stored transaction of the wrong shape. */
-export class TxnError extends QuireError {
-  declare readonly code: TxnErrorCode;
-  constructor(code: TxnErrorCode, data: Record<string, unknown> = {}, message?: string) {
-    super(code, data, message);
-  }
-}
+export class TxnError extends CodedError<TxnErrorCode> {}

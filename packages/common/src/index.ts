@@ -2,7 +2,7 @@
 // No I/O and no dependency on other Quire packages. This file is the package's only public face.
 
 // errors
-export { QuireError, EncodingError, EncodingErrorCode, IdentifierError, IdentifierErrorCode, TxnError, TxnErrorCode } from './errors.js';
+export { QuireError, CodedError, EncodingError, EncodingErrorCode, IdentifierError, IdentifierErrorCode, TxnError, TxnErrorCode } from './errors.js';
 
 // codes and ids (formats appendix A)
 export {

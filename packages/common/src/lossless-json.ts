@@ -13,16 +13,8 @@
  *   NaN / Infinity / any other syntax error -> INVALID_JSON; bytes that are not UTF-8 -> INVALID_UTF8.
  */
 import { EncodingError, EncodingErrorCode } from './errors.js';
-import {
-  JsonFloat,
-  defineKey,
-  isPlainObject,
-  isWellFormedString,
-  pythonFloatRepr,
-  receivedKeys,
-  setReceivedKeys,
-  unsupported,
-} from './json-value.js';
+import { JsonFloat, defineKey, isWellFormedString, setReceivedKeys } from './json-value.js';
+import { writeJson } from './json-writer.js';
 
 export interface ParseJsonOptions {
   /** Maximum nesting depth of arrays and objects (default 128). */
@@ -329,56 +321,5 @@ function parseArray(depth: number): unknown[] {
  * Throws EncodingError UNSUPPORTED_VALUE / LONE_SURROGATE / NON_FINITE_NUMBER.
  */
 export function stringifyJson(value: unknown): string {
-  return write(value, 0);
-}
-
-function write(v: unknown, depth: number): string {
-  switch (typeof v) {
-    case 'string':
-      if (!isWellFormedString(v)) loneSurrogate(-1);
-      return JSON.stringify(v);
-    case 'number':
-      return Number.isSafeInteger(v) ? String(v) : pythonFloatRepr(v);
-    case 'bigint':
-      return v.toString();
-    case 'boolean':
-      return v ? 'true' : 'false';
-    case 'object': {
-      if (v === null) return 'null';
-      if (depth > 512) throw new EncodingError(EncodingErrorCode.TOO_DEEP, { limit: 512 });
-      if (Array.isArray(v)) {
-        let out = '[';
-        for (let i = 0; i < v.length; i++) {
-          if (v[i] === undefined) throw unsupported(undefined);
-          out += (i === 0 ? '' : ',') + write(v[i], depth + 1);
-        }
-        return out + ']';
-      }
-      if (v instanceof JsonFloat) return pythonFloatRepr(v.value);
-      if (v instanceof Map) {
-        let out = '{';
-        let first = true;
-        for (const [k, x] of v) {
-          if (x === undefined) continue;
-          if (typeof k !== 'number' && typeof k !== 'string') throw new EncodingError(EncodingErrorCode.INVALID_MAP_KEY, { type: typeof k });
-          out += (first ? '' : ',') + JSON.stringify(String(k)) + ':' + write(x, depth + 1);
-          first = false;
-        }
-        return out + '}';
-      }
-      if (!isPlainObject(v)) throw unsupported(v);
-      let out = '{';
-      let first = true;
-      for (const k of receivedKeys(v)) {
-        const x = v[k];
-        if (x === undefined) continue;
-        if (!isWellFormedString(k)) loneSurrogate(-1);
-        out += (first ? '' : ',') + JSON.stringify(k) + ':' + write(x, depth + 1);
-        first = false;
-      }
-      return out + '}';
-    }
-    default:
-      throw unsupported(v);
-  }
+  return writeJson(value, false);
 }

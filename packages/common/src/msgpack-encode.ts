@@ -10,7 +10,7 @@
  * - smallest integer encodings (unsigned for >= 0), float64 only, str8 for 32..255 bytes, no bin/ext.
  */
 import { EncodingError, EncodingErrorCode } from './errors.js';
-import { JsonFloat, codePointCompare, isPlainObject, isWellFormedString, receivedKeys, sortedKeys, unsupported } from './json-value.js';
+import { JsonFloat, assertWellFormed, codePointCompare, isPlainObject, receivedKeys, sortedKeys, unsupported } from './json-value.js';
 
 const MAX_DEPTH = 512;
 const TWO_32 = 4294967296;
@@ -142,19 +142,7 @@ function writeString(s: string): void {
   ensure(5 + n);
   const start = pos;
   // optimistic ASCII path: the header is the character count
-  if (n < 32) buf[pos++] = 0xa0 | n;
-  else if (n < 256) {
-    buf[pos++] = 0xd9;
-    buf[pos++] = n;
-  } else if (n < 65536) {
-    buf[pos++] = 0xda;
-    buf[pos++] = n >>> 8;
-    buf[pos++] = n & 0xff;
-  } else {
-    buf[pos++] = 0xdb;
-    view.setUint32(pos, n);
-    pos += 4;
-  }
+  writeStrHeader(n);
   let p = pos;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
@@ -168,10 +156,17 @@ function writeString(s: string): void {
 }
 
 function writeUtf8String(s: string): void {
-  if (!isWellFormedString(s)) throw new EncodingError(EncodingErrorCode.LONE_SURROGATE, {}, 'string holds a lone UTF-16 surrogate');
+  assertWellFormed(s);
   const bytes = utf8.encode(s);
   const n = bytes.length;
   ensure(5 + n);
+  writeStrHeader(n);
+  buf.set(bytes, pos);
+  pos += n;
+}
+
+/** fixstr, str8, str16 or str32 header of a string of `n` UTF-8 bytes; the caller has ensured 5 bytes of room. */
+function writeStrHeader(n: number): void {
   if (n < 32) buf[pos++] = 0xa0 | n;
   else if (n < 256) {
     buf[pos++] = 0xd9;
@@ -185,8 +180,6 @@ function writeUtf8String(s: string): void {
     view.setUint32(pos, n);
     pos += 4;
   }
-  buf.set(bytes, pos);
-  pos += n;
 }
 
 function writeInt(v: number): void {

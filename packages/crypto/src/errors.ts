@@ -1,4 +1,4 @@
-import { QuireError } from '@quire/common';
+import { CodedError } from '@quire/common';
 
 /** Stable codes of {@link CryptoError}. Tests and callers match on these, never on message text. */
 export const CryptoErrorCode = {
@@ -39,8 +39,7 @@ const messages: Record<CryptoErrorCode, (d: Record<string, unknown>) => string> 
 };
 
 /** The error of every failure in @quire/crypto, with a stable {@link CryptoErrorCode}. */
-export class CryptoError extends QuireError {
-  declare readonly code: CryptoErrorCode;
+export class CryptoError extends CodedError<CryptoErrorCode> {
   constructor(code: CryptoErrorCode, data: Record<string, unknown> = {}) {
     super(code, data, messages[code](data));
   }

@@ -1,4 +1,4 @@
-import { QuireError } from '@quire/common';
+import { CodedError } from '@quire/common';
 
 /** Stable codes of {@link NetworkError}. Callers and tests match on these, never on message text. */
 export const NetworkErrorCode = {
@@ -30,9 +30,4 @@ export const NetworkErrorCode = {
 export type NetworkErrorCode = (typeof NetworkErrorCode)[keyof typeof NetworkErrorCode];
 
 /** Errors raised by @quire/network to its local callers (never sent to remote peers). */
-export class NetworkError extends QuireError {
-  declare readonly code: NetworkErrorCode;
-  constructor(code: NetworkErrorCode, data: Record<string, unknown> = {}, message?: string) {
-    super(code, data, message);
-  }
-}
+export class NetworkError extends CodedError<NetworkErrorCode> {}

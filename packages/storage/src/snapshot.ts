@@ -11,7 +11,7 @@
 import { copyFile, link, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QuireError } from '@quire/common';
+import { CodedError } from '@quire/common';
 import { ManifestFormatError, readManifest } from './manifest.js';
 
 export const SnapshotErrorCode = {
@@ -24,12 +24,7 @@ export const SnapshotErrorCode = {
 } as const;
 export type SnapshotErrorCode = (typeof SnapshotErrorCode)[keyof typeof SnapshotErrorCode];
 
-export class SnapshotError extends QuireError {
-  declare readonly code: SnapshotErrorCode;
-  constructor(code: SnapshotErrorCode, data: Record<string, unknown>, message?: string) {
-    super(code, data, message);
-  }
-}
+export class SnapshotError extends CodedError<SnapshotErrorCode> {}
 
 export interface SnapshotOptions {
   /** Folder in which the temporary copy is made (default: the OS temp folder). */

@@ -21,7 +21,7 @@ function nodeAccepts(req: Request): void {
   handler!.validateStatic(parsed);
 }
 
-function verifies(req: Request, did: string, key: DidKey, sig?: string): boolean {
+function verifies(req: Request, _did: string, key: DidKey, sig?: string): boolean {
   return ed25519Verify(key.publicKey, signatureInput(req), b58decode(sig ?? req.signature!));
 }
 

@@ -174,7 +174,7 @@ describe('verifyReadReply', () => {
     void _dropped;
     expect(verifyCode({ reply: withResult(bare), request, pool, now: NOW })).to.equal(ClientErrorCode.NO_PROOF);
     // signed for the config ledger
-    const cfg = { ...sp, multi_signature: multiSign({ ...(ms.value as never), ledger_id: 2 }) };
+    const cfg = { ...sp, multi_signature: multiSign({ ...(ms.value as Record<string, unknown>), ledger_id: 2 } as never) };
     expect(verifyCode({ reply: withResult({ ...result, state_proof: cfg }), request, pool, now: NOW })).to.equal(ClientErrorCode.MULTISIG_ROOT_MISMATCH);
   });
 

@@ -61,6 +61,9 @@ describe('parseJson / stringifyJson (formats 1.4)', () => {
     expect(parseJson('"\\ud83d\\ude00"')).to.equal('😀');
     expect(parseJson('"😀"')).to.equal('😀');
     expectCode(() => stringifyJson('\ud800'), EncodingError, C.LONE_SURROGATE);
+    // keys too, of objects and of Maps alike: what parseJson would refuse is never written
+    expectCode(() => stringifyJson({ ['\udc00']: 1 }), EncodingError, C.LONE_SURROGATE);
+    expectCode(() => stringifyJson(new Map([['\ud800', 1]])), EncodingError, C.LONE_SURROGATE);
   });
 
   it('decodes escapes', () => {

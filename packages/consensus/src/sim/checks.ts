@@ -3,7 +3,7 @@
 import type { ConsensusCore } from '../core.js';
 import type { MultiSigValue } from '../messages.js';
 import { quorumsFor } from '../options.js';
-import type { StandInExecutor } from './standin-executor.js';
+import type { SimExecutor } from './backend.js';
 
 export interface SubmittedRequest {
   digest: string;
@@ -24,7 +24,7 @@ export interface RunRecord {
 
 export interface CheckedNode {
   name: string;
-  executor: StandInExecutor;
+  executor: SimExecutor;
   core: ConsensusCore;
   alive: boolean;
   started: boolean;
@@ -67,7 +67,7 @@ export function checkRun(record: RunRecord, nodes: readonly CheckedNode[], opts:
   for (const n of honest) {
     let prev: { viewNo: number; ppSeqNo: number; ppTime: number } | undefined;
     for (let s = 1; s <= n.executor.committedSize(3); s++) {
-      const a = JSON.parse(n.executor.committedTxn(3, s)!) as { viewNo: number; ppSeqNo: number; ppTime: number };
+      const a = n.executor.auditEntry(s);
       if (a.ppSeqNo !== s || (prev !== undefined && (a.viewNo < prev.viewNo || a.ppTime < prev.ppTime))) {
         v.push(`audit: ${n.name} audit txn ${s} breaks monotonicity (view ${a.viewNo}, ppSeqNo ${a.ppSeqNo}, ppTime ${a.ppTime})`);
         break;
@@ -84,9 +84,10 @@ export function checkRun(record: RunRecord, nodes: readonly CheckedNode[], opts:
   for (const n of honest) {
     const seen = new Set<string>();
     for (let s = 1; s <= n.executor.committedSize(1); s++) {
-      const t = JSON.parse(n.executor.committedTxn(1, s)!) as { txn: { data: { dest: string } } };
-      if (seen.has(t.txn.data.dest)) v.push(`safety: ${n.name} committed ${t.txn.data.dest} twice`);
-      seen.add(t.txn.data.dest);
+      const dest = n.executor.committedDest(s);
+      if (dest === undefined) continue;
+      if (seen.has(dest)) v.push(`safety: ${n.name} committed ${dest} twice`);
+      seen.add(dest);
     }
     for (const pd of invalid) if (n.executor.isPayloadCommitted(pd)) v.push(`validity: ${n.name} committed an invalid request`);
   }
@@ -104,8 +105,7 @@ export function checkRun(record: RunRecord, nodes: readonly CheckedNode[], opts:
       if (opts.verifyMulti !== undefined && !opts.verifyMulti(n, ms.participants, ms.value, ms.signature)) {
         v.push(`bls: ${n.name} stored a multi-signature that does not verify (ledger ${ms.value.ledger_id})`);
       }
-      const ledger = n.executor.ledgers.get(ms.value.ledger_id)!;
-      if (!ledger.roots.slice(0, ledger.committed + 1).includes(ms.value.txn_root_hash)) {
+      if (!n.executor.isCommittedTxnRoot(ms.value.ledger_id, ms.value.txn_root_hash)) {
         v.push(`bls: ${n.name} stored a multi-signature over an uncommitted txn root`);
       }
     }

@@ -2,11 +2,8 @@
 // node starts as an observer and is added by a NODE txn; a validator's BLS key is rotated; the
 // primary of the moment is demoted and later promoted again (appended at the end of R).
 import type { ClientRequestBody } from '../messages.js';
+import type { SimWorkload } from './backend.js';
 import type { Prng } from './prng.js';
-import type { SimClient } from './sim-requests.js';
-import { nodeDest } from './standin-executor.js';
-import { VALIDATOR } from './standin-pool.js';
-import { simBlsPublicKey } from './sim-keys.js';
 
 export type MembershipStepKind = 'add' | 'rotate' | 'demotePrimary' | 'promote';
 
@@ -39,14 +36,12 @@ export function membershipPlan(rng: Prng, validators: number): MembershipPlan {
 
 /** What the simulation needs to know to build a step's NODE txn. */
 export interface MembershipContext {
-  client: SimClient;
+  workload: SimWorkload;
   rng: Prng;
   /** current validators as a reference honest node sees them */
   validators(): string[];
   /** current primary as a reference honest node sees it */
   primary(): string;
-  /** BLS key generation per alias (rotations so far) */
-  generations: Map<string, number>;
   /** the node demoted by the last demotePrimary step */
   demoted?: string;
 }
@@ -55,20 +50,16 @@ export interface MembershipContext {
 export function membershipRequest(step: MembershipStep, plan: MembershipPlan, ctx: MembershipContext): ClientRequestBody | undefined {
   switch (step.kind) {
     case 'add':
-      return ctx.client.nodeRequest(nodeDest(plan.joiner), { alias: plan.joiner, services: [VALIDATOR], blskey: simBlsPublicKey(plan.joiner, 0), node_ip: '10.0.0.1' });
-    case 'rotate': {
-      const alias = ctx.rng.pick(ctx.validators());
-      const gen = (ctx.generations.get(alias) ?? 0) + 1;
-      ctx.generations.set(alias, gen);
-      return ctx.client.nodeRequest(nodeDest(alias), { alias, blskey: simBlsPublicKey(alias, gen) });
-    }
+      return ctx.workload.addValidator(plan.joiner);
+    case 'rotate':
+      return ctx.workload.rotateBlsKey(ctx.rng.pick(ctx.validators()));
     case 'demotePrimary': {
       const alias = ctx.primary();
       ctx.demoted = alias;
-      return ctx.client.nodeRequest(nodeDest(alias), { alias, services: [] });
+      return ctx.workload.setValidator(alias, false);
     }
     case 'promote':
       if (ctx.demoted === undefined) return undefined;
-      return ctx.client.nodeRequest(nodeDest(ctx.demoted), { alias: ctx.demoted, services: [VALIDATOR] });
+      return ctx.workload.setValidator(ctx.demoted, true);
   }
 }

@@ -3,18 +3,18 @@
 // restarts, clock skew and Byzantine nodes. One seeded PRNG drives every choice, so a run is fully
 // reproducible from (seed, nodes, faults). Simulated time only: no real sleeps.
 import { ConsensusCore } from '../core.js';
-import type { ConsensusEffect, RequestCheck, StoredInstanceChangeVote } from '../interfaces.js';
+import type { ConsensusEffect, StoredInstanceChangeVote } from '../interfaces.js';
 import type { ClientRequestBody, NodeMessage } from '../messages.js';
 import type { ConsensusOptions } from '../options.js';
 import { BACKUP_BEHAVIOURS, type ByzantineKind, byzantineTransform, PRIMARY_BEHAVIOURS } from './byzantine.js';
 import { checkRun, type RunRecord } from './checks.js';
 import { type MembershipContext, type MembershipPlan, membershipPlan, membershipRequest } from './membership.js';
-import { simBlsPublicKey, simConsensusCrypto } from './sim-keys.js';
+import type { SimExecutor, SimPool, SimPoolFactory, SimReplica } from './backend.js';
 import { type FaultMix, faultMix } from './faults.js';
 import { EventQueue } from './event-queue.js';
 import { Prng } from './prng.js';
-import { SimClient, SimRequestAnalyzer } from './sim-requests.js';
-import { StandInExecutor } from './standin-executor.js';
+import { standInPool } from './standin-backend.js';
+import type { StandInExecutor } from './standin-executor.js';
 
 export interface SimulationOptions {
   seed: number;
@@ -45,10 +45,17 @@ export interface SimulationResult {
 
 const BASE_UTC = 1_700_000_000;
 
-export interface SimNode {
+/** The world a simulation runs in (default: the in-memory stand-in of this package). */
+export interface SimulationModules<E extends SimExecutor = StandInExecutor> {
+  pool?: SimPoolFactory<E>;
+}
+
+export interface SimNode<E extends SimExecutor = StandInExecutor> {
   /** alias (twins share one) */
   name: string;
-  executor: StandInExecutor;
+  /** executor of the running incarnation (set once the replica exists) */
+  executor: E;
+  replica: SimReplica<E>;
   core: ConsensusCore;
   alive: boolean;
   /** a joining node's process has not started yet */
@@ -60,24 +67,21 @@ export interface SimNode {
   /** twins: the side of the pool this incarnation talks to */
   side?: 'A' | 'B';
   history: NodeMessage[];
-  analyzer: SimRequestAnalyzer;
   /** durable INSTANCE_CHANGE votes (survive crashes) */
   votes: StoredInstanceChangeVote[];
   /** PRE-PREPAREs this node already relayed (gossip model) */
   relayed: Set<string>;
 }
 
-export class Simulation {
+export class Simulation<E extends SimExecutor = StandInExecutor> {
   readonly rng: Prng;
   private readonly netRng: Prng;
   private readonly queue = new EventQueue();
-  readonly nodes: SimNode[] = [];
+  readonly nodes: SimNode<E>[] = [];
   /** every pool node alias: genesis validators, then a joiner */
   private readonly names: string[];
   private readonly genesisNames: string[];
-  /** request verification results shared by the simulated nodes (a pure function of the request) */
-  private readonly requestChecks = new Map<string, RequestCheck>();
-  private readonly generations = new Map<string, number>();
+  readonly pool: SimPool<E>;
   readonly membership: MembershipPlan | undefined;
   readonly mix: FaultMix;
   private readonly record: RunRecord;
@@ -90,14 +94,23 @@ export class Simulation {
   private messages = 0;
   readonly healAtMs: number;
   private readonly endAtMs: number;
+  /** asynchronous work of the world (replica creation, restarts) the next event must wait for */
+  private pending: Promise<void>[] = [];
+  /** nodes that handled something during the current event (their writes settle before the next) */
+  private readonly touched = new Set<SimNode<E>>();
 
-  constructor(readonly opts: SimulationOptions) {
+  constructor(
+    readonly opts: SimulationOptions,
+    modules: SimulationModules<E> = {},
+  ) {
     this.rng = new Prng(opts.seed);
     this.netRng = this.rng.fork();
     this.mix = faultMix(opts.faults);
     this.genesisNames = Array.from({ length: opts.nodes }, (_, i) => `Node${i + 1}`);
     this.membership = this.mix.membership ? membershipPlan(this.rng, opts.nodes) : undefined;
     this.names = this.membership !== undefined ? [...this.genesisNames, this.membership.joiner] : [...this.genesisNames];
+    const factory = modules.pool ?? (standInPool as unknown as SimPoolFactory<E>);
+    this.pool = factory({ seed: opts.seed, genesis: this.genesisNames, ...(this.membership !== undefined ? { joiner: this.membership.joiner } : {}) });
     this.healAtMs = this.mix.healAtMs;
     this.endAtMs = this.healAtMs + this.mix.livenessBoundMs;
     this.record = { names: this.names, byzantine: new Set(), submitted: [], orderedRequests: 0, orderedBatches: 0, alarms: [] };
@@ -107,37 +120,45 @@ export class Simulation {
     this.assignFaults();
   }
 
-  private createNode(name: string): SimNode {
-    const analyzer = new SimRequestAnalyzer(this.requestChecks);
-    const executor = new StandInExecutor(
-      analyzer,
-      this.genesisNames.map((alias) => ({ alias, blskey: simBlsPublicKey(alias, 0) })),
-    );
-    const node: SimNode = {
+  /** Runs `then` after `work` (at once when it is synchronous; before the next event otherwise). */
+  private after(work: void | Promise<void>, then: () => void): void {
+    if (work instanceof Promise) this.pending.push(work.then(then));
+    else then();
+  }
+
+  private createNode(name: string): SimNode<E> {
+    const node: SimNode<E> = {
       name,
-      executor,
+      executor: undefined as unknown as E,
+      replica: undefined as unknown as SimReplica<E>,
       core: undefined as unknown as ConsensusCore,
       alive: true,
       started: true,
       epoch: 0,
       skewSec: 0,
       history: [],
-      analyzer,
       votes: [],
       relayed: new Set(),
     };
-    node.core = this.createCore(node);
+    const replica = this.pool.replica(name);
+    const attach = (r: SimReplica<E>): void => {
+      node.replica = r;
+      node.executor = r.executor;
+      node.core = this.createCore(node);
+    };
+    if (replica instanceof Promise) this.pending.push(replica.then(attach));
+    else attach(replica);
     return node;
   }
 
-  private createCore(node: SimNode): ConsensusCore {
-    const crypto = simConsensusCrypto(node.name, () => node.executor, () => this.generations.get(node.name) ?? 0);
+  private createCore(node: SimNode<E>): ConsensusCore {
+    const r = node.replica;
     return new ConsensusCore(
-      { name: node.name, validators: this.genesisNames, ...this.mix.consensus, ...this.opts.consensus },
+      { name: node.name, validators: r.validators?.() ?? this.genesisNames, ...this.mix.consensus, ...this.opts.consensus },
       {
-        executor: node.executor,
-        crypto,
-        requests: node.analyzer,
+        executor: r.executor,
+        crypto: r.crypto,
+        requests: r.requests,
         clock: { now: () => this.queue.now, utcSeconds: () => Math.floor(BASE_UTC + this.queue.now / 1000 + node.skewSec) },
         voteStore: { load: () => node.votes, save: (votes) => (node.votes = votes) },
       },
@@ -238,11 +259,11 @@ export class Simulation {
     }
   }
 
-  private crash(node: SimNode): void {
+  private crash(node: SimNode<E>): void {
     if (!node.alive) return;
     node.alive = false;
     node.epoch++;
-    node.executor.dropUncommitted();
+    this.after(node.replica.crash(), () => undefined);
     this.announce(node.name, false);
   }
 
@@ -254,35 +275,94 @@ export class Simulation {
     }
   }
 
-  private restart(node: SimNode): void {
+  private restart(node: SimNode<E>): void {
     if (node.alive) return;
     node.alive = true;
     node.epoch++;
-    node.analyzer = new SimRequestAnalyzer(this.requestChecks);
     node.relayed.clear();
-    node.core = this.createCore(node);
-    this.apply(node, node.core.start());
-    this.announce(node.name, true);
+    this.after(node.replica.restart(), () => {
+      node.executor = node.replica.executor;
+      node.core = this.createCore(node);
+      this.apply(node, node.core.start());
+      this.announce(node.name, true);
+    });
   }
 
-  /** Runs to completion and checks the invariants. */
+  /** Runs to completion and checks the invariants (a world whose replicas work synchronously only). */
   run(): SimulationResult {
+    this.expectNoPending();
+    this.begin();
+    while (this.step()) this.expectNoPending();
+    return this.finish();
+  }
+
+  /** Runs to completion and checks the invariants, waiting for the world's asynchronous work between events. */
+  async runAsync(): Promise<SimulationResult> {
+    try {
+      await this.settle();
+      this.begin();
+      await this.settle();
+      while (this.step()) await this.settle();
+      return this.finish();
+    } finally {
+      await this.pool.close?.();
+    }
+  }
+
+  /** One simulation in a world with asynchronous replicas; an exception is a failed run. */
+  static async simulate<X extends SimExecutor>(opts: SimulationOptions, modules: SimulationModules<X>): Promise<SimulationResult> {
+    let sim: Simulation<X> | undefined;
+    try {
+      sim = new Simulation(opts, modules);
+      return await sim.runAsync();
+    } catch (e) {
+      return failedRun(opts, e);
+    }
+  }
+
+  private expectNoPending(): void {
+    this.touched.clear();
+    if (this.pending.length > 0) throw new Error('this simulation world works asynchronously: use runAsync()');
+  }
+
+  /** Waits for the asynchronous work started by the last event and for the writes of the nodes it touched. */
+  private async settle(): Promise<void> {
+    for (const node of this.touched) {
+      const w = node.replica.settle?.();
+      if (w !== undefined) this.pending.push(w);
+    }
+    this.touched.clear();
+    while (this.pending.length > 0) {
+      const work = this.pending;
+      this.pending = [];
+      await Promise.all(work);
+    }
+  }
+
+  private begin(): void {
     for (const node of this.nodes) if (node.started) this.apply(node, node.core.start());
     this.scheduleWorkload();
     if (this.membership !== undefined) this.scheduleMembership(this.membership);
-    let lastCheck = 0;
-    while (this.queue.size > 0 && this.queue.nextTime() <= this.endAtMs) {
-      this.queue.runNext();
-      const now = this.queue.now;
-      if (now > this.healAtMs && now - lastCheck >= 250) {
-        lastCheck = now;
-        if (this.mix.checkLiveness && this.settled()) break;
-      }
+  }
+
+  private lastCheck = 0;
+
+  /** Runs the next event; false when the run is over. */
+  private step(): boolean {
+    if (this.queue.size === 0 || this.queue.nextTime() > this.endAtMs) return false;
+    this.queue.runNext();
+    const now = this.queue.now;
+    if (now > this.healAtMs && now - this.lastCheck >= 250) {
+      this.lastCheck = now;
+      if (this.mix.checkLiveness && this.settled()) return false;
     }
-    const checkers = new Map(this.nodes.map((n) => [n, simConsensusCrypto(n.name, () => n.executor, () => this.generations.get(n.name) ?? 0)]));
+    return true;
+  }
+
+  private finish(): SimulationResult {
     const violations = checkRun(this.record, this.nodes, {
       checkLiveness: this.mix.checkLiveness,
-      verifyMulti: (node, p, value, sig) => checkers.get(node as SimNode)!.blsVerifyMulti(p, value, sig),
+      verifyMulti: (node, p, value, sig) => (node as SimNode<E>).replica.crypto.blsVerifyMulti(p, value, sig),
     });
     return {
       seed: this.opts.seed,
@@ -311,7 +391,7 @@ export class Simulation {
 
   private scheduleWorkload(): void {
     const total = this.opts.requests ?? this.mix.requests;
-    const client = new SimClient(new Uint8Array(32).fill(7));
+    const workload = this.pool.workload;
     const loadMs = Math.max(100, this.healAtMs - 500);
     const issued: ClientRequestBody[] = [];
     // bursty load: most requests arrive in a few bursts (batches of several requests), some alone
@@ -322,20 +402,19 @@ export class Simulation {
       let req: ClientRequestBody;
       let mustOrder = true;
       if (roll < 0.05) {
-        req = client.request(`dest-${this.opts.seed}-${i}`, { invalid: true });
+        req = workload.write(i, true);
         mustOrder = false;
       } else if (roll < 0.1 && issued.length > 0) {
         // replay of an earlier request, or the same payload under another digest
         const prev = this.rng.pick(issued);
-        req = this.rng.chance(0.5) ? prev : client.variant(prev);
+        req = this.rng.chance(0.5) ? prev : workload.variant(prev);
         mustOrder = false;
       } else {
-        req = client.request(`dest-${this.opts.seed}-${i}`);
+        req = workload.write(i, false);
       }
       issued.push(req);
-      const check = new SimRequestAnalyzer().analyze(req);
-      if (!check.ok) throw new Error('simulator built an invalid request');
-      this.record.submitted.push({ digest: check.info.digest, payloadDigest: check.info.payloadDigest, mustOrder, invalid: roll < 0.05 });
+      const info = workload.info(req);
+      this.record.submitted.push({ digest: info.digest, payloadDigest: info.payloadDigest, mustOrder, invalid: roll < 0.05 });
       const connId = `client-${i}`;
       // twins: each side of the split pool gets its own requests, so the two sides diverge
       const side = this.mix.twins ? (i % 2 === 0 ? 'A' : 'B') : undefined;
@@ -353,13 +432,12 @@ export class Simulation {
 
   /** NODE txns of the membership mix, submitted like any client write; the joiner starts on its own schedule. */
   private scheduleMembership(plan: MembershipPlan): void {
-    const reference = (): SimNode => this.nodes.find((n) => n.alive && n.started && n.core.status().validators.includes(n.name))!;
+    const reference = (): SimNode<E> => this.nodes.find((n) => n.alive && n.started && n.core.status().validators.includes(n.name))!;
     const ctx: MembershipContext = {
-      client: new SimClient(new Uint8Array(32).fill(8)),
+      workload: this.pool.workload,
       rng: this.rng,
       validators: () => reference().core.status().validators,
       primary: () => reference().core.status().primary,
-      generations: this.generations,
     };
     const joiner = this.nodes.find((n) => n.name === plan.joiner)!;
     this.queue.schedule(plan.joinerStartsAt, () => {
@@ -371,16 +449,16 @@ export class Simulation {
       this.queue.schedule(step.at, () => {
         const req = membershipRequest(step, plan, ctx);
         if (req === undefined) return;
-        const check = this.nodes[0]!.analyzer.analyze(req);
-        if (!check.ok) throw new Error('simulator built an invalid NODE txn');
-        this.record.submitted.push({ digest: check.info.digest, payloadDigest: check.info.payloadDigest, mustOrder: true, invalid: false });
+        const info = this.pool.workload.info(req);
+        this.record.submitted.push({ digest: info.digest, payloadDigest: info.payloadDigest, mustOrder: true, invalid: false });
         this.submit(`steward-${i}`, req);
       });
     });
   }
 
-  private apply(node: SimNode, effects: ConsensusEffect[]): void {
+  private apply(node: SimNode<E>, effects: ConsensusEffect[]): void {
     const epoch = node.epoch;
+    this.touched.add(node);
     for (const e of effects) {
       switch (e.kind) {
         case 'broadcast':
@@ -419,7 +497,7 @@ export class Simulation {
     }
   }
 
-  private send(from: SimNode, to: string, msg: NodeMessage, gossip: boolean): void {
+  private send(from: SimNode<E>, to: string, msg: NodeMessage, gossip: boolean): void {
     const outgoing: unknown[] =
       from.byzantine === undefined ? [msg] : byzantineTransform(from.byzantine, msg, to, this.names, this.netRng, from.history);
     if (from.byzantine !== undefined && msg.op !== 'MESSAGE_RESPONSE') {
@@ -430,7 +508,7 @@ export class Simulation {
   }
 
   /** The running incarnations of `alias` that `from` can reach (twins talk to their own side only). */
-  private incarnations(alias: string, from: SimNode): SimNode[] {
+  private incarnations(alias: string, from: SimNode<E>): SimNode<E>[] {
     return this.nodes.filter((n) => n.name === alias && n.started && (from.side === undefined || n.side === undefined || n.side === from.side));
   }
 
@@ -438,7 +516,7 @@ export class Simulation {
    * One delivery over a link. `origin` is the consensus sender (the gossip originator); `via` the
    * node whose link carries it (the originator, or a relaying peer).
    */
-  private transmit(via: SimNode, origin: string, target: SimNode, msg: unknown, gossip: boolean): void {
+  private transmit(via: SimNode<E>, origin: string, target: SimNode<E>, msg: unknown, gossip: boolean): void {
     const rng = this.netRng;
     const now = this.queue.now;
     const chaos = now < this.healAtMs;
@@ -466,7 +544,7 @@ export class Simulation {
    * and each honest node can vote 60. Modelled for PRE-PREPAREs only, the one message whose
    * conflicting copies are evidence; the loss of other messages is left to MESSAGE_REQUEST repair.
    */
-  private relay(node: SimNode, origin: string, msg: unknown): void {
+  private relay(node: SimNode<E>, origin: string, msg: unknown): void {
     if (node.byzantine !== undefined || typeof msg !== 'object' || msg === null || (msg as { op?: unknown }).op !== 'PREPREPARE') return;
     const pp = msg as { viewNo: number; ppSeqNo: number; digest: string; stateRootHash: string; auditTxnRootHash: string };
     const key = `${origin}|${pp.viewNo}|${pp.ppSeqNo}|${pp.digest}|${pp.stateRootHash}|${pp.auditTxnRootHash}`;
@@ -480,26 +558,29 @@ export class Simulation {
   }
 }
 
-/** Runs one simulation; an exception inside a node is a failed run, not a crashed sweep. */
+/** Runs one simulation in the stand-in world; an exception inside a node is a failed run, not a crashed sweep. */
 export function runSimulation(opts: SimulationOptions): SimulationResult {
-  const sim = new Simulation(opts);
   try {
-    return sim.run();
+    return new Simulation(opts).run();
   } catch (e) {
-    return {
-      seed: opts.seed,
-      nodes: opts.nodes,
-      faults: opts.faults,
-      ok: false,
-      violations: [`exception: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`],
-      simulatedMs: 0,
-      orderedBatches: 0,
-      orderedRequests: 0,
-      messages: 0,
-      livenessChecked: false,
-      maxView: 0,
-    };
+    return failedRun(opts, e);
   }
+}
+
+function failedRun(opts: SimulationOptions, e: unknown): SimulationResult {
+  return {
+    seed: opts.seed,
+    nodes: opts.nodes,
+    faults: opts.faults,
+    ok: false,
+    violations: [`exception: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`],
+    simulatedMs: 0,
+    orderedBatches: 0,
+    orderedRequests: 0,
+    messages: 0,
+    livenessChecked: false,
+    maxView: 0,
+  };
 }
 
 export function replayCommand(r: Pick<SimulationResult, 'seed' | 'nodes' | 'faults'>): string {

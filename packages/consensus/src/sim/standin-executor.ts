@@ -8,14 +8,8 @@
 // txn per batch (with `nodeReg`), and separates committed from uncommitted data exactly as the real
 // executor must: a crash drops everything uncommitted and keeps the rest.
 import { b58encode, canonicalJson, sha256 } from '@quire/common';
-import type {
-  AppliedBatch,
-  ApplyBatchInput,
-  AuditSummary,
-  BatchExecutor,
-  CommittedBatch,
-  SignedLedgerRoots,
-} from '../interfaces.js';
+import type { AppliedBatch, ApplyBatchInput, AuditSummary, CommittedBatch, SignedLedgerRoots } from '../interfaces.js';
+import type { SimExecutor } from './backend.js';
 import type { MultiSignature } from '../messages.js';
 import { applyNodeTxn, blsKeyIn, EMPTY_POOL, type PoolView, VALIDATOR } from './standin-pool.js';
 
@@ -102,7 +96,7 @@ export interface StandInRequestView {
   payloadDigestOf(request: Record<string, unknown>): string;
 }
 
-export class StandInExecutor implements BatchExecutor {
+export class StandInExecutor implements SimExecutor {
   readonly ledgers = new Map<number, ChainLedger>([0, 1, 2, 3].map((l) => [l, new ChainLedger()]));
   private readonly committedState = new Map<number, Map<string, string>>(LEDGERS.map((l) => [l, new Map()]));
   private readonly committedStateRoot = new Map<number, string>(LEDGERS.map((l) => [l, EMPTY_ROOT]));
@@ -281,7 +275,7 @@ export class StandInExecutor implements BatchExecutor {
     };
   }
 
-  private auditEntry(seqNo: number): AuditEntry {
+  auditEntry(seqNo: number): AuditEntry {
     let e = this.auditCache.get(seqNo);
     if (e === undefined) {
       e = JSON.parse(this.ledgers.get(AUDIT)!.txns[seqNo - 1]!) as AuditEntry;
@@ -423,6 +417,18 @@ export class StandInExecutor implements BatchExecutor {
   committedTxn(ledgerId: number, seqNo: number): string | undefined {
     const l = this.ledgers.get(ledgerId)!;
     return seqNo <= l.committed ? l.txns[seqNo - 1] : undefined;
+  }
+
+  committedDest(seqNo: number): string | undefined {
+    const t = this.committedTxn(1, seqNo);
+    if (t === undefined) return undefined;
+    const dest = (JSON.parse(t) as { txn: { data: { dest?: unknown } } }).txn.data.dest;
+    return typeof dest === 'string' ? dest : undefined;
+  }
+
+  isCommittedTxnRoot(ledgerId: number, txnRoot: string): boolean {
+    const l = this.ledgers.get(ledgerId)!;
+    return l.roots.slice(0, l.committed + 1).includes(txnRoot);
   }
 
   committedRoot(ledgerId: number): string {

@@ -1,8 +1,13 @@
 // Parallel seed sweeps: runs simulations in child processes (one per job), handing out one run at a
 // time so that slow fault mixes do not leave a process idle. Results come back in seed order.
+//
+// The world of the runs is chosen by `runner`: the path of a module exporting
+// `simulate(opts): Promise<SimulationResult>` (the node package's real executor and storage, for
+// example); without it, the stand-in world of this package. A module path, not a function, so
+// that child processes can load it and this package imports nothing above it.
 import { fork } from 'node:child_process';
 import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type SimulationOptions, type SimulationResult, runSimulation } from './simulator.js';
 
 export interface SweepOptions {
@@ -10,20 +15,33 @@ export interface SweepOptions {
   jobs: number;
   /** called after each finished run (progress) */
   onResult?: (r: SimulationResult, done: number) => void;
+  /** file path of a module exporting `simulate(opts): Promise<SimulationResult>`; default: the stand-in world */
+  runner?: string;
 }
 
 /** Worker protocol: parent -> {run} | {done: true}; worker -> {ready: true} | {result}. */
-type ToWorker = { run: SimulationOptions } | { done: true };
-type FromWorker = { ready: true } | { result: SimulationResult };
+export type ToWorker = { run: SimulationOptions } | { done: true };
+export type FromWorker = { ready: true } | { result: SimulationResult };
+
+export type SimulateFn = (opts: SimulationOptions) => SimulationResult | Promise<SimulationResult>;
 
 const workerPath = fileURLToPath(new URL(`./sweep-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
+
+/** The `simulate` of a runner module (default: the stand-in world, synchronously). */
+export async function loadRunner(runner: string | undefined): Promise<SimulateFn> {
+  if (runner === undefined) return runSimulation;
+  const mod = (await import(pathToFileURL(runner).href)) as { simulate?: unknown };
+  if (typeof mod.simulate !== 'function') throw new Error(`simulation runner ${runner} exports no simulate()`);
+  return mod.simulate as SimulateFn;
+}
 
 export async function runSweep(runs: readonly SimulationOptions[], opts: SweepOptions): Promise<SimulationResult[]> {
   const results: SimulationResult[] = [];
   const jobs = Math.max(1, Math.min(opts.jobs, runs.length));
   if (jobs === 1) {
+    const simulate = await loadRunner(opts.runner);
     for (const run of runs) {
-      results.push(runSimulation(run));
+      results.push(await simulate(run));
       opts.onResult?.(results[results.length - 1]!, results.length);
     }
     return results;
@@ -35,7 +53,7 @@ export async function runSweep(runs: readonly SimulationOptions[], opts: SweepOp
       () =>
         new Promise<void>((resolve, reject) => {
           // the child inherits this process's loader flags (tsx, export conditions)
-          const child = fork(workerPath, [], { execArgv: process.execArgv, serialization: 'advanced' });
+          const child = fork(workerPath, opts.runner !== undefined ? [opts.runner] : [], { execArgv: process.execArgv, serialization: 'advanced' });
           const feed = (): void => {
             const msg: ToWorker = next < runs.length ? { run: runs[next++]! } : { done: true };
             child.send(msg);

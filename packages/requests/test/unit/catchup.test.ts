@@ -4,7 +4,7 @@
 // the same write, and refuses chunks that do not prove or cannot apply, changing nothing.
 import { expect } from 'chai';
 import { b58encode, decodeMsgpack, encodeMsgpack, isSha256Hex, parseJson, sha256Hex } from '@quire/common';
-import { verifyConsistency } from '@quire/storage';
+import { type Ledger, verifyConsistency } from '@quire/storage';
 import { RequestError } from '../../src/errors.js';
 import { catchupFormOf, storedFormOfCaughtUp } from '../../src/executor/catchup-txns.js';
 import type { Txn } from '../../src/handler.js';
@@ -72,7 +72,7 @@ describe('catch-up of ATTRIB txns', () => {
     // two chunks: the first proves through a consistency proof to the target, the second is the target
     const target = seeder.stores.ledgers[1].root;
     const size = seeder.stores.ledgers[1].size;
-    const proof = seeder.stores.ledgers[1].consistencyProofSync(8, size);
+    const proof = (seeder.stores.ledgers[1] as Ledger).consistencyProofSync(8, size);
     const wb1 = leecher.stores.kv.batch();
     const first = leecher.executor.appendCaughtUp(1, sent.slice(0, 3), wb1, (root, n) => {
       verifyConsistency(n, size, root, target, proof);

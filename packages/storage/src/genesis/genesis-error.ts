@@ -1,4 +1,4 @@
-import { QuireError } from '@quire/common';
+import { CodedError } from '@quire/common';
 
 /** Stable codes of {@link GenesisError}. Every one carries `file`; those about one line carry `line` (1-based). */
 export const GenesisErrorCode = {
@@ -36,8 +36,7 @@ const describe: Record<GenesisErrorCode, (d: Record<string, unknown>) => string>
 };
 
 /** A genesis file that cannot be loaded; the message names the file and, when it is about a line, the line. */
-export class GenesisError extends QuireError {
-  declare readonly code: GenesisErrorCode;
+export class GenesisError extends CodedError<GenesisErrorCode> {
   constructor(code: GenesisErrorCode, data: { file: string; line?: number } & Record<string, unknown>) {
     const where = data.line === undefined ? data.file : `${data.file}:${data.line}`;
     super(code, data, `${where}: ${describe[code](data)}`);

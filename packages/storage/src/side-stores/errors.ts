@@ -1,4 +1,4 @@
-import { QuireError } from '@quire/common';
+import { CodedError } from '@quire/common';
 
 /** Stable codes of {@link SideStoreError}; each documents the `data` it carries. */
 export const SideStoreErrorCode = {
@@ -10,12 +10,7 @@ export const SideStoreErrorCode = {
 export type SideStoreErrorCode = (typeof SideStoreErrorCode)[keyof typeof SideStoreErrorCode];
 
 /** A bad argument to, or a corrupt record of, one of the side stores (BLS, seqNo index, timestamps, attributes). */
-export class SideStoreError extends QuireError {
-  declare readonly code: SideStoreErrorCode;
-  constructor(code: SideStoreErrorCode, data: Record<string, unknown> = {}, message?: string) {
-    super(code, data, message);
-  }
-}
+export class SideStoreError extends CodedError<SideStoreErrorCode> {}
 
 export function invalid(store: string, field: string, reason: string): SideStoreError {
   return new SideStoreError(SideStoreErrorCode.INVALID_VALUE, { store, field, reason }, `${store}: invalid ${field}: ${reason}`);
