@@ -1,10 +1,13 @@
-// Seed sweep over the deterministic consensus simulator.
+// Seed sweep over the deterministic consensus simulator, on the real executor and storage (the
+// node's ConsensusExecutor over @quire/requests and @quire/storage, real genesis, real signed
+// requests); `--stand-in` runs the consensus package's fast in-memory stand-in instead.
 //   npm run sim -- --seeds 50 [--nodes 4|7] [--faults MIX] [--start S] [--jobs 2] [--json]
 //   npm run sim -- --seed 17 --nodes 4 --faults net          (replay one run)
 // Prints one summary line (and, for each failing seed, its violations and the command that replays
 // it); exits non-zero on any failure.
 import { Command, InvalidArgumentError } from 'commander';
 import { FAULT_MIXES, SWEEP_MIXES, replayCommand, runSweep, type SimulationOptions, type SimulationResult } from '@quire/consensus';
+import { SIM_RUNNER } from '../packages/node/src/sim/index.js';
 
 function int(name: string, min: number) {
   return (v: string): number => {
@@ -24,11 +27,12 @@ const program = new Command()
   .option('--faults <mix>', `fault mix: ${Object.keys(FAULT_MIXES).join(', ')} (default: cycle)`)
   .option('--requests <n>', 'client requests per run', int('requests', 0))
   .option('--jobs <n>', 'processes running seeds in parallel', int('jobs', 1), 1)
+  .option('--stand-in', "the consensus package's in-memory stand-in executor instead of the real one")
   .option('--json', 'machine-readable output')
   .option('--quiet', 'no progress line');
 
 program.parse();
-const o = program.opts<{ seeds: number; start: number; seed?: number; nodes?: number; faults?: string; requests?: number; jobs: number; json?: boolean; quiet?: boolean }>();
+const o = program.opts<{ seeds: number; start: number; seed?: number; nodes?: number; faults?: string; requests?: number; jobs: number; standIn?: boolean; json?: boolean; quiet?: boolean }>();
 
 if (o.faults !== undefined && FAULT_MIXES[o.faults] === undefined) {
   console.error(`sim: unknown fault mix "${o.faults}" (known: ${Object.keys(FAULT_MIXES).join(', ')})`);
@@ -49,6 +53,7 @@ const runs: SimulationOptions[] = seeds.map((seed, i) => ({
 const started = Date.now();
 const results: SimulationResult[] = await runSweep(runs, {
   jobs: o.jobs,
+  ...(o.standIn === true ? {} : { runner: SIM_RUNNER }),
   onResult: (_r, done) => {
     if (!o.json && !o.quiet && process.stderr.isTTY) process.stderr.write(`\r${done}/${runs.length} seeds`);
   },
@@ -63,13 +68,13 @@ if (o.json) {
   const batches = results.reduce((a, r) => a + r.orderedBatches, 0);
   const reqs = results.reduce((a, r) => a + r.orderedRequests, 0);
   console.log(
-    `sim: ${results.length} runs, ${results.length - failed.length} passed, ${failed.length} failed; ` +
+    `sim (${o.standIn === true ? 'stand-in' : 'real'} executor): ${results.length} runs, ${results.length - failed.length} passed, ${failed.length} failed; ` +
       `${batches} batches and ${reqs} requests ordered (per honest node, summed); ${results.filter((r) => r.maxView > 0).length} runs changed view; ${elapsed.toFixed(1)} s`,
   );
   for (const r of failed) {
     console.log(`FAIL seed ${r.seed} nodes ${r.nodes} faults ${r.faults}:`);
     for (const v of r.violations.slice(0, 8)) console.log(`  ${v}`);
-    console.log(`  replay: ${replayCommand(r)}`);
+    console.log(`  replay: ${replayCommand(r)}${o.standIn === true ? ' --stand-in' : ''}`);
   }
 }
 process.exit(failed.length > 0 ? 1 : 0);

@@ -110,7 +110,7 @@ export function report(name: string, ops: number, elapsed: CpuClock, opts: Repor
   const t = result.target;
   const verdict = t === undefined ? '' : `  target >= ${fmt(t)}: ${met(result.opsPerSec, t)} (wall), ${met(result.cpuOpsPerSec, t)} (CPU)`;
   console.log(
-    `${name.padEnd(58)} wall ${fmt(result.opsPerSec).padStart(10)}  CPU ${fmt(result.cpuOpsPerSec).padStart(10)}  main thread ${fmt(result.mainOpsPerSec).padStart(10)} ${result.unit}  load ${result.load.toFixed(1)}${verdict}`,
+    `${name.padEnd(60)} wall ${fmt(result.opsPerSec).padStart(10)}  CPU ${fmt(result.cpuOpsPerSec).padStart(10)}  main thread ${fmt(result.mainOpsPerSec).padStart(10)} ${result.unit}  load ${result.load.toFixed(1)}${verdict}`,
   );
   return result;
 }
@@ -154,5 +154,5 @@ export async function measure(name: string, fn: () => unknown, opts: MeasureOpti
 export function record(name: string, value: number, target?: number, unit = 'ops/s'): void {
   const verdict = target === undefined ? '' : `  (target >= ${target.toLocaleString('en-US')}: ${value >= target ? 'met' : 'NOT MET'})`;
   const shown = Math.abs(value) >= 100 ? fmt(value) : value.toPrecision(3);
-  console.log(`${name.padEnd(58)} ${shown.padStart(15)} ${unit}  load ${loadavg()[0]!.toFixed(1)}${verdict}`);
+  console.log(`${name.padEnd(60)} ${shown.padStart(15)} ${unit}  load ${loadavg()[0]!.toFixed(1)}${verdict}`);
 }

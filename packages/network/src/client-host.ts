@@ -16,11 +16,11 @@ import {
   peekRequestId,
 } from '@quire/common';
 import { NetworkError, NetworkErrorCode } from './errors.js';
-import { TypedEmitter } from './events.js';
 import { FramedStream } from './framed-stream.js';
 import { nodePrivateKeyFromSeed } from './identity.js';
-import { listenAddress, tcpPortOf } from './multiaddrs.js';
-import { emptyStats, silentLogger, type NetworkLogger, type NetworkStats } from './stats.js';
+import { Libp2pHost } from './libp2p-host.js';
+import { listenAddress } from './multiaddrs.js';
+import { silentLogger, type NetworkLogger } from './stats.js';
 import { TokenBucket } from './token-bucket.js';
 
 export interface ClientHostOptions {
@@ -100,25 +100,18 @@ interface Session {
  * key, open to any peer within connection caps, serving /quire/client/1.0.0: pipelined requests with ids, one response
  * each, pushes later, ERROR envelopes for transport refusals (size, rate, pending, malformed).
  */
-export class ClientHost extends TypedEmitter<ClientHostEvents> {
-  readonly peerId: string;
-  private readonly stats_: NetworkStats = emptyStats();
+export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identify }> {
   private readonly sessions_ = new Map<string, Session>();
   private readonly buckets = new Map<string, TokenBucket>(); // by connection id
   private readonly sweep: NodeJS.Timeout;
   private nextSession = 1;
-  private closing: Promise<void> | undefined;
 
   private constructor(
     readonly options: ClientHostOptions,
-    private readonly libp2p: Libp2p<{ identify: Identify }>,
-    private readonly log: NetworkLogger,
+    libp2p: Libp2p<{ identify: Identify }>,
+    log: NetworkLogger,
   ) {
-    super((event, err) => {
-      this.stats_.listenerErrors++;
-      this.log.warn({ event, err }, 'listener threw');
-    });
-    this.peerId = libp2p.peerId.toString();
+    super(libp2p, log);
     libp2p.addEventListener('connection:close', (evt) => this.buckets.delete(evt.detail.id));
     this.sweep = setInterval(() => this.sweepSessions(), Math.max(50, Math.min(1000, Math.min(options.partialFrameTimeoutMs, options.idleTimeoutMs) / 4)));
   }
@@ -152,18 +145,6 @@ export class ClientHost extends TypedEmitter<ClientHostEvents> {
     return self;
   }
 
-  get port(): number {
-    return tcpPortOf(this.libp2p.getMultiaddrs());
-  }
-
-  get multiaddrs(): string[] {
-    return this.libp2p.getMultiaddrs().map((a) => a.toString());
-  }
-
-  stats(): NetworkStats {
-    return { ...this.stats_ };
-  }
-
   /** Open client sessions. */
   sessionCount(): number {
     return this.sessions_.size;
@@ -182,22 +163,10 @@ export class ClientHost extends TypedEmitter<ClientHostEvents> {
     return this.write(s, EnvelopeKind.PUSH, requestId, data);
   }
 
-  /** Closes every session and the listener. Idempotent. */
-  close(): Promise<void> {
-    this.closing ??= this.doClose();
-    return this.closing;
-  }
-
-  private async doClose(): Promise<void> {
+  protected shutdown(): void {
     clearInterval(this.sweep);
     for (const s of this.sessions_.values()) s.fs.abort('local');
     this.sessions_.clear();
-    try {
-      await this.libp2p.stop();
-    } catch (err) {
-      this.log.warn({ err }, 'libp2p stop failed');
-    }
-    this.removeAllListeners();
   }
 
   private denyByIp(maConn: MultiaddrConnection): boolean {

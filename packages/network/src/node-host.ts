@@ -9,13 +9,13 @@ import type { Multiaddr } from '@multiformats/multiaddr';
 import { MSG_LEN_LIMIT } from '@quire/common';
 import { createLibp2p, type Libp2p } from 'libp2p';
 import { NetworkError, NetworkErrorCode } from './errors.js';
-import { TypedEmitter } from './events.js';
 import { FramedStream, type FramedStreamOptions } from './framed-stream.js';
 import { GossipRouter, type GossipHandler, type GossipValidator } from './gossip.js';
 import { nodePrivateKeyFromSeed } from './identity.js';
-import { listenAddress, tcpMultiaddr, tcpPortOf } from './multiaddrs.js';
+import { Libp2pHost } from './libp2p-host.js';
+import { listenAddress, tcpMultiaddr } from './multiaddrs.js';
 import { backoffDelay, resolvePeers, type ObserverInfo, type ResolvedPeer, type ValidatorInfo } from './peers.js';
-import { emptyStats, silentLogger, type NetworkLogger, type NetworkStats } from './stats.js';
+import { silentLogger, type NetworkLogger } from './stats.js';
 import { TokenBucket } from './token-bucket.js';
 
 /** Protocol of the node-to-node direct messages: one long-lived stream per peer and direction, frames one way. */
@@ -110,29 +110,22 @@ interface PeerState extends ResolvedPeer {
  * the pool's validators and configured observers, dialing and redialing every validator, with one long-lived
  * framed stream per peer and direction for direct messages and gossipsub for broadcast topics. It moves bytes only.
  */
-export class NodeHost extends TypedEmitter<NodeHostEvents> {
-  readonly peerId: string;
-  private readonly stats_: NetworkStats = emptyStats();
+export class NodeHost extends Libp2pHost<NodeHostEvents, { identify: Identify; pubsub: GossipSub }> {
   private readonly peers = new Map<string, PeerState>(); // by PeerId string
   private readonly byName = new Map<string, PeerState>();
   private readonly inbound = new Set<FramedStream>();
   private readonly abort = new AbortController();
   private readonly sweep: NodeJS.Timeout;
   private readonly gossip: GossipRouter;
-  private closing: Promise<void> | undefined;
   private validators: (ValidatorInfo & ResolvedPeer)[] = [];
   private observers: (ObserverInfo & ResolvedPeer)[] = [];
 
   private constructor(
     readonly options: NodeHostOptions,
-    private readonly libp2p: NodeLibp2p,
-    private readonly log: NetworkLogger,
+    libp2p: NodeLibp2p,
+    log: NetworkLogger,
   ) {
-    super((event, err) => {
-      this.stats_.listenerErrors++;
-      this.log.warn({ event, err }, 'listener threw');
-    });
-    this.peerId = libp2p.peerId.toString();
+    super(libp2p, log);
     this.gossip = new GossipRouter(
       libp2p.services.pubsub,
       { maxMessageLength: options.maxMessageLength, peerRate: options.gossipRate, peerBurst: options.gossipBurst },
@@ -201,20 +194,6 @@ export class NodeHost extends TypedEmitter<NodeHostEvents> {
 
   get name(): string {
     return this.options.name;
-  }
-
-  /** The TCP port actually listened on. */
-  get port(): number {
-    return tcpPortOf(this.libp2p.getMultiaddrs());
-  }
-
-  get multiaddrs(): string[] {
-    return this.libp2p.getMultiaddrs().map((a) => a.toString());
-  }
-
-  /** Counters of denied, dropped, malformed and delivered traffic (a copy). */
-  stats(): NetworkStats {
-    return { ...this.stats_ };
   }
 
   /**
@@ -291,13 +270,8 @@ export class NodeHost extends TypedEmitter<NodeHostEvents> {
     return this.gossip.subscribers(topic);
   }
 
-  /** Stops dialing, closes every stream and connection and the listener. Idempotent. */
-  close(): Promise<void> {
-    this.closing ??= this.doClose();
-    return this.closing;
-  }
-
-  private async doClose(): Promise<void> {
+  /** Stops dialing and closes every stream (close() then stops libp2p). */
+  protected shutdown(): void {
     clearInterval(this.sweep);
     this.abort.abort();
     for (const p of this.peers.values()) {
@@ -308,12 +282,6 @@ export class NodeHost extends TypedEmitter<NodeHostEvents> {
     }
     for (const s of this.inbound) s.abort('local');
     this.inbound.clear();
-    try {
-      await this.libp2p.stop();
-    } catch (err) {
-      this.log.warn({ err }, 'libp2p stop failed');
-    }
-    this.removeAllListeners();
   }
 
   private checkTopic(topic: string): void {

@@ -37,6 +37,7 @@ import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
 import type { PoolRegistry } from './pool-registry.js';
 import type { AuditRecord, AuditTrail } from './audit-trail.js';
 import { catchupProofCheck, checkCommittedSizes } from './executor-steps.js';
+import { RegistryHistory, changedNodes } from './registry-history.js';
 
 export type StateLedger = 0 | 1 | 2;
 export const STATE_LEDGERS: readonly StateLedger[] = [0, 1, 2];
@@ -93,6 +94,7 @@ export class ConsensusExecutor implements BatchExecutor {
   private writeError: Error | undefined;
   private readonly opts: ConsensusExecutorOptions;
   private readonly onCommitted: ((ledgerId: number, txns: readonly Txn[]) => void) | undefined;
+  private readonly history: RegistryHistory;
 
   constructor(options: ConsensusExecutorOptions, modules: ConsensusExecutorModules) {
     this.opts = options;
@@ -102,6 +104,8 @@ export class ConsensusExecutor implements BatchExecutor {
     this.registryCommitted = modules.registry.clone();
     this.registryHead = modules.registry.clone();
     this.onCommitted = modules.onCommitted;
+    this.history = new RegistryHistory(this.stores.ledgers[0], this.stores.ledgers[AUDIT_LEDGER]);
+    this.history.noteRoot(b58encode(this.stores.states[0].committedRoot), this.stores.ledgers[0].size);
   }
 
   /** R_committed */
@@ -201,9 +205,12 @@ export class ConsensusExecutor implements BatchExecutor {
     for (const ms of multiSigs) s.bls.put(ms, wb);
     this.audit.commit(b.audit, b58encode(s.ledgers[AUDIT_LEDGER].root));
     this.startWrite(wb);
+    let changed: string[] = [];
     if (b.ledgerId === 0 && c.txns.length > 0) {
+      changed = changedNodes(this.registryCommitted, c.txns);
       this.registryCommitted = this.registryCommitted.clone();
       for (const t of c.txns) this.registryCommitted.apply(t);
+      this.history.noteRoot(b58encode(c.stateRoot), s.ledgers[0].size);
     }
     if (c.txns.length > 0) this.onCommitted?.(b.ledgerId, c.txns);
     if (this.applied.length === 0) this.registryHead = this.registryCommitted.clone();
@@ -212,6 +219,7 @@ export class ConsensusExecutor implements BatchExecutor {
       ppSeqNo: b.ppSeqNo,
       txns: c.requests.map((d) => ({ digest: d.digest, seqNo: d.seqNo })),
       nodeReg: b.audit.nodeReg,
+      ...(changed.length > 0 ? { changedNodes: changed } : {}),
     };
   }
 
@@ -342,6 +350,17 @@ export class ConsensusExecutor implements BatchExecutor {
 
   ledgerTargets(): Map<number, { size: number; root: string }> {
     return this.audit.targets();
+  }
+
+  /** R_begin of the last `count` views that ordered a batch (registry-history.ts). */
+  viewStartRegistries(count: number): Map<number, string[]> {
+    return this.history.viewStartRegistries(count);
+  }
+
+  /** R at a pool state root: the uncommitted head's, or one of the committed history (registry-history.ts). */
+  registryAt(poolStateRoot: string): string[] | undefined {
+    if (poolStateRoot === this.uncommittedPoolStateRoot()) return [...this.registryHead.validators];
+    return this.history.registryAt(poolStateRoot);
   }
 
   private ledger(ledgerId: number): Ledger {

@@ -230,7 +230,7 @@ describe('Pool against client hosts that refuse at the transport', function () {
       });
       hosts.push(h);
     }
-    pool = await Pool.fromGenesisText(poolGenesis({ ports: hosts.map((h) => h.port) }), { writeTimeoutMs: 5_000 });
+    pool = await Pool.fromGenesisText(poolGenesis({ ports: hosts.map((h) => h.port) }), { writeTimeoutMs: 15_000 });
   });
 
   after(async () => {
@@ -248,7 +248,7 @@ describe('Pool against client hosts that refuse at the transport', function () {
     handlers[0] = handlers[1] = () => undefined;
     const req = signRequest(buildNymRequest({ submitter: trustee.did, dest: DEST }), trustee);
     try {
-      await pool.submitWrite(req, { timeoutMs: 800 });
+      await pool.submitWrite(req, { timeoutMs: 4_000 }); // long enough for the refusals on a busy machine
       expect.fail('resolved');
     } catch (e) {
       expect((e as { code: string }).code).to.equal(ClientErrorCode.TIMEOUT);

@@ -41,6 +41,8 @@ export interface SimulationResult {
   livenessChecked: boolean;
   /** highest view reached by an honest node */
   maxView: number;
+  /** CPU time of the run in its process, milliseconds (not part of the outcome: it varies between machines) */
+  cpuMs?: number;
 }
 
 const BASE_UTC = 1_700_000_000;
@@ -311,13 +313,14 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
 
   /** One simulation in a world with asynchronous replicas; an exception is a failed run. */
   static async simulate<X extends SimExecutor>(opts: SimulationOptions, modules: SimulationModules<X>): Promise<SimulationResult> {
-    let sim: Simulation<X> | undefined;
+    const cpu = process.cpuUsage();
+    let r: SimulationResult;
     try {
-      sim = new Simulation(opts, modules);
-      return await sim.runAsync();
+      r = await new Simulation(opts, modules).runAsync();
     } catch (e) {
-      return failedRun(opts, e);
+      r = failedRun(opts, e);
     }
+    return { ...r, cpuMs: cpuMsSince(cpu) };
   }
 
   private expectNoPending(): void {
@@ -565,6 +568,11 @@ export function runSimulation(opts: SimulationOptions): SimulationResult {
   } catch (e) {
     return failedRun(opts, e);
   }
+}
+
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(start);
+  return Math.round((d.user + d.system) / 1000);
 }
 
 function failedRun(opts: SimulationOptions, e: unknown): SimulationResult {

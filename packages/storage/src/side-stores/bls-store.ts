@@ -1,30 +1,12 @@
 // BLS multi-signatures by state root (formats.md 9.4): key = base58 state root, value = CJ of
 // {"participants", "signature", "value"}. They cannot be recomputed, so this store is kept and
 // transferred in catch-up (12.1).
-import { b58decode, b58encode, canonicalJson, parseJson } from '@quire/common';
+import { b58decode, b58encode, canonicalJson, parseJson, type MultiSignature } from '@quire/common';
 import type { KvStore, WriteBatch } from '../kv/kv-store.js';
 import { corrupt, invalid, utf8Decoder, utf8Encoder } from './errors.js';
 import { withBatch } from './write.js';
 
 export const BLS_STORE_BUCKET = 'bls';
-
-/** The value signed by the pool (formats.md 9.2). Roots are base58 strings. */
-export interface MultiSignatureValue {
-  ledger_id: number;
-  pool_state_root_hash: string;
-  state_root_hash: string;
-  timestamp: number;
-  txn_root_hash: string;
-}
-
-/** An aggregated BLS multi-signature (formats.md 9.3). */
-export interface MultiSignature {
-  /** base58 of the 96-byte compressed aggregate G2 signature. */
-  signature: string;
-  /** Aliases of the nodes whose signatures were aggregated. */
-  participants: string[];
-  value: MultiSignatureValue;
-}
 
 const STORE = 'BlsStore';
 

@@ -1,0 +1,228 @@
+// One simulated node over the real stack: the node's ConsensusExecutor over a RequestExecutor of
+// @quire/requests and the ledgers, tries and side stores of @quire/storage on its own key-value
+// store, the node's request analyzer, and BLS crypto with the node's keys looked up in its pool
+// state at the value's pool state root. A crash drops every object but the key-value store (the
+// simulator waits for each event's batch write, as the node does before its next event, so the
+// store holds the last completed atomic write); a restart opens everything again from it, as a
+// node process does at startup.
+import { b58decode, b58encode, parseJson } from '@quire/common';
+import { type ConsensusCrypto, type MultiSignature, type RequestAnalyzer, type RequestCheck, type ClientRequestBody, createBlsConsensusCrypto } from '@quire/consensus';
+import { type BlsSecretKey, LruCache, blsVerifyPop } from '@quire/crypto';
+import { RequestExecutor, type SignatureVerifier, type Txn } from '@quire/requests';
+import { type KvStore, openMemoryKvStore, parseGenesis } from '@quire/storage';
+import { AuditTrail } from '../audit-trail.js';
+import { ConsensusExecutor, type ConsensusExecutorModules, type ConsensusExecutorOptions, type NodeStores } from '../consensus-executor.js';
+import { checkAgainstAudit, openNodeStores } from '../node-setup.js';
+import { PoolRegistry } from '../pool-registry.js';
+import { ExecutorRequestAnalyzer } from '../request-analyzer.js';
+import { simBlsKey, simNodeKeys } from './sim-identities.js';
+
+/** What the replicas of one run share (pure caches, and the genesis they all start from). */
+export interface SimRunShared {
+  /** verified (request digest, signer, key) triples: one ed25519 verification per request per run */
+  verifier: SignatureVerifier;
+  /** positive request checks by request object (simulated messages pass requests by reference) */
+  checks: WeakMap<object, RequestCheck>;
+  /** BLS key generation per alias (rotations so far) */
+  generations: Map<string, number>;
+  poolGenesis: string;
+  domainGenesis: string;
+}
+
+/** Multi-signature verifications of every simulated node of the process (a pure function of their inputs). */
+const blsVerifyCache = new LruCache<string, boolean>(1 << 16);
+/** `blskey|blskey_pop` -> the key when its proof of possession verifies (else null) */
+const popChecked = new Map<string, Uint8Array | null>();
+const decoder = new TextDecoder();
+
+/** The node's ConsensusExecutor plus the read-only view of its committed storage the simulator's checkers use. */
+export class SimConsensusExecutor extends ConsensusExecutor {
+  private readonly rootSets = new Map<number, { size: number; roots: Set<string> }>();
+
+  constructor(
+    options: ConsensusExecutorOptions,
+    modules: ConsensusExecutorModules,
+    private readonly nodeStores: NodeStores,
+    /** every multi-signature this node stored, kept by the replica across restarts */
+    readonly storedMultiSigs: MultiSignature[],
+  ) {
+    super(options, modules);
+  }
+
+  override commitBatch(multiSigs: MultiSignature[]): ReturnType<ConsensusExecutor['commitBatch']> {
+    const committed = super.commitBatch(multiSigs);
+    this.storedMultiSigs.push(...multiSigs);
+    return committed;
+  }
+
+  private ledgerOf(ledgerId: number): NodeStores['ledgers'][0] {
+    if (ledgerId !== 0 && ledgerId !== 1 && ledgerId !== 2 && ledgerId !== 3) throw new RangeError(`no ledger ${ledgerId}`);
+    return this.nodeStores.ledgers[ledgerId];
+  }
+
+  committedSize(ledgerId: number): number {
+    return this.ledgerOf(ledgerId).size;
+  }
+
+  /** The stored bytes (MP(txn)) of a committed txn, base64. */
+  committedTxn(ledgerId: number, seqNo: number): string | undefined {
+    const l = this.ledgerOf(ledgerId);
+    if (!(seqNo >= 1 && seqNo <= l.size)) return undefined;
+    const bytes = l.getEncodedSync(seqNo);
+    return bytes === undefined ? undefined : Buffer.from(bytes).toString('base64');
+  }
+
+  auditEntry(seqNo: number): { viewNo: number; ppSeqNo: number; ppTime: number } {
+    const t = this.ledgerOf(3).getSync(seqNo) as { txn?: { data?: { viewNo?: unknown; ppSeqNo?: unknown } }; txnMetadata?: { txnTime?: unknown } } | undefined;
+    return { viewNo: Number(t?.txn?.data?.viewNo), ppSeqNo: Number(t?.txn?.data?.ppSeqNo), ppTime: Number(t?.txnMetadata?.txnTime) };
+  }
+
+  committedDest(seqNo: number): string | undefined {
+    const t = this.ledgerOf(1).getSync(seqNo) as { txn?: { type?: unknown; data?: { dest?: unknown } } } | undefined;
+    return t?.txn?.type === '1' && typeof t.txn.data?.dest === 'string' ? t.txn.data.dest : undefined;
+  }
+
+  isCommittedTxnRoot(ledgerId: number, txnRoot: string): boolean {
+    const l = this.ledgerOf(ledgerId);
+    let known = this.rootSets.get(ledgerId);
+    if (known === undefined || known.size > l.size) {
+      known = { size: 0, roots: new Set([b58encode(l.rootAtSync(0))]) };
+      this.rootSets.set(ledgerId, known);
+    }
+    for (let s = known.size + 1; s <= l.size; s++) known.roots.add(b58encode(l.rootAtSync(s)));
+    known.size = l.size;
+    return known.roots.has(txnRoot);
+  }
+}
+
+/** The node's request analyzer with positive results shared by the replicas of a run. */
+class SharedCheckAnalyzer implements RequestAnalyzer {
+  constructor(
+    private readonly inner: RequestAnalyzer,
+    private readonly shared: WeakMap<object, RequestCheck>,
+  ) {}
+
+  analyze(request: ClientRequestBody): RequestCheck {
+    const hit = this.shared.get(request);
+    if (hit !== undefined) return hit;
+    const r = this.inner.analyze(request);
+    // every signer of the simulated workload is a genesis DID whose key never changes, so a
+    // successful check is a pure function of the request; failures are not shared
+    if (r.ok) this.shared.set(request, r);
+    return r;
+  }
+}
+
+export class SimReplica {
+  executor!: SimConsensusExecutor;
+  requests!: RequestAnalyzer;
+  crypto!: ConsensusCrypto;
+  private readonly multiSigs: MultiSignature[] = [];
+  private stores!: NodeStores;
+
+  private constructor(
+    readonly alias: string,
+    private readonly kv: KvStore,
+    private readonly shared: SimRunShared,
+  ) {}
+
+  static async create(alias: string, shared: SimRunShared): Promise<SimReplica> {
+    const r = new SimReplica(alias, await openMemoryKvStore(), shared);
+    await r.open();
+    return r;
+  }
+
+  /** Startup over the key-value store: genesis into empty ledgers, registry, audit trail, executor. */
+  private async open(): Promise<void> {
+    const { stores, requestStores } = await openNodeStores(this.kv);
+    this.stores = stores;
+    const reqExecutor = new RequestExecutor({ verifySignatures: true }, { stores: requestStores });
+    // the run's verified-signature cache: keyed by (digest, signer, key), so sharing it is sound
+    (reqExecutor as { verifier: SignatureVerifier }).verifier = this.shared.verifier;
+    if (stores.ledgers[0].size === 0) {
+      await reqExecutor.applyGenesis(0, parseGenesis(this.shared.poolGenesis, { file: 'pool', ledgerId: 0 }).map((e) => e.txn as unknown as Txn));
+      await reqExecutor.applyGenesis(1, parseGenesis(this.shared.domainGenesis, { file: 'domain', ledgerId: 1 }).map((e) => e.txn as unknown as Txn));
+    }
+    const registry = new PoolRegistry();
+    for (let s = 1; s <= stores.ledgers[0].size; s++) registry.apply(stores.ledgers[0].getSync(s));
+    const audit = await AuditTrail.load(stores.ledgers[3]);
+    checkAgainstAudit(audit, stores.ledgers);
+    this.executor = new SimConsensusExecutor({ durable: false }, { stores, executor: reqExecutor, registry, audit }, stores, this.multiSigs);
+    this.requests = new SharedCheckAnalyzer(new ExecutorRequestAnalyzer(reqExecutor), this.shared.checks);
+    this.crypto = this.createCrypto();
+  }
+
+  private createCrypto(): ConsensusCrypto {
+    const executor = this.executor;
+    const poolState = this.stores.states[0];
+    const destOf = (alias: string): string | undefined => executor.uncommittedRegistry.destOf(alias) ?? executor.registry.destOf(alias);
+    const recordAt = (alias: string, root: string): Record<string, unknown> | undefined => {
+      const dest = destOf(alias);
+      if (dest === undefined) return undefined;
+      try {
+        const raw = poolState.getAt(b58decode(root), dest);
+        return raw === undefined ? undefined : (parseJson(decoder.decode(raw)) as Record<string, unknown>);
+      } catch {
+        return undefined;
+      }
+    };
+    const alias = this.alias;
+    const generations = this.shared.generations;
+    return createBlsConsensusCrypto({
+      secretKeyAt: (root): BlsSecretKey => {
+        // the key this node registered at that root: its genesis key or one of its rotations
+        const registered = recordAt(alias, root)?.blskey;
+        for (let g = generations.get(alias) ?? 0; g > 0; g--) if (simBlsKey(alias, g).blskey === registered) return simBlsKey(alias, g).secret;
+        return simBlsKey(alias, 0).secret;
+      },
+      publicKeyAt: (peer, root) => {
+        const rec = recordAt(peer, root);
+        if (typeof rec?.blskey !== 'string' || typeof rec.blskey_pop !== 'string') return undefined;
+        const id = `${rec.blskey}|${rec.blskey_pop}`;
+        let pk = popChecked.get(id);
+        if (pk === undefined) {
+          try {
+            const k = b58decode(rec.blskey);
+            pk = blsVerifyPop(k, b58decode(rec.blskey_pop)) ? k : null;
+          } catch {
+            pk = null;
+          }
+          popChecked.set(id, pk);
+        }
+        return pk ?? undefined;
+      },
+      verifyCache: blsVerifyCache,
+    });
+  }
+
+  /** R_committed of the storage: what a node process starts its core with. */
+  validators(): string[] {
+    return [...this.executor.registry.validators];
+  }
+
+  /** Everything volatile is lost; the key-value store keeps every completed write. */
+  async crash(): Promise<void> {
+    try {
+      await this.executor.flush();
+    } catch {
+      // a failed write is what a crash would have lost
+    }
+  }
+
+  async restart(): Promise<void> {
+    await this.open();
+  }
+
+  settle(): Promise<void> {
+    return this.executor.flush();
+  }
+
+  async close(): Promise<void> {
+    await this.kv.close();
+  }
+
+  /** the node's dest (NODE.dest), for tests */
+  get dest(): string {
+    return simNodeKeys(this.alias).dest;
+  }
+}
