@@ -142,7 +142,8 @@ export class ConsensusCore {
     this.ctx.noteViewStart(0, opts.validators);
     this.restore();
     // restarted with history: PRE-PREPAREs sent in this view before the crash are unknown here
-    if (modules.executor.lastAudit() !== undefined) this.batching.blockedView = this.ctx.viewNo;
+    // (a pool of one has no peer that could hold them: nothing to block)
+    if (modules.executor.lastAudit() !== undefined && this.ctx.validators.length > 1) this.batching.blockedView = this.ctx.viewNo;
   }
 
   /** Restores view, last ordered batch, ppTime, checkpoint and freshness from the audit ledger. */
@@ -173,6 +174,7 @@ export class ConsensusCore {
         this.viewChanger.voting.vote(Suspicion.PRIMARY_DISCONNECTED);
       }
       this.batching.trySendBatches();
+      if (this.ctx.quorums.prepare === 0) this.ordering.tryOrder();
     }
     return this.ctx.drain();
   }
@@ -201,6 +203,8 @@ export class ConsensusCore {
     this.ordering.processHeld();
     this.ordering.tryOrder();
     this.batching.trySendBatches();
+    // a pool of one orders the batches it has just sent without waiting for another event
+    if (this.ctx.quorums.prepare === 0) this.ordering.tryOrder();
   }
 
   private onTimer(id: string): void {

@@ -319,6 +319,12 @@ export class Ordering {
   tryOrder(): void {
     for (;;) {
       const r = this.log.get(this.ctx.lastOrdered.ppSeqNo + 1);
+      // a pool of one (PREPARE quorum n-f-1 = 0): the primary's own batch is prepared as it is
+      // sent, since no PREPARE will ever come for it (checkPrepared orders it)
+      if (r !== undefined && !r.prepared && this.ctx.quorums.prepare === 0) {
+        this.checkPrepared(r);
+        if (r.ordered) continue;
+      }
       if (r === undefined || r.ordered || !r.prepared || r.pp === undefined || r.applied === undefined) return;
       const multiSigs = this.collectMultiSigs(r);
       if (multiSigs === undefined) return;

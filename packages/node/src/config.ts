@@ -7,7 +7,11 @@ import { defaultConsensusOptions } from '@quire/consensus';
 import type { ConsensusOptions } from '@quire/consensus';
 import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
 
-export type ConsensusTimers = Omit<ConsensusOptions, 'name' | 'validators'>;
+/**
+ * The consensus options a config sets. `msgLenLimit` is not one of them: it is derived from
+ * `limits.maxMessageLength` (`consensusOptionsOf`), so catch-up replies always fit the transport.
+ */
+export type ConsensusTimers = Omit<ConsensusOptions, 'name' | 'validators' | 'msgLenLimit'>;
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface NodeLimits {
@@ -83,7 +87,7 @@ export const defaultNodeConfig: NodeConfig = {
   nodePort: null,
   clientHost: null,
   clientPort: null,
-  consensus: { ...defaultConsensusOptions },
+  consensus: consensusDefaults(),
   limits: {
     maxMessageLength: 128 * 1024,
     clientRate: 50,
@@ -99,6 +103,19 @@ export const defaultNodeConfig: NodeConfig = {
   shutdownTimeoutMs: 30_000,
   upgrade: { actionCommand: null, timeoutSec: 600 },
 };
+
+function consensusDefaults(): ConsensusTimers {
+  const { msgLenLimit: _derived, ...rest } = defaultConsensusOptions;
+  return rest;
+}
+
+/**
+ * The consensus core's options of a config: `consensus.*` plus `msgLenLimit` = the transport's
+ * `limits.maxMessageLength` (MSG_LEN_LIMIT, consensus.md §9.5: one limit for both).
+ */
+export function consensusOptionsOf(c: NodeConfig): Omit<ConsensusOptions, 'name' | 'validators'> {
+  return { ...c.consensus, msgLenLimit: c.limits.maxMessageLength };
+}
 
 const LOG_LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -138,6 +155,7 @@ export function mergeConfig(base: NodeConfig, override: unknown): NodeConfig {
     const group = nested[k];
     if (group !== undefined) {
       if (!isObject(v)) bad(k, 'expected an object');
+      if (k === 'consensus' && Object.prototype.hasOwnProperty.call(v, 'msgLenLimit')) bad('consensus.msgLenLimit', 'derived from limits.maxMessageLength: set that instead');
       for (const sub of Object.keys(v)) if (!Object.prototype.hasOwnProperty.call(group, sub)) bad(`${k}.${sub}`, 'unknown option');
       out[k] = { ...group, ...v };
     } else {

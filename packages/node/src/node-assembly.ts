@@ -11,13 +11,13 @@ import { RequestExecutor, RequestPipeline, poolWritesFromTxns, type Txn } from '
 import { type KvStore, openLevelKvStore, openMemoryKvStore } from '@quire/storage';
 import { AuditTrail } from './audit-trail.js';
 import { type ActionOutcome, type ActionRequest, ClientPath } from './client-path.js';
-import { type NodeConfig, resolvePath } from './config.js';
+import { type NodeConfig, consensusOptionsOf, resolvePath } from './config.js';
 import { ConsensusExecutor, type NodeStores } from './consensus-executor.js';
 import { ForcedRequests } from './forced-requests.js';
 import { type NodeKeys, readKeyFile } from './keys.js';
 import type { NodeLogger } from './logger.js';
 import { NodeMetrics } from './metrics.js';
-import { blsKeyLookup, checkAgainstAudit, loadPoolRegistry, openNodeStores } from './node-setup.js';
+import { KvVoteStore, blsKeyLookup, checkAgainstAudit, loadPoolRegistry, openNodeStores } from './node-setup.js';
 import { NodeUpgrades } from './node-upgrades.js';
 import { ExecutorRequestAnalyzer } from './request-analyzer.js';
 import { configTxns, genesisSize, loadGenesisFiles, repairState } from './startup.js';
@@ -66,7 +66,12 @@ export interface NodeParts {
   upgrades: NodeUpgrades;
   metrics: NodeMetrics | undefined;
   poolId: string;
+  /** the node's logger (`node` bound), parent of every module's logger */
+  rootLogger: NodeLogger;
+  /** module `node` */
   logger: NodeLogger;
+  /** INSTANCE_CHANGE votes kept across restarts (flushed before the database closes) */
+  voteStore: KvVoteStore;
 }
 
 /** Most txns in one CATCHUP_REP to a client (CATCHUP_MAX_TXNS_PER_REQ, consensus.md §10). */
@@ -77,7 +82,9 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
   const dir = options.dataDir;
   const keys = modules.keys ?? (await readKeyFile(resolvePath(dir, cfg.keysFile)));
   const name = cfg.name ?? keys.name;
-  const log = modules.logger.child({ module: 'node' });
+  // every line names the node, also when the config leaves `name` to the key file
+  const root = withNodeName(modules.logger, name);
+  const log = root.child({ module: 'node' });
   const kv: KvStore = options.inMemory === true ? await openMemoryKvStore() : await openLevelKvStore(resolvePath(dir, cfg.dbDir));
   let upgrades: NodeUpgrades | undefined;
   try {
@@ -85,7 +92,7 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
     upgrades = new NodeUpgrades(
       { nodeName: name, nodeDest: keys.dest, dataDir: dir, packageVersion: nodePackageVersion(), upgrade: cfg.upgrade },
       {
-        logger: modules.logger,
+        logger: root,
         signer: keys.signer,
         submitOwn: (r) => hooks.submitOwn(r),
         exit: (code) => hooks.exit(code),
@@ -102,25 +109,28 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
     checkAgainstAudit(audit, stores.ledgers);
     const metrics = cfg.metricsPort !== null ? new NodeMetrics({ node: name }) : undefined;
     const executor = new ConsensusExecutor({ durable: cfg.durable }, { stores, executor: reqExecutor, registry, audit, onCommitted: (lid, txns) => hooks.onCommitted(lid, txns) });
-    const execLog = modules.logger.child({ module: 'executor' });
+    const execLog = root.child({ module: 'executor' });
     executor.log = (msg) => execLog.warn({}, msg);
     const crypto = createBlsConsensusCrypto({
       secretKeyAt: () => keys.bls,
       publicKeyAt: blsKeyLookup(stores.states[0], (alias) => executor.uncommittedRegistry.destOf(alias) ?? executor.registry.destOf(alias)),
     });
+    const consensusLog = root.child({ module: 'consensus' });
+    const voteStore = new KvVoteStore(kv, (reason) => consensusLog.warn({}, reason));
     const core = new ConsensusCore(
-      { ...cfg.consensus, name, validators: [...registry.validators] },
+      { ...consensusOptionsOf(cfg), name, validators: [...registry.validators] },
       {
         executor,
         crypto,
         requests: new ExecutorRequestAnalyzer(reqExecutor),
         clock: { now: () => performance.now(), utcSeconds: () => Math.floor(Date.now() / 1000) },
-        logger: modules.logger.child({ module: 'consensus' }),
+        logger: consensusLog,
+        voteStore,
       },
     );
     const pipeline = new RequestPipeline(reqExecutor, requestStores);
     const now = (): number => Math.floor(Date.now() / 1000);
-    const clientLog = modules.logger.child({ module: 'client' });
+    const clientLog = root.child({ module: 'client' });
     const forced = new ForcedRequests({
       pipeline,
       setWritable: (w) => clientPath.setWritable(w),
@@ -143,10 +153,15 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
     );
     clientPath.setWritable(poolWritesFromTxns(await configTxns(stores.ledgers[2])));
     const poolId = b58encode(await stores.ledgers[0].rootAt(Math.min(stores.ledgers[0].size, genesisSize(poolTxns))));
-    return { name, keys, stores, core, executor, clientPath, forced, upgrades: u, metrics, poolId, logger: log };
+    return { name, keys, stores, core, executor, clientPath, forced, upgrades: u, metrics, poolId, rootLogger: root, logger: log, voteStore };
   } catch (e) {
     upgrades?.close();
     await kv.close();
     throw e;
   }
+}
+
+/** `logger` with the node's alias bound as `node`, unless it already names one. */
+export function withNodeName(logger: NodeLogger, name: string): NodeLogger {
+  return (logger.bindings() as { node?: unknown }).node === undefined ? logger.child({ node: name }) : logger;
 }

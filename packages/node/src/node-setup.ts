@@ -3,6 +3,7 @@
 // key file), checking the ledgers against the last audit txn, and the BLS key lookup the consensus
 // crypto uses (a validator's key as of a pool state root, proof of possession checked once).
 import { b58decode, parseJson } from '@quire/common';
+import type { InstanceChangeVoteStore, StoredInstanceChangeVote } from '@quire/consensus';
 import { blsVerifyPop } from '@quire/crypto';
 import type { ExecutorStores, Txn } from '@quire/requests';
 import { AttributeStore, BlsStore, type KvStore, Ledger, SeqNoIndex, StateTrie, TimestampStore } from '@quire/storage';
@@ -102,4 +103,60 @@ export function blsKeyLookup(poolState: StateTrie, destOf: (alias: string) => st
     }
     return pk ?? undefined;
   };
+}
+
+/** Bucket of the INSTANCE_CHANGE votes that survive a restart (one key, `votes`). */
+export const VOTE_STORE_BUCKET = 'instance-change-votes';
+const VOTES_KEY = new TextEncoder().encode('votes');
+
+/**
+ * The consensus core's `InstanceChangeVoteStore` over the node's key-value store (consensus.md
+ * §6.2): the live votes as one JSON array under one key. `load()` reads synchronously; `save()`
+ * keeps the latest set in memory and writes it in the background, one write at a time, synced;
+ * `flush()` awaits the last write (before the store closes). A stored value that cannot be read
+ * is ignored with `onError` (votes are advisory: losing them only delays a view change).
+ */
+export class KvVoteStore implements InstanceChangeVoteStore {
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly kv: KvStore,
+    private readonly onError: (reason: string) => void = () => undefined,
+  ) {}
+
+  load(): StoredInstanceChangeVote[] {
+    const raw = this.kv.getSync(VOTE_STORE_BUCKET, VOTES_KEY);
+    if (raw === undefined) return [];
+    try {
+      const parsed: unknown = JSON.parse(new TextDecoder().decode(raw));
+      if (!Array.isArray(parsed)) throw new Error('not an array');
+      return parsed.filter(isStoredVote);
+    } catch (e) {
+      this.onError(`stored INSTANCE_CHANGE votes unreadable: ${e instanceof Error ? e.message : String(e)}`);
+      return [];
+    }
+  }
+
+  save(votes: StoredInstanceChangeVote[]): void {
+    const value = new TextEncoder().encode(JSON.stringify(votes.map((v) => ({ viewNo: v.viewNo, voter: v.voter, utc: v.utc }))));
+    this.writing = this.writing.then(async () => {
+      if (this.kv.closed) return;
+      try {
+        await this.kv.batch().put(VOTE_STORE_BUCKET, VOTES_KEY, value).write({ sync: true });
+      } catch (e) {
+        this.onError(`INSTANCE_CHANGE votes not saved: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    });
+  }
+
+  /** Resolves once every vote set given to save() so far is written (or failed). */
+  flush(): Promise<void> {
+    return this.writing;
+  }
+}
+
+function isStoredVote(v: unknown): v is StoredInstanceChangeVote {
+  if (typeof v !== 'object' || v === null) return false;
+  const o = v as Record<string, unknown>;
+  return Number.isSafeInteger(o.viewNo) && typeof o.voter === 'string' && Number.isSafeInteger(o.utc);
 }

@@ -6,7 +6,7 @@
 // and closes in reverse.
 import { TxnType, decodeMsgpack, encodeMsgpack } from '@quire/common';
 import type { ConsensusCore, ConsensusEffect, ConsensusEvent } from '@quire/consensus';
-import { ClientHost, NodeHost } from '@quire/network';
+import { ClientHost, type ClientHostEvents, NodeHost } from '@quire/network';
 import { poolWritesFromTxns, type Txn } from '@quire/requests';
 import type { ActionOutcome, ActionRequest, ClientChannel, ClientPath } from './client-path.js';
 import type { ConsensusExecutor, NodeStores } from './consensus-executor.js';
@@ -15,6 +15,7 @@ import type { ForcedRequests } from './forced-requests.js';
 import type { NodeKeys } from './keys.js';
 import type { NodeLogger } from './logger.js';
 import type { NodeMetrics } from './metrics.js';
+import type { KvVoteStore } from './node-setup.js';
 import { type NodeParts, type QuireNodeModules, type QuireNodeOptions, assembleNode } from './node-assembly.js';
 import type { NodeUpgrades } from './node-upgrades.js';
 import { type OrderedEffect, orderedBatchAnnouncement, orderedTopic } from './ordered-announcement.js';
@@ -43,11 +44,13 @@ export class QuireNode {
   private nodeHost: NodeHost | undefined;
   private clientHost: ClientHost | undefined;
   private readonly log: NodeLogger;
+  private readonly rootLog: NodeLogger;
+  private readonly voteStore: KvVoteStore;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private replySweep: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
   private closing: Promise<void> | undefined;
-  private accepting = true;
+  private onClientRequest: ClientHostEvents['request'] | undefined;
   private catchingUp = false;
   private seenView = 0;
   private catchupStartedAt: number | undefined;
@@ -68,6 +71,8 @@ export class QuireNode {
     this.metrics = parts.metrics;
     this.poolId = parts.poolId;
     this.log = parts.logger;
+    this.rootLog = parts.rootLogger;
+    this.voteStore = parts.voteStore;
   }
 
   static async create(options: QuireNodeOptions, modules: QuireNodeModules): Promise<QuireNode> {
@@ -101,7 +106,7 @@ export class QuireNode {
     const topic = orderedTopic(this.poolId);
     this.nodeHost = await NodeHost.create(
       { name: this.name, seed: this.keys.seed, host: nodeHost, port: nodePort, maxMessageLength: cfg.limits.maxMessageLength, topics: [topic] },
-      { logger: this.log.child({ module: 'network' }) },
+      { logger: this.rootLog.child({ module: 'network' }) },
     );
     this.nodePort = this.nodeHost.port;
     this.nodeHost.on('message', (from, data) => {
@@ -132,15 +137,15 @@ export class QuireNode {
         maxConnectionsPerIp: cfg.limits.maxConnectionsPerIp,
         idleTimeoutMs: cfg.limits.clientIdleTimeoutMs,
       },
-      { logger: this.log.child({ module: 'client-host' }) },
+      { logger: this.rootLog.child({ module: 'client-host' }) },
     );
     this.clientPort = this.clientHost.port;
     const ch = this.clientHost;
-    ch.on('request', (clientId, data, respond, info) => {
-      if (!this.accepting) return;
+    this.onClientRequest = (clientId, data, respond, info) => {
       const channel: ClientChannel = { respond, push: (bytes) => ch.push(clientId, bytes, info.requestId), session: clientId };
       void this.clientPath.handle(data, channel);
-    });
+    };
+    ch.on('request', this.onClientRequest);
     ch.on('session:close', (clientId) => this.clientPath.forgetSession(clientId));
     this.replySweep = setInterval(() => this.clientPath.expire(), REPLY_SWEEP_MS);
     this.replySweep.unref();
@@ -367,7 +372,8 @@ export class QuireNode {
   }
 
   private async doClose(): Promise<void> {
-    this.accepting = false;
+    // without a request handler the client host answers every request SHUTTING_DOWN
+    if (this.onClientRequest !== undefined) this.clientHost?.off('request', this.onClientRequest);
     this.clientPath.stop();
     this.upgrades.close();
     if (this.replySweep !== undefined) clearInterval(this.replySweep);
@@ -378,6 +384,7 @@ export class QuireNode {
     await this.metrics?.close();
     await this.clientHost?.close();
     await this.nodeHost?.close();
+    await this.voteStore.flush();
     await this.stores.kv.close();
     this.log.info({}, 'node stopped');
   }
