@@ -6,13 +6,15 @@ import { Command, CommanderError } from 'commander';
 import { defaultDataDir } from '@quire/storage';
 import { type NodeConfig, defaultNodeConfig, loadConfigFile, resolvePath } from './config.js';
 import { QuireError } from '@quire/common';
-import { parseSeed, publicKeys, writeKeyFile } from './keys.js';
+import { parseSeed, publicKeys, readKeyFile, writeKeyFile } from './keys.js';
 import { createLogger } from './logger.js';
-import { QuireNode } from './node.js';
+import { QuireNode, WRITE_FAILED_EXIT_CODE } from './node.js';
 import { RESTART_EXIT_CODE } from './upgrade/index.js';
 
 /** Exit code reserved for "restart me" (upgrade / POOL_RESTART): the supervisor starts the node again. */
 export { RESTART_EXIT_CODE };
+/** Exit code after the node stopped itself because a committed batch could not be written. */
+export { WRITE_FAILED_EXIT_CODE };
 
 export interface CliIo {
   out(line: string): void;
@@ -67,16 +69,24 @@ export async function main(argv: string[], io: CliIo = stdio): Promise<number> {
 }
 
 /**
- * Runs the node until SIGTERM / SIGINT (exit 0) or a restart request of the upgrade service
- * (POOL_RESTART, an upgrade: RESTART_EXIT_CODE), each time after a graceful shutdown bounded by
- * `shutdownTimeoutMs` (exit 1 past it).
+ * Runs the node until SIGTERM / SIGINT (exit 0), a restart request of the upgrade service
+ * (POOL_RESTART, an upgrade: RESTART_EXIT_CODE) or a batch that could not be written
+ * (WRITE_FAILED_EXIT_CODE), each time after a graceful shutdown bounded by `shutdownTimeoutMs`
+ * (exit 1 past it).
  */
 async function runNode(dataDir: string, config: NodeConfig, io: CliIo): Promise<number> {
-  const logger = createLogger({ level: config.logLevel, ...(config.name !== null ? { name: config.name } : {}) });
+  const name = config.name ?? (await keyFileName(resolvePath(dataDir, config.keysFile)));
+  const logger = createLogger({ level: config.logLevel, ...(name !== undefined ? { name } : {}) });
   let requestExit: ((reason: string, code: number) => void) | undefined;
+  // an exit asked for before the signal handlers are in place waits for them
+  let early: { reason: string; code: number } | undefined;
+  const exitFor = (reason: string) => (code: number) => {
+    if (requestExit !== undefined) requestExit(reason, code);
+    else early ??= { reason, code };
+  };
   let node: QuireNode;
   try {
-    node = await QuireNode.create({ dataDir, config }, { logger, exit: (code) => requestExit?.('restart', code) });
+    node = await QuireNode.create({ dataDir, config }, { logger, exit: exitFor('restart'), onFatal: exitFor('write-failed') });
   } catch (e) {
     logger.fatal({ err: e }, 'node failed to start');
     io.err(e instanceof QuireError ? e.message : `error: ${e instanceof Error ? e.message : String(e)}`);
@@ -107,7 +117,17 @@ async function runNode(dataDir: string, config: NodeConfig, io: CliIo): Promise<
     requestExit = stop;
     process.once('SIGTERM', () => stop('SIGTERM', 0));
     process.once('SIGINT', () => stop('SIGINT', 0));
+    if (early !== undefined) stop(early.reason, early.code);
   });
+}
+
+/** The alias in the key file, for the logger; undefined when it cannot be read (startup reports that). */
+async function keyFileName(file: string): Promise<string | undefined> {
+  try {
+    return (await readKeyFile(file)).name;
+  } catch {
+    return undefined;
+  }
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {

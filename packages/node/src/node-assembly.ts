@@ -40,6 +40,12 @@ export interface QuireNodeModules {
    * (RESTART_EXIT_CODE). Default: graceful close(), then process.exit(code).
    */
   exit?: (code: number) => void | Promise<void>;
+  /**
+   * Told, once the node has closed itself after a failure it cannot continue from (a committed
+   * batch that could not be written), with the exit code the process should end with
+   * (WRITE_FAILED_EXIT_CODE). Default: nothing (the node is closed).
+   */
+  onFatal?: (code: number) => void;
   /** the upgrade schedulers' clock (tests); default the system clock */
   upgradeClock?: Clock;
   /** runs the upgrade action (tests); default spawns `upgrade.actionCommand` */

@@ -23,6 +23,12 @@ import { configTxns } from './startup.js';
 
 export type { QuireNodeModules, QuireNodeOptions } from './node-assembly.js';
 
+/**
+ * Exit code of a node that stopped itself because a committed batch could not be written
+ * (EX_IOERR of sysexits.h): check the disk, then start it again (startup repairs a torn tail).
+ */
+export const WRITE_FAILED_EXIT_CODE = 74;
+
 /** How often writes past the reply timeout are released, ms. */
 const REPLY_SWEEP_MS = 1000;
 
@@ -235,8 +241,9 @@ export class QuireNode {
         await this.runEffect(eff);
       } catch (e) {
         if (e instanceof NodeError && e.code === NodeErrorCode.WRITE_FAILED) {
-          this.log.fatal({ err: e }, 'a committed batch could not be written; stopping');
-          void this.close();
+          this.log.fatal({ err: e, exitCode: WRITE_FAILED_EXIT_CODE }, 'a committed batch could not be written; stopping');
+          const stopped = this.modules.onFatal;
+          void this.close().finally(() => stopped?.(WRITE_FAILED_EXIT_CODE));
           return;
         }
         this.log.error({ err: e, effect: eff.kind }, 'effect failed');

@@ -1,9 +1,14 @@
 /**
  * Trie nodes (formats.md 7.2): leaf, extension and 17-item branch, with the blank node as `null`.
  *
- * Nodes are immutable values (changes make new nodes), so each one caches its RLP encoding and its
- * hash the first time they are needed and never recomputes them. A child is held either as a node
- * object or as the hash of a stored node, resolved on demand through the node store.
+ * A node that has been encoded or stored never changes: an update makes new nodes in its place
+ * (copy on write), so roots share their unchanged nodes. Only a fresh node ({@link isFresh}: never
+ * encoded and not stored, so reachable from the uncommitted head only) is changed in place, and only
+ * by an insert: a leaf's or branch's value, an extension's child, a branch's child slot. Removals
+ * always make new nodes. Each node caches its RLP encoding and its hash the first time they are
+ * needed; encoding a node ends its in-place changes, so a cached encoding is never stale and is never
+ * recomputed. A child is held either as a node object or as the hash of a stored node, resolved on
+ * demand through the node store.
  *
  * Inside the trie a hash is a HashKey: its 32 bytes as a 32-character latin1 string. Strings live on
  * the JS heap (a Uint8Array per hash would cost a separate backing store and GC work per node) and

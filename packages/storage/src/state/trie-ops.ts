@@ -1,8 +1,10 @@
 /**
- * The canonical Merkle-Patricia trie operations (formats.md 7.2) as pure functions over immutable
- * nodes: an update returns a new root and leaves the old one intact (copy on write), so any number
- * of roots can share their unchanged nodes. Insertion splits nodes and deletion collapses them in
- * the standard way, so the root depends only on the set of pairs.
+ * The canonical Merkle-Patricia trie operations (formats.md 7.2) over trie nodes: an update returns
+ * the new root and leaves every node that has been encoded or stored unchanged (copy on write), so
+ * every root once hashed or committed stays intact and roots share their unchanged nodes.
+ * `trieInsert` changes fresh nodes ({@link isFresh}: never encoded, reachable from the uncommitted
+ * head only) in place instead of copying them; `trieRemove` always copies. Insertion splits nodes
+ * and deletion collapses them in the standard way, so the root depends only on the set of pairs.
  */
 import { BranchNode, ExtensionNode, LeafNode, bytesEqual, emptyChildren, isFresh, isHashReferenced, type NodeRef, type TrieNode } from './node.js';
 import { commonPrefixLength, concatNibbles, equalsRest, startsWithAt } from './nibbles.js';
