@@ -37,8 +37,9 @@ const CACHED_REGISTRIES = 64;
 export class RegistryHistory {
   /** base58 pool state root -> the largest committed pool ledger size known to have it */
   private readonly sizeByRoot = new Map<string, number>();
-  /** audit txns 1..scanned have been read into sizeByRoot */
-  private scanned = 0;
+  /** audit txns scannedFrom..scannedTo have been read into sizeByRoot (scanned from the end backwards) */
+  private scannedFrom = 1;
+  private scannedTo = 0;
   private readonly bySize = new Map<number, string[]>();
   private genesis: string[] | undefined;
 
@@ -53,25 +54,33 @@ export class RegistryHistory {
     if (known === undefined || known < size) this.sizeByRoot.set(root, size);
   }
 
-  /** R at a committed pool state root (base58), undefined when no committed history has it. */
+  /**
+   * R at a committed pool state root (base58), undefined when no committed history has it. Audit
+   * txns are read from the newest back only as far as needed (the roots asked about are recent
+   * ones), and each at most once.
+   */
   registryAt(root: string): string[] | undefined {
-    let size = this.sizeByRoot.get(root);
-    if (this.scanned < this.audit.size) {
-      this.scanAudit();
-      size = this.sizeByRoot.get(root);
+    const end = this.audit.size;
+    if (this.scannedTo > end) {
+      // the audit ledger is shorter than what was read (never for a committed ledger): start over
+      this.scannedFrom = 1;
+      this.scannedTo = 0;
     }
+    if (this.scannedTo < end) {
+      if (this.scannedTo === 0) this.scannedFrom = end + 1;
+      else for (let s = this.scannedTo + 1; s <= end; s++) this.noteAudit(s);
+      this.scannedTo = end;
+    }
+    while (!this.sizeByRoot.has(root) && this.scannedFrom > 1) this.noteAudit(--this.scannedFrom);
+    const size = this.sizeByRoot.get(root);
     return size === undefined ? undefined : [...this.registryAtSize(size)];
   }
 
-  private scanAudit(): void {
-    const end = this.audit.size;
-    for (let s = this.scanned + 1; s <= end; s++) {
-      const d = auditData(this.audit, s);
-      const root = field(d.stateRoot, 0);
-      const size = field(d.ledgerSize, 0);
-      if (typeof root === 'string' && typeof size === 'number') this.noteRoot(root, size);
-    }
-    this.scanned = end;
+  private noteAudit(seqNo: number): void {
+    const d = auditData(this.audit, seqNo);
+    const root = field(d.stateRoot, 0);
+    const size = field(d.ledgerSize, 0);
+    if (typeof root === 'string' && typeof size === 'number') this.noteRoot(root, size);
   }
 
   /** R after the first `size` pool txns. */

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { defaultNodeConfig, loadConfigFile, mergeConfig, resolvePath, validateConfig } from '../../src/config.js';
+import { consensusOptionsOf, defaultNodeConfig, loadConfigFile, mergeConfig, resolvePath, validateConfig } from '../../src/config.js';
 import { NodeError, NodeErrorCode } from '../../src/errors.js';
 
 function codeOf(fn: () => unknown): { code: string; message: string } {
@@ -21,6 +21,18 @@ describe('config', () => {
     expect(defaultNodeConfig.consensus.max3pcBatchWaitMs).to.equal(20);
     expect(defaultNodeConfig.consensus.stateFreshnessUpdateIntervalSec).to.equal(60);
     expect(defaultNodeConfig.metricsPort).to.equal(null);
+  });
+
+  it('derives the consensus MSG_LEN_LIMIT from limits.maxMessageLength and refuses a second value', () => {
+    expect(consensusOptionsOf(defaultNodeConfig).msgLenLimit).to.equal(defaultNodeConfig.limits.maxMessageLength);
+    const c = mergeConfig(defaultNodeConfig, { limits: { maxMessageLength: 4096 } });
+    const opts = consensusOptionsOf(c);
+    expect(opts.msgLenLimit).to.equal(4096);
+    expect(opts.chkFreq).to.equal(defaultNodeConfig.consensus.chkFreq);
+    expect(Object.keys(defaultNodeConfig.consensus)).to.not.include('msgLenLimit');
+    const e = codeOf(() => mergeConfig(defaultNodeConfig, { consensus: { msgLenLimit: 1_000_000 } }));
+    expect(e.code).to.equal(NodeErrorCode.CONFIG_INVALID);
+    expect(e.message).to.contain('consensus.msgLenLimit').and.to.contain('limits.maxMessageLength');
   });
 
   it('merges a file over the defaults, nested groups key by key', () => {

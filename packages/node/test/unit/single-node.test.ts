@@ -104,12 +104,18 @@ describe('QuireNode: a pool of one validator', function () {
 
   it('stops itself and reports WRITE_FAILED_EXIT_CODE when an ordered batch cannot be written', async () => {
     const fatal: number[] = [];
-    const node = await QuireNode.create({ dataDir: dir, config, inMemory: true }, { logger: createLogger({ level: 'error', destination: process.stderr }), keys, onFatal: (c) => fatal.push(c) });
+    const node = await QuireNode.create({ dataDir: dir, config, inMemory: true }, { logger: createLogger({ level: 'silent' }), keys, onFatal: (c) => fatal.push(c) });
     let client: ClientConnector | undefined;
     try {
       client = await ClientConnector.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 10_000 });
-      // the database goes away under the node (a failing disk)
-      await node.stores.kv.close();
+      // from now on every write of the database fails (a failing disk); reads still work
+      const kv = node.stores.kv;
+      const batch = kv.batch.bind(kv);
+      kv.batch = () => {
+        const b = batch();
+        b.write = () => Promise.reject(new Error('EIO: i/o error, write'));
+        return b;
+      };
       await client.request(enc(nym(9, '000000000000000000000000000User9'))).catch(() => undefined);
       const deadline = Date.now() + 10_000;
       while (fatal.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

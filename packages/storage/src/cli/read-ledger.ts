@@ -1,14 +1,15 @@
 // read_ledger (formats.md 12.2): prints a node's ledger, one canonical-JSON txn per line. It works
 // while the node that owns the data directory is running: LevelDB locks an open database, so when
 // the lock is held the tool reads a consistent copy instead (snapshot.ts).
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { canonicalJson } from '@quire/common';
 import type { KvStore } from '../kv/kv-store.js';
 import { openLevelKvStore } from '../kv/level-kv-store.js';
 import { Ledger } from '../ledger/ledger.js';
 import { snapshotLevelDb, type DbSnapshot } from '../snapshot.js';
-import { defaultDataDir, findDatabase } from './data-dir.js';
+import { NODE_DATABASE_DIRNAME, defaultDataDir, findDatabase } from './data-dir.js';
 
 /** Ledger names accepted by --type, with their ids. */
 export const LEDGER_TYPES: Readonly<Record<string, number>> = { pool: 0, domain: 1, config: 2, audit: 3 };
@@ -26,6 +27,7 @@ interface ReadLedgerOptions {
   seq_no?: number;
   count?: boolean;
   data_dir?: string;
+  config?: string;
 }
 
 /** A user-facing failure: one line on stderr and a non-zero exit code. */
@@ -90,6 +92,7 @@ function buildCommand(io: ReadLedgerIo): Command {
     .option('--seq_no <n>', 'print the one txn with this seqNo', positiveInt('--seq_no'))
     .option('--count', 'print the number of txns in the ledger and nothing else')
     .option('--data_dir <dir>', `node data directory (default: $QUIRE_DATA_DIR or ~/.quire, now ${defaultDataDir()})`)
+    .option('--config <file>', "the node's JSON config file (quire-node start --config): its dbDir names the database")
     .helpOption('-h, --help', 'show this help')
     .allowExcessArguments(false)
     .exitOverride()
@@ -100,12 +103,37 @@ function buildCommand(io: ReadLedgerIo): Command {
     });
 }
 
+/**
+ * The database a node config names: its `dbDir` (the node's default `db` when absent), relative to
+ * the data directory unless absolute, exactly as `quire-node start --config` resolves it.
+ */
+function configuredDatabase(file: string, dataDir: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UserError(`Cannot read config file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  let cfg: unknown;
+  try {
+    cfg = JSON.parse(text);
+  } catch {
+    throw new UserError(`Config file ${file} is not valid JSON`);
+  }
+  if (cfg === null || typeof cfg !== 'object' || Array.isArray(cfg)) throw new UserError(`Config file ${file} is not a JSON object`);
+  const dbDir = (cfg as { dbDir?: unknown }).dbDir ?? NODE_DATABASE_DIRNAME;
+  if (typeof dbDir !== 'string' || dbDir.length === 0) throw new UserError(`Config file ${file}: dbDir must be a non-empty string`);
+  const path = isAbsolute(dbDir) ? dbDir : join(dataDir, dbDir);
+  if (!existsSync(join(path, 'CURRENT'))) throw new UserError(`No ledger database at ${path} (dbDir of ${file})`);
+  return path;
+}
+
 async function run(opts: ReadLedgerOptions, io: ReadLedgerIo): Promise<void> {
   const ledgerId = LEDGER_TYPES[opts.type];
   if (ledgerId === undefined || !Object.hasOwn(LEDGER_TYPES, opts.type)) throw new UserError(`Unknown ledger type: ${opts.type}`);
   const dataDir = opts.data_dir ?? defaultDataDir();
   if (!existsSync(dataDir) || !statSync(dataDir).isDirectory()) throw new UserError(`Data directory not found: ${dataDir}`);
-  const dbPath = findDatabase(dataDir);
+  const dbPath = opts.config !== undefined ? configuredDatabase(opts.config, dataDir) : findDatabase(dataDir);
   if (dbPath === undefined) throw new UserError(`No ledger database in ${dataDir}`);
 
   const db = await openForReading(dbPath);

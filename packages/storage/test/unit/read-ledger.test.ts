@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -138,6 +138,44 @@ describe('read_ledger', () => {
       const r = await run(...argv);
       expect(r.code, argv.join(' ')).to.equal(1);
       expect(r.err.trim().split('\n')).to.have.length(1);
+    }
+  });
+
+  it('finds a database kept under a custom dbDir through the node config (--config)', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'quire-read-ledger-dbdir-'));
+    try {
+      cpSync(dbPath, join(other, 'store', 'ledgers'), { recursive: true });
+      const config = join(other, 'node.json');
+      writeFileSync(config, JSON.stringify({ name: 'Node1', dbDir: 'store/ledgers', limits: { clientRate: 10 } }));
+      // the data directory alone does not lead to it
+      expect((await run('--type', 'domain', '--count', '--data_dir', other)).err).to.equal(`No ledger database in ${other}\n`);
+      const r = await run('--type', 'domain', '--count', '--data_dir', other, '--config', config);
+      expect(r.err).to.equal('');
+      expect(r.out).to.equal('5\n');
+      // an absolute dbDir, and a config without dbDir (the node's default `db`)
+      const abs = join(other, 'abs.json');
+      writeFileSync(abs, JSON.stringify({ dbDir: join(other, 'store', 'ledgers') }));
+      expect((await run('--type', 'pool', '--count', '--data_dir', dataDir, '--config', abs)).out).to.equal((await run('--type', 'pool', '--count', '--data_dir', dataDir)).out);
+      const none = join(other, 'none.json');
+      writeFileSync(none, '{}');
+      expect((await run('--type', 'domain', '--count', '--data_dir', dataDir, '--config', none)).out).to.equal('5\n');
+      // refusals, one line each
+      const bad = join(other, 'bad.json');
+      writeFileSync(bad, '[1]');
+      const wrong = join(other, 'wrong.json');
+      writeFileSync(wrong, JSON.stringify({ dbDir: 'nowhere' }));
+      const cases: [string, string][] = [
+        [join(other, 'missing.json'), `Cannot read config file ${join(other, 'missing.json')}: ENOENT\n`],
+        [bad, `Config file ${bad} is not a JSON object\n`],
+        [wrong, `No ledger database at ${join(other, 'nowhere')} (dbDir of ${wrong})\n`],
+      ];
+      for (const [file, message] of cases) {
+        const e = await run('--type', 'domain', '--data_dir', other, '--config', file);
+        expect(e.code).to.equal(1);
+        expect(e.err).to.equal(message);
+      }
+    } finally {
+      rmSync(other, { recursive: true, force: true });
     }
   });
 
