@@ -103,7 +103,7 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
   let pool: TestPool;
   let client: Pool;
   let dir: string;
-  const fileStarted = Date.now();
+  let fileStarted = 0;
 
   /** `quire --genesis <pool> <args>`; exit 0 required. */
   const cli = (args: string[]): Promise<string> => quireOk(['--genesis', pool.genesisFile, ...args]);
@@ -142,6 +142,7 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
 
   before(async function () {
     this.timeout(150_000);
+    fileStarted = Date.now();
     pool = await TestPool.start({ name: 'client-acceptance', orderingTimeoutMs: 120_000, config: { consensus: { stateFreshnessUpdateIntervalSec: 20 } } });
     client = await pool.client();
     dir = pool.dir;

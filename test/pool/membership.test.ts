@@ -31,10 +31,11 @@ describe('whole pool: membership (a 5th node added, then demoted)', function () 
   let pool: TestPool;
   let client: Pool;
   let node5: TestNode;
-  const fileStarted = Date.now();
+  let fileStarted = 0;
 
   before(async function () {
     this.timeout(150_000);
+    fileStarted = Date.now();
     pool = await TestPool.start({ name: 'membership', spareNodes: 1, orderingTimeoutMs: 120_000, config: { consensus: { stateFreshnessUpdateIntervalSec: 20 } } });
     client = await pool.client();
     console.log(`      [timing] pool ordering ${secs(pool.startMs)} after spawn (${TestPool.binDescription()})`);

@@ -41,10 +41,11 @@ describe('whole pool: node acceptance', function () {
   this.timeout(120_000);
   let pool: TestPool;
   let client: Pool;
-  const fileStarted = Date.now();
+  let fileStarted = 0;
 
   before(async function () {
     this.timeout(150_000);
+    fileStarted = Date.now();
     // freshness batches every 20 s keep every ledger's multi-signature fresh (a node that caught up
     // holds none for its roots until the next batch) without flooding the ledgers during comparisons
     pool = await TestPool.start({ name: 'node-acceptance', orderingTimeoutMs: 120_000, config: { consensus: { stateFreshnessUpdateIntervalSec: 20 } } });

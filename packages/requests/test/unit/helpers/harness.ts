@@ -36,7 +36,7 @@ export interface Harness {
   executor: RequestExecutor;
   stores: ExecutorStores;
   /** Applies one batch and commits it; returns the batch result. */
-  order(ledgerId: number, requests: unknown[], ppTime?: number): ReturnType<RequestExecutor['applyBatch']>;
+  order(ledgerId: number, requests: unknown[], ppTime?: number): Promise<ReturnType<RequestExecutor['applyBatch']>>;
   close(): Promise<void>;
 }
 
@@ -73,7 +73,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     executor,
     stores,
     async order(ledgerId, requests, ppTime) {
-      const r = await executor.applyBatch(ledgerId, requests, ppTime ?? t++);
+      const r = executor.applyBatch(ledgerId, requests, ppTime ?? t++);
       await executor.commit(r.batchId);
       return r;
     },
