@@ -36,6 +36,16 @@ function renderDatum(v: unknown): string {
   if (typeof v === 'string') return v.length > 80 ? JSON.stringify(v.slice(0, 80) + '…') : JSON.stringify(v);
   if (typeof v === 'bigint') return v.toString();
   if (v instanceof Uint8Array) return `<${v.length} bytes>`;
+  if (typeof v === 'object' && v !== null) {
+    // nested detail (e.g. one failure per node): compact JSON, big integers exact, cut to a readable length
+    let text: string;
+    try {
+      text = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x instanceof Uint8Array ? `<${x.length} bytes>` : x)) ?? String(v);
+    } catch {
+      text = String(v);
+    }
+    return text.length > 400 ? text.slice(0, 400) + '…' : text;
+  }
   return String(v);
 }
 

@@ -75,3 +75,11 @@ describe('bad input yields documented error codes', () => {
     );
   });
 });
+
+describe('error messages', () => {
+  it('render nested detail as JSON, not [object Object]', async () => {
+    const { QuireError } = await import('../../src/index.js');
+    const e = new QuireError('TIMEOUT', { errors: [{ node: 'Node1', code: 'RATE_LIMITED' }], n: 5n });
+    if (!e.message.includes('"code":"RATE_LIMITED"') || e.message.includes('[object Object]')) throw new Error(e.message);
+  });
+});
