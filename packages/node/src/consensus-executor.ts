@@ -254,6 +254,17 @@ export class ConsensusExecutor implements BatchExecutor {
     return this.rootAt(AUDIT_LEDGER, size);
   }
 
+  /** The original view and batch digest of the batch committed at `ppSeqNo`, from its audit txn. */
+  committedBatch(ppSeqNo: number): { viewNo: number; digest: string } | undefined {
+    const audit = this.stores.ledgers[AUDIT_LEDGER];
+    if (!Number.isSafeInteger(ppSeqNo) || ppSeqNo < 1 || ppSeqNo > audit.size) return undefined;
+    const data = (audit.getSync(ppSeqNo) as { txn?: { data?: Record<string, unknown> } } | undefined)?.txn?.data;
+    const viewNo = data?.viewNo;
+    const digest = data?.digest;
+    if (data?.ppSeqNo !== ppSeqNo || typeof viewNo !== 'number' || typeof digest !== 'string') return undefined;
+    return { viewNo, digest };
+  }
+
   // ---- catch-up -------------------------------------------------------------------------------
 
   ledgerStatus(ledgerId: number): { size: number; root: string } {

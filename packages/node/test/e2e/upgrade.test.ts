@@ -103,7 +103,7 @@ class Supervised {
 }
 
 describe('e2e: POOL_RESTART and POOL_UPGRADE on a supervised 4-process pool', function () {
-  this.timeout(240_000);
+  this.timeout(300_000);
   let root: string;
   let nodes: ReturnType<typeof standardPoolNodes>;
   const procs: Supervised[] = [];
@@ -269,8 +269,10 @@ describe('e2e: POOL_RESTART and POOL_UPGRADE on a supervised 4-process pool', fu
     expect(refused.op, JSON.stringify(refused)).to.equal('REQNACK');
     expect(refused.reason).to.contain('time span between upgrades is 5 seconds which is less than specified in the config');
 
-    // forced: nodes 7 s apart, one down at a time
-    const schedule = Object.fromEntries(dests.map((d, i) => [d, iso(t0 + i * 7000)]));
+    // forced: nodes 15 s apart, so that each node is back and its in_progress ordered before the next
+    // one's turn even on a loaded 2-core machine (a node does not wait for its in_progress to be
+    // ordered before running the action, as in Indy; production schedules are >= 5 minutes apart)
+    const schedule = Object.fromEntries(dests.map((d, i) => [d, iso(t0 + i * 15_000)]));
     await write(signed({ ...op, schedule, force: true }), 60_000);
 
     const upgrades = await waitFor(
@@ -280,7 +282,7 @@ describe('e2e: POOL_RESTART and POOL_UPGRADE on a supervised 4-process pool', fu
         const nu = config.filter((t) => t.txn.type === '110').map((t) => ({ from: t.txn.metadata.from, ...t.txn.data.data }));
         return nu.filter((u) => u.action === 'complete').length === N ? nu : undefined;
       },
-      120_000,
+      180_000,
     );
     for (const d of dests) {
       const mine = upgrades.filter((u) => u.from === d).map((u) => `${u.action}:${u.version}`);
