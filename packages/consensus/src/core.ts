@@ -8,7 +8,7 @@ import { CoreContext, NON_VALIDATOR_OPS, Suspicion } from './context.js';
 import { ConsensusError } from './errors.js';
 import type { ConsensusEffect, ConsensusEvent, ConsensusModules } from './interfaces.js';
 import { RequestIntake } from './intake.js';
-import type { Commit, NodeMessage, Prepare, PrePrepare } from './messages.js';
+import type { BatchId, Commit, NodeMessage, Prepare, PrePrepare } from './messages.js';
 import { type ConsensusOptions, resolveOptions } from './options.js';
 import { Ordering } from './ordering.js';
 import { parseNodeMessage } from './parse.js';
@@ -161,6 +161,19 @@ export class ConsensusCore {
     else ctx.noteViewStart(audit.viewNo, audit.nodeReg);
     for (const [lid, t] of Object.entries(audit.lastUpdate)) this.ordering.lastUpdate.set(Number(lid), t);
     this.checkpoints.restore(audit.ppSeqNo, (size) => ctx.modules.executor.auditRootAt(size));
+    this.restoreCommittedBatches(audit.ppSeqNo);
+  }
+
+  /** The committed batches above the stable checkpoint, for the VIEW_CHANGE (see ViewChanger.noteCommitted). */
+  private restoreCommittedBatches(lastOrdered: number): void {
+    const read = this.ctx.modules.executor.committedBatch?.bind(this.ctx.modules.executor);
+    if (read === undefined) return;
+    const out: BatchId[] = [];
+    for (let s = this.checkpoints.stableCheckpoint + 1; s <= lastOrdered; s++) {
+      const b = read(s);
+      if (b !== undefined) out.push({ view_no: b.viewNo, pp_view_no: b.viewNo, pp_seq_no: s, pp_digest: b.digest });
+    }
+    this.viewChanger.noteCommitted(out);
   }
 
   /** Starts the housekeeping timer and the initial catch-up; returns its effects. Idempotent. */

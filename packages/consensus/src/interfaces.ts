@@ -114,6 +114,13 @@ export interface BatchExecutor {
   lastAudit(): AuditSummary | undefined;
   /** audit ledger root at a committed size (checkpoint digests) */
   auditRootAt(size: number): string;
+  /**
+   * **Additive, optional.** The batch committed at `ppSeqNo` as its audit txn records it: the view
+   * it was first proposed in and its batch digest; undefined when not committed. Lets a node that
+   * restarted or caught up show the committed batches above its stable checkpoint in its
+   * VIEW_CHANGE, as a node that ordered them through 3PC does.
+   */
+  committedBatch?(ppSeqNo: number): { viewNo: number; digest: string } | undefined;
 
   // ---- catch-up (consensus.md §7) ----
   /** committed size and root (base58) of a ledger */

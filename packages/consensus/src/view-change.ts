@@ -142,6 +142,23 @@ export class ViewChanger {
     this.voting.primaryDownSince = undefined;
   }
 
+  /**
+   * Batches committed above the stable checkpoint that this node knows from its ledgers only
+   * (restart, catch-up): they go into its VIEW_CHANGE as prepared and pre-prepared, as for a node
+   * that ordered them through 3PC. Without them, a pool where too few nodes hold a batch in their
+   * 3PC log could neither carry it into NEW_VIEW (f+1 pre-prepared witnesses) nor prove it null
+   * (n-f without it): the view change would never complete, or, worse, could re-use its ppSeqNo.
+   * view_no is the view it was first proposed in, the lowest it can have been prepared in, so it
+   * never disqualifies another node's entry for the same batch.
+   */
+  noteCommitted(batches: readonly BatchId[]): void {
+    for (const b of batches) {
+      if (this.oldPrepared.get(b.pp_seq_no)?.pp_digest !== b.pp_digest) this.oldPrepared.set(b.pp_seq_no, b);
+      const list = this.oldPreprepared.get(b.pp_seq_no) ?? [];
+      if (!list.some((e) => e.pp_digest === b.pp_digest && e.pp_view_no === b.pp_view_no)) this.oldPreprepared.set(b.pp_seq_no, [...list, b]);
+    }
+  }
+
   /** Garbage collection at a stable checkpoint. */
   dropBelow(c: number): void {
     for (const k of this.oldPrepared.keys()) if (k <= c) this.oldPrepared.delete(k);

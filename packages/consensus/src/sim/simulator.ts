@@ -3,9 +3,8 @@
 // restarts, clock skew and Byzantine nodes. One seeded PRNG drives every choice, so a run is fully
 // reproducible from (seed, nodes, faults). Simulated time only: no real sleeps.
 import { ConsensusCore } from '../core.js';
-import type { ConsensusEffect, StoredInstanceChangeVote } from '../interfaces.js';
+import type { ConsensusEffect } from '../interfaces.js';
 import type { ClientRequestBody, NodeMessage } from '../messages.js';
-import type { ConsensusOptions } from '../options.js';
 import { BACKUP_BEHAVIOURS, type ByzantineKind, byzantineTransform, PRIMARY_BEHAVIOURS } from './byzantine.js';
 import { checkRun, type RunRecord } from './checks.js';
 import { type MembershipContext, type MembershipPlan, membershipPlan, membershipRequest } from './membership.js';
@@ -15,65 +14,12 @@ import { EventQueue } from './event-queue.js';
 import { Prng } from './prng.js';
 import { standInPool } from './standin-backend.js';
 import type { StandInExecutor } from './standin-executor.js';
+import { type SimNode, type SimulationModules, type SimulationOptions, type SimulationResult, failedRun } from './sim-run.js';
 
-export interface SimulationOptions {
-  seed: number;
-  nodes: number;
-  /** name of a fault mix (see FAULT_MIXES) */
-  faults: string;
-  /** client requests submitted during the load phase */
-  requests?: number;
-  /** consensus option overrides for every node */
-  consensus?: Partial<ConsensusOptions>;
-}
-
-export interface SimulationResult {
-  seed: number;
-  nodes: number;
-  faults: string;
-  ok: boolean;
-  violations: string[];
-  /** simulated milliseconds until the run ended */
-  simulatedMs: number;
-  orderedBatches: number;
-  orderedRequests: number;
-  messages: number;
-  livenessChecked: boolean;
-  /** highest view reached by an honest node */
-  maxView: number;
-  /** CPU time of the run in its process, milliseconds (not part of the outcome: it varies between machines) */
-  cpuMs?: number;
-}
+export type { SimNode, SimulationModules, SimulationOptions, SimulationResult } from './sim-run.js';
+export { replayCommand } from './sim-run.js';
 
 const BASE_UTC = 1_700_000_000;
-
-/** The world a simulation runs in (default: the in-memory stand-in of this package). */
-export interface SimulationModules<E extends SimExecutor = StandInExecutor> {
-  pool?: SimPoolFactory<E>;
-}
-
-export interface SimNode<E extends SimExecutor = StandInExecutor> {
-  /** alias (twins share one) */
-  name: string;
-  /** executor of the running incarnation (set once the replica exists) */
-  executor: E;
-  replica: SimReplica<E>;
-  core: ConsensusCore;
-  alive: boolean;
-  /** a joining node's process has not started yet */
-  started: boolean;
-  /** bumps on crash so that timers and deliveries of the old incarnation are dropped */
-  epoch: number;
-  skewSec: number;
-  byzantine?: ByzantineKind;
-  /** twins: the side of the pool this incarnation talks to */
-  side?: 'A' | 'B';
-  history: NodeMessage[];
-  /** durable INSTANCE_CHANGE votes (survive crashes) */
-  votes: StoredInstanceChangeVote[];
-  /** PRE-PREPAREs this node already relayed (gossip model) */
-  relayed: Set<string>;
-}
 
 export class Simulation<E extends SimExecutor = StandInExecutor> {
   readonly rng: Prng;
@@ -573,24 +519,4 @@ export function runSimulation(opts: SimulationOptions): SimulationResult {
 function cpuMsSince(start: NodeJS.CpuUsage): number {
   const d = process.cpuUsage(start);
   return Math.round((d.user + d.system) / 1000);
-}
-
-function failedRun(opts: SimulationOptions, e: unknown): SimulationResult {
-  return {
-    seed: opts.seed,
-    nodes: opts.nodes,
-    faults: opts.faults,
-    ok: false,
-    violations: [`exception: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`],
-    simulatedMs: 0,
-    orderedBatches: 0,
-    orderedRequests: 0,
-    messages: 0,
-    livenessChecked: false,
-    maxView: 0,
-  };
-}
-
-export function replayCommand(r: Pick<SimulationResult, 'seed' | 'nodes' | 'faults'>): string {
-  return `npm run sim -- --seed ${r.seed} --nodes ${r.nodes} --faults ${r.faults}`;
 }

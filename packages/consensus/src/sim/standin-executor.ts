@@ -314,6 +314,12 @@ export class StandInExecutor implements SimExecutor {
     return this.ledgers.get(AUDIT)!.roots[size]!;
   }
 
+  committedBatch(ppSeqNo: number): { viewNo: number; digest: string } | undefined {
+    if (ppSeqNo < 1 || ppSeqNo > this.ledgers.get(AUDIT)!.committed) return undefined;
+    const t = this.auditEntry(ppSeqNo);
+    return t.ppSeqNo === ppSeqNo ? { viewNo: t.viewNo, digest: t.digest } : undefined;
+  }
+
   // ---- catch-up ----
 
   ledgerStatus(ledgerId: number): { size: number; root: string } {
