@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { defaultDataDir } from '@quire/storage';
-import { type NodeConfig, defaultNodeConfig, loadConfigFile, resolvePath } from './config.js';
+import { type NodeConfig, defaultNodeConfig, loadConfigFile, mergeConfig, resolvePath } from './config.js';
 import { QuireError } from '@quire/common';
 import { parseSeed, publicKeys, readKeyFile, writeKeyFile } from './keys.js';
 import { createLogger } from './logger.js';
@@ -52,9 +52,15 @@ export async function main(argv: string[], io: CliIo = stdio): Promise<number> {
     .description('run the validator in the foreground')
     .option('--data-dir <dir>', 'node data directory (default $QUIRE_DATA_DIR or ~/.quire)')
     .option('--config <file>', 'JSON config file merged over the defaults')
-    .action(async (o: { dataDir?: string; config?: string }) => {
+    .option('--metrics-port <port>', 'serve Prometheus metrics on 127.0.0.1:<port>/metrics (overrides metricsPort of the config)')
+    .option('--log-level <level>', 'pino log level (overrides logLevel of the config)')
+    .action(async (o: { dataDir?: string; config?: string; metricsPort?: string; logLevel?: string }) => {
       const dataDir = resolve(o.dataDir ?? defaultDataDir());
-      const config: NodeConfig = o.config !== undefined ? await loadConfigFile(resolve(o.config)) : defaultNodeConfig;
+      let config: NodeConfig = o.config !== undefined ? await loadConfigFile(resolve(o.config)) : defaultNodeConfig;
+      const flags: Record<string, unknown> = {};
+      if (o.metricsPort !== undefined) flags.metricsPort = /^\d+$/.test(o.metricsPort) ? Number(o.metricsPort) : o.metricsPort;
+      if (o.logLevel !== undefined) flags.logLevel = o.logLevel;
+      if (Object.keys(flags).length > 0) config = mergeConfig(config, flags); // validates
       exitCode = await runNode(dataDir, config, io);
     });
 

@@ -80,5 +80,10 @@ describe('keys', () => {
     expect(err.at(-1)).to.match(/^invalid seed/);
     expect(await main(['start', '--data-dir', dir, '--config', join(dir, 'nope.json')], io)).to.equal(1);
     expect(err.at(-1)).to.match(/^cannot read config file/);
+    // command-line overrides of the config are validated like the config file
+    expect(await main(['start', '--data-dir', dir, '--metrics-port', 'abc'], io)).to.equal(1);
+    expect(err.at(-1)).to.match(/metricsPort: expected an integer/);
+    expect(await main(['start', '--data-dir', dir, '--log-level', 'loud'], io)).to.equal(1);
+    expect(err.at(-1)).to.match(/logLevel: expected one of/);
   });
 });
