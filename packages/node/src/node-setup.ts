@@ -89,20 +89,28 @@ export function blsKeyLookup(poolState: StateTrie, destOf: (alias: string) => st
     } catch {
       return undefined;
     }
-    if (typeof rec.blskey !== 'string' || typeof rec.blskey_pop !== 'string') return undefined;
-    const cacheKey = `${rec.blskey}|${rec.blskey_pop}`;
-    let pk = cache.get(cacheKey);
-    if (pk === undefined) {
-      try {
-        const k = b58decode(rec.blskey);
-        pk = blsVerifyPop(k, b58decode(rec.blskey_pop)) ? k : null;
-      } catch {
-        pk = null;
-      }
-      cache.set(cacheKey, pk);
-    }
-    return pk ?? undefined;
+    return popCheckedBlsKey(rec, cache);
   };
+}
+
+/**
+ * The BLS public key of a NODE record (`blskey`), only when its proof of possession (`blskey_pop`)
+ * verifies; results, including refusals (null), are cached by key and proof.
+ */
+export function popCheckedBlsKey(rec: { blskey?: unknown; blskey_pop?: unknown } | undefined, cache: Map<string, Uint8Array | null>): Uint8Array | undefined {
+  if (typeof rec?.blskey !== 'string' || typeof rec.blskey_pop !== 'string') return undefined;
+  const cacheKey = `${rec.blskey}|${rec.blskey_pop}`;
+  let pk = cache.get(cacheKey);
+  if (pk === undefined) {
+    try {
+      const k = b58decode(rec.blskey);
+      pk = blsVerifyPop(k, b58decode(rec.blskey_pop)) ? k : null;
+    } catch {
+      pk = null;
+    }
+    cache.set(cacheKey, pk);
+  }
+  return pk ?? undefined;
 }
 
 /** Bucket of the INSTANCE_CHANGE votes that survive a restart (one key, `votes`). */

@@ -7,12 +7,12 @@
 // node process does at startup.
 import { b58decode, b58encode, parseJson } from '@quire/common';
 import { type ConsensusCrypto, type MultiSignature, type RequestAnalyzer, type RequestCheck, type ClientRequestBody, createBlsConsensusCrypto } from '@quire/consensus';
-import { type BlsSecretKey, LruCache, blsVerifyPop } from '@quire/crypto';
+import { type BlsSecretKey, LruCache } from '@quire/crypto';
 import { RequestExecutor, type SignatureVerifier, type Txn } from '@quire/requests';
 import { type KvStore, openMemoryKvStore, parseGenesis } from '@quire/storage';
 import { AuditTrail } from '../audit-trail.js';
 import { ConsensusExecutor, type ConsensusExecutorModules, type ConsensusExecutorOptions, type NodeStores } from '../consensus-executor.js';
-import { checkAgainstAudit, openNodeStores } from '../node-setup.js';
+import { checkAgainstAudit, openNodeStores, popCheckedBlsKey } from '../node-setup.js';
 import { PoolRegistry } from '../pool-registry.js';
 import { ExecutorRequestAnalyzer } from '../request-analyzer.js';
 import { simBlsKey, simNodeKeys } from './sim-identities.js';
@@ -175,22 +175,7 @@ export class SimReplica {
         for (let g = generations.get(alias) ?? 0; g > 0; g--) if (simBlsKey(alias, g).blskey === registered) return simBlsKey(alias, g).secret;
         return simBlsKey(alias, 0).secret;
       },
-      publicKeyAt: (peer, root) => {
-        const rec = recordAt(peer, root);
-        if (typeof rec?.blskey !== 'string' || typeof rec.blskey_pop !== 'string') return undefined;
-        const id = `${rec.blskey}|${rec.blskey_pop}`;
-        let pk = popChecked.get(id);
-        if (pk === undefined) {
-          try {
-            const k = b58decode(rec.blskey);
-            pk = blsVerifyPop(k, b58decode(rec.blskey_pop)) ? k : null;
-          } catch {
-            pk = null;
-          }
-          popChecked.set(id, pk);
-        }
-        return pk ?? undefined;
-      },
+      publicKeyAt: (peer, root) => popCheckedBlsKey(recordAt(peer, root), popChecked),
       verifyCache: blsVerifyCache,
     });
   }
