@@ -1,7 +1,6 @@
 // Four QuireNodes in this process (in-memory storage, ports chosen by the system): the write path,
 // a read with its multi-signature, metrics, startup checks and an idempotent close.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -16,17 +15,8 @@ import { TRUSTEE_SEED, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFil
 import { deriveNodeKeys } from '../../src/keys.js';
 import { testLogger } from '../../src/logger.js';
 import { QuireNode } from '../../src/node.js';
+import { freePort } from './support.js';
 
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
 
 const dec = (b: Uint8Array): Record<string, unknown> => parseJson(new TextDecoder().decode(b)) as Record<string, unknown>;
 const enc = (v: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(v));

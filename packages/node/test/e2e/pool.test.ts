@@ -3,7 +3,6 @@
 // verified BLS multi-signature and trie proof, and every node's ledgers agree after shutdown.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
@@ -14,35 +13,12 @@ import { ClientConnector } from '@quire/network';
 import { nymKey } from '@quire/requests';
 import { Ledger, openLevelKvStore, verifyTrieProof } from '@quire/storage';
 import { TRUSTEE_SEED, main, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/index.js';
+import { freePort, waitFor } from './support.js';
 
 const REPO = resolve(import.meta.dirname, '../../../..');
 const N = 4;
 
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
-}
 
 describe('e2e: 4-node pool of quire-node processes', function () {
   this.timeout(120_000);

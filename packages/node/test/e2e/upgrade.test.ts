@@ -7,7 +7,6 @@
 //   writing NODE_UPGRADE in_progress then complete, in schedule order.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
@@ -16,6 +15,7 @@ import { Ed25519Signer } from '@quire/crypto';
 import { ClientConnector } from '@quire/network';
 import { Ledger, openLevelKvStore } from '@quire/storage';
 import { RESTART_EXIT_CODE, TRUSTEE_SEED, main, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/index.js';
+import { freePort, waitFor } from './support.js';
 
 const REPO = resolve(import.meta.dirname, '../../../..');
 const N = 4;
@@ -24,31 +24,7 @@ const te = new TextEncoder();
 const td = new TextDecoder();
 let nextReqId = Date.now() * 1000;
 
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
-}
 
 function signed(operation: Record<string, unknown>): Record<string, unknown> {
   const req: Record<string, unknown> = { identifier: trustee.did, reqId: nextReqId++, protocolVersion: 2, operation };
