@@ -168,18 +168,19 @@ export class ClientPath {
         case 'action': {
           const r = outcome.request;
           const id = r.identifier ?? r.author;
-          if (outcome.error !== null) {
-            channel.respond(encodeReply({ op: 'REJECT', identifier: id, reqId: r.reqId, reason: wrapReason(outcome.error, r.identifier, r.reqId), code: outcome.error.replyCode }));
-            this.count('action', 'reject');
-            return;
-          }
           const act = this.m.onAction;
           if (act === undefined) {
             channel.respond(encodeReply({ op: 'REQNACK', identifier: id, reqId: r.reqId, reason: `action ${r.type} is not available on this node` }));
             this.count('action', 'nack');
             return;
           }
+          // requests.md §8.1: REQACK, then authorization; a failure is a REJECT
           channel.respond(encodeReply({ op: 'REQACK', identifier: id, reqId: r.reqId }));
+          if (outcome.error !== null) {
+            channel.push(encodeReply({ op: 'REJECT', identifier: id, reqId: r.reqId, reason: wrapReason(outcome.error, r.identifier, r.reqId), code: outcome.error.replyCode }));
+            this.count('action', 'reject');
+            return;
+          }
           let out: ActionOutcome;
           try {
             out = await act({ type: r.type, operation: r.operation, identifier: id, reqId: r.reqId, request: r.request });

@@ -1,6 +1,6 @@
 // @quire/node: the composition root and the validator process.
 export { NodeError, NodeErrorCode } from './errors.js';
-export { defaultNodeConfig, mergeConfig, validateConfig, loadConfigFile, resolvePath } from './config.js';
+export { defaultNodeConfig, mergeConfig, validateConfig, loadConfigFile, resolvePath, consensusOptionsOf } from './config.js';
 export type { NodeConfig, NodeLimits, UpgradeConfig, ConsensusTimers, LogLevel } from './config.js';
 export { parseSeed, deriveNodeKeys, publicKeys, writeKeyFile, readKeyFile, KEY_FILE_VERSION } from './keys.js';
 export type { NodeKeys, NodePublicKeys } from './keys.js';
@@ -36,7 +36,9 @@ export type { ForcedRequestsModules } from './forced-requests.js';
 export { NODE_PACKAGE, NodeUpgrades } from './node-upgrades.js';
 export type { NodeUpgradesModules, NodeUpgradesOptions, SoftwareInfo } from './node-upgrades.js';
 export { nodePackageVersion } from './version.js';
-export { QuireNode } from './node.js';
+export { VALIDATOR_INFO_VERSION, validatorInfo } from './validator-info.js';
+export type { ValidatorInfoSource } from './validator-info.js';
+export { QuireNode, WRITE_FAILED_EXIT_CODE } from './node.js';
 export type { QuireNodeOptions, QuireNodeModules } from './node.js';
 export { main } from './cli.js';
 export type { CliIo } from './cli.js';

@@ -3,7 +3,9 @@
 // start (finish a restart / upgrade, replay the ledger), later catch-ups (replay), every committed
 // config txn, forced POOL_UPGRADEs at receipt and authorized POOL_RESTARTs. NODE_UPGRADEs are
 // signed with the node key and sent through the node's own client-request intake, so they are
-// propagated and ordered like any write. Also answers POOL_UPGRADE's installed-software checks.
+// propagated and ordered like any write; an upgrade runs its action once its own in_progress is
+// ordered (seen among the committed config txns, bounded wait). Also answers POOL_UPGRADE's
+// installed-software checks.
 import type { Request, Txn } from '@quire/common';
 import type { Ed25519Signer } from '@quire/crypto';
 import type { ExecutorModules } from '@quire/requests';
@@ -23,6 +25,8 @@ export interface NodeUpgradesOptions {
   /** the version of this package; the data dir's `installed_version` overrides it */
   packageVersion: string;
   upgrade: UpgradeConfig;
+  /** how long an upgrade waits for its NODE_UPGRADE `in_progress` to be ordered before running the action anyway; default 60 s */
+  inProgressOrderTimeoutMs?: number;
 }
 
 export interface NodeUpgradesModules {
@@ -42,10 +46,11 @@ export class NodeUpgrades {
   /** the running version (`installed_version` of the data dir, else the package version) */
   readonly currentVersion: string;
   readonly software: SoftwareInfo;
+  private readonly log: NodeLogger;
   private started = false;
   private closed = false;
 
-  constructor(options: NodeUpgradesOptions, private readonly modules: NodeUpgradesModules) {
+  constructor(options: NodeUpgradesOptions, modules: NodeUpgradesModules) {
     this.currentVersion = readInstalledVersion(options.dataDir, options.packageVersion);
     const version = this.currentVersion;
     this.software = {
@@ -54,6 +59,7 @@ export class NodeUpgrades {
       belongsToPool: (pkg) => pkg === NODE_PACKAGE,
     };
     const log = modules.logger.child({ module: 'upgrade' });
+    this.log = log;
     this.service = new UpgradeService(
       {
         nodeName: options.nodeName,
@@ -63,6 +69,7 @@ export class NodeUpgrades {
         nodePackage: NODE_PACKAGE,
         upgradeActionCommand: options.upgrade.actionCommand,
         upgradeActionTimeoutMs: options.upgrade.timeoutSec * 1000,
+        ...(options.inProgressOrderTimeoutMs !== undefined ? { inProgressOrderTimeoutMs: options.inProgressOrderTimeoutMs } : {}),
       },
       {
         ...(modules.clock !== undefined ? { clock: modules.clock } : {}),
@@ -83,13 +90,13 @@ export class NodeUpgrades {
     if (!this.started) {
       this.started = true;
       const r = await this.service.onStartup(configTxns);
-      this.modules.logger.debug({ upgrade: r.upgrade.outcome, restarted: r.restarted }, 'upgrade service started');
+      this.log.debug({ upgrade: r.upgrade.outcome, restarted: r.restarted }, 'upgrade service started');
       return;
     }
     await this.service.onConfigLedgerCaughtUp(configTxns);
   }
 
-  /** Every committed (ordered) config-ledger txn, in ledger order. */
+  /** Every committed (ordered) config-ledger txn, in ledger order; this node's NODE_UPGRADE `in_progress` lets a waiting upgrade run its action. */
   configTxnCommitted(txn: Txn): Promise<void> {
     return this.closed ? Promise.resolve() : this.service.onConfigTxnCommitted(txn);
   }

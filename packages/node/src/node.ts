@@ -20,6 +20,8 @@ import { type NodeParts, type QuireNodeModules, type QuireNodeOptions, assembleN
 import type { NodeUpgrades } from './node-upgrades.js';
 import { type OrderedEffect, orderedBatchAnnouncement, orderedTopic } from './ordered-announcement.js';
 import { configTxns } from './startup.js';
+import { validatorInfo } from './validator-info.js';
+import { nodePackageVersion } from './version.js';
 
 export type { QuireNodeModules, QuireNodeOptions } from './node-assembly.js';
 
@@ -60,6 +62,7 @@ export class QuireNode {
   private catchingUp = false;
   private seenView = 0;
   private catchupStartedAt: number | undefined;
+  private startedAtMs = Date.now();
 
   private constructor(
     private readonly opts: QuireNodeOptions,
@@ -103,6 +106,7 @@ export class QuireNode {
   }
 
   private async start(): Promise<void> {
+    this.startedAtMs = Date.now();
     const cfg = this.opts.config;
     const self = this.executor.registry.node(this.name)!;
     const nodeHost = cfg.nodeHost ?? String(self.data.node_ip ?? '127.0.0.1');
@@ -340,8 +344,9 @@ export class QuireNode {
     }
   }
 
-  /** The node's authorized actions (requests.md §8): POOL_RESTART (VALIDATOR_INFO is not a request type of this version). */
+  /** The node's authorized actions: POOL_RESTART (requests.md §8.1) and VALIDATOR_INFO (§7.5). */
   private action(r: ActionRequest): Promise<ActionOutcome> {
+    if (r.type === TxnType.VALIDATOR_INFO) return this.validatorInfo().then((data) => ({ data }));
     if (r.type === TxnType.POOL_RESTART) {
       // acted on once the REPLY is out: an immediate restart may not outrun it (requests.md §8.1)
       return Promise.resolve({
@@ -356,6 +361,29 @@ export class QuireNode {
       });
     }
     return Promise.reject(new Error(`action ${r.type} is not available on this node`));
+  }
+
+  /** The VALIDATOR_INFO `data` of this node, from its live state. */
+  private validatorInfo(): Promise<Record<string, unknown>> {
+    return validatorInfo({
+      name: this.name,
+      dest: this.keys.dest,
+      dataDir: this.opts.dataDir,
+      inMemory: this.opts.inMemory === true,
+      startedAtMs: this.startedAtMs,
+      config: this.opts.config,
+      ports: { node: this.nodePort, client: this.clientPort, metrics: this.metricsPort },
+      status: this.core.status(),
+      registry: this.executor.registry,
+      stores: this.stores,
+      connectedPeers: this.nodeHost?.connectedPeers() ?? [],
+      writable: this.clientPath.isWritable,
+      runningVersion: this.upgrades.currentVersion,
+      packageName: this.upgrades.software.nodePackage,
+      packageVersion: nodePackageVersion(),
+      poolId: this.poolId,
+      pendingClientWrites: this.clientPath.pendingCount,
+    });
   }
 
   /** Restart / upgrade exit: the configured `exit`, else a graceful close and process.exit(code). */

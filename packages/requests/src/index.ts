@@ -44,6 +44,7 @@ export { poolConfigHandler, poolWritesFromTxns } from './types/pool-config.js';
 export { nodeHandler, isValidatorRecord, nodeIndexKeys } from './types/node.js';
 export { poolUpgradeHandler, compareNodeVersions, parseNodeVersion, upgradePackageName, parseSchedule, upgradeEntryOf } from './types/pool-upgrade.js';
 export { poolRestartHandler, restartTime } from './types/pool-restart.js';
+export { validatorInfoHandler } from './types/validator-info.js';
 export { nodeUpgradeHandler } from './types/node-upgrade.js';
 export { authRuleHandler } from './types/auth-rule.js';
 export { authRulesHandler } from './types/auth-rules.js';

@@ -35,6 +35,7 @@ import { nodeHandler } from './types/node.js';
 import { poolConfigHandler } from './types/pool-config.js';
 import { poolRestartHandler } from './types/pool-restart.js';
 import { poolUpgradeHandler } from './types/pool-upgrade.js';
+import { validatorInfoHandler } from './types/validator-info.js';
 import { txnAuthorAgreementAmlHandler } from './types/txn-author-agreement-aml.js';
 import { txnAuthorAgreementHandler } from './types/txn-author-agreement.js';
 
@@ -48,6 +49,7 @@ const DEFAULT_HANDLERS: readonly RequestHandler[] = [
   nodeUpgradeHandler,
   poolConfigHandler,
   poolRestartHandler,
+  validatorInfoHandler,
   authRuleHandler,
   authRulesHandler,
   txnAuthorAgreementHandler,

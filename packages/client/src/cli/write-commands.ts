@@ -173,6 +173,7 @@ export function addWriteCommands(program: Command, run: Run): void {
   run(write('pool-restart', 'restart the pool nodes (an action: every node answers on its own)').requiredOption('--action <action>', 'start or cancel').option('--datetime <iso>', 'when; absent or "0" = now'), (ctx, o) =>
     submitWith(ctx, (submitter) => b.buildPoolRestartRequest({ submitter, action: s(o.action) as 'start', ...(o.datetime !== undefined ? { datetime: s(o.datetime)! } : {}) })),
   );
+  run(write('validator-info', "ask every node for its own information (an action: one reply per node, nothing is written)"), (ctx) => submitWith(ctx, (submitter) => b.buildValidatorInfoRequest({ submitter })));
   run(
     write('auth-rule', 'change one authorization rule')
       .requiredOption('--txn-type <code>', 'auth_type: the type code, e.g. 1')

@@ -15,6 +15,8 @@ export {
 export type { LogEntry, RestartLogData, UpgradeLogData } from './action-log.js';
 export { NodeUpgradeAction, buildNodeUpgradeRequest, checkUpgradeVersion, verifyNodeUpgradeSignature } from './node-upgrade-request.js';
 export type { NodeUpgradeData } from './node-upgrade-request.js';
+export { InProgressOrderWatch } from './order-wait.js';
+export type { OrderWaitOutcome } from './order-wait.js';
 export { runUpgradeAction } from './upgrade-action.js';
 export type { UpgradeActionParams, UpgradeActionRunner } from './upgrade-action.js';
 export { INSTALLED_VERSION_FILE, readInstalledVersion, writeInstalledVersion } from './installed-version.js';
@@ -22,7 +24,7 @@ export { DEFAULT_UPGRADE_TIMEOUT_MINUTES, Upgrader, defaultUpgraderOptions, pars
 export type { PoolUpgrade, UpgradeStartupResult, UpgraderModules, UpgraderOptions } from './upgrader.js';
 export { DEFAULT_RESTART_TIMEOUT_MINUTES, Restarter, defaultRestarterOptions } from './restarter.js';
 export type { RestartDecision, RestarterModules, RestarterOptions } from './restarter.js';
-export { UpgradeService, defaultUpgradeServiceOptions, nodeUpgradeSubmitter } from './service.js';
+export { DEFAULT_IN_PROGRESS_ORDER_TIMEOUT_MS, UpgradeService, defaultUpgradeServiceOptions, nodeUpgradeSubmitter } from './service.js';
 export type { UpgradeServiceModules, UpgradeServiceOptions, UpgradeServiceStartup } from './service.js';
 export { RESTART_EXIT_CODE } from './types.js';
 export type { ExitProcess, SubmitNodeUpgrade, UpgradeLogger } from './types.js';

@@ -29,14 +29,20 @@ export interface UpgradeServiceOptions {
   upgradeActionCommand?: string | string[] | null;
   upgradeActionTimeoutMs?: number;
   submitTimeoutMs?: number;
+  /** How long the node waits for its NODE_UPGRADE `in_progress` to be ordered before running the action anyway (0: no wait). */
+  inProgressOrderTimeoutMs?: number;
   immediateRestartDelayMs?: number;
 }
+
+/** The service hears of every committed config txn, so by default it waits this long for its own `in_progress` to be ordered. */
+export const DEFAULT_IN_PROGRESS_ORDER_TIMEOUT_MS = 60_000;
 
 export const defaultUpgradeServiceOptions = {
   nodePackage: defaultUpgraderOptions.nodePackage,
   upgradeActionCommand: defaultUpgraderOptions.actionCommand,
   upgradeActionTimeoutMs: defaultUpgraderOptions.actionTimeoutMs,
   submitTimeoutMs: defaultUpgraderOptions.submitTimeoutMs,
+  inProgressOrderTimeoutMs: DEFAULT_IN_PROGRESS_ORDER_TIMEOUT_MS,
   immediateRestartDelayMs: defaultRestarterOptions.immediateDelayMs,
 };
 
@@ -73,6 +79,7 @@ export class UpgradeService {
         actionCommand: o.upgradeActionCommand ?? [],
         actionTimeoutMs: o.upgradeActionTimeoutMs,
         submitTimeoutMs: o.submitTimeoutMs,
+        inProgressOrderTimeoutMs: o.inProgressOrderTimeoutMs,
       },
       { clock, submitNodeUpgrade: modules.submitNodeUpgrade, exit: modules.exit, logger: modules.logger, ...(modules.runAction ? { runAction: modules.runAction } : {}) },
     );
@@ -96,7 +103,7 @@ export class UpgradeService {
     return this.upgrader.replay(configTxns);
   }
 
-  /** Call for every committed config-ledger txn, in order. */
+  /** Call for every committed config-ledger txn, in order (this node's own NODE_UPGRADE `in_progress` included: the upgrade waits for it). */
   onConfigTxnCommitted(txn: Txn): Promise<void> {
     return this.upgrader.onConfigTxnCommitted(txn);
   }

@@ -1,10 +1,11 @@
 /**
  * Upgrade scheduling (requests.md §6.2). Each node follows the POOL_UPGRADE txns of the config
  * ledger: at its own time in the schedule it logs `started`, writes NODE_UPGRADE `in_progress`,
- * runs the upgrade action and, when that succeeds, exits with the restart code so that its
- * supervisor starts the new version. After the restart it compares versions, logs `succeeded` or
- * `failed` and writes NODE_UPGRADE `complete` or `fail`. A failed or timed-out action is logged
- * `failed` and written as NODE_UPGRADE `fail`. Every event goes to the upgrade log first.
+ * waits (bounded) until that txn is ordered, runs the upgrade action and, when that succeeds,
+ * exits with the restart code so that its supervisor starts the new version. After the restart it
+ * compares versions, logs `succeeded` or `failed` and writes NODE_UPGRADE `complete` or `fail`. A
+ * failed or timed-out action is logged `failed` and written as NODE_UPGRADE `fail`. Every event goes
+ * to the upgrade log first.
  *
  * After a failure the same upgrade (same upgrade_id) is not tried again: the log's last event for
  * it is `failed`, which §6.2 says to ignore. Trustees send a new POOL_UPGRADE to retry.
@@ -17,6 +18,7 @@ import type { UpgradeLogData } from './action-log.js';
 import type { Clock, ClockTimer } from './clock.js';
 import { UpgradeError, UpgradeErrorCode } from './errors.js';
 import { NodeUpgradeAction, checkUpgradeVersion } from './node-upgrade-request.js';
+import { InProgressOrderWatch } from './order-wait.js';
 import { runUpgradeAction } from './upgrade-action.js';
 import type { UpgradeActionRunner } from './upgrade-action.js';
 import { RESTART_EXIT_CODE, errorInfo, exitProcess } from './types.js';
@@ -39,6 +41,12 @@ export interface UpgraderOptions {
   actionTimeoutMs: number;
   /** How long a NODE_UPGRADE submission may take before the upgrade goes on without it. */
   submitTimeoutMs: number;
+  /**
+   * How long, from its submission, the node waits for its NODE_UPGRADE `in_progress` to be ordered
+   * (seen by {@link Upgrader.onConfigTxnCommitted} or a replay) before running the action anyway.
+   * 0: no wait (a scheduler that is not told of committed txns).
+   */
+  inProgressOrderTimeoutMs: number;
 }
 
 export const defaultUpgraderOptions = {
@@ -46,6 +54,7 @@ export const defaultUpgraderOptions = {
   actionCommand: [] as string | string[],
   actionTimeoutMs: 10 * 60_000,
   submitTimeoutMs: 30_000,
+  inProgressOrderTimeoutMs: 0,
 };
 
 /** POOL_UPGRADE `timeout` default, in minutes (requests.md §5.2). */
@@ -139,6 +148,7 @@ export class Upgrader {
   private readonly runAction: UpgradeActionRunner;
   private scheduled: Scheduled | undefined;
   private inProgress: InProgress | undefined;
+  private readonly orderWatch: InProgressOrderWatch;
   private closed = false;
   private queue: Promise<void> = Promise.resolve();
 
@@ -149,6 +159,7 @@ export class Upgrader {
     this.opts = { ...defaultUpgraderOptions, ...options };
     this.runAction = modules.runAction ?? runUpgradeAction;
     this.log = new UpgradeLog(this.opts.dataDir, (msg, data) => modules.logger.warn(data, msg));
+    this.orderWatch = new InProgressOrderWatch(this.opts.nodeDest, modules.clock);
   }
 
   /** The upgrade waiting for its time, if any. */
@@ -166,9 +177,15 @@ export class Upgrader {
     return this.queue;
   }
 
-  /** A committed config-ledger txn. Non-forced POOL_UPGRADEs take effect here (forced ones did at receipt). */
+  /**
+   * A committed config-ledger txn. Non-forced POOL_UPGRADEs take effect here (forced ones did at
+   * receipt); this node's NODE_UPGRADE `in_progress` ends the wait before the action (at once, not
+   * through the queue, where the upgrade is waiting for it).
+   */
   onConfigTxnCommitted(txn: Txn): Promise<void> {
-    if (txn.txn.type !== TxnType.POOL_UPGRADE || txn.txn.data.force === true) return this.queue;
+    this.orderWatch.note(txn);
+    if (txn.txn.type !== TxnType.POOL_UPGRADE) return Promise.resolve();
+    if (txn.txn.data.force === true) return this.queue;
     return this.enqueue(() => this.handleTxn(txn));
   }
 
@@ -183,10 +200,13 @@ export class Upgrader {
    * `cancel` of the same version follows it, is handled again (requests.md §6.2).
    */
   replay(configTxns: Iterable<Txn> | AsyncIterable<Txn>): Promise<void> {
+    // txns learned by catch-up may hold the in_progress an upgrade in the queue is waiting for
+    if (Symbol.iterator in configTxns) for (const txn of configTxns) this.orderWatch.note(txn);
     return this.enqueue(async () => {
       let lastStart: Txn | undefined;
       let cancelled = false;
       for await (const txn of configTxns) {
+        this.orderWatch.note(txn);
         if (txn.txn.type !== TxnType.POOL_UPGRADE) continue;
         if (txn.txn.data.action === 'start') {
           lastStart = txn;
@@ -222,6 +242,7 @@ export class Upgrader {
   /** Clears every timer; later events are ignored. Idempotent. */
   close(): void {
     this.closed = true;
+    this.orderWatch.end();
     if (this.scheduled) this.modules.clock.clearTimer(this.scheduled.timer);
     if (this.inProgress?.timeoutTimer) this.modules.clock.clearTimer(this.inProgress.timeoutTimer);
     this.scheduled = undefined;
@@ -321,7 +342,8 @@ export class Upgrader {
     this.modules.logger.info({ version: data.version, upgradeId: data.upgradeId, pkgName: data.pkgName }, 'upgrade started');
     // not through the queue: the timeout must fire even while the action or the exit is stuck
     inProgress.timeoutTimer = clock.setTimer(clock.now() + timeoutMs, () => void this.fail(inProgress, 'exceeded upgrade timeout'));
-    await this.submit(NodeUpgradeAction.IN_PROGRESS, data.version);
+    await this.submitInProgressAndWait(inProgress);
+    if (this.inProgress !== inProgress || this.closed) return;
     try {
       await this.runAction({
         command: this.opts.actionCommand,
@@ -340,17 +362,46 @@ export class Upgrader {
     exitProcess(this.modules, RESTART_EXIT_CODE, 'restart after upgrade failed');
   }
 
+  /**
+   * Submits NODE_UPGRADE `in_progress` and waits until it is ordered, at most
+   * inProgressOrderTimeoutMs from now. requests.md §6.2 makes the action depend on nothing but the
+   * submission, so a wait that ends without it (the pool cannot order now, the submission was
+   * refused) is logged and the upgrade goes on; the POOL_UPGRADE `timeout` still bounds it all.
+   */
+  private async submitInProgressAndWait(inProgress: InProgress): Promise<void> {
+    const { version, upgradeId } = inProgress.data;
+    const waitMs = this.opts.inProgressOrderTimeoutMs;
+    if (waitMs <= 0) {
+      await this.submit(NodeUpgradeAction.IN_PROGRESS, version);
+      return;
+    }
+    const clock = this.modules.clock;
+    const startedAt = clock.now();
+    const outcome = this.orderWatch.begin(version, waitMs);
+    const sent = await this.submit(NodeUpgradeAction.IN_PROGRESS, version);
+    if (!sent) this.orderWatch.end();
+    const o = await outcome;
+    const fields = { version, upgradeId, waitedMs: clock.now() - startedAt };
+    if (o === 'ordered') this.modules.logger.info(fields, 'NODE_UPGRADE in_progress ordered; running the upgrade action');
+    else if (o === 'timeout') this.modules.logger.warn({ ...fields, timeoutMs: waitMs }, 'NODE_UPGRADE in_progress not ordered in time; running the upgrade action anyway');
+    else if (!sent && this.inProgress === inProgress && !this.closed) this.modules.logger.warn(fields, 'NODE_UPGRADE in_progress not submitted; running the upgrade action anyway');
+  }
+
   private async fail(inProgress: InProgress, reason: string, err?: unknown): Promise<void> {
     if (this.inProgress !== inProgress || this.closed) return;
     this.inProgress = undefined;
+    this.orderWatch.end();
     if (inProgress.timeoutTimer) this.modules.clock.clearTimer(inProgress.timeoutTimer);
     this.log.append(ActionEvent.FAILED, inProgress.data, this.modules.clock.now());
     this.modules.logger.error({ version: inProgress.data.version, upgradeId: inProgress.data.upgradeId, reason, ...(err !== undefined ? errorInfo(err) : {}) }, 'upgrade failed');
     await this.submit(NodeUpgradeAction.FAIL, inProgress.data.version);
   }
 
-  /** Submits a NODE_UPGRADE, bounded by submitTimeoutMs; a failure is logged, never thrown. */
-  private async submit(action: NodeUpgradeAction, version: string): Promise<void> {
+  /**
+   * Submits a NODE_UPGRADE, bounded by submitTimeoutMs; a failure is logged, never thrown. Resolves
+   * false when the submission was refused or failed (true when sent, or still pending at the bound).
+   */
+  private async submit(action: NodeUpgradeAction, version: string): Promise<boolean> {
     let timer: ClockTimer | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = this.modules.clock.setTimer(this.modules.clock.now() + this.opts.submitTimeoutMs, () => resolve('timeout'));
@@ -359,8 +410,10 @@ export class Upgrader {
       const r = await Promise.race([this.modules.submitNodeUpgrade({ action, version }).then(() => 'sent' as const), timeout]);
       if (r === 'timeout') this.modules.logger.warn({ action, version, timeoutMs: this.opts.submitTimeoutMs }, 'NODE_UPGRADE not acknowledged in time; going on');
       else this.modules.logger.info({ action, version }, 'NODE_UPGRADE submitted');
+      return true;
     } catch (err) {
       this.modules.logger.error({ action, version, ...errorInfo(err) }, 'NODE_UPGRADE could not be submitted');
+      return false;
     } finally {
       this.modules.clock.clearTimer(timer!);
     }

@@ -245,10 +245,11 @@ describe('e2e: POOL_RESTART and POOL_UPGRADE on a supervised 4-process pool', fu
     expect(refused.op, JSON.stringify(refused)).to.equal('REQNACK');
     expect(refused.reason).to.contain('time span between upgrades is 5 seconds which is less than specified in the config');
 
-    // forced: nodes 15 s apart, so that each node is back and its in_progress ordered before the next
-    // one's turn even on a loaded 2-core machine (a node does not wait for its in_progress to be
-    // ordered before running the action, as in Indy; production schedules are >= 5 minutes apart)
-    const schedule = Object.fromEntries(dests.map((d, i) => [d, iso(t0 + i * 15_000)]));
+    // forced: nodes 6 s apart. Each node runs its action only once its own in_progress is ordered,
+    // so the in_progress txns land in schedule order even when a restart outlasts the spacing (a
+    // node whose turn comes while the pool lacks a quorum waits for it; production schedules are
+    // >= 5 minutes apart)
+    const schedule = Object.fromEntries(dests.map((d, i) => [d, iso(t0 + i * 6_000)]));
     await write(signed({ ...op, schedule, force: true }), 60_000);
 
     const upgrades = await waitFor(

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { TxnType, type Request, type Txn } from '@quire/common';
+import { TxnType, requestToTxn, type Request, type Txn } from '@quire/common';
 import { nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
 import { testLogger } from '../../src/logger.js';
@@ -86,6 +86,13 @@ describe('node upgrades wiring', () => {
     await u.caughtUp([upgradeTxn(1, '1.1.0', T0 + 60_000)]);
     expect(u.service.upgrader.scheduledUpgrade?.version).to.equal('1.1.0');
     clock.advance(60_000);
+    // the action waits for the node's own in_progress to be ordered
+    while (sent.length === 0) await new Promise((r) => setTimeout(r, 1));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(actions).to.deep.equal([]);
+    const ordered = requestToTxn(sent[0]!);
+    ordered.txnMetadata = { seqNo: 2, txnTime: Math.floor(T0 / 1000) + 60 };
+    await u.configTxnCommitted(ordered);
     await u.service.upgrader.idle();
     expect(actions).to.deep.equal(['1.1.0']);
     expect(sent).to.have.length(1);

@@ -1,4 +1,4 @@
-// Static validation of every registered type (writes, the POOL_RESTART action, reads) and the
+// Static validation of every registered type (writes, the actions POOL_RESTART and VALIDATOR_INFO, reads) and the
 // limits of transactions.md §8: one valid operation per type, then every field of it removed and
 // given a value of the wrong type. Each failure must carry a stable code and a reason naming the
 // field. A type registered without an entry here fails the first test.
@@ -28,6 +28,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   '110': { type: '110', data: { action: 'complete', version: '1.2' }, signature: '1111' },
   '111': { type: '111', writes: true, force: false },
   '118': { type: '118', action: 'start', datetime: '2030-01-01T00:00:00+00:00' },
+  '119': { type: '119' },
   '120': { type: '120', auth_type: '1', auth_action: 'ADD', field: 'role', new_value: '0', constraint: { constraint_id: 'ROLE', role: '0', sig_count: 1 } },
   '122': { type: '122', rules: [{ auth_type: '1', auth_action: 'ADD', field: 'role', new_value: '0', constraint: { constraint_id: 'ROLE', role: '0', sig_count: 1 } }] },
   // domain writes
