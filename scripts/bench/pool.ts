@@ -116,12 +116,33 @@ if (needPool) {
     const ordered = await waitForOrdering(readPoolGenesis(pool.genesisFile), { timeoutMs: 240_000 });
     say(`the pool orders (probe NYM at seqNo ${ordered.seqNo} after ${(ordered.elapsedMs / 1000).toFixed(1)} s)`);
     target = await LoadTarget.open(genesisText, opts.connections, { writeTimeoutMs: opts.timeout, readTimeoutMs: opts.timeout });
+    // CPU seconds of every node process (prom-client's process_cpu_seconds_total) and of this process (the load
+    // generator): per completed request they say how much work one request costs, whatever else loads the machine
+    const nodeCpu = async (): Promise<{ cpu: number; batches: number } | undefined> => {
+      let cpu = 0;
+      let batches = 0;
+      for (const v of validators) {
+        const m = await pool.metrics(v.alias);
+        const s = metricSum(m, 'quire_process_cpu_seconds_total');
+        if (s === undefined) return undefined;
+        cpu += s;
+        batches = Math.max(batches, metricSum(m, 'quire_batches_ordered_total') ?? 0);
+      }
+      return { cpu, batches };
+    };
     const load = async (name: string, o: Parameters<typeof runLoad>[1]): Promise<LoadReport> => {
       say(`== phase ${name}`);
+      const cpu0 = await nodeCpu();
       const r = await runLoad(target!, { ...o, log: (l) => say(`  ${l}`) });
+      const cpu1 = await nodeCpu();
       allAcks.push(...r.acks);
       allUnacked.push(...r.unacked);
       for (const l of formatLoadReport(r)) say(`  ${l}`);
+      const done = r.kinds.reduce((a, k) => a + k.outcomes.counts.ok, 0);
+      if (done > 0 && cpu0 !== undefined && cpu1 !== undefined) {
+        const batches = cpu1.batches - cpu0.batches;
+        say(`  CPU per completed request: ${fmt(((cpu1.cpu - cpu0.cpu) * 1000) / done, 3)} ms in the 4 nodes together, ${fmt(r.generatorCpuMs / done, 3)} ms in the load generator; ${batches} batches ordered, ${fmt(done / Math.max(1, batches))} requests per batch`);
+      }
       return r;
     };
     const failures = (r: LoadReport): string => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { noise } from '@chainsafe/libp2p-noise';
-import { yamux } from '@chainsafe/libp2p-yamux';
+import { quireYamux } from './yamux-window.js';
 import { tcp } from '@libp2p/tcp';
 import { CLIENT_PROTOCOL, EnvelopeKind, MSG_LEN_LIMIT, QuireError, decodeEnvelope, decodeErrorPayload, encodeEnvelope } from '@quire/common';
 import { createLibp2p, type Libp2p } from 'libp2p';
@@ -64,7 +64,7 @@ export class ClientConnector extends TypedEmitter<ClientConnectorEvents> {
       privateKey,
       transports: [tcp()],
       connectionEncrypters: [noise()],
-      streamMuxers: [yamux()],
+      streamMuxers: [quireYamux()],
       connectionManager: { reconnectRetries: 0 },
     });
     let self: ClientConnector | undefined;

@@ -1,5 +1,5 @@
 import { noise } from '@chainsafe/libp2p-noise';
-import { yamux } from '@chainsafe/libp2p-yamux';
+import { quireYamux } from './yamux-window.js';
 import { identify, type Identify } from '@libp2p/identify';
 import type { Connection, MultiaddrConnection, Stream } from '@libp2p/interface';
 import { tcp } from '@libp2p/tcp';
@@ -125,7 +125,7 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
       addresses: { listen: [listenAddress(opts.host, opts.port)] },
       transports: [tcp()],
       connectionEncrypters: [noise()],
-      streamMuxers: [yamux()],
+      streamMuxers: [quireYamux()],
       connectionGater: { denyInboundConnection: (maConn) => ref.host?.denyByIp(maConn) ?? true },
       connectionManager: {
         maxConnections: opts.maxConnections,

@@ -36,7 +36,11 @@ export class FramedStream {
   partialSince: number | undefined;
   private readonly decoder: FrameDecoder;
   private ended = false;
-  /** Frames queued in this tick; written as one chunk at the next microtask (one Noise/Yamux frame for many). */
+  /**
+   * Frames queued since the last flush; written as one chunk once the event loop has handled the I/O already
+   * waiting (setImmediate), so every message produced while handling one burst of input leaves as one Noise/Yamux
+   * frame. Each chunk costs a Noise encryption, a Yamux frame, a socket write and a Yamux window update back.
+   */
   private outFrames: Uint8Array[] = [];
   private outBytes = 0;
 
@@ -66,7 +70,7 @@ export class FramedStream {
     const frame = encodeFrame(payload);
     this.outFrames.push(frame);
     this.outBytes += frame.length;
-    if (this.outFrames.length === 1) queueMicrotask(() => this.flush());
+    if (this.outFrames.length === 1) setImmediate(() => this.flush());
     return true;
   }
 

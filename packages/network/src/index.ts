@@ -12,6 +12,8 @@ export { TokenBucket } from './token-bucket.js';
 export { backoffDelay } from './peers.js';
 export type { ObserverInfo, ValidatorInfo } from './peers.js';
 export { silentLogger } from './stats.js';
+export { yamuxWindowPatch } from './yamux-window.js';
+export type { YamuxWindowPatch } from './yamux-window.js';
 export type { NetworkLogger, NetworkStats } from './stats.js';
 export { NODE_PROTOCOL, NodeHost, defaultNodeHostOptions } from './node-host.js';
 export type { NodeHostEvents, NodeHostOptions } from './node-host.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { noise } from '@chainsafe/libp2p-noise';
-import { yamux } from '@chainsafe/libp2p-yamux';
+import { quireYamux } from './yamux-window.js';
 import { gossipsub, StrictNoSign, StrictSign, type GossipSub } from '@libp2p/gossipsub';
 import { identify, type Identify } from '@libp2p/identify';
 import type { Connection, PeerId, Stream } from '@libp2p/interface';
@@ -158,7 +158,7 @@ export class NodeHost extends Libp2pHost<NodeHostEvents, { identify: Identify; p
       addresses: { listen: [listenAddress(opts.host, opts.port)] },
       transports: [tcp()],
       connectionEncrypters: [noise()],
-      streamMuxers: [yamux()],
+      streamMuxers: [quireYamux()],
       connectionGater: {
         denyDialPeer: (peerId) => !admitted(peerId),
         denyInboundEncryptedConnection: (peerId) => deny(peerId),

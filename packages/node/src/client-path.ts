@@ -7,7 +7,8 @@
 // has not come within the reply timeout (CLIENT_REPLY_TIMEOUT) is released. Pool-ledger catch-up
 // messages of light clients are answered from the committed pool ledger (client-catchup.ts).
 import type { Request } from '@quire/common';
-import type { RequestPipeline } from '@quire/requests';
+import type { RequestInfo } from '@quire/consensus';
+import type { ParsedRequest, RequestPipeline } from '@quire/requests';
 import { RequestError, RequestErrorCode, parseMessage, toRequestError, wrapReason } from '@quire/requests';
 import type { BlsStore, Ledger, SeqNoIndex, StateTrie, AttributeStore } from '@quire/storage';
 import { answerClientCatchup, isClientCatchupMessage } from './client-catchup.js';
@@ -62,8 +63,8 @@ export interface ClientPathModules {
     seqNoIndex: SeqNoIndex;
     attributes: AttributeStore;
   };
-  /** hands a statically valid write to consensus (consensus.md §2 steps 4-7) */
-  submit(connId: string, request: Record<string, unknown>): void;
+  /** hands a statically valid, authenticated write to consensus (consensus.md §2 steps 4-7), with what its checks found */
+  submit(connId: string, request: Record<string, unknown>, info: RequestInfo): void;
   /** applies a forced POOL_CONFIG / POOL_UPGRADE that passed validation on receipt (requests.md §5.5) */
   onForced?(request: Request, digest: string): void;
   /**
@@ -202,7 +203,7 @@ export class ClientPath {
           if (outcome.forced) this.m.onForced?.(r.request, r.digest);
           const connId = `c${this.nextConn++}`;
           this.pending.set(connId, { channel, identifier: r.identifier ?? r.author, reqId: r.reqId, answered: false, receivedAt: started, digest: r.digest, payloadDigest: r.payloadDigest });
-          this.m.submit(connId, r.request as unknown as Record<string, unknown>);
+          this.m.submit(connId, r.request as unknown as Record<string, unknown>, admittedInfo(r, outcome.handler.ledgerId));
           return;
         }
       }
@@ -260,7 +261,7 @@ export class ClientPath {
         const r = outcome.request;
         const connId = `c${this.nextConn++}`;
         this.pending.set(connId, { channel: { respond: settle, push: settle }, identifier: r.identifier ?? r.author, reqId: r.reqId, answered: false, receivedAt: this.clock(), digest: r.digest, payloadDigest: r.payloadDigest });
-        this.m.submit(connId, r.request as unknown as Record<string, unknown>);
+        this.m.submit(connId, r.request as unknown as Record<string, unknown>, admittedInfo(r, outcome.handler.ledgerId));
       })().catch(reject);
     });
   }
@@ -381,4 +382,9 @@ export class ClientPath {
   private count(kind: string, outcome: string): void {
     this.m.metrics?.requests.inc({ kind, outcome });
   }
+}
+
+/** What the consensus core needs of a write the pipeline accepted (its own check would find the same). */
+function admittedInfo(r: ParsedRequest, ledgerId: number): RequestInfo {
+  return { digest: r.digest, payloadDigest: r.payloadDigest, ledgerId, identifier: r.identifier ?? r.author, reqId: r.reqId };
 }

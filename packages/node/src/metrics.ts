@@ -35,7 +35,7 @@ export class NodeMetrics {
   constructor(labels: { node: string }) {
     const registers = [this.registry];
     this.registry.setDefaultLabels(labels);
-    collectDefaultMetrics({ register: this.registry, prefix: 'quire_process_' });
+    collectDefaultMetrics({ register: this.registry, prefix: 'quire_' }); // quire_process_cpu_seconds_total, quire_nodejs_heap_size_used_bytes, ...
     this.requests = new Counter({ name: 'quire_client_requests_total', help: 'Client requests by kind and outcome', labelNames: ['kind', 'outcome'], registers });
     this.writeLatency = new Histogram({ name: 'quire_write_reply_seconds', help: 'Write requests: REQACK to REPLY/REJECT', buckets: LATENCY_BUCKETS, registers });
     this.readLatency = new Histogram({ name: 'quire_read_reply_seconds', help: 'Read requests: receipt to REPLY', buckets: LATENCY_BUCKETS, registers });

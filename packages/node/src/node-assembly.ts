@@ -108,6 +108,7 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
     );
     const u = upgrades;
     const reqExecutor = new RequestExecutor({ verifySignatures: true }, { stores: requestStores, software: u.software });
+    const analyzer = new ExecutorRequestAnalyzer(reqExecutor);
     await loadGenesisFiles(reqExecutor, stores.ledgers, dir, cfg, log);
     await repairState(reqExecutor, stores, log);
     const { registry, poolTxns } = await loadPoolRegistry(stores.ledgers[0], name, keys);
@@ -128,7 +129,7 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
       {
         executor,
         crypto,
-        requests: new ExecutorRequestAnalyzer(reqExecutor),
+        requests: analyzer,
         clock: { now: () => performance.now(), utcSeconds: () => Math.floor(Date.now() / 1000) },
         logger: consensusLog,
         voteStore,
@@ -148,7 +149,10 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
       {
         pipeline,
         stores,
-        submit: (connId, request) => hooks.enqueue({ kind: 'clientRequest', connId, request }),
+        submit: (connId, request, info) => {
+          analyzer.admit(request, info);
+          hooks.enqueue({ kind: 'clientRequest', connId, request });
+        },
         onForced: (r, digest) => forced.apply(r, digest),
         onAction: (r) => hooks.action(r),
         now,

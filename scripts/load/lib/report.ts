@@ -23,6 +23,8 @@ export function formatLoadReport(r: LoadReport): string[] {
   }
   out.push('');
   out.push(`writes: ${fmt(r.writesPerSecond)}/s acknowledged; reads: ${fmt(r.readsPerSecond)}/s verified by state proof`);
+  const completed = r.kinds.reduce((a, k) => a + k.outcomes.counts.ok, 0);
+  if (completed > 0) out.push(`load generator CPU: ${fmt(r.generatorCpuMs / completed, 3)} ms per completed request (${fmt(r.generatorCpuMs / r.schedule.windowMs, 2)} cores)`);
   const reasons = r.kinds.flatMap((k) => [...k.outcomes.reasons.entries()].map(([code, v]) => `  ${k.kind} ${code} x${v.count}: ${v.example.slice(0, 160)}`));
   if (reasons.length > 0) out.push('failures:', ...reasons);
   if (r.timeline.length > 1) out.push(`per second: ${r.timeline.join(' ')}`);

@@ -49,6 +49,8 @@ export interface LoadReport {
   writeLatency: LatencySummary | undefined;
   readLatency: LatencySummary | undefined;
   timeline: number[];
+  /** CPU milliseconds (user + system) of the load generator's process while it drove the load (pre-signing excluded). */
+  generatorCpuMs: number;
   acks: Ack[];
   /** Writes that were not acknowledged (rejected, timed out, failed): `<identifier>|<reqId>` and the outcome. */
   unacked: UnackedWrite[];
@@ -136,6 +138,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
   if (silent.length > 0) log(`warning: no answer from ${silent.join(', ')} while opening the sessions`);
   log(open ? `open loop: ${o.rate}/s for ${o.durationMs / 1000} s` : `closed loop: ${o.concurrency ?? 64} in flight for ${o.durationMs / 1000} s`);
   runStart = clock.now();
+  const cpuAtStart = process.cpuUsage();
   const progress = setInterval(() => {
     const done = [...perKind.values()].reduce((a, s) => a + s.outcomes.total, 0);
     log(`  ${((clock.now() - runStart) / 1000).toFixed(0)} s: ${done.toLocaleString('en-US')} completed`);
@@ -148,6 +151,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
   } finally {
     clearInterval(progress);
   }
+  const cpu = process.cpuUsage(cpuAtStart);
   // the window: from the first due time to the later of the schedule's end and the last success
   const windowMs = Math.max(sched.lastSendAt - sched.startedAt, lastOkAt - sched.startedAt, 1);
   const kinds: KindStats[] = [...perKind.entries()].map(([kind, s]) => ({
@@ -172,6 +176,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
     writeLatency: writeLatency.summary(),
     readLatency: readLatency.summary(),
     timeline: timeline.perSecond(),
+    generatorCpuMs: (cpu.user + cpu.system) / 1000,
     acks,
     unacked,
   };

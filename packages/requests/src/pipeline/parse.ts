@@ -54,6 +54,20 @@ export function parseMessage(message: string | Uint8Array): unknown {
 export function parseRequest(input: unknown): ParsedRequest {
   const value = typeof input === 'string' || input instanceof Uint8Array ? parseMessage(input) : input;
   if (!isPlainObject(value)) throw new RequestError(RequestErrorCode.MALFORMED_JSON, { problem: `a request must be a JSON object, got ${pyType(value)}` });
+  const known = parsedObjects.get(value);
+  if (known !== undefined) return known;
+  const parsed = parseObject(value);
+  // a request object travels through receipt, consensus and execution: its envelope is checked and its digests are
+  // computed once (request objects are never modified after parsing)
+  parsedObjects.set(value, parsed);
+  parsedObjects.set(parsed.request, parsed);
+  return parsed;
+}
+
+/** Parsed requests by the object they were parsed from (and by their kept-fields object). */
+const parsedObjects = new WeakMap<object, Parsed>();
+
+function parseObject(value: Record<string, unknown>): Parsed {
   if (value.signature !== undefined && value.signatures !== undefined) throw new RequestError(RequestErrorCode.SIGNATURE_AND_SIGNATURES);
   if ((value.identifier === undefined || value.identifier === null) && (value.signatures === undefined || value.signatures === null)) {
     throw new RequestError(RequestErrorCode.MISSING_IDENTIFIER);

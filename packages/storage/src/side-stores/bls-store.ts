@@ -52,11 +52,26 @@ function rootKey(stateRoot: string | Uint8Array): string {
   return b58encode(stateRoot);
 }
 
+/** Decoded multi-signatures kept in memory: every verified read asks for the one of the latest state root. */
+const RECENT = 64;
+
 export class BlsStore {
   readonly #kv: KvStore;
+  /** base58 state root -> decoded, checked multi-signature (insertion order = age) */
+  readonly #recent = new Map<string, MultiSignature>();
 
   constructor(kv: KvStore) {
     this.#kv = kv;
+  }
+
+  #remember(key: string, ms: MultiSignature | undefined): MultiSignature | undefined {
+    if (ms === undefined) return undefined;
+    // shared by every reader from now on: frozen, so that no reader can change what the next one gets
+    Object.freeze(ms.participants);
+    Object.freeze(ms.value);
+    this.#recent.set(key, Object.freeze(ms));
+    if (this.#recent.size > RECENT) this.#recent.delete(this.#recent.keys().next().value!);
+    return ms;
   }
 
   /** Stores a multi-signature under its `value.state_root_hash`; with a batch, the caller writes it. */
@@ -66,20 +81,27 @@ export class BlsStore {
     const problem = multiSignatureProblem(ms);
     if (problem !== undefined) throw invalid(STORE, problem, 'missing or malformed');
     const record = { participants: ms.participants, signature: ms.signature, value: ms.value };
-    const key = utf8Encoder.encode(ms.value.state_root_hash);
+    const root = ms.value.state_root_hash;
+    const key = utf8Encoder.encode(root);
     const value = utf8Encoder.encode(canonicalJson(record));
-    return withBatch(this.#kv, batch, (b) => b.put(BLS_STORE_BUCKET, key, value));
+    // a read between now and the write would cache the value being replaced: forget the root again once written
+    this.#recent.delete(root);
+    return withBatch(this.#kv, batch, (b) => b.put(BLS_STORE_BUCKET, key, value).afterWrite(() => this.#recent.delete(root)));
   }
 
   /** The multi-signature stored for a state root (base58 string or 32 raw bytes). */
   async get(stateRoot: string | Uint8Array): Promise<MultiSignature | undefined> {
+    const hit = typeof stateRoot === 'string' ? this.#recent.get(stateRoot) : undefined;
+    if (hit !== undefined) return hit;
     const key = rootKey(stateRoot);
-    return decode(key, await this.#kv.get(BLS_STORE_BUCKET, utf8Encoder.encode(key)));
+    return this.#remember(key, decode(key, await this.#kv.get(BLS_STORE_BUCKET, utf8Encoder.encode(key))));
   }
 
   getSync(stateRoot: string | Uint8Array): MultiSignature | undefined {
+    const hit = typeof stateRoot === 'string' ? this.#recent.get(stateRoot) : undefined;
+    if (hit !== undefined) return hit;
     const key = rootKey(stateRoot);
-    return decode(key, this.#kv.getSync(BLS_STORE_BUCKET, utf8Encoder.encode(key)));
+    return this.#remember(key, decode(key, this.#kv.getSync(BLS_STORE_BUCKET, utf8Encoder.encode(key))));
   }
 
   /** The stored CJ text, as sent in replies and catch-up, without decoding it. */
@@ -90,8 +112,10 @@ export class BlsStore {
   remove(stateRoot: string | Uint8Array, batch: WriteBatch): void;
   remove(stateRoot: string | Uint8Array): Promise<void>;
   remove(stateRoot: string | Uint8Array, batch?: WriteBatch): Promise<void> | void {
-    const key = utf8Encoder.encode(rootKey(stateRoot));
-    return withBatch(this.#kv, batch, (b) => b.del(BLS_STORE_BUCKET, key));
+    const root = rootKey(stateRoot);
+    this.#recent.delete(root);
+    const key = utf8Encoder.encode(root);
+    return withBatch(this.#kv, batch, (b) => b.del(BLS_STORE_BUCKET, key).afterWrite(() => this.#recent.delete(root)));
   }
 }
 

@@ -103,6 +103,25 @@ describe('side stores', () => {
       expectCode(() => store.getSync('0OIl'), SideStoreErrorCode.INVALID_VALUE);
     });
 
+    it('keeps recent multi-signatures in memory, frozen, and never serves one that was replaced', async () => {
+      const store = new BlsStore(kv);
+      const key = b58encode(root(11));
+      await store.put(multiSig(root(11), 1700000000));
+      const first = store.getSync(key)!;
+      expect(Object.isFrozen(first) && Object.isFrozen(first.value) && Object.isFrozen(first.participants)).to.equal(true);
+      expect(store.getSync(key)).to.equal(first);
+      // a freshness batch signs the same state root again: a read while its batch is pending sees the old record,
+      // a read after the write sees the new one
+      const batch = kv.batch();
+      store.put(multiSig(root(11), 1700000300), batch);
+      expect(store.getSync(key)!.value.timestamp).to.equal(1700000000);
+      await batch.write();
+      expect(store.getSync(key)!.value.timestamp).to.equal(1700000300);
+      expect((await store.get(key))!.value.timestamp).to.equal(1700000300);
+      await store.remove(key);
+      expect(store.getSync(key)).to.equal(undefined);
+    });
+
     it('reports a corrupt record with a stable code', async () => {
       const store = new BlsStore(kv);
       const key = b58encode(root(4));
