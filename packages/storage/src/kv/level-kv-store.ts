@@ -11,18 +11,30 @@ export interface LevelKvStoreOptions {
   errorIfExists?: boolean;
   /** LevelDB block cache in bytes (default 8 MiB, LevelDB's default). */
   cacheSize?: number;
-  /** LevelDB write buffer (memtable) in bytes (default 4 MiB). */
+  /** LevelDB write buffer (memtable) in bytes (default 64 MiB; see {@link defaultLevelKvStoreOptions}). */
   writeBufferSize?: number;
   /** Snappy compression of blocks (default true). */
   compression?: boolean;
+  /** Target size of one table file in bytes (default 32 MiB; LevelDB's own default is 2 MiB). */
+  maxFileSize?: number;
 }
 
+/**
+ * Defaults. The write buffer and the table files are larger than LevelDB's (4 MiB and 2 MiB): the
+ * state tries write their nodes under SHA3 keys spread uniformly over the key space, so every
+ * small level-0 file overlaps the whole of level 1 and each flush makes compaction rewrite all of
+ * it. With a 64 MiB memtable and 32 MiB tables, compaction rewrites about a third as many bytes
+ * for the same trie writes (measured on 200,000 NYM puts: 0.7 GB instead of 1.95 GB). The cost is
+ * memory (up to two memtables, written while the next one fills) and a longer log replay on open
+ * after a crash. Ledger and index keys are sequential and are not affected either way.
+ */
 export const defaultLevelKvStoreOptions: Required<LevelKvStoreOptions> = {
   createIfMissing: true,
   errorIfExists: false,
   cacheSize: 8 * 1024 * 1024,
-  writeBufferSize: 4 * 1024 * 1024,
+  writeBufferSize: 64 * 1024 * 1024,
   compression: true,
+  maxFileSize: 32 * 1024 * 1024,
 };
 
 type Bytes = Uint8Array;
@@ -60,6 +72,7 @@ export async function openLevelKvStore(path: string, opts: LevelKvStoreOptions =
     cacheSize: o.cacheSize,
     writeBufferSize: o.writeBufferSize,
     compression: o.compression,
+    maxFileSize: o.maxFileSize,
   });
   try {
     await db.open();

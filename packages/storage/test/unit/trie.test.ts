@@ -387,7 +387,8 @@ describe('state trie (formats 7.2, 7.3)', () => {
       this.timeout(20_000);
       const dir = mkdtempSync(join(tmpdir(), 'quire-trie-'));
       try {
-        let store = await openLevelKvStore(dir);
+        // tiny memtable and table files: the nodes go through flushes and compactions into many tables
+        let store = await openLevelKvStore(dir, { writeBufferSize: 32 * 1024, maxFileSize: 16 * 1024 });
         let t = await StateTrie.open(store, 'domain', { nodeCacheSize: 16 });
         const roots: Uint8Array[] = [];
         for (let batch = 0; batch < 10; batch++) {
@@ -399,7 +400,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
           roots.push(t.committedRoot);
         }
         await store.close();
-        store = await openLevelKvStore(dir);
+        store = await openLevelKvStore(dir); // default options
         t = await StateTrie.open(store, 'domain', { nodeCacheSize: 16 });
         expect(hex(t.committedRoot)).to.equal(hex(roots[9]!));
         expect(t.getAt(roots[0]!, sha3(utf8('key 49')))).to.deep.equal(utf8('{"seqNo":49}'.padEnd(200, ' ')));
