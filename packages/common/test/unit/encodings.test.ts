@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { EncodingError, EncodingErrorCode as C, b58decode, b58encode, b64decode, b64encode, fromHex, sha256, sha256Hex, sha3_256, toHex } from '@quire/common';
+import bs58 from 'bs58';
 import { expectCode } from './helpers.js';
 
 describe('base58 (formats 1.1)', () => {
@@ -30,6 +31,38 @@ describe('base58 (formats 1.1)', () => {
     for (const [n, hi] of [[16, 22], [32, 44], [48, 66], [96, 132]] as const) {
       expect(b58encode(new Uint8Array(n).fill(0xff))).to.have.length(hi);
     }
+  });
+});
+
+describe('base58 against the reference algorithm (bs58)', () => {
+  const withZeros = fc.tuple(fc.nat({ max: 4 }), fc.uint8Array({ maxLength: 140 })).map(([z, b]) => Uint8Array.from([...new Uint8Array(z), ...b]));
+
+  it('encodes exactly as bs58 does, and decodes its output to the same bytes', () => {
+    fc.assert(
+      fc.property(withZeros, (b) => {
+        const text = bs58.encode(b);
+        expect(b58encode(b)).to.equal(text);
+        expect(toHex(b58decode(text))).to.equal(toHex(b));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const n of [1, 2, 3, 4, 16, 31, 32, 33, 48, 64, 96]) {
+      for (const b of [new Uint8Array(n), new Uint8Array(n).fill(0xff), Uint8Array.from({ length: n }, (_, i) => (i === n - 1 ? 1 : 0))]) {
+        expect(b58encode(b)).to.equal(bs58.encode(b));
+      }
+    }
+  });
+
+  it('accepts and refuses the same strings as bs58', () => {
+    const alphabetOrNot = fc.string({ unit: fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0OIl+/é'), maxLength: 60 });
+    fc.assert(
+      fc.property(alphabetOrNot, (s) => {
+        const ref = bs58.decodeUnsafe(s);
+        if (ref === undefined) expect(() => b58decode(s)).to.throw(EncodingError);
+        else expect(toHex(b58decode(s))).to.equal(toHex(ref));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
