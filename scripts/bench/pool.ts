@@ -260,6 +260,9 @@ if (needPool) {
   if (opts.cpuProf !== undefined) {
     const s = summarizeProfiles(resolve(opts.cpuProf));
     say(`CPU profiles of the nodes (${s.files} threads, SIGKILLed processes write none): ${(s.busyMs / 1000).toFixed(1)} s busy of ${(s.totalMs / 1000).toFixed(1)} s sampled; shares of busy time:`);
+    say('  by area (Node.js internals counted for the package that called them):');
+    for (const p of s.byArea) say(`  ${(100 * p.share).toFixed(1).padStart(5)} %  ${p.name}`);
+    say('  by package (self time):');
     for (const p of s.byPackage) say(`  ${(100 * p.share).toFixed(1).padStart(5)} %  ${p.name}`);
     say('  top functions (self time):');
     for (const p of s.byFunction) say(`  ${(100 * p.share).toFixed(1).padStart(5)} %  ${p.name}`);

@@ -9,7 +9,14 @@ interface Sent {
   length: number;
 }
 
-function stream(sent: Sent[], state = 3): YamuxStream & { recvWindow: number; recvWindowCapacity: number } {
+/** The members of a stream the rule reads and writes (private in the library's types). */
+interface WindowProbe {
+  recvWindow: number;
+  recvWindowCapacity: number;
+  sendWindowUpdate(): void;
+}
+
+function stream(sent: Sent[], state = 3): WindowProbe {
   return new YamuxStream({
     id: 't',
     streamId: 1,
@@ -18,7 +25,7 @@ function stream(sent: Sent[], state = 3): YamuxStream & { recvWindow: number; re
     log: undefined,
     getRTT: () => -1,
     sendFrame: (f: Sent) => (sent.push(f), true),
-  } as unknown as ConstructorParameters<typeof YamuxStream>[0]) as YamuxStream & { recvWindow: number; recvWindowCapacity: number };
+  } as unknown as ConstructorParameters<typeof YamuxStream>[0]) as unknown as WindowProbe;
 }
 
 describe('yamux window updates', () => {
