@@ -26,10 +26,13 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
-/** A base port with 2n node/client ports and n metrics ports (base+100..) free. */
+/**
+ * A base port with 2n node/client ports and n metrics ports (base+100..) free, below Linux's ephemeral range (32768+)
+ * so that the pool's own outgoing connections cannot take one of them before the node that listens on it starts.
+ */
 export async function findFreeBasePort(n: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + 2 * Math.floor(Math.random() * 15_000);
+    const base = 12_000 + 2 * Math.floor(Math.random() * 9_900);
     const ports = [...Array.from({ length: 2 * n }, (_, i) => base + i), ...Array.from({ length: n }, (_, i) => base + 100 + i)];
     let ok = true;
     for (const p of ports) if (!(await portFree(p))) ok = false;

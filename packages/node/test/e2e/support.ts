@@ -1,16 +1,30 @@
 // Shared by the e2e tests of this package: free loopback ports and condition polling.
 import { createServer } from 'node:net';
 
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
+function portFree(port: number): Promise<boolean> {
+  return new Promise((res) => {
     const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
+    s.once('error', () => res(false));
+    s.listen({ port, host: '127.0.0.1', exclusive: true }, () => s.close(() => res(true)));
   });
+}
+
+/** Ports handed out by this process, never twice. */
+const given = new Set<number>();
+
+/**
+ * A TCP port on 127.0.0.1 that was free a moment ago. It is picked below Linux's ephemeral range
+ * (32768+): a port the kernel hands out for `listen(0)` could meanwhile become the local port of one
+ * of the pool's own outgoing connections, and the node meant to listen on it would fail to start.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 12_000 + Math.floor(Math.random() * 20_000);
+    if (given.has(port) || !(await portFree(port))) continue;
+    given.add(port);
+    return port;
+  }
+  throw new Error('no free port found between 12000 and 32000');
 }
 
 /** Polls `fn` until it returns a value (errors count as "not yet"), or fails after `timeoutMs`. */
