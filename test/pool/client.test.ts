@@ -114,11 +114,13 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
   }
 
   /**
-   * A read that must be verified by state proof and multi-signature (or by audit path for GET_TXN).
-   * A node that got the last batch by catch-up holds no multi-signature for its new roots until the
-   * ledger's next batch (consensus.md 3.8), and the SDK then falls back to f+1 identical answers
-   * (verified: false): the read is asked again until a verified answer comes, within two freshness
-   * intervals, and each fallback is printed.
+   * A read of something this test wrote, that must be verified by state proof and multi-signature
+   * (or by audit path for GET_TXN). A node that got the last batch by catch-up holds no
+   * multi-signature for its new roots until the ledger's next batch (consensus.md 3.8), and the SDK
+   * then falls back to f+1 identical answers (verified: false); a write is acknowledged by f+1
+   * nodes, so the node asked may not have ordered it yet and prove its absence (data null). Either
+   * way the read is asked again until a verified answer with data comes, within two freshness
+   * intervals, and each retry is printed.
    */
   async function verifiedRead(req: Request): Promise<Json> {
     const r = await waitFor(
@@ -126,7 +128,8 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
       async () => {
         const out = await client.submitRead({ ...req, reqId: nextReqId() });
         if (!out.verified) console.log(`      [read] type ${String(req.operation.type)} answered without proof by ${out.nodes.join(', ')}; asking again`);
-        return out.verified ? out : undefined;
+        else if (out.result.data === null) console.log(`      [read] type ${String(req.operation.type)}: ${out.nodes.join(', ')} proved it absent (not ordered there yet); asking again`);
+        return out.verified && out.result.data !== null ? out : undefined;
       },
       45_000,
       1000,
