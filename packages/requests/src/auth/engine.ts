@@ -59,46 +59,59 @@ export class AuthorizationEngine implements AuthEngine {
     const key = this.map.findRule(type, action.kind, action.field, old, renderKeyPart(action.newValue));
     if (key === undefined) throw new RequestError(RequestErrorCode.AUTH_NOT_ALLOWED, { request: renderRequest(request) });
     const constraint = this.constraintFor(key)!;
-    this.check(constraint, request, { type, field: action.field, isOwner: action.isOwner });
+    const failure = this.evaluate(constraint, request, { type, field: action.field, isOwner: action.isOwner });
+    if (failure !== undefined) throw failure instanceof RequestError ? failure : new RequestError(failure.code, failure.data);
   }
 
-  private check(c: Constraint, req: ParsedRequest, act: { type: string; field: string; isOwner: boolean }): void {
+  /**
+   * Why `c` does not hold for the request, or undefined when it does. Failures are plain records until one is
+   * reported: an OR tries its branches in turn and most requests fail some of them (a steward's NYM fails the
+   * TRUSTEE branch first), so building an error with its reason text and stack for each would cost more than the
+   * rule itself.
+   */
+  private evaluate(c: Constraint, req: ParsedRequest, act: { type: string; field: string; isOwner: boolean }): Failure | undefined {
     switch (c.constraint_id) {
       case 'FORBIDDEN':
-        throw new RequestError(RequestErrorCode.AUTH_FORBIDDEN);
+        return { code: RequestErrorCode.AUTH_FORBIDDEN };
       case 'AND':
-        for (const child of c.auth_constraints) this.check(child, req, act);
-        return;
-      case 'OR': {
-        const failures: string[] = [];
         for (const child of c.auth_constraints) {
+          const f = this.evaluate(child, req, act);
+          if (f !== undefined) return f;
+        }
+        return undefined;
+      case 'OR': {
+        const failed: [Constraint, Failure][] = [];
+        for (const child of c.auth_constraints) {
+          let f: Failure | undefined;
           try {
-            this.check(child, req, act);
-            return;
+            f = this.evaluate(child, req, act);
           } catch (e) {
             if (!(e instanceof RequestError)) throw e;
-            failures.push(`Constraint: ${constraintText(child)}, Error: ${e.reason}`);
+            f = e;
           }
+          if (f === undefined) return undefined;
+          failed.push([child, f]);
         }
-        throw new RequestError(RequestErrorCode.AUTH_OR_FAILED, { rule: constraintText(c), failures });
+        const failures = failed.map(([child, f]) => `Constraint: ${constraintText(child)}, Error: ${reasonOf(f)}`);
+        return { code: RequestErrorCode.AUTH_OR_FAILED, data: { rule: constraintText(c), failures } };
       }
       case 'ROLE':
-        this.roleCheck(c, req, act);
-        this.endorserCheck(req);
+        return this.roleFailure(c, req, act) ?? this.endorserFailure(req);
     }
   }
 
-  private roleCheck(c: RoleConstraint, req: ParsedRequest, act: { type: string; field: string; isOwner: boolean }): void {
+  private roleFailure(c: RoleConstraint, req: ParsedRequest, act: { type: string; field: string; isOwner: boolean }): Failure | undefined {
     const idr = this.modules.idr;
     if (c.need_to_be_owner && !act.isOwner) {
       const authorRole = idr.roleOf(req.author);
       const authorRoleName = authorRole === null || authorRole === undefined ? 'None role' : roleName(authorRole);
-      throw new RequestError(RequestErrorCode.AUTH_NOT_OWNER, { roleName: authorRoleName, field: act.field, typeName: this.modules.typeName(act.type) });
+      return { code: RequestErrorCode.AUTH_NOT_OWNER, data: { roleName: authorRoleName, field: act.field, typeName: this.modules.typeName(act.type) } };
     }
-    if (c.sig_count <= 0) return;
-    if (!c.off_ledger_signature && idr.roleOf(req.author) === undefined) throw new RequestError(RequestErrorCode.AUTH_AUTHOR_NOT_FOUND, { did: req.author });
-    if (req.multiSigned && !req.signers.some(([d]) => d === req.author)) throw new RequestError(RequestErrorCode.AUTH_AUTHOR_MUST_SIGN);
-    if (this.count(c, req) < c.sig_count) throw new RequestError(RequestErrorCode.AUTH_NOT_ENOUGH_SIGNATURES, { roleName: roleName(c.role) });
+    if (c.sig_count <= 0) return undefined;
+    if (!c.off_ledger_signature && idr.roleOf(req.author) === undefined) return { code: RequestErrorCode.AUTH_AUTHOR_NOT_FOUND, data: { did: req.author } };
+    if (req.multiSigned && !req.signers.some(([d]) => d === req.author)) return { code: RequestErrorCode.AUTH_AUTHOR_MUST_SIGN };
+    if (this.count(c, req) < c.sig_count) return { code: RequestErrorCode.AUTH_NOT_ENOUGH_SIGNATURES, data: { roleName: roleName(c.role) } };
+    return undefined;
   }
 
   /** count(c) of auth-rules.md §5.1. */
@@ -118,24 +131,32 @@ export class AuthorizationEngine implements AuthEngine {
   }
 
   /** endorserCheck of auth-rules.md §5.3. */
-  private endorserCheck(req: ParsedRequest): void {
+  private endorserFailure(req: ParsedRequest): Failure | undefined {
     const idr = this.modules.idr;
     const endorser = req.endorser;
-    if (endorser !== null && idr.roleOf(endorser) !== ENDORSER) throw new RequestError(RequestErrorCode.AUTH_ENDORSER_ROLE);
+    if (endorser !== null && idr.roleOf(endorser) !== ENDORSER) return { code: RequestErrorCode.AUTH_ENDORSER_ROLE };
     if (endorser !== null && endorser !== req.author && (!req.multiSigned || !req.signers.some(([d]) => d === endorser))) {
-      throw new RequestError(RequestErrorCode.AUTH_ENDORSER_MUST_SIGN);
+      return { code: RequestErrorCode.AUTH_ENDORSER_MUST_SIGN };
     }
-    if (!req.multiSigned) return;
-    if (req.signers.length === 1 && req.signers[0]![0] === req.author) return;
+    if (!req.multiSigned) return undefined;
+    if (req.signers.length === 1 && req.signers[0]![0] === req.author) return undefined;
     const authorRole = idr.roleOf(req.author);
-    if (authorRole !== undefined && authorRole !== null && PRIVILEGED.has(authorRole)) return;
+    if (authorRole !== undefined && authorRole !== null && PRIVILEGED.has(authorRole)) return undefined;
     const anyPrivileged = req.signers.some(([d]) => {
       const r = idr.roleOf(d);
       return r !== undefined && r !== null && PRIVILEGED.has(r);
     });
-    if (!anyPrivileged) return;
-    if (endorser === null) throw new RequestError(RequestErrorCode.AUTH_ENDORSER_FIELD_REQUIRED);
+    if (!anyPrivileged) return undefined;
+    if (endorser === null) return { code: RequestErrorCode.AUTH_ENDORSER_FIELD_REQUIRED };
+    return undefined;
   }
+}
+
+/** An unmet constraint: the error it is reported as, built only when reported (a thrown one kept as it is). */
+type Failure = { code: RequestErrorCode; data?: Record<string, unknown> } | RequestError;
+
+function reasonOf(f: Failure): string {
+  return f instanceof RequestError ? f.reason : new RequestError(f.code, f.data).reason;
 }
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
