@@ -52,7 +52,10 @@ function rootKey(stateRoot: string | Uint8Array): string {
   return b58encode(stateRoot);
 }
 
-/** Decoded multi-signatures kept in memory: every verified read asks for the one of the latest state root. */
+/**
+ * Decoded multi-signatures kept in memory: every verified read asks for the one of the latest state root. The cache
+ * sees the writes made through its own instance only: one BlsStore per database.
+ */
 const RECENT = 64;
 
 export class BlsStore {
