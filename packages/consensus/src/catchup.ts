@@ -11,6 +11,8 @@ const AUDIT = 3;
 const LEDGER_ORDER = [0, 2, 1] as const;
 const CATCHUP_BATCH_SIZE = 50;
 const CATCHUP_MAX_TXNS_PER_REQ = 2000;
+/** minimum gap between two status answers to one peer for one ledger (below the 2 s status retry) */
+const STATUS_ANSWER_INTERVAL_MS = 1000;
 
 export interface CatchupHooks {
   /** catch-up started: revert unordered batches, stash 3PC */
@@ -37,6 +39,8 @@ export class Catchup {
   active = false;
   rounds = 0;
   private statuses = new Map<string, LedgerStatus>();
+  /** `peer|ledgerId` -> when this node last answered that peer's status (answerStatus) */
+  private readonly statusAnsweredAt = new Map<string, number>();
   private proofs = new Map<string, ConsistencyProof>();
   private phase: Phase | undefined;
   private pendingLedgers: number[] = [];
@@ -77,12 +81,27 @@ export class Catchup {
       if (st.txnSeqNo === own.size && st.merkleRoot === own.root) return;
     }
     if (st.txnSeqNo >= own.size) {
-      if (!this.active || st.ledgerId !== AUDIT) ctx.send(from, { op: 'LEDGER_STATUS', ledgerId: st.ledgerId, txnSeqNo: own.size, viewNo: 0, ppSeqNo: 0, merkleRoot: own.root, protocolVersion: 2 });
+      if (!this.active || st.ledgerId !== AUDIT) this.answerStatus(from, st.ledgerId, own);
       return;
     }
     // peer is behind: prove how this node's ledger extends the peer's
     if (ex.rootAt(st.ledgerId, st.txnSeqNo) !== st.merkleRoot) return;
     ctx.send(from, this.proofFor(st.ledgerId, st.txnSeqNo, own.size));
+  }
+
+  /**
+   * This node's status to a peer that is not behind it, at most once per STATUS_ANSWER_INTERVAL_MS
+   * per peer and ledger. A LEDGER_STATUS does not say whether it asks or answers: two nodes at the
+   * same size that are both done catching up would otherwise answer each other's answers forever
+   * (a late or duplicated reply starts it, and every duplicate on the way starts another exchange).
+   * A leecher whose status went unanswered asks again after the status round's 2 s retry.
+   */
+  private answerStatus(to: string, ledgerId: number, own: { size: number; root: string }): void {
+    const key = `${to}|${ledgerId}`;
+    const now = this.ctx.now();
+    if (now - (this.statusAnsweredAt.get(key) ?? Number.NEGATIVE_INFINITY) < STATUS_ANSWER_INTERVAL_MS) return;
+    this.statusAnsweredAt.set(key, now);
+    this.ctx.send(to, { op: 'LEDGER_STATUS', ledgerId, txnSeqNo: own.size, viewNo: 0, ppSeqNo: 0, merkleRoot: own.root, protocolVersion: 2 });
   }
 
   private proofFor(ledgerId: number, oldSize: number, newSize: number): ConsistencyProof {

@@ -181,7 +181,12 @@ export class Repair {
       }
       const lagging = this.highestSeen - ctx.lastOrdered.ppSeqNo > ctx.opts.max3pcBatchesInFlight;
       if (!lagging && !this.followUp && now - ctx.lastOrderedAt < retry) return;
+      // a checkpoint stable among the others above lastOrdered is evidence on its own: a node that
+      // missed the last batches before the pool went idle has nothing else telling it (no pending
+      // requests, no later 3PC traffic), and the peers answer its probes with that checkpoint
+      const behind = this.behindStableCheckpoint?.() === true;
       const evidence =
+        behind ||
         this.followUp ||
         this.highestSeen >= k ||
         ctx.lastPrePrepareSeqNo >= k ||
@@ -190,7 +195,7 @@ export class Repair {
         this.intake.hasStalePending(now, 2 * retry);
       if (!evidence) return;
       // peers have collected the 3PC messages below their stable checkpoint: only catch-up helps
-      if (now - ctx.lastOrderedAt >= 2 * retry && this.behindStableCheckpoint?.() === true) {
+      if (behind && now - ctx.lastOrderedAt >= 2 * retry) {
         this.lastProbeAt = now;
         this.onBehindCheckpoint?.();
         return;

@@ -45,6 +45,8 @@ export class ViewChanger {
   /** authors caught sending different VIEW_CHANGEs for the view being entered */
   private readonly vcEquivocators = new Set<string>();
   private pendingNewView: NewView | undefined;
+  /** the view whose NEW_VIEW named validators unknown here and made this node catch up (once per view) */
+  private registryCatchupView: number | undefined;
   private readonly relayedVcs = new Map<string, Set<string>>();
   private missingOld: BatchId[] = [];
   private newViewDeadline = Number.POSITIVE_INFINITY;
@@ -157,6 +159,21 @@ export class ViewChanger {
       const list = this.oldPreprepared.get(b.pp_seq_no) ?? [];
       if (!list.some((e) => e.pp_digest === b.pp_digest && e.pp_view_no === b.pp_view_no)) this.oldPreprepared.set(b.pp_seq_no, [...list, b]);
     }
+  }
+
+  /**
+   * A batch this node had ordered, re-proposed by the NEW_VIEW of the current view and vouched for
+   * with PREPARE and COMMIT in it: like the nodes that re-order it, this node now holds it
+   * pre-prepared and prepared in this view, and its next VIEW_CHANGE says so. Otherwise a node that
+   * re-ordered the batch here lists it at this view while the others list an older one: its entry
+   * disqualifies theirs as prepared witnesses (an older view_no) and lacks f+1 pre-prepared
+   * witnesses of its own, so the next NEW_VIEW can neither carry the batch nor prove it null.
+   */
+  private notePreparedInView(b: BatchId): void {
+    this.oldPrepared.set(b.pp_seq_no, b);
+    const list = (this.oldPreprepared.get(b.pp_seq_no) ?? []).filter((e) => e.pp_digest !== b.pp_digest);
+    list.push(b);
+    this.oldPreprepared.set(b.pp_seq_no, list);
   }
 
   /** Garbage collection at a stable checkpoint. */
@@ -286,8 +303,16 @@ export class ViewChanger {
   private tryValidateNewView(): void {
     const ctx = this.ctx;
     const nv = this.pendingNewView;
-    if (nv === undefined) return;
+    if (nv === undefined || ctx.catchingUp) return;
     const authors = new Set(nv.viewChanges.map(([a]) => a).filter((a) => ctx.isValidator(a)));
+    if (authors.size !== nv.viewChanges.length && this.registryCatchupView !== nv.viewNo) {
+      // VIEW_CHANGEs of validators this node does not know: its registry may be behind (a NODE txn
+      // the others ordered and it did not). Once per view, catch up first and validate again after
+      // (the NEW_VIEW stays pending); no suspicion, as the primary may be right.
+      this.registryCatchupView = nv.viewNo;
+      this.hooks.onCatchupNeeded(nv.checkpoint);
+      return;
+    }
     if (authors.size < ctx.quorums.strong || authors.size !== nv.viewChanges.length) {
       this.pendingNewView = undefined;
       ctx.suspect(ctx.primaryName(), Suspicion.NEW_VIEW_INVALID_BATCHES, true);
@@ -357,7 +382,10 @@ export class ViewChanger {
     for (const b of batches) {
       const saved = this.oldViewPPs.get(ppKey(b.pp_view_no, b.pp_seq_no, b.pp_digest));
       if (b.pp_seq_no <= ctx.lastOrdered.ppSeqNo) {
-        if (saved?.applied !== undefined) this.vouchForOrdered(saved.pp, saved.applied, primary);
+        if (saved?.applied !== undefined) {
+          this.vouchForOrdered(saved.pp, saved.applied, primary);
+          this.notePreparedInView({ ...b, view_no: ctx.viewNo });
+        }
         continue;
       }
       if (saved === undefined) {

@@ -16,6 +16,8 @@ export interface SimulationOptions {
   requests?: number;
   /** consensus option overrides for every node */
   consensus?: Partial<ConsensusOptions>;
+  /** events after which the run stops and fails as a runaway (default 2,000,000; normal runs take well under 200,000) */
+  maxEvents?: number;
 }
 
 export interface SimulationResult {

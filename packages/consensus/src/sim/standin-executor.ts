@@ -1,5 +1,5 @@
-// STAND-IN EXECUTOR for the simulator, to be replaced by the executor of @quire/requests over
-// @quire/storage (through an adapter implementing BatchExecutor) as soon as that lands.
+// STAND-IN EXECUTOR of the simulator's fast in-memory world (the consensus package's own tests;
+// the node package runs the same scenarios over the real executor and storage).
 //
 // It keeps ledgers and states in memory with hash-chained roots (root_i = SHA-256(root_{i-1} ||
 // SHA-256(txn_i))), applies NYM-like writes `{dest, verkey}` on the domain ledger with one dynamic
@@ -7,54 +7,19 @@
 // the pool ledger (registry and BLS keys per pool state root, standin-pool.ts), appends one audit
 // txn per batch (with `nodeReg`), and separates committed from uncommitted data exactly as the real
 // executor must: a crash drops everything uncommitted and keeps the rest.
-import { b58encode, canonicalJson, sha256 } from '@quire/common';
+import { canonicalJson } from '@quire/common';
 import type { AppliedBatch, ApplyBatchInput, AuditSummary, CommittedBatch, SignedLedgerRoots } from '../interfaces.js';
 import type { SimExecutor } from './backend.js';
 import type { MultiSignature } from '../messages.js';
+import { ChainLedger, EMPTY_ROOT, chain, chainHashed, leafHash } from './standin-ledger.js';
 import { applyNodeTxn, blsKeyIn, EMPTY_POOL, type PoolView, VALIDATOR } from './standin-pool.js';
 
-const EMPTY_ROOT = b58encode(sha256(new Uint8Array(0)));
 const LEDGERS = [0, 1, 2] as const;
 const AUDIT = 3;
-
-function leafHash(item: string): string {
-  return b58encode(sha256(item));
-}
-
-function chainHashed(prev: string, leaf: string): string {
-  return b58encode(sha256(`${prev}|${leaf}`));
-}
-
-function chain(prev: string, item: string): string {
-  return chainHashed(prev, leafHash(item));
-}
 
 /** The NODE txn `dest` the simulator uses for an alias (stands for the node's verkey). */
 export function nodeDest(alias: string): string {
   return `node-${alias}`;
-}
-
-class ChainLedger {
-  readonly txns: string[] = [];
-  /** roots[i] = root after i txns */
-  readonly roots: string[] = [EMPTY_ROOT];
-  committed = 0;
-
-  get size(): number {
-    return this.txns.length;
-  }
-  get root(): string {
-    return this.roots[this.txns.length]!;
-  }
-  append(txn: string): void {
-    const next = chain(this.root, txn);
-    this.txns.push(txn);
-    this.roots.push(next);
-  }
-  truncate(size: number): void {
-    this.txns.length = size;
-    this.roots.length = size + 1;
-  }
 }
 
 interface AppliedRecord {

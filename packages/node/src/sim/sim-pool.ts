@@ -4,22 +4,17 @@
 // clients send real signed requests (sim-workload.ts). This module is also the runner module of
 // `runSweep` (`SIM_RUNNER`): sweep workers load it and call `simulate`.
 import { fileURLToPath } from 'node:url';
-import { Simulation, type SimulationOptions, type SimulationResult } from '@quire/consensus';
+import { Simulation, type SimPool, type SimPoolContext, type SimulationOptions, type SimulationResult } from '@quire/consensus';
 import { SignatureVerifier } from '@quire/requests';
 import { simDomainGenesis, simPoolGenesis } from './sim-identities.js';
 import { type SimConsensusExecutor, SimReplica, type SimRunShared } from './sim-replica.js';
 import { SimWorkload } from './sim-workload.js';
 
 /** What the simulator tells the pool of one run. */
-export interface SimRunContext {
-  seed: number;
-  /** genesis validators, Node1..Nn */
-  genesis: readonly string[];
-  /** the node that joins by a NODE txn (membership mix) */
-  joiner?: string;
-}
+export type SimRunContext = SimPoolContext;
 
-export interface RealSimPool {
+/** The real stack's implementation of the simulator's world contract. */
+export interface RealSimPool extends SimPool<SimConsensusExecutor> {
   replica(alias: string): Promise<SimReplica>;
   readonly workload: SimWorkload;
   close(): Promise<void>;

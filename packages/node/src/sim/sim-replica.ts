@@ -6,7 +6,17 @@
 // store holds the last completed atomic write); a restart opens everything again from it, as a
 // node process does at startup.
 import { b58decode, b58encode, parseJson } from '@quire/common';
-import { type ConsensusCrypto, type MultiSignature, type RequestAnalyzer, type RequestCheck, type ClientRequestBody, createBlsConsensusCrypto } from '@quire/consensus';
+import {
+  type ClientRequestBody,
+  type ConsensusCrypto,
+  type MultiSignature,
+  type RequestAnalyzer,
+  type RequestCheck,
+  type SimAuditEntry,
+  type SimExecutor,
+  type SimReplica as SimReplicaContract,
+  createBlsConsensusCrypto,
+} from '@quire/consensus';
 import { type BlsSecretKey, LruCache } from '@quire/crypto';
 import { RequestExecutor, type SignatureVerifier, type Txn } from '@quire/requests';
 import { type KvStore, openMemoryKvStore, parseGenesis } from '@quire/storage';
@@ -36,7 +46,7 @@ const popChecked = new Map<string, Uint8Array | null>();
 const decoder = new TextDecoder();
 
 /** The node's ConsensusExecutor plus the read-only view of its committed storage the simulator's checkers use. */
-export class SimConsensusExecutor extends ConsensusExecutor {
+export class SimConsensusExecutor extends ConsensusExecutor implements SimExecutor {
   private readonly rootSets = new Map<number, { size: number; roots: Set<string> }>();
 
   constructor(
@@ -72,7 +82,7 @@ export class SimConsensusExecutor extends ConsensusExecutor {
     return bytes === undefined ? undefined : Buffer.from(bytes).toString('base64');
   }
 
-  auditEntry(seqNo: number): { viewNo: number; ppSeqNo: number; ppTime: number } {
+  auditEntry(seqNo: number): SimAuditEntry {
     const t = this.ledgerOf(3).getSync(seqNo) as { txn?: { data?: { viewNo?: unknown; ppSeqNo?: unknown } }; txnMetadata?: { txnTime?: unknown } } | undefined;
     return { viewNo: Number(t?.txn?.data?.viewNo), ppSeqNo: Number(t?.txn?.data?.ppSeqNo), ppTime: Number(t?.txnMetadata?.txnTime) };
   }
@@ -113,7 +123,7 @@ class SharedCheckAnalyzer implements RequestAnalyzer {
   }
 }
 
-export class SimReplica {
+export class SimReplica implements SimReplicaContract<SimConsensusExecutor> {
   executor!: SimConsensusExecutor;
   requests!: RequestAnalyzer;
   crypto!: ConsensusCrypto;

@@ -7,7 +7,7 @@
 // - NODE txns of the membership mix by the owning steward: a new validator with its BLS key and
 //   proof of possession, a BLS key rotation, demotion and promotion.
 import { sha256, signatureInput } from '@quire/common';
-import type { ClientRequestBody } from '@quire/consensus';
+import type { ClientRequestBody, SimWorkload as SimWorkloadContract } from '@quire/consensus';
 import { Ed25519Signer } from '@quire/crypto';
 import { parseRequest } from '@quire/requests';
 import { ownerOf, simBlsKey, simNodeAddress, simNodeKeys, stewardSigner, trusteeSigner } from './sim-identities.js';
@@ -22,7 +22,7 @@ function sign(author: Ed25519Signer, reqId: number, operation: Record<string, un
   return req as ClientRequestBody;
 }
 
-export class SimWorkload {
+export class SimWorkload implements SimWorkloadContract {
   private nextNodeReqId = 1_800_000_000_000;
   private readonly authors: Ed25519Signer[];
 

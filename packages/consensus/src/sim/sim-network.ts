@@ -1,0 +1,113 @@
+// The simulated network of a run (consensus.md §12.2): per-message latency, drops, duplicates and
+// slow tails while the faults last, partitions, Byzantine rewriting of a sender's messages, twins
+// that talk to one side of the pool, and the gossip relays of PRE-PREPAREs. Every choice comes from
+// the run's network PRNG, in event order, so a run stays reproducible from its seed.
+import type { NodeMessage } from '../messages.js';
+import type { SimExecutor } from './backend.js';
+import { byzantineTransform } from './byzantine.js';
+import type { EventQueue } from './event-queue.js';
+import type { FaultMix } from './faults.js';
+import type { Prng } from './prng.js';
+import type { SimNode } from './sim-run.js';
+
+/** What the network needs from the simulation around it. */
+export interface SimNetworkContext<E extends SimExecutor> {
+  readonly queue: EventQueue;
+  /** the network's own PRNG (forked from the run's) */
+  readonly rng: Prng;
+  readonly mix: FaultMix;
+  /** every pool node alias */
+  readonly names: readonly string[];
+  /** every incarnation (twins share an alias) */
+  readonly nodes: readonly SimNode<E>[];
+  /** drops, partitions, duplicates and slow tails end at this simulated time */
+  readonly healAtMs: number;
+  /** hands a delivered message to the target's core */
+  deliver(target: SimNode<E>, origin: string, msg: unknown): void;
+}
+
+/** PRE-PREPAREs a node relays are remembered up to this many, then forgotten at once */
+const RELAY_MEMORY = 4096;
+
+export class SimNetwork<E extends SimExecutor> {
+  private partition: Set<string> | null = null;
+  /** deliveries attempted (dropped ones included) */
+  messages = 0;
+
+  constructor(private readonly ctx: SimNetworkContext<E>) {}
+
+  /** Cuts the nodes of `side` off from the others (until `heal`). */
+  cut(side: Set<string>): void {
+    this.partition = side;
+  }
+
+  heal(): void {
+    this.partition = null;
+  }
+
+  /** A message of `from` to every other pool node (gossip: receivers relay PRE-PREPAREs). */
+  broadcast(from: SimNode<E>, msg: NodeMessage): void {
+    for (const to of this.ctx.names) if (to !== from.name) this.send(from, to, msg, true);
+  }
+
+  /** A message of `from` to `to`; a Byzantine sender's behaviour rewrites it first. */
+  send(from: SimNode<E>, to: string, msg: NodeMessage, gossip = false): void {
+    const outgoing: unknown[] =
+      from.byzantine === undefined ? [msg] : byzantineTransform(from.byzantine, msg, to, this.ctx.names, this.ctx.rng, from.history);
+    if (from.byzantine !== undefined && msg.op !== 'MESSAGE_RESPONSE') {
+      from.history.push(msg);
+      if (from.history.length > 200) from.history.shift();
+    }
+    for (const m of outgoing) for (const target of this.incarnations(to, from)) this.transmit(from, from.name, target, m, gossip);
+  }
+
+  /** The running incarnations of `alias` that `from` can reach (twins talk to their own side only). */
+  private incarnations(alias: string, from: SimNode<E>): SimNode<E>[] {
+    return this.ctx.nodes.filter((n) => n.name === alias && n.started && (from.side === undefined || n.side === undefined || n.side === from.side));
+  }
+
+  /**
+   * One delivery over a link. `origin` is the consensus sender (the gossip originator); `via` the
+   * node whose link carries it (the originator, or a relaying peer).
+   */
+  private transmit(via: SimNode<E>, origin: string, target: SimNode<E>, msg: unknown, gossip: boolean): void {
+    const { rng, queue, mix } = this.ctx;
+    const now = queue.now;
+    const chaos = now < this.ctx.healAtMs;
+    this.messages++;
+    if (chaos) {
+      if (this.partition !== null && this.partition.has(via.name) !== this.partition.has(target.name)) return;
+      if (rng.chance(mix.drop)) return;
+    }
+    const [lo, hi] = chaos ? mix.latencyMs : [1, 4];
+    const copies = chaos && rng.chance(mix.duplicate) ? 2 : 1;
+    for (let c = 0; c < copies; c++) {
+      const delay = rng.int(lo, hi) + (chaos && rng.chance(mix.slowTail) ? rng.int(hi, hi * 20) : 0);
+      const epoch = target.epoch;
+      queue.schedule(now + delay, () => {
+        if (!target.alive || target.epoch !== epoch) return;
+        this.ctx.deliver(target, origin, msg);
+        if (gossip) this.relay(target, origin, msg);
+      });
+    }
+  }
+
+  /**
+   * Gossip relays (consensus.md §9.2): every receiver forwards a new message, signed by its
+   * originator, to its peers, so that conflicting PRE-PREPAREs of one primary reach every node
+   * and each honest node can vote 60. Modelled for PRE-PREPAREs only, the one message whose
+   * conflicting copies are evidence; the loss of other messages is left to MESSAGE_REQUEST repair.
+   */
+  private relay(node: SimNode<E>, origin: string, msg: unknown): void {
+    if (node.byzantine !== undefined || typeof msg !== 'object' || msg === null || (msg as { op?: unknown }).op !== 'PREPREPARE') return;
+    const pp = msg as { viewNo: number; ppSeqNo: number; digest: string; stateRootHash: string; auditTxnRootHash: string };
+    const key = `${origin}|${pp.viewNo}|${pp.ppSeqNo}|${pp.digest}|${pp.stateRootHash}|${pp.auditTxnRootHash}`;
+    if (node.relayed.has(key)) return;
+    node.relayed.add(key);
+    if (node.relayed.size > RELAY_MEMORY) node.relayed.clear();
+    for (const alias of this.ctx.names) {
+      if (alias === node.name || alias === origin) continue;
+      for (const target of this.incarnations(alias, node)) this.transmit(node, origin, target, msg, false);
+    }
+  }
+}
