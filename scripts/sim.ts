@@ -1,10 +1,14 @@
 // Seed sweep over the deterministic consensus simulator, on the real executor and storage (the
 // node's ConsensusExecutor over @quire/requests and @quire/storage, real genesis, real signed
 // requests); `--stand-in` runs the consensus package's fast in-memory stand-in instead.
-//   npm run sim -- --seeds 50 [--nodes 4|7] [--faults MIX] [--start S] [--jobs 2] [--json]
+//   npm run sim -- --seeds 50 [--nodes 4|7] [--faults MIX] [--start S | --random] [--jobs 2] [--json]
 //   npm run sim -- --seed 17 --nodes 4 --faults net          (replay one run)
-// Prints one summary line (and, for each failing seed, its violations and the command that replays
-// it); exits non-zero on any failure.
+// While running, prints a progress line to stderr every --progress seeds (seeds done, failures so
+// far, elapsed time) and the replay command of each failure as it happens; at the end, one summary
+// line on stdout (and, for each failing seed, its violations and replay command); exits non-zero
+// on any failure.
+import { randomInt } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { FAULT_MIXES, SWEEP_MIXES, replayCommand, runSweep, type SimulationOptions, type SimulationResult } from '@quire/consensus';
 import { SIM_RUNNER } from '../packages/node/src/sim/index.js';
@@ -22,6 +26,7 @@ const program = new Command()
   .description('Run seeded consensus simulations and check safety, liveness and multi-signatures.')
   .option('--seeds <n>', 'number of seeds to run', int('seeds', 1), 20)
   .option('--start <n>', 'first seed', int('start', 0), 1)
+  .option('--random', 'start at a fresh random seed (printed, so that the sweep can be replayed with --start)')
   .option('--seed <n>', 'run exactly this seed (replay)', int('seed', 0))
   .option('--nodes <n>', 'pool size: 4 or 7 (default: alternate)', int('nodes', 1))
   .option('--faults <mix>', `fault mix: ${Object.keys(FAULT_MIXES).join(', ')} (default: cycle)`)
@@ -29,10 +34,24 @@ const program = new Command()
   .option('--jobs <n>', 'processes running seeds in parallel', int('jobs', 1), 1)
   .option('--stand-in', "the consensus package's in-memory stand-in executor instead of the real one")
   .option('--json', 'machine-readable output')
-  .option('--quiet', 'no progress line');
+  .option('--progress <n>', 'progress line every n seeds (0: none)', int('progress', 0), 100)
+  .option('--quiet', 'no progress output');
 
 program.parse();
-const o = program.opts<{ seeds: number; start: number; seed?: number; nodes?: number; faults?: string; requests?: number; jobs: number; standIn?: boolean; json?: boolean; quiet?: boolean }>();
+const o = program.opts<{
+  seeds: number;
+  start: number;
+  random?: boolean;
+  seed?: number;
+  nodes?: number;
+  faults?: string;
+  requests?: number;
+  jobs: number;
+  progress: number;
+  standIn?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+}>();
 
 if (o.faults !== undefined && FAULT_MIXES[o.faults] === undefined) {
   console.error(`sim: unknown fault mix "${o.faults}" (known: ${Object.keys(FAULT_MIXES).join(', ')})`);
@@ -43,7 +62,9 @@ if (o.nodes !== undefined && o.nodes !== 4 && o.nodes !== 7) {
   process.exit(2);
 }
 
-const seeds = o.seed !== undefined ? [o.seed] : Array.from({ length: o.seeds }, (_, i) => o.start + i);
+const start = o.random === true ? randomInt(1, 2 ** 31 - o.seeds) : o.start;
+if (o.random === true && o.seed === undefined) process.stderr.write(`sim: seeds ${start}..${start + o.seeds - 1} (replay: --start ${start} --seeds ${o.seeds})\n`);
+const seeds = o.seed !== undefined ? [o.seed] : Array.from({ length: o.seeds }, (_, i) => start + i);
 const runs: SimulationOptions[] = seeds.map((seed, i) => ({
   seed,
   nodes: o.nodes ?? (i % 2 === 0 ? 4 : 7),
@@ -51,14 +72,24 @@ const runs: SimulationOptions[] = seeds.map((seed, i) => ({
   ...(o.requests !== undefined ? { requests: o.requests } : {}),
 }));
 const started = Date.now();
+const seconds = (): string => ((Date.now() - started) / 1000).toFixed(1);
+const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+const replay = (r: SimulationResult): string => `${replayCommand(r)}${o.standIn === true ? ' --stand-in' : ''}`;
+const progress = !o.quiet && o.progress > 0 && runs.length > 1;
+let failures = 0;
 const results: SimulationResult[] = await runSweep(runs, {
   jobs: o.jobs,
   ...(o.standIn === true ? {} : { runner: SIM_RUNNER }),
-  onResult: (_r, done) => {
-    if (!o.json && !o.quiet && process.stderr.isTTY) process.stderr.write(`\r${done}/${runs.length} seeds`);
+  onResult: (r, done) => {
+    if (!r.ok) {
+      failures++;
+      if (!o.quiet) process.stderr.write(`sim: seed ${r.seed} failed (${r.violations[0] ?? 'no violation reported'}); replay: ${replay(r)}\n`);
+    }
+    if (progress && (done % o.progress === 0 || done === runs.length)) {
+      process.stderr.write(`sim: ${done}/${runs.length} seeds done, ${failures} failed, ${seconds()} s, load average ${load()}\n`);
+    }
   },
 });
-if (!o.json && !o.quiet && process.stderr.isTTY) process.stderr.write('\n');
 
 const failed = results.filter((r) => !r.ok);
 const elapsed = (Date.now() - started) / 1000;
@@ -67,14 +98,17 @@ if (o.json) {
 } else {
   const batches = results.reduce((a, r) => a + r.orderedBatches, 0);
   const reqs = results.reduce((a, r) => a + r.orderedRequests, 0);
-  console.log(
+  const summary =
     `sim (${o.standIn === true ? 'stand-in' : 'real'} executor): ${results.length} runs, ${results.length - failed.length} passed, ${failed.length} failed; ` +
-      `${batches} batches and ${reqs} requests ordered (per honest node, summed); ${results.filter((r) => r.maxView > 0).length} runs changed view; ${elapsed.toFixed(1)} s`,
-  );
+    `${batches} batches and ${reqs} requests ordered (per honest node, summed); ${results.filter((r) => r.maxView > 0).length} runs changed view; ` +
+    `${elapsed.toFixed(1)} s, ${o.jobs} job(s), load average ${load()}`;
+  console.log(summary);
   for (const r of failed) {
     console.log(`FAIL seed ${r.seed} nodes ${r.nodes} faults ${r.faults}:`);
     for (const v of r.violations.slice(0, 8)) console.log(`  ${v}`);
-    console.log(`  replay: ${replayCommand(r)}${o.standIn === true ? ' --stand-in' : ''}`);
+    console.log(`  replay: ${replay(r)}`);
   }
+  // the summary stays the last line
+  if (failed.length > 0) console.log(summary);
 }
 process.exit(failed.length > 0 ? 1 : 0);
