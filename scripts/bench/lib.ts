@@ -11,7 +11,7 @@
 // - load: the one-minute load average when the figure was taken.
 //
 // A target, when given, is judged on the wall-clock and on the CPU rate.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 
@@ -62,6 +62,27 @@ function mainThreadCpuMs(): number | undefined {
     const st = readFileSync('/proc/thread-self/stat', 'utf8');
     const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
     return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time (ms) of the main thread and of all other threads of the process together (LevelDB's
+ * compaction and write threads, libuv's pool, V8's helpers), from /proc (Linux); undefined elsewhere.
+ */
+export function threadCpuMs(): { main: number; others: number } | undefined {
+  try {
+    let main = 0;
+    let others = 0;
+    for (const tid of readdirSync('/proc/self/task')) {
+      const st = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+      const ms = ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+      if (tid === String(process.pid)) main += ms;
+      else others += ms;
+    }
+    return { main, others };
   } catch {
     return undefined;
   }

@@ -29,6 +29,12 @@ export interface KvStore {
   close(): Promise<void>;
   /** True once close() has been called. */
   readonly closed: boolean;
+  /**
+   * A property of the storage engine for diagnostics (LevelDB: `leveldb.stats`,
+   * `leveldb.num-files-at-level<N>`, ...); undefined for an engine without one. Throws KV_CLOSED
+   * after close().
+   */
+  engineProperty(name: string): string | undefined;
 }
 
 /** Listener told once when a batch has been written (error undefined) or has failed. */

@@ -56,6 +56,8 @@ interface LevelDb {
   getMany(keys: Bytes[]): Promise<(Bytes | undefined)[]>;
   batch(): LevelChainedBatch;
   iterator(opts: Record<string, unknown>): LevelIterator;
+  /** classic-level only; memory-level has none */
+  getProperty?(name: string): string;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -113,6 +115,16 @@ class LevelKvStore implements KvStore {
 
   get closed(): boolean {
     return this.#closing !== undefined;
+  }
+
+  engineProperty(name: string): string | undefined {
+    this.#checkOpen();
+    if (this.#db.getProperty === undefined) return undefined;
+    try {
+      return this.#db.getProperty(name);
+    } catch (e) {
+      throw this.#wrap('property', e);
+    }
   }
 
   prefix(bucket: string): Bytes {

@@ -187,6 +187,18 @@ for (const [name, make] of backends) {
       await expectCode(() => kv.iterate('x'), StorageErrorCode.KV_CLOSED);
       await expectCode(batch.write(), StorageErrorCode.KV_CLOSED);
       expect((told as StorageError).code).to.equal(StorageErrorCode.KV_CLOSED);
+      await expectCode(() => kv.engineProperty('leveldb.stats'), StorageErrorCode.KV_CLOSED);
+    });
+
+    it('reports engine properties for diagnostics where the engine has them', async () => {
+      await kv.batch().put('p', b('k'), b('v')).write();
+      const stats = kv.engineProperty('leveldb.stats');
+      if (name === 'classic-level') {
+        expect(stats).to.be.a('string').and.to.include('Compactions');
+        expect(kv.engineProperty('leveldb.num-files-at-level0')).to.match(/^\d+$/);
+      } else {
+        expect(stats).to.equal(undefined);
+      }
     });
 
     if (name === 'classic-level') {
