@@ -37,3 +37,9 @@ export type { CatchupResult } from './pool/catchup.js';
 export type { NodeAnswer, NodeFailure } from './pool/exchange.js';
 export { NodeConnection, peerIdOfDest, clientMultiaddr } from './transport/connection.js';
 export type { NodeAddress, NodeMessage } from './transport/connection.js';
+
+// following the ordered-batch topic as an observer
+export { BatchFollower, defaultBatchFollowerOptions } from './follow/batch-follower.js';
+export type { BatchFollowerEvents, BatchFollowerOptions, BatchFollowerStats, FollowedBatch, FollowGap } from './follow/batch-follower.js';
+export { AnnouncementError, agreementKey, decodeAnnouncement, ownMultiSignature, rootAfterAppend, verifySender, verifyTxnsAgainstRoot } from './follow/announcement.js';
+export type { AnnouncementProblem } from './follow/announcement.js';

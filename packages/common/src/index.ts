@@ -111,6 +111,10 @@ export { requestToTxn, reqSignatureOf, attribRawHash } from './request-to-txn.js
 export type { RequestToTxnOptions } from './request-to-txn.js';
 export { AUDIT_INTEGER_KEYED_FIELDS, integerKeyedMap, restoreAuditIntegerKeys } from './audit.js';
 
+// ordered-batch announcements (consensus.md 9.2)
+export { orderedBatchTopic, observedBatchDigest, observedBatchSigningInput, observedBatchSigningInputOfDigest } from './observed-batch.js';
+export type { BatchCommitted, MultiSigTuple, ObservedBatch } from './observed-batch.js';
+
 // the client protocol's framing and envelopes (/quire/client/1.0.0), shared by node and client
 export {
   ClientWireError,

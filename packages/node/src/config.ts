@@ -3,6 +3,7 @@
 // data directory unless absolute.
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
+import { b58decodeOrUndefined } from '@quire/common';
 import { defaultConsensusOptions } from '@quire/consensus';
 import type { ConsensusOptions } from '@quire/consensus';
 import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
@@ -41,6 +42,14 @@ export interface UpgradeConfig {
   timeoutSec: number;
 }
 
+/** A peer admitted to the node host to follow the ordered-batch topic (consensus.md §9.1), never to take part. */
+export interface ObserverConfig {
+  /** the observer's name (distinct from every validator alias and every other observer) */
+  name: string;
+  /** base58 of the observer's 32-byte ed25519 public key; its libp2p PeerId is derived from it */
+  dest: string;
+}
+
 export interface NodeConfig {
   /** the node's alias; `null` takes the name written by `quire-node init` into the key file */
   name: string | null;
@@ -62,6 +71,8 @@ export interface NodeConfig {
   clientHost: string | null;
   /** listen port of the client host; `null` = `client_port` of this node's NODE txn */
   clientPort: number | null;
+  /** peers admitted to connect to the node host and follow `/quire/<poolId>/ordered/1` (no consensus streams) */
+  observers: ObserverConfig[];
   /** consensus timers and sizes (consensus.md §10, Quire column) */
   consensus: ConsensusTimers;
   limits: NodeLimits;
@@ -87,6 +98,7 @@ export const defaultNodeConfig: NodeConfig = {
   nodePort: null,
   clientHost: null,
   clientPort: null,
+  observers: [],
   consensus: consensusDefaults(),
   limits: {
     maxMessageLength: 128 * 1024,
@@ -141,6 +153,23 @@ function checkPort(option: string, v: unknown): void {
   checkInt(option, v, 0, 65535);
 }
 
+function checkObservers(v: unknown): void {
+  if (!Array.isArray(v)) bad('observers', `expected a list of {name, dest}, got ${JSON.stringify(v)}`);
+  const names = new Set<string>();
+  const dests = new Set<string>();
+  v.forEach((o: unknown, i) => {
+    const at = `observers[${i}]`;
+    if (!isObject(o)) bad(at, 'expected an object {name, dest}');
+    for (const k of Object.keys(o)) if (k !== 'name' && k !== 'dest') bad(`${at}.${k}`, 'unknown option');
+    if (typeof o.name !== 'string' || o.name.length === 0 || o.name.length > 256) bad(`${at}.name`, 'expected a name of 1..256 characters');
+    if (b58decodeOrUndefined(o.dest)?.length !== 32) bad(`${at}.dest`, `expected the base58 of a 32-byte ed25519 key, got ${JSON.stringify(o.dest)}`);
+    if (names.has(o.name)) bad(`${at}.name`, `duplicate observer ${o.name}`);
+    if (dests.has(o.dest as string)) bad(`${at}.dest`, 'duplicate observer key');
+    names.add(o.name);
+    dests.add(o.dest as string);
+  });
+}
+
 /** Merges `override` over `base` one level into the nested groups; unknown keys are refused. */
 export function mergeConfig(base: NodeConfig, override: unknown): NodeConfig {
   if (!isObject(override)) bad('(root)', 'expected a JSON object');
@@ -179,6 +208,7 @@ export function validateConfig(c: NodeConfig): void {
   checkString('clientHost', c.clientHost, true);
   checkPort('nodePort', c.nodePort);
   checkPort('clientPort', c.clientPort);
+  checkObservers(c.observers);
   for (const [k, v] of Object.entries(c.consensus)) {
     if (k === 'throughputDelta') {
       // a ratio (monitor M3)

@@ -10,7 +10,7 @@ import { ClientHost, type ClientHostEvents, NodeHost } from '@quire/network';
 import { poolWritesFromTxns, type Txn } from '@quire/requests';
 import type { ActionOutcome, ActionRequest, ClientChannel, ClientPath } from './client-path.js';
 import type { ConsensusExecutor, NodeStores } from './consensus-executor.js';
-import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
+import { NodeError, NodeErrorCode } from './errors.js';
 import type { ForcedRequests } from './forced-requests.js';
 import type { NodeKeys } from './keys.js';
 import type { NodeLogger } from './logger.js';
@@ -18,7 +18,7 @@ import type { NodeMetrics } from './metrics.js';
 import type { KvVoteStore } from './node-setup.js';
 import { type NodeParts, type QuireNodeModules, type QuireNodeOptions, assembleNode } from './node-assembly.js';
 import type { NodeUpgrades } from './node-upgrades.js';
-import { type OrderedEffect, orderedBatchAnnouncement, orderedTopic } from './ordered-announcement.js';
+import { type OrderedEffect, OrderedAnnouncer, orderedTopic } from './ordered-announcement.js';
 import { configTxns } from './startup.js';
 import { validatorInfo } from './validator-info.js';
 import { nodePackageVersion } from './version.js';
@@ -51,6 +51,7 @@ export class QuireNode {
   private readonly forced: ForcedRequests;
   private nodeHost: NodeHost | undefined;
   private clientHost: ClientHost | undefined;
+  private announcer: OrderedAnnouncer | undefined;
   private readonly log: NodeLogger;
   private readonly rootLog: NodeLogger;
   private readonly voteStore: KvVoteStore;
@@ -134,6 +135,14 @@ export class QuireNode {
     this.nodeHost.on('peer:disconnect', (alias) => this.enqueue({ kind: 'peerDisconnected', alias }));
     this.nodeHost.subscribe(topic, () => undefined);
     this.nodeHost.setValidators(this.executor.registry.validatorInfos());
+    this.nodeHost.setObservers(cfg.observers);
+    const host = this.nodeHost;
+    this.announcer = new OrderedAnnouncer(
+      { poolId: this.poolId, name: this.name, signer: this.keys.signer, maxMessageLength: cfg.limits.maxMessageLength },
+      this.stores,
+      (t, data) => host.publish(t, data),
+      this.log,
+    );
 
     this.clientHost = await ClientHost.create(
       {
@@ -321,12 +330,7 @@ export class QuireNode {
         if (txn !== undefined) this.upgrades.configTxnCommitted(txn).catch((e: unknown) => this.log.error({ err: e }, 'upgrade service failed on a config txn'));
       }
     }
-    const host = this.nodeHost;
-    if (host !== undefined) {
-      host
-        .publish(orderedTopic(this.poolId), encodeMsgpack(orderedBatchAnnouncement(eff, this.stores)))
-        .catch((e: unknown) => this.log.debug({ err: reasonOf(e) }, 'ordered-batch announcement not published'));
-    }
+    this.announcer?.announce(eff);
   }
 
   /** Commit hooks (consensus.md §3.8 step 5): pool membership and the POOL_CONFIG writes flag. */
@@ -416,6 +420,7 @@ export class QuireNode {
     this.timers.clear();
     await this.queue.catch(() => undefined);
     await this.executor.flush().catch((e: unknown) => this.log.error({ err: e }, 'last batch write failed'));
+    await this.announcer?.idle();
     await this.metrics?.close();
     await this.clientHost?.close();
     await this.nodeHost?.close();

@@ -291,6 +291,15 @@ export class Ledger {
   }
 
   /**
+   * Hashes of the full subtrees of the tree of the first `size` txns, largest first (the compact form of
+   * formats 6.2): appending the following leaf hashes to it gives the roots of the larger trees.
+   */
+  frontierAt(size: number): Uint8Array[] {
+    this.#checkInt('size', size, 0, this.#tree.size);
+    return this.#tree.frontierOf(size).map((h) => Uint8Array.from(h));
+  }
+
+  /**
    * Audit path of txn `seqNo` in the tree of `size` txns (default: the committed size), from the
    * leaf level upward (formats 6.3); verify with verifyInclusion(leaf, seqNo - 1, size, path, root).
    */
