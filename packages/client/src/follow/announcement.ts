@@ -86,7 +86,7 @@ export function verifySender(poolId: string, a: ObservedBatch, dest: string): vo
   const sig = b58decodeOrUndefined(a.signature);
   if (key === undefined || key.length !== 32) throw new AnnouncementError('unknown-sender', `no ed25519 key for ${a.sender}`);
   if (sig === undefined || sig.length !== 64) throw new AnnouncementError('bad-signature', 'not a 64-byte base58 signature');
-  let ok = false;
+  let ok: boolean;
   try {
     ok = ed25519Verify(key, observedBatchSigningInputOfDigest(poolId, announcementDigest(a.msg)), sig);
   } catch {
