@@ -15,7 +15,15 @@ function codeOf(fn: () => unknown): { code: string; message: string } {
   throw new Error('expected a NodeError');
 }
 
+/** base58 of a 32-byte ed25519 key */
+const OBSERVER_DEST = '8QhFxKxyaFsJy4CyxeYX34dFH8oWqyBv1P4HLQCsoeLy';
+
 describe('config', () => {
+  it('takes a list of observers (name + base58 ed25519 verkey), empty by default', () => {
+    expect(defaultNodeConfig.observers).to.deep.equal([]);
+    expect(mergeConfig(defaultNodeConfig, { observers: [{ name: 'Obs1', dest: OBSERVER_DEST }] }).observers).to.deep.equal([{ name: 'Obs1', dest: OBSERVER_DEST }]);
+  });
+
   it('the defaults are valid and carry the Quire consensus timers', () => {
     validateConfig(defaultNodeConfig);
     expect(defaultNodeConfig.consensus.max3pcBatchWaitMs).to.equal(20);
@@ -63,6 +71,12 @@ describe('config', () => {
       [{ upgrade: { timeoutSec: 0 } }, 'upgrade.timeoutSec'],
       [{ limits: { clientReplyTimeoutMs: 10 } }, 'limits.clientReplyTimeoutMs'],
       [[1, 2], '(root)'],
+      [{ observers: {} }, 'observers'],
+      [{ observers: [{ name: 'Obs1' }] }, 'observers[0].dest'],
+      [{ observers: [{ name: 'Obs1', dest: '4cU41vWW82ArfxJxHkzXPG' }] }, 'observers[0].dest'],
+      [{ observers: [{ name: '', dest: OBSERVER_DEST }] }, 'observers[0].name'],
+      [{ observers: [{ name: 'Obs1', dest: OBSERVER_DEST, host: 'x' }] }, 'observers[0].host'],
+      [{ observers: [{ name: 'Obs1', dest: OBSERVER_DEST }, { name: 'Obs1', dest: 'Gw6pDLhcBcoQesN72qfotTgFa7cbuqZpkX3Xo6pLhPhv' }] }, 'observers[1].name'],
     ];
     for (const [override, option] of cases) {
       const e = codeOf(() => mergeConfig(defaultNodeConfig, override));
