@@ -30,6 +30,7 @@ export const Suspicion = {
   PREPARE_WRONG_AUDIT: 45,
   PPR_EQUIVOCATION: 60,
   PRIMARY_DEGRADED: 25,
+  STATE_SIGS_ARE_NOT_UPDATED: 43,
   PRIMARY_DISCONNECTED: 26,
   INSTANCE_CHANGE_TIMEOUT: 28,
   NEW_VIEW_INVALID_CHECKPOINTS: 47,
@@ -92,6 +93,12 @@ export class CoreContext {
   waitingForNewView = false;
   /** catch-up in progress: 3PC is stashed, nothing is proposed or voted */
   catchingUp = false;
+  /**
+   * lastUpdate[L] (consensus.md §5): ppTime of the last ordered batch of each ledger with state,
+   * restored from the audit ledger. Batching sends freshness batches from it; every validator's
+   * monitor votes 43 when it gets too old.
+   */
+  readonly lastUpdate = new Map<number, number>();
   /** requests finalised / ordered since start (monitor M3) */
   finalisedTotal = 0;
   orderedRequestsTotal = 0;

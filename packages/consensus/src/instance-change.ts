@@ -1,6 +1,8 @@
-// INSTANCE_CHANGE voting and the monitor (consensus.md §6.1, §6.2): suspicions that count, the
-// M1/M2 stall and latency monitor, primary disconnection, vote expiry and the n-f quorum that
-// starts a view change; timeouts double with every view change that did not order (§6.1, §6.8).
+// INSTANCE_CHANGE voting and the monitor (consensus.md §5, §6.1, §6.2): suspicions that count, the
+// monitors M1 stall and M3 throughput (vote 25) and M2 request latency (vote 61), the freshness of
+// the state signatures (vote 43), primary disconnection, vote expiry and the n-f quorum that starts
+// a view change; monitor timeouts double with every view change that did not order (§6.1, §6.8).
+import { STATE_LEDGERS } from './batching.js';
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
 import type { RequestIntake } from './intake.js';
@@ -23,6 +25,12 @@ export class InstanceChangeVoting {
   primaryDownSince: number | undefined;
   private lastMonitorAt = 0;
   private viewStartedAt = 0;
+  /**
+   * Start of the current freshness period (§5: checked every STATE_FRESHNESS_UPDATE_INTERVAL);
+   * set at the first tick after start and when a view is entered, so that neither a fresh start on a
+   * restored lastUpdate nor a new view is judged before its primary had one interval to refresh.
+   */
+  private freshnessPeriodStart: number | undefined;
   private samples: ThroughputSample[] = [];
 
   constructor(
@@ -93,7 +101,9 @@ export class InstanceChangeVoting {
   onInstanceChange(from: string, ic: InstanceChange): void {
     if (ic.viewNo <= this.ctx.viewNo) return;
     this.recordVote(from, ic.viewNo);
-    if (this.monitorDegraded() && !this.votes.get(ic.viewNo)?.has(this.ctx.name)) this.vote(Suspicion.PRIMARY_DEGRADED, ic.viewNo);
+    // Indy rule: a node whose own monitor (M1-M3) reports degradation joins the proposed view
+    const code = this.monitorSuspicion();
+    if (code !== undefined && !this.votes.get(ic.viewNo)?.has(this.ctx.name)) this.vote(code, ic.viewNo);
   }
 
   private checkVoteQuorum(view: number): void {
@@ -107,17 +117,24 @@ export class InstanceChangeVoting {
     if (n >= ctx.quorums.strong) this.startViewChange(view);
   }
 
-  /** M1/M2/M3: requests wait and nothing (or too little) gets ordered. */
-  private monitorDegraded(): boolean {
+  /**
+   * The code the monitor votes now (consensus.md §6.1): 25 PRIMARY_DEGRADED when M1 (stall) or M3
+   * (throughput) reports, else 61 REQUEST_NOT_ORDERED when M2 (oldest finalised request) reports;
+   * undefined when none does or while the monitor is off (view change, catch-up).
+   */
+  private monitorSuspicion(): number | undefined {
     const ctx = this.ctx;
-    if (ctx.waitingForNewView || ctx.catchingUp) return false;
-    if (this.throughputDegraded()) return true;
+    if (ctx.waitingForNewView || ctx.catchingUp) return undefined;
+    if (this.throughputDegraded()) return Suspicion.PRIMARY_DEGRADED;
     const oldest = this.intake.oldestFinalisedAt();
-    if (oldest === undefined) return false;
+    if (oldest === undefined) return undefined;
     const now = ctx.now();
     const f = this.timeoutFactor();
-    const since = Math.max(ctx.lastOrderedAt, oldest, this.viewStartedAt);
-    return now - since >= ctx.opts.progressTimeoutMs * f || now - Math.max(oldest, this.viewStartedAt) >= ctx.opts.requestOrderingTimeoutMs * f;
+    // M1: finalised requests are pending and no batch was ordered for PROGRESS_TIMEOUT
+    if (now - Math.max(ctx.lastOrderedAt, oldest, this.viewStartedAt) >= ctx.opts.progressTimeoutMs * f) return Suspicion.PRIMARY_DEGRADED;
+    // M2: the oldest finalised pending request waits longer than REQUEST_ORDERING_TIMEOUT
+    if (now - Math.max(oldest, this.viewStartedAt) >= ctx.opts.requestOrderingTimeoutMs * f) return Suspicion.REQUEST_NOT_ORDERED;
+    return undefined;
   }
 
   /**
@@ -146,14 +163,16 @@ export class InstanceChangeVoting {
     this.primaryDownSince = connected ? undefined : (this.primaryDownSince ?? this.ctx.now());
   }
 
-  /** Periodic monitor: stall, primary disconnection, vote expiry. */
+  /** Periodic monitor: freshness, stall, latency, throughput, primary disconnection, vote expiry. */
   onTick(): void {
     const ctx = this.ctx;
     const now = ctx.now();
+    this.checkFreshness(now);
     if (now - this.lastMonitorAt < ctx.opts.perfCheckFreqMs) return;
     this.lastMonitorAt = now;
     this.sampleThroughput(now);
-    if (this.monitorDegraded()) this.vote(Suspicion.PRIMARY_DEGRADED);
+    const code = this.monitorSuspicion();
+    if (code !== undefined) this.vote(code);
     if (this.primaryDownSince !== undefined && now - this.primaryDownSince >= ctx.opts.toleratePrimaryDisconnectionMs) this.vote(Suspicion.PRIMARY_DISCONNECTED);
     let expired = false;
     for (const [view, m] of this.votes) {
@@ -171,9 +190,33 @@ export class InstanceChangeVoting {
     if (expired) this.saveVotes();
   }
 
-  /** A NEW_VIEW was accepted: votes up to it are spent, request ages restart. */
+  /**
+   * Silent-primary detector (consensus.md §5): every STATE_FRESHNESS_UPDATE_INTERVAL, unless catching
+   * up or waiting for a NEW_VIEW, vote 43 when the oldest lastUpdate of the ledgers with state is
+   * ACCEPTABLE_FRESHNESS_INTERVALS_COUNT intervals old. The first check comes one interval after start
+   * or after entering a view (the primary sends a freshness batch as soon as a ledger is stale).
+   */
+  private checkFreshness(now: number): void {
+    const ctx = this.ctx;
+    if (this.freshnessPeriodStart === undefined) this.freshnessPeriodStart = now;
+    if (now - this.freshnessPeriodStart < ctx.opts.stateFreshnessUpdateIntervalSec * 1000) return;
+    this.freshnessPeriodStart = now;
+    if (ctx.waitingForNewView || ctx.catchingUp || !ctx.participating) return;
+    if (this.stateSignaturesOutdated()) this.vote(Suspicion.STATE_SIGS_ARE_NOT_UPDATED);
+  }
+
+  /** utcNow − min_L lastUpdate[L] ≥ count × interval; a ledger never updated counts as outdated. */
+  private stateSignaturesOutdated(): boolean {
+    const ctx = this.ctx;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const lid of STATE_LEDGERS) oldest = Math.min(oldest, ctx.lastUpdate.get(lid) ?? Number.NEGATIVE_INFINITY);
+    return ctx.modules.clock.utcSeconds() - oldest >= ctx.opts.acceptableFreshnessIntervalsCount * ctx.opts.stateFreshnessUpdateIntervalSec;
+  }
+
+  /** A NEW_VIEW was accepted: votes up to it are spent, request ages and the freshness period restart. */
   onViewEntered(viewNo: number): void {
     this.viewStartedAt = this.ctx.now();
+    this.freshnessPeriodStart = this.viewStartedAt;
     this.samples = [];
     for (const v of [...this.votes.keys()]) if (v <= viewNo) this.votes.delete(v);
     this.saveVotes();

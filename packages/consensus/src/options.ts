@@ -11,7 +11,10 @@ export interface ConsensusOptions {
   max3pcBatchesInFlight: number;
   chkFreq: number;
   logSize: number;
+  /** STATE_FRESHNESS_UPDATE_INTERVAL: an idle ledger gets an empty batch (and a fresh multi-signature) this often */
   stateFreshnessUpdateIntervalSec: number;
+  /** ACCEPTABLE_FRESHNESS_INTERVALS_COUNT: a validator votes 43 when the oldest ledger update is this many intervals old */
+  acceptableFreshnessIntervalsCount: number;
   acceptableDeviationPrePrepareSec: number;
   propagateRequestDelayMs: number;
   messageRequestRetryMs: number;
@@ -51,6 +54,7 @@ export const defaultConsensusOptions: Omit<ConsensusOptions, 'name' | 'validator
   chkFreq: 100,
   logSize: 300,
   stateFreshnessUpdateIntervalSec: 60,
+  acceptableFreshnessIntervalsCount: 2,
   acceptableDeviationPrePrepareSec: 60,
   propagateRequestDelayMs: 200,
   messageRequestRetryMs: 1000,
@@ -79,10 +83,11 @@ export function resolveOptions(opts: Partial<ConsensusOptions> & Pick<ConsensusO
     throw new ConsensusError(ConsensusErrorCode.INVALID_OPTIONS, { field });
   };
   if (o.validators.length === 0 || new Set(o.validators).size !== o.validators.length) bad('validators');
-  for (const k of ['max3pcBatchSize', 'max3pcBatchesInFlight', 'chkFreq', 'logSize', 'tickMs', 'throughputWindowMs', 'msgLenLimit'] as const) {
+  for (const k of ['max3pcBatchSize', 'max3pcBatchesInFlight', 'chkFreq', 'logSize', 'tickMs', 'throughputWindowMs', 'msgLenLimit', 'acceptableFreshnessIntervalsCount'] as const) {
     if (!Number.isSafeInteger(o[k]) || o[k] < 1) bad(k);
   }
   if (o.logSize < o.chkFreq) bad('logSize');
+  if (!(Number.isFinite(o.stateFreshnessUpdateIntervalSec) && o.stateFreshnessUpdateIntervalSec > 0)) bad('stateFreshnessUpdateIntervalSec');
   if (!(o.throughputDelta >= 0 && o.throughputDelta <= 1)) bad('throughputDelta');
   return o;
 }

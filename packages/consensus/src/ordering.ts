@@ -30,8 +30,10 @@ export class Ordering {
   prepared: BatchId[] = [];
   /** multi-signatures built since the last PRE-PREPARE this node sent */
   pendingMultiSigs: MultiSignature[] = [];
-  /** ppTime of the last ordered batch per ledger with state (freshness) */
-  readonly lastUpdate = new Map<number, number>();
+  /** ppTime of the last ordered batch per ledger with state (freshness; kept in the context for the monitor) */
+  get lastUpdate(): Map<number, number> {
+    return this.ctx.lastUpdate;
+  }
   /** pool state root -> size of the registry in force with it (R_uncommitted when a batch was applied on it) */
   private readonly registrySizeAt = new Map<string, number>();
   /** R_uncommitted: the registry after the last applied batch */
