@@ -1,10 +1,12 @@
 // Catch-up (consensus.md §7): the leecher (status round on the audit ledger, f+1 identical
 // consistency proofs as the target, transfer split across peers, proof-checked application; then
-// ledgers 0-2 with targets from the caught-up audit ledger) and the seeder answers.
+// ledgers 0-2 with targets from the caught-up audit ledger) and the seeder answers. Audit-ledger
+// replies carry the seeder's multi-signatures of the roots their txns name (catchup-multisigs.ts).
 import { encodeMsgpack } from '@quire/common';
+import { CaughtUpMultiSigs, multiSigsForAuditTxns } from './catchup-multisigs.js';
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
-import type { CatchupRep, CatchupReq, ConsistencyProof, LedgerStatus } from './messages.js';
+import type { CatchupRep, CatchupReq, ConsistencyProof, LedgerStatus, MultiSigTuple } from './messages.js';
 
 const AUDIT = 3;
 /** after the audit ledger: pool, config, domain (consensus.md §7.2) */
@@ -28,7 +30,7 @@ interface Phase {
   /** peers known to hold the target */
   seeders: string[];
   /** replies not yet applied, by first seqNo */
-  replies: Map<number, { from: string; txns: unknown[]; consProof: string[]; last: number }>;
+  replies: Map<number, { from: string; txns: unknown[]; consProof: string[]; last: number; multiSigs: unknown[] | undefined }>;
   excluded: Set<string>;
   requestedAt: number;
   /** ranges asked of each peer: replies are accepted only from the peer a range was asked of */
@@ -46,13 +48,21 @@ export class Catchup {
   private pendingLedgers: number[] = [];
   private roundStartedAt = 0;
   hooks!: CatchupHooks;
+  /** multi-signatures received with audit txns, until stored or dropped */
+  readonly multiSigs: CaughtUpMultiSigs;
+  /** ledgers 0-2 caught up to their target in this catch-up (their multi-signatures can be stored) */
+  private readonly doneLedgers = new Set<number>();
 
-  constructor(private readonly ctx: CoreContext) {}
+  constructor(private readonly ctx: CoreContext) {
+    this.multiSigs = new CaughtUpMultiSigs(ctx);
+  }
 
   start(): void {
     if (this.active) return;
     this.active = true;
     this.rounds++;
+    this.multiSigs.reset();
+    this.doneLedgers.clear();
     this.hooks.onStart();
     this.beginStatusRound();
   }
@@ -132,24 +142,30 @@ export class Catchup {
     // consensus.md §7.4: 1 <= seqNoStart <= seqNoEnd <= catchupTill <= own size
     if (req.seqNoStart < 1 || req.seqNoStart > req.seqNoEnd || req.seqNoEnd > req.catchupTill || req.catchupTill > own.size) return;
     const txns = ex.txnRange(req.ledgerId, req.seqNoStart, req.seqNoEnd);
-    this.sendCatchupRep(from, req, req.seqNoStart, txns);
+    this.sendCatchupRep(from, req, req.seqNoStart, txns, req.ledgerId === AUDIT ? new Map() : undefined);
   }
 
   /**
    * Sends txns seqNo `start`.. as CATCHUP_REP; above MSG_LEN_LIMIT the range is split in halves
-   * recursively, each half with its own consistency proof to catchupTill (consensus.md §7.4).
+   * recursively, each half with its own consistency proof to catchupTill (consensus.md §7.4) and, for
+   * the audit ledger, the multi-signatures of the roots its own txns name (`multiSigCache`: by state
+   * root, shared by the halves).
    */
-  private sendCatchupRep(to: string, req: CatchupReq, start: number, txns: readonly unknown[]): void {
+  private sendCatchupRep(to: string, req: CatchupReq, start: number, txns: readonly unknown[], multiSigCache?: Map<string, MultiSigTuple | null>): void {
     const ex = this.ctx.modules.executor;
     const last = start + txns.length - 1;
     const map: Record<string, unknown> = {};
     txns.forEach((t, i) => (map[String(start + i)] = t));
     const consProof = last === req.catchupTill ? [] : ex.consistencyProof(req.ledgerId, last, req.catchupTill);
     const rep: CatchupRep = { op: 'CATCHUP_REP', ledgerId: req.ledgerId, txns: map, consProof };
+    if (multiSigCache !== undefined) {
+      const multiSigs = multiSigsForAuditTxns(ex, txns, multiSigCache);
+      if (multiSigs.length > 0) rep.multiSigs = multiSigs;
+    }
     if (txns.length > 1 && encodedSize(rep) > this.ctx.opts.msgLenLimit) {
       const half = Math.ceil(txns.length / 2);
-      this.sendCatchupRep(to, req, start, txns.slice(0, half));
-      this.sendCatchupRep(to, req, start + half, txns.slice(half));
+      this.sendCatchupRep(to, req, start, txns.slice(0, half), multiSigCache);
+      this.sendCatchupRep(to, req, start + half, txns.slice(half), multiSigCache);
       return;
     }
     this.ctx.send(to, rep);
@@ -269,7 +285,7 @@ export class Catchup {
     }
     // an earlier reply from another peer for the same start is kept until it fails to apply
     if (ph.replies.has(first)) return;
-    ph.replies.set(first, { from, txns: seqNos.map((s) => rep.txns[String(s)]), consProof: rep.consProof, last });
+    ph.replies.set(first, { from, txns: seqNos.map((s) => rep.txns[String(s)]), consProof: rep.consProof, last, multiSigs: rep.multiSigs });
     this.applyReplies();
   }
 
@@ -283,7 +299,14 @@ export class Catchup {
       const r = ph.replies.get(size + 1);
       if (r === undefined) return;
       ph.replies.delete(size + 1);
-      if (!ex.appendCaughtUp(ph.ledgerId, r.txns, r.consProof, ph.targetSize, ph.targetRoot)) {
+      // checked multi-signatures of the ledgers caught up so far, this reply's ledger included when
+      // it completes it, go into the write of these txns
+      const incoming = ph.ledgerId === AUDIT ? this.multiSigs.candidates(r.from, r.txns, r.multiSigs) : [];
+      const completes = r.last >= ph.targetSize;
+      const sigs = this.multiSigs.check(incoming, false, (lid) => this.doneLedgers.has(lid) || (completes && lid === ph.ledgerId));
+      const applied = ex.appendCaughtUp(ph.ledgerId, r.txns, r.consProof, ph.targetSize, ph.targetRoot, sigs.valid);
+      sigs.settle(applied);
+      if (!applied) {
         ph.excluded.add(r.from);
         ctx.suspect(r.from, Suspicion.INVALID_CATCHUP_DATA);
         this.requestMissing();
@@ -296,6 +319,7 @@ export class Catchup {
   private phaseDone(): void {
     const ph = this.phase!;
     this.phase = undefined;
+    this.doneLedgers.add(ph.ledgerId);
     if (ph.ledgerId === AUDIT) this.auditDone(ph.seeders);
     else this.nextLedger(ph.seeders);
   }
@@ -311,14 +335,31 @@ export class Catchup {
     while (this.pendingLedgers.length > 0) {
       const lid = this.pendingLedgers.shift()!;
       const t = targets.get(lid);
-      if (t === undefined || t.size <= ex.ledgerStatus(lid).size) continue;
+      if (t === undefined || t.size <= ex.ledgerStatus(lid).size) {
+        this.doneLedgers.add(lid);
+        continue;
+      }
       this.startPhase(lid, t.size, t.root, seeders);
       return;
     }
     this.finish();
   }
 
+  /** The multi-signatures still waiting when every ledger is caught up: checked, stored in one write. */
+  private storeWaitingMultiSigs(): void {
+    const ctx = this.ctx;
+    const ex = ctx.modules.executor;
+    const sigs = this.multiSigs.check([], true, () => true);
+    const store = sigs.valid.length > 0 && ex.storeMultiSignatures !== undefined;
+    if (store) ex.storeMultiSignatures!(sigs.valid);
+    sigs.settle(store);
+    this.multiSigs.reset();
+    const dropped = Object.fromEntries(this.multiSigs.dropped);
+    if (this.multiSigs.stored > 0 || this.multiSigs.dropped.size > 0) ctx.modules.logger?.info({ stored: this.multiSigs.stored, dropped }, 'catch-up multi-signatures');
+  }
+
   private finish(): void {
+    this.storeWaitingMultiSigs();
     this.active = false;
     this.phase = undefined;
     this.statuses.clear();

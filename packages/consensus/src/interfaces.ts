@@ -137,8 +137,17 @@ export interface BatchExecutor {
    * Verifies caught-up txns (the next ones after the committed size) against the target with the
    * proof from their last seqNo to the target, then applies and commits them (ledger, state,
    * indexes) atomically. False (and nothing written) when they do not verify or do not apply.
+   * **Additive, optional** `multiSigs`: multi-signatures the core has checked (catch-up transfer,
+   * formats.md §12.1), stored by state root in the same write as the txns, and only when they are.
    */
-  appendCaughtUp(ledgerId: number, txns: readonly unknown[], consProof: readonly string[], targetSize: number, targetRoot: string): boolean;
+  appendCaughtUp(
+    ledgerId: number,
+    txns: readonly unknown[],
+    consProof: readonly string[],
+    targetSize: number,
+    targetRoot: string,
+    multiSigs?: readonly MultiSignature[],
+  ): boolean;
   /** sizes and roots of ledgers 0-2 named by the last committed audit txn (deltas resolved) */
   ledgerTargets(): Map<number, { size: number; root: string }>;
 
@@ -159,6 +168,24 @@ export interface BatchExecutor {
    * multi-signature of a batch ordered just before a membership change that this node caught up past.
    */
   registryAt?(poolStateRoot: string): string[] | undefined;
+
+  // ---- multi-signatures in catch-up (formats.md §12.1; additive, optional) ----
+  /**
+   * Optional: the state roots one audit txn names (in the wire form of `txnRange` and
+   * `appendCaughtUp`), with their ledger ids; [] for a txn that names none or cannot be read. Pure.
+   * With it and `multiSignatureFor` a seeder sends the multi-signatures of those roots with its
+   * audit-ledger CATCHUP_REPs; with it a leecher accepts only multi-signatures of the roots named by
+   * the audit txns of the reply that carried them.
+   */
+  auditStateRoots?(auditTxn: unknown): { ledgerId: number; stateRoot: string }[];
+  /** Optional: the committed multi-signature stored for a state root (base58), undefined when none. */
+  multiSignatureFor?(stateRoot: string): MultiSignature | undefined;
+  /**
+   * Optional: stores checked multi-signatures of catch-up in a write of their own, at the end of
+   * catch-up (those that became checkable, or whose ledger was complete, only after the write of the
+   * txns that completed their ledger). Without it they are dropped.
+   */
+  storeMultiSignatures?(multiSigs: readonly MultiSignature[]): void;
 }
 
 /**

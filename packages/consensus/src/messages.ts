@@ -175,6 +175,13 @@ export interface CatchupRep {
   /** str(seqNo) -> txn, ascending */
   txns: Record<string, unknown>;
   consProof: string[];
+  /**
+   * Quire extension (formats.md §12.1), audit ledger only: the seeder's multi-signatures of the state
+   * roots named by the reply's audit txns, one per root, as `MultiSigTuple`s (the PRE-PREPARE
+   * `blsMultiSigs` form). Absent when there are none. Received entries are unchecked (`unknown`):
+   * the leecher checks each one before storing it (catchup-multisigs.ts).
+   */
+  multiSigs?: unknown[];
 }
 
 export type MessageRequestType = 'PROPAGATE' | 'PREPREPARE' | 'PREPARE' | 'COMMIT' | 'VIEW_CHANGE' | 'NEW_VIEW' | 'CONSISTENCY_PROOF';

@@ -63,18 +63,19 @@ function noProtoKeys(m: Obj): void {
   if (Object.prototype.hasOwnProperty.call(m, '__proto__')) fail(m.op, '__proto__');
 }
 
-function parseMultiSigTuple(op: unknown, t: unknown): MultiSigTuple {
-  if (!Array.isArray(t) || t.length !== 3) fail(op, 'blsMultiSigs');
+/** One multi-signature tuple (PRE-PREPARE `blsMultiSigs`, CATCHUP_REP `multiSigs`); throws INVALID_MESSAGE naming `field`. */
+export function parseMultiSigTuple(op: unknown, t: unknown, field = 'blsMultiSigs'): MultiSigTuple {
+  if (!Array.isArray(t) || t.length !== 3) fail(op, field);
   const [sig, parts, val] = t as unknown[];
-  if (typeof sig !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{1,200}$/.test(sig)) fail(op, 'blsMultiSigs');
+  if (typeof sig !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{1,200}$/.test(sig)) fail(op, field);
   if (!Array.isArray(parts) || parts.length === 0 || parts.length > 1000 || !parts.every((p) => typeof p === 'string' && p.length > 0 && p.length <= 256)) {
-    fail(op, 'blsMultiSigs');
+    fail(op, field);
   }
-  if (!Array.isArray(val) || val.length !== 5) fail(op, 'blsMultiSigs');
+  if (!Array.isArray(val) || val.length !== 5) fail(op, field);
   const [lid, sr, pr, tr, ts] = val as unknown[];
   const okInt = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
   const okB58 = (x: unknown): x is string => typeof x === 'string' && B58.test(x);
-  if (!okInt(lid) || !okB58(sr) || !okB58(pr) || !okB58(tr) || !okInt(ts)) fail(op, 'blsMultiSigs');
+  if (!okInt(lid) || !okB58(sr) || !okB58(pr) || !okB58(tr) || !okInt(ts)) fail(op, field);
   return [sig, [...(parts as string[])], [lid, sr, pr, tr, ts]];
 }
 
@@ -239,6 +240,8 @@ export function parseOldViewPrePrepareRep(m: Obj): OldViewPrePrepareRep {
 
 const LEDGER_IDS = /^[0-3]$/;
 const MAX_CATCHUP_TXNS = 5000;
+/** an audit txn names at most the state roots of ledgers 0-2 */
+const MAX_CATCHUP_MULTISIGS = 3 * MAX_CATCHUP_TXNS;
 
 function ledgerId(m: Obj): number {
   const l = uint(m, 'ledgerId');
@@ -301,7 +304,15 @@ export function parseCatchupRep(m: Obj): CatchupRep {
     if (!/^[1-9][0-9]{0,15}$/.test(k) || !isPlainObject(t[k])) fail(m.op, 'txns');
     txns[k] = t[k];
   }
-  return { op: 'CATCHUP_REP', ledgerId: ledgerId(m), txns, consProof: b58List(m, 'consProof', 10_000) };
+  const rep: CatchupRep = { op: 'CATCHUP_REP', ledgerId: ledgerId(m), txns, consProof: b58List(m, 'consProof', 10_000) };
+  // Quire extension (audit ledger): the entries stay unchecked here; the leecher checks each one and
+  // drops a bad one without refusing the txns (catchup-multisigs.ts)
+  const ms = m.multiSigs;
+  if (ms !== undefined && ms !== null) {
+    if (!Array.isArray(ms) || ms.length > MAX_CATCHUP_MULTISIGS) fail(m.op, 'multiSigs');
+    rep.multiSigs = [...(ms as unknown[])];
+  }
+  return rep;
 }
 
 const REQUESTABLE: ReadonlySet<string> = new Set(['PROPAGATE', 'PREPREPARE', 'PREPARE', 'COMMIT', 'VIEW_CHANGE', 'NEW_VIEW', 'CONSISTENCY_PROOF']);

@@ -11,7 +11,7 @@
 // It lives in the node, not in requests or consensus: it implements the consensus interface over
 // the requests implementation and the node's stores, which only the composition root may combine
 // (requests never imports consensus; consensus imports only the interfaces of requests).
-import { b58decode, b58encode, type Txn as CommonTxn } from '@quire/common';
+import { b58decode, b58encode, integerKeyedMap, type Txn as CommonTxn } from '@quire/common';
 import type {
   AppliedBatch,
   ApplyBatchInput,
@@ -31,6 +31,7 @@ import {
   type StateTrie,
   type TimestampStore,
   type WriteBatch,
+  multiSignatureProblem,
   verifyConsistency,
 } from '@quire/storage';
 import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
@@ -311,10 +312,18 @@ export class ConsensusExecutor implements BatchExecutor {
   /**
    * Verifies caught-up txns against the target (root at the target size through `consProof`),
    * applies them to state and commits ledger, state, indexes and ts-root in one write (the request
-   * executor does all of it for ledgers 0-2; audit txns are the node's). Nothing is kept when they
-   * do not verify or do not apply.
+   * executor does all of it for ledgers 0-2; audit txns are the node's), with the multi-signatures
+   * the consensus core checked (formats.md §12.1). Nothing is kept when they do not verify or do not
+   * apply.
    */
-  appendCaughtUp(ledgerId: number, txns: readonly unknown[], consProof: readonly string[], targetSize: number, targetRoot: string): boolean {
+  appendCaughtUp(
+    ledgerId: number,
+    txns: readonly unknown[],
+    consProof: readonly string[],
+    targetSize: number,
+    targetRoot: string,
+    multiSigs: readonly MultiSignature[] = [],
+  ): boolean {
     if (this.applied.length > 0 || this.writeError !== undefined || !Array.isArray(txns) || txns.length === 0) return false;
     const proves = catchupProofCheck(consProof, targetSize, targetRoot);
     if (proves === undefined) return false;
@@ -335,9 +344,52 @@ export class ConsensusExecutor implements BatchExecutor {
       }
       this.registryHead = this.registryCommitted.clone();
     } else return false;
+    this.putMultiSignatures(multiSigs, wb);
     this.startWrite(wb);
     if (ledgerId !== AUDIT_LEDGER) this.onCommitted?.(ledgerId, stored);
     return true;
+  }
+
+  /** Multi-signatures received in catch-up and checked by the core, in a write of their own. */
+  storeMultiSignatures(multiSigs: readonly MultiSignature[]): void {
+    if (this.writeError !== undefined || multiSigs.length === 0) return;
+    const wb = this.stores.kv.batch();
+    this.putMultiSignatures(multiSigs, wb);
+    this.startWrite(wb);
+  }
+
+  /** Puts multi-signatures into `wb` by state root; a malformed one (never from the core) is left out. */
+  private putMultiSignatures(multiSigs: readonly MultiSignature[], wb: WriteBatch): void {
+    for (const ms of multiSigs) {
+      const problem = multiSignatureProblem(ms);
+      if (problem === undefined) this.stores.bls.put(ms, wb);
+      else this.log?.(`catch-up multi-signature left out: bad ${problem}`);
+    }
+  }
+
+  /** The state roots an audit txn (as stored and sent in catch-up) names: its `stateRoot` map. */
+  auditStateRoots(auditTxn: unknown): { ledgerId: number; stateRoot: string }[] {
+    const data = (auditTxn as { txn?: { data?: { stateRoot?: unknown } } } | null)?.txn?.data;
+    if (data === null || typeof data !== 'object' || data.stateRoot === undefined) return [];
+    let roots: Map<number, unknown>;
+    try {
+      roots = integerKeyedMap(data.stateRoot);
+    } catch {
+      return [];
+    }
+    const out: { ledgerId: number; stateRoot: string }[] = [];
+    for (const [ledgerId, root] of roots) if (isStateLedger(ledgerId) && typeof root === 'string') out.push({ ledgerId, stateRoot: root });
+    return out;
+  }
+
+  /** The committed multi-signature of a state root; undefined when none or unreadable. */
+  multiSignatureFor(stateRoot: string): MultiSignature | undefined {
+    try {
+      return this.stores.bls.getSync(stateRoot);
+    } catch (e) {
+      this.log?.(`multi-signature of ${stateRoot} unreadable: ${reasonOf(e)}`);
+      return undefined;
+    }
   }
 
   /** Caught-up audit txns: appended when they prove, committed into `wb`, the trail restored from them. */

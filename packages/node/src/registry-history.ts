@@ -73,7 +73,8 @@ export class RegistryHistory {
     }
     while (!this.sizeByRoot.has(root) && this.scannedFrom > 1) this.noteAudit(--this.scannedFrom);
     const size = this.sizeByRoot.get(root);
-    return size === undefined ? undefined : [...this.registryAtSize(size)];
+    // a root named by caught-up audit txns whose pool txns are not caught up yet is not known yet
+    return size === undefined || size > this.pool.size ? undefined : [...this.registryAtSize(size)];
   }
 
   private noteAudit(seqNo: number): void {

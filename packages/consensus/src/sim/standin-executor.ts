@@ -316,7 +316,14 @@ export class StandInExecutor implements SimExecutor {
     return l.txns.slice(from - 1, Math.min(to, l.committed)).map((t) => JSON.parse(t) as unknown);
   }
 
-  appendCaughtUp(ledgerId: number, txns: readonly unknown[], consProof: readonly string[], targetSize: number, targetRoot: string): boolean {
+  appendCaughtUp(
+    ledgerId: number,
+    txns: readonly unknown[],
+    consProof: readonly string[],
+    targetSize: number,
+    targetRoot: string,
+    multiSigs: readonly MultiSignature[] = [],
+  ): boolean {
     if (this.applied.length > 0) throw new Error('stand-in executor: catch-up with uncommitted batches');
     const l = this.ledgers.get(ledgerId)!;
     const encoded: string[] = [];
@@ -331,7 +338,27 @@ export class StandInExecutor implements SimExecutor {
     for (const e of encoded) root = chain(root, e);
     if (!this.verifyConsistency(l.size + encoded.length, root, targetSize, targetRoot, consProof)) return false;
     for (const e of encoded) if (!this.appendCommitted(ledgerId, e)) return false;
+    this.storeMultiSignatures(multiSigs);
     return true;
+  }
+
+  /** The state root a stand-in audit txn names (one: its batch's ledger). */
+  auditStateRoots(auditTxn: unknown): { ledgerId: number; stateRoot: string }[] {
+    const a = auditTxn as Partial<AuditEntry> | null;
+    if (a === null || typeof a !== 'object' || typeof a.ledgerId !== 'number' || typeof a.stateRoot !== 'string') return [];
+    return [{ ledgerId: a.ledgerId, stateRoot: a.stateRoot }];
+  }
+
+  multiSignatureFor(stateRoot: string): MultiSignature | undefined {
+    return this.blsStore.get(stateRoot);
+  }
+
+  /** Multi-signatures checked in catch-up, into the BLS store. */
+  storeMultiSignatures(multiSigs: readonly MultiSignature[]): void {
+    for (const ms of multiSigs) {
+      this.blsStore.set(ms.value.state_root_hash, ms);
+      this.storedMultiSigs.push(ms);
+    }
   }
 
   /** Appends one committed txn (genesis, catch-up) and applies it to committed state. */

@@ -65,6 +65,17 @@ export class SimConsensusExecutor extends ConsensusExecutor implements SimExecut
     return committed;
   }
 
+  override appendCaughtUp(...args: Parameters<ConsensusExecutor['appendCaughtUp']>): boolean {
+    const ok = super.appendCaughtUp(...args);
+    if (ok) this.storedMultiSigs.push(...(args[5] ?? []));
+    return ok;
+  }
+
+  override storeMultiSignatures(multiSigs: readonly MultiSignature[]): void {
+    super.storeMultiSignatures(multiSigs);
+    this.storedMultiSigs.push(...multiSigs);
+  }
+
   private ledgerOf(ledgerId: number): NodeStores['ledgers'][0] {
     if (ledgerId !== 0 && ledgerId !== 1 && ledgerId !== 2 && ledgerId !== 3) throw new RangeError(`no ledger ${ledgerId}`);
     return this.nodeStores.ledgers[ledgerId];
