@@ -52,19 +52,23 @@ export class Batching {
     if (!this.canSend()) return;
     const now = ctx.now();
     const sentFor = new Set<number>();
-    for (const lid of STATE_LEDGERS) {
-      if (!this.canSend()) break;
-      const len = this.intake.queueLength(lid);
-      if (len >= ctx.opts.max3pcBatchSize || (len > 0 && now - this.lastBatchCreated >= ctx.opts.max3pcBatchWaitMs)) {
-        if (this.sendBatch(lid, false)) sentFor.add(lid);
-      }
-    }
+    // freshness first: under a sustained load on one ledger every freed slot would otherwise go to
+    // that ledger's next full batch, the other ledgers' multi-signatures would age past the
+    // validators' vote-43 threshold, and the pool would change view for nothing (a due ledger's
+    // batch takes its queued requests, if any)
     const utc = ctx.modules.clock.utcSeconds();
     for (const lid of STATE_LEDGERS) {
-      if (sentFor.has(lid) || !this.canSend()) continue;
+      if (!this.canSend()) break;
       const last = Math.max(this.ordering.lastUpdate.get(lid) ?? 0, this.lastSent.get(lid) ?? 0);
       if (utc - last >= ctx.opts.stateFreshnessUpdateIntervalSec) {
         if (this.sendBatch(lid, true)) sentFor.add(lid);
+      }
+    }
+    for (const lid of STATE_LEDGERS) {
+      if (sentFor.has(lid) || !this.canSend()) continue;
+      const len = this.intake.queueLength(lid);
+      if (len >= ctx.opts.max3pcBatchSize || (len > 0 && now - this.lastBatchCreated >= ctx.opts.max3pcBatchWaitMs)) {
+        if (this.sendBatch(lid, false)) sentFor.add(lid);
       }
     }
     if (this.viewStartPending && sentFor.size === 0 && this.canSend()) {

@@ -271,6 +271,29 @@ describe('monitor: state signatures not updated (vote 43, consensus.md §5)', ()
     for (const lid of [0, 1, 2]) expect(batches.filter(([, l]) => l === lid).length, `ledger ${lid}`).to.be.at.least(6);
   });
 
+  it('a primary saturated by writes on one ledger still refreshes the others, and nobody votes 43', () => {
+    // offered load above the pool's capacity: every freed batch slot could go to the next full
+    // domain batch, so freshness batches must go first
+    const pool = new ScriptedPool({ stateFreshnessUpdateIntervalSec: 2, max3pcBatchSize: 2, max3pcBatchesInFlight: 2 });
+    pool.start();
+    const client = new SimClient(new Uint8Array(32).fill(9));
+    let n = 0;
+    for (let t = 100; t < 10_000; t += 20) pool.schedule(t, () => { for (let i = 0; i < 16; i++) pool.submit(client.request(`load-${n++}`)); });
+    pool.runUntil(10_000);
+    const batches = pool.ordered.get('Node3') ?? [];
+    // saturated: requests were still waiting when the load stopped
+    const orderedRequests = batches.filter(([, l]) => l === 1).reduce((a, [, , r]) => a + r, 0);
+    expect(orderedRequests).to.be.greaterThan(1_000);
+    expect(orderedRequests).to.be.below(n);
+    expect(pool.votes.filter((v) => v.reason === Suspicion.STATE_SIGS_ARE_NOT_UPDATED)).to.deep.equal([]);
+    for (const v of VALIDATORS) expect(pool.view(v), v).to.equal(0);
+    // the pool and config ledgers got a batch in every interval of the load
+    for (const lid of [0, 2]) {
+      const times = batches.filter(([, l]) => l === lid).map(([t]) => t);
+      for (let from = 0; from + 2_000 <= 10_000; from += 2_000) expect(times.some((t) => t >= from && t < from + 2_500), `ledger ${lid} from ${from}`).to.equal(true);
+    }
+  });
+
   it('a shorter interval and a larger count are honoured (options)', () => {
     const pool = new ScriptedPool({ stateFreshnessUpdateIntervalSec: 5, acceptableFreshnessIntervalsCount: 3 });
     pool.start();
