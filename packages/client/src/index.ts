@@ -43,3 +43,4 @@ export { BatchFollower, defaultBatchFollowerOptions } from './follow/batch-follo
 export type { BatchFollowerEvents, BatchFollowerOptions, BatchFollowerStats, FollowedBatch, FollowGap } from './follow/batch-follower.js';
 export { AnnouncementError, agreementKey, decodeAnnouncement, ownMultiSignature, rootAfterAppend, verifySender, verifyTxnsAgainstRoot } from './follow/announcement.js';
 export type { AnnouncementProblem } from './follow/announcement.js';
+export type { ClientLogger } from './logger.js';

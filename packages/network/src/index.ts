@@ -9,7 +9,6 @@ export { ED25519_KEY_LENGTH, nodePrivateKeyFromSeed, peerIdFromSeed, peerIdFromV
 export { MSG_LEN_LIMIT, FrameDecoder, encodeFrame, readVarint, varintLength, writeVarint } from '@quire/common';
 export type { DecodedFrame, FrameDecoderOptions } from '@quire/common';
 export { TokenBucket } from './token-bucket.js';
-export { TypedEmitter } from './events.js';
 export { backoffDelay } from './peers.js';
 export type { ObserverInfo, ValidatorInfo } from './peers.js';
 export { silentLogger } from './stats.js';

@@ -1,5 +1,5 @@
 /**
- * A follower of the pool's ordered-batch topic (consensus.md 9.2): a libp2p node host with the observer's own
+ * A follower of the pool's ordered-batch topic (consensus.md 9.2): a gossip-only libp2p host with the observer's own
  * ed25519 key (admitted by validators configured with that key as an observer), dialing the validators of the pool
  * ledger, subscribed to `/quire/<poolId>/ordered/1`. Each announcement is decoded and checked; a batch is accepted
  * when its multi-signature verifies with at least n - f validators, or when f+1 validators announced identical
@@ -8,9 +8,12 @@
  */
 import type { BatchCommitted, MultiSignature, ObservedBatch } from '@quire/common';
 import { orderedBatchTopic } from '@quire/common';
-import { type GossipMessage, type NetworkLogger, NodeHost, TypedEmitter, type ValidatorInfo, silentLogger } from '@quire/network';
 import { ClientError, ClientErrorCode } from '../errors.js';
+import { TypedEmitter } from '../events.js';
+import { silentLogger, withBindings, type ClientLogger } from '../logger.js';
 import { PoolLedger } from '../pool/pool-ledger.js';
+import type { NodeAddress } from '../transport/connection.js';
+import { GossipTransport } from '../transport/libp2p.js';
 import { MultiSignatureCache, verifyMultiSignature } from '../verify/multi-signature.js';
 import { AnnouncementError, type AnnouncementProblem, agreementKey, decodeAnnouncement, ownMultiSignature, verifySender, verifyTxnsAgainstRoot } from './announcement.js';
 
@@ -122,8 +125,8 @@ export class BatchFollower extends TypedEmitter<BatchFollowerEvents> {
   private constructor(
     private readonly opts: BatchFollowerOptions,
     private readonly pool: PoolLedger,
-    private readonly host: NodeHost,
-    private readonly log: NetworkLogger,
+    private readonly transport: GossipTransport,
+    private readonly log: ClientLogger,
   ) {
     super((event, err) => log.warn({ event, err }, 'follower listener threw'));
     this.poolId = pool.rootBase58;
@@ -138,54 +141,49 @@ export class BatchFollower extends TypedEmitter<BatchFollowerEvents> {
   static async start(
     genesis: string | PoolLedger,
     options: Partial<BatchFollowerOptions> & Pick<BatchFollowerOptions, 'seed'>,
-    modules: { logger?: NetworkLogger } = {},
+    modules: { logger?: ClientLogger } = {},
   ): Promise<BatchFollower> {
     const opts: BatchFollowerOptions = { ...defaultBatchFollowerOptions, ...options };
     if (!(opts.seed instanceof Uint8Array) || opts.seed.length !== 32) throw new ClientError(ClientErrorCode.INVALID_SEED, { length: opts.seed?.length ?? -1 });
     const pool = typeof genesis === 'string' ? PoolLedger.fromGenesis(genesis) : genesis;
-    const log = modules.logger ?? silentLogger;
-    const topic = orderedBatchTopic(pool.rootBase58);
-    const host = await NodeHost.create(
+    const log = withBindings(modules.logger ?? silentLogger, { observer: opts.name });
+    const validators: NodeAddress[] = pool
+      .validators()
+      .filter((v) => v.nodeIp !== undefined && v.nodePort !== undefined)
+      .map((v) => ({ alias: v.alias, dest: v.dest, host: v.nodeIp!, port: v.nodePort! }));
+    // the transport exists before the follower it delivers to; it first dials on a later turn of the event loop,
+    // so nothing arrives before ref.self is set
+    const ref: { self?: BatchFollower } = {};
+    const transport = await GossipTransport.create(
       {
-        name: opts.name,
         seed: opts.seed,
         host: opts.host,
         port: opts.port,
+        topic: orderedBatchTopic(pool.rootBase58),
         maxMessageLength: opts.maxMessageLength,
-        topics: [topic],
+        validators,
         reconnectMinMs: opts.reconnectMinMs,
         reconnectMaxMs: opts.reconnectMaxMs,
       },
-      { logger: log },
+      { deliver: (data) => ref.self?.handleAnnouncement(data), logger: log },
     );
-    const self = new BatchFollower(opts, pool, host, log);
-    try {
-      const infos: ValidatorInfo[] = pool
-        .validators()
-        .filter((v) => v.nodeIp !== undefined && v.nodePort !== undefined)
-        .map((v) => ({ name: v.alias, dest: v.dest, host: v.nodeIp!, port: v.nodePort! }));
-      host.setValidators(infos);
-      host.subscribe(topic, (m) => self.onMessage(m));
-    } catch (e) {
-      await host.close();
-      throw e;
-    }
-    return self;
+    ref.self = new BatchFollower(opts, pool, transport, log);
+    return ref.self;
   }
 
   /** The follower's PeerId (derived from its seed). */
   get peerId(): string {
-    return this.host.peerId;
+    return this.transport.peerId;
   }
 
   /** Validators with an open connection to this follower. */
   connectedValidators(): string[] {
-    return this.host.connectedPeers();
+    return this.transport.connectedPeers();
   }
 
   /** Validators known to be subscribed to the ordered-batch topic. */
   topicPeers(): string[] {
-    return this.host.topicPeers(this.topic);
+    return this.transport.topicPeers();
   }
 
   stats(): BatchFollowerStats {
@@ -197,7 +195,7 @@ export class BatchFollower extends TypedEmitter<BatchFollowerEvents> {
     this.closing ??= (async () => {
       for (const q of this.queues.values()) if (q.timer !== undefined) clearTimeout(q.timer);
       this.queues.clear();
-      await this.host.close();
+      await this.transport.close();
       this.removeAllListeners();
     })();
     return this.closing;
@@ -222,10 +220,6 @@ export class BatchFollower extends TypedEmitter<BatchFollowerEvents> {
       this.drop(problem, sender);
       if (!(e instanceof AnnouncementError)) this.log.warn({ err: e }, 'announcement check failed');
     }
-  }
-
-  private onMessage(m: GossipMessage): void {
-    this.handleAnnouncement(m.data);
   }
 
   private drop(problem: AnnouncementProblem | 'stale', sender: string | undefined): void {

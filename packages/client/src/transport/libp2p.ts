@@ -1,10 +1,24 @@
-/** The client's libp2p node: TCP + Noise + Yamux + Identify, a random transport key, no listener, no discovery. */
+/**
+ * The client's libp2p nodes. `createClientLibp2p`: TCP + Noise + Yamux + Identify, a random transport key, no
+ * listener, no discovery (the client protocol). `GossipTransport`: the same stack plus gossipsub, with the observer's
+ * own ed25519 key, admitting only the pool's validators, dialing and redialing their node listeners, subscribed to
+ * one topic (an observer follows the ordered-batch topic; it never publishes).
+ */
 import '@quire/common/polyfill';
+import { createHash } from 'node:crypto';
+import { isIPv6 } from 'node:net';
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
-import { identify } from '@libp2p/identify';
+import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
+import { gossipsub, StrictNoSign, TopicValidatorResult, type GossipSub } from '@libp2p/gossipsub';
+import { identify, type Identify } from '@libp2p/identify';
+import type { PeerId, PrivateKey } from '@libp2p/interface';
 import { tcp } from '@libp2p/tcp';
+import type { Multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p, type Libp2p } from 'libp2p';
+import { ClientError, ClientErrorCode } from '../errors.js';
+import { silentLogger, type ClientLogger } from '../logger.js';
+import { clientMultiaddr, peerIdOfDest, type NodeAddress } from './connection.js';
 
 export async function createClientLibp2p(): Promise<Libp2p> {
   return createLibp2p({
@@ -14,4 +28,235 @@ export async function createClientLibp2p(): Promise<Libp2p> {
     connectionManager: { reconnectRetries: 0 },
     services: { identify: identify() },
   });
+}
+
+/** The libp2p private key of an ed25519 seed: the same seed always gives the same key, hence the same PeerId. */
+export async function privateKeyFromSeed(seed: Uint8Array): Promise<PrivateKey> {
+  if (!(seed instanceof Uint8Array) || seed.length !== 32) {
+    throw new ClientError(ClientErrorCode.INVALID_SEED, { length: seed instanceof Uint8Array ? seed.length : -1 });
+  }
+  return generateKeyPairFromSeed('Ed25519', seed);
+}
+
+/** Exponential backoff with jitter: min·2^attempt capped at max, scaled by a random factor in [0.5, 1). */
+export function redialDelay(attempt: number, minMs: number, maxMs: number, random: () => number = Math.random): number {
+  const base = Math.min(maxMs, minMs * 2 ** Math.min(attempt, 20));
+  return Math.round(base * (0.5 + random() / 2));
+}
+
+export type GossipLibp2p = Libp2p<{ identify: Identify; pubsub: GossipSub }>;
+
+export interface GossipTransportOptions {
+  /** 32-byte ed25519 seed of the observer key (its verkey is what validators list as an observer). */
+  seed: Uint8Array;
+  /** Listen address (never needs to be reachable: validators do not dial observers); port 0 picks a free port. */
+  host: string;
+  port: number;
+  /** The one topic subscribed to (gossipsub allowedTopics). */
+  topic: string;
+  /** Largest gossip payload accepted; larger ones are rejected before delivery. */
+  maxMessageLength: number;
+  /** The validators to admit and dial: alias, NODE.dest, node_ip (host), node_port (port). */
+  validators: NodeAddress[];
+  /** Redial backoff bounds (exponential, jittered). */
+  reconnectMinMs: number;
+  reconnectMaxMs: number;
+  dialTimeoutMs: number;
+  /** Liveness ping period and timeout of every connection (a dead connection is closed, then redialed). */
+  pingIntervalMs: number;
+  pingTimeoutMs: number;
+}
+
+export const defaultGossipTransportOptions: Omit<GossipTransportOptions, 'seed' | 'topic' | 'validators'> = {
+  host: '127.0.0.1',
+  port: 0,
+  maxMessageLength: 128 * 1024,
+  reconnectMinMs: 250,
+  reconnectMaxMs: 5_000,
+  dialTimeoutMs: 5_000,
+  pingIntervalMs: 1_000,
+  pingTimeoutMs: 3_000,
+};
+
+/** One topic message as delivered: its payload and the alias of the validator that relayed it. */
+export type GossipDelivery = (data: Uint8Array, relayedBy: string | undefined) => void;
+
+interface Peer {
+  alias: string;
+  peerId: string;
+  addr: Multiaddr;
+  attempt: number;
+  timer: NodeJS.Timeout | undefined;
+  dialing: boolean;
+}
+
+/**
+ * A gossip-only libp2p host of an observer: it subscribes to one topic and hands each accepted message to `deliver`.
+ * The topic runs StrictNoSign with message id sha256(data), as the validators' hosts do, so ids match across the
+ * pool (IHAVE / IWANT) and unsigned messages are accepted.
+ */
+export class GossipTransport {
+  readonly peerId: string;
+  private readonly peers = new Map<string, Peer>(); // by PeerId string
+  private readonly abort = new AbortController();
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    readonly options: GossipTransportOptions,
+    readonly libp2p: GossipLibp2p,
+    peers: Peer[],
+    private readonly log: ClientLogger,
+  ) {
+    this.peerId = libp2p.peerId.toString();
+    for (const p of peers) this.peers.set(p.peerId, p);
+  }
+
+  /**
+   * Starts the host, subscribes to `options.topic` and dials every validator. Throws ClientError INVALID_SEED, or
+   * INVALID_ARGUMENT for a validator whose dest is not a 32-byte base58 key.
+   */
+  static async create(
+    options: Partial<GossipTransportOptions> & Pick<GossipTransportOptions, 'seed' | 'topic' | 'validators'>,
+    modules: { deliver: GossipDelivery; logger?: ClientLogger },
+  ): Promise<GossipTransport> {
+    const opts: GossipTransportOptions = { ...defaultGossipTransportOptions, ...options };
+    const log = modules.logger ?? silentLogger;
+    const privateKey = await privateKeyFromSeed(opts.seed);
+    const peers: Peer[] = opts.validators.map((v) => ({ alias: v.alias, peerId: peerIdOfDest(v.dest), addr: clientMultiaddr(v), attempt: 0, timer: undefined, dialing: false }));
+    const admitted = new Set(peers.map((p) => p.peerId));
+    const deny = (peerId: PeerId): boolean => !admitted.has(peerId.toString());
+    const libp2p = await createLibp2p({
+      privateKey,
+      addresses: { listen: [`/${isIPv6(opts.host) ? 'ip6' : 'ip4'}/${opts.host}/tcp/${opts.port}`] },
+      transports: [tcp()],
+      connectionEncrypters: [noise()],
+      streamMuxers: [yamux()],
+      connectionGater: {
+        denyDialPeer: deny,
+        denyInboundEncryptedConnection: deny,
+        denyOutboundEncryptedConnection: deny,
+      },
+      connectionManager: { maxConnections: 64, reconnectRetries: 0 },
+      connectionMonitor: { pingInterval: opts.pingIntervalMs, pingTimeout: { maxTimeout: opts.pingTimeoutMs }, abortConnectionOnPingFailure: true },
+      services: {
+        identify: identify(),
+        pubsub: gossipsub({
+          // the payload carries its own proofs (sender signature, multi-signature): no envelope signature, and the
+          // message id is the payload's hash, as on the validators
+          globalSignaturePolicy: StrictNoSign,
+          msgIdFn: (m: { data: Uint8Array }) => createHash('sha256').update(m.data).digest(),
+          emitSelf: false,
+          fallbackToFloodsub: false,
+          doPX: false,
+          maxInboundDataLength: opts.maxMessageLength * 4 + 4096,
+          allowedTopics: [opts.topic],
+          // validators and observers often share one address (a host, a test): no colocation penalty
+          scoreParams: { IPColocationFactorWeight: 0 },
+        }),
+      },
+    });
+    const self = new GossipTransport(opts, libp2p, peers, log);
+    try {
+      self.follow(modules.deliver);
+    } catch (e) {
+      await self.close();
+      throw e;
+    }
+    return self;
+  }
+
+  /** Aliases of the validators with an open connection, sorted. */
+  connectedPeers(): string[] {
+    const out: string[] = [];
+    for (const p of this.peers.values()) if (this.isConnected(p)) out.push(p.alias);
+    return out.sort();
+  }
+
+  /** Aliases (or PeerIds, for a peer that is no validator) of the peers known to be subscribed to the topic. */
+  topicPeers(): string[] {
+    return this.libp2p.services.pubsub.getSubscribers(this.options.topic).map((id) => this.peers.get(id.toString())?.alias ?? id.toString());
+  }
+
+  /** Stops dialing and stops libp2p. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.abort.abort();
+      for (const p of this.peers.values()) {
+        if (p.timer !== undefined) clearTimeout(p.timer);
+        p.timer = undefined;
+      }
+      try {
+        await this.libp2p.stop();
+      } catch (err) {
+        this.log.warn({ err }, 'libp2p stop failed');
+      }
+    })();
+    return this.closing;
+  }
+
+  private follow(deliver: GossipDelivery): void {
+    const { topic, maxMessageLength } = this.options;
+    const pubsub = this.libp2p.services.pubsub;
+    pubsub.topicValidators.set(topic, (peer, msg) => {
+      if (msg.data.length <= maxMessageLength) return TopicValidatorResult.Accept;
+      this.log.debug({ peer: this.peers.get(peer.toString())?.alias ?? peer.toString(), length: msg.data.length }, 'oversize gossip message rejected');
+      return TopicValidatorResult.Reject;
+    });
+    pubsub.addEventListener('gossipsub:message', (evt) => {
+      const { propagationSource, msg } = evt.detail;
+      if (msg.topic !== topic || this.closing !== undefined) return;
+      try {
+        deliver(msg.data, this.peers.get(propagationSource.toString())?.alias);
+      } catch (err) {
+        this.log.warn({ err }, 'gossip listener threw');
+      }
+    });
+    // the backoff restarts only once a validator subscribed to the topic over the connection: one that accepts the
+    // connection and then hangs up (it does not list this observer) is redialed ever more slowly
+    pubsub.addEventListener('subscription-change', (evt) => {
+      const p = this.peers.get(evt.detail.peerId.toString());
+      if (p !== undefined && evt.detail.subscriptions.some((sub) => sub.topic === topic && sub.subscribe)) p.attempt = 0;
+    });
+    this.libp2p.addEventListener('peer:connect', (evt) => {
+      const p = this.peers.get(evt.detail.toString());
+      if (p !== undefined) this.log.debug({ peer: p.alias }, 'connected');
+    });
+    this.libp2p.addEventListener('peer:disconnect', (evt) => {
+      const p = this.peers.get(evt.detail.toString());
+      if (p === undefined) return;
+      this.log.debug({ peer: p.alias, attempt: p.attempt }, 'disconnected');
+      this.scheduleDial(p, redialDelay(p.attempt++, this.options.reconnectMinMs, this.options.reconnectMaxMs));
+    });
+    pubsub.subscribe(topic);
+    for (const p of this.peers.values()) this.scheduleDial(p, 0);
+  }
+
+  private isConnected(p: Peer): boolean {
+    return this.libp2p.getConnections().some((c) => c.status === 'open' && c.remotePeer.toString() === p.peerId);
+  }
+
+  private scheduleDial(p: Peer, delayMs: number): void {
+    if (this.closing !== undefined || p.dialing || p.timer !== undefined) return;
+    p.timer = setTimeout(() => {
+      p.timer = undefined;
+      void this.dial(p);
+    }, delayMs);
+  }
+
+  private async dial(p: Peer): Promise<void> {
+    if (this.closing !== undefined) return;
+    if (this.isConnected(p)) return;
+    p.dialing = true;
+    try {
+      await this.libp2p.dial(p.addr, { signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.options.dialTimeoutMs)]) });
+    } catch (err) {
+      p.attempt++;
+      this.log.debug({ peer: p.alias, attempt: p.attempt, err: (err as Error).message }, 'dial failed');
+    } finally {
+      p.dialing = false;
+    }
+    if (this.closing === undefined && !this.isConnected(p)) {
+      this.scheduleDial(p, redialDelay(p.attempt, this.options.reconnectMinMs, this.options.reconnectMaxMs));
+    }
+  }
 }

@@ -10,13 +10,20 @@ import { expect } from 'chai';
 import { BatchFollower, DidKey, type FollowedBatch, Pool, PoolLedger, buildNymRequest, signRequest, verifyMultiSignature } from '@quire/client';
 import { stringifyJson } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
-import { NodeHost, type NetworkStats } from '@quire/network';
+import { NODE_PROTOCOL, NodeHost, encodeFrame, peerIdFromVerkey, type NetworkStats } from '@quire/network';
 import { type NodeConfig, defaultNodeConfig, mergeConfig } from '../../src/config.js';
 import { TRUSTEE_SEED, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
 import { testLogger } from '../../src/logger.js';
 import { QuireNode } from '../../src/node.js';
 import { freePort, waitFor } from './support.js';
+
+/** What the test uses of a libp2p connection of the follower. */
+interface ObserverConnection {
+  status: string;
+  remotePeer: { toString(): string };
+  newStream(protocol: string, options?: { negotiateFully?: boolean }): Promise<{ send(data: Uint8Array): boolean }>;
+}
 
 /** The node host of a node, to look at its counters and topic peers. */
 function hostOf(n: QuireNode): { stats(): NetworkStats; topicPeers(topic: string): string[]; connectedPeers(): string[] } {
@@ -105,10 +112,19 @@ describe('e2e: an observer follows the ordered-batch topic', function () {
   it('the observer cannot open consensus streams', async () => {
     const node1 = hostOf(nodes[0]!);
     const denied = node1.stats().deniedConnections;
-    // the follower's host treats validators as peers it may send to: Node1 must refuse the stream (a refused
-    // stream is a denied connection in its counters and never becomes a message for the consensus core)
-    const host = (follower as unknown as { host: NodeHost }).host;
-    host.send('Node1', new TextEncoder().encode('not a consensus message'));
+    // the follower opens a consensus stream over its connection to Node1 and writes a frame: Node1 must refuse the
+    // stream (a refused stream is a denied connection in its counters and never becomes a message for the consensus core)
+    const node1PeerId = peerIdFromVerkey(standardPoolNodes(ports)[0]!.keys.dest);
+    const conn = (follower as unknown as { transport: { libp2p: { getConnections(): ObserverConnection[] } } }).transport.libp2p
+      .getConnections()
+      .find((c) => c.status === 'open' && c.remotePeer.toString() === node1PeerId);
+    expect(conn, 'a connection to Node1').to.not.equal(undefined);
+    try {
+      const stream = await conn!.newStream(NODE_PROTOCOL, { negotiateFully: true });
+      stream.send(encodeFrame(new TextEncoder().encode('not a consensus message')));
+    } catch {
+      // refused while negotiating or writing: the counter below tells
+    }
     await waitFor('the stream refused', async () => (node1.stats().deniedConnections > denied ? true : undefined), 10_000, 50);
     expect(node1.connectedPeers()).to.include('Obs1'); // still connected for gossip
   });
