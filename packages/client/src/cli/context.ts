@@ -99,10 +99,16 @@ export class Context {
     readonly io: Output,
   ) {}
 
-  async openPool(): Promise<Pool> {
-    if (this.pool !== undefined) return this.pool;
+  /** The pool genesis file: --genesis, then $QUIRE_GENESIS. */
+  genesisFile(): string {
     const file = this.g.genesis ?? process.env[GENESIS_ENV];
     if (file === undefined) throw usage('--genesis', `a pool genesis file is needed (--genesis or $${GENESIS_ENV})`);
+    return file;
+  }
+
+  async openPool(): Promise<Pool> {
+    if (this.pool !== undefined) return this.pool;
+    const file = this.genesisFile();
     const timeout = intArg(this.g.timeout, '--timeout');
     const freshness = intArg(this.g.freshness, '--freshness');
     this.pool = await Pool.open(file, {

@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { QuireError } from '@quire/common';
 import { Context, GENESIS_ENV, SEED_ENV, type GlobalOptions, type Output } from './context.js';
+import { addFollowCommand } from './follow-command.js';
 import { addReadCommands } from './read-commands.js';
 import { addWriteCommands } from './write-commands.js';
 
@@ -10,8 +11,8 @@ const consoleOutput: Output = {
   err: (l) => process.stderr.write(l + '\n'),
 };
 
-/** Builds the program; `io` receives all output. */
-export function buildProgram(io: Output = consoleOutput, onExit: (code: number) => void = () => undefined): Command {
+/** Builds the program; `io` receives all output; `stop` ends a long-running command (follow) as SIGINT does. */
+export function buildProgram(io: Output = consoleOutput, onExit: (code: number) => void = () => undefined, stop?: AbortSignal): Command {
   const program = new Command('quire')
     .description('Quire ledger client: keys, requests for every type, submission with reply agreement, reads verified by state proof')
     .option('--genesis <file>', `pool genesis file (default $${GENESIS_ENV})`)
@@ -45,6 +46,7 @@ export function buildProgram(io: Output = consoleOutput, onExit: (code: number) 
   };
   addWriteCommands(program, run);
   addReadCommands(program, run);
+  addFollowCommand(program, run, stop);
   return program;
 }
 
@@ -60,11 +62,15 @@ export function errorLine(e: unknown): string {
 }
 
 /** Runs the tool with `argv` (without node and script); resolves with the exit code. */
-export async function main(argv: string[], io: Output = consoleOutput): Promise<number> {
+export async function main(argv: string[], io: Output = consoleOutput, options: { stop?: AbortSignal } = {}): Promise<number> {
   let code = 0;
-  const program = buildProgram(io, (c) => {
-    code = c;
-  });
+  const program = buildProgram(
+    io,
+    (c) => {
+      code = c;
+    },
+    options.stop,
+  );
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {

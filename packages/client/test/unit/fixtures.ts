@@ -15,8 +15,8 @@ export function nodeSeed(name: string): string {
 export const blsKeys = NODE_NAMES.map((n) => blsKeyFromSeed(nodeSeed(n)));
 export const nodeDests = NODE_NAMES.map((n) => Ed25519Signer.fromSeed(nodeSeed(n)).fullVerkey);
 
-/** One pool genesis line per node; `ports` gives each node's client port. */
-export function poolGenesis(opts: { ports?: number[]; count?: number; host?: string } = {}): string {
+/** One pool genesis line per node; `ports` gives each node's client port, `nodePorts` its node port. */
+export function poolGenesis(opts: { ports?: number[]; nodePorts?: number[]; count?: number; host?: string } = {}): string {
   const count = opts.count ?? 4;
   const lines: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -32,7 +32,7 @@ export function poolGenesis(opts: { ports?: number[]; count?: number; host?: str
             client_ip: opts.host ?? '127.0.0.1',
             client_port: opts.ports?.[i] ?? 9702 + 2 * i,
             node_ip: opts.host ?? '127.0.0.1',
-            node_port: 9701 + 2 * i,
+            node_port: opts.nodePorts?.[i] ?? 9701 + 2 * i,
             services: ['VALIDATOR'],
           },
           dest: nodeDests[i],
