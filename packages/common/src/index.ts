@@ -136,3 +136,5 @@ export {
   decodeErrorPayload,
 } from './client-wire.js';
 export type { DecodedFrame, FrameDecoderOptions, Envelope } from './client-wire.js';
+export { TypedEmitter } from './typed-emitter.js';
+export { backoffDelay } from './backoff.js';

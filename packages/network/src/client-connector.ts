@@ -5,7 +5,7 @@ import { tcp } from '@libp2p/tcp';
 import { CLIENT_PROTOCOL, EnvelopeKind, MSG_LEN_LIMIT, QuireError, decodeEnvelope, decodeErrorPayload, encodeEnvelope } from '@quire/common';
 import { createLibp2p, type Libp2p } from 'libp2p';
 import { NetworkError, NetworkErrorCode } from './errors.js';
-import { TypedEmitter } from './events.js';
+import { TypedEmitter } from '@quire/common';
 import { FramedStream } from './framed-stream.js';
 import { nodePrivateKeyFromSeed, peerIdFromVerkey } from './identity.js';
 import { tcpMultiaddr } from './multiaddrs.js';

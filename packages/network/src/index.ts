@@ -9,7 +9,7 @@ export { ED25519_KEY_LENGTH, nodePrivateKeyFromSeed, peerIdFromSeed, peerIdFromV
 export { MSG_LEN_LIMIT, FrameDecoder, encodeFrame, readVarint, varintLength, writeVarint } from '@quire/common';
 export type { DecodedFrame, FrameDecoderOptions } from '@quire/common';
 export { TokenBucket } from './token-bucket.js';
-export { backoffDelay } from './peers.js';
+export { backoffDelay } from '@quire/common';
 export type { ObserverInfo, ValidatorInfo } from './peers.js';
 export { silentLogger } from './stats.js';
 export { yamuxWindowPatch } from './yamux-window.js';

@@ -1,5 +1,5 @@
 import type { Libp2p, ServiceMap } from '@libp2p/interface';
-import { TypedEmitter } from './events.js';
+import { TypedEmitter } from '@quire/common';
 import { tcpPortOf } from './multiaddrs.js';
 import { emptyStats, type NetworkLogger, type NetworkStats } from './stats.js';
 

@@ -6,7 +6,7 @@ import { identify, type Identify } from '@libp2p/identify';
 import type { Connection, PeerId, Stream } from '@libp2p/interface';
 import { tcp } from '@libp2p/tcp';
 import type { Multiaddr } from '@multiformats/multiaddr';
-import { MSG_LEN_LIMIT } from '@quire/common';
+import { MSG_LEN_LIMIT, backoffDelay } from '@quire/common';
 import { createLibp2p, type Libp2p } from 'libp2p';
 import { NetworkError, NetworkErrorCode } from './errors.js';
 import { FramedStream, type FramedStreamOptions } from './framed-stream.js';
@@ -14,7 +14,7 @@ import { GossipRouter, type GossipHandler, type GossipValidator } from './gossip
 import { nodePrivateKeyFromSeed } from './identity.js';
 import { Libp2pHost } from './libp2p-host.js';
 import { listenAddress, tcpMultiaddr } from './multiaddrs.js';
-import { backoffDelay, resolvePeers, type ObserverInfo, type ResolvedPeer, type ValidatorInfo } from './peers.js';
+import { resolvePeers, type ObserverInfo, type ResolvedPeer, type ValidatorInfo } from './peers.js';
 import { silentLogger, type NetworkLogger } from './stats.js';
 import { TokenBucket } from './token-bucket.js';
 

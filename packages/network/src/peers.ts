@@ -46,9 +46,3 @@ export function resolvePeers<T extends ObserverInfo>(list: readonly T[], withAdd
     return { ...p, peerId, peerIdStr };
   });
 }
-
-/** Exponential backoff with jitter: min·2^attempt capped at max, scaled by a random factor in [0.5, 1). */
-export function backoffDelay(attempt: number, minMs: number, maxMs: number, random: () => number = Math.random): number {
-  const base = Math.min(maxMs, minMs * 2 ** Math.min(attempt, 20));
-  return Math.round(base * (0.5 + random() / 2));
-}

@@ -9,7 +9,7 @@
 import type { BatchCommitted, MultiSignature, ObservedBatch } from '@quire/common';
 import { orderedBatchTopic } from '@quire/common';
 import { ClientError, ClientErrorCode } from '../errors.js';
-import { TypedEmitter } from '../events.js';
+import { TypedEmitter } from '@quire/common';
 import { silentLogger, withBindings, type ClientLogger } from '../logger.js';
 import { PoolLedger } from '../pool/pool-ledger.js';
 import type { NodeAddress } from '../transport/connection.js';

@@ -16,6 +16,7 @@ import type { PeerId, PrivateKey } from '@libp2p/interface';
 import { tcp } from '@libp2p/tcp';
 import type { Multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p, type Libp2p } from 'libp2p';
+import { backoffDelay } from '@quire/common';
 import { ClientError, ClientErrorCode } from '../errors.js';
 import { silentLogger, type ClientLogger } from '../logger.js';
 import { clientMultiaddr, peerIdOfDest, type NodeAddress } from './connection.js';
@@ -36,12 +37,6 @@ export async function privateKeyFromSeed(seed: Uint8Array): Promise<PrivateKey> 
     throw new ClientError(ClientErrorCode.INVALID_SEED, { length: seed instanceof Uint8Array ? seed.length : -1 });
   }
   return generateKeyPairFromSeed('Ed25519', seed);
-}
-
-/** Exponential backoff with jitter: min·2^attempt capped at max, scaled by a random factor in [0.5, 1). */
-export function redialDelay(attempt: number, minMs: number, maxMs: number, random: () => number = Math.random): number {
-  const base = Math.min(maxMs, minMs * 2 ** Math.min(attempt, 20));
-  return Math.round(base * (0.5 + random() / 2));
 }
 
 export type GossipLibp2p = Libp2p<{ identify: Identify; pubsub: GossipSub }>;
@@ -225,7 +220,7 @@ export class GossipTransport {
       const p = this.peers.get(evt.detail.toString());
       if (p === undefined) return;
       this.log.debug({ peer: p.alias, attempt: p.attempt }, 'disconnected');
-      this.scheduleDial(p, redialDelay(p.attempt++, this.options.reconnectMinMs, this.options.reconnectMaxMs));
+      this.scheduleDial(p, backoffDelay(p.attempt++, this.options.reconnectMinMs, this.options.reconnectMaxMs));
     });
     pubsub.subscribe(topic);
     for (const p of this.peers.values()) this.scheduleDial(p, 0);
@@ -256,7 +251,7 @@ export class GossipTransport {
       p.dialing = false;
     }
     if (this.closing === undefined && !this.isConnected(p)) {
-      this.scheduleDial(p, redialDelay(p.attempt, this.options.reconnectMinMs, this.options.reconnectMaxMs));
+      this.scheduleDial(p, backoffDelay(p.attempt, this.options.reconnectMinMs, this.options.reconnectMaxMs));
     }
   }
 }

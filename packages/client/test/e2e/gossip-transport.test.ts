@@ -6,7 +6,8 @@ import { expect } from 'chai';
 import { Ed25519Signer } from '@quire/crypto';
 import { NodeHost } from '@quire/network';
 import { ClientError, ClientErrorCode } from '../../src/index.js';
-import { GossipTransport, privateKeyFromSeed, redialDelay } from '../../src/transport/libp2p.js';
+import { backoffDelay } from '@quire/common';
+import { GossipTransport, privateKeyFromSeed } from '../../src/transport/libp2p.js';
 
 const TOPIC = '/quire/TestPool/ordered/1';
 
@@ -69,11 +70,11 @@ describe('GossipTransport (observer) against validator node hosts', function () 
   });
 
   it('backs off exponentially between 0.5·min and max', () => {
-    expect(redialDelay(0, 250, 5_000, () => 0)).to.equal(125);
-    expect(redialDelay(0, 250, 5_000, () => 0.999999)).to.equal(250);
-    expect(redialDelay(3, 250, 5_000, () => 0.999999)).to.equal(2_000);
-    expect(redialDelay(10, 250, 5_000, () => 0.999999)).to.equal(5_000);
-    expect(redialDelay(1_000, 250, 5_000, () => 0)).to.equal(2_500);
+    expect(backoffDelay(0, 250, 5_000, () => 0)).to.equal(125);
+    expect(backoffDelay(0, 250, 5_000, () => 0.999999)).to.equal(250);
+    expect(backoffDelay(3, 250, 5_000, () => 0.999999)).to.equal(2_000);
+    expect(backoffDelay(10, 250, 5_000, () => 0.999999)).to.equal(5_000);
+    expect(backoffDelay(1_000, 250, 5_000, () => 0)).to.equal(2_500);
   });
 
   it('connects with the admitted key, follows the topic and rejects oversize messages', async () => {

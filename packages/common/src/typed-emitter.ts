@@ -1,6 +1,10 @@
+/** Typed events of long-lived components (network hosts, the SDK's follower), over node:events. */
 import { EventEmitter } from 'node:events';
 
-/** A typed event emitter: event names map to listener signatures. Listener errors are reported, never thrown. */
+/**
+ * An event emitter whose event names map to listener signatures. A listener that throws stops
+ * neither the others nor the emitter: the error goes to `onListenerError`.
+ */
 export class TypedEmitter<Events extends { [K in keyof Events]: (...args: any[]) => void }> {
   private readonly ee = new EventEmitter();
 
@@ -28,6 +32,7 @@ export class TypedEmitter<Events extends { [K in keyof Events]: (...args: any[])
   }
 
   protected emit<K extends keyof Events & string>(event: K, ...args: Parameters<Events[K]>): void {
+    // rawListeners keeps once() wrappers, which remove themselves when called
     for (const l of this.ee.rawListeners(event)) {
       try {
         (l as (...a: unknown[]) => void)(...args);
