@@ -152,7 +152,9 @@ export class CaughtUpMultiSigs {
       }
       if (c.verified !== true) {
         const root = v.pool_state_root_hash;
-        if (!registries.has(root)) registries.set(root, ex.registryAt !== undefined ? ex.registryAt(root) : [...ctx.validators]);
+        // a root missing from this node's pool state (older than its pool genesis) has no keys here:
+        // unknown, like a root not reached yet, never a bad signature of an honest sender
+        if (!registries.has(root)) registries.set(root, ex.hasPoolStateRoot?.(root) === false ? undefined : ex.registryAt !== undefined ? ex.registryAt(root) : [...ctx.validators]);
         const registry = registries.get(root);
         if (registry === undefined) {
           if (final) this.drop(c.from, CaughtUpMultiSigDrop.UNKNOWN_POOL_ROOT, false, c.ms);

@@ -169,6 +169,16 @@ export interface BatchExecutor {
    */
   registryAt?(poolStateRoot: string): string[] | undefined;
 
+  /**
+   * Optional: false when this node's pool state does not hold `poolStateRoot` (a root older than the
+   * pool genesis it started from: an operator gives a new node the current pool ledger as its
+   * genesis), so that no BLS key can be looked up at it. A multi-signature made at such a root
+   * cannot be checked here: PRE-PREPARE check 12 leaves it to the nodes that can (n−f of them
+   * ordered the batch it signs) instead of refusing every PRE-PREPARE that carries it, and catch-up
+   * treats it as an unknown root, not as a bad signature. Without this method every root counts as held.
+   */
+  hasPoolStateRoot?(poolStateRoot: string): boolean;
+
   // ---- multi-signatures in catch-up (formats.md §12.1; additive, optional) ----
   /**
    * Optional: the state roots one audit txn names (in the wire form of `txnRange` and

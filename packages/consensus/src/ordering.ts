@@ -234,6 +234,12 @@ export class Ordering {
     // n-f of the registry in force at the value's pool state root (membership may have changed
     // since); participants without a key at that root fail the BLS verification below
     const root = ms.value.pool_state_root_hash;
+    // made at a pool state older than this node's pool genesis: no key to check it with here; the
+    // n−f nodes that ordered the batch it signs did (see BatchExecutor.hasPoolStateRoot)
+    if (ctx.modules.executor.hasPoolStateRoot?.(root) === false && !this.registrySizeAt.has(root)) {
+      ctx.modules.logger?.debug({ poolStateRoot: root, ledgerId: ms.value.ledger_id }, 'multi-signature at a pool state root older than this node: not checked');
+      return true;
+    }
     const n = this.registrySizeAt.get(root) ?? ctx.modules.executor.registryAt?.(root)?.length ?? ctx.validators.length;
     if (parts.size !== ms.participants.length || parts.size < quorumsFor(n).blsSignatures) return false;
     const key = `${ms.signature}|${ms.participants.join(',')}|${JSON.stringify(ms.value)}`;

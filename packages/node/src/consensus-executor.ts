@@ -11,7 +11,7 @@
 // It lives in the node, not in requests or consensus: it implements the consensus interface over
 // the requests implementation and the node's stores, which only the composition root may combine
 // (requests never imports consensus; consensus imports only the interfaces of requests).
-import { b58decode, b58encode, integerKeyedMap, type Txn as CommonTxn } from '@quire/common';
+import { b58decode, b58decodeOrUndefined, b58encode, integerKeyedMap, type Txn as CommonTxn } from '@quire/common';
 import type {
   AppliedBatch,
   ApplyBatchInput,
@@ -424,6 +424,17 @@ export class ConsensusExecutor implements BatchExecutor {
   registryAt(poolStateRoot: string): string[] | undefined {
     if (poolStateRoot === this.uncommittedPoolStateRoot()) return [...this.registryHead.validators];
     return this.history.registryAt(poolStateRoot);
+  }
+
+  /** Whether the pool state trie holds `poolStateRoot` (base58), committed or as an uncommitted head. */
+  hasPoolStateRoot(poolStateRoot: string): boolean {
+    const bytes = b58decodeOrUndefined(poolStateRoot);
+    if (bytes?.length !== 32) return false;
+    try {
+      return this.stores.states[0].hasRoot(bytes);
+    } catch {
+      return false;
+    }
   }
 
   private ledger(ledgerId: number): Ledger {

@@ -40,7 +40,7 @@ type Tamper = (from: string, msg: Record<string, unknown>) => Record<string, unk
  * fresh core over that node's storage. Messages between the leecher and the seeders are delivered
  * until none is left, with simulated ticks in between; `tamper` rewrites what a seeder sends.
  */
-function catchUp(sim: Simulation, tamper: Tamper = (_f, m) => m): Net {
+function catchUp(sim: Simulation, tamper: Tamper = (_f, m) => m, prepare: (ex: StandInExecutor) => void = () => undefined): Net {
   const clock = { t: 0, now: () => clock.t, utcSeconds: () => 1_800_000_000 + Math.floor(clock.t / 1000) };
   const seeders = new Map<string, ConsensusCore>();
   for (const n of sim.nodes.filter((x) => x.name !== 'Node4' && GENESIS.includes(x.name))) {
@@ -48,6 +48,7 @@ function catchUp(sim: Simulation, tamper: Tamper = (_f, m) => m): Net {
     seeders.set(n.name, new ConsensusCore({ name: n.name, validators }, { executor: n.executor, crypto: n.replica.crypto, requests: n.replica.requests, clock }));
   }
   const replica = standInPool({ seed: 0, genesis: GENESIS }).replica('Node4') as SimReplica<StandInExecutor>;
+  prepare(replica.executor);
   const leecher = new ConsensusCore({ name: 'Node4', validators: GENESIS }, { executor: replica.executor, crypto: replica.crypto, requests: replica.requests, clock });
   const effects: ConsensusEffect[] = [];
   const queue: { from: string; to: string; msg: unknown }[] = [];
@@ -170,6 +171,15 @@ describe('multi-signatures in catch-up (formats.md §12.1)', () => {
         if (name !== 'an unknown pool state root') expect(suspicionsOf(net).length).to.be.greaterThan(0);
       });
     }
+
+    it('honest ones made at pool state roots this node does not hold (older than its pool genesis) are not checked, stored nor held against their senders', () => {
+      const net = catchUp(sim, undefined, (ex) => {
+        (ex as StandInExecutor & { hasPoolStateRoot(root: string): boolean }).hasPoolStateRoot = () => false;
+      });
+      expectCaughtUp(net, sim);
+      expect(net.executor.storedMultiSigs).to.deep.equal([]);
+      expect(suspicionsOf(net)).to.deep.equal([]);
+    });
 
     it('a non-array `multiSigs` refuses the reply (shape check) and catch-up completes from the others', () => {
       const net = catchUp(sim, (from, msg) => (from === 'Node1' && msg.op === 'CATCHUP_REP' ? { ...msg, multiSigs: 'x' } : msg));

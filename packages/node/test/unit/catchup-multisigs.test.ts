@@ -121,6 +121,21 @@ describe('multi-signatures in catch-up on the real executor and storage (formats
     }
   });
 
+  it('holds exactly the pool state roots it has been through (hasPoolStateRoot)', async () => {
+    const { sim, pool } = await orderedPool('membership', 1105);
+    try {
+      const { replica } = await catchUp(sim, pool);
+      const ex = replica.executor;
+      for (const ms of ex.storedMultiSigs) expect(ex.hasPoolStateRoot(ms.value.pool_state_root_hash), ms.value.pool_state_root_hash).to.equal(true);
+      expect(ex.hasPoolStateRoot(ex.uncommittedPoolStateRoot())).to.equal(true);
+      expect(ex.hasPoolStateRoot(b58encode(new Uint8Array(32).fill(7)))).to.equal(false);
+      expect(ex.hasPoolStateRoot('not base58 0OIl')).to.equal(false);
+      expect(ex.hasPoolStateRoot(b58encode(new Uint8Array(31)))).to.equal(false);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('stores nothing of forged multi-signatures and still completes catch-up', async () => {
     const { sim, pool } = await orderedPool('none', 3);
     try {
