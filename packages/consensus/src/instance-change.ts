@@ -83,6 +83,7 @@ export class InstanceChangeVoting {
     const last = this.sentAt.get(proposed);
     if (last !== undefined && now - last < ctx.opts.viewChangeWindowMs) return;
     this.sentAt.set(proposed, now);
+    ctx.modules.logger?.info({ view: proposed, code }, 'instance change voted');
     ctx.broadcast({ op: 'INSTANCE_CHANGE', viewNo: proposed, reason: code });
     this.recordVote(ctx.name, proposed);
   }

@@ -133,7 +133,9 @@ export class QuireNode {
     });
     this.nodeHost.on('peer:connect', (alias) => this.enqueue({ kind: 'peerConnected', alias }));
     this.nodeHost.on('peer:disconnect', (alias) => this.enqueue({ kind: 'peerDisconnected', alias }));
-    this.nodeHost.subscribe(topic, () => undefined);
+    // validators publish on the ordered-batch topic but do not subscribe to it: each batch's
+    // announcements (one per validator, its txns included) then go straight to the observers,
+    // instead of every validator receiving and relaying every other validator's copy
     this.nodeHost.setValidators(this.executor.registry.validatorInfos());
     this.nodeHost.setObservers(cfg.observers);
     const host = this.nodeHost;
@@ -142,6 +144,7 @@ export class QuireNode {
       this.stores,
       (t, data) => host.publish(t, data),
       this.log,
+      () => host.topicPeers(topic).length,
     );
 
     this.clientHost = await ClientHost.create(

@@ -163,9 +163,12 @@ export class OrderedAnnouncer {
     private readonly stores: NodeStores,
     private readonly publish: (topic: string, data: Uint8Array) => Promise<unknown>,
     private readonly log: NodeLogger,
+    /** how many peers follow the topic now; with none, nothing is read, encoded, signed or sent */
+    private readonly audience: () => number = () => 1,
   ) {}
 
   announce(eff: OrderedEffect): void {
+    if (this.audience() === 0) return;
     this.chain = this.chain.then(async () => {
       try {
         const msg = await batchCommitted(eff, this.stores);

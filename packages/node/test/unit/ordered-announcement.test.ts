@@ -5,7 +5,9 @@ import { AnnouncementError, decodeAnnouncement, verifySender, verifyTxnsAgainstR
 import { type BatchCommitted, b58encode, encodeMsgpack, type Txn } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { Ledger, openMemoryKvStore } from '@quire/storage';
-import { encodeAnnouncement } from '../../src/ordered-announcement.js';
+import { OrderedAnnouncer, type OrderedEffect, encodeAnnouncement } from '../../src/ordered-announcement.js';
+import type { NodeStores } from '../../src/consensus-executor.js';
+import type { NodeLogger } from '../../src/logger.js';
 
 const POOL_ID = 'PoolId1111111111111111111111111111111111111';
 const signer = Ed25519Signer.fromSeed('000000000000000000000000000Node1');
@@ -92,6 +94,24 @@ describe('ordered-batch announcement', () => {
     verifySender(POOL_ID, a, signer.fullVerkey);
     // under the limit, the same batch keeps its txns
     expect(decodeAnnouncement(encodeAnnouncement(msg, sender())).msg.txns).to.have.length(4);
+  });
+
+  it('builds and sends nothing while no peer follows the topic', async () => {
+    const published: Uint8Array[] = [];
+    const failures: string[] = [];
+    const log = { debug: (_o: unknown, m: string) => failures.push(m) } as unknown as NodeLogger;
+    const eff = { kind: 'ordered', ledgerId: 1, ppSeqNo: 1, replies: [], multiSigs: [] } as unknown as OrderedEffect;
+    // stores that cannot be read: an announcement that is built fails (and is logged)
+    let audience = 0;
+    const a = new OrderedAnnouncer(sender(), {} as NodeStores, async (_t, d) => published.push(d), log, () => audience);
+    a.announce(eff);
+    await a.idle();
+    expect(failures).to.deep.equal([]);
+    audience = 1;
+    a.announce(eff);
+    await a.idle();
+    expect(failures).to.deep.equal(['ordered-batch announcement not published']);
+    expect(published).to.deep.equal([]);
   });
 
   it('refuses malformed input with a typed problem', () => {
