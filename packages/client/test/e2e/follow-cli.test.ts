@@ -13,20 +13,13 @@ import { NodeHost } from '@quire/network';
 import { main } from '../../src/cli/main.js';
 import { DidKey, PoolLedger } from '../../src/index.js';
 import { NODE_NAMES, nodeSeed, poolGenesis } from '../unit/fixtures.js';
+import { waitFor as waitForWithin } from './wait.js';
 
 const enc = new TextEncoder();
+const waitFor = <T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> => waitForWithin(what, probe, timeoutMs);
 const OBSERVER_SEED = '0000000000000000000000Observer01';
 const observer = DidKey.fromSeed(OBSERVER_SEED);
 
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const v = probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** A free port below the ephemeral range (outgoing connections cannot take it meanwhile). */
 async function freePort(): Promise<number> {

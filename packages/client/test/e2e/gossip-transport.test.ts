@@ -6,20 +6,11 @@ import { expect } from 'chai';
 import { Ed25519Signer } from '@quire/crypto';
 import { NodeHost } from '@quire/network';
 import { ClientError, ClientErrorCode } from '../../src/index.js';
-import { backoffDelay } from '@quire/common';
 import { GossipTransport, privateKeyFromSeed } from '../../src/transport/libp2p.js';
+import { waitFor } from './wait.js';
 
 const TOPIC = '/quire/TestPool/ordered/1';
 
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const v = probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('GossipTransport (observer) against validator node hosts', function () {
   this.timeout(30_000);
@@ -67,14 +58,6 @@ describe('GossipTransport (observer) against validator node hosts', function () 
     } catch (e) {
       expect((e as ClientError).code).to.equal(ClientErrorCode.INVALID_SEED);
     }
-  });
-
-  it('backs off exponentially between 0.5·min and max', () => {
-    expect(backoffDelay(0, 250, 5_000, () => 0)).to.equal(125);
-    expect(backoffDelay(0, 250, 5_000, () => 0.999999)).to.equal(250);
-    expect(backoffDelay(3, 250, 5_000, () => 0.999999)).to.equal(2_000);
-    expect(backoffDelay(10, 250, 5_000, () => 0.999999)).to.equal(5_000);
-    expect(backoffDelay(1_000, 250, 5_000, () => 0)).to.equal(2_500);
   });
 
   it('connects with the admitted key, follows the topic and rejects oversize messages', async () => {

@@ -7,7 +7,6 @@ import {
   NetworkError,
   NetworkErrorCode,
   TokenBucket,
-  backoffDelay,
   decodeEnvelope,
   decodeErrorPayload,
   encodeEnvelope,
@@ -27,15 +26,6 @@ describe('token bucket', () => {
     expect(b.take()).to.equal(false);
     now += 10_000;
     expect(b.available).to.equal(5);
-  });
-});
-
-describe('backoff', () => {
-  it('doubles from the minimum up to the cap, with jitter in [0.5, 1)', () => {
-    expect(backoffDelay(0, 250, 5000, () => 0)).to.equal(125);
-    expect(backoffDelay(0, 250, 5000, () => 0.999999)).to.equal(250);
-    expect(backoffDelay(3, 250, 5000, () => 0.999999)).to.equal(2000);
-    expect(backoffDelay(30, 250, 5000, () => 0.999999)).to.equal(5000);
   });
 });
 
