@@ -41,6 +41,6 @@ export type { NodeAddress, NodeMessage } from './transport/connection.js';
 // following the ordered-batch topic as an observer
 export { BatchFollower, defaultBatchFollowerOptions } from './follow/batch-follower.js';
 export type { BatchFollowerEvents, BatchFollowerOptions, BatchFollowerStats, FollowedBatch, FollowGap } from './follow/batch-follower.js';
-export { AnnouncementError, agreementKey, decodeAnnouncement, ownMultiSignature, rootAfterAppend, verifySender, verifyTxnsAgainstRoot } from './follow/announcement.js';
+export { AnnouncementError, agreementKey, decodeAnnouncement, ownMultiSignature, verifySender, verifyTxnsAgainstRoot } from './follow/announcement.js';
 export type { AnnouncementProblem } from './follow/announcement.js';
 export type { ClientLogger } from './logger.js';

@@ -13,6 +13,7 @@ export {
   HASH_LENGTH,
   merkleLeafHash,
   merkleNodeHash,
+  merkleRootAfterAppend,
   merkleRootOfLeafHashes,
   rootFromFrontier,
   verifyInclusion,

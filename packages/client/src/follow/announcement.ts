@@ -5,6 +5,7 @@
  */
 import {
   type BatchCommitted,
+  CodedError,
   type MultiSignature,
   type ObservedBatch,
   b58decodeOrUndefined,
@@ -15,7 +16,7 @@ import {
   observedBatchSigningInputOfDigest,
 } from '@quire/common';
 import { ed25519Verify } from '@quire/crypto';
-import { merkleLeafHash, merkleNodeHash, rootFromFrontier } from '@quire/storage';
+import { ProofError, merkleLeafHash, merkleRootAfterAppend } from '@quire/storage';
 
 /** Why an announcement was dropped. */
 export type AnnouncementProblem =
@@ -28,9 +29,14 @@ export type AnnouncementProblem =
   /** the txns are not seqNoStart..seqNoEnd, or do not lead to txnRootHash */
   | 'txns-mismatch';
 
-export class AnnouncementError extends Error {
-  constructor(readonly problem: AnnouncementProblem, readonly detail: string) {
-    super(`${problem}: ${detail}`);
+/** A dropped announcement: `code` (also `problem`) is one of AnnouncementProblem, `data.detail` says what was wrong. */
+export class AnnouncementError extends CodedError<AnnouncementProblem> {
+  constructor(problem: AnnouncementProblem, detail: string) {
+    super(problem, { detail });
+  }
+
+  get problem(): AnnouncementProblem {
+    return this.code;
   }
 }
 
@@ -95,33 +101,6 @@ export function verifySender(poolId: string, a: ObservedBatch, dest: string): vo
   if (!ok) throw new AnnouncementError('bad-signature', `signature of ${a.sender} does not verify`);
 }
 
-function popcount(n: number): number {
-  let c = 0;
-  for (let x = n; x > 0; x = Math.floor(x / 2)) c += x % 2;
-  return c;
-}
-
-/**
- * Root of the tree of `size + leaves.length` leaves, given the frontier of the tree of `size` leaves (full-subtree
- * hashes, largest first). Throws AnnouncementError 'txns-mismatch' when the frontier cannot be that of `size`.
- */
-export function rootAfterAppend(frontier: readonly Uint8Array[], size: number, leaves: readonly Uint8Array[]): Uint8Array {
-  if (frontier.length !== popcount(size)) throw new AnnouncementError('txns-mismatch', `a tree of ${size} txns has ${popcount(size)} full subtrees, not ${frontier.length}`);
-  const stack = [...frontier];
-  let n = size;
-  for (const leaf of leaves) {
-    let x = leaf;
-    let c = n;
-    while (c % 2 === 1) {
-      x = merkleNodeHash(stack.pop()!, x);
-      c = (c - 1) / 2;
-    }
-    stack.push(x);
-    n++;
-  }
-  return rootFromFrontier(stack);
-}
-
 /**
  * Checks that the announced txns are seqNoStart..seqNoEnd in order and lead, from the announced frontier, to
  * txnRootHash: with txnRootHash proven by a multi-signature (or by f+1 validators), so are the txns. Throws
@@ -148,8 +127,15 @@ export function verifyTxnsAgainstRoot(msg: BatchCommitted): void {
     if (b?.length !== 32) throw new AnnouncementError('txns-mismatch', 'frontier hash is not 32 bytes');
     return b;
   });
+  let after: Uint8Array;
+  try {
+    after = merkleRootAfterAppend(frontier, msg.seqNoStart - 1, leaves);
+  } catch (e) {
+    if (!(e instanceof ProofError)) throw e;
+    throw new AnnouncementError('txns-mismatch', `a tree of ${msg.seqNoStart - 1} txns does not have ${frontier.length} full subtrees`);
+  }
   const root = b58decodeOrUndefined(msg.txnRootHash);
-  if (root === undefined || !Buffer.from(rootAfterAppend(frontier, msg.seqNoStart - 1, leaves)).equals(root)) {
+  if (root === undefined || !Buffer.from(after).equals(root)) {
     throw new AnnouncementError('txns-mismatch', 'the txns do not lead to txnRootHash');
   }
 }

@@ -75,19 +75,38 @@ export function rootFromFrontier(hashes: readonly Uint8Array[]): Uint8Array {
   return acc;
 }
 
-/** MTH of a list of leaf hashes, computed in full (O(n)): a reference for tools and tests. */
-export function merkleRootOfLeafHashes(leafHashes: readonly Uint8Array[]): Uint8Array {
-  const frontier: Uint8Array[] = [];
-  for (let s = 0; s < leafHashes.length; s++) {
-    let x = leafHashes[s]!;
+/** Number of full subtrees (frontier hashes) of a tree of `size` leaves: the 1 bits of `size`. */
+function frontierLength(size: number): number {
+  let c = 0;
+  for (let x = size; x > 0; x = Math.floor(x / 2)) c += x % 2;
+  return c;
+}
+
+/**
+ * MTH of the tree of `size + leafHashes.length` leaves, given the frontier of the tree of its first
+ * `size` leaves (full-subtree hashes, largest first; see Ledger.frontierAt) and the leaf hashes that
+ * follow. Throws ProofError PROOF_MALFORMED when the frontier cannot be that of `size` leaves.
+ */
+export function merkleRootAfterAppend(frontier: readonly Uint8Array[], size: number, leafHashes: readonly Uint8Array[]): Uint8Array {
+  if (!Number.isSafeInteger(size) || size < 0 || frontier.length !== frontierLength(size)) {
+    throw new ProofError(StorageErrorCode.PROOF_MALFORMED, { what: 'frontier', size, length: frontier.length });
+  }
+  const stack = [...frontier];
+  for (let s = size; s < size + leafHashes.length; s++) {
+    let x = leafHashes[s - size]!;
     let c = s;
     while (c % 2 === 1) {
-      x = merkleNodeHash(frontier.pop()!, x);
+      x = merkleNodeHash(stack.pop()!, x);
       c = (c - 1) / 2;
     }
-    frontier.push(x);
+    stack.push(x);
   }
-  return rootFromFrontier(frontier);
+  return rootFromFrontier(stack);
+}
+
+/** MTH of a list of leaf hashes, computed in full (O(n)): a reference for tools and tests. */
+export function merkleRootOfLeafHashes(leafHashes: readonly Uint8Array[]): Uint8Array {
+  return merkleRootAfterAppend([], 0, leafHashes);
 }
 
 export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {

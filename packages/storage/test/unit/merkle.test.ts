@@ -10,6 +10,7 @@ import {
   ValueError,
   merkleLeafHash,
   merkleNodeHash,
+  merkleRootAfterAppend,
   merkleRootOfLeafHashes,
   openMemoryKvStore,
   rootFromFrontier,
@@ -110,6 +111,34 @@ describe('RFC 6962 vectors (formats 6.2-6.4)', () => {
       expect(outcome(f)).to.equal(c.expected);
     });
   }
+});
+
+describe('merkleRootAfterAppend', () => {
+  const leaves = Array.from({ length: 40 }, (_, i) => merkleLeafHash(new Uint8Array([i, 7])));
+  /** full-subtree roots of the first `size` leaves, largest first */
+  const frontierOf = (size: number): Uint8Array[] => {
+    const out: Uint8Array[] = [];
+    let off = 0;
+    for (let bit = 2 ** 6; bit >= 1; bit /= 2) {
+      if ((size & bit) === 0) continue;
+      out.push(merkleRootOfLeafHashes(leaves.slice(off, off + bit)));
+      off += bit;
+    }
+    return out;
+  };
+
+  it('gives the root of the whole tree from the frontier of any prefix and the leaves after it', () => {
+    for (let n = 0; n <= leaves.length; n++) {
+      const root = merkleRootOfLeafHashes(leaves.slice(0, n));
+      for (let k = 0; k <= n; k++) expect(hex(merkleRootAfterAppend(frontierOf(k), k, leaves.slice(k, n))), `${k} + ${n - k}`).to.equal(hex(root));
+    }
+  });
+
+  it('refuses a frontier that cannot be that of the prefix (PROOF_MALFORMED)', () => {
+    expect(codeOf(() => merkleRootAfterAppend(frontierOf(5).slice(1), 5, leaves.slice(5, 9)))).to.equal(StorageErrorCode.PROOF_MALFORMED);
+    expect(codeOf(() => merkleRootAfterAppend(frontierOf(4), 5, []))).to.equal(StorageErrorCode.PROOF_MALFORMED);
+    expect(codeOf(() => merkleRootAfterAppend([], -1, []))).to.equal(StorageErrorCode.PROOF_MALFORMED);
+  });
 });
 
 describe('proof verifiers: malformed input', () => {
