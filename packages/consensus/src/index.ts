@@ -45,7 +45,7 @@ export type {
   RequestInfo,
   SignedLedgerRoots,
 } from './interfaces.js';
-export { NACK_OVERLOADED } from './intake.js';
+export { NACK_OVERLOADED, requestIdentity } from './intake.js';
 export { createBlsConsensusCrypto, multiSigValueBytes, defaultBlsConsensusCryptoOptions } from './bls-crypto.js';
 export type { BlsConsensusCryptoModules, BlsConsensusCryptoOptions } from './bls-crypto.js';
 // deterministic simulator (tests, scripts/sim.ts, benchmarks; consensus.md §12.2)
@@ -66,5 +66,5 @@ export type { FaultMix } from './sim/faults.js';
 export { Prng } from './sim/prng.js';
 export { StandInExecutor, nodeDest } from './sim/standin-executor.js';
 export type { StandInGenesisNode } from './sim/standin-executor.js';
-export { SimClient, SimRequestAnalyzer } from './sim/sim-requests.js';
+export { SimClient, SimRequestAnalyzer, simRequestDigest } from './sim/sim-requests.js';
 export { BACKUP_BEHAVIOURS, ByzantineKind, PRIMARY_BEHAVIOURS } from './sim/byzantine.js';

@@ -19,6 +19,8 @@ export type RequestStatus = (typeof RequestStatus)[keyof typeof RequestStatus];
 export interface RequestEntry {
   request: ClientRequestBody;
   info: RequestInfo;
+  /** `requestIdentity` of the request, when it has one */
+  identity: string | undefined;
   votes: Set<string>;
   sentOwn: boolean;
   finalised: boolean;
@@ -27,6 +29,37 @@ export interface RequestEntry {
   receivedAt: number;
   finalisedAt: number;
   lastPropagatedAt: number;
+}
+
+/**
+ * Identity of a request for recognising PROPAGATEs of a request this node already holds: author,
+ * reqId and the signature(s), undefined when those fields are not of the expected types.
+ *
+ * Every signed field is bound by the signature(s) (formats.md 3.2) and the identity carries all of
+ * them, so a body that verifies and shares the identity of a verified request this node holds is
+ * that request (short of a SHA-512/ed25519 break). A body that shares the identity but differs is
+ * invalid, so its sender is faulty; counting it as that sender's PROPAGATE of the held request
+ * gives it nothing it could not do by sending the genuine body it evidently saw. The held body is
+ * always the one this node verified itself; a PROPAGATE recognised this way never replaces it.
+ */
+export function requestIdentity(request: ClientRequestBody): string | undefined {
+  const reqId = request.reqId;
+  if (typeof reqId !== 'number' && typeof reqId !== 'bigint') return undefined;
+  const identifier = request.identifier;
+  if (identifier !== undefined && identifier !== null && typeof identifier !== 'string') return undefined;
+  const signature = request.signature;
+  const signatures = request.signatures;
+  let sigs: string;
+  if (typeof signature === 'string' && (signatures === undefined || signatures === null)) sigs = `s:${signature}`;
+  else if ((signature === undefined || signature === null) && typeof signatures === 'object' && signatures !== null && !Array.isArray(signatures)) {
+    const parts: string[] = [];
+    for (const [did, sig] of Object.entries(signatures as Record<string, unknown>)) {
+      if (typeof sig !== 'string') return undefined;
+      parts.push(`${did}=${sig}`);
+    }
+    sigs = `m:${parts.sort().join(';')}`;
+  } else return undefined;
+  return `${identifier ?? ''}|${String(reqId)}|${sigs}`;
 }
 
 /** nack code when admission control refuses a request */
@@ -41,7 +74,14 @@ export class RequestIntake {
   /** payload digests of requests in applied, unordered batches */
   readonly payloadsInBatches = new Set<string>();
   /** bodies of ordered requests, kept for lagging peers until the next stable checkpoint */
-  private readonly orderedBodies = new Map<string, { request: ClientRequestBody; ppSeqNo: number }>();
+  private readonly orderedBodies = new Map<string, { request: ClientRequestBody; ppSeqNo: number; identity: string | undefined }>();
+  /**
+   * requestIdentity -> digest of the entries and ordered bodies held here: a PROPAGATE of a request
+   * this node holds is recognised without parsing, digesting and validating its body again (each
+   * request reaches a node once from the client and n-1 times as a PROPAGATE). Stale pairs are
+   * skipped at lookup and pruned when the map outgrows what it indexes.
+   */
+  private readonly byIdentity = new Map<string, string>();
   private lastExpiryCheck = 0;
 
   constructor(private readonly ctx: CoreContext) {}
@@ -91,6 +131,19 @@ export class RequestIntake {
 
   /** PROPAGATE from validator `from` (or a MESSAGE_RESPONSE carrying one). */
   onPropagate(from: string, msg: Propagate): void {
+    const identity = requestIdentity(msg.request);
+    if (identity !== undefined) {
+      const d = this.byIdentity.get(identity);
+      if (d !== undefined) {
+        const held = this.entries.get(d);
+        if (held !== undefined && held.identity === identity) {
+          this.countPropagate(held, from);
+          return;
+        }
+        // a late copy of an ordered request
+        if (this.orderedBodies.get(d)?.identity === identity) return;
+      }
+    }
     const check = this.ctx.modules.requests.analyze(msg.request);
     if (!check.ok) {
       this.ctx.suspect(from, Suspicion.INVALID_PROPAGATED_REQUEST);
@@ -101,19 +154,24 @@ export class RequestIntake {
     if (entry === undefined) {
       // late copies of ordered requests (committed or rejected) must not queue them again
       if (this.orderedBodies.has(info.digest) || this.ctx.modules.executor.isPayloadCommitted(info.payloadDigest)) return;
-      entry = this.store(msg.request, info);
+      entry = this.store(msg.request, info, identity);
     }
+    this.countPropagate(entry, from);
+  }
+
+  private countPropagate(entry: RequestEntry, from: string): void {
     entry.votes.add(from);
-    this.missing.delete(info.digest);
+    this.missing.delete(entry.info.digest);
     if (!entry.sentOwn) this.propagateOwn(entry);
     else this.checkFinalised(entry);
   }
 
-  private store(request: ClientRequestBody, info: RequestInfo): RequestEntry {
+  private store(request: ClientRequestBody, info: RequestInfo, identity = requestIdentity(request)): RequestEntry {
     const now = this.ctx.now();
     const entry: RequestEntry = {
       request,
       info,
+      identity,
       votes: new Set(),
       sentOwn: false,
       finalised: false,
@@ -124,7 +182,17 @@ export class RequestIntake {
       lastPropagatedAt: 0,
     };
     this.entries.set(info.digest, entry);
+    if (identity !== undefined) {
+      if (this.byIdentity.size >= 2 * (this.entries.size + this.orderedBodies.size) + 4096) this.pruneIdentities();
+      this.byIdentity.set(identity, info.digest);
+    }
     return entry;
+  }
+
+  private pruneIdentities(): void {
+    for (const [identity, d] of this.byIdentity) {
+      if (this.entries.get(d)?.identity !== identity && this.orderedBodies.get(d)?.identity !== identity) this.byIdentity.delete(identity);
+    }
   }
 
   private propagateOwn(entry: RequestEntry): void {
@@ -228,7 +296,7 @@ export class RequestIntake {
       const e = this.entries.get(d);
       this.missing.delete(d);
       if (e === undefined) continue;
-      this.orderedBodies.set(d, { request: e.request, ppSeqNo });
+      this.orderedBodies.set(d, { request: e.request, ppSeqNo, identity: e.identity });
       conns.set(d, [...e.connIds]);
       this.payloadsInBatches.delete(e.info.payloadDigest);
       if (e.status === RequestStatus.QUEUED) this.removeFromQueue(e);

@@ -11,7 +11,9 @@ import {
   StandInExecutor,
   type StoredInstanceChangeVote,
   Suspicion,
+  requestIdentity,
   simBlsPublicKey,
+  simRequestDigest,
 } from '@quire/consensus';
 
 const VALIDATORS = ['Node1', 'Node2', 'Node3', 'Node4'];
@@ -135,5 +137,73 @@ describe('pool nodes outside the registry (observers, joining or demoted nodes)'
     expect(core.handle({ kind: 'nodeMessage', from: 'Node5', msg: { op: 'INSTANCE_CHANGE', viewNo: 1, reason: 26 } })).to.deep.equal([]);
     // malformed input from a non-validator is dropped without a suspicion against a validator
     expect(core.handle({ kind: 'nodeMessage', from: 'Node5', msg: { op: 'CATCHUP_REQ', ledgerId: -1 } })).to.deep.equal([]);
+  });
+});
+
+describe('PROPAGATEs of a request the node holds (consensus.md §2)', () => {
+  class CountingAnalyzer extends SimRequestAnalyzer {
+    calls = 0;
+    override analyze(request: Record<string, unknown>) {
+      this.calls++;
+      return super.analyze(request);
+    }
+  }
+  /** a copy, as a decoded wire message is */
+  const wire = (r: Record<string, unknown>): Record<string, unknown> => structuredClone(r);
+
+  function node() {
+    const analyzer = new CountingAnalyzer();
+    const executor = new StandInExecutor(analyzer, genesis);
+    const clock = { t: 0, now: () => clock.t, utcSeconds: () => 1_700_000_000 };
+    const core = new ConsensusCore({ name: 'Node2', validators: VALIDATORS }, { executor, crypto: noCrypto, requests: analyzer, clock });
+    return { core, analyzer };
+  }
+  const propagate = (request: Record<string, unknown>) => ({ op: 'PROPAGATE', request, senderClient: null });
+  const heldBody = (core: ConsensusCore, digest: string) => {
+    const out = core.handle({ kind: 'nodeMessage', from: 'Node3', msg: { op: 'MESSAGE_REQUEST', msg_type: 'PROPAGATE', params: { digest } } });
+    const resp = sent(out, 'MESSAGE_RESPONSE') as { msg: { request: Record<string, unknown> } }[];
+    return resp[0]?.msg.request;
+  };
+
+  it('are counted without checking the body again; the body held is the one this node checked', () => {
+    const { core, analyzer } = node();
+    const req = new SimClient(new Uint8Array(32).fill(9)).request('held-1');
+    const first = core.handle({ kind: 'nodeMessage', from: 'Node3', msg: propagate(wire(req)) });
+    expect(analyzer.calls).to.equal(1);
+    expect(sent(first, 'PROPAGATE')).to.have.length(1);
+    core.handle({ kind: 'nodeMessage', from: 'Node4', msg: propagate(wire(req)) });
+    expect(analyzer.calls).to.equal(1);
+    // same author, reqId and signature, another body: not checked, and it does not replace the held one
+    const tampered = { ...wire(req), operation: { type: '1', dest: 'other', verkey: '~x' } };
+    core.handle({ kind: 'nodeMessage', from: 'Node1', msg: propagate(tampered) });
+    expect(analyzer.calls).to.equal(1);
+    expect(heldBody(core, simRequestDigest(req))).to.deep.equal(req);
+    // another request is checked in full
+    core.handle({ kind: 'nodeMessage', from: 'Node3', msg: propagate(wire(new SimClient(new Uint8Array(32).fill(9)).request('held-2', { reqId: 7 }))) });
+    expect(analyzer.calls).to.equal(2);
+  });
+
+  it('an invalid first copy is still refused, and a later valid copy is checked in full', () => {
+    const { core, analyzer } = node();
+    const req = new SimClient(new Uint8Array(32).fill(8)).request('held-3');
+    const bad = { ...wire(req), operation: { type: '1', dest: 'forged', verkey: '~y' } };
+    const out = core.handle({ kind: 'nodeMessage', from: 'Node3', msg: propagate(bad) });
+    expect(sent(out, 'PROPAGATE')).to.deep.equal([]);
+    expect(heldBody(core, simRequestDigest(bad))).to.equal(undefined);
+    core.handle({ kind: 'nodeMessage', from: 'Node4', msg: propagate(wire(req)) });
+    expect(analyzer.calls).to.equal(2);
+    expect(heldBody(core, simRequestDigest(req))).to.deep.equal(req);
+  });
+
+  it('requestIdentity: author, reqId and every signature, nothing for malformed envelopes', () => {
+    const base = { identifier: 'A', reqId: 5, operation: { type: '1' }, protocolVersion: 2 };
+    expect(requestIdentity({ ...base, signature: 's' })).to.equal('A|5|s:s');
+    expect(requestIdentity({ ...base, signatures: { B: '2', A: '1' } })).to.equal(requestIdentity({ ...base, signatures: { A: '1', B: '2' } }));
+    expect(requestIdentity({ ...base, signatures: { A: '1' } })).to.not.equal(requestIdentity({ ...base, signature: '1' }));
+    expect(requestIdentity({ ...base, signature: 's', signatures: { A: 's' } })).to.equal(undefined);
+    expect(requestIdentity({ ...base, signatures: { A: 1 } })).to.equal(undefined);
+    expect(requestIdentity({ ...base, reqId: '5', signature: 's' })).to.equal(undefined);
+    expect(requestIdentity({ ...base, identifier: 5, signature: 's' })).to.equal(undefined);
+    expect(requestIdentity({ ...base })).to.equal(undefined);
   });
 });
