@@ -12,7 +12,7 @@ import type { ParsedRequest, RequestPipeline } from '@quire/requests';
 import { RequestError, RequestErrorCode, parseMessage, toRequestError, wrapReason } from '@quire/requests';
 import type { BlsStore, Ledger, SeqNoIndex, StateTrie, AttributeStore } from '@quire/storage';
 import { answerClientCatchup, isClientCatchupMessage } from './client-catchup.js';
-import { attachMultiSignatures, encodeReply, envelopeGuess, nackMessage as nack, rejectCode, writeResult } from './client-replies.js';
+import { type WriteProof, attachMultiSignatures, encodeReply, envelopeGuess, nackMessage as nack, rejectCode, writeProofs, writeResult } from './client-replies.js';
 import { NodeError, NodeErrorCode } from './errors.js';
 import type { NodeLogger } from './logger.js';
 import type { NodeMetrics } from './metrics.js';
@@ -346,10 +346,16 @@ export class ClientPath {
 
   /** REPLY / REJECT for the client connections of an ordered batch (after its write is durable). */
   async ordered(ledgerId: number, replies: readonly { seqNo: number; connIds: readonly string[] }[], rejects: readonly { reason: string; connIds: readonly string[] }[]): Promise<void> {
-    for (const r of replies) {
+    const answered = replies.filter((r) => r.connIds.some((c) => this.pending.has(c)));
+    let proofs: Map<number, WriteProof> | undefined;
+    if (answered.length > 1) {
+      const seqNos = answered.map((r) => r.seqNo);
+      proofs = writeProofs(this.m.stores.ledgers[ledgerId as 0 | 1 | 2 | 3], Math.min(...seqNos), Math.max(...seqNos));
+    }
+    for (const r of answered) {
       const targets = r.connIds.map((c) => [c, this.pending.get(c)] as const).filter((x): x is readonly [string, Pending] => x[1] !== undefined);
       if (targets.length === 0) continue;
-      const bytes = encodeReply({ op: 'REPLY', result: await this.writeResult(ledgerId, r.seqNo) });
+      const bytes = encodeReply({ op: 'REPLY', result: await writeResult(this.m.stores, ledgerId, r.seqNo, proofs?.get(r.seqNo)) });
       for (const [c, p] of targets) this.finish(c, p, bytes, 'reply');
     }
     for (const r of rejects) {

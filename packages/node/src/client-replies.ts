@@ -45,13 +45,39 @@ export interface ReplyStores {
 }
 
 /** formats.md §5.2: the stored txn (ATTRIB raw/enc restored) + rootHash + auditPath at size seqNo. */
-export async function writeResult(stores: ReplyStores, ledgerId: number, seqNo: number): Promise<Record<string, unknown>> {
+export async function writeResult(stores: ReplyStores, ledgerId: number, seqNo: number, proof?: WriteProof): Promise<Record<string, unknown>> {
   const ledger = stores.ledgers[ledgerId as 0 | 1 | 2 | 3];
   const txn = (await ledger.get(seqNo)) as unknown as Record<string, unknown>;
   await restoreAttrib(stores.attributes, txn);
+  if (proof !== undefined) return { ...txn, rootHash: proof.rootHash, auditPath: proof.auditPath };
   const rootHash = b58encode(await ledger.rootAt(seqNo));
   const auditPath = (await ledger.inclusionProof(seqNo, seqNo)).map((h) => b58encode(h));
   return { ...txn, rootHash, auditPath };
+}
+
+/** rootHash and auditPath of a write's REPLY, base58. */
+export interface WriteProof {
+  rootHash: string;
+  auditPath: string[];
+}
+
+/**
+ * The WriteProofs of txns `from`..`to` of a ledger, by seqNo (Ledger.writeProofs): an ordered batch's
+ * replies share most of their audit paths, so each distinct hash is read and encoded once.
+ */
+export function writeProofs(ledger: Ledger, from: number, to: number): Map<number, WriteProof> {
+  const encoded = new Map<Uint8Array, string>();
+  const enc = (h: Uint8Array): string => {
+    let s = encoded.get(h);
+    if (s === undefined) {
+      s = b58encode(h);
+      encoded.set(h, s);
+    }
+    return s;
+  };
+  const out = new Map<number, WriteProof>();
+  ledger.writeProofs(from, to).forEach((p, i) => out.set(from + i, { rootHash: b58encode(p.root), auditPath: p.auditPath.map(enc) }));
+  return out;
 }
 
 async function restoreAttrib(attributes: AttributeStore, txn: Record<string, unknown>): Promise<void> {

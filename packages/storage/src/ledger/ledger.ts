@@ -15,7 +15,7 @@ import type { Txn } from '@quire/common';
 import type { KvStore, WriteBatch } from '../kv/kv-store.js';
 import { decodeSeqNoKey, seqNoKey } from '../kv/kv-store.js';
 import { StorageError, StorageErrorCode, reasonOf } from '../errors.js';
-import { merkleLeafHash } from './merkle.js';
+import { merkleLeafHash, merkleNodeHash, rootFromFrontier } from './merkle.js';
 import { HashStore, ledgerBuckets, type LedgerBuckets } from './hash-store.js';
 import { recoverLedger, type LedgerRecovery } from './recovery.js';
 import { consistencyProof, inclusionPath, treeRoot } from './tree-proofs.js';
@@ -324,6 +324,29 @@ export class Ledger {
     this.#checkInt('newSize', newSize, 0, this.#tree.size);
     this.#checkInt('oldSize', oldSize, 0, newSize);
     return consistencyProof(this.#tree.read, oldSize, newSize).map((h) => Uint8Array.from(h));
+  }
+
+  /**
+   * For each txn `from`..`to`: the root of the tree of its own size and its audit path there (what
+   * a write's REPLY carries, formats.md 5.2), the same as `rootAtSync(s)` and
+   * `inclusionProofSync(s, s)`. The audit path of the last leaf of a tree is its predecessor's
+   * frontier, smallest subtree first, so one walk from the frontier at `from - 1` gives them all in
+   * O(log n) hashes per txn without reading the hash store. Hashes are shared between the entries
+   * (the same Uint8Array where two paths hold the same hash); callers must not modify them.
+   */
+  writeProofs(from: number, to: number): { root: Uint8Array; auditPath: Uint8Array[] }[] {
+    this.#checkInt('to', to, 1, this.#tree.size);
+    this.#checkInt('from', from, 1, to);
+    const stack: Uint8Array[] = this.#tree.frontierOf(from - 1).map((h) => Uint8Array.from(h));
+    const out: { root: Uint8Array; auditPath: Uint8Array[] }[] = [];
+    for (let s = from - 1; s < to; s++) {
+      const auditPath = stack.slice().reverse();
+      let x: Uint8Array = Uint8Array.from(this.#tree.node(0, s));
+      for (let c = s; c % 2 === 1; c = (c - 1) / 2) x = merkleNodeHash(stack.pop()!, x);
+      stack.push(x);
+      out.push({ root: rootFromFrontier(stack), auditPath });
+    }
+    return out;
   }
 
   /** Leaf hash of txn `seqNo` (committed or uncommitted). */

@@ -128,6 +128,26 @@ describe('Ledger synchronous reads', () => {
       expect((await again.inclusionProof(5)).map(hex)).to.deep.equal(again.inclusionProofSync(5).map(hex));
     });
 
+    it('writeProofs: each txn\'s root and audit path at its own size, equal to rootAtSync and inclusionProofSync', async () => {
+      const ledger = await Ledger.open(kv, 1);
+      ledger.append(mkTxns(1, 70));
+      await ledger.commit(45);
+      const all = leaves(ledger);
+      for (const [from, to] of [[1, 1], [1, 70], [2, 9], [16, 17], [31, 46], [46, 70], [64, 64]] as const) {
+        const got = ledger.writeProofs(from, to);
+        expect(got).to.have.length(to - from + 1);
+        got.forEach((p, i) => {
+          const s = from + i;
+          expect(hex(p.root), `root ${s}`).to.equal(hex(ledger.rootAtSync(s)));
+          expect(p.auditPath.map(hex), `path ${s}`).to.deep.equal(ledger.inclusionProofSync(s, s).map(hex));
+          expect(() => verifyInclusion(all[s - 1]!, s - 1, s, p.auditPath, p.root)).to.not.throw();
+        });
+      }
+      await expectCode(() => ledger.writeProofs(0, 3), StorageErrorCode.OUT_OF_RANGE);
+      await expectCode(() => ledger.writeProofs(5, 4), StorageErrorCode.OUT_OF_RANGE);
+      await expectCode(() => ledger.writeProofs(1, 71), StorageErrorCode.OUT_OF_RANGE);
+    });
+
     it('give copies, and refuse sizes out of range with OUT_OF_RANGE', async () => {
       const ledger = await Ledger.open(kv, 1);
       ledger.append(mkTxns(1, 16));
