@@ -97,6 +97,14 @@ export function nodeFailure(node: string, error: ClientError): NodeFailure {
   return { node, code: typeof refusal === 'string' ? refusal : error.code, ...(typeof reason === 'string' ? { reason } : {}) };
 }
 
+/**
+ * Abort reason of an exchange whose caller already has its answer (e.g. f+1 matching replies):
+ * `controller.abort(SETTLED)` ends the remaining exchanges without building an error per node.
+ */
+export const SETTLED: unique symbol = Symbol('settled');
+/** the answer of an exchange ended by SETTLED (shared: callers that abort with SETTLED ignore it) */
+const settledError = new ClientError(ClientErrorCode.TIMEOUT, { reason: 'the request was settled by other answers' });
+
 /** Sends `payload` to one node and resolves with its final answer (never rejects). */
 export function exchange(conn: NodeConnection, payload: Uint8Array, key: string | undefined, router: PushRouter | undefined, opts: ExchangeOptions): Promise<NodeAnswer> {
   const node = conn.alias;
@@ -113,7 +121,9 @@ export function exchange(conn: NodeConnection, payload: Uint8Array, key: string 
       opts.signal.removeEventListener('abort', onAbort);
       resolve(a);
     };
-    const onAbort = (): void => finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.TIMEOUT, { node }) });
+    const onAbort = (): void =>
+      // abandoned because the caller has its answer: nobody reads this one, so no error object is built for it
+      finish(opts.signal.reason === SETTLED ? { node, kind: 'error', error: settledError } : { node, kind: 'error', error: new ClientError(ClientErrorCode.TIMEOUT, { node }) });
     const onParsed = (m: Record<string, unknown>): void => {
       const a = classify(node, m);
       if (a === undefined) opts.onAck?.(node);

@@ -12,7 +12,7 @@ import { NodeConnection, defaultNodeConnectionOptions } from '../transport/conne
 import { DEFAULT_FRESHNESS_SECONDS, MultiSignatureCache } from '../verify/multi-signature.js';
 import { verifyReadReply } from '../verify/read-reply.js';
 import { catchUpPoolLedger, type CatchupResult } from './catchup.js';
-import { PushRouter, exchange, nodeFailure, requestKey, type NodeAnswer, type NodeFailure } from './exchange.js';
+import { PushRouter, SETTLED, exchange, nodeFailure, requestKey, type NodeAnswer, type NodeFailure } from './exchange.js';
 import { PoolLedger, type PoolNode } from './pool-ledger.js';
 
 export interface PoolOptions {
@@ -254,13 +254,13 @@ export class Pool {
           const best = Math.max(0, ...[...groups.values()].map((g) => g.nodes.length));
           if (best + left < f + 1) reject(new ClientError(ClientErrorCode.NO_CONSENSUS, summary()));
         };
-        ctl.signal.addEventListener('abort', () => reject(new ClientError(ClientErrorCode.TIMEOUT, { timeoutMs, ...summary() })), { once: true });
+        ctl.signal.addEventListener('abort', () => ctl.signal.reason !== SETTLED && reject(new ClientError(ClientErrorCode.TIMEOUT, { timeoutMs, ...summary() })), { once: true });
         if (conns.length === 0) reject(new ClientError(ClientErrorCode.NO_CONSENSUS, { reason: 'no validator with a client address' }));
         for (const c of conns) void exchange(c, payload, key, this.router, { signal: ctl.signal, retries: this.options.retries }).then(onAnswer);
       });
     } finally {
       clearTimeout(timer);
-      ctl.abort();
+      ctl.abort(SETTLED);
     }
   }
 
