@@ -35,6 +35,8 @@ interface Opts {
   phases: Phase[];
   nodeBin: 'auto' | 'source' | 'build';
   cpuProf?: string;
+  consensus: Record<string, number>;
+  warmup: number;
   keep?: boolean;
   timeout: number;
 }
@@ -45,6 +47,14 @@ function positive(name: string) {
     if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number`);
     return n;
   };
+}
+
+/** `--consensus key=value`, repeatable: consensus options of every node's config (node config `consensus.*`). */
+function consensusOption(v: string, acc: Record<string, number>): Record<string, number> {
+  const m = /^([A-Za-z0-9]+)=(.+)$/.exec(v);
+  const n = m === null ? Number.NaN : Number(m[2]);
+  if (m === null || !Number.isFinite(n)) throw new InvalidArgumentError(`--consensus takes key=number (e.g. max3pcBatchWaitMs=20), got "${v}"`);
+  return { ...acc, [m[1]!]: n };
 }
 
 function phaseList(v: string): Phase[] {
@@ -67,6 +77,12 @@ const opts = new Command('bench:pool')
   .option('--phases <list>', `comma-separated subset of ${PHASES.join(',')}`, phaseList, [...PHASES])
   .option('--node-bin <mode>', 'auto | source | build (see docs/devnet.md)', 'auto')
   .option('--cpu-prof <dir>', 'profile every node process (node --cpu-prof) into this directory and summarize')
+  .option('--consensus <key=value>', 'a consensus option of every node (node config consensus.*), repeatable', consensusOption, {})
+  .option('--warmup <s>', 'seconds of NYM writes at half the sustain rate before the measured phases (JIT, caches, connections; 0: none)', (v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('--warmup must be a number >= 0');
+    return n;
+  }, 10)
   .option('--keep', 'keep the pool\'s data directory (printed) instead of deleting it')
   .option('--timeout <ms>', 'deadline of one request', positive('--timeout'), 30_000)
   .showHelpAfterError()
@@ -102,7 +118,7 @@ if (needPool) {
   const dir = mkdtempSync(join(tmpdir(), 'quire-bench-pool-'));
   if (opts.cpuProf !== undefined) mkdirSync(resolve(opts.cpuProf), { recursive: true });
   const basePort = await findFreeBasePort(4);
-  const pool = await BenchPool.create({ dataDir: dir, nodes: 4, basePort, nodeBin: opts.nodeBin, logLevel: 'info', ...(opts.cpuProf !== undefined ? { cpuProfDir: resolve(opts.cpuProf) } : {}) });
+  const pool = await BenchPool.create({ dataDir: dir, nodes: 4, basePort, nodeBin: opts.nodeBin, logLevel: 'info', consensus: opts.consensus, ...(opts.cpuProf !== undefined ? { cpuProfDir: resolve(opts.cpuProf) } : {}) });
   const genesisText = pool.genesisText();
   const validators = PoolLedger.fromGenesis(genesisText).validators();
   const onSignal = (): void => {
@@ -152,6 +168,11 @@ if (needPool) {
       return `rejected ${c.rej}, timeouts ${c.to}, errors ${c.err}`;
     };
     const D = opts.duration * 1000;
+    if (opts.warmup > 0 && opts.phases.some((p) => p === 'open' || p === 'sustain' || p === 'max')) {
+      // not measured: a freshly started node runs its first thousands of requests through V8's interpreter and
+      // baseline tiers, and its caches are empty (its acknowledged writes are checked with the others at the end)
+      await load(`warm-up, ${opts.warmup} s at ${opts.sustainRate / 2}/s (not measured)`, { mix: 'nym', rate: opts.sustainRate / 2, durationMs: opts.warmup * 1000, requestTimeoutMs: opts.timeout });
+    }
 
     if (has('open')) {
       const r = await load(`open loop ${opts.rate}/s`, { mix: 'nym', rate: opts.rate, durationMs: D, requestTimeoutMs: opts.timeout });

@@ -49,6 +49,8 @@ export interface BenchPoolOptions {
   /** Directory for --cpu-prof output (one .cpuprofile per node process), or undefined. */
   cpuProfDir?: string;
   logLevel: string;
+  /** consensus options of every node's config (the node checks them at start) */
+  consensus?: Record<string, number>;
 }
 
 export class BenchPool {
@@ -73,6 +75,7 @@ export class BenchPool {
         metricsPort: n.metricsPort,
         // the generator opens several connections from one IP at a high rate: lift the per-connection limits
         limits: { clientRate: 1_000_000, clientBurst: 1_000_000, maxConnectionsPerIp: 128, maxConnectedClients: 1000 },
+        ...(opts.consensus !== undefined && Object.keys(opts.consensus).length > 0 ? { consensus: opts.consensus } : {}),
       };
       writeFileSync(n.layout.configFile, JSON.stringify(cfg, null, 2) + '\n');
     }
