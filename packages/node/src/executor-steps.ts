@@ -1,6 +1,6 @@
 // Steps of the catch-up the executor serves and applies (consensus.md §7): the size checks of the
 // roots and proofs it serves, and the proof check of caught-up txns against the target.
-import { b58decode } from '@quire/common';
+import { b58decode, equalBytes } from '@quire/common';
 import { type Ledger, verifyConsistency } from '@quire/storage';
 import { NodeError, NodeErrorCode } from './errors.js';
 
@@ -11,11 +11,6 @@ export function checkCommittedSizes(l: Ledger, oldSize: number, newSize: number)
   }
 }
 
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /**
  * The check of caught-up txns (consensus.md §7.3 step 7): given the ledger root after appending

@@ -3,7 +3,7 @@
  * audit path) proves exactly the value the reply claims, and a fresh BLS multi-signature of n - f validators signs
  * the proven root.
  */
-import { LedgerId, TxnType, isPlainObject, stringifyJson, toHex, type MultiSignature } from '@quire/common';
+import { LedgerId, TxnType, equalBytes, isPlainObject, stringifyJson, toHex, type MultiSignature } from '@quire/common';
 import { ProofError, StorageError } from '@quire/storage';
 import { ClientErrorCode, VerificationError } from '../errors.js';
 import { DEFAULT_FRESHNESS_SECONDS, verifyMultiSignature, type Freshness, type MultiSignatureCache, type PoolBlsKeys } from './multi-signature.js';
@@ -158,8 +158,3 @@ function keyText(key: Uint8Array | string): string {
   return typeof key === 'string' ? key : toHex(key);
 }
 
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}

@@ -4,7 +4,7 @@
  * counts, ownership, off-ledger signatures, the author-must-exist rule and the endorser rules, and
  * throws RequestError worded as the spec words it.
  */
-import { parseJson, stringifyJson } from '@quire/common';
+import { equalBytes, parseJson, stringifyJson } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { AuthAction, AuthEngine, IdrCache, ParsedRequest, StateAccess } from '../handler.js';
 import { type Constraint, type RoleConstraint, constraintFromState, constraintText, roleName } from './constraint.js';
@@ -157,13 +157,6 @@ type Failure = { code: RequestErrorCode; data?: Record<string, unknown> } | Requ
 
 function reasonOf(f: Failure): string {
   return f instanceof RequestError ? f.reason : new RequestError(f.code, f.data).reason;
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** The request rendering used in "not allowed" reasons (compact JSON of the kept fields). */

@@ -7,6 +7,7 @@
  * bit operators on purpose.
  */
 import { hash } from 'node:crypto';
+import { equalBytes } from '@quire/common';
 import { ConsistencyError, ProofError, StorageErrorCode, ValueError } from '../errors.js';
 
 /** Length of every hash of the tree. */
@@ -109,11 +110,7 @@ export function merkleRootOfLeafHashes(leafHashes: readonly Uint8Array[]): Uint8
   return merkleRootAfterAppend([], 0, leafHashes);
 }
 
-export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+export { equalBytes };
 
 function checkSize(what: string, v: unknown): asserts v is number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {

@@ -289,8 +289,3 @@ function markStored(node: TrieNode): void {
 }
 
 /** Byte-wise equality. */
-export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}

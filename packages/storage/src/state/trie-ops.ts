@@ -6,7 +6,8 @@
  * head only) in place instead of copying them; `trieRemove` always copies. Insertion splits nodes
  * and deletion collapses them in the standard way, so the root depends only on the set of pairs.
  */
-import { BranchNode, ExtensionNode, LeafNode, bytesEqual, emptyChildren, isFresh, isHashReferenced, type NodeRef, type TrieNode } from './node.js';
+import { equalBytes } from '@quire/common';
+import { BranchNode, ExtensionNode, LeafNode, emptyChildren, isFresh, isHashReferenced, type NodeRef, type TrieNode } from './node.js';
 import { commonPrefixLength, concatNibbles, equalsRest, startsWithAt } from './nibbles.js';
 
 /** Turns a child reference into a node, loading it by hash when needed. */
@@ -62,7 +63,7 @@ function insertAt(node: TrieNode | null, key: Uint8Array, pos: number, value: Ui
     const cp = commonPrefixLength(node.path, key, pos);
     const rest = key.length - pos;
     if (cp === node.path.length && cp === rest) {
-      if (bytesEqual(node.value, value)) return node;
+      if (equalBytes(node.value, value)) return node;
       if (!isFresh(node)) return new LeafNode(node.path, value);
       node.value = value;
       return node;
@@ -93,7 +94,7 @@ function insertAt(node: TrieNode | null, key: Uint8Array, pos: number, value: Ui
     return cp > 0 ? new ExtensionNode(node.path.subarray(0, cp), branch) : branch;
   }
   if (pos === key.length) {
-    if (node.value !== null && bytesEqual(node.value, value)) return node;
+    if (node.value !== null && equalBytes(node.value, value)) return node;
     if (!isFresh(node)) return new BranchNode(node.children.slice(), value);
     node.value = value;
     return node;
