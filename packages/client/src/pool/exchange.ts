@@ -9,7 +9,7 @@ import type { NodeConnection, NodeMessage } from '../transport/connection.js';
 
 /** What one node finally said. */
 export type NodeAnswer =
-  | { node: string; kind: 'reply'; message: Record<string, unknown> }
+  | { node: string; kind: 'reply'; message: Record<string, unknown>; /** the bytes it was parsed from, when known */ raw?: Uint8Array }
   | { node: string; kind: 'nack' | 'reject'; reason: string; code: number | null; message: Record<string, unknown> }
   | { node: string; kind: 'error'; error: ClientError };
 
@@ -147,7 +147,11 @@ export function exchange(conn: NodeConnection, payload: Uint8Array, key: string 
           return;
         }
         if (!isPlainObject(m)) finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.MALFORMED_REPLY, { node, reason: 'not a JSON object' }) });
-        else onParsed(m);
+        else {
+          const a = classify(node, m);
+          if (a === undefined) opts.onAck?.(node);
+          else finish(a.kind === 'reply' ? { ...a, raw: msg.payload } : a);
+        }
       }
     };
     const send = async (): Promise<void> => {

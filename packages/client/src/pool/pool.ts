@@ -4,7 +4,7 @@
  * every node, pool-ledger refresh by catch-up, and a status snapshot.
  */
 import { readFile } from 'node:fs/promises';
-import { canonicalJson, isPlainObject, isReadType, stringifyJson, TxnType, type Request } from '@quire/common';
+import { canonicalJson, equalBytes, isPlainObject, isReadType, stringifyJson, TxnType, type Request } from '@quire/common';
 import type { Libp2p } from 'libp2p';
 import { ClientError, ClientErrorCode, VerificationError } from '../errors.js';
 import { createClientLibp2p } from '../transport/libp2p.js';
@@ -227,13 +227,23 @@ export class Pool {
           replies: [...groups.values()].map((g) => ({ kind: g.kind, nodes: g.nodes, ...(g.answer.kind === 'nack' || g.answer.kind === 'reject' ? { reason: g.answer.reason } : {}) })),
           errors,
         });
+        // nodes that agree usually send the same bytes: a reply byte-equal to an earlier one joins its group without
+        // being canonicalized again (equal bytes parse to equal results)
+        const rawGroups: { raw: Uint8Array; id: string }[] = [];
+        const replyGroup = (a: NodeAnswer & { kind: 'reply' }): string => {
+          const raw = a.raw;
+          if (raw !== undefined) for (const g of rawGroups) if (equalBytes(g.raw, raw)) return g.id;
+          const id = `reply|${canonicalJson(a.message.result ?? null)}`;
+          if (raw !== undefined) rawGroups.push({ raw, id });
+          return id;
+        };
         const onAnswer = (a: NodeAnswer): void => {
           answered++;
           if (a.kind === 'error') {
             if (a.error.code === ClientErrorCode.TIMEOUT && ctl.signal.aborted) return; // reported once below
             errors.push(nodeFailure(a.node, a.error));
           } else {
-            const id = a.kind === 'reply' ? `reply|${canonicalJson(a.message.result ?? null)}` : `${a.kind}|${a.reason}`;
+            const id = a.kind === 'reply' ? replyGroup(a) : `${a.kind}|${a.reason}`;
             const g = groups.get(id) ?? { kind: a.kind, nodes: [], answer: a };
             g.nodes.push(a.node);
             groups.set(id, g);

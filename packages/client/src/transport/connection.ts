@@ -73,6 +73,13 @@ export class NodeConnection {
   private readonly listeners = new Map<number, NodeMessageListener>();
   private nextId = 1;
   private closed = false;
+  /**
+   * Frames of requests sent since the last flush, and the stream they are for: written as one chunk once the event
+   * loop has handled the I/O already waiting (setImmediate), so requests sent in one burst (a pipelined client
+   * answering a batch of replies) cost one Noise encryption, one Yamux frame and one socket write on both sides.
+   */
+  private outFrames: Uint8Array[] = [];
+  private outStream: Stream | undefined;
   /** PUSH envelopes naming no request (id 0 or unknown), e.g. a REPLY after the request listener was released. */
   onUnroutedPush: ((payload: Uint8Array) => void) | undefined;
 
@@ -106,14 +113,39 @@ export class NodeConnection {
     const id = this.nextId++;
     if (this.nextId > Number.MAX_SAFE_INTEGER) this.nextId = 1;
     this.listeners.set(id, listener);
-    try {
-      stream.send(encodeFrame(encodeEnvelope(EnvelopeKind.REQUEST, id, payload)));
-    } catch (e) {
-      this.listeners.delete(id);
-      this.drop(`send failed: ${e instanceof Error ? e.message : String(e)}`);
-      throw new ClientError(ClientErrorCode.NODE_UNREACHABLE, { node: this.alias, reason: 'stream not writable' });
+    if (this.outStream !== stream) {
+      // frames still queued for an earlier stream: that stream has ended and their listeners were told so
+      this.outFrames = [];
+      this.outStream = stream;
     }
+    this.outFrames.push(encodeFrame(encodeEnvelope(EnvelopeKind.REQUEST, id, payload)));
+    if (this.outFrames.length === 1) setImmediate(() => this.flush());
     return { id, release: () => this.listeners.delete(id) };
+  }
+
+  /** Writes the queued request frames as one chunk; a failed write ends the session (listeners get `closed`). */
+  private flush(): void {
+    const frames = this.outFrames;
+    const stream = this.outStream;
+    this.outFrames = [];
+    if (frames.length === 0 || stream === undefined || stream !== this.stream) return;
+    let chunk: Uint8Array;
+    if (frames.length === 1) chunk = frames[0]!;
+    else {
+      let total = 0;
+      for (const f of frames) total += f.length;
+      chunk = new Uint8Array(total);
+      let at = 0;
+      for (const f of frames) {
+        chunk.set(f, at);
+        at += f.length;
+      }
+    }
+    try {
+      stream.send(chunk);
+    } catch (e) {
+      this.drop(`send failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 
   /** Closes the session; listeners get `closed`. Idempotent. */

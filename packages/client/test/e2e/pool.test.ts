@@ -73,6 +73,34 @@ describe('Pool over the client protocol (4 client hosts)', function () {
     expect(typeof req.reqId).to.equal('bigint');
   });
 
+  it('a burst of writes sent in one tick all arrive and resolve; equal results match whatever their key order', async () => {
+    const seen = [0, 0, 0, 0];
+    const reorder = (t: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(t).reverse());
+    for (let i = 0; i < 4; i++) {
+      handlers[i] = (req, reply, push) => {
+        seen[i]!++;
+        reply({ op: 'REQACK', identifier: req.identifier, reqId: req.reqId });
+        // Node1 and Node2 send the same bytes; Node3 the same result with its keys in another order; Node4 another result
+        const txn = txnOf(req, i === 3 ? 99 : 7);
+        push({ op: 'REPLY', result: i === 2 ? reorder(txn) : txn });
+      };
+    }
+    const reqs = Array.from({ length: 40 }, (_, i) => signRequest(buildNymRequest({ submitter: trustee.did, dest: b58encode(new Uint8Array(16).fill(i + 1)) }), trustee));
+    const outs = await Promise.all(reqs.map((r) => pool.submitWrite(r)));
+    expect(seen).to.deep.equal([40, 40, 40, 40]);
+    for (const [i, out] of outs.entries()) {
+      expect(out.nodes.length).to.be.at.least(2);
+      expect(out.nodes).to.not.include('Node4');
+      expect(((out.result.txn as Record<string, unknown>).metadata as Record<string, unknown>).reqId).to.equal(reqs[i]!.reqId);
+      expect((out.result.txnMetadata as Record<string, unknown>).seqNo).to.equal(7);
+    }
+    // Node1 silent: the result is confirmed only by Node2 together with Node3's reordered copy
+    handlers[0] = () => undefined;
+    const one = signRequest(buildNymRequest({ submitter: trustee.did, dest: DEST }), trustee);
+    const out = await pool.submitWrite(one);
+    expect(out.nodes.sort()).to.deep.equal(['Node2', 'Node3']);
+  });
+
   it('a write rejects on f+1 matching REQNACKs with that reason', async () => {
     const reason = "client request invalid: InvalidClientRequest('x', 1, 'dest should be added')";
     for (let i = 0; i < 4; i++) {
