@@ -91,6 +91,8 @@ interface AppliedBatch {
   attributes: Map<string, string>;
 }
 
+/** how many payload digests known to be absent from the seqNo index are remembered */
+const ABSENT_PAYLOADS_KEPT = 100_000;
 const STATE_LEDGERS: readonly StateLedgerId[] = [0, 1, 2];
 
 function isStateLedger(v: unknown): v is StateLedgerId {
@@ -115,6 +117,12 @@ export class RequestExecutor {
   private readonly inFlight = new Set<string>();
   /** Payload digests committed into a write batch that is not written yet. */
   private readonly unwritten = new Set<string>();
+  /**
+   * Payload digests that the seqNo index was found not to hold: a request is looked up when it arrives and again
+   * when a batch with it is proposed, checked and applied, and the index changes only through this executor (a
+   * commit, catch-up, genesis, rebuild), which drops the digests it adds. Bounded: cleared when full.
+   */
+  private readonly absent = new Set<string>();
   private nextBatchId = 1;
   private readonly replayHost: ReplayHost;
   private busy = false;
@@ -311,7 +319,14 @@ export class RequestExecutor {
 
   /** True when a request with this payload digest is committed (written, or in a batch being written). */
   isPayloadCommitted(payloadDigest: string): boolean {
-    return this.unwritten.has(payloadDigest) || this.stores.seqNoIndex?.getByPayloadDigestSync(payloadDigest) !== undefined;
+    if (this.unwritten.has(payloadDigest)) return true;
+    if (this.absent.has(payloadDigest)) return false;
+    const found = this.stores.seqNoIndex !== undefined && this.stores.seqNoIndex.getByPayloadDigestSync(payloadDigest) !== undefined;
+    if (!found) {
+      if (this.absent.size >= ABSENT_PAYLOADS_KEPT) this.absent.clear();
+      this.absent.add(payloadDigest);
+    }
+    return found;
   }
 
   /**
@@ -358,7 +373,10 @@ export class RequestExecutor {
   /** Payloads committed into `wb` count as ordered until it is written (then the index has them). */
   private unwrittenUntilWritten(wb: WriteBatch, payloads: readonly string[]): void {
     if (payloads.length === 0) return;
-    for (const pd of payloads) this.unwritten.add(pd);
+    for (const pd of payloads) {
+      this.unwritten.add(pd);
+      this.absent.delete(pd);
+    }
     wb.afterWrite((error) => {
       // after a failed write they stay: they are not ordered again before the node recovers
       if (error === undefined) for (const pd of payloads) this.unwritten.delete(pd);
@@ -423,6 +441,7 @@ export class RequestExecutor {
     try {
       return appendCaughtUpTxns(this.replayHost, ledgerId, txns, writeBatch, accept);
     } finally {
+      this.absent.clear();
       this.busy = false;
     }
   }
@@ -440,6 +459,7 @@ export class RequestExecutor {
     try {
       await applyGenesisTxns(this.replayHost, ledgerId, txns, writeBatch);
     } finally {
+      this.absent.clear();
       this.busy = false;
     }
   }
@@ -458,6 +478,7 @@ export class RequestExecutor {
     try {
       return await rebuildStateFromLedger(this.replayHost, ledgerId, writeBatch);
     } finally {
+      this.absent.clear();
       this.busy = false;
     }
   }

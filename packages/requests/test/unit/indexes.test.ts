@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { b58encode, codePointCompare } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { RequestError } from '../../src/errors.js';
+import { parseRequest } from '../../src/pipeline/parse.js';
 import { StatePoolNodeIndex } from '../../src/executor/indexes.js';
 import { isValidatorRecord, nodeIndexKeys } from '../../src/types/node.js';
 import type { NodeIndexField } from '../../src/handler.js';
@@ -117,6 +118,32 @@ describe('executor indexes', () => {
 });
 
 describe('executor catch-up', () => {
+  it('payload lookups: a digest found absent reads as committed once its request is ordered or caught up', async () => {
+    const seeder = await createHarness();
+    const leecher = await createHarness();
+    const a = signed(TRUSTEE, { type: '101', data: { name: 'pa', version: '1.0', attr_names: ['a'] } });
+    const b = signed(TRUSTEE, { type: '101', data: { name: 'pb', version: '1.0', attr_names: ['a'] } });
+    const pa = parseRequest(a).payloadDigest;
+    const pb = parseRequest(b).payloadDigest;
+    for (const pd of [pa, pb, pa, pb]) {
+      expect(seeder.executor.isPayloadCommitted(pd)).to.equal(false);
+      expect(leecher.executor.isPayloadCommitted(pd)).to.equal(false);
+    }
+    await seeder.order(1, [a], PP_TIME + 1);
+    await seeder.order(1, [b], PP_TIME + 2);
+    expect(seeder.executor.isPayloadCommitted(pa)).to.equal(true);
+    expect(seeder.executor.isPayloadCommitted(pb)).to.equal(true);
+    const caughtUp = [];
+    for (let n = leecher.stores.ledgers[1].size + 1; n <= seeder.stores.ledgers[1].size; n++) caughtUp.push((await seeder.stores.ledgers[1].get(n))!);
+    const wb = leecher.stores.kv.batch();
+    leecher.executor.appendCaughtUp(1, caughtUp, wb, () => true);
+    await wb.write();
+    expect(leecher.executor.isPayloadCommitted(pa)).to.equal(true);
+    expect(leecher.executor.isPayloadCommitted(pb)).to.equal(true);
+    await seeder.close();
+    await leecher.close();
+  });
+
   it('applies caught-up txns synchronously: same roots, ts-root per batch time, seqNo index; all or nothing', async () => {
     const seeder = await createHarness();
     const leecher = await createHarness();
