@@ -49,6 +49,14 @@ function positive(name: string) {
   };
 }
 
+function nonNegative(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a number >= 0`);
+    return n;
+  };
+}
+
 /** `--consensus key=value`, repeatable: consensus options of every node's config (node config `consensus.*`). */
 function consensusOption(v: string, acc: Record<string, number>): Record<string, number> {
   const m = /^([A-Za-z0-9]+)=(.+)$/.exec(v);
@@ -78,11 +86,7 @@ const opts = new Command('bench:pool')
   .option('--node-bin <mode>', 'auto | source | build (see docs/devnet.md)', 'auto')
   .option('--cpu-prof <dir>', 'profile every node process (node --cpu-prof) into this directory and summarize')
   .option('--consensus <key=value>', 'a consensus option of every node (node config consensus.*), repeatable', consensusOption, {})
-  .option('--warmup <s>', 'seconds of NYM writes at half the sustain rate before the measured phases (JIT, caches, connections; 0: none)', (v: string) => {
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('--warmup must be a number >= 0');
-    return n;
-  }, 10)
+  .option('--warmup <s>', 'seconds of NYM writes at half the sustain rate before the measured phases (JIT, caches, connections; 0: none)', nonNegative('--warmup'), 10)
   .option('--keep', 'keep the pool\'s data directory (printed) instead of deleting it')
   .option('--timeout <ms>', 'deadline of one request', positive('--timeout'), 30_000)
   .showHelpAfterError()
@@ -168,7 +172,7 @@ if (needPool) {
       return `rejected ${c.rej}, timeouts ${c.to}, errors ${c.err}`;
     };
     const D = opts.duration * 1000;
-    if (opts.warmup > 0 && opts.phases.some((p) => p === 'open' || p === 'sustain' || p === 'max')) {
+    if (opts.warmup > 0 && (has('open') || has('sustain') || has('max'))) {
       // not measured: a freshly started node runs its first thousands of requests through V8's interpreter and
       // baseline tiers, and its caches are empty (its acknowledged writes are checked with the others at the end)
       await load(`warm-up, ${opts.warmup} s at ${opts.sustainRate / 2}/s (not measured)`, { mix: 'nym', rate: opts.sustainRate / 2, durationMs: opts.warmup * 1000, requestTimeoutMs: opts.timeout });

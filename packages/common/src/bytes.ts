@@ -1,5 +1,22 @@
 /** Byte-array helpers shared by every package. */
 
+/** The parts one after another in a new array (the part itself when there is one); `total` = their summed length when known. */
+export function concatBytes(parts: readonly Uint8Array[], total?: number): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  let length = total;
+  if (length === undefined) {
+    length = 0;
+    for (const p of parts) length += p.length;
+  }
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 /** True when `a` and `b` hold the same bytes. */
 export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a === b) return true;

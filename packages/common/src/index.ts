@@ -21,7 +21,7 @@ export {
 export type { TxnKind } from './codes.js';
 
 // bytes and hashes (formats 1.1-1.3)
-export { equalBytes } from './bytes.js';
+export { concatBytes, equalBytes } from './bytes.js';
 export { b58encode, b58decode, b58decodeOrUndefined, isBase58 } from './base58.js';
 export { b64encode, b64decode } from './base64.js';
 export { toHex, fromHex, isSha256Hex } from './hex.js';

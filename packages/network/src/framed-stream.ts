@@ -1,6 +1,6 @@
 import type { Stream } from '@libp2p/interface';
 import { NetworkError, NetworkErrorCode } from './errors.js';
-import { ClientWireError, FrameDecoder, encodeFrame } from '@quire/common';
+import { ClientWireError, FrameDecoder, concatBytes, encodeFrame } from '@quire/common';
 
 export interface FramedStreamOptions {
   /** Largest accepted frame body. */
@@ -80,17 +80,8 @@ export class FramedStream {
     this.outFrames = [];
     this.outBytes = 0;
     if (frames.length === 0 || this.ended) return;
-    let chunk = frames[0]!;
-    if (frames.length > 1) {
-      chunk = new Uint8Array(total);
-      let at = 0;
-      for (const f of frames) {
-        chunk.set(f, at);
-        at += f.length;
-      }
-    }
     try {
-      this.stream.send(chunk);
+      this.stream.send(concatBytes(frames, total));
     } catch {
       this.end('closed', true);
     }

@@ -355,7 +355,7 @@ export class ClientPath {
     for (const r of answered) {
       const targets = r.connIds.map((c) => [c, this.pending.get(c)] as const).filter((x): x is readonly [string, Pending] => x[1] !== undefined);
       if (targets.length === 0) continue;
-      const bytes = encodeReply({ op: 'REPLY', result: await writeResult(this.m.stores, ledgerId, r.seqNo, proofs?.get(r.seqNo)) });
+      const bytes = encodeReply({ op: 'REPLY', result: await this.writeResult(ledgerId, r.seqNo, proofs?.get(r.seqNo)) });
       for (const [c, p] of targets) this.finish(c, p, bytes, 'reply');
     }
     for (const r of rejects) {
@@ -381,8 +381,8 @@ export class ClientPath {
   }
 
   /** formats.md §5.2: the stored txn (ATTRIB raw/enc restored) + rootHash + auditPath at size seqNo. */
-  writeResult(ledgerId: number, seqNo: number): Promise<Record<string, unknown>> {
-    return writeResult(this.m.stores, ledgerId, seqNo);
+  writeResult(ledgerId: number, seqNo: number, proof?: WriteProof): Promise<Record<string, unknown>> {
+    return writeResult(this.m.stores, ledgerId, seqNo, proof);
   }
 
   private count(kind: string, outcome: string): void {

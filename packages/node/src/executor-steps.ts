@@ -11,7 +11,6 @@ export function checkCommittedSizes(l: Ledger, oldSize: number, newSize: number)
   }
 }
 
-
 /**
  * The check of caught-up txns (consensus.md §7.3 step 7): given the ledger root after appending
  * them and the size it reached, true when that tree is the target (size = target size and the same

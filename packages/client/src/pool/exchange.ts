@@ -124,10 +124,11 @@ export function exchange(conn: NodeConnection, payload: Uint8Array, key: string 
     const onAbort = (): void =>
       // abandoned because the caller has its answer: nobody reads this one, so no error object is built for it
       finish(opts.signal.reason === SETTLED ? { node, kind: 'error', error: settledError } : { node, kind: 'error', error: new ClientError(ClientErrorCode.TIMEOUT, { node }) });
-    const onParsed = (m: Record<string, unknown>): void => {
+    /** `raw`: the bytes `m` was parsed from, kept on a reply (equal bytes need no second canonicalization) */
+    const onParsed = (m: Record<string, unknown>, raw?: Uint8Array): void => {
       const a = classify(node, m);
       if (a === undefined) opts.onAck?.(node);
-      else finish(a);
+      else finish(raw !== undefined && a.kind === 'reply' ? { ...a, raw } : a);
     };
     const onMessage = (msg: NodeMessage): void => {
       if (done) return;
@@ -147,11 +148,7 @@ export function exchange(conn: NodeConnection, payload: Uint8Array, key: string 
           return;
         }
         if (!isPlainObject(m)) finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.MALFORMED_REPLY, { node, reason: 'not a JSON object' }) });
-        else {
-          const a = classify(node, m);
-          if (a === undefined) opts.onAck?.(node);
-          else finish(a.kind === 'reply' ? { ...a, raw: msg.payload } : a);
-        }
+        else onParsed(m, msg.payload);
       }
     };
     const send = async (): Promise<void> => {

@@ -14,6 +14,7 @@ import {
   FrameDecoder,
   MSG_LEN_LIMIT,
   b58decode,
+  concatBytes,
   decodeEnvelope,
   decodeErrorPayload,
   encodeEnvelope,
@@ -129,20 +130,8 @@ export class NodeConnection {
     const stream = this.outStream;
     this.outFrames = [];
     if (frames.length === 0 || stream === undefined || stream !== this.stream) return;
-    let chunk: Uint8Array;
-    if (frames.length === 1) chunk = frames[0]!;
-    else {
-      let total = 0;
-      for (const f of frames) total += f.length;
-      chunk = new Uint8Array(total);
-      let at = 0;
-      for (const f of frames) {
-        chunk.set(f, at);
-        at += f.length;
-      }
-    }
     try {
-      stream.send(chunk);
+      stream.send(concatBytes(frames));
     } catch (e) {
       this.drop(`send failed: ${e instanceof Error ? e.message : String(e)}`);
     }

@@ -157,4 +157,3 @@ function verifyGetTxn(result: Record<string, unknown>, op: Record<string, unknow
 function keyText(key: Uint8Array | string): string {
   return typeof key === 'string' ? key : toHex(key);
 }
-

@@ -15,7 +15,7 @@ import type { Txn } from '@quire/common';
 import type { KvStore, WriteBatch } from '../kv/kv-store.js';
 import { decodeSeqNoKey, seqNoKey } from '../kv/kv-store.js';
 import { StorageError, StorageErrorCode, reasonOf } from '../errors.js';
-import { merkleLeafHash, merkleNodeHash, rootFromFrontier } from './merkle.js';
+import { appendToFrontier, merkleLeafHash, rootFromFrontier } from './merkle.js';
 import { HashStore, ledgerBuckets, type LedgerBuckets } from './hash-store.js';
 import { recoverLedger, type LedgerRecovery } from './recovery.js';
 import { consistencyProof, inclusionPath, treeRoot } from './tree-proofs.js';
@@ -341,9 +341,7 @@ export class Ledger {
     const out: { root: Uint8Array; auditPath: Uint8Array[] }[] = [];
     for (let s = from - 1; s < to; s++) {
       const auditPath = stack.slice().reverse();
-      let x: Uint8Array = Uint8Array.from(this.#tree.node(0, s));
-      for (let c = s; c % 2 === 1; c = (c - 1) / 2) x = merkleNodeHash(stack.pop()!, x);
-      stack.push(x);
+      appendToFrontier(stack, s, Uint8Array.from(this.#tree.node(0, s)));
       out.push({ root: rootFromFrontier(stack), auditPath });
     }
     return out;

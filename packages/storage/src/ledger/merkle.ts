@@ -93,16 +93,18 @@ export function merkleRootAfterAppend(frontier: readonly Uint8Array[], size: num
     throw new ProofError(StorageErrorCode.PROOF_MALFORMED, { what: 'frontier', size, length: frontier.length });
   }
   const stack = [...frontier];
-  for (let s = size; s < size + leafHashes.length; s++) {
-    let x = leafHashes[s - size]!;
-    let c = s;
-    while (c % 2 === 1) {
-      x = merkleNodeHash(stack.pop()!, x);
-      c = (c - 1) / 2;
-    }
-    stack.push(x);
-  }
+  for (let i = 0; i < leafHashes.length; i++) appendToFrontier(stack, size + i, leafHashes[i]!);
   return rootFromFrontier(stack);
+}
+
+/**
+ * Appends leaf number `size` (0-based) to `frontier`, the frontier of a tree of `size` leaves, in place: the full
+ * subtrees the leaf completes are merged (formats 6.2 append).
+ */
+export function appendToFrontier(frontier: Uint8Array[], size: number, leafHash: Uint8Array): void {
+  let x = leafHash;
+  for (let c = size; c % 2 === 1; c = (c - 1) / 2) x = merkleNodeHash(frontier.pop()!, x);
+  frontier.push(x);
 }
 
 /** MTH of a list of leaf hashes, computed in full (O(n)): a reference for tools and tests. */

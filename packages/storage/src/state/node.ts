@@ -287,5 +287,3 @@ function markStored(node: TrieNode): void {
     for (const c of node.children) if (c !== null && typeof c !== 'string') markStored(c);
   }
 }
-
-/** Byte-wise equality. */
