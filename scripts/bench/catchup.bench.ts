@@ -87,7 +87,7 @@ const domainTxns = parseGenesis(standardDomainGenesis(), { file: 'domain', ledge
 
 /** A node over a LevelDB in `dir` holding the standard pool and domain genesis. */
 async function openNode(dir: string): Promise<BenchNode> {
-  const kv = await openLevelKvStore(dir);
+  const kv = await openLevelKvStore(dir, { writeBufferJitter: 0 });
   const ledgers = { 0: await Ledger.open(kv, 0), 1: await Ledger.open(kv, 1), 2: await Ledger.open(kv, 2), 3: await Ledger.open(kv, 3) };
   const states = { 0: await StateTrie.open(kv, 'pool'), 1: await StateTrie.open(kv, 'domain'), 2: await StateTrie.open(kv, 'config') };
   const stores: NodeStores = { kv, ledgers, states, bls: new BlsStore(kv), seqNoIndex: new SeqNoIndex(kv), timestamps: new TimestampStore(kv), attributes: new AttributeStore(kv) };

@@ -32,7 +32,7 @@ const makeBatch = (): Txn[] => {
 console.log(`load average ${loadAverages()} at start`);
 const dir = mkdtempSync(join(tmpdir(), 'quire-bench-ledger-'));
 try {
-  const kv = await openLevelKvStore(dir);
+  const kv = await openLevelKvStore(dir, { writeBufferJitter: 0 });
   const ledger = await Ledger.open(kv, 1);
 
   await measure(`ledger append + commit, batches of ${BATCH}, awaited`, async () => {
@@ -87,7 +87,7 @@ try {
   await measure(`verifyConsistency (${proof.length} hashes)`, () => verifyConsistency(old, n, oldRoot, root, proof), { unit: 'verifies/s' });
 
   await kv.close();
-  const kv2 = await openLevelKvStore(dir);
+  const kv2 = await openLevelKvStore(dir, { writeBufferJitter: 0 });
   const t0 = sample();
   const reopened = await Ledger.open(kv2, 1);
   report('Ledger.open, intact hash store', 1, since(t0), { unit: 'opens/s' });

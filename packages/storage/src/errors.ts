@@ -20,6 +20,8 @@ export const StorageErrorCode = {
   INVALID_SEQ_NO: 'INVALID_SEQ_NO',
   /** A write batch written a second time. */
   BATCH_ALREADY_WRITTEN: 'BATCH_ALREADY_WRITTEN',
+  /** An option of a store outside its range (data: `option`, `value`). */
+  INVALID_OPTION: 'INVALID_OPTION',
 
   // ledger
   /** A ledger id that is not an integer in [0, 2^31-1] (data: `ledgerId`). */

@@ -2,7 +2,7 @@ export { StorageError, StorageErrorCode, ProofError, ConsistencyError, ValueErro
 export type { KvStore, KvRange, WriteBatch, BatchWriteListener } from './kv/kv-store.js';
 export { bucketPrefix, seqNoKey, decodeSeqNoKey, MAX_BUCKET_NAME_BYTES } from './kv/kv-store.js';
 export type { LevelKvStoreOptions } from './kv/level-kv-store.js';
-export { openLevelKvStore, openMemoryKvStore, defaultLevelKvStoreOptions } from './kv/level-kv-store.js';
+export { openLevelKvStore, openMemoryKvStore, defaultLevelKvStoreOptions, writeBufferBytes } from './kv/level-kv-store.js';
 export type { AppendResult, LedgerOptions } from './ledger/ledger.js';
 export { Ledger, defaultLedgerOptions } from './ledger/ledger.js';
 export type { LedgerRecovery } from './ledger/recovery.js';
