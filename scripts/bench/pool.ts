@@ -31,6 +31,7 @@ interface Opts {
   concurrency: number;
   readConcurrency: number;
   connections: number;
+  readConnections: number;
   catchupTxns: number;
   phases: Phase[];
   nodeBin: 'auto' | 'source' | 'build';
@@ -78,9 +79,12 @@ const opts = new Command('bench:pool')
   .option('--sustain-rate <n>', 'sustain phase: NYM writes per second offered', positive('--sustain-rate'), 1000)
   .option('--concurrency <n>', 'closed-loop write phase: requests in flight', positive('--concurrency'), 256)
   .option('--read-concurrency <n>', 'read phase: requests in flight', positive('--read-concurrency'), 512)
-  // one connection per node, as one client application has: the many requests in flight on it leave in few Noise
-  // frames (8 connections per node cost 2-3x the CPU per read; a node allows 256 requests pending per connection)
-  .option('--connections <n>', 'client connections to every node', positive('--connections'), 1)
+  // one connection per node by default, as one client application has: the many requests in flight on it leave in
+  // few Noise frames (8 connections per node cost 2-3x the CPU per read). A node allows 256 requests pending per
+  // connection, so 1,000 writes/s from many clients, whose latency grows to seconds while the nodes flush their
+  // databases, take more connections (--connections 8) than the reads phase needs (--read-connections)
+  .option('--connections <n>', 'client connections to every node (write phases)', positive('--connections'), 1)
+  .option('--read-connections <n>', 'client connections to every node in the reads phase', positive('--read-connections'), 1)
   .option('--catchup-txns <n>', 'catch-up phase: txns written while one node is down', positive('--catchup-txns'), 50_000)
   .option('--phases <list>', `comma-separated subset of ${PHASES.join(',')}`, phaseList, [...PHASES])
   .option('--node-bin <mode>', 'auto | source | build (see docs/devnet.md)', 'auto')
@@ -199,7 +203,15 @@ if (needPool) {
       row('write throughput / crypto ceiling (batches of 500)', `${((100 * results.writes) / c.writesPerSecond).toFixed(1)} %`);
     }
     if (has('reads')) {
-      const r = await load(`verified reads, ${opts.readConcurrency} in flight`, { mix: 'read', concurrency: opts.readConcurrency, durationMs: D, requestTimeoutMs: opts.timeout });
+      const writeTarget = target;
+      if (opts.readConnections !== opts.connections) target = await LoadTarget.open(genesisText, opts.readConnections, { writeTimeoutMs: opts.timeout, readTimeoutMs: opts.timeout });
+      let r: LoadReport;
+      try {
+        r = await load(`verified reads, ${opts.readConcurrency} in flight, ${opts.readConnections} connection(s) per node`, { mix: 'read', concurrency: opts.readConcurrency, durationMs: D, requestTimeoutMs: opts.timeout });
+      } finally {
+        if (target !== writeTarget) await target.close();
+        target = writeTarget;
+      }
       results.reads = r.readsPerSecond;
       row(`GET_NYM verified by state proof (${opts.readConcurrency} in flight)`, `${fmt(r.readsPerSecond)}/s; p50 ${fmt(r.readLatency?.p50)} ms, p99 ${fmt(r.readLatency?.p99)} ms; ${failures(r)}`, '>= 5,000/s');
     }
