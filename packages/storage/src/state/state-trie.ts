@@ -62,10 +62,11 @@ export class StateTrie {
   readonly #headBucket: string;
   readonly #cache: NodeCache;
   /**
-   * Nodes put into batches not known to be written yet, one map (hash key -> node) per commit:
-   * a written batch drops its whole map at once.
+   * Nodes put into batches not known to be written yet. A batch done releases its nodes: they are stored, or, if it
+   * failed, in #retry (a node also put by a later batch still in flight is then found in one of those two places).
+   * One map for all batches: a catch-up commits faster than LevelDB writes, with hundreds of batches in flight.
    */
-  readonly #unflushed: Map<HashKey, TrieNode>[] = [];
+  readonly #unflushed = new Map<HashKey, TrieNode>();
   /** Nodes whose batch failed: put again by the next commit. */
   readonly #retry = new Map<HashKey, TrieNode>();
   /** Roots of uncommitted heads that setHead/getAt/commit may name, in the order they were made. */
@@ -211,11 +212,10 @@ export class StateTrie {
     for (const h of this.#superseded) this.#cache.delete(h);
     this.#superseded = [];
     for (const [h, n] of written) this.#cache.set(h, n);
-    this.#unflushed.push(written);
+    for (const [h, n] of written) this.#unflushed.set(h, n);
     b.afterWrite((error) => {
-      const i = this.#unflushed.indexOf(written);
-      if (i >= 0) this.#unflushed.splice(i, 1);
       if (error !== undefined) for (const [h, n] of written) this.#retry.set(h, n);
+      for (const h of written.keys()) this.#unflushed.delete(h);
     });
     this.#committed = node;
     this.#committedRoot = rootHash;
@@ -279,12 +279,10 @@ export class StateTrie {
   #load(k: HashKey): TrieNode {
     const hit = this.#cache.get(k);
     if (hit !== undefined) return hit;
-    for (let i = this.#unflushed.length - 1; i >= 0; i--) {
-      const n = this.#unflushed[i]!.get(k);
-      if (n !== undefined) {
-        this.#cache.set(k, n);
-        return n;
-      }
+    const unflushed = this.#unflushed.get(k);
+    if (unflushed !== undefined) {
+      this.#cache.set(k, unflushed);
+      return unflushed;
     }
     const failed = this.#retry.get(k);
     if (failed !== undefined) return failed;

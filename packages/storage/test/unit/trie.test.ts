@@ -383,6 +383,40 @@ describe('state trie (formats 7.2, 7.3)', () => {
       await expectCode(() => StateTrie.open(kv, 'domain'), StorageErrorCode.STATE_NODE_MALFORMED);
     });
 
+    it('reads nodes of many commits whose batches are not written yet, in any order of writing', async () => {
+      const store = await openMemoryKvStore();
+      // a cache of two nodes: almost every read falls through to the batches in flight
+      const t = await StateTrie.open(store, 'domain', { nodeCacheSize: 2 });
+      const batches = [];
+      const states: [Uint8Array, Map<string, Uint8Array>][] = [];
+      const model = new Map<string, Uint8Array>();
+      for (let c = 0; c < 40; c++) {
+        for (let i = 0; i < 8; i++) {
+          const k = sha3(utf8(`key ${(c * 5 + i) % 60}`));
+          // values repeat, so later batches hold nodes equal to earlier ones
+          const v = utf8(`value ${(c + i) % 3}`);
+          t.set(k, v);
+          model.set(hex(k), v);
+        }
+        const b = store.batch();
+        t.commit(undefined, b);
+        batches.push(b);
+        states.push([t.committedRoot, new Map(model)]);
+      }
+      const check = (): void => {
+        for (const [root, m] of states) for (const [k, v] of m) expect(t.getAt(root, unhex(k))).to.deep.equal(v);
+      };
+      check();
+      // written out of order, a few at a time: a node stays readable while any batch holding it is unwritten
+      for (const i of [0, 5, 1, 39, 2, 3, 4]) await batches[i]!.write();
+      check();
+      for (let i = 6; i < 39; i++) await batches[i]!.write();
+      check();
+      const again = await StateTrie.open(store, 'domain', { nodeCacheSize: 2 });
+      for (const [root, m] of states) for (const [k, v] of m) expect(again.getAt(root, unhex(k))).to.deep.equal(v);
+      await store.close();
+    });
+
     it('persists to a LevelDB directory and reads every old root after reopening', async function () {
       this.timeout(20_000);
       const dir = mkdtempSync(join(tmpdir(), 'quire-trie-'));
