@@ -14,8 +14,8 @@ export interface LevelKvStoreOptions {
   /** LevelDB write buffer (memtable) in bytes (default 64 MiB; see {@link defaultLevelKvStoreOptions}). */
   writeBufferSize?: number;
   /**
-   * Spread of the write buffer, a fraction in [0, 1) (default 0.4): each open draws the memtable size uniformly from
-   * `writeBufferSize × [1 − j, 1 + j]` (see {@link writeBufferBytes}).
+   * Spread of the write buffer, a fraction in [0, 1] (default 0.75): each open draws the memtable size uniformly from
+   * `writeBufferSize × [1, 1 + j]` (see {@link writeBufferBytes}).
    */
   writeBufferJitter?: number;
   /** Snappy compression of blocks (default true). */
@@ -36,14 +36,15 @@ export interface LevelKvStoreOptions {
  * The memtable size varies from one open to the next (`writeBufferJitter`): the validators of a pool write the same
  * bytes at the same rate, so with equal memtables every node of a pool sharing one machine flushes (about 1 s of CPU
  * for a 50 MB level-0 table) and compacts at the same moment, and the whole pool stalls for seconds together. Spread
- * apart, each flush costs the pool a fraction of its rate for a moment instead.
+ * apart, each flush costs the pool a fraction of its rate for a moment instead. The spread only adds to the
+ * configured size: a smaller memtable flushes more often, and each flush compacts with the whole of level 1.
  */
 export const defaultLevelKvStoreOptions: Required<LevelKvStoreOptions> = {
   createIfMissing: true,
   errorIfExists: false,
   cacheSize: 8 * 1024 * 1024,
   writeBufferSize: 64 * 1024 * 1024,
-  writeBufferJitter: 0.4,
+  writeBufferJitter: 0.75,
   compression: true,
   maxFileSize: 32 * 1024 * 1024,
 };
@@ -75,13 +76,13 @@ const EMPTY = new Uint8Array(0);
 const ITERATOR_CHUNK = 256;
 
 /**
- * The memtable size of one open: `size × (1 − jitter + 2 × jitter × random)`, rounded, at least 1 byte. StorageError
- * INVALID_OPTION for a size that is not a positive integer or a jitter outside [0, 1).
+ * The memtable size of one open: `size × (1 + jitter × random)`, rounded. StorageError INVALID_OPTION for a size that
+ * is not a positive integer or a jitter outside [0, 1].
  */
 export function writeBufferBytes(size: number, jitter: number, random: () => number = Math.random): number {
   if (!Number.isSafeInteger(size) || size <= 0) throw new StorageError(StorageErrorCode.INVALID_OPTION, { option: 'writeBufferSize', value: size });
-  if (!(jitter >= 0 && jitter < 1)) throw new StorageError(StorageErrorCode.INVALID_OPTION, { option: 'writeBufferJitter', value: jitter });
-  return Math.max(1, Math.round(size * (1 - jitter + 2 * jitter * random())));
+  if (!(jitter >= 0 && jitter <= 1)) throw new StorageError(StorageErrorCode.INVALID_OPTION, { option: 'writeBufferJitter', value: jitter });
+  return Math.round(size * (1 + jitter * random()));
 }
 
 /** Opens (creating when missing) a LevelDB database at `path` through classic-level. */

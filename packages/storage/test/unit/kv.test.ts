@@ -60,22 +60,22 @@ describe('seqNoKey', () => {
 
 describe('writeBufferBytes', () => {
   const MiB = 1024 * 1024;
-  it('draws the memtable size from size x [1 - jitter, 1 + jitter]', () => {
-    expect(writeBufferBytes(64 * MiB, 0.4, () => 0)).to.equal(Math.round(64 * MiB * 0.6));
-    expect(writeBufferBytes(64 * MiB, 0.4, () => 0.5)).to.equal(64 * MiB);
-    expect(writeBufferBytes(64 * MiB, 0.4, () => 0.999999)).to.be.within(Math.round(64 * MiB * 1.4) - 100, Math.round(64 * MiB * 1.4));
-    for (let i = 0; i < 200; i++) expect(writeBufferBytes(64 * MiB, 0.4)).to.be.within(Math.round(64 * MiB * 0.6), Math.round(64 * MiB * 1.4));
+  it('draws the memtable size from size x [1, 1 + jitter]', () => {
+    expect(writeBufferBytes(64 * MiB, 0.75, () => 0)).to.equal(64 * MiB);
+    expect(writeBufferBytes(64 * MiB, 0.75, () => 0.5)).to.equal(Math.round(64 * MiB * 1.375));
+    expect(writeBufferBytes(64 * MiB, 0.75, () => 0.999999)).to.be.within(Math.round(64 * MiB * 1.75) - 100, Math.round(64 * MiB * 1.75));
+    for (let i = 0; i < 200; i++) expect(writeBufferBytes(64 * MiB, 0.75)).to.be.within(64 * MiB, Math.round(64 * MiB * 1.75));
   });
 
-  it('keeps the size exactly without jitter, and small sizes at least one byte', () => {
+  it('keeps the size exactly without jitter', () => {
     expect(writeBufferBytes(16 * 1024, 0)).to.equal(16 * 1024);
-    expect(writeBufferBytes(1, 0.9, () => 0)).to.equal(1);
+    expect(writeBufferBytes(1, 1, () => 0)).to.equal(1);
   });
 
   it('refuses a size or a jitter outside its range with INVALID_OPTION', async () => {
     for (const size of [0, -1, 1.5, Number.NaN, 2 ** 60]) await expectCode(() => writeBufferBytes(size, 0.4), StorageErrorCode.INVALID_OPTION);
-    for (const jitter of [-0.1, 1, 2, Number.NaN]) await expectCode(() => writeBufferBytes(MiB, jitter), StorageErrorCode.INVALID_OPTION);
-    await expectCode(openLevelKvStore(join(tmpdir(), 'quire-never-created'), { writeBufferJitter: 1 }), StorageErrorCode.INVALID_OPTION);
+    for (const jitter of [-0.1, 1.01, 2, Number.NaN]) await expectCode(() => writeBufferBytes(MiB, jitter), StorageErrorCode.INVALID_OPTION);
+    await expectCode(openLevelKvStore(join(tmpdir(), 'quire-never-created'), { writeBufferJitter: 2 }), StorageErrorCode.INVALID_OPTION);
   });
 });
 
