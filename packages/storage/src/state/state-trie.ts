@@ -211,8 +211,10 @@ export class StateTrie {
     // replaced versions are cold from now on: keep the cache for the live ones
     for (const h of this.#superseded) this.#cache.delete(h);
     this.#superseded = [];
-    for (const [h, n] of written) this.#cache.set(h, n);
-    for (const [h, n] of written) this.#unflushed.set(h, n);
+    for (const [h, n] of written) {
+      this.#cache.set(h, n);
+      this.#unflushed.set(h, n);
+    }
     b.afterWrite((error) => {
       if (error !== undefined) for (const [h, n] of written) this.#retry.set(h, n);
       for (const h of written.keys()) this.#unflushed.delete(h);
