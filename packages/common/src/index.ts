@@ -105,7 +105,7 @@ export type {
   Reply,
   ClientReply,
 } from './types/reply.js';
-export { reqAck, reqNack, reject, rejectReason, multiSignatureMessage } from './replies.js';
+export { POOL_OVERLOADED_REASON, reqAck, reqNack, reject, rejectReason, multiSignatureMessage } from './replies.js';
 
 // request -> txn (formats 4.2-4.5) and audit txns (10.1)
 export { requestToTxn, reqSignatureOf, attribRawHash } from './request-to-txn.js';

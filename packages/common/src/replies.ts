@@ -2,6 +2,12 @@
 import { encodeMsgpack } from './msgpack-encode.js';
 import { REJECT_REASON_TEMPLATES, type MultiSignatureValue, type Reject, type RejectCode, type ReqAck, type ReqNack } from './types/reply.js';
 
+/**
+ * REQNACK reason of a node whose admission limit is reached (consensus.md §2 step 5). It speaks for that node only:
+ * the request may still be ordered when another node took it in and propagated it.
+ */
+export const POOL_OVERLOADED_REASON = 'pool overloaded';
+
 export function reqAck(identifier: string, reqId: number | bigint): ReqAck {
   return { op: 'REQACK', identifier, reqId };
 }

@@ -1,6 +1,7 @@
 // Request intake (consensus.md §2): client requests and PROPAGATEs, finalisation at f+1 matching
 // PROPAGATEs, per-ledger queues in finalisation order, dedup by payloadDigest, requests for missing
 // PROPAGATEs, re-propagation of stuck requests and expiry.
+import { POOL_OVERLOADED_REASON } from '@quire/common';
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
 import type { RequestInfo } from './interfaces.js';
@@ -120,7 +121,7 @@ export class RequestIntake {
       return;
     }
     if (this.entries.size >= this.ctx.opts.maxRequestQueueSize) {
-      this.ctx.emit({ kind: 'clientNack', connId, identifier: info.identifier, reqId: info.reqId, code: NACK_OVERLOADED, reason: 'pool overloaded' });
+      this.ctx.emit({ kind: 'clientNack', connId, identifier: info.identifier, reqId: info.reqId, code: NACK_OVERLOADED, reason: POOL_OVERLOADED_REASON });
       return;
     }
     const entry = this.store(request, info);

@@ -2,7 +2,7 @@
 // answer canned replies: writes resolve on f+1, f+1 REQNACKs reject, reads fail over from lying nodes, and the
 // pool ledger is refreshed by catch-up.
 import { expect } from 'chai';
-import { b58encode, parseJson, stringifyJson, type Request } from '@quire/common';
+import { POOL_OVERLOADED_REASON, b58encode, parseJson, stringifyJson, type Request } from '@quire/common';
 import { ClientHost } from '@quire/network';
 import { encodeNymRecord, nymKey, nymReadData, type NymRecord } from '@quire/requests';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -113,6 +113,72 @@ describe('Pool over the client protocol (4 client hosts)', function () {
     } catch (e) {
       expect((e as { code: string }).code).to.equal(ClientErrorCode.REQUEST_NACKED);
       expect((e as { data: { reason: string } }).data.reason).to.equal(reason);
+    }
+  });
+
+  it('a write refused as overloaded by three nodes but taken in by one asks them again and resolves on their REPLYs', async () => {
+    const asked = [0, 0, 0, 0];
+    let ordered = false;
+    handlers[0] = (req, reply, push) => {
+      asked[0]!++;
+      reply({ op: 'REQACK', identifier: req.identifier, reqId: req.reqId });
+      setTimeout(() => {
+        ordered = true; // Node1 propagated it; the pool ordered it
+        push({ op: 'REPLY', result: txnOf(req, 9) });
+      }, 300);
+    };
+    for (let i = 1; i < 4; i++) {
+      handlers[i] = (req, reply) => {
+        asked[i]!++;
+        // the first time: over the admission limit; later: the request is on the ledger (REPLY from it)
+        if (!ordered) reply({ op: 'REQNACK', identifier: req.identifier, reqId: req.reqId, reason: POOL_OVERLOADED_REASON });
+        else reply({ op: 'REPLY', result: txnOf(req, 9) });
+      };
+    }
+    const req = signRequest(buildNymRequest({ submitter: trustee.did, dest: DEST }), trustee);
+    const out = await pool.submitWrite(req);
+    expect(out.nodes).to.have.length(2);
+    expect(out.nodes).to.include('Node1');
+    expect(((out.result.txnMetadata as Record<string, unknown>).seqNo)).to.equal(9);
+    expect(asked[0]).to.equal(1);
+    // every overloaded node was asked again at least once, no node more than a few times (backoff)
+    for (let i = 1; i < 4; i++) expect(asked[i]).to.be.within(2, 4);
+  });
+
+  it('a write every node refuses as overloaded rejects with REQUEST_NACKED at once, without asking again', async () => {
+    const asked = [0, 0, 0, 0];
+    for (let i = 0; i < 4; i++) {
+      handlers[i] = (req, reply) => {
+        asked[i]!++;
+        reply({ op: 'REQNACK', identifier: req.identifier, reqId: req.reqId, reason: POOL_OVERLOADED_REASON });
+      };
+    }
+    const req = signRequest(buildNymRequest({ submitter: trustee.did, dest: DEST }), trustee);
+    const t0 = Date.now();
+    try {
+      await pool.submitWrite(req);
+      expect.fail('resolved');
+    } catch (e) {
+      expect((e as { code: string }).code).to.equal(ClientErrorCode.REQUEST_NACKED);
+      expect((e as { data: { reason: string; nodes: string[] } }).data.reason).to.equal(POOL_OVERLOADED_REASON);
+      expect((e as { data: { nodes: string[] } }).data.nodes).to.have.length(4);
+    }
+    expect(Date.now() - t0).to.be.below(2_000);
+    expect(asked).to.deep.equal([1, 1, 1, 1]);
+  });
+
+  it('a write refused as overloaded by f+1 nodes while the others failed is not reported as refused by the pool', async () => {
+    handlers[0] = (req, reply) => reply({ op: 'REQNACK', identifier: req.identifier, reqId: req.reqId, reason: POOL_OVERLOADED_REASON });
+    handlers[1] = (req, reply) => reply({ op: 'REQNACK', identifier: req.identifier, reqId: req.reqId, reason: POOL_OVERLOADED_REASON });
+    // two nodes that take the request in (REQACK) but never reply: the write is in the pool, its outcome unknown
+    handlers[2] = (req, reply) => reply({ op: 'REQACK', identifier: req.identifier, reqId: req.reqId });
+    handlers[3] = (req, reply) => reply({ op: 'REQACK', identifier: req.identifier, reqId: req.reqId });
+    const req = signRequest(buildNymRequest({ submitter: trustee.did, dest: DEST }), trustee);
+    try {
+      await pool.submitWrite(req, { timeoutMs: 1_000 });
+      expect.fail('resolved');
+    } catch (e) {
+      expect((e as { code: string }).code).to.equal(ClientErrorCode.TIMEOUT);
     }
   });
 
