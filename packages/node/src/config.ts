@@ -22,6 +22,8 @@ export interface NodeLimits {
   clientRate: number;
   /** client token bucket burst */
   clientBurst: number;
+  /** requests one client session may have in flight (sent, not yet answered) */
+  clientMaxPending: number;
   /** connected clients in total (MAX_CONNECTED_CLIENTS_NUM) */
   maxConnectedClients: number;
   /** connected clients per remote IP */
@@ -104,6 +106,7 @@ export const defaultNodeConfig: NodeConfig = {
     maxMessageLength: 128 * 1024,
     clientRate: 50,
     clientBurst: 200,
+    clientMaxPending: 256,
     maxConnectedClients: 400,
     maxConnectionsPerIp: 16,
     clientIdleTimeoutMs: 60_000,
@@ -221,6 +224,7 @@ export function validateConfig(c: NodeConfig): void {
   checkInt('limits.maxMessageLength', c.limits.maxMessageLength, 1024, 16 * 1024 * 1024);
   checkInt('limits.clientRate', c.limits.clientRate, 1);
   checkInt('limits.clientBurst', c.limits.clientBurst, 1);
+  checkInt('limits.clientMaxPending', c.limits.clientMaxPending, 1, 65_536);
   checkInt('limits.maxConnectedClients', c.limits.maxConnectedClients, 1);
   checkInt('limits.maxConnectionsPerIp', c.limits.maxConnectionsPerIp, 1);
   checkInt('limits.clientIdleTimeoutMs', c.limits.clientIdleTimeoutMs, 1000);

@@ -155,6 +155,7 @@ export class QuireNode {
         maxMessageLength: cfg.limits.maxMessageLength,
         clientRate: cfg.limits.clientRate,
         clientBurst: cfg.limits.clientBurst,
+        maxPendingPerSession: cfg.limits.clientMaxPending,
         maxConnections: cfg.limits.maxConnectedClients,
         maxConnectionsPerIp: cfg.limits.maxConnectionsPerIp,
         idleTimeoutMs: cfg.limits.clientIdleTimeoutMs,

@@ -74,7 +74,7 @@ export class BenchPool {
         logLevel: opts.logLevel,
         metricsPort: n.metricsPort,
         // the generator opens several connections from one IP at a high rate: lift the per-connection limits
-        limits: { clientRate: 1_000_000, clientBurst: 1_000_000, maxConnectionsPerIp: 128, maxConnectedClients: 1000 },
+        limits: { clientRate: 1_000_000, clientBurst: 1_000_000, clientMaxPending: 8192, maxConnectionsPerIp: 128, maxConnectedClients: 1000 },
         ...(opts.consensus !== undefined && Object.keys(opts.consensus).length > 0 ? { consensus: opts.consensus } : {}),
       };
       writeFileSync(n.layout.configFile, JSON.stringify(cfg, null, 2) + '\n');

@@ -50,6 +50,7 @@ describe('config', () => {
     expect(c.consensus.chkFreq).to.equal(defaultNodeConfig.consensus.chkFreq);
     expect(c.limits.clientRate).to.equal(5);
     expect(c.limits.clientBurst).to.equal(defaultNodeConfig.limits.clientBurst);
+    expect(c.limits.clientMaxPending).to.equal(256);
     expect(c.metricsPort).to.equal(9100);
     expect(defaultNodeConfig.consensus.max3pcBatchSize).to.equal(500);
     // CLIENT_REPLY_TIMEOUT (consensus.md §10)
@@ -70,6 +71,8 @@ describe('config', () => {
       [{ upgrade: { actionCommand: '' } }, 'upgrade.actionCommand'],
       [{ upgrade: { timeoutSec: 0 } }, 'upgrade.timeoutSec'],
       [{ limits: { clientReplyTimeoutMs: 10 } }, 'limits.clientReplyTimeoutMs'],
+      [{ limits: { clientMaxPending: 0 } }, 'limits.clientMaxPending'],
+      [{ limits: { clientMaxPending: 100_000 } }, 'limits.clientMaxPending'],
       [[1, 2], '(root)'],
       [{ observers: {} }, 'observers'],
       [{ observers: [{ name: 'Obs1' }] }, 'observers[0].dest'],
