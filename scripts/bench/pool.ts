@@ -145,17 +145,21 @@ if (needPool) {
     target = await LoadTarget.open(genesisText, opts.connections, { writeTimeoutMs: opts.timeout, readTimeoutMs: opts.timeout });
     // CPU seconds of every node process (prom-client's process_cpu_seconds_total) and of this process (the load
     // generator): per completed request they say how much work one request costs, whatever else loads the machine
-    const nodeCpu = async (): Promise<{ cpu: number; batches: number } | undefined> => {
+    // and the writes the nodes refused with REQNACK (pool overloaded, in these runs): the client asks such a node
+    // again when another node took the write in, so they show here and not as refused writes
+    const nodeCpu = async (): Promise<{ cpu: number; batches: number; nacks: number } | undefined> => {
       let cpu = 0;
       let batches = 0;
+      let nacks = 0;
       for (const v of validators) {
         const m = await pool.metrics(v.alias);
         const s = metricSum(m, 'quire_process_cpu_seconds_total');
         if (s === undefined) return undefined;
         cpu += s;
         batches = Math.max(batches, metricSum(m, 'quire_batches_ordered_total') ?? 0);
+        for (const [k, n] of m ?? []) if (k.startsWith('quire_client_requests_total{') && k.includes('kind="write"') && k.includes('outcome="nack"')) nacks += n;
       }
-      return { cpu, batches };
+      return { cpu, batches, nacks };
     };
     const load = async (name: string, o: Parameters<typeof runLoad>[1]): Promise<LoadReport> => {
       say(`== phase ${name}`);
@@ -169,6 +173,7 @@ if (needPool) {
       if (done > 0 && cpu0 !== undefined && cpu1 !== undefined) {
         const batches = cpu1.batches - cpu0.batches;
         say(`  CPU per completed request: ${fmt(((cpu1.cpu - cpu0.cpu) * 1000) / done, 3)} ms in the 4 nodes together, ${fmt(r.generatorCpuMs / done, 3)} ms in the load generator; ${batches} batches ordered, ${fmt(done / Math.max(1, batches))} requests per batch`);
+        if (cpu1.nacks > cpu0.nacks) say(`  REQNACKs sent by the nodes: ${(cpu1.nacks - cpu0.nacks).toLocaleString('en-US')} (a write refused by a node as overloaded is asked again there once another node took it in)`);
       }
       return r;
     };
