@@ -105,6 +105,30 @@ export const SETTLED: unique symbol = Symbol('settled');
 /** the answer of an exchange ended by SETTLED (shared: callers that abort with SETTLED ignore it) */
 const settledError = new ClientError(ClientErrorCode.TIMEOUT, { reason: 'the request was settled by other answers' });
 
+/**
+ * A signal that aborts after `ms`, or when `parent` aborts; `done()` clears its timer and its link to `parent`. One
+ * AbortController and one timer per call, where AbortSignal.any over AbortSignal.timeout makes three signals, two timers
+ * and weak references for the GC to clear (about a tenth of a client's CPU on verified reads).
+ */
+export function deadlineSignal(ms: number, parent?: AbortSignal): { signal: AbortSignal; done: () => void } {
+  const ctl = new AbortController();
+  if (parent?.aborted === true) {
+    ctl.abort(parent.reason);
+    return { signal: ctl.signal, done: () => undefined };
+  }
+  const timer = setTimeout(() => ctl.abort(), ms);
+  if (parent === undefined) return { signal: ctl.signal, done: () => clearTimeout(timer) };
+  const onParent = (): void => ctl.abort(parent.reason);
+  parent.addEventListener('abort', onParent, { once: true });
+  return {
+    signal: ctl.signal,
+    done: () => {
+      clearTimeout(timer);
+      parent.removeEventListener('abort', onParent);
+    },
+  };
+}
+
 /** Sends `payload` to one node and resolves with its final answer (never rejects). */
 export function exchange(conn: NodeConnection, payload: Uint8Array, key: string | undefined, router: PushRouter | undefined, opts: ExchangeOptions): Promise<NodeAnswer> {
   const node = conn.alias;

@@ -12,7 +12,7 @@ import { NodeConnection, defaultNodeConnectionOptions } from '../transport/conne
 import { DEFAULT_FRESHNESS_SECONDS, MultiSignatureCache } from '../verify/multi-signature.js';
 import { verifyReadReply } from '../verify/read-reply.js';
 import { catchUpPoolLedger, type CatchupResult } from './catchup.js';
-import { PushRouter, SETTLED, exchange, nodeFailure, requestKey, type NodeAnswer, type NodeFailure } from './exchange.js';
+import { PushRouter, SETTLED, deadlineSignal, exchange, nodeFailure, requestKey, type NodeAnswer, type NodeFailure } from './exchange.js';
 import { PoolLedger, type PoolNode } from './pool-ledger.js';
 
 export interface PoolOptions {
@@ -347,43 +347,53 @@ export class Pool {
     const conns = shuffled(this.validatorConns());
     const f = this.f;
     const payload = opts.payload ?? enc.encode(stringifyJson(request));
-    const deadline = AbortSignal.timeout(opts.timeoutMs ?? this.options.readTimeoutMs);
+    const deadline = deadlineSignal(opts.timeoutMs ?? this.options.readTimeoutMs);
     const rejected: ReadOutcome['rejected'] = [];
     const nacks = new Map<string, { nodes: string[]; code: number | null }>();
     const unproven: NodeAnswer[] = [];
     const pool = this.ledger.blsKeys();
-    for (let i = 0; i < conns.length; i++) {
-      if (deadline.aborted) break;
-      const a = await exchange(conns[i]!, payload, undefined, undefined, { signal: AbortSignal.any([deadline, AbortSignal.timeout(this.options.nodeReadTimeoutMs)]), retries: this.options.retries });
-      if (a.kind === 'error') {
-        rejected.push(nodeFailure(a.node, a.error));
-        continue;
-      }
-      if (a.kind !== 'reply') {
-        const g = nacks.get(a.reason) ?? { nodes: [], code: a.code };
-        g.nodes.push(a.node);
-        nacks.set(a.reason, g);
-        if (g.nodes.length >= f + 1) throw new ClientError(ClientErrorCode.REQUEST_NACKED, { reason: a.reason, code: g.code, nodes: g.nodes }, a.reason);
-        continue;
-      }
-      try {
-        const v = verifyReadReply({
-          reply: a.message,
-          request,
-          pool,
-          now: this.now(),
-          freshnessSeconds: opts.freshnessSeconds ?? this.options.freshnessSeconds,
-          cache: this.cache,
-        });
-        return { result: v.result, verified: true, nodes: [a.node], rejected };
-      } catch (e) {
-        if (!(e instanceof VerificationError)) throw e;
-        if (e.code === ClientErrorCode.NO_PROOF) {
-          unproven.push(a);
-          return this.readByAgreement(request, payload, conns.slice(i + 1), unproven, rejected, deadline);
+    try {
+      for (let i = 0; i < conns.length; i++) {
+        if (deadline.signal.aborted) break;
+        const perNode = deadlineSignal(this.options.nodeReadTimeoutMs, deadline.signal);
+        let a: NodeAnswer;
+        try {
+          a = await exchange(conns[i]!, payload, undefined, undefined, { signal: perNode.signal, retries: this.options.retries });
+        } finally {
+          perNode.done();
         }
-        rejected.push({ node: a.node, code: e.code });
+        if (a.kind === 'error') {
+          rejected.push(nodeFailure(a.node, a.error));
+          continue;
+        }
+        if (a.kind !== 'reply') {
+          const g = nacks.get(a.reason) ?? { nodes: [], code: a.code };
+          g.nodes.push(a.node);
+          nacks.set(a.reason, g);
+          if (g.nodes.length >= f + 1) throw new ClientError(ClientErrorCode.REQUEST_NACKED, { reason: a.reason, code: g.code, nodes: g.nodes }, a.reason);
+          continue;
+        }
+        try {
+          const v = verifyReadReply({
+            reply: a.message,
+            request,
+            pool,
+            now: this.now(),
+            freshnessSeconds: opts.freshnessSeconds ?? this.options.freshnessSeconds,
+            cache: this.cache,
+          });
+          return { result: v.result, verified: true, nodes: [a.node], rejected };
+        } catch (e) {
+          if (!(e instanceof VerificationError)) throw e;
+          if (e.code === ClientErrorCode.NO_PROOF) {
+            unproven.push(a);
+            return await this.readByAgreement(request, payload, conns.slice(i + 1), unproven, rejected, deadline.signal);
+          }
+          rejected.push({ node: a.node, code: e.code });
+        }
       }
+    } finally {
+      deadline.done();
     }
     throw new ClientError(ClientErrorCode.NO_VERIFIED_REPLY, { errors: rejected, nacks: [...nacks.entries()].map(([reason, g]) => ({ reason, nodes: g.nodes })) });
   }
