@@ -86,6 +86,21 @@ describe('base64 (formats 1.2)', () => {
       }),
       { numRuns: 100 },
     );
+    // whatever it accepts is the one canonical encoding of what it returns
+    const chars = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_ \n*'.split(''));
+    fc.assert(
+      fc.property(fc.array(chars, { maxLength: 24 }), (cs) => {
+        const s = cs.join('');
+        let out: Uint8Array | undefined;
+        try {
+          out = b64decode(s);
+        } catch (e) {
+          expect((e as EncodingError).code).to.equal(C.INVALID_BASE64);
+        }
+        if (out !== undefined) expect(b64encode(out)).to.equal(s);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
