@@ -234,7 +234,13 @@ if (needPool) {
       const { reached, last } = await waitForSize(victim, goal, 600_000);
       if (!reached) inspect = true;
       const wallMs = performance.now() - t0;
-      const fromLog = catchupWindow(pool.node(victim.alias).layout.logFile, logOffset);
+      // the node may log "caught up" a moment after its domain ledger reached the size (the other ledgers, the log's
+      // own buffering): give the line a few seconds to appear
+      let fromLog = catchupWindow(pool.node(victim.alias).layout.logFile, logOffset);
+      for (let i = 0; i < 50 && fromLog === undefined && reached; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        fromLog = catchupWindow(pool.node(victim.alias).layout.logFile, logOffset);
+      }
       const behind = goal - before;
       row(`catch-up of ${behind.toLocaleString('en-US')} txns (${fmt(r.writesPerSecond)}/s written meanwhile)`, reached ? `${fmt((behind * 1000) / wallMs)} txns/s from process start (${(wallMs / 1000).toFixed(1)} s)${fromLog !== undefined ? `; ${fmt((behind * 1000) / fromLog)} txns/s between the node's "catch-up started" and "caught up" (${(fromLog / 1000).toFixed(1)} s)` : ''}` : `NOT caught up: stalled at ${last} of ${goal} txns after ${(wallMs / 1000).toFixed(0)} s (see ${victim.alias}'s node.log)`, '>= 5,000 txns/s');
     }
