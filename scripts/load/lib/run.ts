@@ -98,7 +98,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
   const setupMs = performance.now() - setupStart;
 
   log(`pre-signing ${count.toLocaleString('en-US')} ${o.mix} requests ...`);
-  const work = prepareWorkload({ mix: o.mix, count, submitters, authors: authors.slice(0, needs.authors), readTargets: authors.slice(needs.authors).map((a) => a.did), runTag: randomBytes(4).toString('hex') });
+  const work = await prepareWorkload({ mix: o.mix, count, submitters, authors: authors.slice(0, needs.authors), readTargets: authors.slice(needs.authors).map((a) => a.did), runTag: randomBytes(4).toString('hex') });
   log(`pre-signed ${count.toLocaleString('en-US')} requests in ${(work.elapsedMs / 1000).toFixed(1)} s (${Math.round(work.perSecond).toLocaleString('en-US')}/s)`);
 
   const perKind = new Map<RequestKind, { outcomes: OutcomeCounter; latency: LatencyRecorder; verified: number }>();

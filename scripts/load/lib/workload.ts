@@ -99,21 +99,36 @@ export interface PreparedWorkload {
   perSecond: number;
 }
 
-/** Builds and signs `count` requests of `mix` (throws WorkloadError when a needed input is missing). */
-export function prepareWorkload(input: PrepareInput): PreparedWorkload {
+/**
+ * Builds and signs `count` requests of `mix` ahead of time. Input errors throw at once (WorkloadError); the signing
+ * itself yields to the event loop every {@link PRESIGN_SLICE} requests, so that the generator's open sessions keep
+ * reading what the nodes still send (replies to earlier writes). While one synchronous loop held the event loop for the
+ * 8-15 s of a large pre-signing, the nodes saw the generator's sessions reset, and the first request on each afterwards
+ * failed with "session closed".
+ */
+export function prepareWorkload(input: PrepareInput): Promise<PreparedWorkload> {
   const { mix, count } = input;
   if (!Number.isSafeInteger(count) || count < 0) throw new WorkloadError('INVALID_COUNT', `request count must be an integer >= 0, got ${count}`);
   const started = performance.now();
-  const requests: PreparedRequest[] = new Array(count);
-  const createdDids: string[] = [];
   const kinds = new Set<RequestKind>();
   for (let i = 0; i < Math.min(count, MIXED_PATTERN.length); i++) kinds.add(kindAt(mix, i));
   if (kinds.has('nym') && input.submitters.length === 0) throw new WorkloadError('NO_SUBMITTERS', 'NYM writes need a trustee or steward key');
   if ((kinds.has('attrib') || kinds.has('schema')) && input.authors.length === 0) throw new WorkloadError('NO_AUTHORS', 'ATTRIB and SCHEMA writes need author DIDs created in the setup phase');
   const targets = [...input.readTargets, ...input.authors.map((a) => a.did)];
   if (kinds.has('read') && targets.length === 0) throw new WorkloadError('NO_READ_TARGETS', 'GET_NYM reads need DIDs on the ledger');
+  return signWorkload(input, started, targets);
+}
+
+/** Requests signed between two yields to the event loop (about 0.25 s of signing here). */
+const PRESIGN_SLICE = 2_000;
+
+async function signWorkload(input: PrepareInput, started: number, targets: string[]): Promise<PreparedWorkload> {
+  const { mix, count } = input;
+  const requests: PreparedRequest[] = new Array(count);
+  const createdDids: string[] = [];
   const counters = { attrib: 0, schema: 0, read: 0, nym: 0 };
   for (let i = 0; i < count; i++) {
+    if (i > 0 && i % PRESIGN_SLICE === 0) await new Promise((r) => setImmediate(r));
     const kind = kindAt(mix, i);
     const n = counters[kind]++;
     let request: Request;

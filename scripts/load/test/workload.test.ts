@@ -17,9 +17,9 @@ describe('workload', () => {
     expect(submitters.map((s) => s.did)).to.deep.equal(['V4SGRU86Z58d6TV7PBUe6f', 'Th7MpTaRZVRYnPiabds81Y', 'EbP4aYNeTHL6q385GuVpRV', '4cU41vWW82ArfxJxHkzXPG', 'TWwCRQRZ2ZHMJFn9TzLp7W']);
   });
 
-  it('mixed: 10 NYM, 4 ATTRIB, 2 SCHEMA, 4 GET_NYM per 20, every write signed by its author, payload = the request', () => {
+  it('mixed: 10 NYM, 4 ATTRIB, 2 SCHEMA, 4 GET_NYM per 20, every write signed by its author, payload = the request', async () => {
     const authors = freshDids(3);
-    const w = prepareWorkload({ mix: 'mixed', count: 40, submitters, authors, readTargets: ['VsKV7grR1BUE29mG2Fm2kX'], runTag: 't1' });
+    const w = await prepareWorkload({ mix: 'mixed', count: 40, submitters, authors, readTargets: ['VsKV7grR1BUE29mG2Fm2kX'], runTag: 't1' });
     const count = (k: string): number => w.requests.filter((r) => r.kind === k).length;
     expect([count('nym'), count('attrib'), count('schema'), count('read')]).to.deep.equal([20, 8, 4, 8]);
     expect(w.createdDids).to.have.length(20);
