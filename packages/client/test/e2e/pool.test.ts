@@ -167,7 +167,7 @@ describe('Pool over the client protocol (4 client hosts)', function () {
     expect(asked).to.deep.equal([1, 1, 1, 1]);
   });
 
-  it('a write refused as overloaded by f+1 nodes while the others failed is not reported as refused by the pool', async () => {
+  it('a write refused as overloaded by f+1 nodes while the others took it in is not reported as refused by the pool', async () => {
     handlers[0] = (req, reply) => reply({ op: 'REQNACK', identifier: req.identifier, reqId: req.reqId, reason: POOL_OVERLOADED_REASON });
     handlers[1] = (req, reply) => reply({ op: 'REQNACK', identifier: req.identifier, reqId: req.reqId, reason: POOL_OVERLOADED_REASON });
     // two nodes that take the request in (REQACK) but never reply: the write is in the pool, its outcome unknown
