@@ -7,7 +7,7 @@ import * as client from '../../src/index.js';
 import { ClientErrorCode, DidKey, buildTaaAcceptance, appendTaaAcceptance, endorseRequest, multiSignRequest, prepareForEndorser, signRequest } from '../../src/index.js';
 import { blsKeys, codeOf, nodeDests } from './fixtures.js';
 
-const identities = (parseJson(readFileSync(new URL('../../../../../shared/spec/vectors/identities.json', import.meta.url), 'utf8')) as { identities: Record<string, string>[] }).identities;
+const identities = (parseJson(readFileSync(new URL('../../../../test/vectors/identities.json', import.meta.url), 'utf8')) as { identities: Record<string, string>[] }).identities;
 const trustee = DidKey.fromSeed('000000000000000000000000Trustee1');
 const steward = DidKey.fromSeed('000000000000000000000000Steward1');
 const registry = createDefaultRegistry();

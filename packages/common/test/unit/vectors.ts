@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const VECTORS_DIR = process.env.QUIRE_VECTORS ?? join(here, '../../../../../shared/spec/vectors');
+export const VECTORS_DIR = process.env.QUIRE_VECTORS ?? join(here, '../../../../test/vectors');
 
 export function loadVectors<T>(file: string): T {
   return JSON.parse(readFileSync(join(VECTORS_DIR, file), 'utf8')) as T;

@@ -15,7 +15,7 @@ import {
 } from '../../src/index.js';
 
 interface Identity { name: string; seed_ascii: string; seed_hex: string; verkey_hex: string; verkey_base58: string; did: string; abbreviated_verkey: string }
-const identities = (JSON.parse(readFileSync(new URL('../../../../../shared/spec/vectors/identities.json', import.meta.url), 'utf8')) as { identities: Identity[] }).identities;
+const identities = (JSON.parse(readFileSync(new URL('../../../../test/vectors/identities.json', import.meta.url), 'utf8')) as { identities: Identity[] }).identities;
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 

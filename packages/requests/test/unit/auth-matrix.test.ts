@@ -13,7 +13,7 @@ import { DEFAULT_AUTH_MAP } from '../../src/auth/default-map.js';
 import { canonicalJson } from '@quire/common';
 import { createHarness, newSigner, nymOp, signed, TRUSTEE, type Harness } from './helpers/harness.js';
 
-const MAP = parseJson(readFileSync(new URL('../../../../../shared/spec/auth-map.json', import.meta.url), 'utf8')) as { key: string; constraint: Constraint }[];
+const MAP = parseJson(readFileSync(new URL('../../../../test/vectors/auth-map.json', import.meta.url), 'utf8')) as { key: string; constraint: Constraint }[];
 
 type Who = 'TRUSTEE' | 'STEWARD' | 'ENDORSER' | 'NETWORK_MONITOR' | 'OWNER' | 'OFF_LEDGER';
 const ROLE_OF: Record<Who, string | null | undefined> = { TRUSTEE: '0', STEWARD: '2', ENDORSER: '101', NETWORK_MONITOR: '201', OWNER: null, OFF_LEDGER: undefined };

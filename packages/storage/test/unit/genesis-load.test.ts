@@ -7,7 +7,7 @@ import { b58encode } from '@quire/common';
 import { GenesisError, GenesisErrorCode, Ledger, loadGenesis, openMemoryKvStore, type KvStore } from '../../src/index.js';
 import { LOCAL_DOMAIN_GENESIS } from '../fixtures/genesis.js';
 
-const REAL = fileURLToPath(new URL('../../../../../shared/spec/vectors/real-genesis', import.meta.url));
+const REAL = fileURLToPath(new URL('../../../../test/vectors/real-genesis', import.meta.url));
 // Root of the domain ledger after the standard 5-line local domain genesis (formats.md 11),
 // cross-checked with an independent RFC 6962 computation over MP of each line.
 const LOCAL_DOMAIN_ROOT = 'DJLzEifT7n9DbiCHqQ5KWrWUPFBiZt349popapDfzo5p';

@@ -5,8 +5,8 @@ import { expect } from 'chai';
 import { GenesisError, GenesisErrorCode, parseGenesis } from '../../src/index.js';
 import { LOCAL_DOMAIN_GENESIS } from '../fixtures/genesis.js';
 
-const REAL = fileURLToPath(new URL('../../../../../shared/spec/vectors/real-genesis', import.meta.url));
-const msgpackVector = JSON.parse(readFileSync(new URL('../../../../../shared/spec/vectors/msgpack.json', import.meta.url), 'utf8')) as { cases: { expected_hex: string }[] };
+const REAL = fileURLToPath(new URL('../../../../test/vectors/real-genesis', import.meta.url));
+const msgpackVector = JSON.parse(readFileSync(new URL('../../../../test/vectors/msgpack.json', import.meta.url), 'utf8')) as { cases: { expected_hex: string }[] };
 
 function expectGenesisError(fn: () => unknown, code: string, line?: number): GenesisError {
   try {

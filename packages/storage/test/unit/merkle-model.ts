@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const VECTORS_DIR = process.env.QUIRE_VECTORS ?? join(here, '../../../../../shared/spec/vectors');
+export const VECTORS_DIR = process.env.QUIRE_VECTORS ?? join(here, '../../../../test/vectors');
 
 export const hex = (u: Uint8Array): string => Buffer.from(u).toString('hex');
 export const unhex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'hex'));

@@ -17,7 +17,7 @@ import {
 } from '../../src/index.js';
 import { LOCAL_DOMAIN_GENESIS } from '../fixtures/genesis.js';
 
-const POOL_GENESIS = fileURLToPath(new URL('../../../../../shared/spec/vectors/real-genesis/sovrin_pool_transactions_live_genesis', import.meta.url));
+const POOL_GENESIS = fileURLToPath(new URL('../../../../test/vectors/real-genesis/sovrin_pool_transactions_live_genesis', import.meta.url));
 
 interface Run {
   code: number;

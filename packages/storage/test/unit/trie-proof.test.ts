@@ -18,7 +18,7 @@ import {
   type RlpItem,
 } from '@quire/storage';
 
-const vectors = JSON.parse(readFileSync(new URL('../../../../../shared/spec/vectors/state_trie.json', import.meta.url), 'utf8')) as {
+const vectors = JSON.parse(readFileSync(new URL('../../../../test/vectors/state_trie.json', import.meta.url), 'utf8')) as {
   cases: {
     name: string;
     trie_contents: { key: string; key_hex: string; value: string }[];

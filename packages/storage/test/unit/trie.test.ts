@@ -17,7 +17,7 @@ import {
   type RlpItem,
 } from '@quire/storage';
 
-const vectors = JSON.parse(readFileSync(new URL('../../../../../shared/spec/vectors/state_trie.json', import.meta.url), 'utf8')) as {
+const vectors = JSON.parse(readFileSync(new URL('../../../../test/vectors/state_trie.json', import.meta.url), 'utf8')) as {
   blank_root: { hex: string; base58: string };
   hash_check: { sha3_256_empty_hex: string };
   cases: { name: string; trie_contents: { key: string; key_hex: string; value: string; stored_rlp_hex: string }[]; root_hex: string; root_base58: string }[];
