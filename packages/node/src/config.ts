@@ -87,6 +87,11 @@ export interface NodeConfig {
   /** a graceful shutdown that takes longer than this is abandoned (exit 1), ms */
   shutdownTimeoutMs: number;
   upgrade: UpgradeConfig;
+  /**
+   * added to the system's wall clock wherever the node reads it (PRE-PREPARE times, freshness,
+   * receipts), ms; 0 in production: a skewed node for fault tests (`npm run chaos`)
+   */
+  clockOffsetMs: number;
 }
 
 export const defaultNodeConfig: NodeConfig = {
@@ -117,6 +122,7 @@ export const defaultNodeConfig: NodeConfig = {
   metricsPort: null,
   shutdownTimeoutMs: 30_000,
   upgrade: { actionCommand: null, timeoutSec: 600 },
+  clockOffsetMs: 0,
 };
 
 function consensusDefaults(): ConsensusTimers {
@@ -235,6 +241,7 @@ export function validateConfig(c: NodeConfig): void {
   checkInt('shutdownTimeoutMs', c.shutdownTimeoutMs, 100);
   checkString('upgrade.actionCommand', c.upgrade.actionCommand, true);
   checkInt('upgrade.timeoutSec', c.upgrade.timeoutSec, 1);
+  checkInt('clockOffsetMs', c.clockOffsetMs, -86_400_000, 86_400_000);
 }
 
 /** Reads a JSON config file and merges it over the defaults. */

@@ -130,13 +130,13 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
         executor,
         crypto,
         requests: analyzer,
-        clock: { now: () => performance.now(), utcSeconds: () => Math.floor(Date.now() / 1000) },
+        clock: { now: () => performance.now(), utcSeconds: () => Math.floor((Date.now() + cfg.clockOffsetMs) / 1000) },
         logger: consensusLog,
         voteStore,
       },
     );
     const pipeline = new RequestPipeline(reqExecutor, requestStores);
-    const now = (): number => Math.floor(Date.now() / 1000);
+    const now = (): number => Math.floor((Date.now() + cfg.clockOffsetMs) / 1000);
     const clientLog = root.child({ module: 'client' });
     const forced = new ForcedRequests({
       pipeline,

@@ -24,6 +24,12 @@ describe('config', () => {
     expect(mergeConfig(defaultNodeConfig, { observers: [{ name: 'Obs1', dest: OBSERVER_DEST }] }).observers).to.deep.equal([{ name: 'Obs1', dest: OBSERVER_DEST }]);
   });
 
+  it('takes a wall-clock offset for fault tests, 0 by default, at most a day either way', () => {
+    expect(defaultNodeConfig.clockOffsetMs).to.equal(0);
+    expect(mergeConfig(defaultNodeConfig, { clockOffsetMs: -120_000 }).clockOffsetMs).to.equal(-120_000);
+    for (const bad of [86_400_001, -86_400_001, 1.5, '10']) expect(codeOf(() => mergeConfig(defaultNodeConfig, { clockOffsetMs: bad })).code).to.equal(NodeErrorCode.CONFIG_INVALID);
+  });
+
   it('the defaults are valid and carry the Quire consensus timers', () => {
     validateConfig(defaultNodeConfig);
     expect(defaultNodeConfig.consensus.max3pcBatchWaitMs).to.equal(20);
