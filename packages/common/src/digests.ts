@@ -1,10 +1,13 @@
 /**
  * Request digests (formats.md 3.3). `payloadDigest` identifies the request (what was asked, by whom),
  * `digest` also covers the signatures. Both are lowercase hex SHA-256 of SER with nothing skipped and
- * the ATTRIB rule applied.
+ * the ATTRIB rule applied to ATTRIB writes only: indy-node hashes `raw` / `enc` / `hash` in the digests of
+ * an ATTRIB (indy_common/types.py), not of a GET_ATTR, whose digests cover the attribute name as sent
+ * (the signature input keeps the rule for both types, as indy-vdr does).
  */
 import { sha256Hex } from './hash.js';
 import { codePointCompare, isPlainObject, unsupported } from './json-value.js';
+import { TxnType } from './codes.js';
 import { applyAttribRule, signingSerialization } from './signing-serialization.js';
 
 /** The request fields the digests read. */
@@ -34,7 +37,7 @@ function payloadOf(request: DigestableRequest): Record<string, unknown> {
   const payload: Record<string, unknown> = {
     identifier: requestAuthor(request) ?? null,
     reqId: request.reqId,
-    operation: isPlainObject(request.operation) ? applyAttribRule(request.operation) : request.operation,
+    operation: isPlainObject(request.operation) && request.operation.type === TxnType.ATTRIB ? applyAttribRule(request.operation) : request.operation,
   };
   if (request.protocolVersion != null) payload.protocolVersion = request.protocolVersion;
   if (request.taaAcceptance != null) payload.taaAcceptance = request.taaAcceptance;
