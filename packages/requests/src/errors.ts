@@ -49,6 +49,9 @@ export function renderValue(v: unknown, max = 200): string {
   return text.length > max ? `${text.slice(0, max)}...` : text;
 }
 
+/** A list as Python prints it (`[4, 5]`), for reasons that quote a request's list of integers. */
+const pyList = (v: unknown): string => (Array.isArray(v) ? `[${v.map((x) => renderValue(x, 40)).join(', ')}]` : renderValue(v));
+
 /** `validation error [<Validator>]: <problem> (<field>=<value>)` (requests.md §1.2). */
 const field = (problem: (d: Data) => string) => (d: Data) =>
   `validation error [${s(d.validator)}]: ${problem(d)} (${s(d.field)}=${renderValue(d.value, 100)})`;
@@ -225,6 +228,16 @@ const CATALOGUE = {
   TAA_TS_OUT_OF_RANGE: { kind: ErrorKind.INVALID, reason: (d) => `${s(d.field)} = ${s(d.ts)} is out of range.` },
   AML_EMPTY: { kind: ErrorKind.INVALID, reason: () => 'TXN_AUTHOR_AGREEMENT_AML request must contain at least one acceptance mechanism' },
   AML_VERSION_EXISTS: { kind: ErrorKind.INVALID, reason: () => 'Version of TAA AML must be unique and it cannot be modified' },
+  /** TXN_AUTHOR_AGREEMENT_DISABLE while no agreement is enabled (requests.md §7.2). */
+  TAA_ALREADY_DISABLED: { kind: ErrorKind.INVALID, reason: () => 'Transaction author agreement is already disabled.' },
+
+  // ---- LEDGERS_FREEZE (requests.md §7.3) ----------------------------------------------------------
+  /** A base ledger (pool, domain, config, audit) named in `ledgers_ids`. */
+  FREEZE_BASE_LEDGER: { kind: ErrorKind.INVALID, reason: () => "(0, 1, 2, 3) ledgers can't be frozen" },
+  /** A ledger id the last audit txn does not size. Data: ids (the requested list). */
+  FREEZE_LEDGER_NEVER_EXISTED: { kind: ErrorKind.INVALID, reason: (d) => `One or more ledgers from ${pyList(d.ids)} have never existed` },
+  /** A write to a frozen ledger. Data: type (type code), ledgerId. */
+  LEDGER_FROZEN: { kind: ErrorKind.INVALID, reason: (d) => `'${s(d.type)}' transaction is forbidden because of '${s(d.ledgerId)}' ledger is frozen` },
 
   // ---- reads (requests.md §9) -------------------------------------------------------------------
   READ_INVALID_LEDGER: { kind: ErrorKind.INVALID, reason: (d) => `Invalid ledger id ${s(d.ledgerId)}` },

@@ -68,6 +68,12 @@ export interface StateAccess {
   get(key: StateKey): Uint8Array | undefined;
   /** Value at the committed root (reads; "committed" checks such as POOL_UPGRADE status). */
   getCommitted(key: StateKey): Uint8Array | undefined;
+  /**
+   * The text keys at the uncommitted head that start with `prefix`, in ascending key order. It walks
+   * the whole trie: only for small tries and rare requests (TXN_AUTHOR_AGREEMENT_DISABLE in the config
+   * state, as indy-node does).
+   */
+  keysWithPrefix(prefix: string): string[];
   /** Writes on the uncommitted head. Only `updateState` may call these. */
   set(key: StateKey, value: Uint8Array): void;
   remove(key: StateKey): void;
@@ -204,6 +210,19 @@ export interface HandlerContext {
   readonly attributes: AttributeAccess;
   /** Present on nodes (POOL_UPGRADE version checks); absent in pure replays. */
   readonly software?: SoftwareInfo;
+  /**
+   * A ledger of the node with its uncommitted size and roots, or undefined when the node has no such
+   * ledger (LEDGERS_FREEZE: a ledger that never existed). The audit ledger is not included.
+   */
+  ledgerSnapshot(ledgerId: number): LedgerSnapshot | undefined;
+}
+
+/** A ledger as LEDGERS_FREEZE records it: its size, its root and its state root after the txns applied so far. */
+export interface LedgerSnapshot {
+  readonly size: number;
+  readonly root: Uint8Array;
+  /** The state root (every ledger with a state has one). */
+  readonly stateRoot: Uint8Array;
 }
 
 /** Node-local facts for `validateAtReceipt` (never used while ordering). */

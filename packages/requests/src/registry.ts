@@ -38,6 +38,9 @@ import { poolUpgradeHandler } from './types/pool-upgrade.js';
 import { validatorInfoHandler } from './types/validator-info.js';
 import { txnAuthorAgreementAmlHandler } from './types/txn-author-agreement-aml.js';
 import { txnAuthorAgreementHandler } from './types/txn-author-agreement.js';
+import { txnAuthorAgreementDisableHandler } from './types/txn-author-agreement-disable.js';
+import { ledgersFreezeHandler } from './types/ledgers-freeze.js';
+import { getFrozenLedgersHandler } from './types/get-frozen-ledgers.js';
 
 /**
  * Every handler Quire implements. A new type module adds its import above and one line here.
@@ -54,11 +57,14 @@ const DEFAULT_HANDLERS: readonly RequestHandler[] = [
   authRulesHandler,
   txnAuthorAgreementHandler,
   txnAuthorAgreementAmlHandler,
+  txnAuthorAgreementDisableHandler,
+  ledgersFreezeHandler,
   // reads
   getTxnHandler,
   getAuthRuleHandler,
   getTaaHandler,
   getTaaAmlHandler,
+  getFrozenLedgersHandler,
   // domain identity types
   nymHandler,
   attribHandler,

@@ -19,6 +19,7 @@ import type { AttributeAccess, HandlerContext, LedgerIdValue, ParsedRequest, Sof
 import { parseRequest } from '../pipeline/parse.js';
 import { HandlerRegistry, createDefaultRegistry } from '../registry.js';
 import { checkTaaAcceptance } from '../taa/acceptance.js';
+import { isLedgerFrozen } from '../freeze/frozen-ledgers.js';
 import { LedgerUpgradeIndex, StatePoolNodeIndex } from './indexes.js';
 import { catchupFormOf } from './catchup-txns.js';
 import { type CaughtUpTxns, type ReplayHost, appendCaughtUpTxns, applyGenesisTxns, rebuildStateFromLedger, txnTimeOf } from './replay.js';
@@ -184,6 +185,12 @@ export class RequestExecutor {
       upgrades: this.upgrades,
       auth: this.auth,
       attributes: attrs,
+      ledgerSnapshot: (id: number) => {
+        if (!isStateLedger(id)) return undefined;
+        // the appended txns only: the batch being applied is a config batch, and the config ledger is never frozen
+        const ledger = stores.ledgers[id];
+        return { size: ledger.uncommittedSize, root: ledger.uncommittedRoot, stateRoot: stores.states[id].headRoot };
+      },
     };
     if (this.software) (ctx as { software?: SoftwareInfo }).software = this.software;
     return ctx;
@@ -204,6 +211,14 @@ export class RequestExecutor {
       const trie = this.stores.states[ledgerId];
       const rootsBefore = STATE_LEDGERS.map((id) => this.stores.states[id].headRoot);
       const refused = new Map<number, { error: RequestError; digest: string | null } & RequestIdentity>();
+      // requests.md §7.3: a frozen ledger takes no writes. Read once per batch: only a config batch can
+      // freeze a ledger, and the config ledger itself is never frozen.
+      let frozen: boolean | RequestError;
+      try {
+        frozen = ledgerId !== 2 && isLedgerFrozen(this.views[2], ledgerId);
+      } catch (e) {
+        frozen = toRequestError(e);
+      }
       for (;;) {
         const batch: AppliedBatch = {
           batchId: this.nextBatchId,
@@ -219,7 +234,7 @@ export class RequestExecutor {
         const results: RequestResult[] = [];
         for (let index = 0; index < requests.length; index++) {
           const known = refused.get(index);
-          results.push(known ? invalidResult(index, known.error, known.digest, known) : this.applyOne(index, requests[index], ledgerId, ppTime, batch));
+          results.push(known ? invalidResult(index, known.error, known.digest, known) : this.applyOne(index, requests[index], ledgerId, ppTime, batch, frozen));
         }
         const txns = this.ledgerViews[ledgerId].takePending();
         try {
@@ -256,7 +271,7 @@ export class RequestExecutor {
     }
   }
 
-  private applyOne(index: number, raw: unknown, ledgerId: StateLedgerId, ppTime: number, batch: AppliedBatch): RequestResult {
+  private applyOne(index: number, raw: unknown, ledgerId: StateLedgerId, ppTime: number, batch: AppliedBatch, frozen: boolean | RequestError): RequestResult {
     const ledger = this.ledgerViews[ledgerId];
     let req: ParsedRequest | undefined;
     const views = this.views;
@@ -271,6 +286,8 @@ export class RequestExecutor {
       }
       if (this.opts.verifySignatures) this.verifier.verify(req, this.idr, this.views[0]);
       checkTaaAcceptance(req, ledgerId, this.views[2], ppTime);
+      if (frozen instanceof RequestError) throw frozen;
+      if (frozen) throw new RequestError(RequestErrorCode.LEDGER_FROZEN, { type: req.type, ledgerId });
       const seqNo = ledger.uncommittedSize + 1;
       const attributes: AttributeAccess = {
         put: (hash, value) => void pendingAttrs.set(hash, value),

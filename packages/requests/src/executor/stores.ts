@@ -53,6 +53,9 @@ export interface ExecutorSeqNoIndex {
   getByPayloadDigestSync(payloadDigest: string): { ledgerId: number; seqNo: number } | undefined;
 }
 
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder();
+
 /** The stores of one node: the three state ledgers, their tries, and the side stores. */
 export interface ExecutorStores {
   kv: KvStore;
@@ -108,6 +111,16 @@ export class TrieView implements StateAccess {
     if (this.undo !== null) this.undo.push([key, this.trie.get(key)]);
     this.trie.remove(key);
     this.onWrite?.(key);
+  }
+  keysWithPrefix(prefix: string): string[] {
+    const want = utf8.encode(prefix);
+    const out: string[] = [];
+    this.trie.forEach((key) => {
+      if (key.length < want.length) return;
+      for (let i = 0; i < want.length; i++) if (key[i] !== want[i]) return;
+      out.push(utf8Decoder.decode(key));
+    });
+    return out;
   }
   get headRoot(): Uint8Array {
     return this.trie.headRoot;
