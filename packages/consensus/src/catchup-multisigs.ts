@@ -18,7 +18,7 @@ import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
 import type { BatchExecutor } from './interfaces.js';
 import { type MultiSigTuple, type MultiSignature, multiSigFromTuple, multiSigToTuple } from './messages.js';
-import { quorumsFor } from './options.js';
+import { MultiSigVerdict, checkMultiSignature, registryAtPoolRoot } from './multisig-check.js';
 import { parseMultiSigTuple } from './parse.js';
 
 /** Why a received multi-signature was not stored. */
@@ -138,12 +138,11 @@ export class CaughtUpMultiSigs {
    */
   check(incoming: readonly CaughtUpMultiSig[], final: boolean, storable: (ledgerId: number) => boolean): MultiSigCheck {
     const ctx = this.ctx;
-    const ex = ctx.modules.executor;
     const before = this.waiting;
     const stillWaiting: CaughtUpMultiSig[] = [];
     const valid: CaughtUpMultiSig[] = [];
     const faulty = new Set<string>();
-    const registries = new Map<string, string[] | undefined>();
+    const registries = new Map<string, readonly string[] | undefined>();
     for (const c of [...before, ...incoming]) {
       const v = c.ms.value;
       if (faulty.has(c.from)) {
@@ -154,27 +153,17 @@ export class CaughtUpMultiSigs {
         const root = v.pool_state_root_hash;
         // a root missing from this node's pool state (older than its pool genesis) has no keys here:
         // unknown, like a root not reached yet, never a bad signature of an honest sender
-        if (!registries.has(root)) registries.set(root, ex.hasPoolStateRoot?.(root) === false ? undefined : ex.registryAt !== undefined ? ex.registryAt(root) : [...ctx.validators]);
-        const registry = registries.get(root);
-        if (registry === undefined) {
+        if (!registries.has(root)) registries.set(root, registryAtPoolRoot(ctx, root));
+        // the check PRE-PREPAREs get too (multisig-check.ts)
+        const verdict = checkMultiSignature(ctx, c.ms, registries.get(root));
+        if (verdict === MultiSigVerdict.UNKNOWN_POOL_ROOT) {
           if (final) this.drop(c.from, CaughtUpMultiSigDrop.UNKNOWN_POOL_ROOT, false, c.ms);
           else stillWaiting.push(c);
           continue;
         }
-        const parts = new Set(c.ms.participants);
-        if (parts.size !== c.ms.participants.length || parts.size < quorumsFor(registry.length).blsSignatures || c.ms.participants.some((p) => !registry.includes(p))) {
-          this.drop(c.from, CaughtUpMultiSigDrop.PARTICIPANTS, true, c.ms);
-          faulty.add(c.from);
-          continue;
-        }
-        let verifies: boolean;
-        try {
-          verifies = ctx.modules.crypto.blsVerifyMulti(c.ms.participants, v, c.ms.signature);
-        } catch {
-          verifies = false;
-        }
-        if (!verifies) {
-          this.drop(c.from, CaughtUpMultiSigDrop.SIGNATURE, true, c.ms);
+        if (verdict !== MultiSigVerdict.VALID) {
+          const reason = verdict === MultiSigVerdict.SIGNATURE ? CaughtUpMultiSigDrop.SIGNATURE : verdict === MultiSigVerdict.MALFORMED ? CaughtUpMultiSigDrop.MALFORMED : CaughtUpMultiSigDrop.PARTICIPANTS;
+          this.drop(c.from, reason, true, c.ms);
           faulty.add(c.from);
           continue;
         }

@@ -7,6 +7,7 @@ export { Suspicion } from './context.js';
 export type { ThreePcKey } from './context.js';
 export { batchDigest, multiSigValue, encodeDiscarded, decodeDiscarded } from './digest.js';
 export { parseNodeMessage } from './parse.js';
+export { MultiSigVerdict, checkMultiSignature, registryAtPoolRoot } from './multisig-check.js';
 export { defaultConsensusOptions, resolveOptions, quorumsFor, primaryOf } from './options.js';
 export type { ConsensusOptions, Quorums } from './options.js';
 export { ConsensusOp, multiSigToTuple, multiSigFromTuple } from './messages.js';
@@ -46,6 +47,8 @@ export type {
   SignedLedgerRoots,
 } from './interfaces.js';
 export { NACK_OVERLOADED, requestIdentity } from './intake.js';
+// bounds on what one Byzantine validator can make a node hold (#15)
+export { INSTANCE_CHANGE_VIEW_WINDOW } from './instance-change.js';
 export { createBlsConsensusCrypto, multiSigValueBytes, defaultBlsConsensusCryptoOptions } from './bls-crypto.js';
 export type { BlsConsensusCryptoModules, BlsConsensusCryptoOptions } from './bls-crypto.js';
 // deterministic simulator (tests, scripts/sim.ts, benchmarks; consensus.md §12.2)

@@ -8,7 +8,7 @@ import type { AppliedBatch, CommittedBatch } from './interfaces.js';
 import type { RequestIntake } from './intake.js';
 import type { BatchId, Commit, MultiSignature, Prepare, PrePrepare } from './messages.js';
 import { multiSigFromTuple } from './messages.js';
-import { quorumsFor } from './options.js';
+import { MultiSigVerdict, checkMultiSignature, registryAtPoolRoot } from './multisig-check.js';
 import { type BatchRecord, newRecord, prepareMatches, samePrePrepare } from './three-pc-log.js';
 
 export interface OrderingHooks {
@@ -34,10 +34,10 @@ export class Ordering {
   get lastUpdate(): Map<number, number> {
     return this.ctx.lastUpdate;
   }
-  /** pool state root -> size of the registry in force with it (R_uncommitted when a batch was applied on it) */
-  private readonly registrySizeAt = new Map<string, number>();
-  /** R_uncommitted: the registry after the last applied batch */
-  uncommittedRegistrySize = 0;
+  /** pool state root -> the registry in force with it (R_uncommitted when a batch was applied on it) */
+  private readonly registryAtRoot = new Map<string, readonly string[]>();
+  /** R_uncommitted: the registry after the last applied batch; undefined when none changed it (R_committed) */
+  uncommittedRegistry: readonly string[] | undefined;
   /** multi-sig signatures already verified (PRE-PREPARE check 12) */
   private readonly verifiedMultiSigs = new Set<string>();
   hooks!: OrderingHooks;
@@ -147,14 +147,18 @@ export class Ordering {
       ctx.suspect(primary, Suspicion.PPR_POOL_STATE_ROOT_HASH_WRONG, true);
       return 'rejected';
     }
+    // check 12: a multi-signature that is bad (not merely unverifiable here) refuses the PRE-PREPARE
+    // before this node PREPAREs it; one at an unknown pool state root is never stored (order())
     for (const t of pp.blsMultiSigs ?? []) {
-      if (!this.verifyMultiSig(multiSigFromTuple(t))) {
+      const verdict = this.checkMultiSig(multiSigFromTuple(t));
+      if (verdict !== MultiSigVerdict.VALID && verdict !== MultiSigVerdict.UNKNOWN_POOL_ROOT) {
+        ctx.modules.logger?.debug({ primary, ppSeqNo: pp.ppSeqNo, verdict }, 'PRE-PREPARE with a bad multi-signature');
         ctx.suspect(primary, Suspicion.PPR_BLS_MULTISIG_WRONG, true);
         return 'rejected';
       }
     }
     const originalViewNo = pp.originalViewNo ?? pp.viewNo;
-    const regBefore = this.uncommittedRegistrySize;
+    const regBefore = this.uncommittedRegistry;
     const applied = ex.applyBatch({
       ledgerId: pp.ledgerId,
       requests: pp.reqIdr.map((d) => this.intake.entries.get(d)!.request),
@@ -172,7 +176,7 @@ export class Ordering {
     else if (applied.auditRoot !== pp.auditTxnRootHash) code = Suspicion.PPR_AUDIT_TXN_ROOT_HASH_WRONG;
     if (code !== 0) {
       ex.revertLastBatch();
-      this.uncommittedRegistrySize = regBefore;
+      this.uncommittedRegistry = regBefore;
       ctx.suspect(primary, code, true);
       return 'rejected';
     }
@@ -222,32 +226,45 @@ export class Ordering {
   }
 
   private noteRegistryAt(poolStateRoot: string, applied: AppliedBatch): void {
-    const size = this.uncommittedRegistrySize > 0 ? this.uncommittedRegistrySize : this.ctx.validators.length;
-    this.registrySizeAt.set(poolStateRoot, size);
-    if (this.registrySizeAt.size > 256) this.registrySizeAt.delete(this.registrySizeAt.keys().next().value!);
-    if (applied.nodeReg.length > 0) this.uncommittedRegistrySize = applied.nodeReg.length;
+    this.registryAtRoot.set(poolStateRoot, this.uncommittedRegistry ?? [...this.ctx.validators]);
+    if (this.registryAtRoot.size > 256) this.registryAtRoot.delete(this.registryAtRoot.keys().next().value!);
+    if (applied.nodeReg.length > 0) this.uncommittedRegistry = [...applied.nodeReg];
   }
 
-  private verifyMultiSig(ms: MultiSignature): boolean {
+  /**
+   * PRE-PREPARE check 12 on one multi-signature (multisig-check.ts, the check catch-up makes too):
+   * n−f distinct validators of the registry in force at the value's pool state root, and an
+   * aggregate that verifies under their keys at that root. The registry is the one this node applied
+   * a batch with at that root, else the executor's. A root this node does not know (older than its
+   * pool genesis) gives UNKNOWN_POOL_ROOT: the PRE-PREPARE is not refused for it (the n−f nodes
+   * that ordered the batch it signs checked it), but the multi-signature is never stored here.
+   */
+  private checkMultiSig(ms: MultiSignature): MultiSigVerdict {
     const ctx = this.ctx;
-    const parts = new Set(ms.participants);
-    // n-f of the registry in force at the value's pool state root (membership may have changed
-    // since); participants without a key at that root fail the BLS verification below
     const root = ms.value.pool_state_root_hash;
-    // made at a pool state older than this node's pool genesis: no key to check it with here; the
-    // n−f nodes that ordered the batch it signs did (see BatchExecutor.hasPoolStateRoot)
-    if (ctx.modules.executor.hasPoolStateRoot?.(root) === false && !this.registrySizeAt.has(root)) {
-      ctx.modules.logger?.debug({ poolStateRoot: root, ledgerId: ms.value.ledger_id }, 'multi-signature at a pool state root older than this node: not checked');
-      return true;
-    }
-    const n = this.registrySizeAt.get(root) ?? ctx.modules.executor.registryAt?.(root)?.length ?? ctx.validators.length;
-    if (parts.size !== ms.participants.length || parts.size < quorumsFor(n).blsSignatures) return false;
-    const key = `${ms.signature}|${ms.participants.join(',')}|${JSON.stringify(ms.value)}`;
-    if (this.verifiedMultiSigs.has(key)) return true;
-    if (!ctx.modules.crypto.blsVerifyMulti(ms.participants, ms.value, ms.signature)) return false;
+    const registry = this.registryAtRoot.get(root) ?? registryAtPoolRoot(ctx, root);
+    const key = `${ms.signature}|${ms.participants.join(',')}|${JSON.stringify(ms.value)}|${registry?.join(',') ?? ''}`;
+    if (this.verifiedMultiSigs.has(key)) return MultiSigVerdict.VALID;
+    const verdict = checkMultiSignature(ctx, ms, registry);
+    if (verdict === MultiSigVerdict.VALID) this.noteVerified(key);
+    return verdict;
+  }
+
+  private noteVerified(key: string): void {
     this.verifiedMultiSigs.add(key);
     if (this.verifiedMultiSigs.size > 1024) this.verifiedMultiSigs.delete(this.verifiedMultiSigs.values().next().value!);
-    return true;
+  }
+
+  /** The multi-signatures of a PRE-PREPARE that may be stored: those that pass check 12 here. */
+  private storableMultiSigs(pp: PrePrepare): MultiSignature[] {
+    const out: MultiSignature[] = [];
+    for (const t of pp.blsMultiSigs ?? []) {
+      const ms = multiSigFromTuple(t);
+      const verdict = this.checkMultiSig(ms);
+      if (verdict === MultiSigVerdict.VALID) out.push(ms);
+      else this.ctx.modules.logger?.debug({ ppSeqNo: pp.ppSeqNo, ledgerId: ms.value.ledger_id, poolStateRoot: ms.value.pool_state_root_hash, verdict }, 'multi-signature of a PRE-PREPARE not stored');
+    }
+    return out;
   }
 
   // ---- PREPARE ----------------------------------------------------------------------------------
@@ -400,7 +417,8 @@ export class Ordering {
     const ctx = this.ctx;
     const pp = r.pp!;
     const applied = r.applied!;
-    const fromPP = (pp.blsMultiSigs ?? []).map(multiSigFromTuple);
+    // only verified multi-signatures are stored: the PRE-PREPARE's that check here, and this node's own
+    const fromPP = this.storableMultiSigs(pp);
     const committed = ctx.modules.executor.commitBatch([...fromPP, ...multiSigs]);
     r.ordered = true;
     r.multiSigs = multiSigs;
@@ -463,7 +481,7 @@ export class Ordering {
     }
     ctx.lastPrePrepareSeqNo = ctx.lastOrdered.ppSeqNo;
     ctx.lastAcceptedPPTime = ctx.modules.executor.lastAudit()?.ppTime ?? 0;
-    this.uncommittedRegistrySize = 0;
+    this.uncommittedRegistry = undefined;
   }
 
   /** Drops every 3PC artefact with ppSeqNo <= upTo. */

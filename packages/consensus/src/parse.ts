@@ -1,6 +1,7 @@
 // Defensive shape checks for decoded peer messages. Anything a peer sends passes through here
 // before the core reads a field; failures raise ConsensusError(INVALID_MESSAGE) with the op and
 // the offending field, which the core counts against the sender and drops.
+import { b58decodeOrUndefined } from '@quire/common';
 import { ConsensusError, ConsensusErrorCode } from './errors.js';
 import type {
   BatchId,
@@ -63,19 +64,34 @@ function noProtoKeys(m: Obj): void {
   if (Object.prototype.hasOwnProperty.call(m, '__proto__')) fail(m.op, '__proto__');
 }
 
-/** One multi-signature tuple (PRE-PREPARE `blsMultiSigs`, CATCHUP_REP `multiSigs`); throws INVALID_MESSAGE naming `field`. */
+/** bytes of a BLS multi-signature (a compressed G2 point) and of a root, once base58-decoded (formats.md §9) */
+const MULTI_SIG_BYTES = 96;
+const ROOT_BYTES = 32;
+
+/** A base58 string that decodes to exactly `bytes` bytes. */
+function isB58Bytes(x: unknown, bytes: number, maxChars: number): x is string {
+  return typeof x === 'string' && x.length <= maxChars && b58decodeOrUndefined(x)?.length === bytes;
+}
+
+/**
+ * One multi-signature tuple (PRE-PREPARE `blsMultiSigs`, CATCHUP_REP `multiSigs`); throws
+ * INVALID_MESSAGE naming `field`. Strict: the signature decodes to exactly 96 bytes and every root
+ * to exactly 32, so that whatever parses here is also what the BLS store accepts
+ * (`multiSignatureProblem`): a PRE-PREPARE whose multi-signature the store would refuse is refused
+ * before anyone PREPAREs it, and a commit never meets one.
+ */
 export function parseMultiSigTuple(op: unknown, t: unknown, field = 'blsMultiSigs'): MultiSigTuple {
   if (!Array.isArray(t) || t.length !== 3) fail(op, field);
   const [sig, parts, val] = t as unknown[];
-  if (typeof sig !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{1,200}$/.test(sig)) fail(op, field);
+  if (!isB58Bytes(sig, MULTI_SIG_BYTES, 200)) fail(op, field);
   if (!Array.isArray(parts) || parts.length === 0 || parts.length > 1000 || !parts.every((p) => typeof p === 'string' && p.length > 0 && p.length <= 256)) {
     fail(op, field);
   }
   if (!Array.isArray(val) || val.length !== 5) fail(op, field);
   const [lid, sr, pr, tr, ts] = val as unknown[];
   const okInt = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
-  const okB58 = (x: unknown): x is string => typeof x === 'string' && B58.test(x);
-  if (!okInt(lid) || !okB58(sr) || !okB58(pr) || !okB58(tr) || !okInt(ts)) fail(op, field);
+  const okRoot = (x: unknown): x is string => isB58Bytes(x, ROOT_BYTES, 64);
+  if (!okInt(lid) || !okRoot(sr) || !okRoot(pr) || !okRoot(tr) || !okInt(ts)) fail(op, field);
   return [sig, [...(parts as string[])], [lid, sr, pr, tr, ts]];
 }
 
