@@ -49,6 +49,8 @@ export type {
 export { NACK_OVERLOADED, requestIdentity } from './intake.js';
 // bounds on what one Byzantine validator can make a node hold (#15)
 export { INSTANCE_CHANGE_VIEW_WINDOW } from './instance-change.js';
+export { MessageStash, STASH_SENDER_SHARE, defaultStashSenderLimit } from './stash.js';
+export type { Stashed } from './stash.js';
 export { createBlsConsensusCrypto, multiSigValueBytes, defaultBlsConsensusCryptoOptions } from './bls-crypto.js';
 export type { BlsConsensusCryptoModules, BlsConsensusCryptoOptions } from './bls-crypto.js';
 // deterministic simulator (tests, scripts/sim.ts, benchmarks; consensus.md §12.2)

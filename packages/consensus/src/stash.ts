@@ -1,6 +1,6 @@
 // Bounded stash of 3PC messages that cannot be processed yet (future view, above the high
-// watermark), consensus.md §4.3: one slot per (op, viewNo, ppSeqNo, sender), a global cap, and
-// re-processing when the condition clears.
+// watermark), consensus.md §4.3: one slot per (op, viewNo, ppSeqNo, sender), a global cap, a cap per
+// sender, and re-processing when the condition clears.
 import type { NodeMessage } from './messages.js';
 
 export interface Stashed {
@@ -8,22 +8,91 @@ export interface Stashed {
   msg: NodeMessage & { viewNo: number; ppSeqNo: number };
 }
 
+/**
+ * Default share of the global cap one sender may hold: a quarter (#15, F11), the fair share of a
+ * pool of 4, and more than an honest validator has stashed at a time in practice.
+ */
+export const STASH_SENDER_SHARE = 4;
+
+/** The default per-sender cap for a global cap `limit`. */
+export function defaultStashSenderLimit(limit: number): number {
+  return Math.max(1, Math.ceil(limit / STASH_SENDER_SHARE));
+}
+
+/**
+ * The stash. Bounds (#15, F11): at most `limit` messages in all, at most `senderLimit` from one
+ * sender; when full, a message from a sender holding fewer than the largest holder (more than one
+ * fewer) takes the place of that holder's oldest message, so that a few Byzantine senders that filled
+ * the stash cannot keep an honest one out: every sender can hold its fair share, limit / senders.
+ */
 export class MessageStash {
   private readonly items = new Map<string, Stashed>();
+  /** sender -> its keys in insertion order */
+  private readonly bySender = new Map<string, Set<string>>();
+  /** messages refused or evicted since creation (diagnostics) */
+  dropped = 0;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly senderLimit = defaultStashSenderLimit(limit),
+  ) {}
 
   get size(): number {
     return this.items.size;
   }
 
-  /** Returns false when the stash is full (the message is dropped; MESSAGE_REQUEST recovers it). */
+  /** Number of messages held from `from`. */
+  heldFrom(from: string): number {
+    return this.bySender.get(from)?.size ?? 0;
+  }
+
+  /** Returns false when the message is dropped (MESSAGE_REQUEST recovers it). */
   add(item: Stashed): boolean {
     const key = `${item.msg.op}|${item.msg.viewNo}|${item.msg.ppSeqNo}|${item.from}`;
     if (this.items.has(key)) return true;
-    if (this.items.size >= this.limit) return false;
+    const own = this.heldFrom(item.from);
+    if (own >= this.senderLimit) {
+      this.dropped++;
+      return false;
+    }
+    if (this.items.size >= this.limit && !this.evictFromLargest(item.from, own)) {
+      this.dropped++;
+      return false;
+    }
     this.items.set(key, item);
+    let keys = this.bySender.get(item.from);
+    if (keys === undefined) {
+      keys = new Set();
+      this.bySender.set(item.from, keys);
+    }
+    keys.add(key);
     return true;
+  }
+
+  /** Makes room for a message of `from` (holding `own`): drops the oldest of the largest holder. */
+  private evictFromLargest(from: string, own: number): boolean {
+    let largest: string | undefined;
+    let most = 0;
+    for (const [sender, keys] of this.bySender) {
+      if (keys.size > most || (keys.size === most && largest !== undefined && sender < largest)) {
+        largest = sender;
+        most = keys.size;
+      }
+    }
+    if (largest === undefined || largest === from || most <= own + 1) return false;
+    const oldest = this.bySender.get(largest)!.values().next().value as string;
+    this.remove(oldest);
+    this.dropped++;
+    return true;
+  }
+
+  private remove(key: string): void {
+    const s = this.items.get(key);
+    if (s === undefined) return;
+    this.items.delete(key);
+    const keys = this.bySender.get(s.from)!;
+    keys.delete(key);
+    if (keys.size === 0) this.bySender.delete(s.from);
   }
 
   /** Removes and returns the stashed messages `ready` accepts, in ppSeqNo order. */
@@ -32,7 +101,7 @@ export class MessageStash {
     for (const [k, s] of this.items) {
       if (ready(s)) {
         out.push(s);
-        this.items.delete(k);
+        this.remove(k);
       }
     }
     out.sort((a, b) => a.msg.viewNo - b.msg.viewNo || a.msg.ppSeqNo - b.msg.ppSeqNo);
@@ -41,6 +110,6 @@ export class MessageStash {
 
   /** Drops what can never become processable. */
   prune(drop: (s: Stashed) => boolean): void {
-    for (const [k, s] of this.items) if (drop(s)) this.items.delete(k);
+    for (const [k, s] of this.items) if (drop(s)) this.remove(k);
   }
 }

@@ -9,6 +9,10 @@ import {
   type ConsensusEffect,
   INSTANCE_CHANGE_VIEW_WINDOW,
   type InstanceChangeVoteStore,
+  MessageStash,
+  STASH_SENDER_SHARE,
+  type Stashed,
+  defaultStashSenderLimit,
   SimRequestAnalyzer,
   StandInExecutor,
   type StoredInstanceChangeVote,
@@ -102,5 +106,62 @@ describe('INSTANCE_CHANGE flood from one validator (#15, F4)', () => {
     // Node3's latest vote is for view 2: Node1's vote for view 1 makes two
     expect(sent(c.handle({ kind: 'nodeMessage', from: 'Node1', msg: ic(1) }), 'VIEW_CHANGE')).to.deep.equal([]);
     expect(sent(c.handle({ kind: 'nodeMessage', from: 'Node3', msg: ic(1) }), 'VIEW_CHANGE')).to.have.length(1);
+  });
+});
+
+describe('stash filled by one validator (#15, F11)', () => {
+  const root = '11111111111111111111111111111111';
+  const prepare = (viewNo: number, ppSeqNo: number) => ({ op: 'PREPARE', instId: 0, viewNo, ppSeqNo, ppTime: 1, digest: 'ab'.repeat(32), stateRootHash: root, txnRootHash: root, auditTxnRootHash: root });
+  const commit = (viewNo: number, ppSeqNo: number) => ({ op: 'COMMIT', instId: 0, viewNo, ppSeqNo, blsSigs: { '1': 'sig' } });
+
+  it('holds at most a quarter of REPLICA_STASH_LIMIT from one sender, and still takes the others', () => {
+    const analyzer = new SimRequestAnalyzer();
+    const clock = { now: () => 0, utcSeconds: () => 1_700_000_000 };
+    const limit = 1_000;
+    const c = new ConsensusCore({ name: 'Node2', validators: VALIDATORS, replicaStashLimit: limit }, { executor: new StandInExecutor(analyzer, genesis), crypto: noCrypto, requests: analyzer, clock });
+    // every stashable key of the next two views: 2 views x 600 ppSeqNos x 2 ops = 2,400 messages
+    for (const viewNo of [1, 2]) {
+      for (let k = 1; k <= 600; k++) {
+        c.handle({ kind: 'nodeMessage', from: 'Node3', msg: prepare(viewNo, k) });
+        c.handle({ kind: 'nodeMessage', from: 'Node3', msg: commit(viewNo, k) });
+      }
+    }
+    // bound: one sender holds at most ceil(limit / STASH_SENDER_SHARE) (before #15: the whole stash)
+    expect(c.status().stashed).to.equal(defaultStashSenderLimit(limit)).and.to.equal(limit / STASH_SENDER_SHARE);
+    for (let k = 1; k <= 100; k++) c.handle({ kind: 'nodeMessage', from: 'Node1', msg: prepare(1, k) });
+    expect(c.status().stashed).to.equal(limit / STASH_SENDER_SHARE + 100);
+  });
+
+  it('lets every sender reach its fair share of a stash that f senders filled', () => {
+    const limit = 100;
+    const stash = new MessageStash(limit, 60);
+    const add = (from: string, ppSeqNo: number) => stash.add({ from, msg: { ...prepare(1, ppSeqNo), op: 'PREPARE' } as Stashed['msg'] });
+    for (let k = 1; k <= 60; k++) add('Byz1', k);
+    expect(add('Byz1', 61)).to.equal(false);
+    for (let k = 1; k <= 60; k++) add('Byz2', k);
+    // full: the second sender took places from the first until they held as many
+    expect(stash.size).to.equal(limit);
+    expect(stash.heldFrom('Byz1')).to.equal(50);
+    expect(stash.heldFrom('Byz2')).to.equal(50);
+    // an honest sender takes places from the largest holders until it holds about as many
+    for (let k = 1; k <= 40; k++) add('Honest', k);
+    expect(stash.size).to.equal(limit);
+    const fair = Math.floor(limit / 3);
+    expect(stash.heldFrom('Honest')).to.be.at.least(fair);
+    // and the Byzantine senders cannot take them back
+    for (let k = 61; k <= 300; k++) {
+      add('Byz1', k);
+      add('Byz2', k);
+    }
+    expect(stash.heldFrom('Honest')).to.be.at.least(fair);
+    expect(stash.size).to.be.at.most(limit);
+    for (const s of ['Byz1', 'Byz2', 'Honest']) expect(stash.heldFrom(s)).to.be.at.most(60);
+    // take() and prune() keep the per-sender counts
+    const honest = stash.heldFrom('Honest');
+    expect(stash.take((s) => s.from === 'Honest')).to.have.length(honest);
+    expect(stash.heldFrom('Honest')).to.equal(0);
+    stash.prune((s) => s.from === 'Byz2');
+    expect(stash.heldFrom('Byz2')).to.equal(0);
+    expect(stash.size).to.equal(stash.heldFrom('Byz1'));
   });
 });
