@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Request } from '@quire/common';
 import * as b from '../requests/builders.js';
 import { intArg, jsonArg, jsonObjectArg, listArg, readText, usage, type Context } from './context.js';
+import { addLedgerAdminCommands } from './ledger-admin-commands.js';
 
 type Run = (cmd: Command, fn: (ctx: Context, o: Record<string, string | boolean | undefined>) => Promise<void>) => void;
 
@@ -225,4 +226,6 @@ export function addWriteCommands(program: Command, run: Run): void {
       b.buildTxnAuthorAgreementAmlRequest({ submitter, version: s(o.version)!, aml: jsonObjectArg(s(o.aml)!, '--aml') as Record<string, string>, ...(o.context !== undefined ? { amlContext: s(o.context)! } : {}) }),
     ),
   );
+  // TXN_AUTHOR_AGREEMENT_DISABLE, LEDGERS_FREEZE, GET_FROZEN_LEDGERS (ledger-admin-commands.ts)
+  addLedgerAdminCommands(program, run);
 }

@@ -369,6 +369,28 @@ export function buildTxnAuthorAgreementAmlRequest(o: BaseRequestOptions & { vers
   return envelope(op, o, true);
 }
 
+/**
+ * TXN_AUTHOR_AGREEMENT_DISABLE (8, config; requests.md 7.2): a trustee turns the agreement off. Every version is
+ * retired at the txn time and none is the latest; a later TXN_AUTHOR_AGREEMENT enables acceptance again.
+ */
+export function buildDisableAllTxnAuthorAgreementsRequest(o: BaseRequestOptions): Request {
+  return envelope({ type: TxnType.TXN_AUTHOR_AGREEMENT_DISABLE }, o, true);
+}
+
+/** The base ledgers (pool, domain, config, audit): they cannot be frozen. */
+export const BASE_LEDGER_IDS: readonly number[] = [0, 1, 2, 3];
+
+/**
+ * LEDGERS_FREEZE (9, config; requests.md 7.3): freeze plugin or unused ledgers (default rule: 3 trustee
+ * signatures, so multi-sign it). The base ledgers 0-3 cannot be frozen; there is no unfreeze.
+ */
+export function buildLedgersFreezeRequest(o: BaseRequestOptions & { ledgersIds: number[] }): Request {
+  if (!Array.isArray(o.ledgersIds)) throw bad('ledgersIds', 'a list of ledger ids is required');
+  const ids = o.ledgersIds.map((id, i) => int(id, `ledgersIds[${i}]`));
+  if (ids.some((id) => BASE_LEDGER_IDS.includes(id))) throw bad('ledgersIds', "(0, 1, 2, 3) ledgers can't be frozen");
+  return envelope({ type: TxnType.LEDGERS_FREEZE, ledgers_ids: ids }, o, true);
+}
+
 // ------------------------------------------------------------------------------------------------------ reads
 
 function historic(op: Record<string, unknown>, o: { seqNo?: number; timestamp?: number }): void {
@@ -449,6 +471,11 @@ export function buildGetAcceptanceMechanismsRequest(o: BaseRequestOptions & { ve
   if (o.version !== undefined) op.version = text(o.version, 'version');
   if (o.timestamp !== undefined) op.timestamp = int(o.timestamp, 'timestamp');
   return envelope(op, o, false);
+}
+
+/** GET_FROZEN_LEDGERS (10, config; requests.md 7.3): the frozen ledgers with their roots and sizes, by state proof. */
+export function buildGetFrozenLedgersRequest(o: BaseRequestOptions = {}): Request {
+  return envelope({ type: TxnType.GET_FROZEN_LEDGERS }, o, false);
 }
 
 export function buildGetTxnRequest(o: BaseRequestOptions & { ledgerId?: number; seqNo: number }): Request {

@@ -182,6 +182,8 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
       return one(LedgerId.DOMAIN, str(data, 'id', data, 'data.'), wrapped(data, result), { kind: 'current' });
     }
     case TxnType.GET_FROZEN_LEDGERS:
+      // data: {"<ledger id>": {ledger, state, seq_no}} or null (requests.md 7.3)
+      if (data !== null && data !== undefined && !isPlainObject(data)) throw malformed('data', 'not an object');
       return one(LedgerId.CONFIG, '4:FROZEN_LEDGERS', data === null || data === undefined ? null : wrapped(data, result), { kind: 'current' });
     default:
       throw new VerificationError(ClientErrorCode.NO_PROOF, { type });
