@@ -78,6 +78,12 @@ export interface ConsensusExecutorModules {
   audit: AuditTrail;
   /** called after each committed batch's write, with the committed pool txns (registry rebuild) */
   onCommitted?: (ledgerId: number, txns: readonly Txn[]) => void;
+  /**
+   * Told once when a commit failed after it had begun to change the executor's state (COMMIT_FAILED):
+   * memory and storage may disagree from then on, so the node must stop (a restart reopens
+   * everything from the last durable write). Every later call of the executor throws the same error.
+   */
+  onFatal?: (error: NodeError) => void;
 }
 
 function isStateLedger(id: number): id is StateLedger {
@@ -93,6 +99,9 @@ export class ConsensusExecutor implements BatchExecutor {
   private registryHead: PoolRegistry;
   private writes: Promise<void> = Promise.resolve();
   private writeError: Error | undefined;
+  /** a commit failed half-way: nothing more is applied, committed or caught up */
+  private commitError: NodeError | undefined;
+  private readonly onFatal: ((error: NodeError) => void) | undefined;
   private readonly opts: ConsensusExecutorOptions;
   private readonly onCommitted: ((ledgerId: number, txns: readonly Txn[]) => void) | undefined;
   private readonly history: RegistryHistory;
@@ -105,6 +114,7 @@ export class ConsensusExecutor implements BatchExecutor {
     this.registryCommitted = modules.registry.clone();
     this.registryHead = modules.registry.clone();
     this.onCommitted = modules.onCommitted;
+    this.onFatal = modules.onFatal;
     this.history = new RegistryHistory(this.stores.ledgers[0], this.stores.ledgers[AUDIT_LEDGER]);
     this.history.noteRoot(b58encode(this.stores.states[0].committedRoot), this.stores.ledgers[0].size);
   }
@@ -138,6 +148,7 @@ export class ConsensusExecutor implements BatchExecutor {
   }
 
   applyBatch(input: ApplyBatchInput): AppliedBatch {
+    if (this.commitError !== undefined) throw this.commitError;
     if (this.writeError !== undefined) throw new NodeError(NodeErrorCode.WRITE_FAILED, { reason: reasonOf(this.writeError) });
     const ledgerId = input.ledgerId;
     if (!isStateLedger(ledgerId)) throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: `batch for ledger ${ledgerId}` });
@@ -185,6 +196,7 @@ export class ConsensusExecutor implements BatchExecutor {
   }
 
   revertLastBatch(): void {
+    if (this.commitError !== undefined) throw this.commitError;
     const b = this.applied.pop();
     if (b === undefined) throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: 'revert without an applied batch' });
     this.ex.revert(1);
@@ -193,9 +205,36 @@ export class ConsensusExecutor implements BatchExecutor {
     this.registryHead = b.registryBefore;
   }
 
+  /**
+   * Commits the oldest applied batch into one WriteBatch and starts writing it. Everything that can
+   * refuse is checked before anything changes: a multi-signature the BLS store would refuse (the core
+   * stores only verified ones, so never one from it) is left out with a warning instead of failing
+   * the batch, whose commit is what every honest node must agree on. Should a step fail once the
+   * commit has begun (a bug, not bad input), the executor is failed for good (COMMIT_FAILED, every
+   * later call throws it) and `onFatal` is told: its memory may no longer match storage.
+   */
   commitBatch(multiSigs: MultiSignature[]): CommittedBatch {
-    const b = this.applied.shift();
+    if (this.commitError !== undefined) throw this.commitError;
+    const b = this.applied[0];
     if (b === undefined) throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: 'commit without an applied batch' });
+    const storable: MultiSignature[] = [];
+    for (const ms of multiSigs) {
+      const problem = multiSignatureProblem(ms);
+      if (problem === undefined) storable.push(ms);
+      else this.log?.(`multi-signature of batch ${b.ppSeqNo} left out: bad ${problem}`);
+    }
+    try {
+      return this.commitOldest(storable);
+    } catch (e) {
+      this.commitError = new NodeError(NodeErrorCode.COMMIT_FAILED, { ppSeqNo: b.ppSeqNo, reason: reasonOf(e) }, { cause: e });
+      this.onFatal?.(this.commitError);
+      throw this.commitError;
+    }
+  }
+
+  /** commitBatch once its input is checked: `multiSigs` are all accepted by the BLS store. */
+  private commitOldest(multiSigs: readonly MultiSignature[]): CommittedBatch {
+    const b = this.applied.shift()!;
     const s = this.stores;
     const wb = s.kv.batch();
     const [c] = this.ex.commitInto(wb, b.batchId);
@@ -324,7 +363,7 @@ export class ConsensusExecutor implements BatchExecutor {
     targetRoot: string,
     multiSigs: readonly MultiSignature[] = [],
   ): boolean {
-    if (this.applied.length > 0 || this.writeError !== undefined || !Array.isArray(txns) || txns.length === 0) return false;
+    if (this.applied.length > 0 || this.writeError !== undefined || this.commitError !== undefined || !Array.isArray(txns) || txns.length === 0) return false;
     const proves = catchupProofCheck(consProof, targetSize, targetRoot);
     if (proves === undefined) return false;
     const wb = this.stores.kv.batch();
@@ -352,7 +391,7 @@ export class ConsensusExecutor implements BatchExecutor {
 
   /** Multi-signatures received in catch-up and checked by the core, in a write of their own. */
   storeMultiSignatures(multiSigs: readonly MultiSignature[]): void {
-    if (this.writeError !== undefined || multiSigs.length === 0) return;
+    if (this.writeError !== undefined || this.commitError !== undefined || multiSigs.length === 0) return;
     const wb = this.stores.kv.batch();
     this.putMultiSignatures(multiSigs, wb);
     this.startWrite(wb);

@@ -23,6 +23,8 @@ export const NodeErrorCode = {
   STORAGE_INCONSISTENT: 'STORAGE_INCONSISTENT',
   /** A committed batch could not be written (data: reason); the node stops. */
   WRITE_FAILED: 'WRITE_FAILED',
+  /** A batch's commit failed after it had begun to change the executor's state (data: ppSeqNo, reason); the node stops. */
+  COMMIT_FAILED: 'COMMIT_FAILED',
   /** A request type whose handler needs asynchronous storage access cannot be ordered (data: type). */
   ASYNC_HANDLER: 'ASYNC_HANDLER',
   /** An executor call arrived in an impossible order (data: reason). */
@@ -45,6 +47,7 @@ const TEXT: Record<NodeErrorCode, (d: Record<string, unknown>) => string> = {
   NOT_IN_POOL: (d) => `node ${String(d.name)}: ${String(d.reason)}`,
   STORAGE_INCONSISTENT: (d) => `storage is inconsistent: ${String(d.reason)}`,
   WRITE_FAILED: (d) => `committing a batch failed: ${String(d.reason)}`,
+  COMMIT_FAILED: (d) => `the commit of batch ${String(d.ppSeqNo)} failed half-way, memory and storage may differ: ${String(d.reason)}`,
   ASYNC_HANDLER: (d) => `transactions of type ${String(d.type)} cannot be ordered by this node version`,
   EXECUTOR_STATE: (d) => `executor: ${String(d.reason)}`,
   OWN_REQUEST_REFUSED: (d) => `this node's request of type ${String(d.type)} was refused: ${String(d.reason)}`,

@@ -13,6 +13,7 @@ import { AuditTrail } from './audit-trail.js';
 import { type ActionOutcome, type ActionRequest, ClientPath } from './client-path.js';
 import { type NodeConfig, consensusOptionsOf, resolvePath } from './config.js';
 import { ConsensusExecutor, type NodeStores } from './consensus-executor.js';
+import type { NodeError } from './errors.js';
 import { ForcedRequests } from './forced-requests.js';
 import { type NodeKeys, readKeyFile } from './keys.js';
 import type { NodeLogger } from './logger.js';
@@ -42,8 +43,8 @@ export interface QuireNodeModules {
   exit?: (code: number) => void | Promise<void>;
   /**
    * Told, once the node has closed itself after a failure it cannot continue from (a committed
-   * batch that could not be written), with the exit code the process should end with
-   * (WRITE_FAILED_EXIT_CODE). Default: nothing (the node is closed).
+   * batch that could not be written, a commit that failed half-way), with the exit code the process
+   * should end with (WRITE_FAILED_EXIT_CODE, COMMIT_FAILED_EXIT_CODE). Default: nothing (the node is closed).
    */
   onFatal?: (code: number) => void;
   /** the upgrade schedulers' clock (tests); default the system clock */
@@ -59,6 +60,8 @@ export interface NodeHooks {
   action(request: ActionRequest): Promise<ActionOutcome>;
   submitOwn(request: Request): Promise<void>;
   exit(code: number): void | Promise<void>;
+  /** the executor failed for good (COMMIT_FAILED): the node must stop */
+  fatal(error: NodeError): void;
 }
 
 export interface NodeParts {
@@ -115,7 +118,7 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
     const audit = await AuditTrail.load(stores.ledgers[3]);
     checkAgainstAudit(audit, stores.ledgers);
     const metrics = cfg.metricsPort !== null ? new NodeMetrics({ node: name }) : undefined;
-    const executor = new ConsensusExecutor({ durable: cfg.durable }, { stores, executor: reqExecutor, registry, audit, onCommitted: (lid, txns) => hooks.onCommitted(lid, txns) });
+    const executor = new ConsensusExecutor({ durable: cfg.durable }, { stores, executor: reqExecutor, registry, audit, onCommitted: (lid, txns) => hooks.onCommitted(lid, txns), onFatal: (e) => hooks.fatal(e) });
     const execLog = root.child({ module: 'executor' });
     executor.log = (msg) => execLog.warn({}, msg);
     const crypto = createBlsConsensusCrypto({

@@ -31,6 +31,13 @@ export type { QuireNodeModules, QuireNodeOptions } from './node-assembly.js';
  */
 export const WRITE_FAILED_EXIT_CODE = 74;
 
+/**
+ * Exit code of a node that stopped itself because a batch's commit failed half-way (COMMIT_FAILED;
+ * EX_SOFTWARE of sysexits.h): what it holds in memory may differ from storage, so it does not go
+ * on; started again, it reopens everything from its last durable write and catches up.
+ */
+export const COMMIT_FAILED_EXIT_CODE = 70;
+
 /** How often writes past the reply timeout are released, ms. */
 const REPLY_SWEEP_MS = 1000;
 
@@ -94,6 +101,7 @@ export class QuireNode {
       action: (r) => (holder.node !== undefined ? holder.node.action(r) : Promise.reject(notStarted(r.type))),
       submitOwn: (r) => (holder.node !== undefined ? holder.node.clientPath.submitOwn(r) : Promise.reject(notStarted(String(r.operation.type)))),
       exit: (code) => holder.node?.exit(code),
+      fatal: (e) => holder.node?.stopOnFatal(e, COMMIT_FAILED_EXIT_CODE),
     });
     const node = new QuireNode(options, modules, parts);
     holder.node = node;
@@ -258,14 +266,23 @@ export class QuireNode {
         await this.runEffect(eff);
       } catch (e) {
         if (e instanceof NodeError && e.code === NodeErrorCode.WRITE_FAILED) {
-          this.log.fatal({ err: e, exitCode: WRITE_FAILED_EXIT_CODE }, 'a committed batch could not be written; stopping');
-          const stopped = this.modules.onFatal;
-          void this.close().finally(() => stopped?.(WRITE_FAILED_EXIT_CODE));
+          this.stopOnFatal(e, WRITE_FAILED_EXIT_CODE);
           return;
         }
         this.log.error({ err: e, effect: eff.kind }, 'effect failed');
       }
     }
+  }
+
+  /**
+   * A failure the node cannot continue from (WRITE_FAILED, COMMIT_FAILED): one fatal log line with
+   * the error's code, a graceful close, then `onFatal(exitCode)`. Once only.
+   */
+  private stopOnFatal(e: NodeError, exitCode: number): void {
+    if (this.closing !== undefined) return;
+    this.log.fatal({ err: e, code: e.code, exitCode }, e.code === NodeErrorCode.WRITE_FAILED ? 'a committed batch could not be written; stopping' : 'a commit failed half-way; stopping');
+    const stopped = this.modules.onFatal;
+    void this.close().finally(() => stopped?.(exitCode));
   }
 
   private async runEffect(eff: ConsensusEffect): Promise<void> {
