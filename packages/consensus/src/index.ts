@@ -51,6 +51,7 @@ export { NACK_OVERLOADED, requestIdentity } from './intake.js';
 export { INSTANCE_CHANGE_VIEW_WINDOW } from './instance-change.js';
 export { MessageStash, STASH_SENDER_SHARE, defaultStashSenderLimit } from './stash.js';
 export type { Stashed } from './stash.js';
+export { viewChangeDigest } from './new-view-calc.js';
 export { createBlsConsensusCrypto, multiSigValueBytes, defaultBlsConsensusCryptoOptions } from './bls-crypto.js';
 export type { BlsConsensusCryptoModules, BlsConsensusCryptoOptions } from './bls-crypto.js';
 // deterministic simulator (tests, scripts/sim.ts, benchmarks; consensus.md §12.2)

@@ -39,19 +39,30 @@ export class ViewChanger {
   private readonly vcs = new Map<string, { vc: ViewChange; digest: string }>();
   /** VIEW_CHANGEs of later views, for the f+1 join rule */
   private readonly futureVcs = new Map<number, Map<string, ViewChange>>();
-  /** at the new primary: `${author}|${digest}` -> ackers */
-  private readonly acks = new Map<string, Set<string>>();
+  /**
+   * at the new primary: author -> acker -> the digest it acknowledged (#15, F5: validators only,
+   * one entry per (acker, author), its latest; at most n² entries, each check over n)
+   */
+  private readonly acks = new Map<string, Map<string, string>>();
   private newViewSent = false;
   /** authors caught sending different VIEW_CHANGEs for the view being entered */
   private readonly vcEquivocators = new Set<string>();
   private pendingNewView: NewView | undefined;
   /** the view whose NEW_VIEW named validators unknown here and made this node catch up (once per view) */
   private registryCatchupView: number | undefined;
-  private readonly relayedVcs = new Map<string, Set<string>>();
+  /** VIEW_CHANGEs relayed by MESSAGE_RESPONSE: author -> relayer -> digest (validators only, one per pair; #15, F5) */
+  private readonly relayedVcs = new Map<string, Map<string, string>>();
   private missingOld: BatchId[] = [];
   private newViewDeadline = Number.POSITIVE_INFINITY;
   private readonly futureViewSenders = new Map<number, Set<string>>();
-  private readonly nvResponses = new Map<string, Set<string>>();
+  /**
+   * NEW_VIEWs answered to this node's MESSAGE_REQUESTs: view -> responder -> body (JSON) (#15, F5:
+   * only for views asked for, validators only, one body per (view, responder); at most
+   * |nvRequested| × n bodies, each within MSG_LEN_LIMIT)
+   */
+  private readonly nvResponses = new Map<number, Map<string, string>>();
+  /** views whose NEW_VIEW this node asked for and has not entered yet (at most current view + 2) */
+  private readonly nvRequested = new Set<number>();
   private lastNvRequestAt = Number.NEGATIVE_INFINITY;
   acceptedNewView: NewView | undefined;
   hooks!: ViewChangeHooks;
@@ -73,6 +84,7 @@ export class ViewChanger {
       if (now >= this.newViewDeadline) {
         this.newViewDeadline = now + Math.min(ctx.opts.newViewTimeoutCapMs, ctx.opts.newViewTimeoutMs * this.voting.timeoutFactor() * 2);
         this.voting.vote(Suspicion.INSTANCE_CHANGE_TIMEOUT);
+        this.nvRequested.add(ctx.viewNo);
         ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'NEW_VIEW', params: { instId: 0, viewNo: ctx.viewNo } });
       }
       if (this.pendingNewView !== undefined) this.tryValidateNewView();
@@ -137,6 +149,7 @@ export class ViewChanger {
     this.acks.clear();
     this.vcEquivocators.clear();
     this.relayedVcs.clear();
+    this.pruneViewStores(view);
     this.newViewSent = false;
     this.pendingNewView = undefined;
     this.ordering.revertUnordered();
@@ -228,14 +241,16 @@ export class ViewChanger {
     this.maybeBuildNewView();
   }
 
+  /** Records that `acker` acknowledged `author`'s VIEW_CHANGE with `digest` (validators only; its latest ACK counts). */
   private addAck(author: string, digest: string, acker: string): void {
-    const key = `${author}|${digest}`;
-    let s = this.acks.get(key);
-    if (s === undefined) {
-      s = new Set();
-      this.acks.set(key, s);
+    const ctx = this.ctx;
+    if (!ctx.isValidator(author) || !ctx.isValidator(acker)) return;
+    let m = this.acks.get(author);
+    if (m === undefined) {
+      m = new Map();
+      this.acks.set(author, m);
     }
-    s.add(acker);
+    m.set(acker, digest);
   }
 
   /**
@@ -244,10 +259,12 @@ export class ViewChanger {
    */
   private equivocatedVc(author: string, heldDigest: string): boolean {
     const ctx = this.ctx;
-    for (const [key, ackers] of this.acks) {
-      const sep = key.lastIndexOf('|');
-      if (key.slice(0, sep) !== author || key.slice(sep + 1) === heldDigest) continue;
-      if ([...ackers].filter((a) => a !== author && ctx.isValidator(a)).length >= ctx.quorums.weak) {
+    const counts = new Map<string, number>();
+    for (const [acker, digest] of this.acks.get(author) ?? []) {
+      if (digest === heldDigest || acker === author || !ctx.isValidator(acker)) continue;
+      const n = (counts.get(digest) ?? 0) + 1;
+      counts.set(digest, n);
+      if (n >= ctx.quorums.weak) {
         if (!this.vcEquivocators.has(author)) {
           this.vcEquivocators.add(author);
           ctx.suspect(author, Suspicion.VIEW_CHANGE_EQUIVOCATION);
@@ -264,8 +281,9 @@ export class ViewChanger {
     for (const [author, { vc, digest }] of this.vcs) {
       if (!ctx.isValidator(author)) continue;
       if (this.equivocatedVc(author, digest)) continue;
-      const ackers = [...(this.acks.get(`${author}|${digest}`) ?? [])].filter((a) => a !== author && ctx.isValidator(a));
-      if (ackers.length >= ctx.quorums.prepare) out.push({ author, vc, digest });
+      let ackers = 0;
+      for (const [acker, d] of this.acks.get(author) ?? []) if (d === digest && acker !== author && ctx.isValidator(acker)) ackers++;
+      if (ackers >= ctx.quorums.prepare) out.push({ author, vc, digest });
     }
     return out.sort((a, b) => (a.author < b.author ? -1 : a.author > b.author ? 1 : 0));
   }
@@ -345,12 +363,16 @@ export class ViewChanger {
   /** A VIEW_CHANGE obtained by MESSAGE_REQUEST: from its author, or f+1 identical copies. */
   onRequestedViewChange(from: string, params: { name: string; digest: string }, vc: ViewChange): void {
     const ctx = this.ctx;
-    if (vc.viewNo !== ctx.viewNo || viewChangeDigest(vc) !== params.digest) return;
-    const key = `${params.name}|${params.digest}`;
-    const copies = this.relayedVcs.get(key) ?? new Set<string>();
-    copies.add(from);
-    this.relayedVcs.set(key, copies);
-    if (from !== params.name && copies.size < ctx.quorums.weak) return;
+    if (vc.viewNo !== ctx.viewNo || !ctx.isValidator(params.name) || !ctx.isValidator(from) || viewChangeDigest(vc) !== params.digest) return;
+    let relays = this.relayedVcs.get(params.name);
+    if (relays === undefined) {
+      relays = new Map();
+      this.relayedVcs.set(params.name, relays);
+    }
+    relays.set(from, params.digest);
+    let copies = 0;
+    for (const d of relays.values()) if (d === params.digest) copies++;
+    if (from !== params.name && copies < ctx.quorums.weak) return;
     if (this.vcs.get(params.name)?.digest !== params.digest) this.vcs.set(params.name, { vc, digest: params.digest });
     if (this.pendingNewView !== undefined) this.tryValidateNewView();
   }
@@ -360,6 +382,7 @@ export class ViewChanger {
     ctx.waitingForNewView = false;
     this.pendingNewView = undefined;
     this.acceptedNewView = nv;
+    this.pruneViewStores(nv.viewNo, true);
     ctx.prevViewPrepareCert = nv.batches.length > 0 ? nv.batches[nv.batches.length - 1]!.pp_seq_no : nv.checkpoint.seqNoEnd;
     this.newViewDeadline = Number.POSITIVE_INFINITY;
     this.voting.onViewEntered(nv.viewNo);
@@ -460,6 +483,7 @@ export class ViewChanger {
     const now = ctx.now();
     if (s.size >= ctx.quorums.weak && now - this.lastNvRequestAt >= ctx.opts.messageRequestRetryMs) {
       this.lastNvRequestAt = now;
+      this.nvRequested.add(viewNo);
       ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'NEW_VIEW', params: { instId: 0, viewNo } });
     }
   }
@@ -468,16 +492,36 @@ export class ViewChanger {
   onRequestedNewView(from: string, nv: NewView): void {
     const ctx = this.ctx;
     if (nv.viewNo < ctx.viewNo || (nv.viewNo === ctx.viewNo && !ctx.waitingForNewView)) return;
+    // unsolicited answers are dropped (#15, F5): they were held forever
+    if (!this.nvRequested.has(nv.viewNo) || !ctx.isValidator(from)) return;
     const { primary: _p, ...body } = nv;
     const key = JSON.stringify(body);
-    const s = this.nvResponses.get(key) ?? new Set<string>();
-    s.add(from);
-    this.nvResponses.set(key, s);
-    if (s.size < ctx.quorums.weak) return;
+    let answers = this.nvResponses.get(nv.viewNo);
+    if (answers === undefined) {
+      answers = new Map();
+      this.nvResponses.set(nv.viewNo, answers);
+    }
+    answers.set(from, key);
+    let same = 0;
+    for (const k of answers.values()) if (k === key) same++;
+    if (same < ctx.quorums.weak) return;
     this.nvResponses.clear();
     if (nv.viewNo > ctx.viewNo) this.leaveView(nv.viewNo);
     this.futureViewSenders.clear();
     this.acceptNewView({ ...body, op: 'NEW_VIEW' });
+  }
+
+  /**
+   * Drops what the view-change stores hold for views this node has left behind: VIEW_CHANGEs of
+   * views below `view` (those of `view` itself are taken by startViewChange), 3PC senders up to it,
+   * asked-for NEW_VIEWs and their answers below it, or up to it once it is `entered`.
+   */
+  private pruneViewStores(view: number, entered = false): void {
+    const below = entered ? view + 1 : view;
+    for (const v of [...this.futureVcs.keys()]) if (v < below) this.futureVcs.delete(v);
+    for (const v of [...this.futureViewSenders.keys()]) if (v <= view) this.futureViewSenders.delete(v);
+    for (const v of [...this.nvRequested]) if (v < below) this.nvRequested.delete(v);
+    for (const v of [...this.nvResponses.keys()]) if (v < below) this.nvResponses.delete(v);
   }
 
   /** The NEW_VIEW this node accepted, for MESSAGE_REQUEST answers. */

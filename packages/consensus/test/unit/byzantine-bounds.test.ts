@@ -13,6 +13,7 @@ import {
   STASH_SENDER_SHARE,
   type Stashed,
   defaultStashSenderLimit,
+  viewChangeDigest,
   SimRequestAnalyzer,
   StandInExecutor,
   type StoredInstanceChangeVote,
@@ -163,5 +164,99 @@ describe('stash filled by one validator (#15, F11)', () => {
     stash.prune((s) => s.from === 'Byz2');
     expect(stash.heldFrom('Byz2')).to.equal(0);
     expect(stash.size).to.equal(stash.heldFrom('Byz1'));
+  });
+});
+
+/** Entries of a map or set and of the maps and sets it holds (one level down). */
+function entries(x: unknown): number {
+  if (!(x instanceof Map) && !(x instanceof Set)) return 0;
+  let n = x.size;
+  for (const v of x.values()) if (v instanceof Map || v instanceof Set) n += v.size;
+  return n;
+}
+
+/** The view-change stores a peer's messages add to (private fields of the core's ViewChanger). */
+function viewChangeStores(c: ConsensusCore): Record<'acks' | 'relayedVcs' | 'nvResponses' | 'futureVcs' | 'futureViewSenders', number> {
+  const vc = (c as unknown as { viewChanger: Record<string, unknown> }).viewChanger;
+  return {
+    acks: entries(vc.acks),
+    relayedVcs: entries(vc.relayedVcs),
+    nvResponses: entries(vc.nvResponses),
+    futureVcs: entries(vc.futureVcs),
+    futureViewSenders: entries(vc.futureViewSenders),
+  };
+}
+
+const N = VALIDATORS.length;
+const hex64 = (i: number) => i.toString(16).padStart(64, '0');
+const initialCp = { op: 'CHECKPOINT', instId: 0, viewNo: 0, seqNoStart: 0, seqNoEnd: 0, digest: null };
+
+describe('view-change message stores under a flood from one validator (#15, F5)', () => {
+  const FLOOD = 3_000;
+  const newView = (viewNo: number, i: number) => ({ op: 'NEW_VIEW', viewNo, viewChanges: [['Node1', hex64(i)]], checkpoint: initialCp, batches: [], primary: 'Node2' });
+  const nvResponse = (viewNo: number, i: number) => ({ op: 'MESSAGE_RESPONSE', msg_type: 'NEW_VIEW', params: { instId: 0, viewNo }, msg: newView(viewNo, i) });
+
+  /** Node2 (the primary of view 1) waiting for its NEW_VIEW after n-f INSTANCE_CHANGEs. */
+  function newPrimaryWaiting(): ConsensusCore {
+    const { core: c } = core('Node2');
+    for (const from of ['Node1', 'Node3', 'Node4']) c.handle({ kind: 'nodeMessage', from, msg: ic(1) });
+    expect(c.status()).to.include({ viewNo: 1, waitingForNewView: true, primary: 'Node2' });
+    return c;
+  }
+
+  it('keeps no unsolicited MESSAGE_RESPONSE{NEW_VIEW}, and one solicited answer per validator', () => {
+    const { core: c } = core('Node2');
+    // before #15 each distinct body was kept for good (3,000 bodies of 36 KB held 108 MB)
+    for (let i = 0; i < FLOOD; i++) c.handle({ kind: 'nodeMessage', from: 'Node3', msg: nvResponse(1 + (i % 3), i) });
+    expect(viewChangeStores(c).nvResponses).to.equal(0);
+    // f+1 validators send PREPAREs of view 1: this node asks for NEW_VIEW 1 (§6.9)
+    const root = '11111111111111111111111111111111';
+    const prepare = { op: 'PREPARE', instId: 0, viewNo: 1, ppSeqNo: 1, ppTime: 1, digest: 'ab'.repeat(32), stateRootHash: root, txnRootHash: root, auditTxnRootHash: root };
+    c.handle({ kind: 'nodeMessage', from: 'Node1', msg: prepare });
+    expect(sent(c.handle({ kind: 'nodeMessage', from: 'Node3', msg: prepare }), 'MESSAGE_REQUEST')).to.have.length(1);
+    for (let i = 0; i < FLOOD; i++) c.handle({ kind: 'nodeMessage', from: 'Node3', msg: nvResponse(1, i) });
+    // bound: one body per (asked-for view, validator)
+    expect(viewChangeStores(c).nvResponses).to.be.at.most(1 + N);
+    // the answers of two honest validators still make it adopt view 1
+    c.handle({ kind: 'nodeMessage', from: 'Node1', msg: nvResponse(1, FLOOD + 1) });
+    expect(c.status().viewNo).to.equal(0);
+    c.handle({ kind: 'nodeMessage', from: 'Node4', msg: nvResponse(1, FLOOD + 1) });
+    expect(c.status()).to.include({ viewNo: 1, waitingForNewView: false });
+    expect(viewChangeStores(c).nvResponses).to.equal(0);
+  });
+
+  it('keeps one VIEW_CHANGE_ACK per (acker, author), for validators only', () => {
+    const c = newPrimaryWaiting();
+    for (let i = 0; i < FLOOD; i++) {
+      const name = i % 2 === 0 ? `Invented${i}` : 'Node1';
+      c.handle({ kind: 'nodeMessage', from: 'Node3', msg: { op: 'VIEW_CHANGE_ACK', viewNo: 1, name, digest: hex64(i) } });
+    }
+    // bound: n² entries (before #15: one per distinct (name, digest), each ACK scanning all of them)
+    const held = viewChangeStores(c).acks;
+    expect(held).to.be.at.most(N + N * N);
+    expect(held).to.be.at.most(2);
+  });
+
+  it('keeps one relayed VIEW_CHANGE per (relayer, author), for validators only', () => {
+    const c = newPrimaryWaiting();
+    for (let i = 0; i < FLOOD; i++) {
+      const vc = { op: 'VIEW_CHANGE', viewNo: 1, stableCheckpoint: i, prepared: [], preprepared: [], checkpoints: [initialCp] };
+      const digest = viewChangeDigest(vc as Parameters<typeof viewChangeDigest>[0]);
+      const name = i % 2 === 0 ? `Invented${i}` : 'Node1';
+      c.handle({ kind: 'nodeMessage', from: 'Node3', msg: { op: 'MESSAGE_RESPONSE', msg_type: 'VIEW_CHANGE', params: { instId: 0, name, digest }, msg: vc } });
+    }
+    // bound: n² entries (before #15: one per distinct (name, digest))
+    expect(viewChangeStores(c).relayedVcs).to.be.at.most(2);
+  });
+
+  it('bounds the VIEW_CHANGEs and 3PC senders of later views', () => {
+    const { core: c } = core('Node2');
+    for (let i = 0; i < FLOOD; i++) {
+      const viewNo = 1 + (i % 50);
+      c.handle({ kind: 'nodeMessage', from: 'Node3', msg: { op: 'VIEW_CHANGE', viewNo, stableCheckpoint: i, prepared: [], preprepared: [], checkpoints: [initialCp] } });
+    }
+    const s = viewChangeStores(c);
+    // views up to current + 2 (+ escalation), one VIEW_CHANGE per (view, author)
+    expect(s.futureVcs).to.be.at.most(3 * (1 + N));
   });
 });
