@@ -8,7 +8,7 @@ import { CoreContext, NON_VALIDATOR_OPS, Suspicion } from './context.js';
 import { ConsensusError } from './errors.js';
 import type { ConsensusEffect, ConsensusEvent, ConsensusModules } from './interfaces.js';
 import { RequestIntake } from './intake.js';
-import type { BatchId, Commit, NodeMessage, Prepare, PrePrepare } from './messages.js';
+import type { BatchId, ClientRequestBody, Commit, NodeMessage, Prepare, PrePrepare } from './messages.js';
 import { type ConsensusOptions, resolveOptions } from './options.js';
 import { Ordering } from './ordering.js';
 import { parseNodeMessage } from './parse.js';
@@ -135,7 +135,9 @@ export class ConsensusCore {
       },
       onLagging: () => {
         this.lagging = true;
-        if (!this.ctx.waitingForNewView) this.catchup.start();
+        // also while waiting for NEW_VIEW: a node two checkpoints behind cannot help build or
+        // re-order the next view from its 3PC log, and a new primary must hold the checkpoint
+        this.catchup.start();
       },
     };
     // R_begin of view 0 is the genesis registry (replaced by the audit ledger's when there is history)
@@ -210,6 +212,15 @@ export class ConsensusCore {
     }
     if (event.kind !== 'timer') this.afterEvent();
     return this.ctx.drain();
+  }
+
+  /**
+   * Admission control at the door (intake.ts): false when this node refuses the client write
+   * `request` as overloaded, decided before it is verified and queued behind other events. Only
+   * records the refusal; the caller answers REQNACK "pool overloaded".
+   */
+  admitAtDoor(request: ClientRequestBody): boolean {
+    return this.intake.admitAtDoor(request);
   }
 
   private afterEvent(): void {

@@ -32,8 +32,14 @@ export function sameBatchId(a: BatchId, b: BatchId): boolean {
   return a.view_no === b.view_no && a.pp_view_no === b.pp_view_no && a.pp_seq_no === b.pp_seq_no && a.pp_digest === b.pp_digest;
 }
 
-/** The checkpoint of NEW_VIEW: largest seqNoEnd vouched for by n-f VCs on both counts. */
-export function calcCheckpoint(vcs: readonly ViewChange[], strong: number): Checkpoint | undefined {
+/**
+ * The checkpoint of NEW_VIEW: the largest seqNoEnd that is not below the stable checkpoint of n-f
+ * VCs (`strong`) and that f+1 VCs hold (`weak`). f+1 holders include an honest node, which only
+ * makes a checkpoint of batches it ordered, i.e. committed on n-f nodes; nodes that lack it catch
+ * up. consensus.md §6.5 asks for n-f holders, which deadlocks a pool with one node down and one a
+ * checkpoint behind (docs/consensus-deviations.md).
+ */
+export function calcCheckpoint(vcs: readonly ViewChange[], strong: number, weak: number): Checkpoint | undefined {
   let best: Checkpoint | undefined;
   const seen: Checkpoint[] = [];
   for (const vc of vcs) {
@@ -42,7 +48,7 @@ export function calcCheckpoint(vcs: readonly ViewChange[], strong: number): Chec
       seen.push(cp);
       const notBehind = vcs.filter((v) => cp.seqNoEnd >= v.stableCheckpoint).length;
       const holding = vcs.filter((v) => v.checkpoints.some((c) => sameCheckpoint(c, cp))).length;
-      if (notBehind >= strong && holding >= strong && (best === undefined || cp.seqNoEnd > best.seqNoEnd)) best = cp;
+      if (notBehind >= strong && holding >= weak && (best === undefined || cp.seqNoEnd > best.seqNoEnd)) best = cp;
     }
   }
   return best;

@@ -44,6 +44,8 @@ export class ViewChanger {
    * one entry per (acker, author), its latest; at most n² entries, each check over n)
    */
   private readonly acks = new Map<string, Map<string, string>>();
+  /** VIEW_CHANGE_ACKs of views not started yet: view -> `${acker}|${author}` -> ACK */
+  private readonly futureAcks = new Map<number, Map<string, ViewChangeAck>>();
   private newViewSent = false;
   /** authors caught sending different VIEW_CHANGEs for the view being entered */
   private readonly vcEquivocators = new Set<string>();
@@ -64,6 +66,8 @@ export class ViewChanger {
   /** views whose NEW_VIEW this node asked for and has not entered yet (at most current view + 2) */
   private readonly nvRequested = new Set<number>();
   private lastNvRequestAt = Number.NEGATIVE_INFINITY;
+  /** when this node, as the new primary, last started a catch-up to the checkpoint of its NEW_VIEW */
+  private checkpointCatchupAt = Number.NEGATIVE_INFINITY;
   acceptedNewView: NewView | undefined;
   hooks!: ViewChangeHooks;
 
@@ -88,6 +92,8 @@ export class ViewChanger {
         ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'NEW_VIEW', params: { instId: 0, viewNo: ctx.viewNo } });
       }
       if (this.pendingNewView !== undefined) this.tryValidateNewView();
+      // a new primary that had to catch up to the checkpoint builds NEW_VIEW once it is done
+      else this.maybeBuildNewView();
       return;
     }
     this.voting.onTick();
@@ -126,6 +132,9 @@ export class ViewChanger {
     const future = this.futureVcs.get(view);
     this.futureVcs.delete(view);
     if (future !== undefined) for (const [from, v] of future) this.onViewChange(from, v);
+    const acks = this.futureAcks.get(view);
+    for (const v of [...this.futureAcks.keys()]) if (v <= view) this.futureAcks.delete(v);
+    if (acks !== undefined) for (const [key, ack] of acks) this.onViewChangeAck(key.slice(0, key.indexOf('|')), ack);
     this.maybeBuildNewView();
   }
 
@@ -236,9 +245,31 @@ export class ViewChanger {
 
   onViewChangeAck(from: string, ack: ViewChangeAck): void {
     const ctx = this.ctx;
+    if (ack.viewNo > ctx.viewNo) {
+      this.keepFutureAck(from, ack);
+      return;
+    }
     if (ack.viewNo !== ctx.viewNo || !ctx.waitingForNewView || ctx.primaryName() !== ctx.name) return;
     this.addAck(ack.name, ack.digest, from);
     this.maybeBuildNewView();
+  }
+
+  /**
+   * A VIEW_CHANGE_ACK for a view this node has not started yet: its sender started the view change
+   * first (the INSTANCE_CHANGE quorum is reached at different moments on different nodes). Kept
+   * until this node starts that view, else the VIEW_CHANGE it acknowledges may never be confirmed:
+   * with exactly n-f validators up, the new primary needs every ACK (#15, the membership loop).
+   * Bounded: views up to current + 2, validators only, one ACK per (view, acker, author).
+   */
+  private keepFutureAck(from: string, ack: ViewChangeAck): void {
+    const ctx = this.ctx;
+    if (ack.viewNo > ctx.viewNo + 2 || !ctx.isValidator(from) || !ctx.isValidator(ack.name)) return;
+    let m = this.futureAcks.get(ack.viewNo);
+    if (m === undefined) {
+      m = new Map();
+      this.futureAcks.set(ack.viewNo, m);
+    }
+    m.set(`${from}|${ack.name}`, ack);
   }
 
   /** Records that `acker` acknowledged `author`'s VIEW_CHANGE with `digest` (validators only; its latest ACK counts). */
@@ -294,8 +325,18 @@ export class ViewChanger {
     const conf = this.confirmed();
     if (conf.length < ctx.quorums.strong) return;
     const vcs = conf.map((c) => c.vc);
-    const cp = calcCheckpoint(vcs, ctx.quorums.strong);
-    if (cp === undefined || !this.hasCheckpoint(cp)) return;
+    const cp = calcCheckpoint(vcs, ctx.quorums.strong, ctx.quorums.weak);
+    if (cp === undefined) return;
+    if (!this.hasCheckpoint(cp)) {
+      // f+1 VIEW_CHANGEs hold a checkpoint this new primary lacks: catch up to it, then build
+      // (retried on every tick while waiting)
+      const now = ctx.now();
+      if (ctx.lastOrdered.ppSeqNo < cp.seqNoEnd && !ctx.catchingUp && now - this.checkpointCatchupAt >= ctx.opts.messageRequestRetryMs) {
+        this.checkpointCatchupAt = now;
+        this.hooks.onCatchupNeeded(cp);
+      }
+      return;
+    }
     const batches = calcBatches(cp, vcs, ctx.opts.logSize, ctx.quorums.strong, ctx.quorums.weak);
     if (batches === undefined) return;
     const nv: NewView = { op: 'NEW_VIEW', viewNo: ctx.viewNo, viewChanges: conf.map((c) => [c.author, c.digest]), checkpoint: cp, batches };
@@ -304,9 +345,11 @@ export class ViewChanger {
     this.acceptNewView(nv);
   }
 
+  /** `cp` is one of this node's checkpoints, or matches its audit ledger (a catch-up may have passed it). */
   private hasCheckpoint(cp: Checkpoint): boolean {
     if (cp.seqNoEnd === 0) return cp.digest === null;
-    return this.checkpoints.own.get(cp.seqNoEnd) === cp.digest;
+    if (this.checkpoints.own.get(cp.seqNoEnd) === cp.digest) return true;
+    return cp.seqNoEnd <= this.ctx.lastOrdered.ppSeqNo && this.ctx.modules.executor.auditRootAt(cp.seqNoEnd) === cp.digest;
   }
 
   // ---- NEW_VIEW ----------------------------------------------------------------------------------
@@ -345,7 +388,7 @@ export class ViewChanger {
       }
       vcs.push(held.vc);
     }
-    const cp = calcCheckpoint(vcs, ctx.quorums.strong);
+    const cp = calcCheckpoint(vcs, ctx.quorums.strong, ctx.quorums.weak);
     if (cp === undefined || !sameCheckpoint(cp, nv.checkpoint)) {
       this.pendingNewView = undefined;
       ctx.suspect(ctx.primaryName(), Suspicion.NEW_VIEW_INVALID_CHECKPOINTS, true);

@@ -1,0 +1,120 @@
+// Liveness of the view change with exactly n-f validators up (#15): F1, a NEW_VIEW checkpoint that
+// only f+1 VIEW_CHANGEs hold; and the membership loop, VIEW_CHANGE_ACKs that reach the new primary
+// before it starts the view change. Both stalled the pool for good before their fixes.
+import { expect } from 'chai';
+import { Simulation, replayCommand, type SimNode } from '@quire/consensus';
+
+/** The parts of the simulator a hand-written scenario schedules with. */
+interface Scripted {
+  queue: { schedule(at: number, fn: () => void): void };
+  crash(node: SimNode): void;
+  restart(node: SimNode): void;
+  submit(connId: string, request: unknown): void;
+  network: { ctx: { deliver(target: SimNode, from: string, msg: unknown): void } };
+}
+
+interface Seen {
+  name: string;
+  view: number;
+  waiting: boolean;
+  lastOrdered: number;
+  stable: number;
+}
+
+const seenOf = (nodes: readonly SimNode[]): Seen[] =>
+  nodes.map((n) => {
+    const st = n.core.status();
+    return { name: n.name, view: st.viewNo, waiting: st.waitingForNewView, lastOrdered: st.lastOrdered.ppSeqNo, stable: st.stableCheckpoint };
+  });
+
+/**
+ * n = 4, CHK_FREQ 5: Node4 is cut off from everyone at 100 ms while the others order many
+ * checkpoints; the primary Node1 crashes for good at 1200 ms; Node4 is reconnected at `healAt`,
+ * too late to catch up before the view change starts. Node1 comes back at 15 s for the final checks.
+ */
+function laggingBackupScenario(seed: number, healAt: number): { sim: Simulation; seen: () => Seen[] } {
+  const sim = new Simulation({ seed, nodes: 4, faults: 'none', requests: 150, consensus: { chkFreq: 5, logSize: 15 } });
+  const s = sim as unknown as Scripted;
+  const [n1, , , n4] = sim.nodes as [SimNode, SimNode, SimNode, SimNode];
+  let cut = false;
+  const deliver = s.network.ctx.deliver;
+  s.network.ctx.deliver = (target, from, msg) => {
+    if (cut && (target.name === n4.name) !== (from === n4.name)) return;
+    deliver(target, from, msg);
+  };
+  s.queue.schedule(100, () => (cut = true));
+  s.queue.schedule(1200, () => s.crash(n1));
+  s.queue.schedule(healAt, () => (cut = false));
+  let seen: Seen[] = [];
+  s.queue.schedule(14_000, () => (seen = seenOf(sim.nodes.slice(1))));
+  s.queue.schedule(15_000, () => s.restart(n1));
+  return { sim, seen: () => seen };
+}
+
+describe('view change with the primary down and a backup checkpoints behind (#15 F1)', function () {
+  this.timeout(120_000);
+
+  it('builds NEW_VIEW on the checkpoint f+1 VIEW_CHANGEs hold; the lagging backup catches up and the pool orders', () => {
+    for (const [seed, healAt] of [[1, 3500], [2, 4000], [3, 5000]] as const) {
+      const { sim, seen } = laggingBackupScenario(seed, healAt);
+      const r = sim.run();
+      const label = `seed ${seed}, heal at ${healAt} (${replayCommand(r)}): ${JSON.stringify(seen())}`;
+      expect(seen(), label).to.have.length(3);
+      // while Node1 was still down, every survivor entered a new view and reached the same batch
+      expect(seen().every((st) => st.view >= 1 && !st.waiting), label).to.equal(true);
+      expect(new Set(seen().map((st) => st.lastOrdered)).size, label).to.equal(1);
+      // ... beyond a checkpoint that Node4 had not reached when it was reconnected
+      expect(seen()[2]!.stable, label).to.be.greaterThan(10);
+      expect(r.violations, label).to.deep.equal([]);
+    }
+  });
+});
+
+/**
+ * The whole-pool membership scenario (test/pool/membership.test.ts) in the simulator: n = 4, Node5
+ * is added by a NODE txn at 300 ms (n = 5, f = 1, vote 46 -> view 1) and starts at 3 s, Node4
+ * crashes at 5 s and ten writes follow; Node4 comes back at 24 s for the final checks. Until Node5
+ * runs, the view change to view 1 has exactly n - f = 4 validators, so the new primary must confirm
+ * every VIEW_CHANGE with ACKs from all three others; an ACK that arrived before it had started the
+ * view change itself was dropped, so NEW_VIEW could never be built, and with Node4 down the same
+ * race repeated in every later view (the views 1, 2, 3, 4 of vote 28 seen on real processes).
+ */
+function membershipScenario(seed: number): { sim: Simulation; seen: () => Seen[]; lateWrites: string[] } {
+  const sim = new Simulation({ seed, nodes: 4, faults: 'membership', requests: 40 });
+  const s = sim as unknown as Scripted;
+  const plan = sim.membership!;
+  plan.steps.splice(0, plan.steps.length, { at: 300, kind: 'add' });
+  plan.joinerStartsAt = 3000;
+  const n4 = sim.nodes[3]!;
+  s.queue.schedule(5000, () => s.crash(n4));
+  const lateWrites: string[] = [];
+  for (let i = 0; i < 10; i++) {
+    const req = sim.pool.workload.write(1000 + i, false);
+    lateWrites.push(sim.pool.workload.info(req).payloadDigest);
+    s.queue.schedule(5200 + i * 100, () => s.submit(`late-${i}`, req));
+  }
+  let seen: Seen[] = [];
+  let ordered = true;
+  s.queue.schedule(12_000, () => {
+    seen = seenOf(sim.nodes.filter((n) => n !== n4));
+    ordered = sim.nodes.filter((n) => n !== n4).every((n) => lateWrites.every((p) => n.executor.isPayloadCommitted(p)));
+  });
+  s.queue.schedule(24_000, () => s.restart(n4));
+  return { sim, seen: () => (ordered ? seen : [...seen, { name: 'late writes not ordered', view: -1, waiting: true, lastOrdered: -1, stable: -1 }]), lateWrites };
+}
+
+describe('membership: a node added, then one of the original nodes down (#15, the view-change loop)', function () {
+  this.timeout(120_000);
+
+  it('completes the view change of vote 46 at once, and the five validators order without Node4', () => {
+    for (const seed of [1, 2, 3, 4]) {
+      const { sim, seen } = membershipScenario(seed);
+      const r = sim.run();
+      const label = `seed ${seed} (${replayCommand(r)}): ${JSON.stringify(seen())}`;
+      expect(seen(), label).to.have.length(4);
+      // view 1 (vote 46) was entered without any NEW_VIEW timeout, and the late writes were ordered
+      expect(seen().every((st) => st.view === 1 && !st.waiting), label).to.equal(true);
+      expect(r.violations, label).to.deep.equal([]);
+    }
+  });
+});
