@@ -116,7 +116,8 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
     await repairState(reqExecutor, stores, log);
     const { registry, poolTxns } = await loadPoolRegistry(stores.ledgers[0], name, keys);
     const audit = await AuditTrail.load(stores.ledgers[3]);
-    checkAgainstAudit(audit, stores.ledgers);
+    const behind = checkAgainstAudit(audit, stores.ledgers);
+    if (behind.length > 0) log.warn({ ledgers: behind }, 'ledgers behind the audit ledger (an interrupted catch-up): catch-up completes them');
     const metrics = cfg.metricsPort !== null ? new NodeMetrics({ node: name }) : undefined;
     const executor = new ConsensusExecutor({ durable: cfg.durable }, { stores, executor: reqExecutor, registry, audit, onCommitted: (lid, txns) => hooks.onCommitted(lid, txns), onFatal: (e) => hooks.fatal(e) });
     const execLog = root.child({ module: 'executor' });

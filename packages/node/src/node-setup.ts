@@ -56,14 +56,34 @@ export async function loadPoolRegistry(pool: Ledger, name: string, keys: NodeKey
   return { registry, poolTxns };
 }
 
-/** Throws STORAGE_INCONSISTENT when a ledger's size differs from what the last audit txn records. */
-export function checkAgainstAudit(audit: AuditTrail, ledgers: NodeStores['ledgers']): void {
-  if (audit.summary() === undefined) return;
+/** A ledger found behind the size its last audit txn records: a catch-up that a crash cut short. */
+export interface LedgerBehindAudit {
+  ledgerId: 0 | 1 | 2;
+  size: number;
+  auditSize: number;
+}
+
+/**
+ * Checks ledgers 0-2 against the sizes the last audit txn records. Ordering commits a batch's txns
+ * and its audit txn in one write, so they agree; catch-up appends the audit ledger first and then
+ * pool, config and domain, each reply in a write of its own (consensus.md §7.2), so a node killed
+ * in between has ledgers *behind* its audit ledger, each at the end of one proof-checked write.
+ * That is a catch-up to finish, not damage: those ledgers are returned (the node starts, and the
+ * catch-up it always runs at start fetches the rest against the audit ledger's targets). A ledger
+ * *ahead* of the audit ledger cannot come from any write the node makes: STORAGE_INCONSISTENT.
+ */
+export function checkAgainstAudit(audit: AuditTrail, ledgers: NodeStores['ledgers']): LedgerBehindAudit[] {
+  if (audit.summary() === undefined) return [];
+  const behind: LedgerBehindAudit[] = [];
   for (const [l, size] of audit.targets()) {
-    if (l <= 2 && ledgers[l as 0 | 1 | 2].size !== size.size) {
-      throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, { reason: `ledger ${l} has ${ledgers[l as 0 | 1 | 2].size} txns, the last audit txn says ${size.size}` });
+    if (l !== 0 && l !== 1 && l !== 2) continue;
+    const have = ledgers[l].size;
+    if (have > size.size) {
+      throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, { reason: `ledger ${l} has ${have} txns, more than the ${size.size} the last audit txn says` });
     }
+    if (have < size.size) behind.push({ ledgerId: l, size: have, auditSize: size.size });
   }
+  return behind;
 }
 
 /**
