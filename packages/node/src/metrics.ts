@@ -29,6 +29,8 @@ export class NodeMetrics {
   readonly catchupDuration: Histogram;
   /** suspicions raised against peers, by code */
   readonly suspicions: Counter<'code'>;
+  /** peer messages dropped before the consensus core, by reason (queue_full: the peer's queue was at its bound) */
+  readonly peerMessagesDropped: Counter<'reason'>;
   readonly lastOrdered: Gauge;
   private server: Server | undefined;
 
@@ -47,6 +49,7 @@ export class NodeMetrics {
     this.catchups = new Counter({ name: 'quire_catchups_total', help: 'Catch-up rounds by phase (started, finished)', labelNames: ['phase'], registers });
     this.catchupDuration = new Histogram({ name: 'quire_catchup_seconds', help: 'Catch-up duration', buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 300], registers });
     this.suspicions = new Counter({ name: 'quire_suspicions_total', help: 'Suspicions raised against peers by code', labelNames: ['code'], registers });
+    this.peerMessagesDropped = new Counter({ name: 'quire_peer_messages_dropped_total', help: 'Peer messages dropped before the consensus core, by reason', labelNames: ['reason'], registers });
     this.lastOrdered = new Gauge({ name: 'quire_last_ordered_pp_seq_no', help: 'ppSeqNo of the last ordered batch', registers });
   }
 

@@ -19,6 +19,7 @@ import type { KvVoteStore } from './node-setup.js';
 import { type NodeParts, type QuireNodeModules, type QuireNodeOptions, assembleNode } from './node-assembly.js';
 import type { NodeUpgrades } from './node-upgrades.js';
 import { type OrderedEffect, OrderedAnnouncer, orderedTopic } from './ordered-announcement.js';
+import { PeerMessageQueue } from './peer-queue.js';
 import { configTxns } from './startup.js';
 import { validatorInfo } from './validator-info.js';
 import { nodePackageVersion } from './version.js';
@@ -65,6 +66,10 @@ export class QuireNode {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private replySweep: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
+  /** decoded peer messages waiting for the core: bounded per peer, served round-robin (#15, F9) */
+  private readonly peerMessages = new PeerMessageQueue<unknown>();
+  /** a peer message is on the event queue: the next one joins it only when that one is handled */
+  private peerMessageQueued = false;
   private closing: Promise<void> | undefined;
   private onClientRequest: ClientHostEvents['request'] | undefined;
   private catchingUp = false;
@@ -128,17 +133,7 @@ export class QuireNode {
       { logger: this.rootLog.child({ module: 'network' }) },
     );
     this.nodePort = this.nodeHost.port;
-    this.nodeHost.on('message', (from, data) => {
-      let msg: unknown;
-      try {
-        msg = decodeMsgpack(data);
-      } catch {
-        this.metrics?.suspicions.inc({ code: 'undecodable' });
-        return;
-      }
-      void this.forced.fromPeer(msg);
-      this.enqueue({ kind: 'nodeMessage', from, msg });
-    });
+    this.nodeHost.on('message', (from, data) => this.onPeerMessage(from, data));
     this.nodeHost.on('peer:connect', (alias) => this.enqueue({ kind: 'peerConnected', alias }));
     this.nodeHost.on('peer:disconnect', (alias) => this.enqueue({ kind: 'peerDisconnected', alias }));
     // validators publish on the ordered-batch topic but do not subscribe to it: each batch's
@@ -210,6 +205,49 @@ export class QuireNode {
       await this.runEffects(effects);
       await this.afterEvent();
     });
+  }
+
+  /**
+   * A peer's message: decoded and queued behind that peer's earlier ones, or dropped and counted
+   * when that peer already has its bound waiting (PeerQueueOptions), before any decoding work.
+   */
+  private onPeerMessage(from: string, data: Uint8Array): void {
+    if (this.closing !== undefined) return;
+    if (this.peerMessages.full(from, data.length)) {
+      const dropped = this.peerMessages.drop(from);
+      this.metrics?.peerMessagesDropped.inc({ reason: 'queue_full' });
+      // 1st, 10th, 100th, ... drop of this peer: a log line per order of magnitude
+      if (/^10*$/.test(String(dropped))) this.log.warn({ peer: from, dropped, waiting: this.peerMessages.waiting(from) }, 'peer messages dropped: its queue is full');
+      return;
+    }
+    let msg: unknown;
+    try {
+      msg = decodeMsgpack(data);
+    } catch {
+      this.metrics?.suspicions.inc({ code: 'undecodable' });
+      return;
+    }
+    void this.forced.fromPeer(msg);
+    this.peerMessages.push(from, msg, data.length);
+    this.nextPeerMessage();
+  }
+
+  /**
+   * Puts the next waiting peer message (peers in turn) on the event queue, unless one is there
+   * already: so the event queue holds at most one peer message, and timers, client requests and
+   * other peers' messages never wait behind a flood.
+   */
+  private nextPeerMessage(): void {
+    if (this.peerMessageQueued || this.closing !== undefined) return;
+    const next = this.peerMessages.shift();
+    if (next === undefined) return;
+    this.peerMessageQueued = true;
+    this.enqueue({ kind: 'nodeMessage', from: next.peer, msg: next.item });
+    const done = (): void => {
+      this.peerMessageQueued = false;
+      this.nextPeerMessage();
+    };
+    this.queue = this.queue.then(done, done);
   }
 
   /** The consensus core's view of this node (view, last ordered batch, catch-up). */
@@ -436,6 +474,7 @@ export class QuireNode {
     if (this.onClientRequest !== undefined) this.clientHost?.off('request', this.onClientRequest);
     this.clientPath.stop();
     this.upgrades.close();
+    this.peerMessages.clear();
     if (this.replySweep !== undefined) clearInterval(this.replySweep);
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
