@@ -39,6 +39,9 @@ export const WRITE_FAILED_EXIT_CODE = 74;
  */
 export const COMMIT_FAILED_EXIT_CODE = 70;
 
+/** Forced requests from peers checked at once; past it a peer's forced PROPAGATE is left to consensus. */
+const MAX_FORCED_CHECKS = 64;
+
 /** How often writes past the reply timeout are released, ms. */
 const REPLY_SWEEP_MS = 1000;
 
@@ -70,6 +73,8 @@ export class QuireNode {
   private readonly peerMessages = new PeerMessageQueue<unknown>();
   /** a peer message is on the event queue: the next one joins it only when that one is handled */
   private peerMessageQueued = false;
+  /** forced requests from peers being checked (ForcedRequests.fromPeer) */
+  private forcedChecks = 0;
   private closing: Promise<void> | undefined;
   private onClientRequest: ClientHostEvents['request'] | undefined;
   private catchingUp = false;
@@ -227,7 +232,6 @@ export class QuireNode {
       this.metrics?.suspicions.inc({ code: 'undecodable' });
       return;
     }
-    void this.forced.fromPeer(msg);
     this.peerMessages.push(from, msg, data.length);
     this.nextPeerMessage();
   }
@@ -242,6 +246,12 @@ export class QuireNode {
     const next = this.peerMessages.shift();
     if (next === undefined) return;
     this.peerMessageQueued = true;
+    // a forced POOL_CONFIG / POOL_UPGRADE in a PROPAGATE is checked as it leaves the peer's queue,
+    // so a flood of them is bounded like any other message, and at most MAX_FORCED_CHECKS at once
+    if (this.forcedChecks < MAX_FORCED_CHECKS) {
+      this.forcedChecks++;
+      void this.forced.fromPeer(next.item).finally(() => this.forcedChecks--);
+    }
     this.enqueue({ kind: 'nodeMessage', from: next.peer, msg: next.item });
     const done = (): void => {
       this.peerMessageQueued = false;
