@@ -30,6 +30,8 @@ const program = new Command()
   .option('--seed <n>', 'run exactly this seed (replay)', int('seed', 0))
   .option('--nodes <n>', 'pool size: 4 or 7 (default: alternate)', int('nodes', 1))
   .option('--faults <mix>', `fault mix: ${Object.keys(FAULT_MIXES).join(', ')} (default: cycle)`)
+  .option('--mixes <list>', 'comma-separated fault mixes to cycle through (default: the sweep mixes)')
+  .option('--stop-on-failure', 'stop at the first failing seed (mutation gate)')
   .option('--requests <n>', 'client requests per run', int('requests', 0))
   .option('--jobs <n>', 'processes running seeds in parallel', int('jobs', 1), 1)
   .option('--stand-in', "the consensus package's in-memory stand-in executor instead of the real one")
@@ -45,6 +47,8 @@ const o = program.opts<{
   seed?: number;
   nodes?: number;
   faults?: string;
+  mixes?: string;
+  stopOnFailure?: boolean;
   requests?: number;
   jobs: number;
   progress: number;
@@ -53,9 +57,12 @@ const o = program.opts<{
   quiet?: boolean;
 }>();
 
-if (o.faults !== undefined && FAULT_MIXES[o.faults] === undefined) {
-  console.error(`sim: unknown fault mix "${o.faults}" (known: ${Object.keys(FAULT_MIXES).join(', ')})`);
-  process.exit(2);
+const cycle: readonly string[] = o.mixes !== undefined ? o.mixes.split(',').filter((m) => m !== '') : SWEEP_MIXES;
+for (const m of [...(o.faults !== undefined ? [o.faults] : []), ...cycle]) {
+  if (FAULT_MIXES[m] === undefined) {
+    console.error(`sim: unknown fault mix "${m}" (known: ${Object.keys(FAULT_MIXES).join(', ')})`);
+    process.exit(2);
+  }
 }
 if (o.nodes !== undefined && o.nodes !== 4 && o.nodes !== 7) {
   console.error('sim: --nodes must be 4 or 7');
@@ -65,10 +72,12 @@ if (o.nodes !== undefined && o.nodes !== 4 && o.nodes !== 7) {
 const start = o.random === true ? randomInt(1, 2 ** 31 - o.seeds) : o.start;
 if (o.random === true && o.seed === undefined) process.stderr.write(`sim: seeds ${start}..${start + o.seeds - 1} (replay: --start ${start} --seeds ${o.seeds})\n`);
 const seeds = o.seed !== undefined ? [o.seed] : Array.from({ length: o.seeds }, (_, i) => start + i);
+// n alternates 4 / 7 and shifts by one every cycle of the mixes, so that every mix runs at both sizes
+// whether the number of mixes is odd or even
 const runs: SimulationOptions[] = seeds.map((seed, i) => ({
   seed,
-  nodes: o.nodes ?? (i % 2 === 0 ? 4 : 7),
-  faults: o.faults ?? SWEEP_MIXES[i % SWEEP_MIXES.length]!,
+  nodes: o.nodes ?? ((i + Math.floor(i / cycle.length)) % 2 === 0 ? 4 : 7),
+  faults: o.faults ?? cycle[i % cycle.length]!,
   ...(o.requests !== undefined ? { requests: o.requests } : {}),
 }));
 const started = Date.now();
@@ -77,12 +86,15 @@ const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 const replay = (r: SimulationResult): string => `${replayCommand(r)}${o.standIn === true ? ' --stand-in' : ''}`;
 const progress = !o.quiet && o.progress > 0 && runs.length > 1;
 let failures = 0;
+const stop = new AbortController();
 const results: SimulationResult[] = await runSweep(runs, {
   jobs: o.jobs,
   ...(o.standIn === true ? {} : { runner: SIM_RUNNER }),
+  ...(o.stopOnFailure === true ? { signal: stop.signal } : {}),
   onResult: (r, done) => {
     if (!r.ok) {
       failures++;
+      stop.abort();
       if (!o.quiet) process.stderr.write(`sim: seed ${r.seed} failed (${r.violations[0] ?? 'no violation reported'}); replay: ${replay(r)}\n`);
     }
     if (progress && (done % o.progress === 0 || done === runs.length)) {
@@ -98,10 +110,19 @@ if (o.json) {
 } else {
   const batches = results.reduce((a, r) => a + r.orderedBatches, 0);
   const reqs = results.reduce((a, r) => a + r.orderedRequests, 0);
+  const sum = (f: (a: NonNullable<SimulationResult['adversary']>) => number): number => results.reduce((a, r) => a + (r.adversary !== undefined ? f(r.adversary) : 0), 0);
+  const runsWith = (f: (a: NonNullable<SimulationResult['adversary']>) => number): number => results.filter((r) => r.adversary !== undefined && f(r.adversary) > 0).length;
   const summary =
     `sim (${o.standIn === true ? 'stand-in' : 'real'} executor): ${results.length} runs, ${results.length - failed.length} passed, ${failed.length} failed; ` +
     `${batches} batches and ${reqs} requests ordered (per honest node, summed); ${results.filter((r) => r.maxView > 0).length} runs changed view; ` +
     `${elapsed.toFixed(1)} s, ${o.jobs} job(s), load average ${load()}`;
+  console.log(
+    `adversary: ${results.reduce((a, r) => a + r.maxView, 0)} view changes (highest view per run, summed); ` +
+      `${sum((a) => a.crashStops)} crash-stops in ${runsWith((a) => a.crashStops)} runs; ${sum((a) => a.tornWrites)} torn writes in ${runsWith((a) => a.tornWrites)} runs; ` +
+      `${sum((a) => a.restarts)} restarts; ${sum((a) => a.equivocations)} equivocating messages in ${runsWith((a) => a.equivocations)} runs; ` +
+      `${sum((a) => a.usurpedPrePrepares)} PRE-PREPAREs from non-primaries; ${sum((a) => a.floodMessages)} flood messages in ${runsWith((a) => a.floodMessages)} runs; ` +
+      `${sum((a) => a.pauses)} pauses; largest honest core footprint ${Math.max(0, ...results.map((r) => r.adversary?.maxFootprint ?? 0))} entries`,
+  );
   console.log(summary);
   for (const r of failed) {
     console.log(`FAIL seed ${r.seed} nodes ${r.nodes} faults ${r.faults}:`);

@@ -29,6 +29,11 @@ export interface SimExecutor extends BatchExecutor {
   readonly storedMultiSigs: readonly MultiSignature[];
   /** the validator registry at a pool state root, undefined for a root this node never had */
   registryAt(poolStateRoot: string): string[] | undefined;
+  /**
+   * Optional: what is wrong with the committed state, if anything — its roots differ from those the
+   * last audit txn names, or from a replay of the committed txns from genesis.
+   */
+  stateProblem?(): string | undefined;
 }
 
 /** One node's incarnations over its durable storage. */
@@ -45,6 +50,13 @@ export interface SimReplica<E extends SimExecutor = SimExecutor> {
   restart(): void | Promise<void>;
   /** resolves when the writes started by the last event are durable (undefined: nothing pending) */
   settle?(): Promise<void> | undefined;
+  /**
+   * Optional (crashes inside writes): after `writes` more batch writes succeed, every later write is
+   * lost and `torn()` turns true at the first lost one (with `afterLast`, right after the last
+   * write that lands); the simulator then crashes the node. Undefined disarms.
+   */
+  armTear?(writes: number | undefined, afterLast?: boolean): void;
+  torn?(): boolean;
 }
 
 /** How the workload describes a request it built (for the run record). */

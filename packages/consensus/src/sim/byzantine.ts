@@ -1,7 +1,8 @@
 // Byzantine behaviours of simulated nodes: transformations of the messages an otherwise honest
 // core sends (consensus.md §12.2). Each returns the messages actually put on the wire.
+import { b58encode } from '@quire/common';
 import { batchDigest } from '../digest.js';
-import type { NodeMessage } from '../messages.js';
+import type { BatchId, MultiSigTuple, NodeMessage, PrePrepare } from '../messages.js';
 import type { Prng } from './prng.js';
 
 export const ByzantineKind = {
@@ -23,6 +24,14 @@ export const ByzantineKind = {
   VC_EQUIVOCATE: 'vcEquivocate',
   /** catch-up seeder that tampers with txns, sends bad proofs or stays silent */
   LYING_SEEDER: 'lyingSeeder',
+  /** primary: PRE-PREPAREs carry forged or malformed multi-signatures (unknown roots, outsiders, bad bytes) */
+  BAD_MULTI_SIG: 'badMultiSig',
+  /** next primary: bad NEW_VIEW, forged prepared certificates, forged OLD_VIEW_PREPREPARE replies, false consistency proofs */
+  BAD_NEW_VIEW: 'badNewView',
+  /** floods INSTANCE_CHANGE, MESSAGE_RESPONSE{NEW_VIEW}, VIEW_CHANGE_ACK and stash fillers (fault-plan timers) */
+  FLOOD: 'flood',
+  /** the second incarnation of a backup whose core believes it is the primary (only PRE-PREPAREs and queries leave it) */
+  USURPER: 'usurper',
 } as const;
 export type ByzantineKind = (typeof ByzantineKind)[keyof typeof ByzantineKind];
 
@@ -35,6 +44,14 @@ function randomB58(rng: Prng, len: number): string {
   let s = '';
   for (let i = 0; i < len; i++) s += B58[rng.int(0, B58.length - 1)];
   return s;
+}
+
+/** base58 of `bytes` random bytes (a well-formed root or signature that is none) */
+function randomB58Bytes(rng: Prng, bytes: number): string {
+  const b = new Uint8Array(bytes);
+  for (let i = 0; i < bytes; i++) b[i] = rng.int(0, 255);
+  b[0] = rng.int(1, 255);
+  return b58encode(b);
 }
 
 function randomHex(rng: Prng): string {
@@ -62,12 +79,110 @@ export function garbageMessage(rng: Prng): unknown {
   }
 }
 
+/** kinds whose rewritten messages contradict what the sender sent others (counted as equivocations) */
+const EQUIVOCATING_OPS: Partial<Record<ByzantineKind, readonly string[]>> = {
+  badMultiSig: ['PREPREPARE'],
+  badNewView: ['NEW_VIEW', 'VIEW_CHANGE', 'OLD_VIEW_PREPREPARE_REP', 'CONSISTENCY_PROOF', 'MESSAGE_RESPONSE'],
+  equivocate: ['PREPREPARE'],
+  vcEquivocate: ['VIEW_CHANGE'],
+};
+
+/** True when `out` (what a Byzantine node put on the wire) differs from its core's `msg` in a way that counts as equivocation. */
+export function isEquivocation(kind: ByzantineKind, msg: NodeMessage, out: readonly unknown[]): boolean {
+  return EQUIVOCATING_OPS[kind]?.includes(msg.op) === true && out.some((m) => m !== msg);
+}
+
+/** A multi-signature tuple that must never be stored: malformed bytes, an unknown pool root, outsiders, or a tampered value. */
+function forgedMultiSig(rng: Prng, real: MultiSigTuple | undefined, pp: PrePrepare): MultiSigTuple {
+  const value: [number, string, string, string, number] = real?.[2] ?? [pp.ledgerId, pp.stateRootHash, pp.poolStateRootHash, pp.txnRootHash, pp.ppTime];
+  const sig = real?.[0] ?? randomB58Bytes(rng, 96);
+  const parts = real?.[1] ?? ['Node1', 'Node2', 'Node3'];
+  switch (rng.int(0, 5)) {
+    case 0:
+      // parses loosely, refused by the BLS store (F3): one-character signature, short roots
+      return ['1', parts, [value[0], 'abc', 'abc', 'abc', value[4]]];
+    case 1:
+      // a well-formed multi-signature over a pool state root nobody has (F2)
+      return [randomB58Bytes(rng, 96), parts, [value[0], randomB58Bytes(rng, 32), randomB58Bytes(rng, 32), randomB58Bytes(rng, 32), value[4]]];
+    case 2:
+      // the real signature with participants that are not validators at that root (F10)
+      return [sig, ['Mallory', 'Trudy', 'Eve', ...parts.slice(3)], value];
+    case 3:
+      // the real signature over a tampered state root
+      return [sig, parts, [value[0], randomB58Bytes(rng, 32), value[2], value[3], value[4]]];
+    case 4:
+      // too few participants
+      return [sig, parts.slice(0, 1), value];
+    default:
+      // random bytes that are no curve point
+      return [randomB58Bytes(rng, 96), parts, value];
+  }
+}
+
+/** A Byzantine next primary's rewrites of its view-change messages (and catch-up answers). */
+function badNewView(msg: NodeMessage, to: string, peers: readonly string[], rng: Prng): unknown {
+  const half = peers.indexOf(to) % 2 === 1;
+  switch (msg.op) {
+    case 'NEW_VIEW': {
+      const roll = rng.int(0, 3);
+      if (roll === 0) return { ...msg, batches: msg.batches.slice(0, -1) };
+      if (roll === 1) return { ...msg, batches: msg.batches.map((b, i) => (i === msg.batches.length - 1 ? { ...b, pp_digest: randomHex(rng) } : b)) };
+      if (roll === 2) {
+        const last = msg.batches[msg.batches.length - 1];
+        const extra: BatchId = { view_no: msg.viewNo - 1, pp_view_no: msg.viewNo - 1, pp_seq_no: (last?.pp_seq_no ?? msg.checkpoint.seqNoEnd) + 1, pp_digest: randomHex(rng) };
+        return { ...msg, batches: [...msg.batches, extra] };
+      }
+      return { ...msg, checkpoint: { ...msg.checkpoint, seqNoEnd: msg.checkpoint.seqNoEnd + 1, digest: randomB58Bytes(rng, 32) } };
+    }
+    case 'VIEW_CHANGE': {
+      if (!half) return msg;
+      // a prepared certificate nobody else holds, for the batch after its last one
+      const top = Math.max(msg.stableCheckpoint, ...msg.prepared.map((b) => b.pp_seq_no));
+      const forged: BatchId = { view_no: msg.viewNo - 1, pp_view_no: msg.viewNo - 1, pp_seq_no: top + 1, pp_digest: randomHex(rng) };
+      return { ...msg, prepared: [...msg.prepared, forged], preprepared: [...msg.preprepared, forged] };
+    }
+    case 'OLD_VIEW_PREPREPARE_REP':
+      // same digest, tampered contents
+      return {
+        ...msg,
+        preprepares: msg.preprepares.map((pp) => (rng.chance(0.5) ? { ...pp, stateRootHash: randomB58Bytes(rng, 32) } : { ...pp, reqIdr: [...pp.reqIdr].reverse(), ppTime: pp.ppTime + 1 })),
+      };
+    case 'MESSAGE_RESPONSE':
+      if (msg.msg?.op === 'NEW_VIEW') return { ...msg, msg: badNewView(msg.msg, to, peers, rng) as NodeMessage & { op: 'NEW_VIEW' } };
+      if (msg.msg?.op === 'PREPREPARE') return { ...msg, msg: { ...msg.msg, stateRootHash: randomB58Bytes(rng, 32) } };
+      return msg;
+    case 'CONSISTENCY_PROOF':
+      // a valid-looking proof of a longer ledger than the sender has
+      return { ...msg, seqNoEnd: msg.seqNoEnd + rng.int(1, 5), newMerkleRoot: randomB58Bytes(rng, 32), hashes: [...msg.hashes, randomB58Bytes(rng, 32)] };
+    case 'LEDGER_STATUS':
+      return half ? { ...msg, txnSeqNo: msg.txnSeqNo + rng.int(1, 5), merkleRoot: randomB58Bytes(rng, 32) } : msg;
+    default:
+      return msg;
+  }
+}
+
+/** What a usurper (a second core that believes it is the primary) may put on the wire: its PRE-PREPAREs, and the queries it needs to start. */
+const USURPER_OPS = new Set(['PREPREPARE', 'LEDGER_STATUS', 'CATCHUP_REQ', 'MESSAGE_REQUEST']);
+
 /**
  * Rewrites one outgoing message of a Byzantine node for one recipient. `history` holds messages
  * the node sent earlier (for replays).
  */
 export function byzantineTransform(kind: ByzantineKind, msg: NodeMessage, to: string, peers: readonly string[], rng: Prng, history: NodeMessage[]): unknown[] {
   switch (kind) {
+    case 'badMultiSig':
+      if (msg.op === 'PREPREPARE' && rng.chance(0.6)) {
+        const real = msg.blsMultiSigs?.[0];
+        const forged = forgedMultiSig(rng, real, msg);
+        return [{ ...msg, blsMultiSigs: real === undefined || rng.chance(0.5) ? [forged] : [forged, ...msg.blsMultiSigs!.slice(1)] }];
+      }
+      return [msg];
+    case 'badNewView':
+      return [badNewView(msg, to, peers, rng)];
+    case 'flood':
+      return [msg];
+    case 'usurper':
+      return USURPER_OPS.has(msg.op) ? [msg] : [];
     case 'badBls':
       if (msg.op === 'COMMIT') {
         const blsSigs: Record<string, string> = {};

@@ -13,6 +13,16 @@ export interface SubmittedRequest {
   invalid: boolean;
 }
 
+/** A REPLY a node sent (its writes were durable): the request's place in its ledger. */
+export interface AckedReply {
+  node: string;
+  ledgerId: number;
+  seqNo: number;
+  digest: string;
+  /** the audit seqNo (ppSeqNo) of the batch */
+  auditSeqNo: number;
+}
+
 export interface RunRecord {
   names: string[];
   byzantine: Set<string>;
@@ -20,6 +30,56 @@ export interface RunRecord {
   orderedBatches: number;
   orderedRequests: number;
   alarms: string[];
+  /** replies of honest nodes (optional for records built by older callers) */
+  replies?: AckedReply[];
+  /** restarts that lost acknowledged state */
+  durability?: string[];
+  /** resource bounds exceeded */
+  footprint?: string[];
+}
+
+/**
+ * The footprint bound of a core (entries of its maps, sets and arrays): what an honest pool of `n`
+ * nodes needs for `requests` client requests (a few entries per request per node, the 3PC log of
+ * every batch in flight, votes and view-change messages per node), with room to spare; a flood of
+ * messages kept without bound exceeds it.
+ */
+export function footprintBound(n: number, requests: number): number {
+  return 4_000 + 60 * requests + 400 * n;
+}
+
+/**
+ * Entries in the maps, sets and arrays reachable from a consensus core, not counting its modules
+ * (executor, crypto, request analyzer). A generic measure, so that every queue and map the core
+ * has or will have is bounded without naming them.
+ */
+export function coreFootprint(core: object, exclude: readonly unknown[]): number {
+  const skip = new Set<unknown>(exclude);
+  const seen = new Set<object>();
+  let total = 0;
+  const stack: [unknown, number][] = [[core, 0]];
+  while (stack.length > 0) {
+    const [x, depth] = stack.pop()!;
+    if (typeof x !== 'object' || x === null || skip.has(x) || seen.has(x) || depth > 12) continue;
+    if (ArrayBuffer.isView(x)) continue;
+    seen.add(x);
+    if (x instanceof Map) {
+      total += x.size;
+      for (const [k, v] of x) {
+        stack.push([k, depth + 1]);
+        stack.push([v, depth + 1]);
+      }
+    } else if (x instanceof Set) {
+      total += x.size;
+      for (const v of x) stack.push([v, depth + 1]);
+    } else if (Array.isArray(x)) {
+      total += x.length;
+      for (const v of x) stack.push([v, depth + 1]);
+    } else if (typeof (x as { then?: unknown }).then !== 'function') {
+      for (const v of Object.values(x)) stack.push([v, depth + 1]);
+    }
+  }
+  return total;
 }
 
 export interface CheckedNode {
@@ -28,6 +88,8 @@ export interface CheckedNode {
   core: ConsensusCore;
   alive: boolean;
   started: boolean;
+  /** crash-stopped: its storage must agree, it need not be live */
+  stopped?: boolean;
 }
 
 export interface CheckOptions {
@@ -111,9 +173,30 @@ export function checkRun(record: RunRecord, nodes: readonly CheckedNode[], opts:
     }
   }
   for (const a of record.alarms) v.push(`alarm: ${a}`);
+  v.push(...(record.durability ?? []), ...(record.footprint ?? []));
+  // 5. client REPLY consistency: one place per request digest, whoever answered; and what a node
+  //    answered is in its ledger (and in every live honest node's that got that far)
+  const placeOf = new Map<string, string>();
+  const byName = new Map(honest.map((n) => [n.name, n]));
+  for (const r of record.replies ?? []) {
+    const place = `ledger ${r.ledgerId} seqNo ${r.seqNo}`;
+    const prev = placeOf.get(r.digest);
+    if (prev === undefined) placeOf.set(r.digest, place);
+    else if (prev !== place) v.push(`reply: request ${r.digest.slice(0, 12)} answered at ${prev} and at ${place} (${r.node})`);
+    const n = byName.get(r.node);
+    if (n !== undefined && n.executor.committedSize(r.ledgerId) < r.seqNo) {
+      v.push(`reply: ${n.name} answered for ledger ${r.ledgerId} seqNo ${r.seqNo} but holds ${n.executor.committedSize(r.ledgerId)} txns`);
+    }
+  }
+  // 6. the committed state roots are the ones the last audit txn names, and a replay from genesis gives them
+  for (const n of honest) {
+    const problem = n.executor.stateProblem?.();
+    if (problem !== undefined) v.push(`state: ${n.name} ${problem}`);
+  }
   // 4. liveness: every fresh valid request ordered by every honest node, all at the same point
   if (opts.checkLiveness) {
-    for (const n of honest) {
+    const live = honest.filter((n) => n.stopped !== true);
+    for (const n of live) {
       if (!n.alive) {
         v.push(`liveness: ${n.name} is down at the end`);
         continue;
@@ -121,7 +204,7 @@ export function checkRun(record: RunRecord, nodes: readonly CheckedNode[], opts:
       const missing = record.submitted.filter((s) => s.mustOrder && !n.executor.isPayloadCommitted(s.payloadDigest)).length;
       if (missing > 0) v.push(`liveness: ${n.name} did not order ${missing} request(s) (lastOrdered ${n.core.status().lastOrdered.ppSeqNo})`);
     }
-    const sizes = new Set(honest.map((n) => n.executor.committedSize(3)));
+    const sizes = new Set(live.map((n) => n.executor.committedSize(3)));
     if (sizes.size > 1) v.push(`liveness: honest nodes ended at different audit sizes ${[...sizes].join('/')}`);
   }
   return v;

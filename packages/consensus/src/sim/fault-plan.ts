@@ -5,10 +5,11 @@
 // controls (fPlusOneDown, twins).
 import type { SimExecutor } from './backend.js';
 import { BACKUP_BEHAVIOURS, type ByzantineKind, PRIMARY_BEHAVIOURS } from './byzantine.js';
+import { floodBurst } from './floods.js';
 import type { EventQueue } from './event-queue.js';
 import type { FaultMix } from './faults.js';
 import type { Prng } from './prng.js';
-import type { SimNode } from './sim-run.js';
+import type { AdversaryStats, SimNode } from './sim-run.js';
 
 /** What the fault plan needs from the simulation it schedules faults in. */
 export interface FaultPlanContext<E extends SimExecutor> {
@@ -30,6 +31,17 @@ export interface FaultPlanContext<E extends SimExecutor> {
   heal(): void;
   /** the interval in which more than f nodes are down */
   downWindow(from: number, to: number): void;
+  /** the node stops for good (liveness is checked without it) */
+  stop(node: SimNode<E>): void;
+  /** the node crashes after `writes` more batch writes (in the middle of an event's writes, or right after the last with `afterLast`); false when its world cannot */
+  tear(node: SimNode<E>, writes: number, afterLast: boolean, downForMs: number): boolean;
+  /** deliveries and timers of the node wait `ms` (a stopped process resumed) */
+  pause(node: SimNode<E>, ms: number): void;
+  /** `from` puts `msg` on the wire to `to` (a flood) */
+  inject(from: SimNode<E>, to: string, msg: unknown): void;
+  /** a second incarnation of `alias` whose core believes it is the primary of view 0 */
+  createUsurper(alias: string): SimNode<E>;
+  readonly stats: AdversaryStats;
 }
 
 const faultsTolerated = (n: number): number => Math.floor((n - 1) / 3);
@@ -54,6 +66,39 @@ export function makeTwins<E extends SimExecutor>(ctx: FaultPlanContext<E>): void
   for (const alias of twinned) {
     const twin = ctx.createNode(alias);
     twin.side = 'B';
+    ctx.nodes.push(twin);
+  }
+}
+
+/**
+ * Real equivocation within the fault model: the primary of view 0 (and at n=7 one colluding
+ * backup) run as twins, each incarnation talking to its own half of the honest nodes; the honest
+ * nodes talk to each other freely. Each twin executes its own batches, so both PRE-PREPAREs of a
+ * key are valid, with matching COMMIT shares; the second twin's clock jumps 1-3 s ahead so that
+ * their batches differ in ppTime (hence digest) even when they hold the same requests; they part at a
+ * random time, so that the equivocation meets batches in flight.
+ */
+export function makeEquivocators<E extends SimExecutor>(ctx: FaultPlanContext<E>): void {
+  const n = ctx.nodeCount;
+  const f = faultsTolerated(n);
+  const twinned = [ctx.genesisNames[0]!, ...ctx.rng.shuffle(ctx.genesisNames.slice(1)).slice(0, f - 1)];
+  const honest = ctx.genesisNames.filter((a) => !twinned.includes(a));
+  const half = ctx.rng.int(1, honest.length - 1);
+  const sides = ctx.rng.shuffle(honest.slice());
+  for (const node of ctx.nodes) {
+    if (twinned.includes(node.name)) {
+      node.side = 'A';
+      node.twin = true;
+      ctx.byzantine.add(node.name);
+    } else if (honest.includes(node.name)) node.side = sides.indexOf(node.name) < half ? 'A' : 'B';
+  }
+  for (const alias of twinned) {
+    const twin = ctx.createNode(alias);
+    twin.side = 'B';
+    twin.twin = true;
+    // identical twins until their clocks part: from then on each PRE-PREPARE exists in two valid versions
+    const jump = ctx.rng.int(1, 3);
+    ctx.queue.schedule(ctx.rng.int(100, Math.max(200, ctx.healAtMs - 1000)), () => (twin.skewSec += jump));
     ctx.nodes.push(twin);
   }
 }
@@ -83,11 +128,44 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
     at(down + rng.int(4000, 7000), () => ctx.restart(primary));
     budget--;
   }
-  if (mix.byzantinePrimary && budget > 0) {
-    primary.byzantine = rng.pick(PRIMARY_BEHAVIOURS);
+  if (mix.equivocatingPrimary) budget = 0;
+  // with one faulty node to spend, the usurper and the Byzantine primary take turns
+  const skipPrimary = mix.usurper === true && mix.byzantinePrimary && budget < 2 && rng.chance(0.5);
+  if (mix.byzantinePrimary && budget > 0 && !skipPrimary) {
+    primary.byzantine = rng.pick((mix.primaryBehaviours ?? PRIMARY_BEHAVIOURS) as readonly ByzantineKind[]);
     ctx.byzantine.add(primary.name);
     budget--;
   }
+  if (mix.byzantineNextPrimary && budget > 0) {
+    const next = ctx.nodes[1]!;
+    next.byzantine = 'badNewView';
+    ctx.byzantine.add(next.name);
+    budget--;
+  }
+  if (mix.usurper && budget > 0) {
+    const alias = rng.pick(genesis.slice(1).filter((x) => x.byzantine === undefined)).name;
+    const usurper = ctx.createUsurper(alias);
+    ctx.nodes.push(usurper);
+    ctx.byzantine.add(alias);
+    budget--;
+  }
+  if (mix.lazyPrimary && budget > 0) scheduleLazyPrimary(ctx, primary);
+  if (mix.lazyPrimary) budget = 0;
+  if (mix.flood) {
+    for (const node of rng.shuffle(genesis.slice(1)).slice(0, budget)) scheduleFlood(ctx, node);
+    budget = 0;
+  }
+  if (mix.crashStop) {
+    const stopped = rng.shuffle(rng.chance(0.5) ? [primary, ...backups.filter((x) => x !== primary)] : backups.filter((x) => x !== primary)).slice(0, rng.int(1, Math.max(1, budget)));
+    for (const node of stopped) at(rng.int(200, healAtMs - 2000), () => ctx.stop(node));
+    // another node lags behind: cut off for a few seconds, it must catch up (F1)
+    const lagging = rng.pick(genesis.filter((x) => !stopped.includes(x)));
+    const from = rng.int(100, healAtMs / 2);
+    at(from, () => ctx.cut(new Set([lagging.name])));
+    at(Math.min(healAtMs - 100, from + rng.int(1500, 4000)), () => ctx.heal());
+    budget = 0;
+  }
+  if (mix.tornWrites) scheduleTears(ctx);
   for (const node of backups) {
     if (budget <= 0) break;
     budget--;
@@ -129,4 +207,70 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
     at(when, () => (node.skewSec += jump));
     if (rng.chance(0.5)) at(rng.int(when + 200, healAtMs), () => (node.skewSec -= jump));
   }
+}
+
+/**
+ * Crashes in the middle of writes: every 300-900 ms until the heal, one live node (a catching-up
+ * one half of the time when there is one) crashes after 0-3 more batch writes — between the
+ * writes of one commit, between catch-up phases, or after the commit and before the reply (or
+ * plainly, when it writes nothing for 800 ms) — and restarts 150-800 ms later. One node down at a
+ * time; several crashes per node per run.
+ */
+function scheduleTears<E extends SimExecutor>(ctx: FaultPlanContext<E>): void {
+  const { rng, queue, healAtMs } = ctx;
+  const genesis = ctx.nodes.slice(0, ctx.nodeCount);
+  let t = rng.int(300, 700);
+  let downUntil = 0;
+  while (t < healAtMs - 800) {
+    const when = t;
+    const writes = rng.int(0, 3);
+    const afterLast = rng.chance(0.5);
+    const pick = rng.next();
+    const downFor = rng.int(150, 800);
+    queue.schedule(when, () => {
+      if (queue.now < downUntil) return;
+      const live = genesis.filter((n) => n.alive && n.started && !n.stopped && n.byzantine === undefined);
+      if (live.length === 0) return;
+      const catching = live.filter((n) => n.core.status().catchingUp);
+      const pool = catching.length > 0 && pick < 0.5 ? catching : live;
+      const node = pool[Math.floor(pick * pool.length) % pool.length]!;
+      if (!ctx.tear(node, writes, afterLast, downFor)) return;
+      downUntil = queue.now + downFor + 1200;
+    });
+    t += rng.int(300, 900);
+  }
+}
+
+/** A primary faulty in time: paused and resumed, slow PRE-PREPAREs, one request in five censored. */
+function scheduleLazyPrimary<E extends SimExecutor>(ctx: FaultPlanContext<E>, primary: SimNode<E>): void {
+  const { rng, queue, healAtMs } = ctx;
+  ctx.byzantine.add(primary.name);
+  primary.censored = new WeakSet();
+  if (rng.chance(0.6)) primary.slowMs = rng.int(100, 1500);
+  let t = rng.int(200, 1500);
+  while (t < healAtMs - 500) {
+    const ms = rng.int(300, 6000);
+    queue.schedule(t, () => ctx.pause(primary, ms));
+    t += ms + rng.int(500, 3000);
+  }
+}
+
+/** A flooding node: every 40 ms until the heal, a burst of hostile messages to every other node. */
+function scheduleFlood<E extends SimExecutor>(ctx: FaultPlanContext<E>, node: SimNode<E>): void {
+  const { rng, queue, healAtMs } = ctx;
+  node.byzantine = 'flood';
+  ctx.byzantine.add(node.name);
+  const floodRng = rng.fork();
+  const tick = (): void => {
+    if (queue.now >= healAtMs) return;
+    if (node.alive && node.core !== undefined) {
+      const view = node.core.status().viewNo;
+      for (const to of ctx.genesisNames) {
+        if (to === node.name) continue;
+        for (const m of floodBurst(floodRng, view, ctx.genesisNames, node.name)) ctx.inject(node, to, m);
+      }
+    }
+    queue.schedule(queue.now + 40, tick);
+  };
+  queue.schedule(rng.int(200, 600), tick);
 }

@@ -45,6 +45,23 @@ export interface FaultMix {
   isolatePrimary?: boolean;
   /** consensus option overrides of this mix (e.g. a small CHK_FREQ so that cut-off nodes catch up) */
   consensus?: Partial<ConsensusOptions>;
+  // ---- the adversary (issue #15) ----
+  /** 1 to f nodes (the primary of view 0 half of the time) stop for good; another one lags behind a partition */
+  crashStop?: boolean;
+  /** crashes in the middle of a node's writes (between the batch writes of one event, before the reply), several per node */
+  tornWrites?: boolean;
+  /** the primary of view 0 (and, at n=7, a colluding backup) run as twins: two valid PRE-PREPAREs per key, one per half */
+  equivocatingPrimary?: boolean;
+  /** a Byzantine backup runs a second core that believes it is the primary and sends its PRE-PREPAREs */
+  usurper?: boolean;
+  /** f Byzantine nodes flood INSTANCE_CHANGE, MESSAGE_RESPONSE{NEW_VIEW}, VIEW_CHANGE_ACK and stash fillers */
+  flood?: boolean;
+  /** the primary of view 0 is faulty in time: paused and resumed, slow, and censoring one request in five */
+  lazyPrimary?: boolean;
+  /** behaviours the Byzantine primary picks from (default: PRIMARY_BEHAVIOURS) */
+  primaryBehaviours?: readonly string[];
+  /** the primary of view 1 is Byzantine (with isolatePrimary: it builds the NEW_VIEW) */
+  byzantineNextPrimary?: boolean;
 }
 
 const base: FaultMix = {
@@ -112,6 +129,43 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
     livenessBoundMs: 30_000,
   },
   twins: { ...base, name: 'twins', twins: true, checkLiveness: false, healAtMs: 2000, livenessBoundMs: 3000, requests: 20 },
+  // ---- the adversary (issue #15): every mix below also forces or invites a view change ----
+  // f nodes stop for good (the primary half of the time) while another node lags behind a partition
+  crashStop: { ...base, name: 'crashStop', latencyMs: [1, 10], crashStop: true, faultyNodes: 'f', healAtMs: 6000, livenessBoundMs: 30_000, consensus: { chkFreq: 5, logSize: 15 } },
+  // crashes in the middle of multi-step writes (batch commit, catch-up phases, before the reply), several per node
+  torn: { ...base, name: 'torn', latencyMs: [1, 10], tornWrites: true, crashPrimary: true, faultyNodes: 1, healAtMs: 7000, livenessBoundMs: 30_000, requests: 60, consensus: { chkFreq: 5, logSize: 15 } },
+  // the primary (and at n=7 a colluding backup) equivocate with two valid PRE-PREPAREs and matching COMMIT shares
+  equivocation: { ...base, name: 'equivocation', latencyMs: [1, 10], equivocatingPrimary: true, faultyNodes: 'f', healAtMs: 4000, livenessBoundMs: 30_000 },
+  // PRE-PREPAREs from a non-primary, and a primary whose PRE-PREPAREs carry forged or malformed multi-signatures
+  forgery: {
+    ...base,
+    name: 'forgery',
+    latencyMs: [1, 10],
+    usurper: true,
+    byzantinePrimary: true,
+    primaryBehaviours: ['badMultiSig'],
+    faultyNodes: 'f',
+    healAtMs: 4000,
+    livenessBoundMs: 30_000,
+  },
+  // the primary of view 0 is cut off; the primary of view 1 is Byzantine: bad NEW_VIEW, forged
+  // prepared certificates in its VIEW_CHANGEs, forged OLD_VIEW_PREPREPARE replies, false consistency proofs
+  badNewView: {
+    ...base,
+    name: 'badNewView',
+    latencyMs: [1, 10],
+    partitions: true,
+    isolatePrimary: true,
+    byzantineNextPrimary: true,
+    faultyNodes: 1,
+    healAtMs: 5000,
+    livenessBoundMs: 30_000,
+    consensus: { chkFreq: 5, logSize: 15 },
+  },
+  // f flooding nodes, and a primary cut off so that the floods meet a view change
+  flood: { ...base, name: 'flood', latencyMs: [1, 10], flood: true, partitions: true, isolatePrimary: true, faultyNodes: 'f', healAtMs: 4000, livenessBoundMs: 30_000 },
+  // a primary that pauses and resumes, delays its PRE-PREPAREs and censors one request in five
+  lazyPrimary: { ...base, name: 'lazyPrimary', latencyMs: [1, 10], lazyPrimary: true, faultyNodes: 1, healAtMs: 6000, livenessBoundMs: 40_000 },
 };
 
 /** the mixes a default sweep cycles through */
@@ -131,6 +185,13 @@ export const SWEEP_MIXES = [
   'seeders',
   'viewChange',
   'twins',
+  'crashStop',
+  'torn',
+  'equivocation',
+  'forgery',
+  'badNewView',
+  'flood',
+  'lazyPrimary',
 ] as const;
 
 export function faultMix(name: string): FaultMix {

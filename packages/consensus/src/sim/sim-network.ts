@@ -4,11 +4,11 @@
 // the run's network PRNG, in event order, so a run stays reproducible from its seed.
 import type { NodeMessage } from '../messages.js';
 import type { SimExecutor } from './backend.js';
-import { byzantineTransform } from './byzantine.js';
+import { byzantineTransform, isEquivocation } from './byzantine.js';
 import type { EventQueue } from './event-queue.js';
 import type { FaultMix } from './faults.js';
 import type { Prng } from './prng.js';
-import type { SimNode } from './sim-run.js';
+import type { AdversaryStats, SimNode } from './sim-run.js';
 
 /** What the network needs from the simulation around it. */
 export interface SimNetworkContext<E extends SimExecutor> {
@@ -24,6 +24,7 @@ export interface SimNetworkContext<E extends SimExecutor> {
   readonly healAtMs: number;
   /** hands a delivered message to the target's core */
   deliver(target: SimNode<E>, origin: string, msg: unknown): void;
+  readonly stats: AdversaryStats;
 }
 
 /** PRE-PREPAREs a node relays are remembered up to this many, then forgotten at once */
@@ -47,13 +48,24 @@ export class SimNetwork<E extends SimExecutor> {
 
   /** A message of `from` to every other pool node (gossip: receivers relay PRE-PREPAREs). */
   broadcast(from: SimNode<E>, msg: NodeMessage): void {
+    if (msg.op === 'PREPREPARE') {
+      if (from.usurper === true) this.ctx.stats.usurpedPrePrepares++;
+      else if (from.twin === true && from.side === 'B') this.ctx.stats.equivocations++;
+    }
     for (const to of this.ctx.names) if (to !== from.name) this.send(from, to, msg, true);
+  }
+
+  /** `from` puts a message of its own making on the wire to `to` (floods): no rewriting, no gossip. */
+  inject(from: SimNode<E>, to: string, msg: unknown): void {
+    this.ctx.stats.floodMessages++;
+    for (const target of this.incarnations(to, from)) this.transmit(from, from.name, target, msg, false);
   }
 
   /** A message of `from` to `to`; a Byzantine sender's behaviour rewrites it first. */
   send(from: SimNode<E>, to: string, msg: NodeMessage, gossip = false): void {
-    const outgoing: unknown[] =
-      from.byzantine === undefined ? [msg] : byzantineTransform(from.byzantine, msg, to, this.ctx.names, this.ctx.rng, from.history);
+    const kind = from.usurper === true ? 'usurper' : from.byzantine;
+    const outgoing: unknown[] = kind === undefined ? [msg] : byzantineTransform(kind, msg, to, this.ctx.names, this.ctx.rng, from.history);
+    if (kind !== undefined && isEquivocation(kind, msg, outgoing)) this.ctx.stats.equivocations++;
     if (from.byzantine !== undefined && msg.op !== 'MESSAGE_RESPONSE') {
       from.history.push(msg);
       if (from.history.length > 200) from.history.shift();
@@ -63,7 +75,17 @@ export class SimNetwork<E extends SimExecutor> {
 
   /** The running incarnations of `alias` that `from` can reach (twins talk to their own side only). */
   private incarnations(alias: string, from: SimNode<E>): SimNode<E>[] {
-    return this.ctx.nodes.filter((n) => n.name === alias && n.started && (from.side === undefined || n.side === undefined || n.side === from.side));
+    return this.ctx.nodes.filter((n) => n.name === alias && n.started && this.linked(from, n));
+  }
+
+  /**
+   * Twins of the negative control talk to their side only, and so do the honest nodes of each side.
+   * An equivocating twin (`twin`) hears everyone but speaks to its side only; honest nodes talk to
+   * each other freely.
+   */
+  private linked(from: SimNode<E>, to: SimNode<E>): boolean {
+    if (from.side === undefined || to.side === undefined || from.side === to.side) return true;
+    return this.ctx.mix.twins ? false : from.twin !== true;
   }
 
   /**
@@ -80,15 +102,23 @@ export class SimNetwork<E extends SimExecutor> {
       if (rng.chance(mix.drop)) return;
     }
     const [lo, hi] = chaos ? mix.latencyMs : [1, 4];
+    if (target.censored !== undefined && isCensored(target.censored, msg)) return;
     const copies = chaos && rng.chance(mix.duplicate) ? 2 : 1;
+    const slow = via.slowMs !== undefined && origin === via.name && (msg as { op?: unknown } | null)?.op === 'PREPREPARE' ? via.slowMs : 0;
     for (let c = 0; c < copies; c++) {
-      const delay = rng.int(lo, hi) + (chaos && rng.chance(mix.slowTail) ? rng.int(hi, hi * 20) : 0);
+      const delay = rng.int(lo, hi) + (chaos && rng.chance(mix.slowTail) ? rng.int(hi, hi * 20) : 0) + slow;
       const epoch = target.epoch;
-      queue.schedule(now + delay, () => {
+      const arrive = (): void => {
         if (!target.alive || target.epoch !== epoch) return;
+        // a paused process reads its socket when it resumes
+        if (target.pausedUntil !== undefined && target.pausedUntil > queue.now) {
+          queue.schedule(target.pausedUntil, arrive);
+          return;
+        }
         this.ctx.deliver(target, origin, msg);
         if (gossip) this.relay(target, origin, msg);
-      });
+      };
+      queue.schedule(now + delay, arrive);
     }
   }
 
@@ -110,4 +140,11 @@ export class SimNetwork<E extends SimExecutor> {
       for (const target of this.incarnations(alias, node)) this.transmit(node, origin, target, msg, false);
     }
   }
+}
+
+/** A PROPAGATE of a request the censoring target never lets in. */
+function isCensored(censored: WeakSet<object>, msg: unknown): boolean {
+  if (typeof msg !== 'object' || msg === null || (msg as { op?: unknown }).op !== 'PROPAGATE') return false;
+  const request = (msg as { request?: unknown }).request;
+  return typeof request === 'object' && request !== null && censored.has(request);
 }

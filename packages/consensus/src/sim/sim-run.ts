@@ -36,6 +36,33 @@ export interface SimulationResult {
   maxView: number;
   /** CPU time of the run in its process, milliseconds (not part of the outcome: it varies between machines) */
   cpuMs?: number;
+  /** what the adversary did in this run (absent in results of older runners) */
+  adversary?: AdversaryStats;
+}
+
+/** Counts of the adversary's actions in one run (summed by `npm run sim`). */
+export interface AdversaryStats {
+  /** nodes stopped for the rest of the run */
+  crashStops: number;
+  /** crashes in the middle of a node's writes (the writes after the crash point lost) */
+  tornWrites: number;
+  /** crash-restarts of every kind (torn writes included) */
+  restarts: number;
+  /** messages that contradict another one of the same sender for the same key (twin PRE-PREPAREs,
+   *  forged NEW_VIEW, VIEW_CHANGE, OLD_VIEW_PREPREPARE replies, multi-signatures, consistency proofs) */
+  equivocations: number;
+  /** PRE-PREPAREs sent by a node that is not the primary of their view */
+  usurpedPrePrepares: number;
+  /** messages of flooding nodes */
+  floodMessages: number;
+  /** pauses of a node (deliveries and timers held, then resumed) */
+  pauses: number;
+  /** highest core footprint (entries of its maps, sets and arrays) of an honest node */
+  maxFootprint: number;
+}
+
+export function emptyAdversaryStats(): AdversaryStats {
+  return { crashStops: 0, tornWrites: 0, restarts: 0, equivocations: 0, usurpedPrePrepares: 0, floodMessages: 0, pauses: 0, maxFootprint: 0 };
 }
 
 /** The world a simulation runs in (default: the in-memory stand-in of this package). */
@@ -64,6 +91,18 @@ export interface SimNode<E extends SimExecutor = StandInExecutor> {
   votes: StoredInstanceChangeVote[];
   /** PRE-PREPAREs this node already relayed (gossip model) */
   relayed: Set<string>;
+  /** crash-stopped: down for the rest of the run (liveness is checked without it) */
+  stopped?: boolean;
+  /** an incarnation of a twinned alias (equivocation: each talks to its side of the pool only) */
+  twin?: boolean;
+  /** a second incarnation whose core believes it is the primary: only its PRE-PREPAREs reach the wire */
+  usurper?: boolean;
+  /** deliveries and timers of a paused node wait until this simulated time */
+  pausedUntil?: number;
+  /** a slow primary: its PRE-PREPAREs take this much longer */
+  slowMs?: number;
+  /** a censoring primary: these requests (by reference, as the simulated network passes them) never reach it */
+  censored?: WeakSet<object>;
 }
 
 export function failedRun(opts: SimulationOptions, e: unknown): SimulationResult {

@@ -6,19 +6,19 @@ import { ConsensusCore } from '../core.js';
 import type { ConsensusEffect } from '../interfaces.js';
 import type { ClientRequestBody } from '../messages.js';
 import type { SimExecutor, SimPool, SimPoolFactory, SimReplica } from './backend.js';
-import { checkRun, type RunRecord } from './checks.js';
+import { type AckedReply, checkRun, coreFootprint, footprintBound, type RunRecord } from './checks.js';
 import { type ClientLoadContext, scheduleClientLoad, scheduleMembershipLoad } from './client-load.js';
 import { EventQueue } from './event-queue.js';
-import { type FaultPlanContext, makeTwins, scheduleFaults } from './fault-plan.js';
+import { type FaultPlanContext, makeEquivocators, makeTwins, scheduleFaults } from './fault-plan.js';
 import { type FaultMix, faultMix } from './faults.js';
 import { type MembershipPlan, membershipPlan } from './membership.js';
 import { Prng } from './prng.js';
 import { SimNetwork } from './sim-network.js';
 import { standInPool } from './standin-backend.js';
 import type { StandInExecutor } from './standin-executor.js';
-import { type SimNode, type SimulationModules, type SimulationOptions, type SimulationResult, failedRun } from './sim-run.js';
+import { type AdversaryStats, type SimNode, type SimulationModules, type SimulationOptions, type SimulationResult, emptyAdversaryStats, failedRun } from './sim-run.js';
 
-export type { SimNode, SimulationModules, SimulationOptions, SimulationResult } from './sim-run.js';
+export type { AdversaryStats, SimNode, SimulationModules, SimulationOptions, SimulationResult } from './sim-run.js';
 export { replayCommand } from './sim-run.js';
 
 const BASE_UTC = 1_700_000_000;
@@ -48,6 +48,13 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
   private pending: Promise<void>[] = [];
   /** nodes that handled something during the current event (their writes settle before the next) */
   private readonly touched = new Set<SimNode<E>>();
+  readonly stats: AdversaryStats = emptyAdversaryStats();
+  /** replies of the current event, sent once its writes are durable (the node awaits them before answering) */
+  private pendingReplies: { node: SimNode<E>; epoch: number; replies: AckedReply[] }[] = [];
+  /** node alias -> highest audit seqNo it answered clients for (durability across restarts) */
+  private readonly ackedAudit = new Map<string, number>();
+  /** nodes with an armed crash in their writes -> how long they stay down */
+  private readonly tearing = new Map<SimNode<E>, number>();
 
   constructor(
     readonly opts: SimulationOptions,
@@ -63,7 +70,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     this.pool = factory({ seed: opts.seed, genesis: this.genesisNames, ...(this.membership !== undefined ? { joiner: this.membership.joiner } : {}) });
     this.healAtMs = this.mix.healAtMs;
     this.endAtMs = this.healAtMs + this.mix.livenessBoundMs;
-    this.record = { names: this.names, byzantine: new Set(), submitted: [], orderedRequests: 0, orderedBatches: 0, alarms: [] };
+    this.record = { names: this.names, byzantine: new Set(), submitted: [], orderedRequests: 0, orderedBatches: 0, alarms: [], replies: [], durability: [], footprint: [] };
     this.network = new SimNetwork({
       queue: this.queue,
       rng: netRng,
@@ -72,6 +79,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       nodes: this.nodes,
       healAtMs: this.healAtMs,
       deliver: (target, from, msg) => this.apply(target, target.core.handle({ kind: 'nodeMessage', from, msg })),
+      stats: this.stats,
     });
     for (const name of this.names) this.nodes.push(this.createNode(name));
     if (this.membership !== undefined) this.nodes[this.nodes.length - 1]!.started = false;
@@ -90,8 +98,18 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       cut: (side) => this.network.cut(side),
       heal: () => this.network.heal(),
       downWindow: (from, to) => (this.downWindow = [from, to]),
+      stop: (node) => this.stop(node),
+      tear: (node, writes, afterLast, downForMs) => this.tear(node, writes, afterLast, downForMs),
+      pause: (node, ms) => {
+        node.pausedUntil = Math.max(node.pausedUntil ?? 0, this.queue.now + ms);
+        this.stats.pauses++;
+      },
+      inject: (from, to, msg) => this.network.inject(from, to, msg),
+      createUsurper: (alias) => this.createNode(alias, true),
+      stats: this.stats,
     };
     if (this.mix.twins) makeTwins(faults);
+    if (this.mix.equivocatingPrimary) makeEquivocators(faults);
     scheduleFaults(faults);
   }
 
@@ -101,8 +119,9 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     else then();
   }
 
-  private createNode(name: string): SimNode<E> {
+  private createNode(name: string, usurper = false): SimNode<E> {
     const node: SimNode<E> = {
+      ...(usurper ? { usurper: true } : {}),
       name,
       executor: undefined as unknown as E,
       replica: undefined as unknown as SimReplica<E>,
@@ -128,8 +147,11 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
 
   private createCore(node: SimNode<E>): ConsensusCore {
     const r = node.replica;
+    let validators = r.validators?.() ?? [...this.genesisNames];
+    // a usurper's registry is rotated so that it is the primary of view 0
+    if (node.usurper === true) validators = [...validators.slice(validators.indexOf(node.name)), ...validators.slice(0, validators.indexOf(node.name))];
     return new ConsensusCore(
-      { name: node.name, validators: r.validators?.() ?? this.genesisNames, ...this.mix.consensus, ...this.opts.consensus },
+      { name: node.name, validators, ...this.mix.consensus, ...this.opts.consensus },
       {
         executor: r.executor,
         crypto: r.crypto,
@@ -144,8 +166,40 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     if (!node.alive) return;
     node.alive = false;
     node.epoch++;
+    node.pausedUntil = undefined;
+    this.tearing.delete(node);
     this.after(node.replica.crash(), () => undefined);
     this.announce(node.name, false);
+  }
+
+  /** Crash-stop: the node is down for the rest of the run. */
+  private stop(node: SimNode<E>): void {
+    if (node.stopped === true) return;
+    node.stopped = true;
+    this.stats.crashStops++;
+    this.crash(node);
+  }
+
+  /**
+   * Arms a crash after `writes` more batch writes of the node (without a write within 800 ms, a
+   * plain crash then); the node restarts `downForMs` after the crash.
+   */
+  private tear(node: SimNode<E>, writes: number, afterLast: boolean, downForMs: number): boolean {
+    if (!node.alive || node.stopped === true || node.replica.armTear === undefined) return false;
+    node.replica.armTear(writes, afterLast);
+    this.tearing.set(node, downForMs);
+    const epoch = node.epoch;
+    this.queue.schedule(this.queue.now + 800, () => {
+      if (node.epoch !== epoch || !this.tearing.has(node)) return;
+      node.replica.armTear?.(undefined);
+      this.crashFor(node, downForMs);
+    });
+    return true;
+  }
+
+  private crashFor(node: SimNode<E>, downForMs: number): void {
+    this.crash(node);
+    this.queue.schedule(this.queue.now + downForMs, () => this.restart(node));
   }
 
   /** connection events to the other live nodes */
@@ -157,12 +211,17 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
   }
 
   private restart(node: SimNode<E>): void {
-    if (node.alive) return;
+    if (node.alive || node.stopped === true) return;
     node.alive = true;
     node.epoch++;
     node.relayed.clear();
+    this.stats.restarts++;
     this.after(node.replica.restart(), () => {
       node.executor = node.replica.executor;
+      // monotonic state across restarts: nothing a client was answered for is lost
+      const acked = this.ackedAudit.get(node.name) ?? 0;
+      const size = node.executor.committedSize(3);
+      if (size < acked) this.record.durability!.push(`durability: ${node.name} restarted with ${size} audit txns but had answered clients for batch ${acked}`);
       node.core = this.createCore(node);
       this.apply(node, node.core.start());
       this.announce(node.name, true);
@@ -173,7 +232,11 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
   run(): SimulationResult {
     this.expectNoPending();
     this.begin();
-    while (this.step()) this.expectNoPending();
+    this.acknowledge();
+    while (this.step()) {
+      this.expectNoPending();
+      this.acknowledge();
+    }
     return this.finish();
   }
 
@@ -214,11 +277,35 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       if (w !== undefined) this.pending.push(w);
     }
     this.touched.clear();
+    await this.drain();
+    // a node whose armed crash point was reached crashes now: the writes after it were lost
+    for (const [node, downForMs] of [...this.tearing]) {
+      if (node.replica.torn?.() !== true) continue;
+      this.stats.tornWrites++;
+      this.crashFor(node, downForMs);
+    }
+    await this.drain();
+    this.acknowledge();
+  }
+
+  private async drain(): Promise<void> {
     while (this.pending.length > 0) {
       const work = this.pending;
       this.pending = [];
       await Promise.all(work);
     }
+  }
+
+  /** The replies of the last event go out (their writes are durable): the run record keeps them. */
+  private acknowledge(): void {
+    for (const p of this.pendingReplies) {
+      if (!p.node.alive || p.node.epoch !== p.epoch) continue;
+      for (const r of p.replies) {
+        if (r.ledgerId >= 0) this.record.replies!.push(r);
+        if (r.auditSeqNo > (this.ackedAudit.get(r.node) ?? 0)) this.ackedAudit.set(r.node, r.auditSeqNo);
+      }
+    }
+    this.pendingReplies = [];
   }
 
   private begin(): void {
@@ -264,11 +351,31 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       this.lastCheck = now;
       if (this.mix.checkLiveness && this.settled()) return false;
     }
+    if (now - this.lastFootprint >= 500) {
+      this.lastFootprint = now;
+      this.measureFootprints();
+    }
     return true;
+  }
+
+  private lastFootprint = 0;
+
+  /** Resource bounds: every honest core's maps, sets and arrays stay under the run's footprint bound. */
+  private measureFootprints(): void {
+    const bound = footprintBound(this.names.length, this.opts.requests ?? this.mix.requests);
+    for (const node of this.nodes) {
+      if (!node.alive || !node.started || this.record.byzantine.has(node.name) || node.core === undefined) continue;
+      const size = coreFootprint(node.core, [node.executor, node.replica.crypto, node.replica.requests]);
+      if (size > this.stats.maxFootprint) this.stats.maxFootprint = size;
+      if (size > bound && !this.record.footprint!.some((v) => v.startsWith(`resources: ${node.name} `))) {
+        this.record.footprint!.push(`resources: ${node.name} holds ${size} entries in its consensus maps and queues at ${this.queue.now} ms (bound ${bound})`);
+      }
+    }
   }
 
   private finish(): SimulationResult {
     const violations = this.runaway !== undefined ? [this.runaway] : [];
+    this.measureFootprints();
     violations.push(...checkRun(this.record, this.nodes, {
       checkLiveness: this.mix.checkLiveness,
       verifyMulti: (node, p, value, sig) => (node as SimNode<E>).replica.crypto.blsVerifyMulti(p, value, sig),
@@ -286,12 +393,13 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       messages: this.network.messages,
       livenessChecked: this.mix.checkLiveness,
       maxView: Math.max(...this.nodes.filter((n) => !this.record.byzantine.has(n.name)).map((n) => n.core.status().viewNo)),
+      adversary: { ...this.stats },
     };
   }
 
   /** every valid request committed everywhere and every honest node at the same audit size */
   private settled(): boolean {
-    const honest = this.nodes.filter((n) => !this.record.byzantine.has(n.name));
+    const honest = this.nodes.filter((n) => !this.record.byzantine.has(n.name) && n.stopped !== true);
     if (honest.some((n) => !n.alive || !n.started)) return false;
     const size = honest[0]!.executor.committedSize(3);
     if (honest.some((n) => n.executor.committedSize(3) !== size)) return false;
@@ -300,8 +408,11 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
 
   /** A client sends a request to every running node (of one side, for twins). */
   private submit(connId: string, request: ClientRequestBody, side?: 'A' | 'B'): void {
+    // a censoring primary never lets one request in five in (neither from the client nor propagated)
+    for (const node of this.nodes) if (node.censored !== undefined && this.rng.chance(0.2)) node.censored.add(request);
     for (const node of this.nodes) {
       if (!node.alive || !node.started || (side !== undefined && node.side !== side)) continue;
+      if (node.censored?.has(request) === true) continue;
       this.apply(node, node.core.handle({ kind: 'clientRequest', connId, request }));
     }
   }
@@ -317,12 +428,22 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
         case 'send':
           this.network.send(node, e.to, e.msg);
           break;
-        case 'setTimer':
-          this.queue.schedule(this.queue.now + e.delayMs, () => {
-            if (node.alive && node.epoch === epoch) this.apply(node, node.core.handle({ kind: 'timer', id: e.id }));
-          });
+        case 'setTimer': {
+          const fire = (): void => {
+            if (!node.alive || node.epoch !== epoch) return;
+            if (node.pausedUntil !== undefined && node.pausedUntil > this.queue.now) this.queue.schedule(node.pausedUntil, fire);
+            else this.apply(node, node.core.handle({ kind: 'timer', id: e.id }));
+          };
+          this.queue.schedule(this.queue.now + e.delayMs, fire);
           break;
+        }
         case 'ordered':
+          if (!this.record.byzantine.has(node.name)) {
+            const replies = e.replies.map((r) => ({ node: node.name, ledgerId: e.ledgerId, seqNo: r.seqNo, digest: r.digest, auditSeqNo: e.ppSeqNo }));
+            // the batch itself is acknowledged too (its audit txn), replies or not
+            replies.push({ node: node.name, ledgerId: -1, seqNo: 0, digest: '', auditSeqNo: e.ppSeqNo });
+            this.pendingReplies.push({ node, epoch, replies });
+          }
           if (this.downWindow !== undefined && this.queue.now >= this.downWindow[0] && this.queue.now < this.downWindow[1]) this.orderedWhileDown++;
           if (!this.record.byzantine.has(node.name)) {
             this.record.orderedBatches++;

@@ -17,6 +17,8 @@ export interface SweepOptions {
   onResult?: (r: SimulationResult, done: number) => void;
   /** file path of a module exporting `simulate(opts): Promise<SimulationResult>`; default: the stand-in world */
   runner?: string;
+  /** once aborted, no further run starts (the runs under way finish); the results hold the runs done */
+  signal?: AbortSignal;
 }
 
 /** Worker protocol: parent -> {run} | {done: true}; worker -> {ready: true} | {result}. */
@@ -41,6 +43,7 @@ export async function runSweep(runs: readonly SimulationOptions[], opts: SweepOp
   if (jobs === 1) {
     const simulate = await loadRunner(opts.runner);
     for (const run of runs) {
+      if (opts.signal?.aborted === true) break;
       results.push(await simulate(run));
       opts.onResult?.(results[results.length - 1]!, results.length);
     }
@@ -55,7 +58,7 @@ export async function runSweep(runs: readonly SimulationOptions[], opts: SweepOp
           // the child inherits this process's loader flags (tsx, export conditions)
           const child = fork(workerPath, opts.runner !== undefined ? [opts.runner] : [], { execArgv: process.execArgv, serialization: 'advanced' });
           const feed = (): void => {
-            const msg: ToWorker = next < runs.length ? { run: runs[next++]! } : { done: true };
+            const msg: ToWorker = next < runs.length && opts.signal?.aborted !== true ? { run: runs[next++]! } : { done: true };
             child.send(msg);
           };
           child.on('message', (m: FromWorker) => {
@@ -71,5 +74,6 @@ export async function runSweep(runs: readonly SimulationOptions[], opts: SweepOp
     ),
   );
   const order = new Map(runs.map((r, i) => [`${r.seed}|${r.nodes}|${r.faults}`, i]));
+  // the sweep's options are data; a result's own seed, nodes and faults find its place
   return results.sort((a, b) => order.get(`${a.seed}|${a.nodes}|${a.faults}`)! - order.get(`${b.seed}|${b.nodes}|${b.faults}`)!);
 }

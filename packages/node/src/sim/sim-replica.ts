@@ -26,6 +26,7 @@ import { checkAgainstAudit, openNodeStores, popCheckedBlsKey } from '../node-set
 import { PoolRegistry } from '../pool-registry.js';
 import { ExecutorRequestAnalyzer } from '../request-analyzer.js';
 import { simBlsKey, simNodeKeys } from './sim-identities.js';
+import { TearableKvStore } from './tearable-kv.js';
 
 /** What the replicas of one run share (pure caches, and the genesis they all start from). */
 export interface SimRunShared {
@@ -141,11 +142,15 @@ export class SimReplica implements SimReplicaContract<SimConsensusExecutor> {
   private readonly multiSigs: MultiSignature[] = [];
   private stores!: NodeStores;
 
+  private readonly kv: TearableKvStore;
+
   private constructor(
     readonly alias: string,
-    private readonly kv: KvStore,
+    kv: KvStore,
     private readonly shared: SimRunShared,
-  ) {}
+  ) {
+    this.kv = new TearableKvStore(kv);
+  }
 
   static async create(alias: string, shared: SimRunShared): Promise<SimReplica> {
     const r = new SimReplica(alias, await openMemoryKvStore(), shared);
@@ -206,7 +211,10 @@ export class SimReplica implements SimReplicaContract<SimConsensusExecutor> {
     return [...this.executor.registry.validators];
   }
 
-  /** Everything volatile is lost; the key-value store keeps every completed write. */
+  /**
+   * Everything volatile is lost; the key-value store keeps every completed write (the writes after
+   * an armed tear point are lost: they never land).
+   */
   async crash(): Promise<void> {
     try {
       await this.executor.flush();
@@ -216,7 +224,17 @@ export class SimReplica implements SimReplicaContract<SimConsensusExecutor> {
   }
 
   async restart(): Promise<void> {
+    this.kv.armTear(undefined);
     await this.open();
+  }
+
+  /** After `writes` more batch writes, every later write is lost (the simulator crashes the node). */
+  armTear(writes: number | undefined, afterLast?: boolean): void {
+    this.kv.armTear(writes, afterLast);
+  }
+
+  torn(): boolean {
+    return this.kv.torn;
   }
 
   settle(): Promise<void> {
