@@ -231,7 +231,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         }
       });
     });
-    const setupMs = await Promise.race([ready, new Promise<never>((_, rej) => setTimeout(() => rej(new Error('the pool did not order the setup writes within 240 s')), 240_000))]);
+    let setupTimer: NodeJS.Timeout | undefined;
+    const setupMs = await Promise.race([
+      ready,
+      new Promise<never>((_, rej) => {
+        setupTimer = setTimeout(() => rej(new Error('the pool did not order the setup writes within 240 s')), 240_000);
+        o.signal?.addEventListener('abort', () => rej(new Error('stopped before the pool had ordered the setup writes')), { once: true });
+      }),
+    ]).finally(() => clearTimeout(setupTimer));
     o.log(`workload: ${o.clients} clients x ${o.concurrency} writes in flight, ready after ${(setupMs / 1000).toFixed(1)} s`);
 
     const deadline = started + o.minutes * 60_000;
