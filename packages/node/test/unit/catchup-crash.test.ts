@@ -63,11 +63,16 @@ interface Leecher {
 }
 
 /** Node4's startup over `kv`, as a node process does it: genesis into empty ledgers, registry, audit check, executor, core. */
-async function openLeecher(kv: KvStore, clock: { now(): number; utcSeconds(): number }): Promise<Leecher> {
+interface Genesis {
+  pool: string;
+  domain: string;
+}
+
+async function openLeecher(kv: KvStore, clock: { now(): number; utcSeconds(): number }, genesis: Genesis): Promise<Leecher> {
   const { stores, requestStores } = await openNodeStores(kv);
   const reqExecutor = new RequestExecutor({ verifySignatures: true }, { stores: requestStores });
-  if (stores.ledgers[0].size === 0) await reqExecutor.applyGenesis(0, parseGenesis(simPoolGenesis(GENESIS), { file: 'pool', ledgerId: 0 }).map((e) => e.txn as unknown as Txn));
-  if (stores.ledgers[1].size === 0) await reqExecutor.applyGenesis(1, parseGenesis(simDomainGenesis(GENESIS.length), { file: 'domain', ledgerId: 1 }).map((e) => e.txn as unknown as Txn));
+  if (stores.ledgers[0].size === 0) await reqExecutor.applyGenesis(0, parseGenesis(genesis.pool, { file: 'pool', ledgerId: 0 }).map((e) => e.txn as unknown as Txn));
+  if (stores.ledgers[1].size === 0) await reqExecutor.applyGenesis(1, parseGenesis(genesis.domain, { file: 'domain', ledgerId: 1 }).map((e) => e.txn as unknown as Txn));
   const registry = new PoolRegistry();
   for (let s = 1; s <= stores.ledgers[0].size; s++) registry.apply(stores.ledgers[0].getSync(s));
   const audit = await AuditTrail.load(stores.ledgers[3]);
@@ -119,70 +124,105 @@ function expectSameAsSeeder(leecher: Leecher, seeder: SimConsensusExecutor, note
   expect(leecher.executor.lastAudit(), `${note}: last audit txn`).to.deep.equal(seeder.lastAudit());
 }
 
+/** A run on the real stack whose seeders stay open, and the genesis its nodes started from. */
+async function orderedPool(faults: string, seed: number, requests: number): Promise<{ sim: Simulation<SimConsensusExecutor>; pool: RealSimPool; genesis: Genesis }> {
+  let pool!: RealSimPool;
+  let genesis!: Genesis;
+  const sim = new Simulation<SimConsensusExecutor>(
+    { seed, nodes: 4, faults, requests },
+    {
+      pool: (ctx) => {
+        pool = realSimPool(ctx);
+        // as realSimPool builds it: the joiner's steward is on the domain ledger too
+        genesis = { pool: simPoolGenesis(ctx.genesis), domain: simDomainGenesis(ctx.genesis.length + (ctx.joiner !== undefined ? 1 : 0)) };
+        return { replica: (a) => pool.replica(a), workload: pool.workload };
+      },
+    },
+  );
+  expect((await sim.runAsync()).violations).to.deep.equal([]);
+  return { sim, pool, genesis };
+}
+
+type Clock = { t: number; now(): number; utcSeconds(): number };
+
+/**
+ * For every k: a fresh Node4 loses every write of its catch-up from the k-th on, and (`secondCrash`)
+ * after its restart also every write from the `secondCrash`-th on; started once more over what
+ * landed, it must open and catch up to exactly the seeders' state. Returns the number of writes of
+ * a whole catch-up and how many restarts found ledgers behind the audit ledger.
+ */
+async function crashEverywhere(sim: Simulation<SimConsensusExecutor>, genesis: Genesis, secondCrash?: number): Promise<{ total: number; interrupted: number }> {
+  const seeder = sim.nodes[0]!.executor;
+  const clock: Clock = { t: 0, now: () => clock.t, utcSeconds: () => 1_800_000_000 + Math.floor(clock.t / 1000) };
+  // the writes of one whole catch-up, from genesis
+  const whole = await openMemoryKvStore();
+  await openLeecher(whole, clock, genesis);
+  const counted = crashingKv(whole, Number.POSITIVE_INFINITY);
+  const full = await openLeecher(counted.kv, clock, genesis);
+  expect(await catchUp(sim, full, clock)).to.equal(true);
+  expectSameAsSeeder(full, seeder, 'uninterrupted');
+  const total = counted.writes();
+  let interrupted = 0;
+  for (let k = 1; k <= total; k++) {
+    const raw = await openMemoryKvStore();
+    await openLeecher(raw, clock, genesis);
+    const crashes = secondCrash === undefined ? [k] : [k, secondCrash];
+    for (const at of crashes) {
+      const node = await openLeecher(crashingKv(raw, at).kv, clock, genesis);
+      if (node.behind.length > 0) interrupted++;
+      await catchUp(sim, node, clock);
+      // kill -9: everything in memory is gone; the next process opens what landed
+    }
+    let restarted: Leecher;
+    try {
+      restarted = await openLeecher(raw, clock, genesis);
+    } catch (e) {
+      expect.fail(`crashes before writes ${crashes.join(', ')} of ${total}: the node does not start again: ${(e as Error).message} (${String((e as { code?: unknown }).code)})`);
+    }
+    if (restarted.behind.length > 0) interrupted++;
+    const note = `crashes before writes ${crashes.join(', ')} of ${total}`;
+    expect(await catchUp(sim, restarted, clock), `${note}: catch-up completes`).to.equal(true);
+    expectSameAsSeeder(restarted, seeder, note);
+    for (const l of [0, 1, 2] as const) expect(b58encode(restarted.stores.states[l].committedRoot), `${note}: state ${l}`).to.equal(b58encode(full.stores.states[l].committedRoot));
+    expect(checkAgainstAudit(await AuditTrail.load(restarted.stores.ledgers[3]), restarted.stores.ledgers), note).to.deep.equal([]);
+    await raw.close();
+  }
+  await whole.close();
+  return { total, interrupted };
+}
+
 describe('a node killed at any instant of a catch-up restarts and completes it (#15 F6)', function () {
   this.timeout(600_000);
-  let pool: RealSimPool;
-  let sim: Simulation<SimConsensusExecutor>;
-
-  before(async () => {
-    // enough domain txns for several CATCHUP_REPs per ledger (50 txns each at least)
-    sim = new Simulation<SimConsensusExecutor>(
-      { seed: 3, nodes: 4, faults: 'none', requests: 130 },
-      {
-        pool: (ctx) => {
-          pool = realSimPool(ctx);
-          return { replica: (a) => pool.replica(a), workload: pool.workload };
-        },
-      },
-    );
-    expect((await sim.runAsync()).violations).to.deep.equal([]);
-  });
+  const pools: RealSimPool[] = [];
   after(async () => {
-    await pool?.close();
+    for (const p of pools) await p.close();
   });
 
-  it('opens and catches up after losing every write from the k-th on, for every k', async () => {
-    const seeder = sim.nodes[0]!.executor;
-    expect(seeder.ledgerStatus(1).size).to.be.greaterThan(100);
-    const clock = { t: 0, now: () => clock.t, utcSeconds: () => 1_800_000_000 + Math.floor(clock.t / 1000) };
-    // the writes of one whole catch-up, from genesis
-    const whole = await openMemoryKvStore();
-    await openLeecher(whole, clock);
-    const counted = crashingKv(whole, Number.POSITIVE_INFINITY);
-    const full = await openLeecher(counted.kv, clock);
-    expect(await catchUp(sim, full, clock)).to.equal(true);
-    expectSameAsSeeder(full, seeder, 'uninterrupted');
-    const total = counted.writes();
+  it('opens and catches up after losing every write from the k-th on, for every k (domain ledger, several replies)', async () => {
+    // enough domain txns for several CATCHUP_REPs (50 txns each at least)
+    const { sim, pool, genesis } = await orderedPool('none', 3, 130);
+    pools.push(pool);
+    expect(sim.nodes[0]!.executor.ledgerStatus(1).size).to.be.greaterThan(100);
+    const { total, interrupted } = await crashEverywhere(sim, genesis);
     expect(total, 'audit, then several domain replies').to.be.at.least(4);
-    let interrupted = 0;
-    for (let k = 1; k <= total; k++) {
-      const raw = await openMemoryKvStore();
-      await openLeecher(raw, clock);
-      const crashing = crashingKv(raw, k);
-      const first = await openLeecher(crashing.kv, clock);
-      await catchUp(sim, first, clock);
-      // kill -9: everything in memory is gone; a new process opens what landed
-      let restarted: Leecher;
-      try {
-        restarted = await openLeecher(raw, clock);
-      } catch (e) {
-        expect.fail(`crash before write ${k} of ${total}: the node does not start again: ${(e as Error).message} (${String((e as { code?: unknown }).code)})`);
-      }
-      if ((restarted.behind ?? []).length > 0) interrupted++;
-      expect(await catchUp(sim, restarted, clock), `crash before write ${k}: catch-up completes`).to.equal(true);
-      expectSameAsSeeder(restarted, seeder, `crash before write ${k}`);
-      for (const l of [0, 1, 2] as const) expect(b58encode(restarted.stores.states[l].committedRoot), `crash before write ${k}: state ${l}`).to.equal(b58encode(full.stores.states[l].committedRoot));
-      await raw.close();
-    }
     // the crashes did hit between the audit ledger and the ledgers it names
     expect(interrupted).to.be.greaterThan(0);
-    await whole.close();
+  });
+
+  it('the same with the pool ledger caught up too (membership changes), killed twice in one catch-up', async () => {
+    const { sim, pool, genesis } = await orderedPool('membership', 1105, 40);
+    pools.push(pool);
+    expect(sim.nodes[0]!.executor.committedSize(0)).to.be.greaterThan(GENESIS.length);
+    const { interrupted } = await crashEverywhere(sim, genesis, 2);
+    expect(interrupted).to.be.greaterThan(0);
   });
 
   it('still refuses to start when a ledger is ahead of the audit ledger (no write makes that)', async () => {
-    const clock = { t: 0, now: () => clock.t, utcSeconds: () => 1_800_000_000 };
+    const { sim, pool, genesis } = await orderedPool('none', 4, 20);
+    pools.push(pool);
+    const clock: Clock = { t: 0, now: () => clock.t, utcSeconds: () => 1_800_000_000 };
     const raw = await openMemoryKvStore();
-    const l = await openLeecher(raw, clock);
+    const l = await openLeecher(raw, clock, genesis);
     expect(await catchUp(sim, l, clock)).to.equal(true);
     const trail = await AuditTrail.load(l.stores.ledgers[3]);
     expect(checkAgainstAudit(trail, l.stores.ledgers)).to.deep.equal([]);
