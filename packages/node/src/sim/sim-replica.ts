@@ -104,6 +104,22 @@ export class SimConsensusExecutor extends ConsensusExecutor implements SimExecut
     return t?.txn?.type === '1' && typeof t.txn.data?.dest === 'string' ? t.txn.data.dest : undefined;
   }
 
+  /** The committed state and ledgers against the last audit txn (its state roots, sizes and txn roots). */
+  stateProblem(): string | undefined {
+    const audit = this.nodeStores.ledgers[3];
+    if (audit.size === 0) return undefined;
+    for (const { ledgerId, stateRoot } of this.auditStateRoots(audit.getSync(audit.size))) {
+      if (ledgerId !== 0 && ledgerId !== 1 && ledgerId !== 2) continue;
+      const have = b58encode(this.nodeStores.states[ledgerId].committedRoot);
+      if (have !== stateRoot) return `has state root ${have} for ledger ${ledgerId}, its last audit txn (${audit.size}) names ${stateRoot}`;
+    }
+    for (const [ledgerId, target] of this.ledgerTargets()) {
+      const st = this.ledgerStatus(ledgerId);
+      if (st.size !== target.size || st.root !== target.root) return `has ledger ${ledgerId} at size ${st.size}, its last audit txn (${audit.size}) names size ${target.size}`;
+    }
+    return undefined;
+  }
+
   isCommittedTxnRoot(ledgerId: number, txnRoot: string): boolean {
     const l = this.ledgerOf(ledgerId);
     let known = this.rootSets.get(ledgerId);
