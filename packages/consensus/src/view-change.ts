@@ -58,13 +58,11 @@ export class ViewChanger {
   private newViewDeadline = Number.POSITIVE_INFINITY;
   private readonly futureViewSenders = new Map<number, Set<string>>();
   /**
-   * NEW_VIEWs answered to this node's MESSAGE_REQUESTs: view -> responder -> body (JSON) (#15, F5:
-   * only for views asked for, validators only, one body per (view, responder); at most
-   * |nvRequested| × n bodies, each within MSG_LEN_LIMIT)
+   * NEW_VIEWs in MESSAGE_RESPONSEs (answers to a NEW_VIEW request, or a peer's hint that this node
+   * asked about an old view): responder -> its latest answer, body as JSON (#15, F5: validators
+   * only, one body per responder, at most n bodies of MSG_LEN_LIMIT each; dropped for views left)
    */
-  private readonly nvResponses = new Map<number, Map<string, string>>();
-  /** views whose NEW_VIEW this node asked for and has not entered yet (at most current view + 2) */
-  private readonly nvRequested = new Set<number>();
+  private readonly nvResponses = new Map<string, { viewNo: number; key: string }>();
   private lastNvRequestAt = Number.NEGATIVE_INFINITY;
   /** when this node, as the new primary, last started a catch-up to the checkpoint of its NEW_VIEW */
   private checkpointCatchupAt = Number.NEGATIVE_INFINITY;
@@ -88,7 +86,6 @@ export class ViewChanger {
       if (now >= this.newViewDeadline) {
         this.newViewDeadline = now + Math.min(ctx.opts.newViewTimeoutCapMs, ctx.opts.newViewTimeoutMs * this.voting.timeoutFactor() * 2);
         this.voting.vote(Suspicion.INSTANCE_CHANGE_TIMEOUT);
-        this.nvRequested.add(ctx.viewNo);
         ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'NEW_VIEW', params: { instId: 0, viewNo: ctx.viewNo } });
       }
       if (this.pendingNewView !== undefined) this.tryValidateNewView();
@@ -526,7 +523,6 @@ export class ViewChanger {
     const now = ctx.now();
     if (s.size >= ctx.quorums.weak && now - this.lastNvRequestAt >= ctx.opts.messageRequestRetryMs) {
       this.lastNvRequestAt = now;
-      this.nvRequested.add(viewNo);
       ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'NEW_VIEW', params: { instId: 0, viewNo } });
     }
   }
@@ -535,18 +531,13 @@ export class ViewChanger {
   onRequestedNewView(from: string, nv: NewView): void {
     const ctx = this.ctx;
     if (nv.viewNo < ctx.viewNo || (nv.viewNo === ctx.viewNo && !ctx.waitingForNewView)) return;
-    // unsolicited answers are dropped (#15, F5): they were held forever
-    if (!this.nvRequested.has(nv.viewNo) || !ctx.isValidator(from)) return;
+    if (!ctx.isValidator(from)) return;
     const { primary: _p, ...body } = nv;
     const key = JSON.stringify(body);
-    let answers = this.nvResponses.get(nv.viewNo);
-    if (answers === undefined) {
-      answers = new Map();
-      this.nvResponses.set(nv.viewNo, answers);
-    }
-    answers.set(from, key);
+    // the responder's latest answer replaces its earlier one (#15, F5: every body was kept before)
+    this.nvResponses.set(from, { viewNo: nv.viewNo, key });
     let same = 0;
-    for (const k of answers.values()) if (k === key) same++;
+    for (const r of this.nvResponses.values()) if (r.key === key) same++;
     if (same < ctx.quorums.weak) return;
     this.nvResponses.clear();
     if (nv.viewNo > ctx.viewNo) this.leaveView(nv.viewNo);
@@ -557,14 +548,13 @@ export class ViewChanger {
   /**
    * Drops what the view-change stores hold for views this node has left behind: VIEW_CHANGEs of
    * views below `view` (those of `view` itself are taken by startViewChange), 3PC senders up to it,
-   * asked-for NEW_VIEWs and their answers below it, or up to it once it is `entered`.
+   * NEW_VIEW answers below it, or up to it once it is `entered`.
    */
   private pruneViewStores(view: number, entered = false): void {
     const below = entered ? view + 1 : view;
     for (const v of [...this.futureVcs.keys()]) if (v < below) this.futureVcs.delete(v);
     for (const v of [...this.futureViewSenders.keys()]) if (v <= view) this.futureViewSenders.delete(v);
-    for (const v of [...this.nvRequested]) if (v < below) this.nvRequested.delete(v);
-    for (const v of [...this.nvResponses.keys()]) if (v < below) this.nvResponses.delete(v);
+    for (const [from, r] of this.nvResponses) if (r.viewNo < below) this.nvResponses.delete(from);
   }
 
   /** The NEW_VIEW this node accepted, for MESSAGE_REQUEST answers. */

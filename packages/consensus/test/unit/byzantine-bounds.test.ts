@@ -204,20 +204,15 @@ describe('view-change message stores under a flood from one validator (#15, F5)'
     return c;
   }
 
-  it('keeps no unsolicited MESSAGE_RESPONSE{NEW_VIEW}, and one solicited answer per validator', () => {
+  it('keeps one MESSAGE_RESPONSE{NEW_VIEW} body per validator, its latest', () => {
     const { core: c } = core('Node2');
     // before #15 each distinct body was kept for good (3,000 bodies of 36 KB held 108 MB)
     for (let i = 0; i < FLOOD; i++) c.handle({ kind: 'nodeMessage', from: 'Node3', msg: nvResponse(1 + (i % 3), i) });
-    expect(viewChangeStores(c).nvResponses).to.equal(0);
-    // f+1 validators send PREPAREs of view 1: this node asks for NEW_VIEW 1 (§6.9)
-    const root = '11111111111111111111111111111111';
-    const prepare = { op: 'PREPARE', instId: 0, viewNo: 1, ppSeqNo: 1, ppTime: 1, digest: 'ab'.repeat(32), stateRootHash: root, txnRootHash: root, auditTxnRootHash: root };
-    c.handle({ kind: 'nodeMessage', from: 'Node1', msg: prepare });
-    expect(sent(c.handle({ kind: 'nodeMessage', from: 'Node3', msg: prepare }), 'MESSAGE_REQUEST')).to.have.length(1);
+    // bound: one body per validator
+    expect(viewChangeStores(c).nvResponses).to.equal(1);
     for (let i = 0; i < FLOOD; i++) c.handle({ kind: 'nodeMessage', from: 'Node3', msg: nvResponse(1, i) });
-    // bound: one body per (asked-for view, validator)
-    expect(viewChangeStores(c).nvResponses).to.be.at.most(1 + N);
-    // the answers of two honest validators still make it adopt view 1
+    expect(viewChangeStores(c).nvResponses).to.be.at.most(N);
+    // the answers of two honest validators still make it adopt view 1 (f+1 identical)
     c.handle({ kind: 'nodeMessage', from: 'Node1', msg: nvResponse(1, FLOOD + 1) });
     expect(c.status().viewNo).to.equal(0);
     c.handle({ kind: 'nodeMessage', from: 'Node4', msg: nvResponse(1, FLOOD + 1) });
