@@ -3,7 +3,9 @@
  * files and JSON arguments into values, signing and submitting, and printing results (human-readable by default,
  * the reply's result as lossless JSON with --json).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isPlainObject, ledgerOfType, LedgerId, parseJson, stringifyJson, type Request } from '@quire/common';
 import { ClientError, ClientErrorCode } from '../errors.js';
 import { appendTaaAcceptance, buildTaaAcceptance, fetchTaa } from '../requests/taa.js';
@@ -11,6 +13,7 @@ import { DidKey } from '../requests/did.js';
 import { prepareForEndorser, signRequest } from '../requests/sign.js';
 import { Pool, type ReadOutcome, type WriteOutcome } from '../pool/pool.js';
 import { nodeFailure, type NodeAnswer } from '../pool/exchange.js';
+import { checkCommand, CliExit, ExitCode, interruption, isNotFound, readSubject, type PoolShape } from './diagnostics.js';
 
 export const GENESIS_ENV = 'QUIRE_GENESIS';
 export const SEED_ENV = 'QUIRE_SEED';
@@ -93,11 +96,20 @@ export function loadKey(g: GlobalOptions, required = true): DidKey | undefined {
 
 export class Context {
   private pool: Pool | undefined;
+  /** the type of the last request sent (for hints on its refusal) */
+  requestType: string | undefined;
 
   constructor(
     readonly g: GlobalOptions,
     readonly io: Output,
+    /** ends a write as SIGINT does (tests) */
+    readonly stop?: AbortSignal,
   ) {}
+
+  /** n and f of the pool once opened (for "X of N answered, Q needed"). */
+  shape(): PoolShape | undefined {
+    return this.pool === undefined ? undefined : { n: this.pool.n, f: this.pool.f };
+  }
 
   /** The pool genesis file: --genesis, then $QUIRE_GENESIS. */
   genesisFile(): string {
@@ -146,9 +158,32 @@ export class Context {
   async send(req: Request, payload?: Uint8Array): Promise<void> {
     const pool = await this.openPool();
     const kind = Pool.kindOf(req);
+    this.requestType = typeof req.operation.type === 'string' ? req.operation.type : undefined;
     if (kind === 'action') return this.printAction(await pool.submitAction(req, payload === undefined ? {} : { payload }));
-    if (kind === 'read') return this.printRead(await pool.submitRead(req, payload === undefined ? {} : { payload }));
-    return this.printWrite(await pool.submitWrite(req, payload === undefined ? {} : { payload }));
+    if (kind === 'read') return this.printRead(await pool.submitRead(req, payload === undefined ? {} : { payload }), req);
+    const stop = interruption(this.stop);
+    try {
+      const outcome = await Promise.race([pool.submitWrite(req, payload === undefined ? {} : { payload }), stop.promise]);
+      if (outcome === 'interrupted') this.interrupted(req, payload);
+      return this.printWrite(outcome);
+    } finally {
+      stop.release();
+    }
+  }
+
+  /** A write interrupted after it was sent: it may still be committed; says how to find out, then exits 130. */
+  private interrupted(req: Request, payload: Uint8Array | undefined): never {
+    this.io.err('interrupted: the write was sent to the pool and may still be committed');
+    const check = checkCommand(req.operation, typeof req.identifier === 'string' ? req.identifier : String(req.identifier));
+    if (check !== undefined) this.io.err(`check with: ${check}`);
+    const file = join(tmpdir(), `quire-request-${String(req.reqId)}.json`);
+    try {
+      writeFileSync(file, payload ?? stringifyJson(req), { mode: 0o600 });
+      this.io.err(`or ask for its outcome: quire submit --request-file ${file} (a committed request is answered with its txn, not written twice)`);
+    } catch {
+      this.io.err('or look for it with quire get-txn --ledger <ledger> --seq-no <n>');
+    }
+    throw new CliExit(ExitCode.INTERRUPTED);
   }
 
   async read(req: Request): Promise<void> {
@@ -164,8 +199,15 @@ export class Context {
     this.io.out(pretty(txn.data ?? null));
   }
 
-  printRead(r: ReadOutcome): void {
-    if (this.g.json === true) return this.io.out(stringifyJson(r.result));
+  /** Prints a read's result; a read that found nothing says "not found" and ends with exit status 1. */
+  printRead(r: ReadOutcome, req?: Request): void {
+    const type = typeof r.result.type === 'string' ? r.result.type : undefined;
+    const missing = isNotFound(type, r.result, r.result.data);
+    if (this.g.json === true) {
+      this.io.out(stringifyJson(r.result));
+      if (missing) throw new CliExit(ExitCode.FAILED);
+      return;
+    }
     const how = r.verified ? `verified by state proof and BLS multi-signature (answered by ${r.nodes.join(', ')})` : `no proof available: ${r.nodes.length} nodes gave identical answers (${r.nodes.join(', ')})`;
     let data = r.result.data;
     if (typeof data === 'string' && (data.startsWith('{') || data.startsWith('['))) {
@@ -175,8 +217,12 @@ export class Context {
         // not JSON after all: printed as the string it is
       }
     }
-    if (data === null || data === undefined) this.io.out('Not found');
-    else this.io.out(pretty(data));
+    if (missing) {
+      this.io.out(`not found: ${readSubject(req?.operation ?? { type })}`);
+      this.io.out(`(${how})`);
+      throw new CliExit(ExitCode.FAILED);
+    }
+    this.io.out(pretty(data));
     if (r.result.seqNo !== undefined && r.result.seqNo !== null) this.io.out(`seqNo ${String(r.result.seqNo)}, txnTime ${String(r.result.txnTime ?? null)}`);
     this.io.out(`(${how})`);
   }

@@ -1,7 +1,7 @@
 /** The `quire` command-line tool. */
 import { Command, CommanderError } from 'commander';
-import { QuireError } from '@quire/common';
 import { Context, GENESIS_ENV, SEED_ENV, type GlobalOptions, type Output } from './context.js';
+import { CliExit, cliVersion, errorLines, exitQuietlyOnClosedPipe, ExitCode } from './diagnostics.js';
 import { addFollowCommand } from './follow-command.js';
 import { addReadCommands } from './read-commands.js';
 import { addWriteCommands } from './write-commands.js';
@@ -25,20 +25,23 @@ export function buildProgram(io: Output = consoleOutput, onExit: (code: number) 
     .option('--taa-mechanism <label>', 'writes: accept the ledger\'s transaction author agreement with this mechanism')
     .option('--dry-run', 'writes: print the signed request instead of submitting it')
     .option('--refresh', 'catch up the pool ledger before the command')
-    .showHelpAfterError()
+    .addHelpText('after', '\nquire -V, --version prints the version (as the only argument: several commands have a --version of their own).')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) });
   const run = (cmd: Command, fn: (ctx: Context, o: Record<string, string | boolean | undefined>) => Promise<void>): void => {
     cmd.exitOverride();
     cmd.action(async (_opts: unknown, c: Command) => {
       const all = c.optsWithGlobals<GlobalOptions & Record<string, string | boolean | undefined>>();
-      const ctx = new Context(all, io);
+      const ctx = new Context(all, io, stop);
       try {
         await fn(ctx, c.opts());
         onExit(0);
       } catch (e) {
-        io.err(errorLine(e));
-        onExit(1);
+        if (e instanceof CliExit) onExit(e.exitCode);
+        else {
+          for (const line of errorLines(e, { shape: ctx.shape(), requestType: ctx.requestType })) io.err(line);
+          onExit(ExitCode.FAILED);
+        }
       } finally {
         await ctx.close();
       }
@@ -47,22 +50,53 @@ export function buildProgram(io: Output = consoleOutput, onExit: (code: number) 
   addWriteCommands(program, run);
   addReadCommands(program, run);
   addFollowCommand(program, run, stop);
+  shortUsageErrors(program, io);
   return program;
+}
+
+/** commander's codes of a command line that does not parse (the user's mistake, not a failure of the command) */
+const USAGE_ERRORS = new Set([
+  'commander.unknownOption',
+  'commander.unknownCommand',
+  'commander.missingArgument',
+  'commander.optionMissingArgument',
+  'commander.missingMandatoryOptionValue',
+  'commander.excessArguments',
+  'commander.invalidArgument',
+  'commander.conflictingOption',
+]);
+
+/**
+ * A command line that does not parse gets commander's one-line error, the command's usage line and where to read more,
+ * instead of the whole help (which buries the error).
+ */
+function shortUsageErrors(program: Command, io: Output): void {
+  const visit = (cmd: Command, path: string[]): void => {
+    cmd.exitOverride((err) => {
+      if (USAGE_ERRORS.has(err.code)) {
+        io.err(`usage: ${[...path, cmd.usage()].join(' ')}`);
+        io.err(`see '${[...path, '--help'].join(' ')}'`);
+      }
+      throw err;
+    });
+    for (const sub of cmd.commands) visit(sub, [...path, sub.name()]);
+  };
+  visit(program, [program.name()]);
 }
 
 /** One line saying what went wrong: the ledger's reason for a refused request, else the error code and its data. */
 export function errorLine(e: unknown): string {
-  if (e instanceof QuireError) {
-    const reason = typeof e.data.reason === 'string' ? e.data.reason : undefined;
-    if (e.code === 'REQUEST_NACKED' || e.code === 'REQUEST_REJECTED') return `error: request refused by the pool: ${reason ?? e.message}`;
-    if (e.code === 'INVALID_ARGUMENT' && typeof e.data.field === 'string' && reason !== undefined) return `error: ${e.data.field}: ${reason}`;
-    return `error: ${e.message}`;
-  }
-  return `error: ${e instanceof Error ? e.message : String(e)}`;
+  return errorLines(e)[0]!;
 }
 
 /** Runs the tool with `argv` (without node and script); resolves with the exit code. */
 export async function main(argv: string[], io: Output = consoleOutput, options: { stop?: AbortSignal } = {}): Promise<number> {
+  if (io === consoleOutput) exitQuietlyOnClosedPipe();
+  // not a commander option: `schema --version 1.0` and other commands have a --version of their own
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    io.out(`quire ${cliVersion()}`);
+    return ExitCode.OK;
+  }
   let code = 0;
   const program = buildProgram(
     io,
@@ -75,8 +109,8 @@ export async function main(argv: string[], io: Output = consoleOutput, options: 
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 || e.code === 'commander.helpDisplayed' || e.code === 'commander.help' ? 0 : 1;
-    io.err(errorLine(e));
-    return 1;
+    for (const line of errorLines(e)) io.err(line);
+    return ExitCode.FAILED;
   }
   return code;
 }

@@ -5,6 +5,7 @@ import * as b from '../requests/builders.js';
 import { DidKey } from '../requests/did.js';
 import { endorseRequest, multiSignRequest, signRequest } from '../requests/sign.js';
 import { intArg, loadKey, readText, usage, type Context } from './context.js';
+import { CliExit, ExitCode } from './diagnostics.js';
 
 type Run = (cmd: Command, fn: (ctx: Context, o: Record<string, string | boolean | undefined>) => Promise<void>) => void;
 
@@ -103,16 +104,41 @@ export function addReadCommands(program: Command, run: Run): void {
     if (seed === undefined) ctx.io.err('Keep the seed secret: it is the private key.');
   });
   const poolCmd = program.command('pool').description('the pool');
-  run(poolCmd.command('status').description('validators, pool ledger size and root, sessions').option('--refresh', 'catch up the pool ledger first'), async (ctx, o) => {
-    const pool = await ctx.openPool();
-    if (o.refresh === true && ctx.g.refresh !== true) await pool.refresh();
-    const st = pool.status();
-    if (ctx.g.json === true) return ctx.io.out(stringifyJson(st));
-    ctx.io.out(`Pool ledger: ${st.ledgerSize} txns, root ${st.root}`);
-    ctx.io.out(`Validators: n=${st.n}, f=${st.f} (writes need ${st.f + 1} matching replies; proofs need ${st.n - st.f} signers)`);
-    for (const v of st.validators) ctx.io.out(`  ${v.alias.padEnd(12)} ${String(v.client ?? '-').padEnd(22)} bls:${v.bls ? 'yes' : 'no '} ${v.dest}`);
-    if (st.demoted.length > 0) ctx.io.out(`Demoted: ${st.demoted.join(', ')}`);
-  });
+  run(
+    poolCmd
+      .command('status')
+      .description('asks every validator for the first pool txn and says who answered (exit 1 without a quorum of n-f), with the pool ledger size and root')
+      .option('--refresh', 'catch up the pool ledger first'),
+    async (ctx, o) => {
+      const pool = await ctx.openPool();
+      if (o.refresh === true && ctx.g.refresh !== true) await pool.refresh();
+      const st = pool.status();
+      const timeoutMs = intArg(ctx.g.timeout, '--timeout') ?? 10_000;
+      const started = Date.now();
+      const answers = await pool.submitAction(b.buildGetTxnRequest({ ledgerId: 0, seqNo: 1 }), { timeoutMs });
+      const nodes = st.validators.map((v) => {
+        const a = answers.get(v.alias);
+        const answered = a !== undefined && a.kind !== 'error';
+        const how = a === undefined ? 'no client address' : a.kind === 'reply' ? 'answered' : a.kind === 'error' ? `no answer: ${a.error.code}${typeof a.error.data.reason === 'string' ? ` (${a.error.data.reason})` : ''}` : `answered with ${a.kind === 'nack' ? 'REQNACK' : 'REJECT'}: ${a.reason}`;
+        return { ...v, answered, answer: how };
+      });
+      const answered = nodes.filter((v) => v.answered).length;
+      const needed = st.n - st.f;
+      const quorum = answered >= needed;
+      if (ctx.g.json === true) ctx.io.out(stringifyJson({ ...st, validators: nodes, answered, needed, quorum }));
+      else {
+        ctx.io.out(quorum ? `Pool: ${answered} of ${st.n} validators answered (quorum ${needed}) in ${Date.now() - started} ms` : `no quorum: ${answered} of ${st.n} answered, ${needed} needed`);
+        ctx.io.out(`Pool ledger: ${st.ledgerSize} txns, root ${st.root}`);
+        ctx.io.out(`Validators: n=${st.n}, f=${st.f} (writes need ${st.f + 1} matching replies; proofs need ${st.n - st.f} signers)`);
+        for (const v of nodes) ctx.io.out(`  ${v.alias.padEnd(12)} ${String(v.client ?? '-').padEnd(22)} bls:${v.bls ? 'yes' : 'no '} ${v.answer}`);
+        if (st.demoted.length > 0) ctx.io.out(`Demoted: ${st.demoted.join(', ')}`);
+      }
+      if (!quorum) {
+        ctx.io.err(`error: no quorum: ${answered} of ${st.n} answered, ${needed} needed`);
+        throw new CliExit(ExitCode.FAILED);
+      }
+    },
+  );
   run(poolCmd.command('refresh').description('catch up the pool ledger from the nodes'), async (ctx) => {
     const r = await (await ctx.openPool()).refresh();
     if (ctx.g.json === true) return ctx.io.out(stringifyJson(r));
