@@ -242,7 +242,7 @@ export class ConsensusExecutor implements BatchExecutor {
     void s.ledgers[AUDIT_LEDGER].commit(1, wb);
     // the request executor records the batch ledger's root; the audit txn signs the others too
     for (const l of b.audit.signed) if (l !== b.ledgerId) s.timestamps.set(l, b.ppTime, b58decode(b.audit.stateRoots.get(l)!), wb);
-    for (const ms of multiSigs) s.bls.put(ms, wb);
+    for (const ms of this.newestByRoot(multiSigs)) s.bls.put(ms, wb);
     this.audit.commit(b.audit, b58encode(s.ledgers[AUDIT_LEDGER].root));
     this.startWrite(wb);
     let changed: string[] = [];
@@ -399,11 +399,40 @@ export class ConsensusExecutor implements BatchExecutor {
 
   /** Puts multi-signatures into `wb` by state root; a malformed one (never from the core) is left out. */
   private putMultiSignatures(multiSigs: readonly MultiSignature[], wb: WriteBatch): void {
+    const wellFormed: MultiSignature[] = [];
     for (const ms of multiSigs) {
       const problem = multiSignatureProblem(ms);
-      if (problem === undefined) this.stores.bls.put(ms, wb);
+      if (problem === undefined) wellFormed.push(ms);
       else this.log?.(`catch-up multi-signature left out: bad ${problem}`);
     }
+    for (const ms of this.newestByRoot(wellFormed)) this.stores.bls.put(ms, wb);
+  }
+
+  /** state root -> timestamp of the multi-signature last put for it here (its write may still be on the way) */
+  private readonly putTimestamps = new Map<string, number>();
+
+  /**
+   * The multi-signatures to put: per state root the one with the latest timestamp (a root kept by
+   * empty batches is signed again at each), and none that would replace a later one stored or on its
+   * way: a valid but older multi-signature (a primary may carry any it saw) never makes the
+   * state proofs of a root look stale to clients' freshness checks.
+   */
+  private newestByRoot(multiSigs: readonly MultiSignature[]): MultiSignature[] {
+    const byRoot = new Map<string, MultiSignature>();
+    for (const ms of multiSigs) {
+      const prev = byRoot.get(ms.value.state_root_hash);
+      if (prev === undefined || ms.value.timestamp >= prev.value.timestamp) byRoot.set(ms.value.state_root_hash, ms);
+    }
+    const out: MultiSignature[] = [];
+    for (const [root, ms] of byRoot) {
+      const later = Math.max(this.putTimestamps.get(root) ?? -1, this.multiSignatureFor(root)?.value.timestamp ?? -1);
+      if (ms.value.timestamp < later) continue;
+      out.push(ms);
+      this.putTimestamps.delete(root);
+      this.putTimestamps.set(root, ms.value.timestamp);
+      if (this.putTimestamps.size > 1024) this.putTimestamps.delete(this.putTimestamps.keys().next().value!);
+    }
+    return out;
   }
 
   /** The state roots an audit txn (as stored and sent in catch-up) names: its `stateRoot` map. */

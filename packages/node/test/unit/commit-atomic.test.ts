@@ -71,6 +71,28 @@ describe('a batch commit is all or nothing (#15 F3)', () => {
     await fx.stores.kv.close();
   });
 
+  it('never replaces the multi-signature of a state root with an older one (#15 F2)', async () => {
+    const fx = await memoryFixture();
+    const ex = await executorWithFatal(fx, []);
+    const at = (timestamp: number, fill: number): MultiSignature => {
+      const ms = multiSig(root(4), b58encode(new Uint8Array(96).fill(fill)));
+      return { ...ms, value: { ...ms.value, timestamp } };
+    };
+    ex.applyBatch(input(1, [nymRequest(trustee, user(24))], 1));
+    ex.applyBatch(input(1, [], 2));
+    ex.applyBatch(input(1, [], 3));
+    // newest of one call wins, whatever the order
+    ex.commitBatch([at(1_700_000_100, 10), at(1_700_000_090, 11)]);
+    // an older one, valid as it may be, does not replace it (neither on the way nor once written)
+    ex.commitBatch([at(1_700_000_050, 12)]);
+    await ex.flush();
+    expect((await fx.stores.bls.get(root(4)))?.value.timestamp).to.equal(1_700_000_100);
+    ex.commitBatch([at(1_700_000_150, 13)]);
+    await ex.flush();
+    expect((await fx.stores.bls.get(root(4)))?.signature).to.equal(at(1_700_000_150, 13).signature);
+    await fx.stores.kv.close();
+  });
+
   it('fails for good, and tells onFatal once, when a commit fails after it began', async () => {
     const fx = await memoryFixture();
     const fatal: NodeError[] = [];
