@@ -8,7 +8,7 @@ import { type NodeConfig, defaultNodeConfig, loadConfigFile, mergeConfig, resolv
 import { QuireError } from '@quire/common';
 import { parseSeed, publicKeys, readKeyFile, writeKeyFile } from './keys.js';
 import { createLogger } from './logger.js';
-import { QuireNode, WRITE_FAILED_EXIT_CODE } from './node.js';
+import { COMMIT_FAILED_EXIT_CODE, QuireNode, WRITE_FAILED_EXIT_CODE } from './node.js';
 import { RESTART_EXIT_CODE } from './upgrade/index.js';
 
 /** Exit code reserved for "restart me" (upgrade / POOL_RESTART): the supervisor starts the node again. */
@@ -76,8 +76,8 @@ export async function main(argv: string[], io: CliIo = stdio): Promise<number> {
 
 /**
  * Runs the node until SIGTERM / SIGINT (exit 0), a restart request of the upgrade service
- * (POOL_RESTART, an upgrade: RESTART_EXIT_CODE) or a batch that could not be written
- * (WRITE_FAILED_EXIT_CODE), each time after a graceful shutdown bounded by `shutdownTimeoutMs`
+ * (POOL_RESTART, an upgrade: RESTART_EXIT_CODE), a batch that could not be written
+ * (WRITE_FAILED_EXIT_CODE) or a commit that failed half-way (COMMIT_FAILED_EXIT_CODE), each time after a graceful shutdown bounded by `shutdownTimeoutMs`
  * (exit 1 past it).
  */
 async function runNode(dataDir: string, config: NodeConfig, io: CliIo): Promise<number> {
@@ -92,7 +92,7 @@ async function runNode(dataDir: string, config: NodeConfig, io: CliIo): Promise<
   };
   let node: QuireNode;
   try {
-    node = await QuireNode.create({ dataDir, config }, { logger, exit: exitFor('restart'), onFatal: exitFor('write-failed') });
+    node = await QuireNode.create({ dataDir, config }, { logger, exit: exitFor('restart'), onFatal: (code) => exitFor(code === COMMIT_FAILED_EXIT_CODE ? 'commit-failed' : 'write-failed')(code) });
   } catch (e) {
     logger.fatal({ err: e }, 'node failed to start');
     io.err(e instanceof QuireError ? e.message : `error: ${e instanceof Error ? e.message : String(e)}`);
