@@ -103,6 +103,22 @@ function buildCommand(io: ReadLedgerIo): Command {
     });
 }
 
+/** commander's codes of a command line that does not parse: the error, then a usage line and where to read more */
+const USAGE_ERRORS = new Set([
+  'commander.unknownOption',
+  'commander.missingArgument',
+  'commander.optionMissingArgument',
+  'commander.missingMandatoryOptionValue',
+  'commander.excessArguments',
+  'commander.invalidArgument',
+]);
+
+/** A write to a reader that went away (`read_ledger ... | head -1`): the reader has what it wanted. */
+function isClosedPipe(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED';
+}
+
 /**
  * The database a node config names: its `dbDir` (the node's default `db` when absent), relative to
  * the data directory unless absolute, exactly as `quire-node start --config` resolves it.
@@ -183,21 +199,27 @@ const processIo: ReadLedgerIo = {
  * success, 1 with a one-line reason on stderr for any user error or unreadable database.
  */
 export async function main(argv: string[], io: ReadLedgerIo = processIo): Promise<number> {
+  if (io === processIo) process.stdout.prependListener('error', (e) => isClosedPipe(e) && process.exit(0));
   const program = buildCommand(io);
   let opts: ReadLedgerOptions;
   try {
     program.parse(argv, { from: 'user' });
     opts = program.opts<ReadLedgerOptions>();
   } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 1;
+    if (e instanceof CommanderError) {
+      if (USAGE_ERRORS.has(e.code)) io.err(`usage: read_ledger ${program.usage()}\nsee 'read_ledger --help'\n`);
+      return e.exitCode === 0 ? 0 : 1;
+    }
     throw e;
   }
   try {
     await run(opts, io);
     return 0;
   } catch (e) {
+    if (isClosedPipe(e)) return 0;
+    // one line, as the quire CLI prints its errors: `error: <reason>`
     const message = e instanceof Error ? e.message : String(e);
-    io.err(`${e instanceof UserError ? message : `read_ledger: ${message.split('\n')[0]}`}\n`);
+    io.err(`error: ${e instanceof UserError ? message : message.split('\n')[0]}\n`);
     return 1;
   }
 }

@@ -108,7 +108,18 @@ describe('read_ledger on a live database (e2e)', function () {
     expect(JSON.parse(ok.stdout).txnMetadata.seqNo).to.equal(7);
     const bad = spawnSync(process.execPath, [...NODE_ARGS, runner, '--type', 'nope', '--data_dir', dataDir], { encoding: 'utf8' });
     expect(bad.status).to.not.equal(0);
-    expect(bad.stderr).to.equal('Unknown ledger type: nope\n');
+    expect(bad.stderr).to.equal('error: Unknown ledger type: nope\n');
     expect(bad.stdout).to.equal('');
+  });
+
+  it('a reader that closes the pipe (read_ledger ... | head -0) ends it quietly with exit 0', async () => {
+    const runner = join(here, 'fixtures', 'run-read-ledger.ts');
+    const child = spawn(process.execPath, [...NODE_ARGS, runner, '--type', 'domain', '--data_dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect(stderr).to.equal('');
+    expect(code).to.equal(0);
   });
 });

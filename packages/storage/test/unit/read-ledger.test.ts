@@ -121,12 +121,12 @@ describe('read_ledger', () => {
 
   it('fails with a one-line reason and a non-zero exit', async () => {
     const cases: [string[], string][] = [
-      [['--type', 'ledger7', '--data_dir', dataDir], 'Unknown ledger type: ledger7\n'],
-      [['--type', 'domain', '--seq_no', '6', '--data_dir', dataDir], 'No transactions found for seq_no=6\n'],
-      [['--type', 'domain', '--frm', '6', '--data_dir', dataDir], 'No transactions found in range 6-100: the domain ledger has 5\n'],
-      [['--type', 'domain', '--frm', '3', '--to', '2', '--data_dir', dataDir], '--frm (3) is greater than --to (2)\n'],
-      [['--type', 'domain', '--data_dir', join(dataDir, 'nope')], `Data directory not found: ${join(dataDir, 'nope')}\n`],
-      [['--type', 'domain', '--data_dir', join(dataDir, 'db', '..', '..')], `No ledger database in ${join(dataDir, 'db', '..', '..')}\n`],
+      [['--type', 'ledger7', '--data_dir', dataDir], 'error: Unknown ledger type: ledger7\n'],
+      [['--type', 'domain', '--seq_no', '6', '--data_dir', dataDir], 'error: No transactions found for seq_no=6\n'],
+      [['--type', 'domain', '--frm', '6', '--data_dir', dataDir], 'error: No transactions found in range 6-100: the domain ledger has 5\n'],
+      [['--type', 'domain', '--frm', '3', '--to', '2', '--data_dir', dataDir], 'error: --frm (3) is greater than --to (2)\n'],
+      [['--type', 'domain', '--data_dir', join(dataDir, 'nope')], `error: Data directory not found: ${join(dataDir, 'nope')}\n`],
+      [['--type', 'domain', '--data_dir', join(dataDir, 'db', '..', '..')], `error: No ledger database in ${join(dataDir, 'db', '..', '..')}\n`],
     ];
     for (const [argv, message] of cases) {
       const r = await run(...argv);
@@ -134,11 +134,16 @@ describe('read_ledger', () => {
       expect(r.err).to.equal(message);
       expect(r.out).to.equal('');
     }
-    for (const argv of [['--data_dir', dataDir], ['--type', 'domain', '--frm', 'x', '--data_dir', dataDir], ['--type', 'domain', '--seq_no', '0'], ['--type', 'domain', 'extra']]) {
+    // a command line that does not parse: commander's error, a usage line and where to read more (as quire prints them)
+    for (const argv of [['--data_dir', dataDir], ['--type', 'domain', '--frm', 'x', '--data_dir', dataDir], ['--type', 'domain', '--seq_no', '0'], ['--type', 'domain', 'extra'], ['--type', 'domain', '--bogus']]) {
       const r = await run(...argv);
       expect(r.code, argv.join(' ')).to.equal(1);
-      expect(r.err.trim().split('\n')).to.have.length(1);
+      const lines = r.err.trim().split('\n');
+      expect(lines, argv.join(' ')).to.have.length(3);
+      expect(lines[0]).to.match(/^error: /);
+      expect(lines.slice(1)).to.deep.equal(['usage: read_ledger [options]', "see 'read_ledger --help'"]);
     }
+    expect((await run('--type', 'domain', '--bogus')).err.split('\n')[0]).to.equal("error: unknown option '--bogus'");
   });
 
   it('finds a database kept under a custom dbDir through the node config (--config)', async () => {
@@ -148,7 +153,7 @@ describe('read_ledger', () => {
       const config = join(other, 'node.json');
       writeFileSync(config, JSON.stringify({ name: 'Node1', dbDir: 'store/ledgers', limits: { clientRate: 10 } }));
       // the data directory alone does not lead to it
-      expect((await run('--type', 'domain', '--count', '--data_dir', other)).err).to.equal(`No ledger database in ${other}\n`);
+      expect((await run('--type', 'domain', '--count', '--data_dir', other)).err).to.equal(`error: No ledger database in ${other}\n`);
       const r = await run('--type', 'domain', '--count', '--data_dir', other, '--config', config);
       expect(r.err).to.equal('');
       expect(r.out).to.equal('5\n');
@@ -165,9 +170,9 @@ describe('read_ledger', () => {
       const wrong = join(other, 'wrong.json');
       writeFileSync(wrong, JSON.stringify({ dbDir: 'nowhere' }));
       const cases: [string, string][] = [
-        [join(other, 'missing.json'), `Cannot read config file ${join(other, 'missing.json')}: ENOENT\n`],
-        [bad, `Config file ${bad} is not a JSON object\n`],
-        [wrong, `No ledger database at ${join(other, 'nowhere')} (dbDir of ${wrong})\n`],
+        [join(other, 'missing.json'), `error: Cannot read config file ${join(other, 'missing.json')}: ENOENT\n`],
+        [bad, `error: Config file ${bad} is not a JSON object\n`],
+        [wrong, `error: No ledger database at ${join(other, 'nowhere')} (dbDir of ${wrong})\n`],
       ];
       for (const [file, message] of cases) {
         const e = await run('--type', 'domain', '--data_dir', other, '--config', file);
