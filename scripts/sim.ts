@@ -32,6 +32,7 @@ const program = new Command()
   .option('--faults <mix>', `fault mix: ${Object.keys(FAULT_MIXES).join(', ')} (default: cycle)`)
   .option('--mixes <list>', 'comma-separated fault mixes to cycle through (default: the sweep mixes)')
   .option('--stop-on-failure', 'stop at the first failing seed (mutation gate)')
+  .option('--skip <list>', 'comma-separated runs to leave out, as seed/nodes/mix')
   .option('--requests <n>', 'client requests per run', int('requests', 0))
   .option('--jobs <n>', 'processes running seeds in parallel', int('jobs', 1), 1)
   .option('--stand-in', "the consensus package's in-memory stand-in executor instead of the real one")
@@ -49,6 +50,7 @@ const o = program.opts<{
   faults?: string;
   mixes?: string;
   stopOnFailure?: boolean;
+  skip?: string;
   requests?: number;
   jobs: number;
   progress: number;
@@ -74,12 +76,15 @@ if (o.random === true && o.seed === undefined) process.stderr.write(`sim: seeds 
 const seeds = o.seed !== undefined ? [o.seed] : Array.from({ length: o.seeds }, (_, i) => start + i);
 // n alternates 4 / 7 and shifts by one every cycle of the mixes, so that every mix runs at both sizes
 // whether the number of mixes is odd or even
-const runs: SimulationOptions[] = seeds.map((seed, i) => ({
-  seed,
-  nodes: o.nodes ?? ((i + Math.floor(i / cycle.length)) % 2 === 0 ? 4 : 7),
-  faults: o.faults ?? cycle[i % cycle.length]!,
-  ...(o.requests !== undefined ? { requests: o.requests } : {}),
-}));
+const skip = new Set((o.skip ?? '').split(',').filter((x) => x !== ''));
+const runs: SimulationOptions[] = seeds
+  .map((seed, i) => ({
+    seed,
+    nodes: o.nodes ?? ((i + Math.floor(i / cycle.length)) % 2 === 0 ? 4 : 7),
+    faults: o.faults ?? cycle[i % cycle.length]!,
+    ...(o.requests !== undefined ? { requests: o.requests } : {}),
+  }))
+  .filter((r) => !skip.has(`${r.seed}/${r.nodes}/${r.faults}`));
 const started = Date.now();
 const seconds = (): string => ((Date.now() - started) / 1000).toFixed(1);
 const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');

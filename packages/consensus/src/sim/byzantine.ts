@@ -111,8 +111,8 @@ function forgedMultiSig(rng: Prng, real: MultiSigTuple | undefined, pp: PrePrepa
       // the real signature over a tampered state root
       return [sig, parts, [value[0], randomB58Bytes(rng, 32), value[2], value[3], value[4]]];
     case 4:
-      // too few participants
-      return [sig, parts.slice(0, 1), value];
+      // one participant fewer than the signature was made by
+      return [sig, parts.slice(0, Math.max(1, parts.length - 1)), value];
     default:
       // random bytes that are no curve point
       return [randomB58Bytes(rng, 96), parts, value];
@@ -124,7 +124,9 @@ function badNewView(msg: NodeMessage, to: string, peers: readonly string[], rng:
   const half = peers.indexOf(to) % 2 === 1;
   switch (msg.op) {
     case 'NEW_VIEW': {
-      const roll = rng.int(0, 3);
+      const roll = rng.int(0, 4);
+      // fewer VIEW_CHANGEs than n-f named
+      if (roll === 4) return { ...msg, viewChanges: msg.viewChanges.slice(0, Math.max(1, Math.floor(msg.viewChanges.length / 2))) };
       if (roll === 0) return { ...msg, batches: msg.batches.slice(0, -1) };
       if (roll === 1) return { ...msg, batches: msg.batches.map((b, i) => (i === msg.batches.length - 1 ? { ...b, pp_digest: randomHex(rng) } : b)) };
       if (roll === 2) {
@@ -139,7 +141,11 @@ function badNewView(msg: NodeMessage, to: string, peers: readonly string[], rng:
       // a prepared certificate nobody else holds, for the batch after its last one
       const top = Math.max(msg.stableCheckpoint, ...msg.prepared.map((b) => b.pp_seq_no));
       const forged: BatchId = { view_no: msg.viewNo - 1, pp_view_no: msg.viewNo - 1, pp_seq_no: top + 1, pp_digest: randomHex(rng) };
-      return { ...msg, prepared: [...msg.prepared, forged], preprepared: [...msg.preprepared, forged] };
+      if (rng.chance(0.5)) return { ...msg, prepared: [...msg.prepared, forged], preprepared: [...msg.preprepared, forged] };
+      // or a checkpoint nobody else made
+      const last = msg.checkpoints[msg.checkpoints.length - 1];
+      const cp = { op: 'CHECKPOINT' as const, instId: 0, viewNo: msg.viewNo - 1, seqNoStart: 0, seqNoEnd: (last?.seqNoEnd ?? msg.stableCheckpoint) + rng.int(1, 10), digest: randomB58Bytes(rng, 32) };
+      return { ...msg, checkpoints: [...msg.checkpoints, cp] };
     }
     case 'OLD_VIEW_PREPREPARE_REP':
       // same digest, tampered contents
