@@ -10,7 +10,6 @@ import type { Ordering } from './ordering.js';
 export const STATE_LEDGERS = [0, 1, 2] as const;
 
 export class Batching {
-  private lastBatchCreated = Number.NEGATIVE_INFINITY;
   /** a view was just entered: the first batch records the new primaries even if empty */
   viewStartPending = false;
   /**
@@ -64,20 +63,38 @@ export class Batching {
         if (this.sendBatch(lid, true)) sentFor.add(lid);
       }
     }
+    // adaptive batching: a ledger's batch is cut when it is full, when nothing is in flight (the
+    // previous batches are ordered: an idle pool orders a lone request at once, a busy one fills its
+    // batches while the previous one is being ordered), or when its oldest queued request has waited
+    // Max3PCBatchWait (pipelining: the next batch goes out while earlier ones are in flight)
+    const idle = ctx.lastPrePrepareSeqNo === ctx.lastOrdered.ppSeqNo;
     for (const lid of STATE_LEDGERS) {
-      if (sentFor.has(lid) || !this.canSend()) continue;
-      const len = this.intake.queueLength(lid);
-      if (len >= ctx.opts.max3pcBatchSize || (len > 0 && now - this.lastBatchCreated >= ctx.opts.max3pcBatchWaitMs)) {
-        if (this.sendBatch(lid, false)) sentFor.add(lid);
+      if (sentFor.has(lid)) continue;
+      let first = true;
+      while (this.canSend() && this.batchDue(lid, now, idle && first)) {
+        first = false;
+        if (!this.sendBatch(lid, false)) break;
+        sentFor.add(lid);
       }
     }
     if (this.viewStartPending && sentFor.size === 0 && this.canSend()) {
       if (this.sendBatch(1, true)) sentFor.add(1);
     }
-    if (sentFor.size > 0) {
-      this.lastBatchCreated = now;
-      this.viewStartPending = false;
-    }
+    if (sentFor.size > 0) this.viewStartPending = false;
+  }
+
+  /**
+   * Whether ledger `lid` should get a batch now (consensus.md §3.2 step 1, adaptive): its queue holds
+   * a full batch; or it is non-empty and either the pool has nothing in flight (`idle`) or its oldest
+   * request has waited `max3pcBatchWaitMs`.
+   */
+  private batchDue(lid: number, now: number, idle: boolean): boolean {
+    const o = this.ctx.opts;
+    const len = this.intake.queueLength(lid);
+    if (len === 0) return false;
+    if (len >= o.max3pcBatchSize || idle) return true;
+    const oldest = this.intake.oldestQueuedAt(lid);
+    return oldest !== undefined && now - oldest >= o.max3pcBatchWaitMs;
   }
 
   /** Cuts, applies and broadcasts one batch of ledger `lid`; false if nothing was sent. */

@@ -49,7 +49,7 @@ export interface ConsensusOptions {
 
 export const defaultConsensusOptions: Omit<ConsensusOptions, 'name' | 'validators'> = {
   max3pcBatchSize: 500,
-  max3pcBatchWaitMs: 20,
+  max3pcBatchWaitMs: 100,
   max3pcBatchesInFlight: 4,
   chkFreq: 100,
   logSize: 300,

@@ -32,7 +32,7 @@ describe('config', () => {
 
   it('the defaults are valid and carry the Quire consensus timers', () => {
     validateConfig(defaultNodeConfig);
-    expect(defaultNodeConfig.consensus.max3pcBatchWaitMs).to.equal(20);
+    expect(defaultNodeConfig.consensus.max3pcBatchWaitMs).to.equal(100);
     expect(defaultNodeConfig.consensus.stateFreshnessUpdateIntervalSec).to.equal(60);
     expect(defaultNodeConfig.metricsPort).to.equal(null);
   });

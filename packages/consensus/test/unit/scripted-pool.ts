@@ -1,0 +1,128 @@
+// A scripted pool for unit tests of the primary's batching and of admission control: four cores
+// over a network with one simulated clock and a link delay per message, recording the primary's
+// PRE-PREPAREs, the answers to clients and the ordered requests.
+import {
+  ConsensusCore,
+  type ConsensusCrypto,
+  type ConsensusEffect,
+  type ConsensusOptions,
+  type NodeMessage,
+  type ClientRequestBody,
+  type RequestCheck,
+  SimClient,
+  SimRequestAnalyzer,
+  StandInExecutor,
+  simBlsPublicKey,
+} from '@quire/consensus';
+import { b58encode } from '@quire/common';
+
+const BASE_UTC = 1_700_000_000;
+export const VALIDATORS = ['Node1', 'Node2', 'Node3', 'Node4'];
+// BLS stand-ins shaped like the real thing (a 96-byte signature): multi-signatures pass the parse checks
+const FAKE_SIGNATURE = b58encode(new Uint8Array(96).fill(7));
+const noCrypto: ConsensusCrypto = { blsSign: () => FAKE_SIGNATURE, blsVerifyShare: () => true, blsAggregate: () => FAKE_SIGNATURE, blsVerifyMulti: () => true };
+const genesis = VALIDATORS.map((alias) => ({ alias, blskey: simBlsPublicKey(alias) }));
+
+export interface Sent {
+  at: number;
+  ppSeqNo: number;
+  ledgerId: number;
+  size: number;
+}
+
+/** Four cores, one clock, a link delay per message (`delay`, may depend on the message). */
+export class Pool {
+  now = 0;
+  private seq = 0;
+  private readonly events: { at: number; seq: number; fn: () => void }[] = [];
+  readonly cores = new Map<string, ConsensusCore>();
+  /** PRE-PREPAREs broadcast by Node1 (the primary of view 0) */
+  readonly prePrepares: Sent[] = [];
+  /** time each request (by reqId) was ordered on Node2 */
+  readonly orderedAt = new Map<number, number>();
+  delay: (from: string, to: string, msg: NodeMessage) => number = () => 5;
+  /** messages for which it returns true are lost */
+  drop: (from: string, to: string, msg: NodeMessage) => boolean = () => false;
+  /** client answers: `${node}:${reqId}` -> 'ack' | 'nack' (first answer) */
+  readonly answers = new Map<string, 'ack' | 'nack'>();
+  /** reqIds ordered by each node */
+  readonly orderedBy = new Map<string, Set<number>>();
+  readonly client = new SimClient(new Uint8Array(32).fill(7));
+
+  constructor(consensus: Partial<ConsensusOptions>) {
+    const checks = new Map<string, RequestCheck>();
+    for (const name of VALIDATORS) {
+      const analyzer = new SimRequestAnalyzer(checks);
+      const clock = { now: () => this.now, utcSeconds: () => BASE_UTC + Math.floor(this.now / 1000) };
+      this.cores.set(name, new ConsensusCore({ name, validators: VALIDATORS, ...consensus }, { executor: new StandInExecutor(analyzer, genesis), crypto: noCrypto, requests: analyzer, clock }));
+    }
+  }
+
+  start(): void {
+    for (const [name, core] of this.cores) this.apply(name, core.start());
+  }
+
+  schedule(at: number, fn: () => void): void {
+    const e = { at: Math.max(at, this.now), seq: this.seq++, fn };
+    let i = this.events.length;
+    while (i > 0 && (this.events[i - 1]!.at > e.at || (this.events[i - 1]!.at === e.at && this.events[i - 1]!.seq > e.seq))) i--;
+    this.events.splice(i, 0, e);
+  }
+
+  runUntil(until: number): void {
+    while (this.events.length > 0 && this.events[0]!.at <= until) {
+      const e = this.events.shift()!;
+      this.now = e.at;
+      e.fn();
+    }
+    this.now = until;
+  }
+
+  /** A client sends `count` writes to every node at `at`. */
+  submitAt(at: number, count = 1, to: readonly string[] = VALIDATORS): ClientRequestBody[] {
+    const reqs = Array.from({ length: count }, (_, i) => this.client.request(`dest${at}x${i}xxxxxxxxxxxxxxxxxxxx`));
+    this.schedule(at, () => {
+      for (const r of reqs) for (const name of to) this.apply(name, this.cores.get(name)!.handle({ kind: 'clientRequest', connId: `c${String(r.reqId)}`, request: r }));
+    });
+    return reqs;
+  }
+
+  private apply(from: string, effects: ConsensusEffect[]): void {
+    for (const e of effects) {
+      if (e.kind === 'broadcast') {
+        if (e.msg.op === 'PREPREPARE' && from === 'Node1') this.prePrepares.push({ at: this.now, ppSeqNo: e.msg.ppSeqNo, ledgerId: e.msg.ledgerId, size: e.msg.reqIdr.length });
+        for (const to of VALIDATORS) if (to !== from) this.deliver(from, to, e.msg);
+      } else if (e.kind === 'send') {
+        this.deliver(from, e.to, e.msg);
+      } else if (e.kind === 'setTimer') {
+        this.schedule(this.now + e.delayMs, () => this.apply(from, this.cores.get(from)!.handle({ kind: 'timer', id: e.id })));
+      } else if (e.kind === 'ordered') {
+        const set = this.orderedBy.get(from) ?? new Set<number>();
+        this.orderedBy.set(from, set);
+        for (const r of e.replies) for (const c of r.connIds) {
+          set.add(Number(c.slice(1)));
+          if (from === 'Node2') this.orderedAt.set(Number(c.slice(1)), this.now);
+        }
+      } else if (e.kind === 'clientAck' || e.kind === 'clientNack') {
+        const key = `${from}:${String(e.reqId)}`;
+        if (!this.answers.has(key)) this.answers.set(key, e.kind === 'clientAck' ? 'ack' : 'nack');
+      }
+    }
+  }
+
+  private deliver(from: string, to: string, msg: NodeMessage): void {
+    if (this.drop(from, to, msg)) return;
+    this.schedule(this.now + this.delay(from, to, msg), () => this.apply(to, this.cores.get(to)!.handle({ kind: 'nodeMessage', from, msg })));
+  }
+
+  /** PRE-PREPAREs of the domain ledger carrying requests */
+  writes(): Sent[] {
+    return this.prePrepares.filter((p) => p.ledgerId === 1 && p.size > 0);
+  }
+
+  inFlight(): number {
+    const s = this.cores.get('Node1')!.status();
+    return s.lastPrePrepareSeqNo - s.lastOrdered.ppSeqNo;
+  }
+}
+
