@@ -66,6 +66,26 @@ export function requestIdentity(request: ClientRequestBody): string | undefined 
 /** nack code when admission control refuses a request */
 export const NACK_OVERLOADED = 'POOL_OVERLOADED';
 
+/** most refusals remembered (oldest forgotten first): bounds the memory a flood of refused writes takes */
+export const MAX_REMEMBERED_REFUSALS = 200_000;
+
+/**
+ * Admission control, decided once per node and request (consensus.md §2 step 5 as Quire does it).
+ *
+ * A node refuses a write with REQNACK "pool overloaded" when it holds `maxRequestQueueSize` pending
+ * requests, and a client takes f+1 such refusals as the pool's answer. For that answer to hold, a
+ * refused request must never be ordered: (1) the refusal is remembered (by `requestIdentity`, for
+ * twice PROPAGATES_PHASE_REQ_TIMEOUT) and the node neither stores, counts nor propagates the request
+ * when its PROPAGATEs arrive, nor accepts it from the client later; a node full when the first
+ * PROPAGATE of a request arrives refuses it the same way (the spec skips admission for PROPAGATEs,
+ * which let a refused write be ordered through the nodes that took it in); (2) a request is
+ * finalised only with n-f PROPAGATEs (the spec's f+1), so that f+1 honest refusals leave at most
+ * n-f-1 nodes that took it in, too few to finalise it. The primary proposes finalised requests
+ * only; a backup still fetches and orders any request a PRE-PREPARE names (it needs the body, not
+ * the vote). Conversely a request that n-f nodes took in is finalised and ordered, and every node
+ * that took it in answers its client.
+ */
+
 export class RequestIntake {
   readonly entries = new Map<string, RequestEntry>();
   /** per-ledger queues of finalised digests, finalisation order */
@@ -84,8 +104,52 @@ export class RequestIntake {
    */
   private readonly byIdentity = new Map<string, string>();
   private lastExpiryCheck = 0;
+  /** requestIdentity -> time of this node's refusal (admission control), oldest first */
+  private readonly refused = new Map<string, number>();
 
   constructor(private readonly ctx: CoreContext) {}
+
+  /** whether admission control refuses new requests now */
+  get full(): boolean {
+    return this.entries.size >= this.ctx.opts.maxRequestQueueSize;
+  }
+
+  /** how many refusals are remembered */
+  get refusedCount(): number {
+    return this.pruneRefusals(this.ctx.now());
+  }
+
+  /**
+   * Admission at the door, before the request is parsed in full and its signature checked: false
+   * when this node refuses `request` (it refused it before, or it holds no request of this identity
+   * and is full); the refusal is then remembered. A request without a well-formed identity passes
+   * (the full check will refuse it as malformed).
+   */
+  admitAtDoor(request: ClientRequestBody): boolean {
+    const identity = requestIdentity(request);
+    if (identity === undefined) return true;
+    if (this.refused.has(identity)) return false;
+    const d = this.byIdentity.get(identity);
+    if (d !== undefined && (this.entries.get(d)?.identity === identity || this.orderedBodies.get(d)?.identity === identity)) return true;
+    if (!this.full) return true;
+    this.refuse(identity);
+    return false;
+  }
+
+  private refuse(identity: string): void {
+    this.refused.set(identity, this.ctx.now());
+    if (this.refused.size > MAX_REMEMBERED_REFUSALS) this.pruneRefusals(this.ctx.now());
+  }
+
+  /** Forgets refusals older than twice PROPAGATES_PHASE_REQ_TIMEOUT (and the oldest beyond the cap); returns how many are left. */
+  private pruneRefusals(now: number): number {
+    const ttl = 2 * this.ctx.opts.propagatesPhaseReqTimeoutMs;
+    for (const [identity, at] of this.refused) {
+      if (now - at < ttl && this.refused.size <= MAX_REMEMBERED_REFUSALS) break;
+      this.refused.delete(identity);
+    }
+    return this.refused.size;
+  }
 
   get pendingCount(): number {
     return this.entries.size;
@@ -93,6 +157,21 @@ export class RequestIntake {
 
   queueLength(ledgerId: number): number {
     return this.queues.get(ledgerId)?.length ?? 0;
+  }
+
+  /**
+   * When the oldest request still queued for `ledgerId` was queued (finalised), undefined for an
+   * empty queue. Digests at the front that no longer wait (dropped, batched) are removed on the way.
+   */
+  oldestQueuedAt(ledgerId: number): number | undefined {
+    const q = this.queues.get(ledgerId);
+    if (q === undefined) return undefined;
+    while (q.length > 0) {
+      const e = this.entries.get(q[0]!);
+      if (e !== undefined && e.status === RequestStatus.QUEUED) return e.finalisedAt;
+      q.shift();
+    }
+    return undefined;
   }
 
   hasQueued(): boolean {
@@ -120,11 +199,13 @@ export class RequestIntake {
       this.ctx.emit({ kind: 'clientAck', connId, identifier: info.identifier, reqId: info.reqId });
       return;
     }
-    if (this.entries.size >= this.ctx.opts.maxRequestQueueSize) {
+    const identity = requestIdentity(request);
+    if ((identity !== undefined && this.refused.has(identity)) || this.full) {
+      if (identity !== undefined) this.refuse(identity);
       this.ctx.emit({ kind: 'clientNack', connId, identifier: info.identifier, reqId: info.reqId, code: NACK_OVERLOADED, reason: POOL_OVERLOADED_REASON });
       return;
     }
-    const entry = this.store(request, info);
+    const entry = this.store(request, info, identity);
     entry.connIds.add(connId);
     this.ctx.emit({ kind: 'clientAck', connId, identifier: info.identifier, reqId: info.reqId });
     this.propagateOwn(entry);
@@ -144,6 +225,8 @@ export class RequestIntake {
         // a late copy of an ordered request
         if (this.orderedBodies.get(d)?.identity === identity) return;
       }
+      // refused here: not stored, counted nor propagated, unless a PRE-PREPARE needs its body
+      if (this.refused.has(identity) && this.missing.size === 0) return;
     }
     const check = this.ctx.modules.requests.analyze(msg.request);
     if (!check.ok) {
@@ -155,6 +238,11 @@ export class RequestIntake {
     if (entry === undefined) {
       // late copies of ordered requests (committed or rejected) must not queue them again
       if (this.orderedBodies.has(info.digest) || this.ctx.modules.executor.isPayloadCommitted(info.payloadDigest)) return;
+      // admission, as for a client's copy, unless a PRE-PREPARE names the request
+      if (!this.missing.has(info.digest) && identity !== undefined && (this.refused.has(identity) || this.full)) {
+        this.refuse(identity);
+        return;
+      }
       entry = this.store(msg.request, info, identity);
     }
     this.countPropagate(entry, from);
@@ -208,7 +296,8 @@ export class RequestIntake {
     if (entry.finalised) return;
     let votes = 0;
     for (const v of entry.votes) if (this.ctx.isValidator(v)) votes++;
-    if (votes < this.ctx.quorums.propagate) return;
+    // n-f, not the spec's f+1: see admission control above
+    if (votes < this.ctx.quorums.strong) return;
     entry.finalised = true;
     entry.finalisedAt = this.ctx.now();
     this.ctx.finalisedTotal++;
@@ -369,6 +458,7 @@ export class RequestIntake {
         }
       }
       for (const [d, m] of this.missing) if (m.attempts >= 3 && now - m.since > o.propagatesPhaseReqTimeoutMs) this.missing.delete(d);
+      this.pruneRefusals(now);
     }
   }
 

@@ -109,10 +109,11 @@ describe('monitor M3 (consensus.md §6.1)', () => {
     for (const from of ['Node3', 'Node4']) out.push(...core.handle({ kind: 'nodeMessage', from, msg: { ...own, merkleRoot: root } }));
     expect(core.status().catchingUp).to.equal(false);
     const client = new SimClient(new Uint8Array(32).fill(3));
-    // requests keep getting finalised, the primary orders none of them
+    // requests keep getting finalised (n-f PROPAGATEs), the primary orders none of them
     for (let i = 0; i < 60; i++) {
       clock.t += 250;
-      out.push(...core.handle({ kind: 'nodeMessage', from: 'Node3', msg: { op: 'PROPAGATE', request: client.request(`m3-${i}`), senderClient: null } }));
+      const request = client.request(`m3-${i}`);
+      for (const from of ['Node3', 'Node4']) out.push(...core.handle({ kind: 'nodeMessage', from, msg: { op: 'PROPAGATE', request, senderClient: null } }));
       out.push(...core.handle({ kind: 'timer', id: 'tick' }));
     }
     return out;
