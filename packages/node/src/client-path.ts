@@ -6,7 +6,7 @@
 // learned by catch-up rather than by ordering, are answered from the ledger. A write whose REPLY
 // has not come within the reply timeout (CLIENT_REPLY_TIMEOUT) is released. Pool-ledger catch-up
 // messages of light clients are answered from the committed pool ledger (client-catchup.ts).
-import type { Request } from '@quire/common';
+import { POOL_OVERLOADED_REASON, isPlainObject, isWriteType, type Request } from '@quire/common';
 import type { RequestInfo } from '@quire/consensus';
 import type { ParsedRequest, RequestPipeline } from '@quire/requests';
 import { RequestError, RequestErrorCode, parseMessage, toRequestError, wrapReason } from '@quire/requests';
@@ -65,6 +65,12 @@ export interface ClientPathModules {
   };
   /** hands a statically valid, authenticated write to consensus (consensus.md §2 steps 4-7), with what its checks found */
   submit(connId: string, request: Record<string, unknown>, info: RequestInfo): void;
+  /**
+   * Admission control at the door: false when consensus refuses this write as overloaded (it holds
+   * too many pending requests, or refused this very request before). Asked before the write is
+   * verified, so a refusal costs a parse and is answered at once; without it every write passes.
+   */
+  admit?(request: Record<string, unknown>): boolean;
   /** applies a forced POOL_CONFIG / POOL_UPGRADE that passed validation on receipt (requests.md §5.5) */
   onForced?(request: Request, digest: string): void;
   /**
@@ -149,6 +155,12 @@ export class ClientPath {
         await this.catchup(value, channel);
         return;
       }
+      if (this.refusedAtDoor(value)) {
+        const g = envelopeGuess(text);
+        channel.respond(encodeReply({ op: 'REQNACK', identifier: g.identifier, reqId: g.reqId, reason: POOL_OVERLOADED_REASON }));
+        this.count('write', 'nack');
+        return;
+      }
       const outcome = await this.m.pipeline.receive(value, { now: this.m.now(), writable: this.writable, fromClient: true });
       switch (outcome.kind) {
         case 'nack': {
@@ -212,6 +224,14 @@ export class ClientPath {
       const err = new RequestError(RequestErrorCode.INTERNAL, { problem: e instanceof Error ? e.message : String(e) });
       channel.respond(encodeReply(nack('', 0, err)));
     }
+  }
+
+  /** A write that admission control refuses before it is verified (consensus.md §2 step 5, intake.ts). */
+  private refusedAtDoor(value: unknown): boolean {
+    const admit = this.m.admit;
+    if (admit === undefined || !this.writable || !isPlainObject(value) || !isPlainObject(value.operation)) return false;
+    const type = value.operation.type;
+    return typeof type === 'string' && isWriteType(type) && !admit(value);
   }
 
   /** A pool-ledger catch-up message of a light client (consensus.md §9.4). */

@@ -157,6 +157,7 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
           analyzer.admit(request, info);
           hooks.enqueue({ kind: 'clientRequest', connId, request });
         },
+        admit: (request) => core.admitAtDoor(request),
         onForced: (r, digest) => forced.apply(r, digest),
         onAction: (r) => hooks.action(r),
         now,

@@ -4,7 +4,7 @@
  * every node, pool-ledger refresh by catch-up, and a status snapshot.
  */
 import { readFile } from 'node:fs/promises';
-import { POOL_OVERLOADED_REASON, backoffDelay, canonicalJson, equalBytes, isPlainObject, isReadType, stringifyJson, TxnType, type Request } from '@quire/common';
+import { canonicalJson, equalBytes, isPlainObject, isReadType, stringifyJson, TxnType, type Request } from '@quire/common';
 import type { Libp2p } from 'libp2p';
 import { ClientError, ClientErrorCode, VerificationError } from '../errors.js';
 import { createClientLibp2p } from '../transport/libp2p.js';
@@ -34,10 +34,6 @@ export interface PoolOptions {
   /** Unix seconds for freshness checks (default: the wall clock). */
   now?: () => number;
 }
-
-/** First and longest wait before a node that refused a write as overloaded is asked again. */
-const OVERLOAD_RETRY_MIN_MS = 200;
-const OVERLOAD_RETRY_MAX_MS = 2_000;
 
 export const defaultPoolOptions: PoolOptions = {
   writeTimeoutMs: 30_000,
@@ -213,11 +209,10 @@ export class Pool {
    * `errors` name each failed node with its own refusal code and reason (TOO_MANY_PENDING, RATE_LIMITED...) or the
    * code of its failure (NODE_UNREACHABLE, MALFORMED_REPLY...).
    *
-   * A REQNACK "pool overloaded" speaks for its node only: once another node has taken the request in (REQACK) or
-   * answered it, the request propagates and is ordered anyway, so the overloaded nodes are asked again (at once when
-   * the first REPLY comes, else after a backoff of 200 ms doubling to 2 s): by then they know the request and attach
-   * this client to its REPLY, or answer from their ledger. The write is refused as overloaded (REQUEST_NACKED) only
-   * when every node has answered, none took it in and at least f+1 refused it as overloaded.
+   * A REQNACK "pool overloaded" is a node's final answer like any other: the nodes decide admission once per request
+   * and order a request only when n-f of them took it in, so f+1 such refusals mean the pool will not order it
+   * (REQUEST_NACKED, at once: the client may back off and send a new request), and fewer mean the nodes that took it
+   * in will order and answer it.
    */
   async submitWrite(request: Request, opts: { timeoutMs?: number; payload?: Uint8Array } = {}): Promise<WriteOutcome> {
     this.checkOpen();
@@ -228,22 +223,19 @@ export class Pool {
     const timeoutMs = opts.timeoutMs ?? this.options.writeTimeoutMs;
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(), timeoutMs);
-    /** nodes that refused as overloaded: how often, whether they are being asked again, the timer of the next ask */
-    const overloaded = new Map<NodeConnection, { nacks: number; asking: boolean; retry?: ReturnType<typeof setTimeout> }>();
     try {
       return await new Promise<WriteOutcome>((resolve, reject) => {
         const groups = new Map<string, { kind: NodeAnswer['kind']; nodes: string[]; answer: NodeAnswer }>();
         const errors: NodeFailure[] = [];
-        /** nodes with a final answer (an overloaded refusal is final only when no node takes the request in) */
         let answered = 0;
-        /** some node acknowledged or answered the request: it is in the pool and will be ordered */
-        let taken = false;
-        const summary = (): Record<string, unknown> => {
-          const replies = [...groups.values()].map((g) => ({ kind: g.kind, nodes: g.nodes, ...(g.answer.kind === 'nack' || g.answer.kind === 'reject' ? { reason: g.answer.reason } : {}) }));
-          const busy = [...overloaded].filter(([, o]) => !o.asking).map(([c]) => c.alias);
-          if (busy.length > 0) replies.push({ kind: 'nack', nodes: busy, reason: POOL_OVERLOADED_REASON });
-          return { replies, errors };
-        };
+        /** nodes that acknowledged or answered the request */
+        const heard = new Set<string>();
+        const summary = (): Record<string, unknown> => ({
+          replies: [...groups.values()].map((g) => ({ kind: g.kind, nodes: g.nodes, ...(g.answer.kind === 'nack' || g.answer.kind === 'reject' ? { reason: g.answer.reason } : {}) })),
+          errors,
+          answered: [...heard],
+          n: conns.length,
+        });
         // nodes that agree usually send the same bytes: a reply byte-equal to an earlier one joins its group without
         // being canonicalized again (equal bytes parse to equal results)
         const rawGroups: { raw: Uint8Array; id: string }[] = [];
@@ -254,49 +246,13 @@ export class Pool {
           if (raw !== undefined) rawGroups.push({ raw, id });
           return id;
         };
-        const ask = (c: NodeConnection): void => {
-          void exchange(c, payload, key, this.router, { signal: ctl.signal, retries: this.options.retries, onAck: onTaken }).then((a) => onAnswer(c, a));
-        };
-        /** Asks an overloaded node again, now or after its backoff (a pending backoff is cut short by `now`). */
-        const askAgain = (c: NodeConnection, now: boolean): void => {
-          const o = overloaded.get(c);
-          if (o === undefined || o.asking || ctl.signal.aborted || (o.retry !== undefined && !now)) return;
-          clearTimeout(o.retry);
-          o.retry = setTimeout(
-            () => {
-              o.retry = undefined;
-              o.asking = true;
-              ask(c);
-            },
-            now ? 0 : backoffDelay(o.nacks - 1, OVERLOAD_RETRY_MIN_MS, OVERLOAD_RETRY_MAX_MS),
-          );
-        };
-        function onTaken(): void {
-          if (taken) return;
-          taken = true;
-          for (const c of overloaded.keys()) askAgain(c, false);
-        }
-        const onAnswer = (c: NodeConnection, a: NodeAnswer): void => {
-          const o = overloaded.get(c);
-          if (o !== undefined) o.asking = false;
-          if (a.kind === 'nack' && a.reason === POOL_OVERLOADED_REASON) {
-            if (o === undefined) overloaded.set(c, { nacks: 1, asking: false });
-            else o.nacks++;
-            if (taken) askAgain(c, false);
-            else refuseIfAllOverloaded();
-            return;
-          }
-          if (o !== undefined) overloaded.delete(c);
+        const onAnswer = (a: NodeAnswer): void => {
           answered++;
+          if (a.kind !== 'error') heard.add(a.node);
           if (a.kind === 'error') {
             if (a.error.code === ClientErrorCode.TIMEOUT && ctl.signal.aborted) return; // reported once below
             errors.push(nodeFailure(a.node, a.error));
           } else {
-            if (a.kind === 'reply' || a.kind === 'reject') {
-              // the request was ordered: the overloaded nodes now answer it from their ledger or attach to its REPLY
-              onTaken();
-              for (const x of overloaded.keys()) askAgain(x, true);
-            }
             const id = a.kind === 'reply' ? replyGroup(a) : `${a.kind}|${a.reason}`;
             const g = groups.get(id) ?? { kind: a.kind, nodes: [], answer: a };
             g.nodes.push(a.node);
@@ -313,26 +269,18 @@ export class Pool {
               }
             }
           }
-          // can any group still reach f+1? (an overloaded node may still answer)
+          // can any group still reach f+1?
           const left = conns.length - answered;
           const best = Math.max(0, ...[...groups.values()].map((g) => g.nodes.length));
           if (best + left < f + 1) reject(new ClientError(ClientErrorCode.NO_CONSENSUS, summary()));
-          else if (!taken) refuseIfAllOverloaded();
-        };
-        /** Every node has answered, none took the request in, some refused it as overloaded: nobody will order it. */
-        const refuseIfAllOverloaded = (): void => {
-          if (overloaded.size === 0 || answered + overloaded.size < conns.length) return;
-          const nodes = [...overloaded.keys()].map((x) => x.alias);
-          if (nodes.length >= f + 1) reject(new ClientError(ClientErrorCode.REQUEST_NACKED, { reason: POOL_OVERLOADED_REASON, code: null, nodes }, POOL_OVERLOADED_REASON));
-          else reject(new ClientError(ClientErrorCode.NO_CONSENSUS, summary()));
         };
         ctl.signal.addEventListener('abort', () => ctl.signal.reason !== SETTLED && reject(new ClientError(ClientErrorCode.TIMEOUT, { timeoutMs, ...summary() })), { once: true });
         if (conns.length === 0) reject(new ClientError(ClientErrorCode.NO_CONSENSUS, { reason: 'no validator with a client address' }));
-        for (const c of conns) ask(c);
+        const onAck = (node: string): void => void heard.add(node);
+        for (const c of conns) void exchange(c, payload, key, this.router, { signal: ctl.signal, retries: this.options.retries, onAck }).then(onAnswer);
       });
     } finally {
       clearTimeout(timer);
-      for (const o of overloaded.values()) clearTimeout(o.retry);
       ctl.abort(SETTLED);
     }
   }

@@ -116,33 +116,31 @@ describe('Pool over the client protocol (4 client hosts)', function () {
     }
   });
 
-  it('a write refused as overloaded by three nodes but taken in by one asks them again and resolves on their REPLYs', async () => {
+  it('a write refused as overloaded by f+1 nodes rejects with REQUEST_NACKED at once, though another took it in', async () => {
+    // the nodes order only what n-f of them took in: f+1 refusals mean the pool will not order the write
     const asked = [0, 0, 0, 0];
-    let ordered = false;
-    handlers[0] = (req, reply, push) => {
+    handlers[0] = (req, reply) => {
       asked[0]!++;
       reply({ op: 'REQACK', identifier: req.identifier, reqId: req.reqId });
-      setTimeout(() => {
-        ordered = true; // Node1 propagated it; the pool ordered it
-        push({ op: 'REPLY', result: txnOf(req, 9) });
-      }, 300);
     };
     for (let i = 1; i < 4; i++) {
       handlers[i] = (req, reply) => {
         asked[i]!++;
-        // the first time: over the admission limit; later: the request is on the ledger (REPLY from it)
-        if (!ordered) reply({ op: 'REQNACK', identifier: req.identifier, reqId: req.reqId, reason: POOL_OVERLOADED_REASON });
-        else reply({ op: 'REPLY', result: txnOf(req, 9) });
+        reply({ op: 'REQNACK', identifier: req.identifier, reqId: req.reqId, reason: POOL_OVERLOADED_REASON });
       };
     }
     const req = signRequest(buildNymRequest({ submitter: trustee.did, dest: DEST }), trustee);
-    const out = await pool.submitWrite(req);
-    expect(out.nodes).to.have.length(2);
-    expect(out.nodes).to.include('Node1');
-    expect(((out.result.txnMetadata as Record<string, unknown>).seqNo)).to.equal(9);
-    expect(asked[0]).to.equal(1);
-    // every overloaded node was asked again at least once, no node more than a few times (backoff)
-    for (let i = 1; i < 4; i++) expect(asked[i]).to.be.within(2, 4);
+    try {
+      await pool.submitWrite(req);
+      expect.fail('resolved');
+    } catch (e) {
+      expect((e as { code: string }).code).to.equal(ClientErrorCode.REQUEST_NACKED);
+      expect((e as { data: { reason: string } }).data.reason).to.equal(POOL_OVERLOADED_REASON);
+      expect((e as { data: { nodes: string[] } }).data.nodes).to.have.length(2);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    // nobody is asked again
+    expect(asked).to.deep.equal([1, 1, 1, 1]);
   });
 
   it('a write every node refuses as overloaded rejects with REQUEST_NACKED at once, without asking again', async () => {
@@ -154,32 +152,31 @@ describe('Pool over the client protocol (4 client hosts)', function () {
       };
     }
     const req = signRequest(buildNymRequest({ submitter: trustee.did, dest: DEST }), trustee);
-    const t0 = Date.now();
     try {
       await pool.submitWrite(req);
       expect.fail('resolved');
     } catch (e) {
       expect((e as { code: string }).code).to.equal(ClientErrorCode.REQUEST_NACKED);
       expect((e as { data: { reason: string; nodes: string[] } }).data.reason).to.equal(POOL_OVERLOADED_REASON);
-      expect((e as { data: { nodes: string[] } }).data.nodes).to.have.length(4);
+      expect((e as { data: { nodes: string[] } }).data.nodes.length).to.be.at.least(2);
     }
-    expect(Date.now() - t0).to.be.below(2_000);
+    await new Promise((r) => setTimeout(r, 500));
     expect(asked).to.deep.equal([1, 1, 1, 1]);
   });
 
-  it('a write refused as overloaded by f+1 nodes while the others took it in is not reported as refused by the pool', async () => {
+  it('a write refused as overloaded by f nodes while n-f took it in resolves on their REPLYs', async () => {
     handlers[0] = (req, reply) => reply({ op: 'REQNACK', identifier: req.identifier, reqId: req.reqId, reason: POOL_OVERLOADED_REASON });
-    handlers[1] = (req, reply) => reply({ op: 'REQNACK', identifier: req.identifier, reqId: req.reqId, reason: POOL_OVERLOADED_REASON });
-    // two nodes that take the request in (REQACK) but never reply: the write is in the pool, its outcome unknown
-    handlers[2] = (req, reply) => reply({ op: 'REQACK', identifier: req.identifier, reqId: req.reqId });
-    handlers[3] = (req, reply) => reply({ op: 'REQACK', identifier: req.identifier, reqId: req.reqId });
-    const req = signRequest(buildNymRequest({ submitter: trustee.did, dest: DEST }), trustee);
-    try {
-      await pool.submitWrite(req, { timeoutMs: 1_000 });
-      expect.fail('resolved');
-    } catch (e) {
-      expect((e as { code: string }).code).to.equal(ClientErrorCode.TIMEOUT);
+    for (let i = 1; i < 4; i++) {
+      handlers[i] = (req, reply, push) => {
+        reply({ op: 'REQACK', identifier: req.identifier, reqId: req.reqId });
+        setTimeout(() => push({ op: 'REPLY', result: txnOf(req, 9) }), 100);
+      };
     }
+    const req = signRequest(buildNymRequest({ submitter: trustee.did, dest: DEST }), trustee);
+    const out = await pool.submitWrite(req);
+    expect(out.nodes).to.have.length(2);
+    expect(out.nodes).to.not.include('Node1');
+    expect((out.result.txnMetadata as Record<string, unknown>).seqNo).to.equal(9);
   });
 
   it('a write that no f+1 nodes agree on times out', async () => {
