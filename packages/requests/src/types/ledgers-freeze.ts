@@ -49,7 +49,9 @@ export const ledgersFreezeHandler: WriteHandler = {
     const ids = Array.isArray(txn.txn.data.ledgers_ids) ? (txn.txn.data.ledgers_ids as unknown[]).map(Number) : [];
     for (const id of ids) {
       const key = String(id);
-      if (Object.hasOwn(frozen, key)) continue;
+      // a base ledger (refused by validation, possible only in an unvalidated genesis txn) is never recorded: its
+      // snapshot would depend on when the txn is replayed
+      if (Object.hasOwn(frozen, key) || BASE_LEDGER_IDS.includes(id)) continue;
       const snap = ctx.ledgerSnapshot(id);
       // a ledger the node does not have is refused by validation; a replayed txn naming one records nothing for it
       if (snap === undefined) continue;

@@ -107,6 +107,19 @@ describe('LEDGERS_FREEZE (9) and GET_FROZEN_LEDGERS (10)', () => {
     expect(codeOf((await h.order(1, [signed(TRUSTEE, nymOp(newSigner()))], T + 3)).results[0]!)).to.equal(undefined);
   });
 
+  it('an unvalidated genesis LEDGERS_FREEZE naming base or unknown ledgers records none of them (replays stay deterministic)', async () => {
+    const fresh = await createHarness();
+    try {
+      const txn = { reqSignature: {}, txn: { data: { ledgers_ids: [1, 2, 909] }, metadata: {}, type: '9' }, txnMetadata: { seqNo: 1, txnTime: T }, ver: '1' };
+      await fresh.executor.applyGenesis(2, [txn as never]);
+      const rec = fresh.stores.states[2].get(FROZEN_LEDGERS_KEY);
+      expect(Buffer.from(rec!).toString()).to.equal(Buffer.from(encodeWrapped({}, 1, T)).toString());
+      expect(codeOf((await fresh.order(1, [signed(TRUSTEE, nymOp(newSigner()))], T + 1)).results[0]!)).to.equal(undefined);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('a corrupt frozen-ledgers record refuses the batch\'s requests with a code instead of throwing', async () => {
     h.stores.states[2].set(FROZEN_LEDGERS_KEY, new TextEncoder().encode('not json'));
     const r = (await h.order(1, [signed(TRUSTEE, nymOp(newSigner()))], T + 1)).results[0]!;
