@@ -114,7 +114,6 @@ export function addReadCommands(program: Command, run: Run): void {
       if (o.refresh === true && ctx.g.refresh !== true) await pool.refresh();
       const st = pool.status();
       const timeoutMs = intArg(ctx.g.timeout, '--timeout') ?? 10_000;
-      const started = Date.now();
       const answers = await pool.submitAction(b.buildGetTxnRequest({ ledgerId: 0, seqNo: 1 }), { timeoutMs });
       const nodes = st.validators.map((v) => {
         const a = answers.get(v.alias);
@@ -127,7 +126,7 @@ export function addReadCommands(program: Command, run: Run): void {
       const quorum = answered >= needed;
       if (ctx.g.json === true) ctx.io.out(stringifyJson({ ...st, validators: nodes, answered, needed, quorum }));
       else {
-        ctx.io.out(quorum ? `Pool: ${answered} of ${st.n} validators answered (quorum ${needed}) in ${Date.now() - started} ms` : `no quorum: ${answered} of ${st.n} answered, ${needed} needed`);
+        ctx.io.out(quorum ? `Pool: ${answered} of ${st.n} validators answered (quorum ${needed})` : `no quorum: ${answered} of ${st.n} answered, ${needed} needed`);
         ctx.io.out(`Pool ledger: ${st.ledgerSize} txns, root ${st.root}`);
         ctx.io.out(`Validators: n=${st.n}, f=${st.f} (writes need ${st.f + 1} matching replies; proofs need ${st.n - st.f} signers)`);
         for (const v of nodes) ctx.io.out(`  ${v.alias.padEnd(12)} ${String(v.client ?? '-').padEnd(22)} bls:${v.bls ? 'yes' : 'no '} ${v.answer}`);
