@@ -3,6 +3,7 @@
 // ordered while requests wait (M1). Four cores over a small scripted network with one clock; the
 // votes are read from the INSTANCE_CHANGE messages the cores broadcast.
 import { expect } from 'chai';
+import { b58encode } from '@quire/common';
 import {
   ConsensusCore,
   type ConsensusCrypto,
@@ -24,7 +25,9 @@ import {
 
 const BASE_UTC = 1_700_000_000;
 const VALIDATORS = ['Node1', 'Node2', 'Node3', 'Node4'];
-const noCrypto: ConsensusCrypto = { blsSign: () => 'sig', blsVerifyShare: () => true, blsAggregate: () => 'agg', blsVerifyMulti: () => true };
+// BLS stand-ins shaped like the real thing (a 96-byte signature): multi-signatures in PRE-PREPAREs pass the parse checks
+const FAKE_SIGNATURE = b58encode(new Uint8Array(96).fill(7));
+const noCrypto: ConsensusCrypto = { blsSign: () => FAKE_SIGNATURE, blsVerifyShare: () => true, blsAggregate: () => FAKE_SIGNATURE, blsVerifyMulti: () => true };
 const genesis = VALIDATORS.map((alias) => ({ alias, blskey: simBlsPublicKey(alias) }));
 const INTERVAL_MS = defaultConsensusOptions.stateFreshnessUpdateIntervalSec * 1000;
 const LINK_DELAY_MS = 2;
