@@ -2,6 +2,10 @@
 // consistency proofs as the target, transfer split across peers, proof-checked application; then
 // ledgers 0-2 with targets from the caught-up audit ledger) and the seeder answers. Audit-ledger
 // replies carry the seeder's multi-signatures of the roots their txns name (catchup-multisigs.ts).
+// Crash safety: every applied reply is one atomic write of the executor (its txns, state, indexes
+// and the checked multi-signatures), and nothing else is written; a node killed between two of them
+// has its audit ledger ahead of ledgers 0-2, which its startup accepts as a catch-up to finish
+// (node: checkAgainstAudit), and the catch-up every start runs resumes from the ledgers' sizes.
 import { encodeMsgpack } from '@quire/common';
 import { CaughtUpMultiSigs, multiSigsForAuditTxns } from './catchup-multisigs.js';
 import type { CoreContext } from './context.js';
