@@ -241,7 +241,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     ]).finally(() => clearTimeout(setupTimer));
     o.log(`workload: ${o.clients} clients x ${o.concurrency} writes in flight, ready after ${(setupMs / 1000).toFixed(1)} s`);
 
-    const deadline = started + o.minutes * 60_000;
+    // the perturbing time starts once the workload runs (pool start and setup are not counted)
+    const deadline = Date.now() + o.minutes * 60_000;
     const schedule = planSchedule(o.seed, kinds, Math.max(30_000, deadline - Date.now()));
     for (const p of schedule) {
       if (stopped() || Date.now() + p.holdMs > deadline) break;

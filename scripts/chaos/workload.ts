@@ -109,6 +109,7 @@ async function retry<T>(what: string, fn: () => Promise<T>, stop: () => boolean,
       return await fn();
     } catch (e) {
       if (stop() || Date.now() > until) throw new Error(`${what}: ${(e as Error).message}`, { cause: e });
+      console.error(`workload: ${what} failed (${codeOf(e)}: ${(e as Error).message.slice(0, 200)}); trying again`);
       await new Promise((r) => setTimeout(r, 1000));
     }
   }
@@ -141,11 +142,9 @@ export async function runWorkload(genesisFile: string, o: WorkloadOptions): Prom
   // setup: one ENDORSER author DID per client, written by the trustee
   for (let i = 0; i < o.clients; i++) {
     const author = DidKey.random();
-    await retry(
-      `setup NYM of client ${i}`,
-      () => admin.submitWrite(signRequest(buildNymRequest({ submitter: trustee.did, dest: author.did, verkey: author.verkey, role: ENDORSER }), trustee)),
-      () => stopping,
-    );
+    // one request, sent again as it is: a duplicate is answered with the REPLY of the first
+    const nym = signRequest(buildNymRequest({ submitter: trustee.did, dest: author.did, verkey: author.verkey, role: ENDORSER }), trustee);
+    await retry(`setup NYM of client ${i}`, () => admin.submitWrite(nym), () => stopping);
     const pool = i === 0 ? admin : await Pool.open(genesisFile, poolOpts);
     clients.push({ index: i, pool, author, submitter: DidKey.fromSeed(stewardSeed((i % 4) + 1)), rng: rng.fork(), counter: 0 });
   }
