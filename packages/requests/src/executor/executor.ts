@@ -15,7 +15,7 @@ import { AuthorizationEngine } from '../auth/engine.js';
 import { StateIdrCache } from '../auth/idr-cache.js';
 import { SignatureVerifier, type SignatureVerifierOptions } from '../auth/signatures.js';
 import { ErrorKind, RequestError, RequestErrorCode, toRequestError } from '../errors.js';
-import type { AttributeAccess, HandlerContext, LedgerIdValue, ParsedRequest, SoftwareInfo, StateLedgerId, Txn, WriteHandler } from '../handler.js';
+import type { AttributeAccess, HandlerContext, LedgerIdValue, LedgerSnapshot, ParsedRequest, SoftwareInfo, StateLedgerId, Txn, WriteHandler } from '../handler.js';
 import { parseRequest } from '../pipeline/parse.js';
 import { HandlerRegistry, createDefaultRegistry } from '../registry.js';
 import { checkTaaAcceptance } from '../taa/acceptance.js';
@@ -38,6 +38,11 @@ export interface ExecutorModules {
   stores: ExecutorStores;
   registry?: HandlerRegistry;
   software?: SoftwareInfo;
+  /**
+   * Ledgers of the node besides pool, domain and config (Indy plugin ledgers; Quire has none): what LEDGERS_FREEZE
+   * checks and records for an id >= 4. Without it every such id "never existed".
+   */
+  pluginLedgers?: { snapshot(ledgerId: number): LedgerSnapshot | undefined };
 }
 
 /** The request's `identifier` (null when absent) and `reqId` (null when it did not parse): what a REJECT echoes. */
@@ -114,6 +119,7 @@ export class RequestExecutor {
   private readonly opts: Required<Omit<ExecutorOptions, 'signatureCache'>>;
   private readonly stores: ExecutorStores;
   private readonly software: SoftwareInfo | undefined;
+  private readonly pluginLedgers: ExecutorModules['pluginLedgers'];
   private readonly applied: AppliedBatch[] = [];
   private readonly inFlight = new Set<string>();
   /** Payload digests committed into a write batch that is not written yet. */
@@ -133,6 +139,7 @@ export class RequestExecutor {
     this.stores = modules.stores;
     this.registry = modules.registry ?? createDefaultRegistry();
     this.software = modules.software;
+    this.pluginLedgers = modules.pluginLedgers;
     const s = modules.stores.states;
     const holder: { idr?: StateIdrCache } = {};
     const domain = new TrieView(s[1], (key) => holder.idr?.invalidateKey(key));
@@ -165,6 +172,7 @@ export class RequestExecutor {
     const views = this.views;
     const ledgers = this.ledgerViews;
     const stores = this.stores;
+    const plugins = this.pluginLedgers;
     const attrs: AttributeAccess = attributes ?? {
       put: () => {
         throw new RequestError(RequestErrorCode.INTERNAL, { problem: 'attribute writes are only allowed while applying a batch' });
@@ -186,7 +194,7 @@ export class RequestExecutor {
       auth: this.auth,
       attributes: attrs,
       ledgerSnapshot: (id: number) => {
-        if (!isStateLedger(id)) return undefined;
+        if (!isStateLedger(id)) return id > 3 ? plugins?.snapshot(id) : undefined;
         // the appended txns only: the batch being applied is a config batch, and the config ledger is never frozen
         const ledger = stores.ledgers[id];
         return { size: ledger.uncommittedSize, root: ledger.uncommittedRoot, stateRoot: stores.states[id].headRoot };

@@ -2,8 +2,8 @@
 // be frozen (static), three trustee signatures by default, ledgers the node does not have are refused,
 // each frozen ledger is recorded with its root, state root and size under `4:FROZEN_LEDGERS` (entries
 // kept), GET_FROZEN_LEDGERS answers that record with a proof, and a frozen ledger takes no writes.
-// Quire has no plugin ledgers: a node that has one is simulated by giving the executor's handler
-// context a snapshot of a ledger 909.
+// Quire has no plugin ledgers: a node that has some (909, 910) is simulated by the executor's
+// `pluginLedgers` module.
 import { b58encode, canonicalJsonBytes } from '@quire/common';
 import { expect } from 'chai';
 import type { RequestResult } from '../../src/executor/executor.js';
@@ -21,20 +21,12 @@ const PLUGIN: Record<number, LedgerSnapshot> = {
   910: { size: 0, root: new Uint8Array(32).fill(1), stateRoot: new Uint8Array(32).fill(2) },
 };
 
-/** The node of `h` has the plugin ledgers above besides its own. */
-function withPluginLedgers(h: Harness): void {
-  const context = h.executor.context.bind(h.executor);
-  h.executor.context = (...args: Parameters<typeof context>) => {
-    const ctx = context(...args);
-    return { ...ctx, ledgerSnapshot: (id: number) => PLUGIN[id] ?? ctx.ledgerSnapshot(id) };
-  };
-}
 
 describe('LEDGERS_FREEZE (9) and GET_FROZEN_LEDGERS (10)', () => {
   let h: Harness;
   let trustees: Ed25519Signer[];
   beforeEach(async () => {
-    h = await createHarness();
+    h = await createHarness({ pluginLedgers: { snapshot: (id) => PLUGIN[id] } });
     trustees = [TRUSTEE];
     for (let i = 0; i < 2; i++) {
       const t = newSigner();
@@ -63,11 +55,21 @@ describe('LEDGERS_FREEZE (9) and GET_FROZEN_LEDGERS (10)', () => {
     const r = await freeze([909, 5]);
     expect(codeOf(r)).to.equal('FREEZE_LEDGER_NEVER_EXISTED');
     expect((r as { reason: string }).reason).to.equal('One or more ledgers from [909, 5] have never existed');
+    const bare = await createHarness();
+    try {
+      // a node without plugin ledgers (every Quire node today): every id "never existed"
+      const t2 = newSigner();
+      const t3 = newSigner();
+      for (const t of [t2, t3]) await accept(bare, signed(TRUSTEE, nymOp(t, '0')));
+      const only = (await bare.order(2, [signed([TRUSTEE, t2, t3], { type: '9', ledgers_ids: [909] })], T)).results[0]!;
+      expect(codeOf(only)).to.equal('FREEZE_LEDGER_NEVER_EXISTED');
+    } finally {
+      await bare.close();
+    }
     expect(h.stores.states[2].get(FROZEN_LEDGERS_KEY)).to.equal(undefined);
   });
 
   it('needs three trustee signatures (default rule 9--EDIT--*--*--*)', async () => {
-    withPluginLedgers(h);
     expect(codeOf(await freeze([909], [TRUSTEE]))).to.equal('AUTH_NOT_ENOUGH_SIGNATURES');
     expect(codeOf(await freeze([909], trustees.slice(0, 2)))).to.equal('AUTH_NOT_ENOUGH_SIGNATURES');
     expect(codeOf(await freeze([909]))).to.equal(undefined);
@@ -78,7 +80,6 @@ describe('LEDGERS_FREEZE (9) and GET_FROZEN_LEDGERS (10)', () => {
     expect(none.result).to.include({ data: null, seqNo: null, txnTime: null });
     verifyRead(none, FROZEN_LEDGERS_KEY, null);
 
-    withPluginLedgers(h);
     const first = await freeze([909], trustees, T);
     expect(codeOf(first)).to.equal(undefined);
     const entry909 = { ledger: b58encode(PLUGIN[909]!.root), state: b58encode(PLUGIN[909]!.stateRoot), seq_no: 12 };

@@ -3,7 +3,7 @@
 import { parseJson, signatureInput } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { AttributeStore, Ledger, SeqNoIndex, StateTrie, TimestampStore, openMemoryKvStore } from '@quire/storage';
-import { RequestExecutor, type ExecutorOptions } from '../../../src/executor/executor.js';
+import { RequestExecutor, type ExecutorModules, type ExecutorOptions } from '../../../src/executor/executor.js';
 import type { ExecutorStores } from '../../../src/executor/stores.js';
 import type { Txn } from '../../../src/handler.js';
 import { createDefaultRegistry, type HandlerRegistry } from '../../../src/registry.js';
@@ -60,13 +60,15 @@ export async function openStores(): Promise<ExecutorStores> {
 export interface HarnessOptions extends ExecutorOptions {
   /** Domain genesis txns (default: the standard trustee and stewards). */
   domainGenesis?: Txn[];
+  /** Plugin ledgers of the node (LEDGERS_FREEZE). */
+  pluginLedgers?: ExecutorModules['pluginLedgers'];
 }
 
 export async function createHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const { domainGenesis, ...executorOptions } = opts;
+  const { domainGenesis, pluginLedgers, ...executorOptions } = opts;
   const stores = await openStores();
   const kv = stores.kv;
-  const executor = new RequestExecutor(executorOptions, { stores, registry: testRegistry() });
+  const executor = new RequestExecutor(executorOptions, { stores, registry: testRegistry(), ...(pluginLedgers ? { pluginLedgers } : {}) });
   await executor.applyGenesis(1, domainGenesis ?? genesisTxns(DOMAIN_GENESIS));
   let t = PP_TIME;
   return {
