@@ -222,16 +222,23 @@ export async function fuzzClients(targets: readonly FuzzTarget[], count: number,
   return stats;
 }
 
-/** A write through the SDK: the pool still orders. */
-export async function poolOrders(genesisFile: string): Promise<boolean> {
-  const pool = await Pool.open(genesisFile, { writeTimeoutMs: 60_000 });
+/** A write through the SDK within `timeoutMs` (the same request sent again until then): the pool orders. */
+export async function poolOrders(genesisFile: string, timeoutMs = 60_000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  const trustee = DidKey.fromSeed(TRUSTEE_SEED);
+  const d = DidKey.random();
+  const request = signRequest(buildNymRequest({ submitter: trustee.did, dest: d.did, verkey: d.verkey }), trustee);
+  const pool = await Pool.open(genesisFile, { writeTimeoutMs: Math.min(timeoutMs, 30_000) });
   try {
-    const trustee = DidKey.fromSeed(TRUSTEE_SEED);
-    const d = DidKey.random();
-    await pool.submitWrite(signRequest(buildNymRequest({ submitter: trustee.did, dest: d.did, verkey: d.verkey }), trustee));
-    return true;
-  } catch {
-    return false;
+    for (;;) {
+      try {
+        await pool.submitWrite(request);
+        return true;
+      } catch {
+        if (Date.now() > until) return false;
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
+    }
   } finally {
     await pool.close();
   }
@@ -260,7 +267,7 @@ async function main(): Promise<void> {
   try {
     pool.startAll();
     const t0 = Date.now();
-    if (!(await poolOrders(pool.genesisFile))) throw new Error('the pool did not order a write before fuzzing');
+    if (!(await poolOrders(pool.genesisFile, 300_000))) throw new Error('the pool did not order a write within 300 s of starting');
     console.log(`pool ordering after ${((Date.now() - t0) / 1000).toFixed(0)} s; fuzzing Node1 and Node2`);
     pool.sampleRss();
     const before = Object.fromEntries(pool.nodes.map((n) => [n.name, Math.round(n.maxRssMb)]));
