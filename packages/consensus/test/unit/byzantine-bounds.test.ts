@@ -3,6 +3,7 @@
 // the stash (F11). Each test states the bound it checks; on the code before #15 each of them
 // failed (the held state or the work grew with the number of messages).
 import { expect } from 'chai';
+import fc from 'fast-check';
 import {
   ConsensusCore,
   type ConsensusCrypto,
@@ -164,6 +165,37 @@ describe('stash filled by one validator (#15, F11)', () => {
     stash.prune((s) => s.from === 'Byz2');
     expect(stash.heldFrom('Byz2')).to.equal(0);
     expect(stash.size).to.equal(stash.heldFrom('Byz1'));
+  });
+
+  it('property: never above its caps, and a sender below its fair share is never refused', () => {
+    // more senders than STASH_SENDER_SHARE, so that the per-sender caps add up above the global one:
+    // A-D send most of the messages and can fill the stash, E and F come late and seldom
+    const senders = ['A', 'B', 'C', 'D', 'E', 'F'];
+    const op = fc.record({ from: fc.oneof({ arbitrary: fc.constantFrom('A', 'B', 'C', 'D'), weight: 6 }, { arbitrary: fc.constantFrom(...senders), weight: 1 }), ppSeqNo: fc.integer({ min: 1, max: 60 }), viewNo: fc.integer({ min: 0, max: 2 }), take: fc.boolean() });
+    fc.assert(
+      fc.property(fc.integer({ min: 6, max: 40 }), fc.array(op, { minLength: 150, maxLength: 400 }), (limit, ops) => {
+        const senderLimit = defaultStashSenderLimit(limit);
+        const stash = new MessageStash(limit, senderLimit);
+        for (const o of ops) {
+          if (o.take) {
+            stash.take((s) => s.from === o.from && s.msg.ppSeqNo === o.ppSeqNo);
+            continue;
+          }
+          const held = stash.heldFrom(o.from);
+          const fair = Math.floor(limit / senders.length);
+          const ok = stash.add({ from: o.from, msg: { ...prepare(o.viewNo, o.ppSeqNo), op: 'PREPARE' } as Stashed['msg'] });
+          if (held < fair - 1) expect(ok, `${o.from} held ${held} of a fair share ${fair}`).to.equal(true);
+          expect(stash.size).to.be.at.most(limit);
+          let sum = 0;
+          for (const x of senders) {
+            expect(stash.heldFrom(x)).to.be.at.most(senderLimit);
+            sum += stash.heldFrom(x);
+          }
+          expect(sum).to.equal(stash.size);
+        }
+      }),
+      { numRuns: 100 },
+    );
   });
 });
 
