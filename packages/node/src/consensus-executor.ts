@@ -86,6 +86,19 @@ export interface ConsensusExecutorModules {
   onFatal?: (error: NodeError) => void;
 }
 
+/**
+ * Bucket of the catch-up progress mark: present while a catch-up's writes have left ledgers 0-2
+ * behind the audit ledger (it goes into the same atomic write as the caught-up txns), so that
+ * startup can tell an interrupted catch-up (to finish) from a torn or lost write (to refuse).
+ */
+export const CATCHUP_MARK_BUCKET = 'catchup-progress';
+const CATCHUP_MARK_KEY = new TextEncoder().encode('ledgers-behind-audit');
+
+/** Whether the last catch-up write left ledgers behind the audit ledger (a catch-up was cut short). */
+export function catchupInterrupted(kv: KvStore): boolean {
+  return kv.getSync(CATCHUP_MARK_BUCKET, CATCHUP_MARK_KEY) !== undefined;
+}
+
 function isStateLedger(id: number): id is StateLedger {
   return id === 0 || id === 1 || id === 2;
 }
@@ -384,9 +397,18 @@ export class ConsensusExecutor implements BatchExecutor {
       this.registryHead = this.registryCommitted.clone();
     } else return false;
     this.putMultiSignatures(multiSigs, wb);
+    this.markCatchupProgress(wb);
     this.startWrite(wb);
     if (ledgerId !== AUDIT_LEDGER) this.onCommitted?.(ledgerId, stored);
     return true;
+  }
+
+  /** Sets the catch-up mark in `wb` while a ledger is behind the audit ledger's target for it, else clears it. */
+  private markCatchupProgress(wb: WriteBatch): void {
+    const targets = this.audit.targets();
+    const behind = STATE_LEDGERS.some((l) => this.stores.ledgers[l].size < (targets.get(l)?.size ?? 0));
+    if (behind) wb.put(CATCHUP_MARK_BUCKET, CATCHUP_MARK_KEY, new Uint8Array([1]));
+    else wb.del(CATCHUP_MARK_BUCKET, CATCHUP_MARK_KEY);
   }
 
   /** Multi-signatures received in catch-up and checked by the core, in a write of their own. */

@@ -12,7 +12,7 @@ import { type KvStore, openLevelKvStore, openMemoryKvStore } from '@quire/storag
 import { AuditTrail } from './audit-trail.js';
 import { type ActionOutcome, type ActionRequest, ClientPath } from './client-path.js';
 import { type NodeConfig, consensusOptionsOf, resolvePath } from './config.js';
-import { ConsensusExecutor, type NodeStores } from './consensus-executor.js';
+import { ConsensusExecutor, type NodeStores, catchupInterrupted } from './consensus-executor.js';
 import type { NodeError } from './errors.js';
 import { ForcedRequests } from './forced-requests.js';
 import { type NodeKeys, readKeyFile } from './keys.js';
@@ -116,7 +116,7 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
     await repairState(reqExecutor, stores, log);
     const { registry, poolTxns } = await loadPoolRegistry(stores.ledgers[0], name, keys);
     const audit = await AuditTrail.load(stores.ledgers[3]);
-    const behind = checkAgainstAudit(audit, stores.ledgers);
+    const behind = checkAgainstAudit(audit, stores.ledgers, catchupInterrupted(kv));
     if (behind.length > 0) log.warn({ ledgers: behind }, 'ledgers behind the audit ledger (an interrupted catch-up): catch-up completes them');
     const metrics = cfg.metricsPort !== null ? new NodeMetrics({ node: name }) : undefined;
     const executor = new ConsensusExecutor({ durable: cfg.durable }, { stores, executor: reqExecutor, registry, audit, onCommitted: (lid, txns) => hooks.onCommitted(lid, txns), onFatal: (e) => hooks.fatal(e) });

@@ -67,19 +67,21 @@ export interface LedgerBehindAudit {
  * Checks ledgers 0-2 against the sizes the last audit txn records. Ordering commits a batch's txns
  * and its audit txn in one write, so they agree; catch-up appends the audit ledger first and then
  * pool, config and domain, each reply in a write of its own (consensus.md §7.2), so a node killed
- * in between has ledgers *behind* its audit ledger, each at the end of one proof-checked write.
- * That is a catch-up to finish, not damage: those ledgers are returned (the node starts, and the
- * catch-up it always runs at start fetches the rest against the audit ledger's targets). A ledger
- * *ahead* of the audit ledger cannot come from any write the node makes: STORAGE_INCONSISTENT.
+ * in between has ledgers *behind* its audit ledger, each at the end of one proof-checked write, and
+ * the catch-up mark those writes carry (`catchupInterrupted`). That is a catch-up to finish, not
+ * damage: those ledgers are returned (the node starts, and the catch-up it always runs at start
+ * fetches the rest against the audit ledger's targets). A ledger behind without the mark (a torn or
+ * lost write) or ahead of the audit ledger cannot come from any write the node makes:
+ * STORAGE_INCONSISTENT.
  */
-export function checkAgainstAudit(audit: AuditTrail, ledgers: NodeStores['ledgers']): LedgerBehindAudit[] {
+export function checkAgainstAudit(audit: AuditTrail, ledgers: NodeStores['ledgers'], catchupInterrupted: boolean): LedgerBehindAudit[] {
   if (audit.summary() === undefined) return [];
   const behind: LedgerBehindAudit[] = [];
   for (const [l, size] of audit.targets()) {
     if (l !== 0 && l !== 1 && l !== 2) continue;
     const have = ledgers[l].size;
-    if (have > size.size) {
-      throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, { reason: `ledger ${l} has ${have} txns, more than the ${size.size} the last audit txn says` });
+    if (have > size.size || (have < size.size && !catchupInterrupted)) {
+      throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, { reason: `ledger ${l} has ${have} txns, the last audit txn says ${size.size}${have < size.size ? ' (and no catch-up was under way)' : ''}` });
     }
     if (have < size.size) behind.push({ ledgerId: l, size: have, auditSize: size.size });
   }

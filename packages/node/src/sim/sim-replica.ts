@@ -21,7 +21,7 @@ import { type BlsSecretKey, LruCache } from '@quire/crypto';
 import { RequestExecutor, type SignatureVerifier, type Txn } from '@quire/requests';
 import { type KvStore, openMemoryKvStore, parseGenesis } from '@quire/storage';
 import { AuditTrail } from '../audit-trail.js';
-import { ConsensusExecutor, type ConsensusExecutorModules, type ConsensusExecutorOptions, type NodeStores } from '../consensus-executor.js';
+import { ConsensusExecutor, type ConsensusExecutorModules, type ConsensusExecutorOptions, type NodeStores, catchupInterrupted } from '../consensus-executor.js';
 import { checkAgainstAudit, openNodeStores, popCheckedBlsKey } from '../node-setup.js';
 import { PoolRegistry } from '../pool-registry.js';
 import { ExecutorRequestAnalyzer } from '../request-analyzer.js';
@@ -188,7 +188,7 @@ export class SimReplica implements SimReplicaContract<SimConsensusExecutor> {
     const registry = new PoolRegistry();
     for (let s = 1; s <= stores.ledgers[0].size; s++) registry.apply(stores.ledgers[0].getSync(s));
     const audit = await AuditTrail.load(stores.ledgers[3]);
-    checkAgainstAudit(audit, stores.ledgers);
+    checkAgainstAudit(audit, stores.ledgers, catchupInterrupted(this.kv));
     this.executor = new SimConsensusExecutor({ durable: false }, { stores, executor: reqExecutor, registry, audit }, stores, this.multiSigs);
     this.requests = new SharedCheckAnalyzer(new ExecutorRequestAnalyzer(reqExecutor), this.shared.checks);
     this.crypto = this.createCrypto();

@@ -11,7 +11,7 @@ import { ConsensusCore, type ConsensusEffect, Simulation, createBlsConsensusCryp
 import { RequestExecutor, type Txn } from '@quire/requests';
 import { type KvStore, type WriteBatch, openMemoryKvStore, parseGenesis } from '@quire/storage';
 import { AuditTrail } from '../../src/audit-trail.js';
-import { ConsensusExecutor, type NodeStores } from '../../src/consensus-executor.js';
+import { CATCHUP_MARK_BUCKET, ConsensusExecutor, type NodeStores, catchupInterrupted } from '../../src/consensus-executor.js';
 import { NodeErrorCode } from '../../src/errors.js';
 import { type LedgerBehindAudit, blsKeyLookup, checkAgainstAudit, openNodeStores } from '../../src/node-setup.js';
 import { PoolRegistry } from '../../src/pool-registry.js';
@@ -76,7 +76,7 @@ async function openLeecher(kv: KvStore, clock: { now(): number; utcSeconds(): nu
   const registry = new PoolRegistry();
   for (let s = 1; s <= stores.ledgers[0].size; s++) registry.apply(stores.ledgers[0].getSync(s));
   const audit = await AuditTrail.load(stores.ledgers[3]);
-  const behind = checkAgainstAudit(audit, stores.ledgers);
+  const behind = checkAgainstAudit(audit, stores.ledgers, catchupInterrupted(kv));
   const executor = new ConsensusExecutor({ durable: false }, { stores, executor: reqExecutor, registry, audit });
   const crypto = createBlsConsensusCrypto({
     secretKeyAt: () => simBlsKey('Node4', 0).secret,
@@ -184,7 +184,8 @@ async function crashEverywhere(sim: Simulation<SimConsensusExecutor>, genesis: G
     expect(await catchUp(sim, restarted, clock), `${note}: catch-up completes`).to.equal(true);
     expectSameAsSeeder(restarted, seeder, note);
     for (const l of [0, 1, 2] as const) expect(b58encode(restarted.stores.states[l].committedRoot), `${note}: state ${l}`).to.equal(b58encode(full.stores.states[l].committedRoot));
-    expect(checkAgainstAudit(await AuditTrail.load(restarted.stores.ledgers[3]), restarted.stores.ledgers), note).to.deep.equal([]);
+    expect(catchupInterrupted(raw), `${note}: catch-up mark cleared`).to.equal(false);
+    expect(checkAgainstAudit(await AuditTrail.load(restarted.stores.ledgers[3]), restarted.stores.ledgers, false), note).to.deep.equal([]);
     await raw.close();
   }
   await whole.close();
@@ -218,6 +219,29 @@ describe('a node killed at any instant of a catch-up restarts and completes it (
     expect(interrupted).to.be.greaterThan(0);
   });
 
+  it('refuses ledgers behind the audit ledger without the catch-up mark (a torn or lost write, not a catch-up)', async () => {
+    const { sim, pool, genesis } = await orderedPool('none', 5, 20);
+    pools.push(pool);
+    const clock: Clock = { t: 0, now: () => clock.t, utcSeconds: () => 1_800_000_000 };
+    const raw = await openMemoryKvStore();
+    await openLeecher(raw, clock, genesis);
+    // the audit ledger lands, the domain ledger's write does not
+    const node = await openLeecher(crashingKv(raw, 2).kv, clock, genesis);
+    await catchUp(sim, node, clock);
+    expect(catchupInterrupted(raw)).to.equal(true);
+    expect((await openLeecher(raw, clock, genesis)).behind.map((b) => b.ledgerId)).to.deep.equal([1]);
+    // the same storage without the mark: what a commit split in two writes would leave
+    await raw.batch().del(CATCHUP_MARK_BUCKET, new TextEncoder().encode('ledgers-behind-audit')).write();
+    let code: unknown;
+    try {
+      await openLeecher(raw, clock, genesis);
+    } catch (e) {
+      code = (e as { code?: unknown }).code;
+    }
+    expect(code).to.equal(NodeErrorCode.STORAGE_INCONSISTENT);
+    await raw.close();
+  });
+
   it('still refuses to start when a ledger is ahead of the audit ledger (no write makes that)', async () => {
     const { sim, pool, genesis } = await orderedPool('none', 4, 20);
     pools.push(pool);
@@ -226,12 +250,12 @@ describe('a node killed at any instant of a catch-up restarts and completes it (
     const l = await openLeecher(raw, clock, genesis);
     expect(await catchUp(sim, l, clock)).to.equal(true);
     const trail = await AuditTrail.load(l.stores.ledgers[3]);
-    expect(checkAgainstAudit(trail, l.stores.ledgers)).to.deep.equal([]);
+    expect(checkAgainstAudit(trail, l.stores.ledgers, false)).to.deep.equal([]);
     // the domain ledger one txn beyond what the last audit txn says
     const ahead = { ...l.stores.ledgers, 1: { size: trail.targets().get(1)!.size + 1 } } as unknown as NodeStores['ledgers'];
     let code: unknown;
     try {
-      checkAgainstAudit(trail, ahead);
+      checkAgainstAudit(trail, ahead, true);
     } catch (e) {
       code = (e as { code?: unknown }).code;
     }
