@@ -35,6 +35,8 @@ export interface RunRecord {
   durability?: string[];
   /** resource bounds exceeded */
   footprint?: string[];
+  /** protocol oracles on broadcast messages (simulator.ts `watch`) */
+  protocol?: string[];
 }
 
 /**
@@ -173,7 +175,7 @@ export function checkRun(record: RunRecord, nodes: readonly CheckedNode[], opts:
     }
   }
   for (const a of record.alarms) v.push(`alarm: ${a}`);
-  v.push(...(record.durability ?? []), ...(record.footprint ?? []));
+  v.push(...(record.durability ?? []), ...(record.footprint ?? []), ...(record.protocol ?? []));
   // 5. client REPLY consistency: one place per request digest, whoever answered; and what a node
   //    answered is in its ledger (and in every live honest node's that got that far)
   const placeOf = new Map<string, string>();

@@ -146,6 +146,8 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
     const alias = rng.pick(genesis.slice(1).filter((x) => x.byzantine === undefined)).name;
     const usurper = ctx.createUsurper(alias);
     ctx.nodes.push(usurper);
+    // a primary slower than the usurper: the usurper's PRE-PREPARE for a key arrives first
+    primary.slowMs = rng.int(30, 300);
     ctx.byzantine.add(alias);
     budget--;
   }
@@ -156,7 +158,7 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
     budget = 0;
   }
   if (mix.crashStop) {
-    const stopped = rng.shuffle(rng.chance(0.5) ? [primary, ...backups.filter((x) => x !== primary)] : backups.filter((x) => x !== primary)).slice(0, rng.int(1, Math.max(1, budget)));
+    const stopped = [primary, ...rng.shuffle(backups.filter((x) => x !== primary))].slice(0, rng.int(1, Math.max(1, budget)));
     for (const node of stopped) at(rng.int(200, healAtMs - 2000), () => ctx.stop(node));
     // another node lags behind: cut off for a few seconds, it must catch up (F1)
     const lagging = rng.pick(genesis.filter((x) => !stopped.includes(x)));

@@ -46,7 +46,7 @@ export interface FaultMix {
   /** consensus option overrides of this mix (e.g. a small CHK_FREQ so that cut-off nodes catch up) */
   consensus?: Partial<ConsensusOptions>;
   // ---- the adversary (issue #15) ----
-  /** 1 to f nodes (the primary of view 0 half of the time) stop for good; another one lags behind a partition */
+  /** 1 to f nodes (the primary of view 0 among them) stop for good; another one lags behind a partition */
   crashStop?: boolean;
   /** crashes in the middle of a node's writes (between the batch writes of one event, before the reply), several per node */
   tornWrites?: boolean;
@@ -94,7 +94,8 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
   partition: { ...base, name: 'partition', latencyMs: [1, 10], partitions: true, healAtMs: 4000 },
   crash: { ...base, name: 'crash', crashes: true, faultyNodes: 'f', healAtMs: 4000, livenessBoundMs: 25_000 },
   byzantine: { ...base, name: 'byzantine', latencyMs: [1, 15], byzantineBackups: true, faultyNodes: 'f' },
-  skew: { ...base, name: 'skew', skewSec: 20 },
+  // with the primary of view 0 crashing under load: the new primary's clock is skewed too
+  skew: { ...base, name: 'skew', skewSec: 20, crashPrimary: true, faultyNodes: 1, healAtMs: 4000, livenessBoundMs: 30_000 },
   mixed: { ...base, name: 'mixed', latencyMs: [1, 20], drop: 0.03, duplicate: 0.03, slowTail: 0.01, partitions: true, crashes: true, byzantineBackups: true, faultyNodes: 'f', skewSec: 10, healAtMs: 4000, livenessBoundMs: 25_000 },
   primaryCrash: { ...base, name: 'primaryCrash', latencyMs: [1, 10], crashPrimary: true, faultyNodes: 1, healAtMs: 9000, livenessBoundMs: 30_000, requests: 40 },
   // beyond the fault model while they are down: nothing is ordered, nothing unsafe; resumes after
@@ -102,7 +103,7 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
   // a lying or equivocating primary of view 0: replaced by a view change
   primary: { ...base, name: 'primary', latencyMs: [1, 10], byzantinePrimary: true, faultyNodes: 1, livenessBoundMs: 25_000 },
   membership: { ...base, name: 'membership', latencyMs: [1, 10], membership: true, healAtMs: 7000, livenessBoundMs: 30_000, requests: 80 },
-  clock: { ...base, name: 'clock', latencyMs: [1, 10], clockJump: true, healAtMs: 4000, livenessBoundMs: 30_000 },
+  clock: { ...base, name: 'clock', latencyMs: [1, 10], clockJump: true, crashPrimary: true, faultyNodes: 1, healAtMs: 4000, livenessBoundMs: 30_000 },
   seeders: {
     ...base,
     name: 'seeders',
@@ -130,7 +131,7 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
   },
   twins: { ...base, name: 'twins', twins: true, checkLiveness: false, healAtMs: 2000, livenessBoundMs: 3000, requests: 20 },
   // ---- the adversary (issue #15): every mix below also forces or invites a view change ----
-  // f nodes stop for good (the primary half of the time) while another node lags behind a partition
+  // up to f nodes stop for good (the primary among them) while another node lags behind a partition
   crashStop: { ...base, name: 'crashStop', latencyMs: [1, 10], crashStop: true, faultyNodes: 'f', healAtMs: 6000, livenessBoundMs: 30_000, consensus: { chkFreq: 5, logSize: 15 } },
   // crashes in the middle of multi-step writes (batch commit, catch-up phases, before the reply), several per node
   torn: { ...base, name: 'torn', latencyMs: [1, 10], tornWrites: true, crashPrimary: true, faultyNodes: 1, healAtMs: 7000, livenessBoundMs: 30_000, requests: 60, consensus: { chkFreq: 5, logSize: 15 } },

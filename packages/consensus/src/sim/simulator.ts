@@ -2,9 +2,10 @@
 // a simulated network with seeded delays, drops, duplication, reordering, partitions, crashes and
 // restarts, clock skew and Byzantine nodes. One seeded PRNG drives every choice, so a run is fully
 // reproducible from (seed, nodes, faults). Simulated time only: no real sleeps.
+import { Suspicion } from '../context.js';
 import { ConsensusCore } from '../core.js';
 import type { ConsensusEffect } from '../interfaces.js';
-import type { ClientRequestBody } from '../messages.js';
+import type { ClientRequestBody, NodeMessage } from '../messages.js';
 import type { SimExecutor, SimPool, SimPoolFactory, SimReplica } from './backend.js';
 import { type AckedReply, checkRun, coreFootprint, footprintBound, type RunRecord } from './checks.js';
 import { type ClientLoadContext, scheduleClientLoad, scheduleMembershipLoad } from './client-load.js';
@@ -22,6 +23,26 @@ export type { AdversaryStats, SimNode, SimulationModules, SimulationOptions, Sim
 export { replayCommand } from './sim-run.js';
 
 const BASE_UTC = 1_700_000_000;
+/**
+ * Suspicion codes that say the accused sent something wrong (consensus.md §6.1): an honest node
+ * never has a reason to raise one against another honest node.
+ */
+const EVIDENCE: ReadonlySet<number> = new Set([
+  Suspicion.PPR_DIGEST_WRONG,
+  Suspicion.PPR_REJECT_WRONG,
+  Suspicion.PPR_STATE_WRONG,
+  Suspicion.PPR_TXN_WRONG,
+  Suspicion.PPR_BLS_MULTISIG_WRONG,
+  Suspicion.CM_BLS_SIG_WRONG,
+  Suspicion.PPR_POOL_STATE_ROOT_HASH_WRONG,
+  Suspicion.PPR_AUDIT_TXN_ROOT_HASH_WRONG,
+  Suspicion.PPR_EQUIVOCATION,
+  Suspicion.NEW_VIEW_INVALID_CHECKPOINTS,
+  Suspicion.NEW_VIEW_INVALID_BATCHES,
+  Suspicion.VIEW_CHANGE_EQUIVOCATION,
+  Suspicion.INVALID_VIEW_CHANGE,
+  Suspicion.INVALID_CATCHUP_DATA,
+]);
 /** default events after which a run is stopped as a runaway (message storm): a failed run, not a hung sweep */
 const MAX_EVENTS = 2_000_000;
 
@@ -70,7 +91,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     this.pool = factory({ seed: opts.seed, genesis: this.genesisNames, ...(this.membership !== undefined ? { joiner: this.membership.joiner } : {}) });
     this.healAtMs = this.mix.healAtMs;
     this.endAtMs = this.healAtMs + this.mix.livenessBoundMs;
-    this.record = { names: this.names, byzantine: new Set(), submitted: [], orderedRequests: 0, orderedBatches: 0, alarms: [], replies: [], durability: [], footprint: [] };
+    this.record = { names: this.names, byzantine: new Set(), submitted: [], orderedRequests: 0, orderedBatches: 0, alarms: [], replies: [], durability: [], footprint: [], protocol: [] };
     this.network = new SimNetwork({
       queue: this.queue,
       rng: netRng,
@@ -360,6 +381,55 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
 
   private lastFootprint = 0;
 
+  /** `${ppSeqNo}|${digest}` of PRE-PREPAREs sent by a node as the primary of its view (usurpers excluded) */
+  private readonly proposed = new Set<string>();
+  /** digests of PRE-PREPAREs only a usurper sent */
+  private readonly usurped = new Set<string>();
+  /** `${seqNoEnd}|${digest}` of CHECKPOINTs honest nodes sent */
+  private readonly honestCheckpoints = new Set<string>();
+
+  /**
+   * Protocol oracles on what nodes broadcast (consensus.md §3, §6.5): no honest node PREPAREs a
+   * PRE-PREPARE that only a non-primary sent; the NEW_VIEW of an honest primary names a checkpoint
+   * that honest nodes made and batches that a primary proposed.
+   */
+  private watch(node: SimNode<E>, msg: NodeMessage): void {
+    const honest = !this.record.byzantine.has(node.name);
+    const protocol = this.record.protocol!;
+    const note = (v: string): void => {
+      if (protocol.length < 20 && !protocol.includes(v)) protocol.push(v);
+    };
+    switch (msg.op) {
+      case 'PREPREPARE': {
+        const k = `${msg.ppSeqNo}|${msg.digest}`;
+        if (node.usurper === true) {
+          if (!this.proposed.has(k)) this.usurped.add(msg.digest);
+        } else if (node.core.status().primary === node.name) {
+          this.proposed.add(k);
+          this.usurped.delete(msg.digest);
+        }
+        break;
+      }
+      case 'PREPARE':
+        if (honest && this.usurped.has(msg.digest)) note(`protocol: ${node.name} prepared batch ${msg.ppSeqNo} of view ${msg.viewNo}, proposed by a node that is not its primary`);
+        break;
+      case 'CHECKPOINT':
+        if (honest) this.honestCheckpoints.add(`${msg.seqNoEnd}|${msg.digest}`);
+        break;
+      case 'NEW_VIEW':
+        if (!honest) break;
+        if (msg.checkpoint.seqNoEnd > 0 && !this.honestCheckpoints.has(`${msg.checkpoint.seqNoEnd}|${msg.checkpoint.digest}`)) {
+          note(`protocol: ${node.name}'s NEW_VIEW(${msg.viewNo}) names checkpoint ${msg.checkpoint.seqNoEnd} that no honest node made`);
+        }
+        for (const b of msg.batches) {
+          if (!this.proposed.has(`${b.pp_seq_no}|${b.pp_digest}`)) note(`protocol: ${node.name}'s NEW_VIEW(${msg.viewNo}) names batch ${b.pp_seq_no} that no primary proposed`);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
   /** Resource bounds: every honest core's maps, sets and arrays stay under the run's footprint bound. */
   private measureFootprints(): void {
     const bound = footprintBound(this.names.length, this.opts.requests ?? this.mix.requests);
@@ -423,6 +493,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     for (const e of effects) {
       switch (e.kind) {
         case 'broadcast':
+          this.watch(node, e.msg);
           this.network.broadcast(node, e.msg);
           break;
         case 'send':
@@ -454,6 +525,10 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
           this.record.alarms.push(`${node.name}: ${e.reason}`);
           break;
         case 'suspicion': {
+          if (EVIDENCE.has(e.code) && !this.record.byzantine.has(node.name) && !this.record.byzantine.has(e.peer)) {
+            const v = `protocol: ${node.name} accused ${e.peer}, an honest node, of misbehaviour ${e.code}`;
+            if (this.record.protocol!.length < 20 && !this.record.protocol!.includes(v)) this.record.protocol!.push(v);
+          }
           let m = this.suspicions.get(node.name);
           if (m === undefined) {
             m = new Map();
