@@ -25,6 +25,7 @@ const HELP = `Usage: npm run chaos -- [options]
   --recovery-bound S  liveness must return within S seconds of each heal (default 60)
   --catchup-bound S   every node must catch up within S seconds of each heal (default 120)
   --rss-limit MB      a node above this resident size fails the run (default 1536)
+  --setup-timeout S   time the pool gets to start and order the setup writes (default 600)
   --json FILE         the JSON report (default chaos-report-<seed>.json in the current directory)
   --keep              keep the data directory (always kept when the run fails)
   --cleanup           only remove namespaces left by killed runs, then exit
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
         'recovery-bound': { type: 'string' },
         'catchup-bound': { type: 'string' },
         'rss-limit': { type: 'string' },
+        'setup-timeout': { type: 'string' },
         json: { type: 'string' },
         keep: { type: 'boolean' },
         cleanup: { type: 'boolean' },
@@ -112,6 +114,7 @@ async function main(): Promise<void> {
     recoveryBoundMs: num('recovery-bound', a['recovery-bound'], 60, 1) * 1000,
     catchupBoundMs: num('catchup-bound', a['catchup-bound'], 120, 1) * 1000,
     rssLimitMb: num('rss-limit', a['rss-limit'], 1536, 64),
+    setupTimeoutMs: num('setup-timeout', a['setup-timeout'], 600, 10) * 1000,
     keep: a.keep === true,
     log: (line) => console.log(`[${((Date.now() - t0) / 1000).toFixed(0).padStart(5)} s] ${line}`),
     signal: ctl.signal,

@@ -267,7 +267,7 @@ async function main(): Promise<void> {
   try {
     pool.startAll();
     const t0 = Date.now();
-    if (!(await poolOrders(pool.genesisFile, 300_000))) throw new Error('the pool did not order a write within 300 s of starting');
+    if (!(await poolOrders(pool.genesisFile, 600_000))) throw new Error('the pool did not order a write within 600 s of starting');
     console.log(`pool ordering after ${((Date.now() - t0) / 1000).toFixed(0)} s; fuzzing Node1 and Node2`);
     pool.sampleRss();
     const before = Object.fromEntries(pool.nodes.map((n) => [n.name, Math.round(n.maxRssMb)]));

@@ -164,7 +164,7 @@ export async function runPeerFuzz(count: number, seed: number, log: (s: string) 
         observed.undecodable = (observed.undecodable ?? 0) + 1;
       }
     });
-    if (!(await poolOrders(pool.genesisFile, 300_000))) throw new Error('the pool (Node1..3) did not order a write before fuzzing');
+    if (!(await poolOrders(pool.genesisFile, 600_000))) throw new Error('the pool (Node1..3) did not order a write before fuzzing');
     log(`pool ordering after ${((Date.now() - t0) / 1000).toFixed(0)} s; fuzzing as ${me.name}`);
     const rss = setInterval(() => pool.sampleRss(), 2_000);
     // a write every few seconds throughout: the honest n-f must keep ordering

@@ -29,6 +29,8 @@ export interface ChaosOptions {
   catchupBoundMs: number;
   /** a node above this resident size is a failure, MiB */
   rssLimitMb: number;
+  /** how long the pool gets to start and order the workload's setup writes, ms (default 600 s: a loaded machine starts slowly) */
+  setupTimeoutMs?: number;
   keep: boolean;
   /** progress lines */
   log: (line: string) => void;
@@ -235,7 +237,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const setupMs = await Promise.race([
       ready,
       new Promise<never>((_, rej) => {
-        setupTimer = setTimeout(() => rej(new Error('the pool did not order the setup writes within 240 s')), 240_000);
+        const ms = o.setupTimeoutMs ?? 600_000;
+        setupTimer = setTimeout(() => rej(new Error(`the pool did not order the setup writes within ${ms / 1000} s`)), ms);
         o.signal?.addEventListener('abort', () => rej(new Error('stopped before the pool had ordered the setup writes')), { once: true });
       }),
     ]).finally(() => clearTimeout(setupTimer));
