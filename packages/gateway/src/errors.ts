@@ -1,0 +1,95 @@
+import { CodedError } from '@quire/common';
+
+/**
+ * Stable codes of {@link GatewayError}: the `code` of every error body the gateway sends (`{code, reason, ...data}`)
+ * and of its `X-Quire-Error` header. Programs branch on these, never on `reason`. Each entry documents its HTTP status
+ * and the `data` it carries.
+ */
+export const GatewayErrorCode = {
+  /** 404: no route for this method and path (data: `method`, `path`). */
+  NOT_FOUND: 'NOT_FOUND',
+  /** 405: the path exists for another method (data: `method`, `path`). */
+  METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
+  /** 400: a path or query parameter that is malformed (data: `field`, `reason`). */
+  INVALID_PARAMETER: 'INVALID_PARAMETER',
+  /** 400: a request body that is not a request JSON (data: `field`, `reason`). */
+  INVALID_REQUEST: 'INVALID_REQUEST',
+  /** 413: a request body above the limit (data: `limit`). */
+  BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  /** 415: a body of a content type the route does not take (data: `contentType`). */
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  /** 429: the caller exceeded its request rate (data: `limit`, `windowMs`). */
+  RATE_LIMITED: 'RATE_LIMITED',
+  /** 504: no f+1 agreement (writes) or no verified reply (reads) before the deadline (data: `timeoutMs`, `tried`). */
+  POOL_TIMEOUT: 'POOL_TIMEOUT',
+  /** 503: too few nodes could be reached to form a quorum, or none gave a reply that verifies (data: `tried`). */
+  POOL_UNAVAILABLE: 'POOL_UNAVAILABLE',
+  /** 409: the nodes answered but no f+1 of them agree (data: `tried`), as indy-vdr-proxy's CONFLICT. */
+  NO_CONSENSUS: 'NO_CONSENSUS',
+  /** 503: the gateway is shutting down or its pool handle is closed. */
+  SHUTTING_DOWN: 'SHUTTING_DOWN',
+  /** 500: an unexpected failure (data: `reason`); logged with its stack. */
+  INTERNAL: 'INTERNAL',
+} as const;
+export type GatewayErrorCode = (typeof GatewayErrorCode)[keyof typeof GatewayErrorCode];
+
+/** The HTTP status of each code. */
+export const GATEWAY_ERROR_STATUS: Record<GatewayErrorCode, number> = {
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  INVALID_PARAMETER: 400,
+  INVALID_REQUEST: 400,
+  BODY_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  POOL_TIMEOUT: 504,
+  POOL_UNAVAILABLE: 503,
+  NO_CONSENSUS: 409,
+  SHUTTING_DOWN: 503,
+  INTERNAL: 500,
+};
+
+/** Any failure the gateway answers with an error body. */
+export class GatewayError extends CodedError<GatewayErrorCode> {
+  get status(): number {
+    return GATEWAY_ERROR_STATUS[this.code];
+  }
+
+  /** The JSON body sent to the caller: the code, a reason built from the code and its data, and the data. */
+  body(): Record<string, unknown> {
+    return { code: this.code, reason: reasonOf(this.code, this.data), ...this.data };
+  }
+}
+
+/** One place where reason texts are made from a code and its data. */
+function reasonOf(code: GatewayErrorCode, d: Record<string, unknown>): string {
+  switch (code) {
+    case 'NOT_FOUND':
+      return `no route ${String(d.method)} ${String(d.path)}`;
+    case 'METHOD_NOT_ALLOWED':
+      return `${String(d.method)} is not allowed on ${String(d.path)}`;
+    case 'INVALID_PARAMETER':
+    case 'INVALID_REQUEST':
+      return `${String(d.field)}: ${String(d.reason)}`;
+    case 'BODY_TOO_LARGE':
+      return `request body larger than ${String(d.limit)} bytes`;
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return `content type ${String(d.contentType)} is not accepted`;
+    case 'RATE_LIMITED':
+      return `more than ${String(d.limit)} requests in ${String(d.windowMs)} ms`;
+    case 'POOL_TIMEOUT':
+      return 'the pool gave no agreeing or verified answer in time';
+    case 'POOL_UNAVAILABLE':
+      return 'too few validators could be reached, or none gave a reply that verifies';
+    case 'NO_CONSENSUS':
+      return 'the validators answered but no f+1 of them agree';
+    case 'SHUTTING_DOWN':
+      return 'the gateway is shutting down';
+    case 'INTERNAL':
+      return `internal error: ${String(d.reason)}`;
+  }
+}
+
+export function invalidParameter(field: string, reason: string): GatewayError {
+  return new GatewayError(GatewayErrorCode.INVALID_PARAMETER, { field, reason });
+}

@@ -1,0 +1,407 @@
+// The gateway against four real quire-node processes, over HTTP on loopback: every indy-vdr-proxy route with good and
+// bad input, the verification header, DID resolution (did:indy with and without diddocContent, with an endpoint
+// ATTRIB; did:sov; older versions), the operations routes, and bad input that must never crash the gateway.
+import { expect } from 'chai';
+import { parseJson, stringifyJson, type Request } from '@quire/common';
+import {
+  DidKey,
+  buildAttribRequest,
+  buildCredDefRequest,
+  buildGetNymRequest,
+  buildNymRequest,
+  buildRevocRegDefRequest,
+  buildRevocRegEntryRequest,
+  buildSchemaRequest,
+  revocRegDefId,
+  signRequest,
+  type Pool,
+} from '@quire/client';
+import { TRUSTEE_SEED } from '../../../../devnet/lib/node-api.js';
+import { TestPool } from '../../../../test/support/test-pool.js';
+import { Gateway } from '../../src/index.js';
+
+type Json = Record<string, unknown>;
+const trustee = DidKey.fromSeed(TRUSTEE_SEED);
+const uniq = (): string => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: Json;
+}
+
+describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
+  this.timeout(400_000);
+  let pool: TestPool;
+  let client: Pool;
+  let gw: Gateway;
+  let url: string;
+
+  const NS = 'quire:test';
+  const owner = DidKey.random();
+  const withDoc = DidKey.random();
+  const bare = DidKey.random();
+  const schemaName = `gw-${uniq()}`;
+  let schemaSeqNo = 0;
+  let credDefId = '';
+  let revRegId = '';
+  let ownerFirstSeqNo = 0;
+  let ownerFirstTime = 0;
+  let rotatedVerkey = '';
+
+  async function write(req: Request, key: DidKey = trustee): Promise<Json> {
+    return (await client.submitWrite(signRequest(req, key))).result;
+  }
+  const seqNoOf = (r: Json): number => (r.txnMetadata as Json).seqNo as number;
+  const timeOf = (r: Json): number => (r.txnMetadata as Json).txnTime as number;
+
+  async function get(path: string, init: RequestInit = {}): Promise<Answer> {
+    const r = await fetch(url + path, init);
+    const text = await r.text();
+    let json: Json = {};
+    try {
+      json = parseJson(text) as Json;
+    } catch {
+      // not JSON (genesis, metrics)
+    }
+    return { status: r.status, headers: r.headers, text, json };
+  }
+
+  before(async function () {
+    pool = await TestPool.start({ name: 'gateway', orderingTimeoutMs: 240_000 });
+    try {
+      client = await pool.client();
+      const nymA = await write(buildNymRequest({ submitter: trustee.did, dest: owner.did, verkey: owner.verkey }));
+      ownerFirstSeqNo = seqNoOf(nymA);
+      ownerFirstTime = timeOf(nymA);
+      await write(buildAttribRequest({ submitter: owner.did, dest: owner.did, raw: { endpoint: { endpoint: 'https://agent.example:8020', routingKeys: [] } } }), owner);
+      await write(buildNymRequest({ submitter: trustee.did, dest: withDoc.did, verkey: withDoc.verkey, diddocContent: { service: [{ id: `did:indy:${NS}:${withDoc.did}#agent`, type: 'DIDCommMessaging', serviceEndpoint: 'https://doc.example' }] } }));
+      await write(buildNymRequest({ submitter: trustee.did, dest: bare.did, verkey: bare.verkey }));
+      const schema = await write(buildSchemaRequest({ submitter: trustee.did, name: schemaName, version: '1.0', attrNames: ['name', 'age'] }));
+      schemaSeqNo = seqNoOf(schema);
+      await write(buildCredDefRequest({ submitter: trustee.did, ref: schemaSeqNo, tag: 'tag1', data: { primary: { n: '1', s: '2' }, revocation: { g: '3' } } }));
+      credDefId = `${trustee.did}:3:CL:${schemaSeqNo}:tag1`;
+      revRegId = revocRegDefId(trustee.did, credDefId, 'r1');
+      await write(
+        buildRevocRegDefRequest({
+          submitter: trustee.did,
+          credDefId,
+          tag: 'r1',
+          value: { issuanceType: 'ISSUANCE_BY_DEFAULT', maxCredNum: 100, publicKeys: { accumKey: { z: '1' } }, tailsHash: 'tails-hash', tailsLocation: 'https://tails.example' },
+        }),
+      );
+      await write(buildRevocRegEntryRequest({ submitter: trustee.did, revocRegDefId: revRegId, value: { accum: 'accum-1', revoked: [3] } }));
+      // a key rotation: the owner's NYM has an older version
+      const rotated = DidKey.random();
+      rotatedVerkey = rotated.fullVerkey;
+      // make sure the rotation is ordered in a later second than the first version
+      while (Math.floor(Date.now() / 1000) <= ownerFirstTime) await new Promise((r) => setTimeout(r, 100));
+      await write(buildNymRequest({ submitter: owner.did, dest: owner.did, verkey: rotated.fullVerkey }), owner);
+      gw = await Gateway.create({ host: '127.0.0.1', port: 0, namespace: NS, cors: ['https://app.example'], bodyLimitBytes: 64 * 1024 }, { pool: client });
+      url = await gw.listen();
+    } catch (e) {
+      pool.dumpLogs(`setup failed: ${(e as Error).message}`);
+      throw e;
+    }
+  });
+
+  after(async () => {
+    await gw?.close();
+    await pool?.close();
+  });
+
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed') pool.dumpLogs(`failed: ${this.currentTest.title}`, 15);
+  });
+
+  describe('indy-vdr-proxy routes', () => {
+    it('GET /nym/{did}: the ledger reply, verified by proof; did:sov and did:indy forms; ?seq_no and ?timestamp give the older version', async () => {
+      for (const d of [owner.did, `did:sov:${owner.did}`, `did:indy:${NS}:${owner.did}`]) {
+        const a = await get(`/nym/${d}`);
+        expect(a.status, a.text).to.equal(200);
+        expect(a.headers.get('x-quire-verified')).to.equal('proof');
+        expect(a.headers.get('content-type')).to.match(/^application\/json/);
+        expect(a.json.op).to.equal('REPLY');
+        const result = a.json.result as Json;
+        expect(result.type).to.equal('105');
+        expect(result.state_proof).to.be.an('object');
+        expect((parseJson(String(result.data)) as Json).verkey).to.equal(rotatedVerkey);
+      }
+      const old = await get(`/nym/${owner.did}?seq_no=${ownerFirstSeqNo}`);
+      expect(old.status, old.text).to.equal(200);
+      expect((parseJson(String((old.json.result as Json).data)) as Json).verkey).to.equal(owner.verkey);
+      const atTime = await get(`/nym/${owner.did}?timestamp=${ownerFirstTime}`);
+      expect(atTime.status, atTime.text).to.equal(200);
+      expect((parseJson(String((atTime.json.result as Json).data)) as Json).verkey).to.equal(owner.verkey);
+    });
+
+    it('GET /nym of a DID not on the ledger: 200 with data null, proven absent', async () => {
+      const a = await get(`/nym/${DidKey.random().did}`);
+      expect(a.status).to.equal(200);
+      expect((a.json.result as Json).data).to.equal(null);
+      expect(a.headers.get('x-quire-verified')).to.equal('proof');
+    });
+
+    it('?fmt: pretty JSON without identifier, reqId and state_proof (as the proxy formats it)', async () => {
+      const a = await get(`/nym/${owner.did}?fmt`);
+      expect(a.status).to.equal(200);
+      expect(a.text).to.contain('\n  "result": {');
+      const result = a.json.result as Json;
+      expect(result).to.not.have.any.keys('identifier', 'reqId', 'state_proof');
+      expect(result.dest).to.equal(owner.did);
+    });
+
+    it('GET /attrib/{did}/endpoint, /schema, /cred_def, /rev_reg_def, /rev_reg, /rev_reg_delta: verified replies', async () => {
+      const attrib = await get(`/attrib/${owner.did}/endpoint`);
+      expect(attrib.status, attrib.text).to.equal(200);
+      expect(attrib.headers.get('x-quire-verified')).to.equal('proof');
+      expect(parseJson(String((attrib.json.result as Json).data))).to.deep.equal({ endpoint: { endpoint: 'https://agent.example:8020', routingKeys: [] } });
+
+      const schemaId = `${trustee.did}:2:${schemaName}:1.0`;
+      for (const id of [schemaId, encodeURIComponent(`did:indy:${NS}:${trustee.did}/anoncreds/v0/SCHEMA/${schemaName}/1.0`)]) {
+        const s = await get(`/schema/${id}`);
+        expect(s.status, s.text).to.equal(200);
+        expect(s.headers.get('x-quire-verified')).to.equal('proof');
+        expect(((s.json.result as Json).data as Json).attr_names).to.have.members(['name', 'age']);
+        expect((s.json.result as Json).seqNo).to.equal(schemaSeqNo);
+      }
+      const cd = await get(`/cred_def/${credDefId}`);
+      expect(cd.status, cd.text).to.equal(200);
+      expect((cd.json.result as Json).data).to.deep.equal({ primary: { n: '1', s: '2' }, revocation: { g: '3' } });
+      const rrd = await get(`/rev_reg_def/${revRegId}`);
+      expect(rrd.status, rrd.text).to.equal(200);
+      expect(stringifyJson((rrd.json.result as Json).data)).to.contain('tails-hash');
+      const rr = await get(`/rev_reg/${revRegId}`);
+      expect(rr.status, rr.text).to.equal(200);
+      expect(stringifyJson((rr.json.result as Json).data)).to.contain('accum-1');
+      const delta = await get(`/rev_reg_delta/${revRegId}`);
+      expect(delta.status, delta.text).to.equal(200);
+      expect(stringifyJson((delta.json.result as Json).data)).to.contain('accum-1');
+      for (const r of [cd, rrd, rr, delta]) expect(r.headers.get('x-quire-verified')).to.equal('proof');
+    });
+
+    it('GET /txn/{ledger}/{seqNo} (audit path), /taa, /aml, /auth (f+1 consensus) and /auth/{type}/{action}', async () => {
+      const txn = await get(`/txn/domain/${schemaSeqNo}`);
+      expect(txn.status, txn.text).to.equal(200);
+      expect(txn.headers.get('x-quire-verified')).to.equal('proof');
+      expect((((txn.json.result as Json).data as Json).txn as Json).type).to.equal('101');
+      const pool0 = await get('/txn/pool/1');
+      expect(pool0.status).to.equal(200);
+      for (const p of ['/taa', '/aml']) {
+        const a = await get(p);
+        expect(a.status, a.text).to.equal(200);
+        expect(a.json.op).to.equal('REPLY');
+        expect(['proof', 'consensus']).to.include(a.headers.get('x-quire-verified'));
+      }
+      const all = await get('/auth');
+      expect(all.status, all.text).to.equal(200);
+      expect(all.headers.get('x-quire-verified')).to.equal('consensus');
+      expect(((all.json.result as Json).data as unknown[]).length).to.be.greaterThan(10);
+      const one = await get('/auth/1/ADD?field=role&new_value=101');
+      expect(one.status, one.text).to.equal(200);
+      expect(one.headers.get('x-quire-verified')).to.equal('proof');
+    });
+
+    it('GET /genesis, / and /status: the pool ledger and the pool status', async () => {
+      const g = await get('/genesis');
+      expect(g.status).to.equal(200);
+      const lines = g.text.split('\n');
+      expect(lines).to.have.length(4);
+      expect((parseJson(lines[0]!) as Json).txn).to.be.an('object');
+      const root = await get('/');
+      expect(root.json).to.include.keys('status', 'pool_mt_root', 'pool_mt_size', 'pool_nodes', 'last_refresh');
+      expect(root.json.pool_nodes).to.have.members(['Node1', 'Node2', 'Node3', 'Node4']);
+      const st = await get('/status');
+      expect(st.json).to.include({ namespace: NS, n: 4, f: 1 });
+    });
+
+    it('POST /submit: a signed write (f+1 consensus), a read, and the pool REJECT passed through with status 400', async () => {
+      const nym = DidKey.random();
+      const req = signRequest(buildNymRequest({ submitter: trustee.did, dest: nym.did, verkey: nym.verkey }), trustee);
+      const w = await get('/submit', { method: 'POST', body: stringifyJson(req), headers: { 'content-type': 'application/json' } });
+      expect(w.status, w.text).to.equal(200);
+      expect(w.headers.get('x-quire-verified')).to.equal('consensus');
+      expect(w.json.op).to.equal('REPLY');
+      expect(((w.json.result as Json).txn as Json).type).to.equal('1');
+      // the same reqId keeps its exact (big integer) value through the gateway
+      expect(w.text).to.contain(`"reqId":${String(req.reqId)}`);
+      // a read through /submit is verified too
+      const r = await get('/submit', { method: 'POST', body: stringifyJson(buildGetNymRequest({ dest: nym.did })) });
+      expect(r.status, r.text).to.equal(200);
+      expect(r.headers.get('x-quire-verified')).to.equal('proof');
+      // a NYM by a DID with no role: refused by the pool, passed through as its message
+      const nobody = DidKey.random();
+      const bad = signRequest(buildNymRequest({ submitter: bare.did, dest: nobody.did, verkey: nobody.verkey, role: '0' }), bare);
+      const refused = await get('/submit', { method: 'POST', body: stringifyJson(bad) });
+      expect(refused.status, refused.text).to.equal(400);
+      expect(['REQNACK', 'REJECT']).to.include(refused.json.op);
+      expect(String(refused.json.reason)).to.have.length.greaterThan(0);
+      expect(refused.text).to.contain(`"reqId":${String(bad.reqId)}`);
+      // a bad signature: REQNACK
+      const forged = { ...req, reqId: Number(req.reqId) + 1 };
+      const nack = await get('/submit', { method: 'POST', body: stringifyJson(forged) });
+      expect(nack.status, nack.text).to.equal(400);
+      expect(nack.json.op).to.equal('REQNACK');
+    });
+  });
+
+  describe('bad input', () => {
+    it('malformed ids are 400 with a stable code naming the field; unknown routes 404 JSON; GET /submit 405', async () => {
+      const cases: [string, string][] = [
+        ['/nym/not-a-did', 'did'],
+        ['/nym/did:example:123', 'did'],
+        [`/nym/did:indy:BAD_NS:${owner.did}`, 'did'],
+        ['/attrib/0OIl/endpoint', 'did'],
+        ['/schema/abc', 'id'],
+        [`/schema/${trustee.did}:3:x:1.0`, 'id'],
+        [`/cred_def/${trustee.did}:3:CL:notanumber:tag`, 'id'],
+        ['/rev_reg_def/x:4:y', 'id'],
+        ['/rev_reg/nope', 'id'],
+        ['/rev_reg_delta/nope', 'id'],
+        ['/txn/ledgerx/1', 'ledger'],
+        ['/txn/domain/0', 'seqNo'],
+        ['/txn/domain/-5', 'seqNo'],
+        [`/nym/${owner.did}?seq_no=abc`, 'seq_no'],
+        [`/nym/${owner.did}?timestamp=-1`, 'timestamp'],
+        ['/auth/1/DELETE', 'action'],
+      ];
+      for (const [path, field] of cases) {
+        const a = await get(path);
+        expect(a.status, `${path}: ${a.text}`).to.equal(400);
+        expect(a.json.code, path).to.equal('INVALID_PARAMETER');
+        expect(a.json.field, path).to.equal(field);
+        expect(a.headers.get('x-quire-error')).to.equal('INVALID_PARAMETER');
+        expect(String(a.json.reason)).to.contain(field);
+      }
+      const nf = await get('/no/such/route');
+      expect(nf.status).to.equal(404);
+      expect(nf.json).to.include({ code: 'NOT_FOUND', path: '/no/such/route' });
+      const m = await get('/submit');
+      expect(m.status).to.equal(405);
+      expect(m.json.code).to.equal('METHOD_NOT_ALLOWED');
+    });
+
+    it('POST /submit with an empty body, non-JSON, a non-request or a body above the limit: 400/413 naming the field', async () => {
+      const post = (body: string): Promise<Answer> => get('/submit', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      const empty = await get('/submit', { method: 'POST' });
+      expect(empty.status).to.equal(400);
+      expect(empty.json).to.include({ code: 'INVALID_REQUEST', field: 'body' });
+      expect((await post('{not json')).json).to.include({ code: 'INVALID_REQUEST', field: 'body' });
+      expect((await post('[1,2]')).json).to.include({ code: 'INVALID_REQUEST', field: 'body' });
+      expect((await post('{"reqId":1}')).json).to.include({ code: 'INVALID_REQUEST', field: 'operation' });
+      expect((await post('{"reqId":1,"operation":{"type":5}}')).json).to.include({ code: 'INVALID_REQUEST', field: 'operation.type' });
+      expect((await post('{"operation":{"type":"1"}}')).json).to.include({ code: 'INVALID_REQUEST', field: 'reqId' });
+      expect((await post('{"a":1,"a":2}')).json).to.include({ code: 'INVALID_REQUEST', field: 'body' });
+      const big = await post(`{"x":"${'a'.repeat(70 * 1024)}"}`);
+      expect(big.status).to.equal(413);
+      expect(big.json.code).to.equal('BODY_TOO_LARGE');
+      // still serving
+      expect((await get('/health')).status).to.equal(200);
+    });
+
+    it('garbage paths and queries never crash the gateway', async () => {
+      const paths = ['/nym/%', '/nym/%E0%A4%A', `/schema/${'x'.repeat(5000)}`, '/1.0/identifiers/%ZZ', '/txn/domain/99999999999999999999', '/nym/' + encodeURIComponent('did:indy:a:b:c'), '/cred_def/a%2Fb'];
+      for (const p of paths) {
+        const a = await get(p);
+        expect(a.status, p).to.be.within(400, 499);
+        expect(a.json.code ?? (a.json.didResolutionMetadata as Json | undefined)?.error, `${p}: ${a.text}`).to.be.a('string');
+      }
+      expect((await get('/health')).status).to.equal(200);
+    });
+  });
+
+  describe('DID resolution (GET /1.0/identifiers/{did})', () => {
+    it('did:indy with an endpoint ATTRIB: the verkey method, authentication and the legacy services', async () => {
+      const did = `did:indy:${NS}:${owner.did}`;
+      const a = await get(`/1.0/identifiers/${did}`);
+      expect(a.status, a.text).to.equal(200);
+      expect(a.headers.get('x-quire-verified')).to.equal('proof');
+      const doc = a.json.didDocument as Json;
+      expect(doc.id).to.equal(did);
+      expect(doc.verificationMethod).to.deep.equal([{ id: `${did}#verkey`, type: 'Ed25519VerificationKey2018', controller: did, publicKeyBase58: rotatedVerkey }]);
+      expect(doc.authentication).to.deep.equal([`${did}#verkey`]);
+      const services = doc.service as Json[];
+      expect(services.find((s) => s.type === 'did-communication')).to.deep.include({
+        id: `${did}#did-communication`,
+        serviceEndpoint: 'https://agent.example:8020',
+        recipientKeys: [`${did}#verkey`],
+        routingKeys: [],
+        priority: 0,
+      });
+      expect(a.json.didDocumentMetadata).to.include.keys('versionId', 'updated');
+      expect((a.json.didResolutionMetadata as Json).contentType).to.equal('application/did+ld+json');
+    });
+
+    it('did:indy with diddocContent: merged into the document, no legacy services', async () => {
+      const did = `did:indy:${NS}:${withDoc.did}`;
+      const a = await get(`/1.0/identifiers/${did}`);
+      expect(a.status, a.text).to.equal(200);
+      const doc = a.json.didDocument as Json;
+      expect(doc.service).to.deep.equal([{ id: `${did}#agent`, type: 'DIDCommMessaging', serviceEndpoint: 'https://doc.example' }]);
+      expect((doc.verificationMethod as Json[])[0]!.publicKeyBase58).to.equal(withDoc.verkey);
+    });
+
+    it('did:indy without diddocContent or endpoint: the base document only', async () => {
+      const did = `did:indy:${NS}:${bare.did}`;
+      const a = await get(`/1.0/identifiers/${did}`);
+      const doc = a.json.didDocument as Json;
+      expect(doc).to.not.have.key('service');
+      expect(doc.authentication).to.deep.equal([`${did}#verkey`]);
+    });
+
+    it('versionId and versionTime return the older document', async () => {
+      const did = `did:indy:${NS}:${owner.did}`;
+      for (const q of [`versionId=${ownerFirstSeqNo}`, `versionTime=${encodeURIComponent(new Date(ownerFirstTime * 1000).toISOString())}`]) {
+        const a = await get(`/1.0/identifiers/${did}?${q}`);
+        expect(a.status, a.text).to.equal(200);
+        expect(((a.json.didDocument as Json).verificationMethod as Json[])[0]!.publicKeyBase58, q).to.equal(owner.verkey);
+        expect((a.json.didDocumentMetadata as Json).versionId).to.equal(String(ownerFirstSeqNo));
+      }
+    });
+
+    it('did:sov resolves; notFound, invalidDid and methodNotSupported as the DID Resolution specification names them', async () => {
+      const sov = await get(`/1.0/identifiers/did:sov:${owner.did}`);
+      expect(sov.status, sov.text).to.equal(200);
+      expect((sov.json.didDocument as Json).id).to.equal(`did:sov:${owner.did}`);
+      const cases: [string, number, string][] = [
+        [`did:indy:${NS}:${DidKey.random().did}`, 404, 'notFound'],
+        [`did:indy:other:${owner.did}`, 404, 'notFound'],
+        ['did:indy:quire:test:0OIl', 400, 'invalidDid'],
+        ['not-a-did', 400, 'invalidDid'],
+        [`did:example:${owner.did}`, 501, 'methodNotSupported'],
+        [`did:indy:${NS}:${owner.did}?versionId=abc`, 400, 'invalidDid'],
+      ];
+      for (const [d, status, error] of cases) {
+        const a = await get(`/1.0/identifiers/${d}`);
+        expect(a.status, `${d}: ${a.text}`).to.equal(status);
+        expect((a.json.didResolutionMetadata as Json).error, d).to.equal(error);
+        expect(a.json.didDocument).to.equal(null);
+      }
+    });
+  });
+
+  describe('operations', () => {
+    it('GET /health, /ready (a verified read), /metrics, /openapi.json, /docs; CORS for the configured origin only', async () => {
+      expect((await get('/health')).json).to.deep.equal({ status: 'ok' });
+      const ready = await get('/ready');
+      expect(ready.status, ready.text).to.equal(200);
+      expect(ready.json.status).to.equal('ready');
+      expect(ready.headers.get('x-quire-verified')).to.equal('proof');
+      const m = await get('/metrics');
+      expect(m.status).to.equal(200);
+      expect(m.text).to.contain('quire_gateway_http_requests_total{route="/nym/:did",method="GET",status="200"}');
+      expect(m.text).to.contain('quire_gateway_pool_request_duration_seconds_bucket');
+      expect(m.text).to.contain('quire_gateway_reads_total{verified="proof"}');
+      const api = await get('/openapi.json');
+      expect(api.json.openapi).to.equal('3.0.3');
+      expect(Object.keys(api.json.paths as Json)).to.include.members(['/nym/{did}', '/submit', '/1.0/identifiers/*', '/health']);
+      const docs = await get('/docs');
+      expect(docs.text).to.contain('/nym/{did}');
+      const allowed = await get('/health', { headers: { origin: 'https://app.example' } });
+      expect(allowed.headers.get('access-control-allow-origin')).to.equal('https://app.example');
+      const other = await get('/health', { headers: { origin: 'https://evil.example' } });
+      expect(other.headers.get('access-control-allow-origin')).to.equal(null);
+    });
+  });
+});
