@@ -110,6 +110,7 @@ export class ConsensusCore {
         if (msg.viewNo === ctx.viewNo && msg.ppSeqNo > this.repair.highestSeen) this.repair.highestSeen = msg.ppSeqNo;
         if (msg.viewNo > ctx.viewNo) this.viewChanger.noteFutureView(from, msg.viewNo);
       },
+      onFetchedRejected: (ppSeqNo, relayer) => this.viewChanger.onFetchedRejected(ppSeqNo, relayer),
     };
     this.viewChanger.hooks = {
       onViewEntered: () => {
@@ -224,6 +225,7 @@ export class ConsensusCore {
   }
 
   private afterEvent(): void {
+    if (this.viewChanger.safetyViolation !== undefined) return;
     this.ordering.processHeld();
     this.ordering.tryOrder();
     this.batching.trySendBatches();
@@ -268,6 +270,8 @@ export class ConsensusCore {
       case 'PREPREPARE':
       case 'PREPARE':
       case 'COMMIT':
+        // a NEW_VIEW contradicted a committed batch (more than f faulty): take no part in ordering
+        if (this.viewChanger.safetyViolation !== undefined) return;
         this.noteSeen(msg);
         if (msg.op === 'PREPREPARE') this.ordering.onPrePrepare(from, msg);
         else if (msg.op === 'PREPARE') this.ordering.onPrepare(from, msg);
@@ -292,7 +296,7 @@ export class ConsensusCore {
         this.viewChanger.onOldViewPrePrepareReq(from, msg);
         return;
       case 'OLD_VIEW_PREPREPARE_REP':
-        this.viewChanger.onOldViewPrePrepareRep(msg);
+        this.viewChanger.onOldViewPrePrepareRep(from, msg);
         return;
       case 'LEDGER_STATUS':
         this.catchup.onLedgerStatus(from, msg);

@@ -16,6 +16,8 @@ export interface OrderingHooks {
   onOrdered(ppSeqNo: number, applied: AppliedBatch): void;
   /** a message must wait (future view or above the window) */
   stash(from: string, msg: PrePrepare | Prepare | Commit): void;
+  /** a PRE-PREPARE of an earlier view fetched from `relayer` failed its checks: fetch it elsewhere (#15 F7) */
+  onFetchedRejected?(ppSeqNo: number, relayer: string): void;
 }
 
 type AcceptResult = 'accepted' | 'wait' | 'rejected';
@@ -41,6 +43,13 @@ export class Ordering {
   /** multi-sig signatures already verified (PRE-PREPARE check 12) */
   private readonly verifiedMultiSigs = new Set<string>();
   hooks!: OrderingHooks;
+  /**
+   * PRE-PREPAREs of earlier views re-injected from a peer's OLD_VIEW_PREPREPARE_REP -> that peer
+   * (consensus.md §6.7): the digest binds ppTime and requests but not the roots, the discarded list
+   * or the multi-signatures, so a copy failing those checks is blamed on the relaying peer, not on
+   * the new primary, and is fetched from another peer (#15 F7).
+   */
+  readonly fetched = new WeakMap<PrePrepare, string>();
 
   constructor(
     private readonly ctx: CoreContext,
@@ -138,23 +147,18 @@ export class Ordering {
     for (const d of pp.reqIdr) {
       const pd = this.intake.entries.get(d)!.info.payloadDigest;
       if (payloads.has(pd) || this.intake.payloadsInBatches.has(pd) || ex.isPayloadCommitted(pd)) {
-        ctx.suspect(primary, Suspicion.PPR_WITH_ORDERED_REQUEST, true);
-        return 'rejected';
+        return this.refuse(pp, primary, Suspicion.PPR_WITH_ORDERED_REQUEST);
       }
       payloads.add(pd);
     }
-    if (pp.poolStateRootHash !== ex.uncommittedPoolStateRoot()) {
-      ctx.suspect(primary, Suspicion.PPR_POOL_STATE_ROOT_HASH_WRONG, true);
-      return 'rejected';
-    }
+    if (pp.poolStateRootHash !== ex.uncommittedPoolStateRoot()) return this.refuse(pp, primary, Suspicion.PPR_POOL_STATE_ROOT_HASH_WRONG);
     // check 12: a multi-signature that is bad (not merely unverifiable here) refuses the PRE-PREPARE
     // before this node PREPAREs it; one at an unknown pool state root is never stored (order())
     for (const t of pp.blsMultiSigs ?? []) {
       const verdict = this.checkMultiSig(multiSigFromTuple(t));
       if (verdict !== MultiSigVerdict.VALID && verdict !== MultiSigVerdict.UNKNOWN_POOL_ROOT) {
         ctx.modules.logger?.debug({ primary, ppSeqNo: pp.ppSeqNo, verdict }, 'PRE-PREPARE with a bad multi-signature');
-        ctx.suspect(primary, Suspicion.PPR_BLS_MULTISIG_WRONG, true);
-        return 'rejected';
+        return this.refuse(pp, primary, Suspicion.PPR_BLS_MULTISIG_WRONG);
       }
     }
     const originalViewNo = pp.originalViewNo ?? pp.viewNo;
@@ -177,8 +181,7 @@ export class Ordering {
     if (code !== 0) {
       ex.revertLastBatch();
       this.uncommittedRegistry = regBefore;
-      ctx.suspect(primary, code, true);
-      return 'rejected';
+      return this.refuse(pp, primary, code);
     }
     this.recordApplied(pp, applied);
     const r = this.record(pp.ppSeqNo);
@@ -203,6 +206,22 @@ export class Ordering {
     ctx.broadcast(prepare);
     this.checkPrepared(r);
     return 'accepted';
+  }
+
+  /**
+   * A PRE-PREPARE that fails its checks: evidence against the primary (a vote), or, for a copy of an
+   * earlier view's PRE-PREPARE fetched from a peer, against that peer only (no vote: the new primary
+   * may be right), and another copy is fetched (consensus.md §6.7, #15 F7).
+   */
+  private refuse(pp: PrePrepare, primary: string, code: number): 'rejected' {
+    const relayer = this.fetched.get(pp);
+    if (relayer === undefined) {
+      this.ctx.suspect(primary, code, true);
+    } else {
+      this.ctx.suspect(relayer, code);
+      this.hooks.onFetchedRejected?.(pp.ppSeqNo, relayer);
+    }
+    return 'rejected';
   }
 
   /** Bookkeeping shared by the primary (own batch) and backups (accepted PRE-PREPARE). */

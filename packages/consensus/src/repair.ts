@@ -33,6 +33,8 @@ export class Repair {
     viewChangeOf(name: string, digest: string): MessageResponse['msg'] | undefined;
     onRequestedNewView(from: string, nv: Extract<MessageResponse['msg'], { op: 'NEW_VIEW' }>): void;
     onRequestedViewChange(from: string, params: { name: string; digest: string }, vc: Extract<MessageResponse['msg'], { op: 'VIEW_CHANGE' }>): void;
+    /** while waiting for NEW_VIEW: re-send this node's VIEW_CHANGE if its state advanced since */
+    refreshOwnViewChange(): void;
   };
 
   /** this node's stable checkpoint as a CHECKPOINT message, set by the core */
@@ -168,6 +170,8 @@ export class Repair {
     const now = ctx.now();
     const retry = ctx.opts.messageRequestRetryMs;
     for (const k of [...this.relayed.keys()]) this.checkRelayed(k);
+    // a node that caught up while waiting for NEW_VIEW tells the new primary its fresher state (#15 F1)
+    if (ctx.waitingForNewView && !ctx.catchingUp) this.viewChanges?.refreshOwnViewChange();
     if (ctx.waitingForNewView || ctx.catchingUp) return;
     const k = ctx.lastOrdered.ppSeqNo + 1;
     if (k > ctx.H) return;

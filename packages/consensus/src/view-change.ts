@@ -55,6 +55,11 @@ export class ViewChanger {
   /** VIEW_CHANGEs relayed by MESSAGE_RESPONSE: author -> relayer -> digest (validators only, one per pair; #15, F5) */
   private readonly relayedVcs = new Map<string, Map<string, string>>();
   private missingOld: BatchId[] = [];
+  /** validators whose copy of a NEW_VIEW batch failed its checks: ppKey -> relayers (#15 F7) */
+  private readonly oldPpExcluded = new Map<string, Set<string>>();
+  private oldPpRequestAt = Number.NEGATIVE_INFINITY;
+  /** set when a NEW_VIEW contradicted a batch this node committed: the node orders nothing more */
+  safetyViolation: Record<string, unknown> | undefined;
   private newViewDeadline = Number.POSITIVE_INFINITY;
   private readonly futureViewSenders = new Map<number, Set<string>>();
   /**
@@ -64,6 +69,10 @@ export class ViewChanger {
    */
   private readonly nvResponses = new Map<string, { viewNo: number; key: string }>();
   private lastNvRequestAt = Number.NEGATIVE_INFINITY;
+  /** VIEW_CHANGEs this node sent for the view being entered before a fresher one: digest -> VC */
+  private readonly ownPastVcs = new Map<string, ViewChange>();
+  /** when this node last sent a fresher VIEW_CHANGE for the view being entered */
+  private ownVcAt = Number.NEGATIVE_INFINITY;
   /** when this node, as the new primary, last started a catch-up to the checkpoint of its NEW_VIEW */
   private checkpointCatchupAt = Number.NEGATIVE_INFINITY;
   acceptedNewView: NewView | undefined;
@@ -93,6 +102,8 @@ export class ViewChanger {
       else this.maybeBuildNewView();
       return;
     }
+    // PRE-PREPAREs of the NEW_VIEW still missing: ask again (a reply may have been lost)
+    if (this.missingOld.length > 0 && now - this.oldPpRequestAt >= ctx.opts.messageRequestRetryMs) this.requestMissingOld();
     this.voting.onTick();
   }
 
@@ -106,19 +117,9 @@ export class ViewChanger {
     ctx.waitingForNewView = true;
     this.voting.escalation++;
     this.newViewDeadline = ctx.now() + Math.min(ctx.opts.newViewTimeoutCapMs, ctx.opts.newViewTimeoutMs * this.voting.timeoutFactor());
-    const checkpoints: Checkpoint[] = [];
-    if (this.checkpoints.stableCheckpoint === 0) checkpoints.push(initialCheckpoint());
-    for (const [seqNoEnd, digest] of [...this.checkpoints.own].sort((a, b) => a[0] - b[0])) {
-      if (seqNoEnd >= this.checkpoints.stableCheckpoint) checkpoints.push({ op: 'CHECKPOINT', instId: 0, viewNo: ctx.viewNo, seqNoStart: 0, seqNoEnd, digest });
-    }
-    const vc: ViewChange = {
-      op: 'VIEW_CHANGE',
-      viewNo: view,
-      stableCheckpoint: this.checkpoints.stableCheckpoint,
-      prepared: [...this.oldPrepared.values()].sort((a, b) => a.pp_seq_no - b.pp_seq_no),
-      preprepared: [...this.oldPreprepared.values()].flat().sort((a, b) => a.pp_seq_no - b.pp_seq_no || a.view_no - b.view_no),
-      checkpoints,
-    };
+    const vc = this.ownViewChange(view);
+    this.ownPastVcs.clear();
+    this.ownVcAt = Number.NEGATIVE_INFINITY;
     this.vcs.set(ctx.name, { vc, digest: viewChangeDigest(vc) });
     ctx.broadcast(vc);
     ctx.modules.logger?.info({ view }, 'view change started');
@@ -132,6 +133,54 @@ export class ViewChanger {
     const acks = this.futureAcks.get(view);
     for (const v of [...this.futureAcks.keys()]) if (v <= view) this.futureAcks.delete(v);
     if (acks !== undefined) for (const [key, ack] of acks) this.onViewChangeAck(key.slice(0, key.indexOf('|')), ack);
+    this.maybeBuildNewView();
+  }
+
+  /** This node's VIEW_CHANGE for `view` from its present state (consensus.md §6.3 step 3). */
+  private ownViewChange(view: number): ViewChange {
+    const ctx = this.ctx;
+    const stable = this.checkpoints.stableCheckpoint;
+    const checkpoints: Checkpoint[] = [];
+    if (stable === 0) checkpoints.push(initialCheckpoint());
+    for (const [seqNoEnd, digest] of [...this.checkpoints.own].sort((a, b) => a[0] - b[0])) {
+      if (seqNoEnd >= stable) checkpoints.push({ op: 'CHECKPOINT', instId: 0, viewNo: ctx.viewNo, seqNoStart: 0, seqNoEnd, digest });
+    }
+    return {
+      op: 'VIEW_CHANGE',
+      viewNo: view,
+      stableCheckpoint: stable,
+      prepared: [...this.oldPrepared.values()].filter((b) => b.pp_seq_no > stable).sort((a, b) => a.pp_seq_no - b.pp_seq_no),
+      preprepared: [...this.oldPreprepared.values()]
+        .flat()
+        .filter((b) => b.pp_seq_no > stable)
+        .sort((a, b) => a.pp_seq_no - b.pp_seq_no || a.view_no - b.view_no),
+      checkpoints,
+    };
+  }
+
+  /**
+   * While waiting for NEW_VIEW: when this node's state advanced past the VIEW_CHANGE it sent (a
+   * catch-up brought a higher stable checkpoint), send a fresher one (#15 F1), at most once per
+   * MESSAGE_REQUEST_RETRY and not once a NEW_VIEW is pending. Peers keep one VIEW_CHANGE and one ACK
+   * per author, the latest, so it replaces the old one everywhere; the old one stays available for
+   * MESSAGE_REQUEST in case a NEW_VIEW was built on it meanwhile.
+   */
+  refreshOwnViewChange(): void {
+    const ctx = this.ctx;
+    if (!ctx.waitingForNewView || ctx.catchingUp || this.pendingNewView !== undefined || this.newViewSent) return;
+    const now = ctx.now();
+    if (now - this.ownVcAt < ctx.opts.messageRequestRetryMs) return;
+    const held = this.vcs.get(ctx.name);
+    if (held === undefined || this.checkpoints.stableCheckpoint <= held.vc.stableCheckpoint) return;
+    const vc = this.ownViewChange(ctx.viewNo);
+    const digest = viewChangeDigest(vc);
+    if (digest === held.digest) return;
+    this.ownVcAt = now;
+    this.ownPastVcs.set(held.digest, held.vc);
+    if (this.ownPastVcs.size > 4) this.ownPastVcs.delete(this.ownPastVcs.keys().next().value!);
+    this.vcs.set(ctx.name, { vc, digest });
+    ctx.broadcast(vc);
+    ctx.modules.logger?.info({ view: ctx.viewNo, stableCheckpoint: vc.stableCheckpoint }, 'fresher view change sent');
     this.maybeBuildNewView();
   }
 
@@ -220,6 +269,10 @@ export class ViewChanger {
         this.futureVcs.set(vc.viewNo, m);
       }
       m.set(from, vc);
+      // it counts as its author's INSTANCE_CHANGE vote for that view (consensus.md §6.4): a node whose
+      // own vote was lost (cut off while the others voted) still lets them reach n-f (#15 F1)
+      this.voting.onInstanceChange(from, { op: 'INSTANCE_CHANGE', viewNo: vc.viewNo, reason: Suspicion.INSTANCE_CHANGE_TIMEOUT });
+      if (ctx.viewNo >= vc.viewNo) return;
       // PBFT join rule: f+1 validators already moved to a later view
       const views = [...this.futureVcs.keys()].filter((v) => v > ctx.viewNo).sort((a, b) => a - b);
       for (const v of views) {
@@ -442,9 +495,17 @@ export class ViewChanger {
     const ctx = this.ctx;
     const primary = ctx.primaryName();
     this.missingOld = [];
+    this.oldPpExcluded.clear();
     for (const b of batches) {
       const saved = this.oldViewPPs.get(ppKey(b.pp_view_no, b.pp_seq_no, b.pp_digest));
       if (b.pp_seq_no <= ctx.lastOrdered.ppSeqNo) {
+        // already committed here: NEW_VIEW must name the batch this node committed (consensus.md §6.7);
+        // anything else means more than f faulty nodes: raise the alarm and order nothing more
+        const committed = ctx.modules.executor.committedBatch?.(b.pp_seq_no);
+        if (committed !== undefined && committed.digest !== b.pp_digest) {
+          this.haltOnSafetyViolation(b, committed.digest);
+          return;
+        }
         if (saved?.applied !== undefined) {
           this.vouchForOrdered(saved.pp, saved.applied, primary);
           this.notePreparedInView({ ...b, view_no: ctx.viewNo });
@@ -457,8 +518,55 @@ export class ViewChanger {
       }
       this.ordering.held.set(b.pp_seq_no, { ...saved.pp, viewNo: ctx.viewNo, originalViewNo: b.pp_view_no });
     }
-    if (this.missingOld.length > 0) ctx.broadcast({ op: 'OLD_VIEW_PREPREPARE_REQ', instId: 0, batch_ids: this.missingOld });
+    this.requestMissingOld();
     this.ordering.processHeld();
+  }
+
+  /**
+   * The NEW_VIEW names, at a ppSeqNo this node committed, a batch other than the one it committed:
+   * two prepared certificates for one ppSeqNo, impossible with at most f faulty validators. The
+   * node stops ordering (it sends no PREPARE, COMMIT or PRE-PREPARE any more) and raises the alarm
+   * for an operator (consensus.md §6.7; #15 F7).
+   */
+  private haltOnSafetyViolation(b: BatchId, committedDigest: string): void {
+    const ctx = this.ctx;
+    const data = { viewNo: ctx.viewNo, ppSeqNo: b.pp_seq_no, committedDigest, newViewDigest: b.pp_digest, primary: ctx.primaryName() };
+    this.safetyViolation = data;
+    ctx.emit({ kind: 'alarm', reason: 'NEW_VIEW re-proposes a committed ppSeqNo with another digest: ordering halted', data });
+    ctx.modules.logger?.warn(data, 'safety violation: NEW_VIEW contradicts a committed batch; ordering halted');
+  }
+
+  /** Asks the validators not caught relaying a bad copy for the PRE-PREPAREs of the NEW_VIEW this node lacks. */
+  private requestMissingOld(): void {
+    const ctx = this.ctx;
+    // batches ordered meanwhile (a catch-up) are no longer missing
+    this.missingOld = this.missingOld.filter((b) => b.pp_seq_no > ctx.lastOrdered.ppSeqNo);
+    if (this.missingOld.length === 0) return;
+    this.oldPpRequestAt = ctx.now();
+    for (const peer of ctx.validators) {
+      if (peer === ctx.name) continue;
+      const wanted = this.missingOld.filter((b) => !(this.oldPpExcluded.get(ppKey(b.pp_view_no, b.pp_seq_no, b.pp_digest))?.has(peer) ?? false));
+      if (wanted.length > 0) ctx.send(peer, { op: 'OLD_VIEW_PREPREPARE_REQ', instId: 0, batch_ids: wanted });
+    }
+  }
+
+  /**
+   * A fetched PRE-PREPARE of the NEW_VIEW failed the checks its digest does not cover (roots,
+   * discarded list, multi-signatures): the relayer lied. Forget its copy and ask the others (#15 F7).
+   */
+  onFetchedRejected(ppSeqNo: number, relayer: string): void {
+    const b = this.acceptedNewView?.batches.find((x) => x.pp_seq_no === ppSeqNo);
+    if (b === undefined || this.ctx.waitingForNewView) return;
+    const key = ppKey(b.pp_view_no, b.pp_seq_no, b.pp_digest);
+    this.oldViewPPs.delete(key);
+    let excluded = this.oldPpExcluded.get(key);
+    if (excluded === undefined) {
+      excluded = new Set();
+      this.oldPpExcluded.set(key, excluded);
+    }
+    excluded.add(relayer);
+    if (!this.missingOld.some((x) => sameBatchId(x, b))) this.missingOld.push(b);
+    this.requestMissingOld();
   }
 
   /** An already ordered batch re-proposed: PREPARE and COMMIT for it so that peers can complete. */
@@ -490,15 +598,28 @@ export class ViewChanger {
     if (pps.length > 0) this.ctx.send(from, { op: 'OLD_VIEW_PREPREPARE_REP', instId: 0, preprepares: pps });
   }
 
-  onOldViewPrePrepareRep(rep: OldViewPrePrepareRep): void {
+  /**
+   * PRE-PREPAREs of earlier views a peer sent for the NEW_VIEW's batches: a copy is taken when its
+   * recomputed digest and (pp_view_no, ppSeqNo) match a missing BatchID; the fields the digest does
+   * not bind are checked when it is applied, where a failure is blamed on `from` (Ordering.fetched)
+   * and the batch is fetched from another validator (consensus.md §6.7, #15 F7).
+   */
+  onOldViewPrePrepareRep(from: string, rep: OldViewPrePrepareRep): void {
     const ctx = this.ctx;
+    if (!ctx.isValidator(from) || ctx.waitingForNewView) return;
     for (const pp of rep.preprepares) {
       const pv = pp.originalViewNo ?? pp.viewNo;
       const i = this.missingOld.findIndex((b) => b.pp_view_no === pv && b.pp_seq_no === pp.ppSeqNo && b.pp_digest === pp.digest);
       if (i < 0 || batchDigest(pv, pp.ppTime, pp.reqIdr) !== pp.digest) continue;
+      const key = ppKey(pv, pp.ppSeqNo, pp.digest);
+      if (this.oldPpExcluded.get(key)?.has(from) === true) continue;
       this.missingOld.splice(i, 1);
-      this.oldViewPPs.set(ppKey(pv, pp.ppSeqNo, pp.digest), { pp, ordered: false });
-      if (pp.ppSeqNo > ctx.lastOrdered.ppSeqNo) this.ordering.held.set(pp.ppSeqNo, { ...pp, viewNo: ctx.viewNo, originalViewNo: pv });
+      this.oldViewPPs.set(key, { pp, ordered: false });
+      if (pp.ppSeqNo > ctx.lastOrdered.ppSeqNo) {
+        const injected: PrePrepare = { ...pp, viewNo: ctx.viewNo, originalViewNo: pv };
+        this.ordering.fetched.set(injected, from);
+        this.ordering.held.set(pp.ppSeqNo, injected);
+      }
     }
     this.ordering.processHeld();
   }
@@ -565,6 +686,7 @@ export class ViewChanger {
 
   viewChangeOf(name: string, digest: string): ViewChange | undefined {
     const held = this.vcs.get(name);
-    return held?.digest === digest ? held.vc : undefined;
+    if (held?.digest === digest) return held.vc;
+    return name === this.ctx.name ? this.ownPastVcs.get(digest) : undefined;
   }
 }

@@ -32,14 +32,21 @@ const seenOf = (nodes: readonly SimNode[]): Seen[] =>
  * checkpoints; the primary Node1 crashes for good at 1200 ms; Node4 is reconnected at `healAt`,
  * too late to catch up before the view change starts. Node1 comes back at 15 s for the final checks.
  */
-function laggingBackupScenario(seed: number, healAt: number): { sim: Simulation; seen: () => Seen[] } {
+function laggingBackupScenario(
+  seed: number,
+  healAt: number,
+  lagging = 'Node4',
+): { sim: Simulation; seen: () => Seen[]; viewChangesOf: (name: string) => { viewNo: number; stableCheckpoint: number }[] } {
   const sim = new Simulation({ seed, nodes: 4, faults: 'none', requests: 150, consensus: { chkFreq: 5, logSize: 15 } });
   const s = sim as unknown as Scripted;
-  const [n1, , , n4] = sim.nodes as [SimNode, SimNode, SimNode, SimNode];
+  const n1 = sim.nodes[0]!;
   let cut = false;
   const deliver = s.network.ctx.deliver;
+  const sent: { from: string; viewNo: number; stableCheckpoint: number }[] = [];
   s.network.ctx.deliver = (target, from, msg) => {
-    if (cut && (target.name === n4.name) !== (from === n4.name)) return;
+    if (cut && (target.name === lagging) !== (from === lagging)) return;
+    const m = msg as { op?: string; viewNo: number; stableCheckpoint: number };
+    if (m.op === 'VIEW_CHANGE' && target.name === 'Node3') sent.push({ from, viewNo: m.viewNo, stableCheckpoint: m.stableCheckpoint });
     deliver(target, from, msg);
   };
   s.queue.schedule(100, () => (cut = true));
@@ -48,7 +55,7 @@ function laggingBackupScenario(seed: number, healAt: number): { sim: Simulation;
   let seen: Seen[] = [];
   s.queue.schedule(14_000, () => (seen = seenOf(sim.nodes.slice(1))));
   s.queue.schedule(15_000, () => s.restart(n1));
-  return { sim, seen: () => seen };
+  return { sim, seen: () => seen, viewChangesOf: (name) => sent.filter((v) => v.from === name).map(({ viewNo, stableCheckpoint }) => ({ viewNo, stableCheckpoint })) };
 }
 
 describe('view change with the primary down and a backup checkpoints behind (#15 F1)', function () {
@@ -65,6 +72,21 @@ describe('view change with the primary down and a backup checkpoints behind (#15
       expect(new Set(seen().map((st) => st.lastOrdered)).size, label).to.equal(1);
       // ... beyond a checkpoint that Node4 had not reached when it was reconnected
       expect(seen()[2]!.stable, label).to.be.greaterThan(10);
+      expect(r.violations, label).to.deep.equal([]);
+    }
+  });
+
+  it('the new primary itself checkpoints behind: it catches up while waiting, sends a fresher VIEW_CHANGE and builds NEW_VIEW', () => {
+    for (const [seed, healAt] of [[1, 4000], [2, 5000]] as const) {
+      const { sim, seen, viewChangesOf } = laggingBackupScenario(seed, healAt, 'Node2');
+      const r = sim.run();
+      const label = `seed ${seed}, heal at ${healAt} (${replayCommand(r)}): ${JSON.stringify(seen())} ${JSON.stringify(viewChangesOf('Node2'))}`;
+      expect(seen().every((st) => st.view === 1 && !st.waiting), label).to.equal(true);
+      expect(new Set(seen().map((st) => st.lastOrdered)).size, label).to.equal(1);
+      // its first VIEW_CHANGE for view 1 had the stable checkpoint it had when cut off, the next one the caught-up one
+      const ofView1 = viewChangesOf('Node2').filter((v) => v.viewNo === 1);
+      expect(ofView1.length, label).to.be.at.least(2);
+      expect(ofView1[ofView1.length - 1]!.stableCheckpoint, label).to.be.greaterThan(ofView1[0]!.stableCheckpoint);
       expect(r.violations, label).to.deep.equal([]);
     }
   });
