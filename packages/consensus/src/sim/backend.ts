@@ -57,6 +57,8 @@ export interface SimReplica<E extends SimExecutor = SimExecutor> {
    */
   armTear?(writes: number | undefined, afterLast?: boolean): void;
   torn?(): boolean;
+  /** Optional: replays the node's committed txns from genesis on fresh storage; what differs from the node's state, if anything */
+  replayProblem?(): Promise<string | undefined>;
 }
 
 /** How the workload describes a request it built (for the run record). */

@@ -213,9 +213,9 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
 
 /**
  * Crashes in the middle of writes: every 300-900 ms until the heal, one live node (a catching-up
- * one half of the time when there is one) crashes after 0-3 more batch writes — between the
+ * one half of the time when there is one) crashes after 0-2 more batch writes — between the
  * writes of one commit, between catch-up phases, or after the commit and before the reply (or
- * plainly, when it writes nothing for 800 ms) — and restarts 150-800 ms later. One node down at a
+ * plainly, when it writes nothing for 1.5 s) — and restarts 150-800 ms later. One node down at a
  * time; several crashes per node per run.
  */
 function scheduleTears<E extends SimExecutor>(ctx: FaultPlanContext<E>): void {
@@ -225,7 +225,7 @@ function scheduleTears<E extends SimExecutor>(ctx: FaultPlanContext<E>): void {
   let downUntil = 0;
   while (t < healAtMs - 800) {
     const when = t;
-    const writes = rng.int(0, 3);
+    const writes = rng.int(0, 2);
     const afterLast = rng.chance(0.5);
     const pick = rng.next();
     const downFor = rng.int(150, 800);
@@ -237,7 +237,7 @@ function scheduleTears<E extends SimExecutor>(ctx: FaultPlanContext<E>): void {
       const pool = catching.length > 0 && pick < 0.5 ? catching : live;
       const node = pool[Math.floor(pick * pool.length) % pool.length]!;
       if (!ctx.tear(node, writes, afterLast, downFor)) return;
-      downUntil = queue.now + downFor + 1200;
+      downUntil = queue.now + downFor + 1800;
     });
     t += rng.int(300, 900);
   }

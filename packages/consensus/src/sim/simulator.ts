@@ -202,7 +202,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
   }
 
   /**
-   * Arms a crash after `writes` more batch writes of the node (without a write within 800 ms, a
+   * Arms a crash after `writes` more batch writes of the node (without a write within 1.5 s, a
    * plain crash then); the node restarts `downForMs` after the crash.
    */
   private tear(node: SimNode<E>, writes: number, afterLast: boolean, downForMs: number): boolean {
@@ -210,7 +210,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     node.replica.armTear(writes, afterLast);
     this.tearing.set(node, downForMs);
     const epoch = node.epoch;
-    this.queue.schedule(this.queue.now + 800, () => {
+    this.queue.schedule(this.queue.now + 1500, () => {
       if (node.epoch !== epoch || !this.tearing.has(node)) return;
       node.replica.armTear?.(undefined);
       this.crashFor(node, downForMs);
@@ -268,6 +268,10 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       this.begin();
       await this.settle();
       while (this.step()) await this.settle();
+      // the state of one live honest node equals a replay of its ledgers from genesis
+      const witness = this.nodes.find((n) => n.alive && n.started && !this.record.byzantine.has(n.name));
+      const problem = await witness?.replica.replayProblem?.();
+      if (problem !== undefined) this.record.protocol!.push(`state: ${witness!.name} ${problem}`);
       return this.finish();
     } finally {
       await this.pool.close?.();

@@ -40,7 +40,12 @@ describe('simulator seed sweep', () => {
     this.timeout(300_000);
     const seeds = Number(process.env.QUIRE_SIM_SEEDS ?? 60);
     const jobs = Number(process.env.QUIRE_SIM_JOBS ?? 2);
-    const runs: SimulationOptions[] = Array.from({ length: seeds }, (_, i) => ({ seed: 1000 + i, nodes: i % 2 === 0 ? 4 : 7, faults: SWEEP_MIXES[i % SWEEP_MIXES.length]! }));
+    // n shifts by one every cycle of the mixes, so that every mix runs at both sizes (their number is even)
+    const runs: SimulationOptions[] = Array.from({ length: seeds }, (_, i) => ({
+      seed: 1000 + i,
+      nodes: (i + Math.floor(i / SWEEP_MIXES.length)) % 2 === 0 ? 4 : 7,
+      faults: SWEEP_MIXES[i % SWEEP_MIXES.length]!,
+    }));
     runs.push(...REGRESSIONS);
     const started = Date.now();
     const results = await runSweep(runs, { jobs });

@@ -261,6 +261,34 @@ export class SimReplica implements SimReplicaContract<SimConsensusExecutor> {
     await this.kv.close();
   }
 
+  /**
+   * Replays this node's committed txns from genesis on a fresh replica (as a catch-up from
+   * genesis would: audit ledger first, then pool, domain, config) and compares the resulting state
+   * and ledger roots with this node's; what differs, if anything.
+   */
+  async replayProblem(): Promise<string | undefined> {
+    const fresh = await SimReplica.create(this.alias, this.shared);
+    try {
+      for (const ledgerId of [3, 0, 1, 2]) {
+        const mine = this.executor.ledgerStatus(ledgerId);
+        const from = fresh.executor.ledgerStatus(ledgerId).size;
+        if (from > mine.size) return `replay: genesis of ledger ${ledgerId} is longer than the node's ledger`;
+        if (from === mine.size) continue;
+        const txns = this.executor.txnRange(ledgerId, from + 1, mine.size);
+        if (!fresh.executor.appendCaughtUp(ledgerId, txns, [], mine.size, mine.root)) return `replay: its committed txns ${from + 1}..${mine.size} of ledger ${ledgerId} do not apply from genesis`;
+        await fresh.executor.flush();
+      }
+      for (const ledgerId of [0, 1, 2] as const) {
+        const a = b58encode(this.stores.states[ledgerId].committedRoot);
+        const b = b58encode(fresh.stores.states[ledgerId].committedRoot);
+        if (a !== b) return `replay: state root of ledger ${ledgerId} is ${a}, a replay from genesis gives ${b}`;
+      }
+      return undefined;
+    } finally {
+      await fresh.close();
+    }
+  }
+
   /** the node's dest (NODE.dest), for tests */
   get dest(): string {
     return simNodeKeys(this.alias).dest;

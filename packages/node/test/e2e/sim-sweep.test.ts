@@ -38,16 +38,20 @@ function envInt(name: string, fallback: number, min: number): number {
   return n;
 }
 
-/** `count` seeds from `base`: n alternates 4 / 7, the fault mixes cycle (every mix at both sizes every 30 seeds). */
+/**
+ * `count` seeds from `base`: the fault mixes cycle and n alternates 4 / 7, shifted by one every
+ * cycle, so that every mix runs at both sizes every two cycles (the number of mixes is even).
+ */
 function sweepRuns(base: number, count: number): SimulationOptions[] {
-  return Array.from({ length: count }, (_, i) => ({ seed: base + i, nodes: i % 2 === 0 ? 4 : 7, faults: SWEEP_MIXES[i % SWEEP_MIXES.length]! }));
+  const m = SWEEP_MIXES.length;
+  return Array.from({ length: count }, (_, i) => ({ seed: base + i, nodes: (i + Math.floor(i / m)) % 2 === 0 ? 4 : 7, faults: SWEEP_MIXES[i % m]! }));
 }
 
 describe('simulator sweep on the real executor and storage', () => {
   it('holds safety, liveness and multi-signature validity over random seeds of every fault mix (n = 4 and 7)', async function () {
-    // CI budget: 200 seeds in well under 5 minutes on 2 cores
+    // CI budget: 132 seeds (six cycles of the mixes, the adversary's included) in a few minutes on 2 cores
     this.timeout(600_000);
-    const seeds = envInt('QUIRE_SIM_SEEDS', 200, 1);
+    const seeds = envInt('QUIRE_SIM_SEEDS', 6 * SWEEP_MIXES.length, 1);
     const jobs = envInt('QUIRE_SIM_JOBS', 2, 1);
     const base = envInt('QUIRE_SIM_BASE', randomInt(1, 2 ** 31 - seeds), 0);
     console.log(`      real-stack sweep: base seed ${base} (replay the whole sweep: QUIRE_SIM_BASE=${base})`);
@@ -66,8 +70,17 @@ describe('simulator sweep on the real executor and storage', () => {
     expect(failed.map((r) => `${replayCommand(r)}: ${r.violations.slice(0, 4).join('; ')}`)).to.deep.equal([]);
     // the sweep exercised what it claims: batches ordered, view changes, every mix at both sizes
     expect(results.reduce((a, r) => a + r.orderedRequests, 0)).to.be.greaterThan(seeds * 20);
+    const adv = (f: (a: NonNullable<(typeof results)[0]['adversary']>) => number): number => results.reduce((a, r) => a + (r.adversary !== undefined ? f(r.adversary) : 0), 0);
+    console.log(
+      `      adversary: ${results.filter((r) => r.maxView > 0).length} runs changed view, ${adv((a) => a.crashStops)} crash-stops, ${adv((a) => a.tornWrites)} torn writes, ` +
+        `${adv((a) => a.equivocations)} equivocating messages, ${adv((a) => a.floodMessages)} flood messages, largest honest core footprint ${Math.max(0, ...results.map((r) => r.adversary?.maxFootprint ?? 0))}`,
+    );
     if (seeds >= 2 * SWEEP_MIXES.length) {
-      expect(results.filter((r) => r.maxView > 0).length).to.be.greaterThan(0);
+      // NEW_VIEW selection is exercised: view changes in at least half of the runs
+      expect(results.filter((r) => r.maxView > 0).length).to.be.at.least(Math.ceil(results.length / 2));
+      expect(adv((a) => a.crashStops)).to.be.greaterThan(0);
+      expect(adv((a) => a.tornWrites)).to.be.greaterThan(0);
+      expect(adv((a) => a.equivocations)).to.be.greaterThan(0);
       for (const mix of SWEEP_MIXES) for (const n of [4, 7]) expect(results.some((r) => r.faults === mix && r.nodes === n), `${mix} n=${n}`).to.equal(true);
     }
   });
