@@ -4,7 +4,10 @@
 //   npm run devnet -- status [--json]       what is running
 //   npm run devnet -- stop                  stop a detached (or foreground) devnet
 //   npm run devnet -- reset                 delete the devnet's data (keys, genesis, ledgers, logs)
-// Options: --nodes N (4), --base-port P (9701), --data-dir DIR (devnet/.data), --timeout SEC (180).
+// Options: --nodes N (4), --base-port P (9701; a created devnet remembers its own), --data-dir DIR (devnet/.data),
+// --timeout SEC (180), --metrics [PORT] (Prometheus on PORT, PORT+1, ... per node), --observer N (1).
+// Ready means "the pool orders": a verified read carrying a multi-signature newer than the start; nothing
+// is written into any ledger (a fresh devnet's ledgers are its genesis files).
 import { spawn } from 'node:child_process';
 import { existsSync, openSync, closeSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -13,12 +16,13 @@ import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_BASE_PORT, DEFAULT_DATA_DIR, DEFAULT_NODE_COUNT, MAX_NODE_COUNT, REPO_ROOT, SUPERVISOR_LOG, maxFaulty, poolLayout } from './lib/layout.js';
 import { POOL_GENESIS_FILE, RESTART_EXIT_CODE, TRUSTEE_SEED } from './lib/node-api.js';
 import { nodeArgv } from './lib/node-command.js';
-import { DevnetSetupError, ensureDevnet, readSetup } from './lib/setup.js';
+import { DevnetSetupError, devnetObservers, ensureDevnet, readSetup, writeNodeConfigs } from './lib/setup.js';
 import { isAlive, readState, removeState, writeState } from './lib/state.js';
 import type { DevnetState, DevnetStatus } from './lib/state.js';
 import { Supervisor } from './lib/supervisor.js';
 import type { SupervisorEvent } from './lib/supervisor.js';
-import { OrderingTimeoutError, readPoolGenesis, waitForOrdering } from './lib/wait-ordering.js';
+import { OrderingTimeoutError } from './lib/wait-ordering.js';
+import { waitForReady } from './lib/wait-ready.js';
 
 class UserError extends Error {}
 
@@ -55,6 +59,15 @@ interface StartOptions {
   detach?: boolean;
   supervised?: boolean;
   nodeBin: 'auto' | 'source' | 'build';
+  /** first metrics port (node i serves on metrics + i - 1); absent: metrics off */
+  metrics?: number;
+  /** observers Obs1..ObsN admitted to the ordered-batch topic (quire follow) */
+  observer: number;
+}
+
+/** The metrics port of node `index` (1-based), when metrics are on. */
+function metricsPortOf(o: StartOptions, index: number): number | undefined {
+  return o.metrics === undefined ? undefined : o.metrics + index - 1;
 }
 
 function checkNotRunning(dataDir: string): void {
@@ -72,11 +85,16 @@ async function prepare(o: StartOptions): Promise<void> {
     throw err;
   }
   if (created) say(`created a ${o.nodes}-node pool in ${show(o.dataDir)} (keys from the standard local seeds)`);
-  for (const n of poolLayout(o.dataDir, o.nodes, o.basePort)) {
-    for (const port of [n.nodePort, n.clientPort]) {
-      if (!(await portFree(port))) throw new UserError(`port ${port} (${n.name}) is in use; stop whatever holds it or choose other ports with --base-port`);
+  const layout = poolLayout(o.dataDir, o.nodes, o.basePort);
+  for (const n of layout) {
+    const metricsPort = metricsPortOf(o, n.index);
+    for (const port of [n.nodePort, n.clientPort, ...(metricsPort !== undefined ? [metricsPort] : [])]) {
+      if (!(await portFree(port))) throw new UserError(`port ${port} (${n.name}) is in use; stop whatever holds it or choose other ports with --base-port${o.metrics !== undefined ? ' or --metrics PORT' : ''}`);
     }
   }
+  // every start writes the node configs: this start's flags decide metrics and observers
+  const observers = devnetObservers(o.observer).map(({ name, dest }) => ({ name, dest }));
+  writeNodeConfigs(layout, (n) => ({ ...(metricsPortOf(o, n.index) !== undefined ? { metricsPort: metricsPortOf(o, n.index)! } : {}), observers }));
 }
 
 function printUsage(o: StartOptions, state: DevnetState): void {
@@ -86,10 +104,19 @@ function printUsage(o: StartOptions, state: DevnetState): void {
   console.log(`  pool genesis file : ${genesis}`);
   console.log(`  trustee           : seed ${TRUSTEE_SEED} (DID V4SGRU86Z58d6TV7PBUe6f)`);
   console.log(`  stewards          : seeds 000000000000000000000000Steward1 .. Steward${o.nodes}`);
-  for (const p of state.processes) console.log(`  ${p.name.padEnd(6)}            : client 127.0.0.1:${p.clientPort}, node port ${p.nodePort}, log ${show(p.logFile)}`);
+  state.processes.forEach((p, k) => {
+    const metricsPort = metricsPortOf(o, k + 1);
+    console.log(`  ${p.name.padEnd(6)}            : client 127.0.0.1:${p.clientPort}, node port ${p.nodePort}, log ${show(p.logFile)}${metricsPort !== undefined ? `, metrics http://127.0.0.1:${metricsPort}/metrics` : ''}`);
+  });
   console.log('');
   console.log('Point a client at the genesis file, e.g. with the quire CLI or SDK of @quire/client:');
-  console.log(`  pool genesis ${show(genesis)}, sign with the trustee seed above.`);
+  console.log(`  npx quire --genesis ${show(genesis)} --seed ${TRUSTEE_SEED} nym --dest <DID> --verkey <verkey>`);
+  const observers = devnetObservers(o.observer);
+  if (observers.length > 0) {
+    console.log(`Follow the ordered batches (observers ${observers.map((x) => x.name).join(', ')}):`);
+    console.log(`  npx quire --genesis ${show(genesis)} --seed ${observers[0]!.seed} follow`);
+  } else console.log('No observer: "quire follow" needs one; start with --observer 1.');
+  if (o.metrics === undefined) console.log('Metrics are off; start with --metrics [PORT] to serve them.');
   console.log('Docs: docs/devnet.md.');
 }
 
@@ -169,12 +196,13 @@ async function supervise(o: StartOptions): Promise<number> {
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);
 
+  const sinceSec = Math.floor(Date.now() / 1000);
   supervisor.start();
-  say(`waiting until the pool orders a write (up to ${o.timeout} s) ...`);
+  say(`waiting until the pool orders (a multi-signature newer than this start, read and verified; nothing is written) (up to ${o.timeout} s) ...`);
   try {
-    const r = await waitForOrdering(readPoolGenesis(state.poolGenesis), { timeoutMs: o.timeout * 1000, signal: abort.signal });
+    const r = await waitForReady(state.poolGenesis, { sinceSec, timeoutMs: o.timeout * 1000, signal: abort.signal });
     save('ready');
-    say(`ordered: NYM ${r.did} at seqNo ${r.seqNo}, replies from ${r.repliedBy.join(', ')} after ${(r.elapsedMs / 1000).toFixed(1)} s`);
+    say(`ordering: a multi-signature of ${r.participants.join(', ')} made at ${new Date(r.timestamp * 1000).toISOString()}, read from ${r.answeredBy} and verified, ${(r.elapsedMs / 1000).toFixed(1)} s after the start`);
     printUsage(o, state);
     say(o.supervised ? 'running in the background; stop it with "npm run devnet -- stop"' : 'running; press Ctrl-C to stop every node');
   } catch (err) {
@@ -204,7 +232,25 @@ async function supervise(o: StartOptions): Promise<number> {
 async function detach(o: StartOptions): Promise<number> {
   const log = join(o.dataDir, SUPERVISOR_LOG);
   const fd = openSync(log, 'a');
-  const args = [...process.execArgv, process.argv[1]!, 'start', '--supervised', '--nodes', String(o.nodes), '--base-port', String(o.basePort), '--data-dir', o.dataDir, '--timeout', String(o.timeout), '--node-bin', o.nodeBin];
+  const args = [
+    ...process.execArgv,
+    process.argv[1]!,
+    'start',
+    '--supervised',
+    '--nodes',
+    String(o.nodes),
+    '--base-port',
+    String(o.basePort),
+    '--data-dir',
+    o.dataDir,
+    '--timeout',
+    String(o.timeout),
+    '--node-bin',
+    o.nodeBin,
+    '--observer',
+    String(o.observer),
+    ...(o.metrics !== undefined ? ['--metrics', String(o.metrics)] : []),
+  ];
   const child = spawn(process.execPath, args, { cwd: process.cwd(), detached: true, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   child.unref();
@@ -319,12 +365,21 @@ program
   .description('start the pool (created on first run), wait until it orders, and stay in the foreground')
   .option('--nodes <n>', 'number of validator nodes', int('--nodes', 1, MAX_NODE_COUNT), DEFAULT_NODE_COUNT)
   .option('--base-port <port>', 'node i listens on base+2(i-1) (nodes) and base+2(i-1)+1 (clients)', int('--base-port', 1024, 65000), DEFAULT_BASE_PORT)
-  .option('--timeout <seconds>', 'how long to wait for the pool to order a write', int('--timeout', 1, 3600), 180)
+  .option('--timeout <seconds>', 'how long to wait for the pool to order', int('--timeout', 1, 3600), 180)
   .option('--detach', 'run in the background and return once the pool orders')
+  .option('--metrics [port]', 'serve Prometheus metrics: node i on port+i-1 (default port: base port + 1000)', int('--metrics', 1024, 65000))
+  .option('--observer <n>', 'admit observers Obs1..ObsN to the ordered-batch topic (quire follow with seed 000...Observer<i>)', int('--observer', 0, 16), 1)
   .addOption(new Command().createOption('--node-bin <mode>', 'auto (build when up to date, else sources), source or build').choices(['auto', 'source', 'build']).default('auto'))
   .addOption(new Command().createOption('--supervised', 'internal: the background supervisor').hideHelp())
-  .action(async (opts: Omit<StartOptions, 'dataDir'>, cmd: Command) => {
-    process.exitCode = await start({ ...opts, dataDir: dataDirOf(cmd) });
+  .action(async (opts: Omit<StartOptions, 'dataDir' | 'metrics'> & { metrics?: number | true }, cmd: Command) => {
+    const dataDir = dataDirOf(cmd);
+    // a created devnet remembers its node count and base port: they are taken from it unless given
+    const setup = readSetup(dataDir);
+    const nodes = setup !== undefined && cmd.getOptionValueSource('nodes') === 'default' ? setup.nodes : opts.nodes;
+    const basePort = setup !== undefined && cmd.getOptionValueSource('basePort') === 'default' ? setup.basePort : opts.basePort;
+    const { metrics: metricsFlag, ...rest } = opts;
+    const metrics = metricsFlag === true ? basePort + 1000 : metricsFlag;
+    process.exitCode = await start({ ...rest, nodes, basePort, dataDir, ...(metrics !== undefined ? { metrics } : {}) });
   });
 
 program

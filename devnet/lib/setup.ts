@@ -3,7 +3,7 @@
 // pools above 4 nodes add the NYMs of Steward5..N in the same shape), plus each node's config.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { canonicalJson } from '@quire/common';
+import { b58encode, canonicalJson } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { DEVNET_DIR, SETUP_FILE, poolLayout } from './layout.js';
 import type { NodeLayout } from './layout.js';
@@ -61,12 +61,40 @@ export function genesisNodes(layout: readonly NodeLayout[], ip: string): Genesis
   }));
 }
 
-/** The node config the devnet passes with --config: the alias and the devnet's upgrade action. */
-export function nodeConfig(name: string): Record<string, unknown> {
+/** What a start asks of every node beyond the defaults: metrics, observers. */
+export interface NodeExtras {
+  /** Prometheus port of the node, when metrics are on */
+  metricsPort?: number;
+  /** observers admitted to the ordered-batch topic */
+  observers?: { name: string; dest: string }[];
+}
+
+/** The node config the devnet passes with --config: the alias, the devnet's upgrade action, and the start's extras. */
+export function nodeConfig(name: string, extras: NodeExtras = {}): Record<string, unknown> {
   return {
     name,
     upgrade: { actionCommand: `"${process.execPath}" "${join(DEVNET_DIR, 'upgrade-action.mjs')}"`, timeoutSec: 120 },
+    ...(extras.metricsPort !== undefined ? { metricsPort: extras.metricsPort } : {}),
+    ...(extras.observers !== undefined && extras.observers.length > 0 ? { observers: extras.observers } : {}),
   };
+}
+
+/** The seed of the devnet's observer i (1-based): `Observer<i>` padded with zeros to 32 characters, like the other local seeds. */
+export function observerSeed(i: number): string {
+  return `Observer${i}`.padStart(32, '0');
+}
+
+/** The devnet's observers Obs1..ObsN: name, seed and the dest the validators admit (base58 of the ed25519 public key). */
+export function devnetObservers(count: number): { name: string; seed: string; dest: string }[] {
+  return Array.from({ length: count }, (_, k) => {
+    const seed = observerSeed(k + 1);
+    return { name: `Obs${k + 1}`, seed, dest: b58encode(Ed25519Signer.fromSeed(seed).publicKey) };
+  });
+}
+
+/** Rewrites every node's config for this start (the flags of the start decide metrics and observers). */
+export function writeNodeConfigs(layout: readonly NodeLayout[], extras: (n: NodeLayout) => NodeExtras): void {
+  for (const n of layout) writeFileSync(n.configFile, JSON.stringify(nodeConfig(n.name, extras(n)), null, 2) + '\n');
 }
 
 export function readSetup(dataDir: string): DevnetSetup | undefined {
