@@ -64,6 +64,8 @@ export class AuditTrail {
   /** committed audit roots by size (checkpoint digests); bounded */
   private readonly roots = new Map<number, string>();
   private readonly maxRoots: number;
+  /** each ledger's state root as the committed audit txns name it last (the holder of its ledger root) */
+  private stateRootByLedger = new Map<number, string>();
 
   private constructor(maxRoots: number) {
     this.maxRoots = maxRoots;
@@ -121,6 +123,7 @@ export class AuditTrail {
     const rootFields = new Map<number, string | number>();
     const roots = new Map<number, string>();
     const lastUpdate = new Map<number, number>();
+    const stateRootByLedger = new Map<number, string>();
     for (const [k, v] of toMap(last.ledgerRoot)) {
       rootFields.set(k, v as string | number);
       const holder = typeof v === 'number' ? size - v : size;
@@ -129,7 +132,10 @@ export class AuditTrail {
       if (typeof r !== 'string') throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, { reason: `audit txn ${holder} has no root for ledger ${k}` });
       roots.set(k, r);
       lastUpdate.set(k, d.__txnTime as number);
+      const sr = toMap(d.stateRoot).get(k);
+      if (typeof sr === 'string') stateRootByLedger.set(k, sr);
     }
+    this.stateRootByLedger = stateRootByLedger;
     const stateRoots = new Map<number, string>();
     for (const [k, v] of toMap(last.stateRoot)) stateRoots.set(k, String(v));
     this.committed = {
@@ -235,6 +241,7 @@ export class AuditTrail {
     if (this.uncommitted[0] !== rec) throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: 'audit txns committed out of order' });
     this.uncommitted.shift();
     this.committed = rec;
+    for (const [l, r] of rec.stateRoots) this.stateRootByLedger.set(l, r);
     this.roots.set(rec.seqNo, root);
     if (this.roots.size > this.maxRoots) {
       const oldest = this.roots.keys().next().value;
@@ -252,6 +259,14 @@ export class AuditTrail {
     const lastUpdate: Record<number, number> = {};
     for (const [l, t] of c.lastUpdate) lastUpdate[l] = t;
     return { viewNo: c.viewNo, ppSeqNo: c.ppSeqNo, ppTime: c.ppTime, auditRoot: this.roots.get(c.seqNo) ?? '', nodeReg: [...c.nodeReg], lastUpdate };
+  }
+
+  /**
+   * Each ledger's state root as the committed audit ledger names it last (the audit txn holding its
+   * ledger root); what the committed state of a ledger at its target size must have.
+   */
+  committedStateRoots(): Map<number, string> {
+    return new Map(this.stateRootByLedger);
   }
 
   targets(): Map<number, { size: number; root: string }> {

@@ -21,7 +21,7 @@ import { NodeMetrics } from './metrics.js';
 import { KvVoteStore, blsKeyLookup, checkAgainstAudit, loadPoolRegistry, openNodeStores } from './node-setup.js';
 import { NodeUpgrades } from './node-upgrades.js';
 import { ExecutorRequestAnalyzer } from './request-analyzer.js';
-import { configTxns, genesisSize, loadGenesisFiles, repairState } from './startup.js';
+import { configTxns, genesisSize, loadGenesisFiles, repairState, repairStateAgainstAudit } from './startup.js';
 import type { Clock, UpgradeActionRunner } from './upgrade/index.js';
 import { nodePackageVersion } from './version.js';
 
@@ -118,6 +118,7 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
     const audit = await AuditTrail.load(stores.ledgers[3]);
     const behind = checkAgainstAudit(audit, stores.ledgers, catchupInterrupted(kv));
     if (behind.length > 0) log.warn({ ledgers: behind }, 'ledgers behind the audit ledger (an interrupted catch-up): catch-up completes them');
+    await repairStateAgainstAudit(reqExecutor, stores, audit, log);
     const metrics = cfg.metricsPort !== null ? new NodeMetrics({ node: name }) : undefined;
     const executor = new ConsensusExecutor({ durable: cfg.durable }, { stores, executor: reqExecutor, registry, audit, onCommitted: (lid, txns) => hooks.onCommitted(lid, txns), onFatal: (e) => hooks.fatal(e) });
     const execLog = root.child({ module: 'executor' });

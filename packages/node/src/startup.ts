@@ -3,6 +3,7 @@
 import { b58encode } from '@quire/common';
 import type { RequestExecutor, Txn } from '@quire/requests';
 import { BLANK_ROOT, type Ledger, loadGenesisEntries, readGenesisFile } from '@quire/storage';
+import type { AuditTrail } from './audit-trail.js';
 import { type NodeConfig, resolvePath } from './config.js';
 import { type NodeStores, STATE_LEDGERS } from './consensus-executor.js';
 import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
@@ -65,6 +66,34 @@ export async function repairState(ex: RequestExecutor, stores: NodeStores, log: 
       // a ledger of stateless txns only (POOL_UPGRADE, NODE_UPGRADE) legitimately has an empty state
       await ex.rebuildState(lid);
       if (b58encode(stores.states[lid].committedRoot) !== blank) log.warn({ ledgerId: lid, state: STATE_NAMES[lid] }, 'state was missing: rebuilt it from the ledger');
+    }
+  }
+}
+
+/**
+ * A state whose committed root differs from the one the audit ledger names for its ledger at that
+ * size (a rebuild that a kill cut short: it commits as it goes, so the root it leaves names a prefix
+ * of the ledger; or any damage) is rebuilt from the ledger, from an empty trie, with a warning; a
+ * kill during that rebuild is met the same way at the next start. STORAGE_INCONSISTENT when even
+ * the rebuilt state differs. Ledgers behind the audit ledger (an interrupted catch-up) are left to
+ * the catch-up.
+ */
+export async function repairStateAgainstAudit(ex: RequestExecutor, stores: NodeStores, audit: AuditTrail, log: NodeLogger): Promise<void> {
+  const targets = audit.targets();
+  const named = audit.committedStateRoots();
+  for (const lid of STATE_LEDGERS) {
+    const expected = named.get(lid);
+    if (expected === undefined || targets.get(lid)?.size !== stores.ledgers[lid].size) continue;
+    const trie = stores.states[lid];
+    const found = b58encode(trie.committedRoot);
+    if (found === expected) continue;
+    log.warn({ ledgerId: lid, state: STATE_NAMES[lid], found, expected }, 'state root differs from the audit ledger: rebuilding the state from the ledger');
+    trie.setHead(BLANK_ROOT);
+    await trie.commit(BLANK_ROOT);
+    await ex.rebuildState(lid);
+    const rebuilt = b58encode(trie.committedRoot);
+    if (rebuilt !== expected) {
+      throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, { reason: `state ${lid} rebuilt from its ledger has root ${rebuilt}, the audit ledger says ${expected}` });
     }
   }
 }
