@@ -15,6 +15,9 @@ const USAGE = `usage: quire-gateway --genesis FILE [options]
   --trust-proxy           take the client address from X-Forwarded-For
   --no-metrics            do not serve /metrics
   --log-level LEVEL       pino level (default info)
+  --no-explorer           do not serve the ledger explorer's web pages
+  --explorer-seed SEED    a trustee's or steward's seed (default $QUIRE_EXPLORER_SEED): the pool page's validator info
+  --register-form         serve the explorer's "register a DID" form, NYMs signed by --explorer-seed (devnet only)
   --json                  print the startup line as JSON
   -h, --help              this text`;
 
@@ -46,6 +49,9 @@ export async function main(argv: string[]): Promise<number> {
         'trust-proxy': { type: 'boolean' },
         'no-metrics': { type: 'boolean' },
         'log-level': { type: 'string' },
+        'no-explorer': { type: 'boolean' },
+        'explorer-seed': { type: 'string' },
+        'register-form': { type: 'boolean' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -75,6 +81,9 @@ export async function main(argv: string[]): Promise<number> {
     if (refresh !== undefined) opts.refreshIntervalMs = refresh * 60_000;
     if (values['trust-proxy'] === true) opts.trustProxy = true;
     if (values['no-metrics'] === true) opts.metrics = false;
+    const explorerSeed = (values['explorer-seed'] as string | undefined) ?? process.env.QUIRE_EXPLORER_SEED;
+    if (values['register-form'] === true && explorerSeed === undefined) throw new Error('--register-form needs --explorer-seed (the devnet trustee seed)');
+    opts.explorer = { enabled: values['no-explorer'] !== true, registerForm: values['register-form'] === true, ...(explorerSeed !== undefined ? { signerSeed: explorerSeed } : {}) };
   } catch (e) {
     return fail((e as Error).message);
   }

@@ -14,6 +14,7 @@ import { GatewayMetrics } from './metrics.js';
 import { PoolCaller, PoolRefusal, type GatewayPool } from './pool-call.js';
 import { registerResolverRoutes } from './resolver.js';
 import { registerVdrRoutes, type RouteContext } from './vdr-routes.js';
+import { registerExplorer, type Explorer, type ExplorerOptions } from './explorer/index.js';
 
 export interface GatewayOptions {
   /** Address to listen on (default 127.0.0.1; 0.0.0.0 to serve other hosts). */
@@ -38,6 +39,8 @@ export interface GatewayOptions {
   logLevel: string;
   /** How long close() waits for requests in flight (ms). */
   closeGraceMs: number;
+  /** The ledger explorer's web pages (docs/explorer.md): served unless `enabled: false`; the register form only when asked (the devnet). */
+  explorer: Partial<ExplorerOptions>;
 }
 
 export const defaultGatewayOptions: GatewayOptions = {
@@ -52,6 +55,7 @@ export const defaultGatewayOptions: GatewayOptions = {
   refreshIntervalMs: 0,
   logLevel: process.env.LOG_LEVEL ?? 'silent',
   closeGraceMs: 10_000,
+  explorer: {},
 };
 
 export interface GatewayModules {
@@ -144,7 +148,9 @@ export class Gateway {
       reply.header('x-quire-error', g.code);
       return sendJson(reply, g.status, jsonText(g.body(), false));
     });
+    let explorer: Explorer | undefined;
     app.setNotFoundHandler((req, reply) => {
+      if (explorer?.wantsPage(req) === true) return explorer.notFound(req, reply);
       reply.header('x-quire-error', GatewayErrorCode.NOT_FOUND);
       return sendJson(reply, 404, jsonText(new GatewayError(GatewayErrorCode.NOT_FOUND, { method: req.method, path: req.url.split('?')[0] }).body(), false));
     });
@@ -160,6 +166,8 @@ export class Gateway {
     const ctx: RouteContext = { pool: this.pool, caller, namespace: options.namespace, now, lastRefresh: () => this.lastRefresh };
     registerVdrRoutes(app, ctx);
     registerResolverRoutes(app, ctx);
+    // the ledger explorer (its own HTML paths, and / for a browser)
+    if (options.explorer.enabled !== false) explorer = registerExplorer(app, ctx, options.explorer);
 
     // operations
     app.get('/health', { schema: { tags: ['operations'], summary: 'Liveness: the process serves HTTP' } }, async (req, reply) => sendValue(req, reply, { status: 'ok' }, 'none'));
