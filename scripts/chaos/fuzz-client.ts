@@ -164,6 +164,18 @@ function classify(payload: Uint8Array): { outcome: Outcome; text: string } {
   }
 }
 
+/** A session to the target; a slow handshake (a loaded machine) is tried again, up to 10 times. */
+async function connectRetrying(t: FuzzTarget): Promise<ClientConnector> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ClientConnector.connect({ host: t.host, port: t.port, dest: t.dest, timeoutMs: 30_000 });
+    } catch (e) {
+      if (attempt >= 10) throw e;
+      await new Promise((r) => setTimeout(r, 1_000 * attempt));
+    }
+  }
+}
+
 export interface FuzzTarget {
   name: string;
   host: string;
@@ -196,7 +208,7 @@ export async function fuzzClients(targets: readonly FuzzTarget[], count: number,
       if (c === undefined || !c.open) {
         if (c !== undefined) stats.reconnects++;
         await c?.close();
-        c = await ClientConnector.connect({ host: t.host, port: t.port, dest: t.dest, timeoutMs: 15_000 });
+        c = await connectRetrying(t);
       }
       const bases = seedMessages((reqId += 10));
       const m = mutate(wr.pick(bases), wr, seed * 1_000_003 + i);

@@ -102,7 +102,8 @@ interface ClientState {
 
 const ENDORSER = '101';
 
-async function retry<T>(what: string, fn: () => Promise<T>, stop: () => boolean, deadlineMs = 300_000): Promise<T> {
+/** Tries `fn` until it succeeds or the harness stops the workload (the harness's setup timeout bounds it). */
+async function retry<T>(what: string, fn: () => Promise<T>, stop: () => boolean, deadlineMs = 3_600_000): Promise<T> {
   const until = Date.now() + deadlineMs;
   for (;;) {
     try {
