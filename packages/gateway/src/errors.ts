@@ -57,7 +57,7 @@ export class GatewayError extends CodedError<GatewayErrorCode> {
 
   /** The JSON body sent to the caller: the code, a reason built from the code and its data, and the data. */
   body(): Record<string, unknown> {
-    return { code: this.code, reason: reasonOf(this.code, this.data), ...this.data };
+    return { code: this.code, ...this.data, reason: reasonOf(this.code, this.data) };
   }
 }
 

@@ -95,8 +95,8 @@ export class Gateway {
     }
     const metrics = options.metrics ? new GatewayMetrics() : undefined;
     const app: FastifyInstance = Fastify({
-      loggerInstance: log.child({ module: 'http' }) as FastifyBaseLogger,
-      disableRequestLogging: true,
+      // per-request lines are info: the HTTP logger starts at warn (metrics count requests)
+      loggerInstance: log.child({ module: 'http' }, { level: log.levelVal > 40 ? log.level : 'warn' }) as FastifyBaseLogger,
       bodyLimit: options.bodyLimitBytes,
       trustProxy: options.trustProxy,
       return503OnClosing: true,

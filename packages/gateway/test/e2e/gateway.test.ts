@@ -16,7 +16,11 @@ import {
   signRequest,
   type Pool,
 } from '@quire/client';
-import { TRUSTEE_SEED } from '../../../../devnet/lib/node-api.js';
+import { readFileSync } from 'node:fs';
+import { ClientHost } from '@quire/network';
+import { Pool as SdkPool } from '@quire/client';
+import { TRUSTEE_SEED, nodeSeed } from '../../../../devnet/lib/node-api.js';
+import { connectTo } from '../../../../test/support/client.js';
 import { TestPool } from '../../../../test/support/test-pool.js';
 import { Gateway } from '../../src/index.js';
 
@@ -339,7 +343,7 @@ describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
       expect(a.status, a.text).to.equal(200);
       const doc = a.json.didDocument as Json;
       expect(doc.service).to.deep.equal([{ id: `${did}#agent`, type: 'DIDCommMessaging', serviceEndpoint: 'https://doc.example' }]);
-      expect((doc.verificationMethod as Json[])[0]!.publicKeyBase58).to.equal(withDoc.verkey);
+      expect((doc.verificationMethod as Json[])[0]!.publicKeyBase58).to.equal(withDoc.fullVerkey);
     });
 
     it('did:indy without diddocContent or endpoint: the base document only', async () => {
@@ -355,7 +359,7 @@ describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
       for (const q of [`versionId=${ownerFirstSeqNo}`, `versionTime=${encodeURIComponent(new Date(ownerFirstTime * 1000).toISOString())}`]) {
         const a = await get(`/1.0/identifiers/${did}?${q}`);
         expect(a.status, a.text).to.equal(200);
-        expect(((a.json.didDocument as Json).verificationMethod as Json[])[0]!.publicKeyBase58, q).to.equal(owner.verkey);
+        expect(((a.json.didDocument as Json).verificationMethod as Json[])[0]!.publicKeyBase58, q).to.equal(owner.fullVerkey);
         expect((a.json.didDocumentMetadata as Json).versionId).to.equal(String(ownerFirstSeqNo));
       }
     });
@@ -395,13 +399,78 @@ describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
       expect(m.text).to.contain('quire_gateway_reads_total{verified="proof"}');
       const api = await get('/openapi.json');
       expect(api.json.openapi).to.equal('3.0.3');
-      expect(Object.keys(api.json.paths as Json)).to.include.members(['/nym/{did}', '/submit', '/1.0/identifiers/*', '/health']);
+      expect(Object.keys(api.json.paths as Json)).to.include.members(['/nym/{did}', '/submit', '/1.0/identifiers/{*}', '/health']);
       const docs = await get('/docs');
       expect(docs.text).to.contain('/nym/{did}');
       const allowed = await get('/health', { headers: { origin: 'https://app.example' } });
       expect(allowed.headers.get('access-control-allow-origin')).to.equal('https://app.example');
       const other = await get('/health', { headers: { origin: 'https://evil.example' } });
       expect(other.headers.get('access-control-allow-origin')).to.equal(null);
+    });
+  });
+
+  describe('a lying node', () => {
+    it("Node1's tampered replies (value, proof) never reach a caller: the gateway asks another node and counts the failure", async () => {
+      const enc = new TextEncoder();
+      const dec = new TextDecoder();
+      // a man in the middle holding Node1's key (so Noise authenticates it as Node1) that forwards to the real Node1
+      // and tampers every GET_NYM value and every GET_SCHEMA proof
+      const liar = await ClientHost.create({ seed: enc.encode(nodeSeed('Node1')), host: '127.0.0.1', port: 0 });
+      const upstream = await connectTo(pool.node('Node1'));
+      let tampered = 0;
+      liar.on('request', (_client, bytes, respond) => {
+        void upstream
+          .request(bytes, { timeoutMs: 10_000 })
+          .then((answer) => {
+            const m = parseJson(dec.decode(answer)) as Json;
+            const r = m.result as Json | undefined;
+            if (m.op === 'REPLY' && r?.type === '105' && typeof r.data === 'string') {
+              r.data = r.data.replace(/"verkey":"[^"]+"/, `"verkey":"${DidKey.random().fullVerkey}"`);
+              tampered++;
+            } else if (m.op === 'REPLY' && r?.type === '107' && (r.state_proof as Json | undefined)?.root_hash !== undefined) {
+              (r.state_proof as Json).root_hash = '11111111111111111111111111111111';
+              tampered++;
+            }
+            respond(enc.encode(stringifyJson(m)));
+          })
+          .catch(() => undefined);
+      });
+      const genesis = readFileSync(pool.genesisFile, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => {
+          const t = parseJson(l) as Json;
+          const data = ((t.txn as Json).data as Json).data as Json;
+          if (data.alias === 'Node1') data.client_port = liar.port;
+          return stringifyJson(t);
+        })
+        .join('\n');
+      const liarPool = await SdkPool.fromGenesisText(genesis, { writeTimeoutMs: 30_000 });
+      const gw2 = await Gateway.create({ port: 0, namespace: NS }, { pool: liarPool });
+      const url2 = await gw2.listen();
+      try {
+        const schemaId = `${trustee.did}:2:${schemaName}:1.0`;
+        for (let i = 0; i < 80 && tampered < 4; i++) {
+          const nym = await fetch(`${url2}/nym/${owner.did}`);
+          const body = parseJson(await nym.text()) as Json;
+          expect(nym.status).to.equal(200);
+          expect(nym.headers.get('x-quire-nodes')).to.not.equal('Node1');
+          expect((parseJson(String((body.result as Json).data)) as Json).verkey).to.equal(rotatedVerkey);
+          const schema = await fetch(`${url2}/schema/${schemaId}`);
+          expect(schema.status).to.equal(200);
+          expect(schema.headers.get('x-quire-nodes')).to.not.equal('Node1');
+          expect((((parseJson(await schema.text()) as Json).result as Json).state_proof as Json).root_hash).to.not.equal('11111111111111111111111111111111');
+        }
+        expect(tampered, 'the liar was asked').to.be.at.least(2);
+        const metrics = await (await fetch(`${url2}/metrics`)).text();
+        expect(metrics).to.match(/quire_gateway_verification_failures_total\{code="PROOF_VALUE_MISMATCH"\} [1-9]/);
+        expect(metrics).to.match(/quire_gateway_verification_failures_total\{code="(PROOF_INVALID|MULTISIG_ROOT_MISMATCH)"\} [1-9]/);
+      } finally {
+        await gw2.close();
+        await liarPool.close();
+        await upstream.close();
+        await liar.close();
+      }
     });
   });
 });
