@@ -113,7 +113,11 @@ async function main(): Promise<void> {
   const baseline = new Map<string, boolean>();
   const verdicts: Verdict[] = [];
   try {
-    for (const m of selected) verdicts.push(await gate(dir, m, baseline));
+    for (const m of selected) {
+      const v = await gate(dir, m, baseline);
+      verdicts.push(v);
+      process.stderr.write(`mutate: ${v.id}: ${v.status} after ${v.runs} runs, ${v.seconds.toFixed(0)} s${v.by !== undefined ? ` (${v.by})` : ''}\n`);
+    }
   } finally {
     if (o.keep !== true) rmSync(dir, { recursive: true, force: true });
     else console.error(`mutate: copy kept in ${dir}`);
