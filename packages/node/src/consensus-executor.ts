@@ -82,6 +82,7 @@ export interface ConsensusExecutorModules {
    * Told once when a commit failed after it had begun to change the executor's state (COMMIT_FAILED):
    * memory and storage may disagree from then on, so the node must stop (a restart reopens
    * everything from the last durable write). Every later call of the executor throws the same error.
+   * Also told, once, when a batch write failed (WRITE_FAILED; later writes are not attempted).
    */
   onFatal?: (error: NodeError) => void;
 }
@@ -291,6 +292,8 @@ export class ConsensusExecutor implements BatchExecutor {
         await wb.write({ sync: this.opts.durable });
       } catch (e) {
         this.writeError = e instanceof Error ? e : new Error(String(e));
+        // at once, not only at the next flush: a node that cannot write must not go on voting
+        this.onFatal?.(new NodeError(NodeErrorCode.WRITE_FAILED, { reason: reasonOf(this.writeError) }, { cause: this.writeError }));
         return;
       }
       this.lastWriteMs = Date.now() - started;

@@ -111,7 +111,7 @@ export class QuireNode {
       action: (r) => (holder.node !== undefined ? holder.node.action(r) : Promise.reject(notStarted(r.type))),
       submitOwn: (r) => (holder.node !== undefined ? holder.node.clientPath.submitOwn(r) : Promise.reject(notStarted(String(r.operation.type)))),
       exit: (code) => holder.node?.exit(code),
-      fatal: (e) => holder.node?.stopOnFatal(e, COMMIT_FAILED_EXIT_CODE),
+      fatal: (e) => holder.node?.stopOnFatal(e, e.code === NodeErrorCode.WRITE_FAILED ? WRITE_FAILED_EXIT_CODE : COMMIT_FAILED_EXIT_CODE),
     });
     const node = new QuireNode(options, modules, parts);
     holder.node = node;

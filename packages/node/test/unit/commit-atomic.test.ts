@@ -114,6 +114,29 @@ describe('a batch commit is all or nothing (#15 F3)', () => {
     await fx.stores.kv.close();
   });
 
+  it('tells onFatal once, at once, when a batch write fails (WRITE_FAILED)', async () => {
+    const fx = await memoryFixture();
+    const fatal: NodeError[] = [];
+    const ex = await executorWithFatal(fx, fatal);
+    const kv = fx.stores.kv;
+    const batch = kv.batch.bind(kv);
+    kv.batch = () => {
+      const b = batch();
+      b.write = () => Promise.reject(new Error('EIO: i/o error, write'));
+      return b;
+    };
+    ex.applyBatch(input(1, [nymRequest(trustee, user(25))], 1));
+    ex.commitBatch([]);
+    ex.applyBatch(input(1, [nymRequest(trustee, user(26))], 2));
+    ex.commitBatch([]);
+    let code: unknown;
+    await ex.flush().catch((e: unknown) => (code = (e as { code?: unknown }).code));
+    expect(code).to.equal(NodeErrorCode.WRITE_FAILED);
+    expect(fatal.map((e) => e.code)).to.deep.equal([NodeErrorCode.WRITE_FAILED]);
+    kv.batch = batch;
+    await kv.close();
+  });
+
   it('refuses a commit without an applied batch without failing the executor', async () => {
     const fx = await memoryFixture();
     const fatal: NodeError[] = [];
