@@ -1,12 +1,15 @@
 // quire-node: `init` writes the node's key file and prints its public keys; `start` runs the
 // validator in the foreground, logging JSON lines, until SIGTERM/SIGINT (graceful, exit 0).
-import { resolve } from 'node:path';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { defaultDataDir } from '@quire/storage';
 import { type NodeConfig, defaultNodeConfig, loadConfigFile, mergeConfig, resolvePath } from './config.js';
 import { QuireError } from '@quire/common';
 import { parseSeed, publicKeys, readKeyFile, writeKeyFile } from './keys.js';
+import { genesisCeremony, parseIdentity } from './genesis-ceremony.js';
+import { DOMAIN_GENESIS_FILE, POOL_GENESIS_FILE } from './genesis-gen.js';
 import { createLogger } from './logger.js';
 import { COMMIT_FAILED_EXIT_CODE, QuireNode, WRITE_FAILED_EXIT_CODE } from './node.js';
 import { RESTART_EXIT_CODE } from './upgrade/index.js';
@@ -38,13 +41,56 @@ export async function main(argv: string[], io: CliIo = stdio): Promise<number> {
     .requiredOption('--name <alias>', 'node alias (NODE.data.alias)')
     .option('--seed <seed>', '32 characters, 64 hex digits, or "random"', 'random')
     .option('--keys-file <file>', 'key file, relative to the data directory', defaultNodeConfig.keysFile)
-    .option('--json', 'print JSON')
-    .action(async (o: { dataDir: string; name: string; seed: string; keysFile: string; json?: boolean }) => {
+    .option('--node-ip <ip>', "this host's address for the other validators (NODE.data.node_ip), for the genesis ceremony")
+    .option('--node-port <port>', 'its port for the other validators (node_port)')
+    .option('--client-ip <ip>', "this host's address for clients (client_ip)")
+    .option('--client-port <port>', 'its port for clients (client_port)')
+    .option('--json', 'print JSON (the input of quire-node genesis --node)')
+    .action(async (o: { dataDir: string; name: string; seed: string; keysFile: string; json?: boolean; nodeIp?: string; nodePort?: string; clientIp?: string; clientPort?: string }) => {
       const dataDir = resolve(o.dataDir);
       const keys = await writeKeyFile(resolvePath(dataDir, o.keysFile), o.name, parseSeed(o.seed));
-      const pub = publicKeys(keys);
+      const addresses: Record<string, string | number> = {};
+      if (o.nodeIp !== undefined) addresses.node_ip = o.nodeIp;
+      if (o.nodePort !== undefined) addresses.node_port = /^\d+$/.test(o.nodePort) ? Number(o.nodePort) : o.nodePort;
+      if (o.clientIp !== undefined) addresses.client_ip = o.clientIp;
+      if (o.clientPort !== undefined) addresses.client_port = /^\d+$/.test(o.clientPort) ? Number(o.clientPort) : o.clientPort;
+      const pub = { ...publicKeys(keys), ...addresses };
       if (o.json === true) io.out(JSON.stringify(pub));
       else for (const [k, v] of Object.entries(pub)) io.out(`${k}: ${v}`);
+    });
+
+  const collect = (v: string, all: string[] = []): string[] => [...all, v];
+  program
+    .command('genesis')
+    .description("build the pool's genesis files from every node's `init --json` output and the trustee and steward DIDs, checking them all")
+    .requiredOption('--node <file>', 'the output of `quire-node init --json` of one node, with its addresses (repeat, in pool order)', collect)
+    .requiredOption('--trustee <did:verkey>', 'a trustee (repeat for more; the first authors the stewards)', collect)
+    .requiredOption('--steward <did:verkey>', 'the steward owning the node of the same position (repeat, one per node)', collect)
+    .option('--out <dir>', 'where to write pool_transactions_genesis and domain_transactions_genesis', '.')
+    .action((o: { node: string[]; trustee: string[]; steward: string[]; out: string }) => {
+      const nodes = o.node.map((file) => {
+        let init: unknown;
+        try {
+          init = JSON.parse(readFileSync(file, 'utf8'));
+        } catch (e) {
+          throw new QuireError('GENESIS_GEN_INVALID', { file }, `genesis generation: ${file}: ${(e as NodeJS.ErrnoException).code ?? 'not valid JSON'}`);
+        }
+        return { init, source: file };
+      });
+      const out = genesisCeremony({
+        nodes,
+        trustees: o.trustee.map((t, i) => parseIdentity(t, `--trustee ${i + 1}`)),
+        stewards: o.steward.map((t, i) => parseIdentity(t, `--steward ${i + 1}`)),
+      });
+      const dir = resolve(o.out);
+      mkdirSync(dir, { recursive: true });
+      const poolFile = join(dir, POOL_GENESIS_FILE);
+      const domainFile = join(dir, DOMAIN_GENESIS_FILE);
+      writeFileSync(poolFile, out.pool);
+      writeFileSync(domainFile, out.domain);
+      io.out(`wrote ${poolFile} (${out.nodes.length} validators) and ${domainFile} (${o.trustee.length} trustees, ${o.steward.length} stewards)`);
+      io.out(`copy both files into the data directory of every node (${out.nodes.map((n) => `${n.alias} on ${n.nodeIp}`).join(', ')}), then start each node`);
+      io.out(`give ${POOL_GENESIS_FILE} to every client (quire --genesis ${POOL_GENESIS_FILE} ...); ${DOMAIN_GENESIS_FILE} stays with the nodes`);
     });
 
   program
