@@ -1,10 +1,12 @@
-// npm run bench:pool -- [--duration S] [--rate R] [--phases crypto,open,sustain,max,reads,catchup,viewchange] ...
+// npm run bench:pool -- [--duration S] [--rate R] [--phases crypto,open,sustain,max,curve,reads,catchup,viewchange] ...
 // How fast a 4-node Quire pool is on this machine, measured the way users measure it: a devnet on
 // free ports in a temporary directory, the load generator of scripts/load driving it through
 // @quire/client, the crypto floor of one write for comparison, catch-up of a node left behind and
-// the time from a primary crash to the first batch ordered in the new view. Ends with a table and
+// the time from a primary crash to the first batch ordered in the new view, and a load curve from
+// light load to five times the pool's capacity (written as an SVG). The nodes run the default
+// configuration unless --consensus asks for a tuned run (printed as such). Ends with a table and
 //   RESULT writes_per_s=<n> p50_ms=<n> p99_ms=<n> reads_per_s=<n> lost=<n>
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
@@ -12,7 +14,8 @@ import { isPlainObject, parseJson, stringifyJson } from '@quire/common';
 import { PoolLedger, buildGetTxnRequest } from '@quire/client';
 import { ClientConnector } from '@quire/network';
 import { readPoolGenesis, waitForOrdering } from '../../devnet/lib/wait-ordering.js';
-import { BenchPool, findFreeBasePort, metricSum } from '../load/lib/bench-pool.js';
+import { BenchPool, effectiveNodeConfig, findFreeBasePort, metricSum } from '../load/lib/bench-pool.js';
+import { type CurvePoint, curveSvg } from '../load/lib/curve-plot.js';
 import { summarizeProfiles } from '../load/lib/cpu-profile.js';
 import { checkDataDirs, type LedgerCheck } from '../load/lib/ledger-check.js';
 import { formatLedgerCheck, formatLoadReport } from '../load/lib/report.js';
@@ -21,7 +24,7 @@ import { fmt } from '../load/lib/stats.js';
 import { LoadTarget, type Ack } from '../load/lib/target.js';
 import { cryptoCeiling, measureCryptoCosts, type CryptoCosts } from './crypto-floor.js';
 
-const PHASES = ['crypto', 'open', 'sustain', 'max', 'reads', 'catchup', 'viewchange'] as const;
+const PHASES = ['crypto', 'open', 'sustain', 'max', 'curve', 'reads', 'catchup', 'viewchange'] as const;
 type Phase = (typeof PHASES)[number];
 
 interface Opts {
@@ -33,6 +36,9 @@ interface Opts {
   connections: number;
   readConnections: number;
   catchupTxns: number;
+  curveRates: number[];
+  curveDuration: number;
+  plot: string;
   phases: Phase[];
   nodeBin: 'auto' | 'source' | 'build';
   cpuProf?: string;
@@ -66,6 +72,12 @@ function consensusOption(v: string, acc: Record<string, number>): Record<string,
   return { ...acc, [m[1]!]: n };
 }
 
+function rateList(v: string): number[] {
+  const list = v.split(',').map((x) => Number(x.trim()));
+  if (list.length === 0 || list.some((n) => !Number.isFinite(n) || n <= 0)) throw new InvalidArgumentError(`--curve-rates takes positive numbers separated by commas, got "${v}"`);
+  return list;
+}
+
 function phaseList(v: string): Phase[] {
   const list = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
   for (const p of list) if (!(PHASES as readonly string[]).includes(p)) throw new InvalidArgumentError(`unknown phase "${p}"; phases: ${PHASES.join(',')}`);
@@ -81,16 +93,18 @@ const opts = new Command('bench:pool')
   .option('--concurrency <n>', 'closed-loop write phase: requests in flight', positive('--concurrency'), 1024)
   .option('--read-concurrency <n>', 'read phase: requests in flight', positive('--read-concurrency'), 512)
   // one connection per node by default, as one client application has: the many requests in flight on it leave in
-  // few Noise frames (8 connections per node cost 2-3x the CPU per read). The benchmark's nodes allow 8,192 requests
-  // pending per session (limits.clientMaxPending), so one connection carries 1,000 writes/s whose latency grows to
-  // seconds; --connections spreads the writes as many clients would
+  // few Noise frames (8 connections per node cost 2-3x the CPU per read); the node's default limits let one
+  // connection carry the pool's whole rate. --connections spreads the writes as many clients would
   .option('--connections <n>', 'client connections to every node (write phases)', positive('--connections'), 1)
   .option('--read-connections <n>', 'client connections to every node in the reads phase', positive('--read-connections'), 1)
   .option('--catchup-txns <n>', 'catch-up phase: txns written while one node is down', positive('--catchup-txns'), 50_000)
+  .option('--curve-rates <list>', 'curve phase: NYM write rates offered, one step each', rateList, [100, 300, 600, 1000, 1500, 2500])
+  .option('--curve-duration <s>', 'curve phase: seconds of each step', positive('--curve-duration'), 30)
+  .option('--plot <file>', 'curve phase: the SVG plot written', 'bench-pool-curve.svg')
   .option('--phases <list>', `comma-separated subset of ${PHASES.join(',')}`, phaseList, [...PHASES])
   .option('--node-bin <mode>', 'auto | source | build (see docs/devnet.md)', 'auto')
   .option('--cpu-prof <dir>', 'profile every node process (node --cpu-prof) into this directory and summarize')
-  .option('--consensus <key=value>', 'a consensus option of every node (node config consensus.*), repeatable', consensusOption, {})
+  .option('--consensus <key=value>', 'a consensus option of every node (node config consensus.*), repeatable: a tuned run, not the default', consensusOption, {})
   .option('--warmup <s>', 'seconds of NYM writes at half the sustain rate before the measured phases (JIT, caches, connections; 0: none)', nonNegative('--warmup'), 10)
   .option('--keep', 'keep the pool\'s data directory (printed) instead of deleting it')
   .option('--timeout <ms>', 'deadline of one request', positive('--timeout'), 30_000)
@@ -105,6 +119,8 @@ const rows: [string, string, string][] = [];
 const row = (what: string, value: string, target = ''): void => void rows.push([what, value, target]);
 const allAcks: Ack[] = [];
 const allUnacked: UnackedWrite[] = [];
+/** the BLS cost of each measured phase */
+const blsLines: string[] = [];
 
 // ---- crypto floor (no pool needed) -------------------------------------------------------------
 let costs: CryptoCosts | undefined;
@@ -127,6 +143,12 @@ if (needPool) {
   const dir = mkdtempSync(join(tmpdir(), 'quire-bench-pool-'));
   if (opts.cpuProf !== undefined) mkdirSync(resolve(opts.cpuProf), { recursive: true });
   const basePort = await findFreeBasePort(4);
+  const tuned = Object.keys(opts.consensus).length > 0;
+  const nodeCfg = effectiveNodeConfig(opts.consensus);
+  say(`node configuration (${tuned ? 'TUNED, not the default' : 'the defaults'}): ${JSON.stringify(nodeCfg)}`);
+  row('node configuration', tuned ? `TUNED: consensus ${JSON.stringify(opts.consensus)} over the defaults` : 'the defaults (no option changed)');
+  row('  consensus', Object.entries(nodeCfg.consensus).filter(([k]) => /batch|RequestQueue|Timeout|tick/i.test(k)).map(([k, v]) => `${k}=${String(v)}`).join(' '));
+  row('  limits', Object.entries(nodeCfg.limits).map(([k, v]) => `${k}=${String(v)}`).join(' '));
   const pool = await BenchPool.create({ dataDir: dir, nodes: 4, basePort, nodeBin: opts.nodeBin, logLevel: 'info', consensus: opts.consensus, ...(opts.cpuProf !== undefined ? { cpuProfDir: resolve(opts.cpuProf) } : {}) });
   const genesisText = pool.genesisText();
   const validators = PoolLedger.fromGenesis(genesisText).validators();
@@ -147,21 +169,28 @@ if (needPool) {
     // generator): per completed request they say how much work one request costs, whatever else loads the machine
     // and the writes the nodes refused with REQNACK (pool overloaded, in these runs): the client asks such a node
     // again when another node took the write in, so they show here and not as refused writes
-    const nodeCpu = async (): Promise<{ cpu: number; batches: number; nacks: number } | undefined> => {
+    const nodeCpu = async (): Promise<{ cpu: number; batches: number; nacks: number; bls: Map<string, number>; blsSeconds: number } | undefined> => {
       let cpu = 0;
       let batches = 0;
       let nacks = 0;
+      let blsSeconds = 0;
+      const bls = new Map<string, number>();
       for (const v of validators) {
         const m = await pool.metrics(v.alias);
         const s = metricSum(m, 'quire_process_cpu_seconds_total');
         if (s === undefined) return undefined;
         cpu += s;
         batches = Math.max(batches, metricSum(m, 'quire_batches_ordered_total') ?? 0);
-        for (const [k, n] of m ?? []) if (k.startsWith('quire_client_requests_total{') && k.includes('kind="write"') && k.includes('outcome="nack"')) nacks += n;
+        for (const [k, n] of m ?? []) {
+          if (k.startsWith('quire_client_requests_total{') && k.includes('kind="write"') && k.includes('outcome="nack"')) nacks += n;
+          const op = /^quire_bls_operations_total\{.*op="([a-z_]+)"/.exec(k)?.[1];
+          if (op !== undefined) bls.set(op, (bls.get(op) ?? 0) + n);
+        }
+        blsSeconds += metricSum(m, 'quire_bls_seconds_total') ?? 0;
       }
-      return { cpu, batches, nacks };
+      return { cpu, batches, nacks, bls, blsSeconds };
     };
-    const load = async (name: string, o: Parameters<typeof runLoad>[1]): Promise<LoadReport> => {
+    const load = async (name: string, o: Parameters<typeof runLoad>[1]): Promise<LoadReport & { nodeCpuPerOkMs?: number; batches?: number }> => {
       say(`== phase ${name}`);
       const cpu0 = await nodeCpu();
       const r = await runLoad(target!, { ...o, log: (l) => say(`  ${l}`) });
@@ -170,10 +199,20 @@ if (needPool) {
       allUnacked.push(...r.unacked);
       for (const l of formatLoadReport(r)) say(`  ${l}`);
       const done = r.kinds.reduce((a, k) => a + k.outcomes.counts.ok, 0);
+      if (r.overloaded > 0) say(`  refused as overloaded: ${r.overloaded.toLocaleString('en-US')}, answered in p50 ${fmt(r.overloadedLatency?.p50)} ms, p99 ${fmt(r.overloadedLatency?.p99)} ms`);
       if (done > 0 && cpu0 !== undefined && cpu1 !== undefined) {
         const batches = cpu1.batches - cpu0.batches;
         say(`  CPU per completed request: ${fmt(((cpu1.cpu - cpu0.cpu) * 1000) / done, 3)} ms in the 4 nodes together, ${fmt(r.generatorCpuMs / done, 3)} ms in the load generator; ${batches} batches ordered, ${fmt(done / Math.max(1, batches))} requests per batch`);
-        if (cpu1.nacks > cpu0.nacks) say(`  REQNACKs sent by the nodes: ${(cpu1.nacks - cpu0.nacks).toLocaleString('en-US')} (a write refused by a node as overloaded is asked again there once another node took it in)`);
+        if (cpu1.nacks > cpu0.nacks) say(`  REQNACKs sent by the nodes: ${(cpu1.nacks - cpu0.nacks).toLocaleString('en-US')}`);
+        if (batches > 0) {
+          // per node and ordered batch (4 nodes; every node orders every batch)
+          const per = (op: string): string => fmt(((cpu1.bls.get(op) ?? 0) - (cpu0.bls.get(op) ?? 0)) / (validators.length * batches), 2);
+          const share = (100 * (cpu1.blsSeconds - cpu0.blsSeconds)) / Math.max(1e-9, cpu1.cpu - cpu0.cpu);
+          const line = `BLS per node and ordered batch: ${per('verify_multi')} aggregate verifications, ${per('verify_share')} share verifications, ${per('sign')} shares signed, ${per('aggregate')} aggregations; ${share.toFixed(1)} % of the nodes' CPU`;
+          say(`  ${line}`);
+          blsLines.push(`${name}: ${line}`);
+        }
+        return { ...r, nodeCpuPerOkMs: ((cpu1.cpu - cpu0.cpu) * 1000) / done, batches };
       }
       return r;
     };
@@ -203,6 +242,34 @@ if (needPool) {
       const r = await load(`closed loop, ${opts.concurrency} in flight`, { mix: 'nym', concurrency: opts.concurrency, durationMs: D, requestTimeoutMs: opts.timeout });
       row(`NYM writes, closed loop (${opts.concurrency} in flight)`, `${fmt(r.writesPerSecond)}/s; p50 ${fmt(r.writeLatency?.p50)} ms, p99 ${fmt(r.writeLatency?.p99)} ms; ${failures(r)}`, '>= 1,000/s');
       results.writes = Math.max(results.writes ?? 0, r.writesPerSecond);
+    }
+    if (has('curve')) {
+      const viewOf = async (): Promise<number> => {
+        let v = 0;
+        for (const x of validators) v = Math.max(v, metricSum(await pool.metrics(x.alias), 'quire_view_no') ?? 0);
+        return v;
+      };
+      const view0 = await viewOf();
+      const points: (CurvePoint & { cpu?: number; refuseP99?: number })[] = [];
+      for (const rate of opts.curveRates) {
+        const r = await load(`curve: ${rate}/s offered for ${opts.curveDuration} s`, { mix: 'nym', rate, durationMs: opts.curveDuration * 1000, requestTimeoutMs: opts.timeout });
+        const secs = r.schedule.windowMs / 1000;
+        const failed = r.kinds.reduce((a, k) => a + k.outcomes.counts.timeout + k.outcomes.counts.error + k.outcomes.counts.rejected, 0) - r.overloaded;
+        points.push({ offered: rate, acked: r.writesPerSecond, refused: r.overloaded / secs, failed: failed / secs, p50: r.writeLatency?.p50, p99: r.writeLatency?.p99, ...(r.nodeCpuPerOkMs !== undefined ? { cpu: r.nodeCpuPerOkMs } : {}), ...(r.overloadedLatency !== undefined ? { refuseP99: r.overloadedLatency.p99 } : {}) });
+      }
+      const viewChanges = (await viewOf()) - view0;
+      const peak = Math.max(...points.map((p) => p.acked));
+      for (const p of points) {
+        row(
+          `curve: ${p.offered}/s offered`,
+          `${fmt(p.acked)}/s acked (${((100 * p.acked) / peak).toFixed(0)} % of the peak), ${fmt(p.refused)}/s refused${p.refuseP99 !== undefined ? ` (p99 ${fmt(p.refuseP99)} ms to the refusal)` : ''}, ${fmt(p.failed)}/s timed out or failed; p50 ${fmt(p.p50)} ms, p99 ${fmt(p.p99)} ms; ${p.cpu !== undefined ? `${fmt(p.cpu, 3)} ms node CPU per acked write` : ''}`,
+          p.acked < p.offered * 0.95 ? 'overload: >= 90 % of the peak, refusals <= 50 ms' : '',
+        );
+      }
+      row('curve: view changes during the curve', String(viewChanges), '0');
+      const title = `bench:pool load curve, ${opts.curveDuration} s per step, ${tuned ? 'TUNED configuration' : 'default configuration'}, ${cores} cores, node ${process.version}`;
+      writeFileSync(resolve(opts.plot), curveSvg(points, title));
+      say(`curve plotted in ${resolve(opts.plot)}`);
     }
     if (results.writes !== undefined && costs !== undefined) {
       const c = cryptoCeiling(costs, 500, cores);
@@ -390,6 +457,7 @@ console.log('');
 console.log(`Quire pool benchmark: 4 nodes on one machine (${cores} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}), node ${process.version}`);
 const w0 = Math.max(...rows.map((r) => r[0].length), 10);
 for (const [what, value, target] of rows) console.log(`${what.padEnd(w0)}  ${value}${target !== '' ? `   [target ${target}]` : ''}`);
+for (const l of blsLines) console.log(l);
 const n = (x: number | undefined): string => (x === undefined ? 'NA' : String(Math.round(x)));
 console.log(`RESULT writes_per_s=${n(results.writes)} p50_ms=${n(results.p50)} p99_ms=${n(results.p99)} reads_per_s=${n(results.reads)} lost=${n(lost)}`);
 process.exit(0);

@@ -62,7 +62,7 @@ export const defaultConsensusOptions: Omit<ConsensusOptions, 'name' | 'validator
   outdatedReqsCheckIntervalMs: 10_000,
   propagatesPhaseReqTimeoutMs: 60_000,
   orderingPhaseReqTimeoutMs: 600_000,
-  maxRequestQueueSize: 2000,
+  maxRequestQueueSize: 4000,
   replicaStashLimit: 20_000,
   newViewTimeoutMs: 5_000,
   newViewTimeoutCapMs: 60_000,

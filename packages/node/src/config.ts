@@ -109,9 +109,11 @@ export const defaultNodeConfig: NodeConfig = {
   consensus: consensusDefaults(),
   limits: {
     maxMessageLength: 128 * 1024,
-    clientRate: 50,
-    clientBurst: 200,
-    clientMaxPending: 256,
+    // one client application (one connection per node) may carry the pool's whole write and read
+    // rates: overload is refused at the door by admission control, these only bound a runaway client
+    clientRate: 5_000,
+    clientBurst: 10_000,
+    clientMaxPending: 4096,
     maxConnectedClients: 400,
     maxConnectionsPerIp: 16,
     clientIdleTimeoutMs: 60_000,

@@ -32,6 +32,9 @@ export class NodeMetrics {
   /** peer messages dropped before the consensus core, by reason (queue_full: the peer's queue was at its bound) */
   readonly peerMessagesDropped: Counter<'reason'>;
   readonly lastOrdered: Gauge;
+  /** BLS operations of the consensus core by op (sign, aggregate, verify_share, verify_multi), and their time in seconds */
+  readonly blsOps: Counter<'op'>;
+  readonly blsSeconds: Counter<'op'>;
   private server: Server | undefined;
 
   constructor(labels: { node: string }) {
@@ -50,6 +53,8 @@ export class NodeMetrics {
     this.catchupDuration = new Histogram({ name: 'quire_catchup_seconds', help: 'Catch-up duration', buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 300], registers });
     this.suspicions = new Counter({ name: 'quire_suspicions_total', help: 'Suspicions raised against peers by code', labelNames: ['code'], registers });
     this.peerMessagesDropped = new Counter({ name: 'quire_peer_messages_dropped_total', help: 'Peer messages dropped before the consensus core, by reason', labelNames: ['reason'], registers });
+    this.blsOps = new Counter({ name: 'quire_bls_operations_total', help: 'BLS operations of the consensus core by op', labelNames: ['op'], registers });
+    this.blsSeconds = new Counter({ name: 'quire_bls_seconds_total', help: 'Time spent in BLS operations of the consensus core by op', labelNames: ['op'], registers });
     this.lastOrdered = new Gauge({ name: 'quire_last_ordered_pp_seq_no', help: 'ppSeqNo of the last ordered batch', registers });
   }
 

@@ -10,6 +10,7 @@ import { b58encode, type Request } from '@quire/common';
 import { RequestExecutor, RequestPipeline, poolWritesFromTxns, type Txn } from '@quire/requests';
 import { type KvStore, openLevelKvStore, openMemoryKvStore } from '@quire/storage';
 import { AuditTrail } from './audit-trail.js';
+import { countedBlsCrypto } from './bls-metrics.js';
 import { type ActionOutcome, type ActionRequest, ClientPath } from './client-path.js';
 import { type NodeConfig, consensusOptionsOf, resolvePath } from './config.js';
 import { ConsensusExecutor, type NodeStores, catchupInterrupted } from './consensus-executor.js';
@@ -123,10 +124,13 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
     const executor = new ConsensusExecutor({ durable: cfg.durable }, { stores, executor: reqExecutor, registry, audit, onCommitted: (lid, txns) => hooks.onCommitted(lid, txns), onFatal: (e) => hooks.fatal(e) });
     const execLog = root.child({ module: 'executor' });
     executor.log = (msg) => execLog.warn({}, msg);
-    const crypto = createBlsConsensusCrypto({
-      secretKeyAt: () => keys.bls,
-      publicKeyAt: blsKeyLookup(stores.states[0], (alias) => executor.uncommittedRegistry.destOf(alias) ?? executor.registry.destOf(alias)),
-    });
+    const crypto = countedBlsCrypto(
+      createBlsConsensusCrypto({
+        secretKeyAt: () => keys.bls,
+        publicKeyAt: blsKeyLookup(stores.states[0], (alias) => executor.uncommittedRegistry.destOf(alias) ?? executor.registry.destOf(alias)),
+      }),
+      metrics === undefined ? undefined : { ops: metrics.blsOps, seconds: metrics.blsSeconds },
+    );
     const consensusLog = root.child({ module: 'consensus' });
     const voteStore = new KvVoteStore(kv, (reason) => consensusLog.warn({}, reason));
     const core = new ConsensusCore(

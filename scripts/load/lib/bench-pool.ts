@@ -1,7 +1,7 @@
 // The node processes of a benchmark pool: a devnet-shaped pool (standard local keys, devnet layout)
 // in a temporary directory on free ports, each node started directly so that one can be stopped,
-// killed and restarted on its own, with benchmark limits (no client rate limit), a metrics port and
-// optionally a CPU profile.
+// killed and restarted on its own, with the node's default configuration (a metrics port and the
+// log level aside; consensus options only when a tuned run asks for them) and optionally a CPU profile.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { poolLayout, REPO_ROOT, type NodeLayout } from '../../../devnet/lib/layout.js';
 import { nodeArgv } from '../../../devnet/lib/node-command.js';
 import { ensureDevnet, nodeConfig } from '../../../devnet/lib/setup.js';
+import { defaultNodeConfig } from '@quire/node';
 
 export interface BenchNode {
   layout: NodeLayout;
@@ -49,8 +50,13 @@ export interface BenchPoolOptions {
   /** Directory for --cpu-prof output (one .cpuprofile per node process), or undefined. */
   cpuProfDir?: string;
   logLevel: string;
-  /** consensus options of every node's config (the node checks them at start) */
+  /** consensus options of every node's config (the node checks them at start): a tuned run, not the default */
   consensus?: Record<string, number>;
+}
+
+/** The node configuration a benchmark pool runs with: the defaults, `consensus` over them. */
+export function effectiveNodeConfig(consensus: Record<string, number> = {}): { consensus: Record<string, unknown>; limits: Record<string, unknown> } {
+  return { consensus: { ...defaultNodeConfig.consensus, ...consensus }, limits: { ...defaultNodeConfig.limits } };
 }
 
 export class BenchPool {
@@ -63,7 +69,7 @@ export class BenchPool {
     this.nodes = layout.map((l, i) => ({ layout: l, metricsPort: opts.basePort + 100 + i, child: undefined, exited: Promise.resolve(), startedAt: 0 }));
   }
 
-  /** Creates the pool's keys, genesis and configs (benchmark limits, metrics port). */
+  /** Creates the pool's keys, genesis and configs (the defaults, a metrics port). */
   static async create(opts: BenchPoolOptions): Promise<BenchPool> {
     await ensureDevnet(opts.dataDir, opts.nodes, opts.basePort);
     const layout = poolLayout(opts.dataDir, opts.nodes, opts.basePort);
@@ -73,8 +79,6 @@ export class BenchPool {
         ...nodeConfig(n.layout.name),
         logLevel: opts.logLevel,
         metricsPort: n.metricsPort,
-        // the generator opens several connections from one IP at a high rate: lift the per-connection limits
-        limits: { clientRate: 1_000_000, clientBurst: 1_000_000, clientMaxPending: 8192, maxConnectionsPerIp: 128, maxConnectedClients: 1000 },
         ...(opts.consensus !== undefined && Object.keys(opts.consensus).length > 0 ? { consensus: opts.consensus } : {}),
       };
       writeFileSync(n.layout.configFile, JSON.stringify(cfg, null, 2) + '\n');

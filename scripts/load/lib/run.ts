@@ -2,7 +2,7 @@
 // loop (fixed rate) or closed loop (K in flight), collect exact latencies and outcomes, then check
 // the acknowledged writes against every node's ledger.
 import { randomBytes } from 'node:crypto';
-import { LedgerId } from '@quire/common';
+import { LedgerId, POOL_OVERLOADED_REASON } from '@quire/common';
 import { type Clock, type ScheduleResult, openLoopCount, realClock, runClosedLoop, runOpenLoop } from './scheduler.js';
 import { LatencyRecorder, OutcomeCounter, RateTimeline, type LatencySummary } from './stats.js';
 import type { Ack, LoadTarget, Outcome } from './target.js';
@@ -48,6 +48,9 @@ export interface LoadReport {
   readsPerSecond: number;
   writeLatency: LatencySummary | undefined;
   readLatency: LatencySummary | undefined;
+  /** Writes the pool refused as overloaded (f+1 REQNACKs "pool overloaded"), and how long the refusal took. */
+  overloaded: number;
+  overloadedLatency: LatencySummary | undefined;
   timeline: number[];
   /** CPU milliseconds (user + system) of the load generator's process while it drove the load (pre-signing excluded). */
   generatorCpuMs: number;
@@ -109,6 +112,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
   };
   const writeLatency = new LatencyRecorder(count);
   const readLatency = new LatencyRecorder(count);
+  const overloadedLatency = new LatencyRecorder(count);
   const timeline = new RateTimeline();
   const acks: Ack[] = [...setupAcks];
   const unacked: UnackedWrite[] = [];
@@ -130,6 +134,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
       lastOkAt = done;
     } else {
       s.outcomes.add(out.kind, out.code, out.reason);
+      if (out.kind === 'rejected' && out.reason === POOL_OVERLOADED_REASON) overloadedLatency.record(done - dueAt);
       if (r.kind !== 'read') unacked.push({ key: `${String(r.request.identifier)}|${String(r.request.reqId)}`, outcome: out.kind });
     }
   };
@@ -175,6 +180,8 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
     readsPerSecond: (kinds.filter((k) => k.kind === 'read').reduce((a, k) => a + k.verified, 0) * 1000) / windowMs,
     writeLatency: writeLatency.summary(),
     readLatency: readLatency.summary(),
+    overloaded: overloadedLatency.count,
+    overloadedLatency: overloadedLatency.summary(),
     timeline: timeline.perSecond(),
     generatorCpuMs: (cpu.user + cpu.system) / 1000,
     acks,

@@ -56,7 +56,7 @@ describe('config', () => {
     expect(c.consensus.chkFreq).to.equal(defaultNodeConfig.consensus.chkFreq);
     expect(c.limits.clientRate).to.equal(5);
     expect(c.limits.clientBurst).to.equal(defaultNodeConfig.limits.clientBurst);
-    expect(c.limits.clientMaxPending).to.equal(256);
+    expect(c.limits.clientMaxPending).to.equal(4096);
     expect(c.metricsPort).to.equal(9100);
     expect(defaultNodeConfig.consensus.max3pcBatchSize).to.equal(500);
     // CLIENT_REPLY_TIMEOUT (consensus.md §10)

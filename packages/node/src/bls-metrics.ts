@@ -1,0 +1,32 @@
+// BLS work of the consensus core, counted: every share signed and aggregate made, every share and
+// multi-signature verified, with the time each took (quire_bls_operations_total and
+// quire_bls_seconds_total by `op`). The benchmark divides them by the batches ordered to report the
+// verifications per batch (an aggregate first, shares one by one only when it fails) and their share
+// of the node's CPU.
+import type { ConsensusCrypto } from '@quire/consensus';
+import type { Counter } from 'prom-client';
+
+export interface BlsCounters {
+  ops: Counter<'op'>;
+  seconds: Counter<'op'>;
+}
+
+/** `crypto` with each call counted and timed; `crypto` itself when there are no counters. */
+export function countedBlsCrypto(crypto: ConsensusCrypto, counters: BlsCounters | undefined): ConsensusCrypto {
+  if (counters === undefined) return crypto;
+  const timed = <T>(op: string, f: () => T): T => {
+    const t0 = performance.now();
+    try {
+      return f();
+    } finally {
+      counters.ops.inc({ op });
+      counters.seconds.inc({ op }, (performance.now() - t0) / 1000);
+    }
+  };
+  return {
+    blsSign: (value) => timed('sign', () => crypto.blsSign(value)),
+    blsVerifyShare: (alias, value, share) => timed('verify_share', () => crypto.blsVerifyShare(alias, value, share)),
+    blsAggregate: (shares) => timed('aggregate', () => crypto.blsAggregate(shares)),
+    blsVerifyMulti: (participants, value, signature) => timed('verify_multi', () => crypto.blsVerifyMulti(participants, value, signature)),
+  };
+}
