@@ -1,11 +1,22 @@
 // Startup repair of a state that differs from what the audit ledger names (#15 F6: a kill during a
 // state rebuild, which commits as it goes, leaves the root of a prefix of the ledger).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { b58encode } from '@quire/common';
+import { b58encode, signatureInput } from '@quire/common';
 import { batchDigest } from '@quire/consensus';
+import { Ed25519Signer } from '@quire/crypto';
+import { ClientConnector } from '@quire/network';
+import { StateTrie, openLevelKvStore } from '@quire/storage';
 import { AuditTrail } from '../../src/audit-trail.js';
+import { defaultNodeConfig, mergeConfig } from '../../src/config.js';
 import { NodeErrorCode } from '../../src/errors.js';
-import { testLogger } from '../../src/logger.js';
+import { TRUSTEE_SEED, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/genesis-gen.js';
+import { deriveNodeKeys } from '../../src/keys.js';
+import { createLogger, testLogger } from '../../src/logger.js';
+import { QuireNode } from '../../src/node.js';
 import { repairStateAgainstAudit } from '../../src/startup.js';
 import { memoryFixture, nymRequest, trustee, user } from './helpers.js';
 
@@ -68,5 +79,58 @@ describe('startup: a state that differs from the audit ledger is rebuilt (#15 F6
     }
     expect(code).to.equal(NodeErrorCode.STORAGE_INCONSISTENT);
     await fx.stores.kv.close();
+  });
+});
+
+describe('QuireNode restarts over its LevelDB: the state checked against the audit ledger (#15 F6)', function () {
+  this.timeout(60_000);
+  let dir: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'quire-repair-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('starts again untouched, and rebuilds a domain state set back to an older root', async () => {
+    const g = await writeGenesisFiles(dir, poolGenesis(standardPoolNodes([{ nodePort: 9701, clientPort: 9702 }])));
+    const config = mergeConfig(defaultNodeConfig, { poolGenesisFile: g.pool, domainGenesisFile: g.domain, nodeHost: '127.0.0.1', nodePort: 0, clientHost: '127.0.0.1', clientPort: 0, durable: false });
+    const keys = deriveNodeKeys('Node1', Buffer.from(nodeSeed('Node1')));
+    const author = Ed25519Signer.fromSeed(TRUSTEE_SEED);
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        for (const l of chunk.toString('utf8').split('\n')) if (l !== '') lines.push(l);
+        cb();
+      },
+    });
+    const start = () => QuireNode.create({ dataDir: dir, config }, { logger: createLogger({ level: 'info', destination: stream }), keys });
+    const repaired = () => lines.filter((l) => l.includes('state root differs from the audit ledger')).length;
+    let node = await start();
+    const genesisDomainRoot = node.stores.states[1].committedRoot;
+    const client = await ClientConnector.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 10_000 });
+    const pushed = new Promise<void>((res) => client.on('push', () => res()));
+    const target = Ed25519Signer.fromSeed('00000000000000000000000000User77');
+    const req: Record<string, unknown> = { identifier: author.did, reqId: 77, protocolVersion: 2, operation: { type: '1', dest: target.did, verkey: target.verkey } };
+    req.signature = author.signBase58(signatureInput(req));
+    await client.request(new TextEncoder().encode(JSON.stringify(req)));
+    await pushed;
+    await client.close();
+    const root = b58encode(node.stores.states[1].committedRoot);
+    await node.close();
+    node = await start();
+    expect(repaired()).to.equal(0);
+    expect(b58encode(node.stores.states[1].committedRoot)).to.equal(root);
+    await node.close();
+    // the domain state set back to its genesis root, as a rebuild killed half-way would leave it
+    const kv = await openLevelKvStore(join(dir, config.dbDir));
+    const trie = await StateTrie.open(kv, 'domain');
+    await trie.commit(genesisDomainRoot);
+    await kv.close();
+    node = await start();
+    expect(repaired()).to.equal(1);
+    expect(b58encode(node.stores.states[1].committedRoot)).to.equal(root);
+    await node.close();
   });
 });
