@@ -2,7 +2,7 @@
  * DIDs and verkeys (formats.md 2.1-2.2): derivations from an Ed25519 public key, validation on the
  * decoded bytes, verkey resolution, and the NYM `version` binding checks.
  */
-import bs58 from 'bs58';
+import { b58decode, b58decodeOrUndefined, b58encode } from './base58.js';
 import { IdentifierError, IdentifierErrorCode } from './errors.js';
 import { sha256 } from './hash.js';
 
@@ -15,31 +15,31 @@ function checkKey(vk: Uint8Array): void {
 /** DID of an Ed25519 public key: base58 of its first 16 bytes. */
 export function didFromVerkey(vk: Uint8Array): string {
   checkKey(vk);
-  return bs58.encode(vk.subarray(0, 16));
+  return b58encode(vk.subarray(0, 16));
 }
 
 /** Abbreviated verkey: `~` + base58 of the last 16 bytes of the key. */
 export function abbreviatedVerkey(vk: Uint8Array): string {
   checkKey(vk);
-  return '~' + bs58.encode(vk.subarray(16, 32));
+  return '~' + b58encode(vk.subarray(16, 32));
 }
 
 /** Full verkey: base58 of the 32-byte key. */
 export function fullVerkey(vk: Uint8Array): string {
   checkKey(vk);
-  return bs58.encode(vk);
+  return b58encode(vk);
 }
 
 /** The did:indy self-certifying id (NYM version 2): base58 of the first 16 bytes of SHA-256(key). */
 export function didIndyV2Id(vk: Uint8Array): string {
   checkKey(vk);
-  return bs58.encode(sha256(vk).subarray(0, 16));
+  return b58encode(sha256(vk).subarray(0, 16));
 }
 
 /** The bytes of a DID when it is base58 of 16 or 32 bytes, else `undefined`. */
 export function decodeDid(did: unknown): Uint8Array | undefined {
   if (typeof did !== 'string' || did.length === 0) return undefined;
-  const b = bs58.decodeUnsafe(did);
+  const b = b58decodeOrUndefined(did);
   return b !== undefined && (b.length === 16 || b.length === 32) ? b : undefined;
 }
 
@@ -51,13 +51,13 @@ export function isValidDid(did: unknown): did is string {
 /** True for a full verkey (base58 of 32 bytes). */
 export function isFullVerkey(v: unknown): v is string {
   if (typeof v !== 'string' || v.length === 0 || v.charCodeAt(0) === 126) return false;
-  return bs58.decodeUnsafe(v)?.length === 32;
+  return b58decodeOrUndefined(v)?.length === 32;
 }
 
 /** True for an abbreviated verkey (`~` + base58 of 16 bytes). */
 export function isAbbreviatedVerkey(v: unknown): v is string {
   if (typeof v !== 'string' || v.length < 2 || v.charCodeAt(0) !== 126) return false;
-  return bs58.decodeUnsafe(v.slice(1))?.length === 16;
+  return b58decodeOrUndefined(v.slice(1))?.length === 16;
 }
 
 /** True for a full or abbreviated verkey. */
@@ -73,7 +73,7 @@ export function unqualifiedDid(did: string): string {
 }
 
 function decodeOrThrow(s: string, code: IdentifierErrorCode, what: string): Uint8Array {
-  const b = typeof s === 'string' ? bs58.decodeUnsafe(s) : undefined;
+  const b = typeof s === 'string' ? b58decodeOrUndefined(s) : undefined;
   if (b === undefined) throw new IdentifierError(code, { [what]: s, reason: 'not base58' }, `${what} is not base58`);
   return b;
 }
@@ -150,7 +150,7 @@ export function checkNymDidBinding(dest: string, verkey: string | null | undefin
   if (v !== 1 && v !== 2) return checkNymVersionValue(version);
   const message = v === 1 ? NYM_VERSION_1_MISMATCH : NYM_VERSION_2_MISMATCH;
   if (!isFullVerkey(verkey)) return message;
-  const k = bs58.decode(verkey);
-  const expected = bs58.encode((v === 1 ? k : sha256(k)).subarray(0, 16));
+  const k = b58decode(verkey);
+  const expected = b58encode((v === 1 ? k : sha256(k)).subarray(0, 16));
   return dest === expected ? null : message;
 }
