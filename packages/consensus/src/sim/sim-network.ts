@@ -2,7 +2,7 @@
 // slow tails while the faults last, partitions, Byzantine rewriting of a sender's messages, twins
 // that talk to one side of the pool, and the gossip relays of PRE-PREPAREs. Every choice comes from
 // the run's network PRNG, in event order, so a run stays reproducible from its seed.
-import type { NodeMessage } from '../messages.js';
+import type { MultiSigTuple, MultiSigValue, NodeMessage, PrePrepare } from '../messages.js';
 import type { SimExecutor } from './backend.js';
 import { byzantineTransform, isEquivocation } from './byzantine.js';
 import type { EventQueue } from './event-queue.js';
@@ -61,10 +61,42 @@ export class SimNetwork<E extends SimExecutor> {
     for (const target of this.incarnations(to, from)) this.transmit(from, from.name, target, msg, false);
   }
 
+  /** PRE-PREPAREs of a forging primary -> their version with a short aggregate (one per message, for every recipient) */
+  private readonly shortened = new WeakMap<object, PrePrepare | null>();
+
+  /**
+   * A forging primary's strongest forgery: a valid aggregate of n-f-1 real COMMIT shares it heard,
+   * in place of the first multi-signature of its PRE-PREPARE (null when it cannot make one).
+   */
+  private shortAggregate(from: SimNode<E>, pp: PrePrepare): PrePrepare | null {
+    const known = this.shortened.get(pp);
+    if (known !== undefined) return known;
+    let out: PrePrepare | null = null;
+    const tuple = pp.blsMultiSigs?.[0];
+    if (tuple !== undefined && this.ctx.rng.chance(0.5)) {
+      const [, parts, [lid, sr, pr, tr, ts]] = tuple;
+      const value: MultiSigValue = { ledger_id: lid, state_root_hash: sr, pool_state_root_hash: pr, txn_root_hash: tr, timestamp: ts };
+      const shares = new Map<string, string>();
+      for (const c of from.heardCommits ?? []) {
+        const share = c.blsSigs[String(lid)];
+        if (share === undefined || shares.has(c.from) || !parts.includes(c.from)) continue;
+        if (from.replica.crypto.blsVerifyShare(c.from, value, share)) shares.set(c.from, share);
+      }
+      const chosen = [...shares.keys()].sort().slice(0, parts.length - 1);
+      const agg = chosen.length === parts.length - 1 && chosen.length > 0 ? from.replica.crypto.blsAggregate(chosen.map((a) => shares.get(a)!)) : undefined;
+      if (agg !== undefined) out = { ...pp, blsMultiSigs: [[agg, chosen, tuple[2]] as MultiSigTuple, ...pp.blsMultiSigs!.slice(1)] };
+    }
+    this.shortened.set(pp, out);
+    return out;
+  }
+
   /** A message of `from` to `to`; a Byzantine sender's behaviour rewrites it first. */
   send(from: SimNode<E>, to: string, msg: NodeMessage, gossip = false): void {
     const kind = from.usurper === true ? 'usurper' : from.byzantine;
-    const outgoing: unknown[] = kind === undefined ? [msg] : byzantineTransform(kind, msg, to, this.ctx.names, this.ctx.rng, from.history);
+    const short = kind === 'badMultiSig' && msg.op === 'PREPREPARE' ? this.shortAggregate(from, msg) : null;
+    if (short !== null) this.ctx.stats.equivocations++;
+    const outgoing: unknown[] =
+      short !== null ? [short] : kind === undefined ? [msg] : byzantineTransform(kind, msg, to, this.ctx.names, this.ctx.rng, from.history);
     if (kind !== undefined && isEquivocation(kind, msg, outgoing)) this.ctx.stats.equivocations++;
     if (from.byzantine !== undefined && msg.op !== 'MESSAGE_RESPONSE') {
       from.history.push(msg);
@@ -115,6 +147,7 @@ export class SimNetwork<E extends SimExecutor> {
           queue.schedule(target.pausedUntil, arrive);
           return;
         }
+        if (target.byzantine === 'badMultiSig') hearCommit(target, origin, msg);
         this.ctx.deliver(target, origin, msg);
         if (gossip) this.relay(target, origin, msg);
       };
@@ -147,4 +180,14 @@ function isCensored(censored: WeakSet<object>, msg: unknown): boolean {
   if (typeof msg !== 'object' || msg === null || (msg as { op?: unknown }).op !== 'PROPAGATE') return false;
   const request = (msg as { request?: unknown }).request;
   return typeof request === 'object' && request !== null && censored.has(request);
+}
+
+/** A forging primary keeps the COMMIT shares it hears (the last 200) to aggregate short multi-signatures. */
+function hearCommit(node: { heardCommits?: { from: string; blsSigs: Record<string, string> }[] }, from: string, msg: unknown): void {
+  if (typeof msg !== 'object' || msg === null || (msg as { op?: unknown }).op !== 'COMMIT') return;
+  const blsSigs = (msg as { blsSigs?: unknown }).blsSigs;
+  if (typeof blsSigs !== 'object' || blsSigs === null) return;
+  node.heardCommits ??= [];
+  node.heardCommits.push({ from, blsSigs: blsSigs as Record<string, string> });
+  if (node.heardCommits.length > 200) node.heardCommits.shift();
 }

@@ -1,6 +1,6 @@
 // The shapes of a simulation run (options, result, node, modules) and the helpers around them.
 import type { ConsensusCore } from '../core.js';
-import type { StoredInstanceChangeVote } from '../interfaces.js';
+import type { StoredInstanceChangeVote, ThreePcVoteJournal } from '../interfaces.js';
 import type { NodeMessage } from '../messages.js';
 import type { ConsensusOptions } from '../options.js';
 import type { SimExecutor, SimPoolFactory, SimReplica } from './backend.js';
@@ -16,6 +16,8 @@ export interface SimulationOptions {
   requests?: number;
   /** consensus option overrides for every node */
   consensus?: Partial<ConsensusOptions>;
+  /** without the nodes' 3PC vote journal (#15 F8), to show what it prevents */
+  noVoteJournal?: boolean;
   /** events after which the run stops and fails as a runaway (default 2,000,000; normal runs take well under 200,000) */
   maxEvents?: number;
 }
@@ -89,6 +91,8 @@ export interface SimNode<E extends SimExecutor = StandInExecutor> {
   history: NodeMessage[];
   /** durable INSTANCE_CHANGE votes (survive crashes) */
   votes: StoredInstanceChangeVote[];
+  /** durable journal of its PRE-PREPARE / PREPARE / COMMIT votes (survives crashes; #15 F8) */
+  threePc?: ThreePcVoteJournal;
   /** PRE-PREPAREs this node already relayed (gossip model) */
   relayed: Set<string>;
   /** crash-stopped: down for the rest of the run (liveness is checked without it) */
@@ -101,6 +105,8 @@ export interface SimNode<E extends SimExecutor = StandInExecutor> {
   pausedUntil?: number;
   /** a slow primary: its PRE-PREPAREs take this much longer */
   slowMs?: number;
+  /** a forging primary: COMMIT shares it heard (for short aggregates) */
+  heardCommits?: { from: string; blsSigs: Record<string, string> }[];
   /** a censoring primary: these requests (by reference, as the simulated network passes them) never reach it */
   censored?: WeakSet<object>;
 }

@@ -4,7 +4,7 @@
 // reproducible from (seed, nodes, faults). Simulated time only: no real sleeps.
 import { Suspicion } from '../context.js';
 import { ConsensusCore } from '../core.js';
-import type { ConsensusEffect } from '../interfaces.js';
+import type { ConsensusEffect, ThreePcVoteJournal } from '../interfaces.js';
 import type { ClientRequestBody, NodeMessage } from '../messages.js';
 import type { SimExecutor, SimPool, SimPoolFactory, SimReplica } from './backend.js';
 import { type AckedReply, checkRun, coreFootprint, footprintBound, type RunRecord } from './checks.js';
@@ -179,6 +179,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
         requests: r.requests,
         clock: { now: () => this.queue.now, utcSeconds: () => Math.floor(BASE_UTC + this.queue.now / 1000 + node.skewSec) },
         voteStore: { load: () => node.votes, save: (votes) => (node.votes = votes) },
+        ...(this.opts.noVoteJournal === true ? {} : { threePcStore: { load: () => node.threePc, save: (j: ThreePcVoteJournal) => (node.threePc = j) } }),
       },
     );
   }
