@@ -104,6 +104,7 @@ export class RequestIntake {
    */
   private readonly byIdentity = new Map<string, string>();
   private lastExpiryCheck = 0;
+  private lastStaleSweep = 0;
   /** requestIdentity -> time of this node's refusal (admission control), oldest first */
   private readonly refused = new Map<string, number>();
 
@@ -437,6 +438,16 @@ export class RequestIntake {
       m.askedAt = now;
       m.attempts++;
       this.ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'PROPAGATE', params: { digest } });
+    }
+    // a full node drops the requests it took in that have not been finalised after 2 x
+    // MESSAGE_REQUEST_RETRY: refused by too many others (or lost with them), they hold the places of
+    // requests that can be ordered. Its PROPAGATE stands: if n-f nodes did take one in, it is still
+    // ordered, and this node fetches it when a PRE-PREPARE names it.
+    if (this.full && now - this.lastStaleSweep >= o.messageRequestRetryMs) {
+      this.lastStaleSweep = now;
+      for (const [d, e] of this.entries) {
+        if (!e.finalised && e.status === RequestStatus.PENDING && now - e.receivedAt >= 2 * o.messageRequestRetryMs && !this.missing.has(d)) this.entries.delete(d);
+      }
     }
     // a request finalised here but not ordered for a while may not have reached the primary:
     // propagate it again (idempotent at receivers)

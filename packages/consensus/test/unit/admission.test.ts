@@ -71,6 +71,22 @@ describe('admission control (intake.ts)', () => {
     expect(node1.status().pendingRequests).to.equal(0);
   });
 
+  it('a full node drops a request it took in that is not finalised after 2 s, and admits new ones', () => {
+    const { pool, t } = startedPool({ maxRequestQueueSize: 1 });
+    const [a] = pool.submitAt(t + 1, 1, ['Node3', 'Node4']);
+    pool.drop = (from, to, msg) => (to === 'Node1' || to === 'Node2') && isPropagateOf(a!.reqId)(from, to, msg as never);
+    pool.runUntil(t + 1_000);
+    const node3 = pool.cores.get('Node3')!;
+    expect(node3.status().pendingRequests).to.equal(1);
+    expect(node3.admitAtDoor(pool.client.request('laterxxxxxxxxxxxxxxxxxxxxxxxxx'))).to.equal(false);
+    pool.runUntil(t + 4_000);
+    expect(node3.status().pendingRequests).to.equal(0);
+    const [c] = pool.submitAt(t + 4_001);
+    pool.runUntil(t + 6_000);
+    expect(pool.orderedBy.get('Node1')?.has(Number(c!.reqId))).to.equal(true);
+    expect(pool.orderedBy.get('Node3')?.has(Number(c!.reqId))).to.equal(true);
+  });
+
   it('a request already held passes the door even when the node is full', () => {
     const { pool, t } = startedPool({ maxRequestQueueSize: 1 });
     pool.drop = (from, _to, msg) => from === 'Node1' && msg.op !== 'PROPAGATE';
