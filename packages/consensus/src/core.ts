@@ -56,6 +56,8 @@ export class ConsensusCore {
   private readonly catchup: Catchup;
   private started = false;
   private lagging = false;
+  /** journalSignature() at the last save of the 3PC vote journal */
+  private journalSaved: string | undefined;
 
   constructor(options: Partial<ConsensusOptions> & Pick<ConsensusOptions, 'name' | 'validators'>, modules: ConsensusModules) {
     const opts = resolveOptions(options);
@@ -144,6 +146,7 @@ export class ConsensusCore {
     // R_begin of view 0 is the genesis registry (replaced by the audit ledger's when there is history)
     this.ctx.noteViewStart(0, opts.validators);
     this.restore();
+    this.restoreVoteJournal();
     // restarted with history: PRE-PREPAREs sent in this view before the crash are unknown here
     // (a pool of one has no peer that could hold them: nothing to block)
     if (modules.executor.lastAudit() !== undefined && this.ctx.validators.length > 1) this.batching.blockedView = this.ctx.viewNo;
@@ -165,6 +168,27 @@ export class ConsensusCore {
     for (const [lid, t] of Object.entries(audit.lastUpdate)) this.ordering.lastUpdate.set(Number(lid), t);
     this.checkpoints.restore(audit.ppSeqNo, (size) => ctx.modules.executor.auditRootAt(size));
     this.restoreCommittedBatches(audit.ppSeqNo);
+  }
+
+  /** The 3PC votes this node cast before a restart (#15 F8). */
+  private restoreVoteJournal(): void {
+    const j = this.ctx.modules.threePcStore?.load();
+    if (j === undefined) return;
+    this.viewChanger.restoreJournal(j, this.ctx.lastOrdered.ppSeqNo);
+    this.journalSaved = this.viewChanger.journalSignature();
+  }
+
+  /**
+   * Saves the 3PC vote journal if this event changed it: synchronously, before the effects that
+   * carry the PREPAREs and COMMITs are returned to the shell (#15 F8).
+   */
+  private saveVoteJournal(): void {
+    const store = this.ctx.modules.threePcStore;
+    if (store === undefined) return;
+    const sig = this.viewChanger.journalSignature();
+    if (sig === this.journalSaved) return;
+    this.journalSaved = sig;
+    store.save(this.viewChanger.journal());
   }
 
   /** The committed batches above the stable checkpoint, for the VIEW_CHANGE (see ViewChanger.noteCommitted). */
@@ -192,6 +216,7 @@ export class ConsensusCore {
       this.batching.trySendBatches();
       if (this.ctx.quorums.prepare === 0) this.ordering.tryOrder();
     }
+    this.saveVoteJournal();
     return this.ctx.drain();
   }
 
@@ -212,6 +237,7 @@ export class ConsensusCore {
         break;
     }
     if (event.kind !== 'timer') this.afterEvent();
+    this.saveVoteJournal();
     return this.ctx.drain();
   }
 

@@ -40,6 +40,8 @@ export type {
   ConsensusEvent,
   ConsensusModules,
   InstanceChangeVoteStore,
+  ThreePcVoteJournal,
+  ThreePcVoteStore,
   StoredInstanceChangeVote,
   RequestAnalyzer,
   RequestCheck,

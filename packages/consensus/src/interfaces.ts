@@ -1,7 +1,7 @@
 // The live dependencies the consensus core is given (consensus.md §12.1): executor, crypto,
 // request analysis and clock. The core performs no I/O of its own; everything it needs from the
 // outside world arrives through these interfaces or as events.
-import type { ClientRequestBody, MultiSigValue, MultiSignature, NodeMessage } from './messages.js';
+import type { BatchId, ClientRequestBody, MultiSigValue, MultiSignature, NodeMessage } from './messages.js';
 
 /** What consensus needs to know about one client request. */
 export interface RequestInfo {
@@ -208,6 +208,24 @@ export interface InstanceChangeVoteStore {
   save(votes: StoredInstanceChangeVote[]): void;
 }
 
+/**
+ * Durable journal of this node's PRE-PREPARE / PREPARE / COMMIT votes above its stable checkpoint
+ * (#15 F8): the BatchIDs it pre-prepared (a PREPARE sent) and prepared (a COMMIT sent), each with
+ * the view it voted in. `save` is called synchronously at the end of every event that changed them,
+ * before the effects carrying the votes are handed to the shell, so it must be durable against a
+ * process crash when it returns. A restarted node then never votes for another digest at a
+ * (view, ppSeqNo) it voted for, and its VIEW_CHANGE still lists what it prepared.
+ */
+export interface ThreePcVoteStore {
+  load(): ThreePcVoteJournal | undefined;
+  save(journal: ThreePcVoteJournal): void;
+}
+
+export interface ThreePcVoteJournal {
+  preprepared: BatchId[];
+  prepared: BatchId[];
+}
+
 export interface StoredInstanceChangeVote {
   /** proposed view */
   viewNo: number;
@@ -241,6 +259,8 @@ export interface ConsensusModules {
   clock: Clock;
   /** optional durable INSTANCE_CHANGE votes; without it votes live in memory only */
   voteStore?: InstanceChangeVoteStore;
+  /** optional durable journal of this node's 3PC votes (#15 F8); without it they live in memory only */
+  threePcStore?: ThreePcVoteStore;
   /** optional structured logger (pino-compatible subset) */
   logger?: { debug(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
 }

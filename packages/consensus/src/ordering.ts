@@ -50,6 +50,12 @@ export class Ordering {
    * the new primary, and is fetched from another peer (#15 F7).
    */
   readonly fetched = new WeakMap<PrePrepare, string>();
+  /**
+   * Restored from the vote journal after a restart (#15 F8): ppSeqNo -> the view and digest this
+   * node pre-prepared (and PREPAREd) it with before the crash. A PRE-PREPARE of that view with
+   * another digest is the primary equivocating to an amnesiac node: refused (vote 60).
+   */
+  readonly votedBefore = new Map<number, { viewNo: number; digest: string }>();
 
   constructor(
     private readonly ctx: CoreContext,
@@ -142,6 +148,8 @@ export class Ordering {
       }
       return 'wait';
     }
+    const voted = this.votedBefore.get(pp.ppSeqNo);
+    if (voted !== undefined && voted.viewNo === pp.viewNo && voted.digest !== pp.digest) return this.refuse(pp, primary, Suspicion.PPR_EQUIVOCATION);
     if (!this.intake.ensureKnown(pp.reqIdr)) return 'wait';
     const payloads = new Set<string>();
     for (const d of pp.reqIdr) {
@@ -506,6 +514,7 @@ export class Ordering {
   /** Drops every 3PC artefact with ppSeqNo <= upTo. */
   collectGarbage(upTo: number): void {
     for (const k of this.log.keys()) if (k <= upTo) this.log.delete(k);
+    for (const k of this.votedBefore.keys()) if (k <= upTo) this.votedBefore.delete(k);
     for (const k of this.held.keys()) if (k <= upTo) this.held.delete(k);
     this.preprepared = this.preprepared.filter((b) => b.pp_seq_no > upTo);
     this.prepared = this.prepared.filter((b) => b.pp_seq_no > upTo);

@@ -5,7 +5,7 @@ import type { Checkpoints } from './checkpoints.js';
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
 import { batchDigest, multiSigValue } from './digest.js';
-import type { AppliedBatch } from './interfaces.js';
+import type { AppliedBatch, ThreePcVoteJournal } from './interfaces.js';
 import type { RequestIntake } from './intake.js';
 import type { BatchId, Checkpoint, NewView, OldViewPrePrepareRep, OldViewPrePrepareReq, PrePrepare, ViewChange, ViewChangeAck } from './messages.js';
 import { calcBatches, calcCheckpoint, initialCheckpoint, sameBatchId, sameCheckpoint, viewChangeDigest } from './new-view-calc.js';
@@ -149,10 +149,11 @@ export class ViewChanger {
       op: 'VIEW_CHANGE',
       viewNo: view,
       stableCheckpoint: stable,
-      prepared: [...this.oldPrepared.values()].filter((b) => b.pp_seq_no > stable).sort((a, b) => a.pp_seq_no - b.pp_seq_no),
+      // view_no < view: a restored vote journal (#15 F8) may hold votes of a view this node has not re-entered
+      prepared: [...this.oldPrepared.values()].filter((b) => b.pp_seq_no > stable && b.view_no < view).sort((a, b) => a.pp_seq_no - b.pp_seq_no),
       preprepared: [...this.oldPreprepared.values()]
         .flat()
-        .filter((b) => b.pp_seq_no > stable)
+        .filter((b) => b.pp_seq_no > stable && b.view_no < view)
         .sort((a, b) => a.pp_seq_no - b.pp_seq_no || a.view_no - b.view_no),
       checkpoints,
     };
@@ -226,6 +227,52 @@ export class ViewChanger {
       if (this.oldPrepared.get(b.pp_seq_no)?.pp_digest !== b.pp_digest) this.oldPrepared.set(b.pp_seq_no, b);
       const list = this.oldPreprepared.get(b.pp_seq_no) ?? [];
       if (!list.some((e) => e.pp_digest === b.pp_digest && e.pp_view_no === b.pp_view_no)) this.oldPreprepared.set(b.pp_seq_no, [...list, b]);
+    }
+  }
+
+  /**
+   * This node's 3PC votes above its stable checkpoint, of earlier views and of the current one: the
+   * BatchIDs it pre-prepared (PREPARE sent) and prepared (COMMIT sent). Saved by the core before
+   * the votes leave (#15 F8).
+   */
+  journal(): ThreePcVoteJournal {
+    const stable = this.checkpoints.stableCheckpoint;
+    return {
+      preprepared: [...[...this.oldPreprepared.values()].flat(), ...this.ordering.preprepared].filter((b) => b.pp_seq_no > stable),
+      prepared: [...this.oldPrepared.values(), ...this.ordering.prepared].filter((b) => b.pp_seq_no > stable),
+    };
+  }
+
+  /** Changes whenever journal() may have changed (cheap: compared after every event). */
+  journalSignature(): string {
+    const last = (l: readonly BatchId[]): string => {
+      const b = l[l.length - 1];
+      return b === undefined ? '-' : `${b.view_no}:${b.pp_seq_no}:${b.pp_digest}`;
+    };
+    let old = 0;
+    for (const l of this.oldPreprepared.values()) old += l.length;
+    return `${this.checkpoints.stableCheckpoint}|${this.oldPrepared.size}|${old}|${this.ordering.preprepared.length}|${last(this.ordering.preprepared)}|${this.ordering.prepared.length}|${last(this.ordering.prepared)}`;
+  }
+
+  /**
+   * After a restart: the journal's votes above the last ordered batch go back into the VIEW_CHANGE
+   * lists, as if this node had left the view it voted in (its VIEW_CHANGE forgets no prepared
+   * certificate), and each pre-prepared one guards against voting for another digest at that
+   * (view, ppSeqNo) (Ordering.votedBefore) (#15 F8).
+   */
+  restoreJournal(j: ThreePcVoteJournal, lastOrdered: number): void {
+    for (const b of j.prepared) {
+      if (b.pp_seq_no <= lastOrdered) continue;
+      const held = this.oldPrepared.get(b.pp_seq_no);
+      if (held === undefined || held.view_no <= b.view_no) this.oldPrepared.set(b.pp_seq_no, b);
+    }
+    for (const b of j.preprepared) {
+      if (b.pp_seq_no <= lastOrdered) continue;
+      const list = (this.oldPreprepared.get(b.pp_seq_no) ?? []).filter((e) => e.pp_digest !== b.pp_digest || e.view_no > b.view_no);
+      if (!list.some((e) => e.pp_digest === b.pp_digest)) list.push(b);
+      this.oldPreprepared.set(b.pp_seq_no, list);
+      const voted = this.ordering.votedBefore.get(b.pp_seq_no);
+      if (voted === undefined || voted.viewNo <= b.view_no) this.ordering.votedBefore.set(b.pp_seq_no, { viewNo: b.view_no, digest: b.pp_digest });
     }
   }
 
