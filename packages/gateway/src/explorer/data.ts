@@ -120,7 +120,7 @@ export interface ExplorerDataOptions {
   concurrency: number;
 }
 
-export const defaultExplorerDataOptions: ExplorerDataOptions = { cacheTxns: 20_000, sizeTtlMs: 1000, infoTtlMs: 3000, concurrency: 16 };
+export const defaultExplorerDataOptions: ExplorerDataOptions = { cacheTxns: 5000, sizeTtlMs: 1000, infoTtlMs: 3000, concurrency: 16 };
 
 export class ExplorerData {
   private readonly txns: Lru<string, VerifiedTxn>;

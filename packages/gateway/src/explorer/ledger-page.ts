@@ -11,7 +11,7 @@ export const LEDGER_IDS: Readonly<Record<LedgerName, number>> = { pool: LedgerId
 /** Txns per page, and the most a filtered page scans before it stops and offers to go on. */
 export const PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
-export const SCAN_LIMIT = 1000;
+export const SCAN_LIMIT = 500;
 
 /** Type names (or codes) of a `type` query for a ledger; unknown ones are reported. */
 export function parseTypes(lid: number, q: unknown): { types: Set<string> | undefined; unknown: string[] } {
