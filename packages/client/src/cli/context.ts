@@ -14,6 +14,7 @@ import { prepareForEndorser, signRequest } from '../requests/sign.js';
 import { Pool, type ReadOutcome, type WriteOutcome } from '../pool/pool.js';
 import { nodeFailure, type NodeAnswer } from '../pool/exchange.js';
 import { checkCommand, CliExit, ExitCode, interruption, isNotFound, readSubject, type PoolShape } from './diagnostics.js';
+import { acceptedTaa, profileGenesis, rememberTaa, walletKey, type AcceptedTaa } from './wallet.js';
 
 export const GENESIS_ENV = 'QUIRE_GENESIS';
 export const SEED_ENV = 'QUIRE_SEED';
@@ -98,6 +99,8 @@ export class Context {
   private pool: Pool | undefined;
   /** the type of the last request sent (for hints on its refusal) */
   requestType: string | undefined;
+  /** the command's positional arguments */
+  args: unknown[] = [];
 
   constructor(
     readonly g: GlobalOptions,
@@ -111,10 +114,10 @@ export class Context {
     return this.pool === undefined ? undefined : { n: this.pool.n, f: this.pool.f };
   }
 
-  /** The pool genesis file: --genesis, then $QUIRE_GENESIS. */
+  /** The pool genesis file: --genesis, then $QUIRE_GENESIS, then the pool profile in use. */
   genesisFile(): string {
-    const file = this.g.genesis ?? process.env[GENESIS_ENV];
-    if (file === undefined) throw usage('--genesis', `a pool genesis file is needed (--genesis or $${GENESIS_ENV})`);
+    const file = this.g.genesis ?? process.env[GENESIS_ENV] ?? profileGenesis();
+    if (file === undefined) throw usage('--genesis', `a pool genesis file is needed (--genesis, $${GENESIS_ENV}, or a pool profile: quire pool add NAME --genesis FILE)`);
     return file;
   }
 
@@ -137,13 +140,25 @@ export class Context {
 
   /** Signs (adding the TAA acceptance and endorser first when asked) and submits or prints a built write. */
   async write(build: (submitter: string) => Request): Promise<void> {
-    const key = loadKey(this.g)!;
+    const key = await this.signingKey();
     let req = build(key.did);
     const type = req.operation.type as string;
-    if (this.g.taaMechanism !== undefined && ledgerOfType(type) === LedgerId.DOMAIN) {
-      const { taa, aml } = await fetchTaa(await this.openPool());
-      if (taa === null) throw usage('--taa-mechanism', 'the ledger has no transaction author agreement in force');
-      req = appendTaaAcceptance(req, buildTaaAcceptance({ text: taa.text, version: taa.version, mechanism: this.g.taaMechanism, aml }));
+    // the agreement: accepted with --taa-mechanism (then remembered for this pool), or the one accepted before
+    let accepted: AcceptedTaa | undefined;
+    if (ledgerOfType(type) === LedgerId.DOMAIN) {
+      const remembered = this.g.taaMechanism === undefined ? this.rememberedTaa() : undefined;
+      const mechanism = this.g.taaMechanism ?? remembered?.mechanism;
+      if (mechanism !== undefined) {
+        const { taa, aml } = await fetchTaa(await this.openPool());
+        if (taa === null) {
+          if (this.g.taaMechanism !== undefined) throw usage('--taa-mechanism', 'the ledger has no transaction author agreement in force');
+        } else if (remembered !== undefined && remembered.digest !== taa.digest) {
+          this.io.err(`note: the agreement in force (version ${taa.version}) is not the one accepted for this pool (version ${remembered.version}): accept it with --taa-mechanism <label>`);
+        } else {
+          req = appendTaaAcceptance(req, buildTaaAcceptance({ text: taa.text, version: taa.version, mechanism, aml }));
+          if (this.g.taaMechanism !== undefined) accepted = { version: taa.version, digest: taa.digest, mechanism };
+        }
+      }
     }
     req = this.g.endorser !== undefined ? prepareForEndorser(req, this.g.endorser, key) : signRequest(req, key);
     if (this.g.dryRun === true || this.g.endorser !== undefined) {
@@ -152,6 +167,23 @@ export class Context {
       return;
     }
     await this.send(req);
+    // accepted once: later domain writes to this pool carry it without the flag
+    if (accepted !== undefined) rememberTaa(this.genesisFile(), accepted);
+  }
+
+  /** The signing key: --seed, --key-file or $QUIRE_SEED; else the DID in use of the wallet in use. */
+  async signingKey(): Promise<DidKey> {
+    const key = loadKey(this.g, false) ?? (await walletKey());
+    if (key === undefined) throw usage('--seed', `a key is needed: --seed, --key-file, $${SEED_ENV}, or a wallet DID (quire wallet create, did new --alias, did use)`);
+    return key;
+  }
+
+  private rememberedTaa(): AcceptedTaa | undefined {
+    try {
+      return acceptedTaa(this.genesisFile());
+    } catch {
+      return undefined;
+    }
   }
 
   /** Submits a request by its kind and prints the outcome; `payload` sends bytes verbatim. */

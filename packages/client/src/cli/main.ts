@@ -5,6 +5,7 @@ import { CliExit, cliVersion, errorLines, exitQuietlyOnClosedPipe, ExitCode } fr
 import { addFollowCommand } from './follow-command.js';
 import { addReadCommands } from './read-commands.js';
 import { addWriteCommands } from './write-commands.js';
+import { addWalletCommands } from './wallet-commands.js';
 
 const consoleOutput: Output = {
   out: (l) => process.stdout.write(l + '\n'),
@@ -30,9 +31,12 @@ export function buildProgram(io: Output = consoleOutput, onExit: (code: number) 
     .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) });
   const run = (cmd: Command, fn: (ctx: Context, o: Record<string, string | boolean | undefined>) => Promise<void>): void => {
     cmd.exitOverride();
-    cmd.action(async (_opts: unknown, c: Command) => {
+    cmd.action(async (...params: unknown[]) => {
+      // commander passes the command's positional arguments first, then its options, then the command
+      const c = params[params.length - 1] as Command;
       const all = c.optsWithGlobals<GlobalOptions & Record<string, string | boolean | undefined>>();
       const ctx = new Context(all, io, stop);
+      ctx.args = c.processedArgs as unknown[];
       try {
         await fn(ctx, c.opts());
         onExit(0);
@@ -50,6 +54,7 @@ export function buildProgram(io: Output = consoleOutput, onExit: (code: number) 
   addWriteCommands(program, run);
   addReadCommands(program, run);
   addFollowCommand(program, run, stop);
+  addWalletCommands(program, run);
   shortUsageErrors(program, io);
   return program;
 }

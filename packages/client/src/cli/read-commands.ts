@@ -6,6 +6,7 @@ import { DidKey } from '../requests/did.js';
 import { endorseRequest, multiSignRequest, signRequest } from '../requests/sign.js';
 import { intArg, loadKey, readText, usage, type Context } from './context.js';
 import { CliExit, ExitCode } from './diagnostics.js';
+import { openCurrentWallet } from './wallet.js';
 
 type Run = (cmd: Command, fn: (ctx: Context, o: Record<string, string | boolean | undefined>) => Promise<void>) => void;
 
@@ -94,15 +95,31 @@ export function addReadCommands(program: Command, run: Run): void {
       ctx.io.out(stringifyJson(signed));
     },
   );
-  run(program.command('did').description('DID keys').command('new').description('create a DID key from --seed, or a random one').option('--seed <seed>', '32 characters or 64 hex digits'), async (ctx, o) => {
-    const seed = s(o.seed) ?? ctx.g.seed;
-    const key = seed !== undefined ? DidKey.fromSeed(seed) : DidKey.random();
-    const info: Record<string, string> = { did: key.did, verkey: key.verkey, fullVerkey: key.fullVerkey, didIndyV2: key.didIndyV2 };
-    if (seed === undefined) info.seed = key.seedHex;
-    if (ctx.g.json === true) return ctx.io.out(stringifyJson(info));
-    for (const [k, v] of Object.entries(info)) ctx.io.out(`${k.padEnd(11)} ${v}`);
-    if (seed === undefined) ctx.io.err('Keep the seed secret: it is the private key.');
-  });
+  const didCmd = program.command('did').description('DID keys (with --alias, kept in the wallet in use)');
+  run(
+    didCmd
+      .command('new')
+      .description('create a DID key from --seed, or a random one; with --alias, store it in the wallet in use (its seed is then not printed)')
+      .option('--seed <seed>', '32 characters or 64 hex digits')
+      .option('--alias <alias>', 'store the key in the wallet in use under this name (quire wallet create/open first)'),
+    async (ctx, o) => {
+      const seed = s(o.seed) ?? ctx.g.seed;
+      const key = seed !== undefined ? DidKey.fromSeed(seed) : DidKey.random();
+      const info: Record<string, string> = { did: key.did, verkey: key.verkey, fullVerkey: key.fullVerkey, didIndyV2: key.didIndyV2 };
+      const alias = s(o.alias);
+      if (alias !== undefined) {
+        const w = await openCurrentWallet();
+        if (w === undefined) throw usage('--alias', 'no wallet in use: quire wallet create NAME (or wallet open NAME) first');
+        w.addDid(alias, key);
+        info.alias = alias;
+        info.wallet = w.name;
+      } else if (seed === undefined) info.seed = key.seedHex;
+      if (ctx.g.json === true) return ctx.io.out(stringifyJson(info));
+      for (const [k, v] of Object.entries(info)) ctx.io.out(`${k.padEnd(11)} ${v}`);
+      if (alias === undefined && seed === undefined) ctx.io.err('Keep the seed secret: it is the private key.');
+      if (alias !== undefined) ctx.io.err(`Stored in wallet ${info.wallet!}; sign with it after: quire did use ${alias}`);
+    },
+  );
   const poolCmd = program.command('pool').description('the pool');
   run(
     poolCmd
