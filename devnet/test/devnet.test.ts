@@ -7,8 +7,10 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { b58decode, parseJson, sha256Hex } from '@quire/common';
 import { BlsSecretKey, blsVerifyPop } from '@quire/crypto';
-import { REPO_ROOT, poolLayout } from '../lib/layout.js';
-import { STANDARD_DOMAIN_GENESIS } from '../lib/node-api.js';
+import { Ledger, loadGenesis, openLevelKvStore, openMemoryKvStore } from '@quire/storage';
+import { quireOk } from '../../test/support/client.js';
+import { REPO_ROOT, SUPERVISOR_LOG, poolLayout } from '../lib/layout.js';
+import { STANDARD_DOMAIN_GENESIS, TRUSTEE_SEED } from '../lib/node-api.js';
 import { DevnetSetupError, ensureDevnet } from '../lib/setup.js';
 import { isAlive, readState } from '../lib/state.js';
 
@@ -121,7 +123,8 @@ describe('devnet: keys and genesis', function () {
 });
 
 describe('devnet: a real pool (e2e)', function () {
-  this.timeout(300_000);
+  // two starts of a 4-node pool and two TAA writes: minutes on a loaded machine
+  this.timeout(900_000);
   let dir: string;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'quire-devnet-e2e-'));
@@ -131,10 +134,23 @@ describe('devnet: a real pool (e2e)', function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('starts 4 nodes in the background, waits until the pool orders a write, reports status, stops and resets', async () => {
+  it('starts 4 nodes in the background, waits until the pool orders without writing, reports status, stops, restarts ready with a TAA set, and resets', async () => {
     const base = await freeBasePort(4);
-    const started = await run(DEVNET[0]!, [...DEVNET.slice(1), '--detach', '--data-dir', dir, '--base-port', String(base), '--timeout', '200'], { cwd: REPO_ROOT });
+    const started = await run(DEVNET[0]!, [...DEVNET.slice(1), '--detach', '--data-dir', dir, '--base-port', String(base), '--timeout', '200', '--metrics'], { cwd: REPO_ROOT });
     expect(started.stdout).to.contain('The devnet is ordering: 4 nodes');
+    // ready without a write: the background supervisor's log names the fresh multi-signature it read
+    expect(readFileSync(join(dir, SUPERVISOR_LOG), 'utf8')).to.match(/ordering: a multi-signature of Node\d, Node\d, Node\d(, Node\d)? made at .*, read from Node\d and verified/);
+    // metrics: one URL per node, served
+    const metricsUrls = [...started.stdout.matchAll(/metrics (http:\/\/127\.0\.0\.1:(\d+)\/metrics)/g)].map((m) => m[1]!);
+    expect(metricsUrls).to.deep.equal([0, 1, 2, 3].map((i) => `http://127.0.0.1:${base + 1000 + i}/metrics`));
+    expect(await (await fetch(metricsUrls[0]!)).text()).to.contain('quire_');
+    // an observer by default: the follow command is printed
+    expect(started.stdout).to.contain(`--seed ${'Observer1'.padStart(32, '0')} follow`);
+    const genesisFile = join(dir, 'pool_transactions_genesis');
+    // a TAA in force (config ledger): the readiness probe writes nothing, so a restart is not refused
+    const asTrustee = (args: string[]): Promise<string> => quireOk(['--genesis', genesisFile, '--seed', TRUSTEE_SEED, ...args], { timeoutMs: 120_000 });
+    await asTrustee(['taa-aml', '--version', '1', '--aml', '{"on_file":"signed on paper"}']);
+    await asTrustee(['taa', '--version', '1.0', '--text', 'the devnet agreement', '--ratification-ts', String(Math.floor(Date.now() / 1000) - 60)]);
     expect(started.stdout).to.contain(join(dir, 'pool_transactions_genesis'));
     const state = readState(dir)!;
     expect(state.status).to.equal('ready');
@@ -154,6 +170,27 @@ describe('devnet: a real pool (e2e)', function () {
     expect(pids.some((p) => isAlive(p))).to.equal(false);
     expect(readState(dir)).to.equal(undefined);
     expect(readFileSync(join(dir, 'Node1', 'node.log'), 'utf8')).to.contain('shutting down');
+
+    // the domain ledger of every node is exactly its genesis file: same size, same root
+    const genesisLedger = await Ledger.open(await openMemoryKvStore(), 1);
+    await loadGenesis(genesisLedger, join(dir, 'domain_transactions_genesis'));
+    for (const n of poolLayout(dir, 4, base)) {
+      const kv = await openLevelKvStore(join(n.dataDir, 'db'), { createIfMissing: false });
+      try {
+        const domain = await Ledger.open(kv, 1);
+        expect(domain.size, n.name).to.equal(genesisLedger.size);
+        expect(Buffer.from(domain.root).toString('hex'), n.name).to.equal(Buffer.from(genesisLedger.root).toString('hex'));
+        expect((await Ledger.open(kv, 3)).size, `${n.name} audit ledger: the batches it ordered`).to.be.greaterThan(0);
+      } finally {
+        await kv.close();
+      }
+    }
+
+    // a restart with a TAA in force is ready; the base port is remembered by the data directory
+    const again = await run(DEVNET[0]!, [...DEVNET.slice(1), '--detach', '--data-dir', dir, '--timeout', '200'], { cwd: REPO_ROOT });
+    expect(again.stdout).to.contain('The devnet is ordering: 4 nodes');
+    expect(readState(dir)!.processes.map((p) => p.clientPort)).to.deep.equal([base + 1, base + 3, base + 5, base + 7]);
+    await run(DEVNET[0]!, [...DEVNET.slice(1), 'stop', '--data-dir', dir], { cwd: REPO_ROOT });
     await run(DEVNET[0]!, [...DEVNET.slice(1), 'reset', '--data-dir', dir], { cwd: REPO_ROOT });
     expect(existsSync(dir)).to.equal(false);
   });
