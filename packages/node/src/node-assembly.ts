@@ -25,6 +25,7 @@ import { ExecutorRequestAnalyzer } from './request-analyzer.js';
 import { configTxns, genesisSize, loadGenesisFiles, repairState, repairStateAgainstAudit } from './startup.js';
 import type { Clock, UpgradeActionRunner } from './upgrade/index.js';
 import { nodePackageVersion } from './version.js';
+import { FileVoteJournalStore } from './vote-journal-store.js';
 
 export interface QuireNodeOptions {
   dataDir: string;
@@ -133,6 +134,8 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
     );
     const consensusLog = root.child({ module: 'consensus' });
     const voteStore = new KvVoteStore(kv, (reason) => consensusLog.warn({}, reason));
+    // the 3PC vote journal (#15 F8): a file beside the database, or nothing when kept in memory
+    const threePcStore = options.inMemory === true ? undefined : new FileVoteJournalStore(resolvePath(dir, '3pc-votes.json'), {}, (reason) => consensusLog.warn({}, reason));
     const core = new ConsensusCore(
       { ...consensusOptionsOf(cfg), name, validators: [...registry.validators] },
       {
@@ -142,6 +145,7 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
         clock: { now: () => performance.now(), utcSeconds: () => Math.floor((Date.now() + cfg.clockOffsetMs) / 1000) },
         logger: consensusLog,
         voteStore,
+        ...(threePcStore !== undefined ? { threePcStore } : {}),
       },
     );
     const pipeline = new RequestPipeline(reqExecutor, requestStores);
