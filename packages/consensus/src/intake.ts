@@ -8,7 +8,7 @@ import type { RequestInfo } from './interfaces.js';
 import type { ClientRequestBody, Propagate } from './messages.js';
 
 export const RequestStatus = {
-  /** seen, fewer than f+1 PROPAGATEs */
+  /** seen, fewer than n-f PROPAGATEs (admission control, below) */
   PENDING: 0,
   /** finalised, waiting in its ledger queue */
   QUEUED: 1,

@@ -97,7 +97,7 @@ describe('client intake (single core)', () => {
     expect(e[0]).to.include({ kind: 'clientNack', code: 'INVALID_SIGNATURE' });
   });
 
-  it('finalises at f+1 PROPAGATEs and suspects a peer that propagates a forged request', () => {
+  it('stores a propagated request, propagates its own copy, and suspects a peer that propagates a forged one', () => {
     const { core: c } = core();
     const req = client.request('d3');
     const e1 = c.handle({ kind: 'nodeMessage', from: 'Node3', msg: { op: 'PROPAGATE', request: req, senderClient: null } });
