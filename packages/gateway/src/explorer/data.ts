@@ -77,16 +77,29 @@ export class Lru<K, V> {
   }
 }
 
-/** A value kept for `ttlMs`, with one read in flight shared by every caller. */
+/**
+ * A value kept for `ttlMs`, with one read in flight shared by every caller. With `staleWhileRevalidate`, an expired
+ * value is still answered at once while a fresh read runs in the background (the pool page never waits for the
+ * validators' information once it has some).
+ */
 class Fresh<T> {
   private value: { at: number; v: T } | undefined;
   private inflight: Promise<T> | undefined;
   constructor(
     private readonly ttlMs: number,
     private readonly load: () => Promise<T>,
+    private readonly staleWhileRevalidate = false,
   ) {}
   get(): Promise<T> {
     if (this.value !== undefined && Date.now() - this.value.at < this.ttlMs) return Promise.resolve(this.value.v);
+    if (this.staleWhileRevalidate && this.value !== undefined) {
+      const stale = this.value.v;
+      this.refresh().catch(() => undefined);
+      return Promise.resolve(stale);
+    }
+    return this.refresh();
+  }
+  private refresh(): Promise<T> {
     this.inflight ??= this.load().then(
       (v) => {
         this.value = { at: Date.now(), v };
@@ -137,7 +150,7 @@ export class ExplorerData {
     readonly options: ExplorerDataOptions = defaultExplorerDataOptions,
   ) {
     this.txns = new Lru(options.cacheTxns);
-    if (signer !== undefined) this.info = new Fresh(options.infoTtlMs, () => this.loadInfo(signer));
+    if (signer !== undefined) this.info = new Fresh(options.infoTtlMs, () => this.loadInfo(signer), true);
   }
 
   private noteMultiSignature(ms: MultiSignatureInfo | undefined): void {

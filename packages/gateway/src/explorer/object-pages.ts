@@ -12,7 +12,7 @@ import {
 import { isPlainObject, isValidDid } from '@quire/common';
 import { parseCredDefId, parseDid, parseSchemaId } from '../ids.js';
 import { parseJsonField } from '../json.js';
-import { resolveDid } from '../resolver.js';
+import { ResolutionFailure, resolveDid } from '../resolver.js';
 import { didLink, roleName, txnLink, txnParts, typeName } from './cards.js';
 import type { ExplorerData, Json, VerifiedTxn } from './data.js';
 import { type Html, enc, facts, html, isoTime, rawJson, verifiedBadge } from './html.js';
@@ -60,17 +60,18 @@ async function nymVersions(data: ExplorerData, dest: string): Promise<NymVersion
 export async function didPage(data: ExplorerData, namespace: string, didText: string): Promise<{ title: string; body: Html }> {
   const parsed = parseDid(didText, 'did');
   const qualified = parsed.method === 'unqualified' ? `did:indy:${namespace}:${parsed.id}` : didText;
-  const versions = await nymVersions(data, parsed.id);
+  // the history walk, the resolution and the endpoint ATTRIB are independent reads: made at once
+  const [versions, resolved, attr] = await Promise.all([
+    nymVersions(data, parsed.id),
+    resolveDid(data.caller, namespace, qualified).catch((e: unknown) => (e instanceof ResolutionFailure ? e : Promise.reject(e))),
+    data.caller.read(buildGetAttribRequest({ dest: parsed.id, raw: 'endpoint' })),
+  ]);
   if (versions.length === 0) throw new NotOnLedger(`DID ${didText} is not on the ledger`);
   const current = versions[0]!;
-  let doc: Html;
-  try {
-    const { result, verified } = await resolveDid(data.caller, namespace, qualified);
-    doc = html`<p>${verifiedBadge(verified)}</p><pre id="did-document">${JSON.stringify(result.didDocument, null, 2)}</pre>${rawJson(result, 'Resolution result (metadata)')}`;
-  } catch (e) {
-    doc = html`<p class="note">No DID document: ${(e as Error).message}</p>`;
-  }
-  const attr = await data.caller.read(buildGetAttribRequest({ dest: parsed.id, raw: 'endpoint' }));
+  const doc =
+    resolved instanceof ResolutionFailure
+      ? html`<p class="note">No DID document: ${resolved.message}</p>`
+      : html`<p>${verifiedBadge(resolved.verified)}</p><pre id="did-document">${JSON.stringify(resolved.result.didDocument, null, 2)}</pre>${rawJson(resolved.result, 'Resolution result (metadata)')}`;
   const endpoint = parseJsonField(attr.result.data);
   const rows = versions.map((v, i) => {
     const older = versions[i + 1];
