@@ -20,6 +20,7 @@ import { DevnetSetupError, devnetObservers, ensureDevnet, readSetup, writeNodeCo
 import { isAlive, readState, removeState, writeState } from './lib/state.js';
 import type { DevnetState, DevnetStatus } from './lib/state.js';
 import { Supervisor } from './lib/supervisor.js';
+import { gatewayUrl, startDevnetGateway } from './lib/gateway.js';
 import type { SupervisorEvent } from './lib/supervisor.js';
 import { OrderingTimeoutError } from './lib/wait-ordering.js';
 import { waitForReady } from './lib/wait-ready.js';
@@ -63,6 +64,8 @@ interface StartOptions {
   metrics?: number;
   /** observers Obs1..ObsN admitted to the ordered-batch topic (quire follow) */
   observer: number;
+  /** the HTTP gateway (docs/gateway.md); false with --no-gateway */
+  gateway?: boolean;
 }
 
 /** The metrics port of node `index` (1-based), when metrics are on. */
@@ -109,6 +112,7 @@ function printUsage(o: StartOptions, state: DevnetState): void {
     console.log(`  ${p.name.padEnd(6)}            : client 127.0.0.1:${p.clientPort}, node port ${p.nodePort}, log ${show(p.logFile)}${metricsPort !== undefined ? `, metrics http://127.0.0.1:${metricsPort}/metrics` : ''}`);
   });
   console.log('');
+  if (o.gateway !== false) console.log(`HTTP gateway (indy-vdr-proxy API, did:indy resolution): ${gatewayUrl(o.basePort)}  (docs/gateway.md)`);
   console.log('Point a client at the genesis file, e.g. with the quire CLI or SDK of @quire/client:');
   console.log(`  npx quire --genesis ${show(genesis)} --seed ${TRUSTEE_SEED} nym --dest <DID> --verkey <verkey>`);
   const observers = devnetObservers(o.observer);
@@ -176,6 +180,7 @@ async function supervise(o: StartOptions): Promise<number> {
     if (shuttingDown) return;
     shuttingDown = true;
     abort.abort();
+    await gateway?.close();
     say('stopping every node ...');
     save('stopping');
     await supervisor.stop();
@@ -196,11 +201,20 @@ async function supervise(o: StartOptions): Promise<number> {
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);
 
+  let gateway: Awaited<ReturnType<typeof startDevnetGateway>> | undefined;
   const sinceSec = Math.floor(Date.now() / 1000);
   supervisor.start();
   say(`waiting until the pool orders (a multi-signature newer than this start, read and verified; nothing is written) (up to ${o.timeout} s) ...`);
   try {
     const r = await waitForReady(state.poolGenesis, { sinceSec, timeoutMs: o.timeout * 1000, signal: abort.signal });
+    if (o.gateway !== false) {
+      try {
+        gateway = await startDevnetGateway(state.poolGenesis, o.basePort);
+      } catch (e) {
+        say(`the HTTP gateway did not start (${(e as Error).message}); the pool runs without it`);
+        o = { ...o, gateway: false };
+      }
+    }
     save('ready');
     say(`ordering: a multi-signature of ${r.participants.join(', ')} made at ${new Date(r.timestamp * 1000).toISOString()}, read from ${r.answeredBy} and verified, ${(r.elapsedMs / 1000).toFixed(1)} s after the start`);
     printUsage(o, state);
@@ -250,6 +264,7 @@ async function detach(o: StartOptions): Promise<number> {
     '--observer',
     String(o.observer),
     ...(o.metrics !== undefined ? ['--metrics', String(o.metrics)] : []),
+    ...(o.gateway === false ? ['--no-gateway'] : []),
   ];
   const child = spawn(process.execPath, args, { cwd: process.cwd(), detached: true, stdio: ['ignore', fd, fd] });
   closeSync(fd);
@@ -370,6 +385,7 @@ program
   .option('--metrics [port]', 'serve Prometheus metrics: node i on port+i-1 (default port: base port + 1000)', int('--metrics', 1024, 65000))
   .option('--observer <n>', 'admit observers Obs1..ObsN to the ordered-batch topic (quire follow with seed 000...Observer<i>)', int('--observer', 0, 16), 1)
   .addOption(new Command().createOption('--node-bin <mode>', 'auto (build when up to date, else sources), source or build').choices(['auto', 'source', 'build']).default('auto'))
+  .option('--no-gateway', 'do not start the HTTP gateway (base port - 701: :9000 by default)')
   .addOption(new Command().createOption('--supervised', 'internal: the background supervisor').hideHelp())
   .action(async (opts: Omit<StartOptions, 'dataDir' | 'metrics'> & { metrics?: number | true }, cmd: Command) => {
     const dataDir = dataDirOf(cmd);
