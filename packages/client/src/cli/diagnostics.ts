@@ -67,7 +67,8 @@ export function reasonHint(requestType: string | undefined, reason: string): str
   if (w?.kind === 'UnauthorizedClientRequest' && text === '') return 'the pool gave no reason text: the author is not allowed to make this change';
   if (reason === '') return 'the pool gave no reason text';
   if (/^sender's DID \S+ is not found in the Ledger$/.test(text)) return 'the signing DID is not on this ledger: write its NYM first (by a trustee, steward or endorser)';
-  if (/transaction author agreement|TAA/i.test(text) && /missing|required|not accepted/i.test(text)) return 'accept the agreement: add --taa-mechanism <label> (see quire get-taa and get-taa-aml)';
+  if (/(transaction|txn) author agreement|TAA/i.test(text) && /missing|required|not accepted/i.test(text))
+    return 'accept the agreement: add --taa-mechanism <label> once (see quire get-taa and get-taa-aml); later writes to this pool carry it';
   return undefined;
 }
 

@@ -168,7 +168,10 @@ describe('quire CLI diagnostics (no pool)', function () {
     expect(lines[0]).to.equal(`error: request refused by the pool (REJECT): client request invalid: UnauthorizedClientRequest('${TRUSTEE_DID}', 17, '')`);
     expect(lines[1]).to.match(/^hint: only the DID's owner may change it/);
     const taa = new ClientError(ClientErrorCode.REQUEST_REJECTED, { reason: 'Txn Author Agreement acceptance is required for ledger with id 1', code: 201 });
-    expect(errorLines(taa, { requestType: '1' })[0]).to.equal('error: request refused by the pool (REJECT [code 201]): Txn Author Agreement acceptance is required for ledger with id 1');
+    expect(errorLines(taa, { requestType: '1' })).to.deep.equal([
+      'error: request refused by the pool (REJECT [code 201]): Txn Author Agreement acceptance is required for ledger with id 1',
+      'hint: accept the agreement: add --taa-mechanism <label> once (see quire get-taa and get-taa-aml); later writes to this pool carry it',
+    ]);
     const plain = new ClientError(ClientErrorCode.REQUEST_NACKED, { reason: "client request invalid: InvalidClientRequest('x', 1, 'validation error [ClientNodeOperation]: invalid network ip address')", code: null });
     expect(errorLines(plain, { requestType: '0' })).to.have.length(1);
     expect(reasonHint('101', 'anything else')).to.equal(undefined);
