@@ -8,7 +8,7 @@
 //   RESULT writes_per_s=<n> p50_ms=<n> p99_ms=<n> reads_per_s=<n> lost=<n>
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { isPlainObject, parseJson, stringifyJson } from '@quire/common';
 import { PoolLedger, buildGetTxnRequest } from '@quire/client';
@@ -268,6 +268,7 @@ if (needPool) {
       }
       row('curve: view changes during the curve', String(viewChanges), '0');
       const title = `bench:pool load curve, ${opts.curveDuration} s per step, ${tuned ? 'TUNED configuration' : 'default configuration'}, ${cores} cores, node ${process.version}`;
+      mkdirSync(dirname(resolve(opts.plot)), { recursive: true });
       writeFileSync(resolve(opts.plot), curveSvg(points, title));
       say(`curve plotted in ${resolve(opts.plot)}`);
     }
