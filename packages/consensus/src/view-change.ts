@@ -69,6 +69,8 @@ export class ViewChanger {
    */
   private readonly nvResponses = new Map<string, { viewNo: number; key: string }>();
   private lastNvRequestAt = Number.NEGATIVE_INFINITY;
+  /** digests of VIEW_CHANGEs their author replaced by a newer one, in the view being entered: author -> digests */
+  private readonly supersededVcs = new Map<string, Set<string>>();
   /** VIEW_CHANGEs this node sent for the view being entered before a fresher one: digest -> VC */
   private readonly ownPastVcs = new Map<string, ViewChange>();
   /** when this node last sent a fresher VIEW_CHANGE for the view being entered */
@@ -179,10 +181,28 @@ export class ViewChanger {
     this.ownVcAt = now;
     this.ownPastVcs.set(held.digest, held.vc);
     if (this.ownPastVcs.size > 4) this.ownPastVcs.delete(this.ownPastVcs.keys().next().value!);
+    this.noteSuperseded(ctx.name, held.digest);
     this.vcs.set(ctx.name, { vc, digest });
     ctx.broadcast(vc);
     ctx.modules.logger?.info({ view: ctx.viewNo, stableCheckpoint: vc.stableCheckpoint }, 'fresher view change sent');
     this.maybeBuildNewView();
+  }
+
+  /**
+   * `author` itself replaced its VIEW_CHANGE with digest `digest` by a newer one (a fresher
+   * VIEW_CHANGE after a catch-up): ACKs still naming the old one are late, not evidence that it
+   * sent different VIEW_CHANGEs to different nodes (those reach this node only through ACKs and
+   * relays, never both from the author). At most 4 per author.
+   */
+  private noteSuperseded(author: string, digest: string | undefined): void {
+    if (digest === undefined) return;
+    let s = this.supersededVcs.get(author);
+    if (s === undefined) {
+      s = new Set();
+      this.supersededVcs.set(author, s);
+    }
+    s.add(digest);
+    if (s.size > 4) s.delete(s.values().next().value!);
   }
 
   /** Common to starting a view change and adopting a later view: save, revert and clear. */
@@ -202,6 +222,7 @@ export class ViewChanger {
     this.dropBelow(this.checkpoints.stableCheckpoint);
     ctx.viewNo = view;
     for (const k of [...this.vcs.keys()]) this.vcs.delete(k);
+    this.supersededVcs.clear();
     this.acks.clear();
     this.vcEquivocators.clear();
     this.relayedVcs.clear();
@@ -332,6 +353,7 @@ export class ViewChanger {
     }
     const digest = viewChangeDigest(vc);
     if (this.vcs.get(from)?.digest === digest) return;
+    this.noteSuperseded(from, this.vcs.get(from)?.digest);
     this.vcs.set(from, { vc, digest });
     const primary = ctx.primaryName();
     if (primary === ctx.name) this.addAck(from, digest, ctx.name);
@@ -389,7 +411,7 @@ export class ViewChanger {
     const ctx = this.ctx;
     const counts = new Map<string, number>();
     for (const [acker, digest] of this.acks.get(author) ?? []) {
-      if (digest === heldDigest || acker === author || !ctx.isValidator(acker)) continue;
+      if (digest === heldDigest || acker === author || !ctx.isValidator(acker) || this.supersededVcs.get(author)?.has(digest) === true) continue;
       const n = (counts.get(digest) ?? 0) + 1;
       counts.set(digest, n);
       if (n >= ctx.quorums.weak) {
