@@ -60,6 +60,14 @@ function sendPage(reply: FastifyReply, status: number, text: string): FastifyRep
 
 const SEQNO = /^[1-9][0-9]{0,15}$/;
 
+function safeHost(origin: string): string | undefined {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Registers the explorer's routes on the gateway's Fastify instance. */
 export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: Partial<ExplorerOptions> = {}): Explorer {
   const o: ExplorerOptions = { ...defaultExplorerOptions, ...opts };
@@ -225,6 +233,12 @@ export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: 
       '/register',
       { ...hidden, bodyLimit: MAX_FORM_BYTES },
       route(async (req, reply) => {
+        // a form posted from another site's page (cross-site request forgery) is refused
+        const origin = req.headers.origin;
+        if (origin !== undefined && origin !== 'null' && safeHost(origin) !== req.headers.host) {
+          return errorPage(reply, 403, GatewayErrorCode.INVALID_REQUEST, 'Forbidden', 'The form was posted from another site.');
+        }
+        if (origin === 'null') return errorPage(reply, 403, GatewayErrorCode.INVALID_REQUEST, 'Forbidden', 'The form was posted from an opaque origin.');
         let input;
         try {
           input = parseForm(req.body);

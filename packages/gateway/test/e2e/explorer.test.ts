@@ -184,6 +184,8 @@ describe('ledger explorer against a 4-node pool (HTTP on loopback)', function ()
       expect(r.status).to.equal(200);
       expect(r.text).to.include(`data-did="${key.did}"`);
       expect(r.text).to.match(/data-seqno="\d+"/);
+      const forged = await get('/register', undefined, { method: 'POST', body: new URLSearchParams({ seed, role: 'TRUSTEE' }).toString(), headers: { origin: 'https://evil.example' } });
+      expect(forged.status).to.equal(403);
       for (const body of [{ seed: 'short' }, { seed, role: 'KING' }, {}, { verkey: 'abc' }] as Record<string, string>[]) {
         const bad = await get('/register', undefined, { method: 'POST', body: new URLSearchParams(body).toString() });
         expect(bad.status, JSON.stringify(body)).to.equal(400);

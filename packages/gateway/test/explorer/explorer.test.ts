@@ -144,10 +144,11 @@ describe('explorer: register form fields', () => {
 });
 
 describe('explorer: pages over a fake pool', () => {
-  async function app(caller: PoolCaller): Promise<ReturnType<typeof Fastify>> {
+  async function app(caller: PoolCaller, opts: Parameters<typeof registerExplorer>[2] = {}): Promise<ReturnType<typeof Fastify>> {
     const a = Fastify();
+    a.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     const ctx: RouteContext = { pool: fakePool, caller, namespace: 'quire:test', now: () => 0, lastRefresh: () => undefined };
-    const ex = registerExplorer(a, ctx, {});
+    const ex = registerExplorer(a, ctx, opts);
     a.setNotFoundHandler((req, reply) => (ex.wantsPage(req) ? ex.notFound(req, reply) : reply.code(404).send({ code: 'NOT_FOUND' })));
     await a.ready();
     return a;
@@ -181,6 +182,21 @@ describe('explorer: pages over a fake pool', () => {
     const ev = await a.inject({ url: '/ledger/domain/%3Cscript%3E', headers: H });
     expect(ev.statusCode).to.equal(404);
     expect(ev.body).to.not.include('<script>');
+    await a.close();
+  });
+
+  it('the register form refuses a post from another site and bad fields before anything is written', async () => {
+    let writes = 0;
+    const caller = { ...fakeCaller(5, ['1']), write: async () => { writes++; throw new Error('no writes'); } } as unknown as PoolCaller;
+    const a = await app(caller, { registerForm: true, signerSeed: '000000000000000000000000Trustee1' });
+    const body = 'seed=000000000000000000000000Explorer&role=TRUSTEE';
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    expect((await a.inject({ url: '/register', method: 'POST', payload: body, headers: { ...form, origin: 'https://evil.example' } })).statusCode).to.equal(403);
+    expect((await a.inject({ url: '/register', method: 'POST', payload: body, headers: { ...form, origin: 'null' } })).statusCode).to.equal(403);
+    expect((await a.inject({ url: '/register', method: 'POST', payload: 'seed=short', headers: form })).statusCode).to.equal(400);
+    expect(writes).to.equal(0);
+    expect((await a.inject({ url: '/register', headers: H })).body).to.include('<form class="form" method="post" action="/register">');
+    expect(() => registerExplorer(Fastify(), { pool: fakePool, caller, namespace: 'n', now: () => 0, lastRefresh: () => undefined }, { registerForm: true })).to.throw(/signer seed/);
     await a.close();
   });
 });
