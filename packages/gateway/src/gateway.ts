@@ -12,6 +12,7 @@ import { VERIFIED_HEADER, sendJson, sendValue } from './http.js';
 import { jsonText } from './json.js';
 import { GatewayMetrics } from './metrics.js';
 import { PoolCaller, PoolRefusal, type GatewayPool } from './pool-call.js';
+import { registerAnonCredsRoutes } from './anoncreds.js';
 import { registerResolverRoutes } from './resolver.js';
 import { registerVdrRoutes, type RouteContext } from './vdr-routes.js';
 import { registerExplorer, type Explorer, type ExplorerOptions } from './explorer/index.js';
@@ -166,6 +167,7 @@ export class Gateway {
     const ctx: RouteContext = { pool: this.pool, caller, namespace: options.namespace, now, lastRefresh: () => this.lastRefresh };
     registerVdrRoutes(app, ctx);
     registerResolverRoutes(app, ctx);
+    registerAnonCredsRoutes(app, ctx);
     // the ledger explorer (its own HTML paths, and / for a browser)
     if (options.explorer.enabled !== false) explorer = registerExplorer(app, ctx, options.explorer);
 

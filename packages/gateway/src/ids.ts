@@ -5,8 +5,9 @@
 import { isValidDid } from '@quire/common';
 import { invalidParameter } from './errors.js';
 
-/** did:indy namespaces: lower-case letters and digits, `:`-separated sub-namespaces (did:indy spec, "Namespace"). */
-const NAMESPACE = /^[a-z0-9]+(?::[a-z0-9]+)*$/;
+/** did:indy namespaces: `namestring [":" namestring]`, a namestring a lower-case letter then lower-case letters,
+ * digits, `_` or `-` (did:indy spec, "Namespace"). */
+const NAMESPACE = /^[a-z][a-z0-9_-]*(?::[a-z][a-z0-9_-]*)?$/;
 
 export interface ParsedDid {
   /** The unqualified DID the ledger knows (base58 of 16 bytes). */
@@ -30,7 +31,7 @@ export function parseDid(s: string, field = 'did'): ParsedDid {
     if (cut <= 0) throw invalidParameter(field, 'did:indy:<namespace>:<id> expected');
     const namespace = rest.slice(0, cut);
     const id = rest.slice(cut + 1);
-    if (!NAMESPACE.test(namespace)) throw invalidParameter(field, `namespace '${namespace}' is not lower-case letters and digits`);
+    if (!NAMESPACE.test(namespace)) throw invalidParameter(field, `namespace '${namespace}' is not a did:indy namespace (namestring[:namestring])`);
     if (!isValidDid(id)) throw invalidParameter(field, 'the id is not a base58 DID of 16 or 32 bytes');
     return { id, method: 'indy', namespace };
   }
