@@ -116,7 +116,8 @@ export class Context {
 
   /** The pool genesis file: --genesis, then $QUIRE_GENESIS, then the pool profile in use. */
   genesisFile(): string {
-    const file = this.g.genesis ?? process.env[GENESIS_ENV] ?? profileGenesis();
+    const env = process.env[GENESIS_ENV];
+    const file = this.g.genesis ?? (env !== undefined && env !== '' ? env : undefined) ?? profileGenesis();
     if (file === undefined) throw usage('--genesis', `a pool genesis file is needed (--genesis, $${GENESIS_ENV}, or a pool profile: quire pool add NAME --genesis FILE)`);
     return file;
   }
