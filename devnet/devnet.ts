@@ -112,7 +112,7 @@ function printUsage(o: StartOptions, state: DevnetState): void {
     console.log(`  ${p.name.padEnd(6)}            : client 127.0.0.1:${p.clientPort}, node port ${p.nodePort}, log ${show(p.logFile)}${metricsPort !== undefined ? `, metrics http://127.0.0.1:${metricsPort}/metrics` : ''}`);
   });
   console.log('');
-  if (o.gateway !== false) console.log(`HTTP gateway (indy-vdr-proxy API, did:indy resolution): ${gatewayUrl(o.basePort)}  (docs/gateway.md)`);
+  if (o.gateway !== false) console.log(`HTTP gateway (indy-vdr-proxy API, did:indy resolution; the ledger explorer in a browser): ${gatewayUrl(o.basePort)}  (docs/gateway.md, docs/explorer.md)`);
   console.log('Point a client at the genesis file, e.g. with the quire CLI or SDK of @quire/client:');
   console.log(`  npx quire --genesis ${show(genesis)} --seed ${TRUSTEE_SEED} nym --dest <DID> --verkey <verkey>`);
   const observers = devnetObservers(o.observer);
