@@ -133,6 +133,8 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
   const skipPrimary = mix.usurper === true && mix.byzantinePrimary && budget < 2 && rng.chance(0.5);
   if (mix.byzantinePrimary && budget > 0 && !skipPrimary) {
     primary.byzantine = rng.pick((mix.primaryBehaviours ?? PRIMARY_BEHAVIOURS) as readonly ByzantineKind[]);
+    // a forger orders honestly for a while first: it has real shares to aggregate short
+    if (primary.byzantine === 'badMultiSig') primary.forgeFromMs = rng.int(300, 2500);
     ctx.byzantine.add(primary.name);
     budget--;
   }

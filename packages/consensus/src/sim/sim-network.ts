@@ -73,7 +73,7 @@ export class SimNetwork<E extends SimExecutor> {
     if (known !== undefined) return known;
     let out: PrePrepare | null = null;
     const tuple = pp.blsMultiSigs?.[0];
-    if (tuple !== undefined && this.ctx.rng.chance(0.5)) {
+    if (tuple !== undefined && this.ctx.rng.chance(0.7)) {
       const [, parts, [lid, sr, pr, tr, ts]] = tuple;
       const value: MultiSigValue = { ledger_id: lid, state_root_hash: sr, pool_state_root_hash: pr, txn_root_hash: tr, timestamp: ts };
       const shares = new Map<string, string>();
@@ -92,7 +92,8 @@ export class SimNetwork<E extends SimExecutor> {
 
   /** A message of `from` to `to`; a Byzantine sender's behaviour rewrites it first. */
   send(from: SimNode<E>, to: string, msg: NodeMessage, gossip = false): void {
-    const kind = from.usurper === true ? 'usurper' : from.byzantine;
+    let kind = from.usurper === true ? 'usurper' : from.byzantine;
+    if (kind === 'badMultiSig' && this.ctx.queue.now < (from.forgeFromMs ?? 0)) kind = undefined;
     const short = kind === 'badMultiSig' && msg.op === 'PREPREPARE' ? this.shortAggregate(from, msg) : null;
     if (short !== null) this.ctx.stats.equivocations++;
     const outgoing: unknown[] =

@@ -105,6 +105,8 @@ export interface SimNode<E extends SimExecutor = StandInExecutor> {
   pausedUntil?: number;
   /** a slow primary: its PRE-PREPAREs take this much longer */
   slowMs?: number;
+  /** a forging primary behaves until this simulated time (so that it has shares to forge with) */
+  forgeFromMs?: number;
   /** a forging primary: COMMIT shares it heard (for short aggregates) */
   heardCommits?: { from: string; blsSigs: Record<string, string> }[];
   /** a censoring primary: these requests (by reference, as the simulated network passes them) never reach it */
