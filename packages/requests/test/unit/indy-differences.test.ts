@@ -20,7 +20,7 @@ describe('deliberate differences from Indy', () => {
     const ref = schema.txnMetadata.seqNo;
     const txn = await accept(h, signed(issuer, { type: '102', ref, signature_type: 'CL', data: { primary: { n: '1' } } }));
     expect(txn.txnMetadata.txnId).to.equal(`${issuer.did}:3:CL:${ref}:tag`);
-    expect(h.stores.states[1].get(claimDefKey(issuer.did, ref, 'CL', 'tag'))).to.not.equal(undefined);
+    expect(h.stores.states[1].get(claimDefKey(issuer.did, ref!, 'CL', 'tag'))).to.not.equal(undefined);
     const got = await read(h, { type: '108', origin: issuer.did, ref, signature_type: 'CL' });
     expect(got.result.data).to.deep.equal({ primary: { n: '1' } });
   });
