@@ -199,4 +199,46 @@ describe('explorer: pages over a fake pool', () => {
     expect(() => registerExplorer(Fastify(), { pool: fakePool, caller, namespace: 'n', now: () => 0, lastRefresh: () => undefined }, { registerForm: true })).to.throw(/signer seed/);
     await a.close();
   });
+
+  it('the DID page walks the NYM back in time: creation, a verkey rotation and a role change, each with its txn', async () => {
+    const did = DidKey.random();
+    const rotated = DidKey.random();
+    // versions of the NYM: [txnTime, seqNo, verkey, role]
+    const versions: [number, number, string, string | null][] = [
+      [1_700_000_100, 7, did.verkey, null],
+      [1_700_000_200, 9, rotated.fullVerkey, null],
+      [1_700_000_300, 12, rotated.fullVerkey, '101'],
+    ];
+    const reads: (number | undefined)[] = [];
+    const base = fakeCaller(20, ['1']);
+    const caller = {
+      ...base,
+      read: async (req: Request): Promise<ReadOutcome> => {
+        const op = req.operation as Record<string, unknown>;
+        if (op.type === '105') {
+          const at = op.timestamp as number | undefined;
+          reads.push(at);
+          const v = op.dest !== did.did ? undefined : [...versions].reverse().find(([t]) => at === undefined || t <= at);
+          const data = v === undefined ? null : JSON.stringify({ dest: did.did, identifier: 'V4SGRU86Z58d6TV7PBUe6f', verkey: v[2], role: v[3], seqNo: v[1], txnTime: v[0] });
+          return { result: { type: '105', data, seqNo: v?.[1] ?? null, txnTime: v?.[0] ?? null }, verified: true, nodes: ['Node1'], rejected: [] };
+        }
+        if (op.type === '104') return { result: { type: '104', data: null, seqNo: null, txnTime: null }, verified: true, nodes: ['Node1'], rejected: [] };
+        return base.read(req);
+      },
+    } as unknown as PoolCaller;
+    const a = await app(caller);
+    const r = await a.inject({ url: `/dids/${did.did}`, headers: H });
+    expect(r.statusCode).to.equal(200);
+    const rows = r.body.split('<h2>NYM history</h2>')[1]!;
+    expect(rows).to.include('href="/ledger/domain/12"').and.include('href="/ledger/domain/9"').and.include('href="/ledger/domain/7"');
+    expect(rows).to.include('role identity owner (no role) → ENDORSER');
+    expect(rows).to.include('verkey rotated');
+    expect(rows).to.include('created');
+    expect(r.body).to.include(`did:indy:quire:test:${did.did}`);
+    expect(reads).to.include.members([1_700_000_299, 1_700_000_199, 1_700_000_099]);
+    const missing = await a.inject({ url: `/dids/${DidKey.random().did}`, headers: H });
+    expect(missing.statusCode).to.equal(404);
+    expect(missing.body).to.include('is not on the ledger');
+    await a.close();
+  });
 });
