@@ -184,7 +184,14 @@ export async function runPeerFuzz(count: number, seed: number, log: (s: string) 
       byKind[m.kind] = (byKind[m.kind] ?? 0) + 1;
       const reps = m.kind === 'flood' ? 50 : 1;
       for (let k = 0; k < reps; k++) {
-        if (host.send(rng.pick(targets), m.bytes)) sent++;
+        // the host refuses to send what exceeds the message limit (MESSAGE_TOO_LARGE) or cannot be queued
+        let ok = false;
+        try {
+          ok = host.send(rng.pick(targets), m.bytes);
+        } catch {
+          ok = false;
+        }
+        if (ok) sent++;
         else refused++;
       }
       // yield now and then so the sends drain (and the honest nodes' traffic is read)
