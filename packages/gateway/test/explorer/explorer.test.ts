@@ -15,6 +15,7 @@ import { prefersHtml, registerExplorer } from '../../src/explorer/index.js';
 import { GatewayError, GatewayErrorCode } from '../../src/errors.js';
 import type { GatewayPool, PoolCaller } from '../../src/pool-call.js';
 import type { RouteContext } from '../../src/vdr-routes.js';
+import { Gateway } from '../../src/index.js';
 
 /** A ledger of `size` txns, txn i of type types[i % types.length], served as GET_TXN replies. */
 function fakeCaller(size: number, types: string[], reads: { n: number } = { n: 0 }): PoolCaller {
@@ -240,5 +241,31 @@ describe('explorer: pages over a fake pool', () => {
     expect(missing.statusCode).to.equal(404);
     expect(missing.body).to.include('is not on the ledger');
     await a.close();
+  });
+
+  it('wired into the gateway: / and unknown paths are pages for a browser and unchanged JSON for programs; --no-explorer leaves the gateway as it was', async () => {
+    const pool = { ...(fakePool as object), ledger: { size: 0, txn: () => undefined }, submitRead: async () => ({}) } as unknown as GatewayPool;
+    const gw = await Gateway.create({ port: 0, metrics: false, rateLimit: { max: 0, windowMs: 1000 } }, { pool });
+    try {
+      const page = await gw.app.inject({ url: '/', headers: H });
+      expect(page.headers['content-type']).to.match(/^text\/html/);
+      expect(page.body).to.include('<h1>Pool</h1>');
+      expect((await gw.app.inject({ url: '/' })).json()).to.have.property('pool_nodes');
+      expect((await gw.app.inject({ url: '/?fmt', headers: H })).headers['content-type']).to.match(/json/);
+      const nf = await gw.app.inject({ url: '/nope', headers: H });
+      expect(nf.statusCode).to.equal(404);
+      expect(nf.headers['content-type']).to.match(/^text\/html/);
+      expect((await gw.app.inject({ url: '/nope' })).json()).to.include({ code: 'NOT_FOUND' });
+    } finally {
+      await gw.close();
+    }
+    const off = await Gateway.create({ port: 0, metrics: false, explorer: { enabled: false } }, { pool });
+    try {
+      expect((await off.app.inject({ url: '/', headers: H })).headers['content-type']).to.match(/json/);
+      expect((await off.app.inject({ url: '/pool', headers: H })).statusCode).to.equal(404);
+      expect((await off.app.inject({ url: '/nope', headers: H })).headers['content-type']).to.match(/json/);
+    } finally {
+      await off.close();
+    }
   });
 });
