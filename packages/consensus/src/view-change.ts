@@ -337,10 +337,6 @@ export class ViewChanger {
         this.futureVcs.set(vc.viewNo, m);
       }
       m.set(from, vc);
-      // it counts as its author's INSTANCE_CHANGE vote for that view (consensus.md §6.4): a node whose
-      // own vote was lost (cut off while the others voted) still lets them reach n-f (#15 F1)
-      this.voting.onInstanceChange(from, { op: 'INSTANCE_CHANGE', viewNo: vc.viewNo, reason: Suspicion.INSTANCE_CHANGE_TIMEOUT });
-      if (ctx.viewNo >= vc.viewNo) return;
       // PBFT join rule: f+1 validators already moved to a later view
       const views = [...this.futureVcs.keys()].filter((v) => v > ctx.viewNo).sort((a, b) => a - b);
       for (const v of views) {
