@@ -200,7 +200,7 @@ export async function fuzzClients(targets: readonly FuzzTarget[], count: number,
       stats.examples.push({ kind, outcome, sent: dec.decode(sent.slice(0, 300)), got: got.slice(0, 300) });
     }
   };
-  const worker = async (t: FuzzTarget, w: number): Promise<void> => {
+  const worker = async (t: FuzzTarget): Promise<void> => {
     let c: ClientConnector | undefined;
     const wr = rng.fork();
     while (next < count) {
@@ -226,11 +226,11 @@ export async function fuzzClients(targets: readonly FuzzTarget[], count: number,
         else if (code === 'REQUEST_TIMEOUT') note(m.kind, 'no-answer', bytes, String(code));
         else note(m.kind, 'session-closed', bytes, `${String(code)} ${(e as Error).message}`);
       }
-      if (w === 0 && i % 10_000 === 0 && i > 0) opts.log?.(`${i} messages: ${JSON.stringify(stats.byOutcome)}`);
+      if (stats.messages % 5_000 === 0) opts.log?.(`${stats.messages} messages: ${JSON.stringify(stats.byOutcome)}`);
     }
     await c?.close();
   };
-  await Promise.all(targets.flatMap((t) => Array.from({ length: inFlight }, (_, k) => worker(t, k))));
+  await Promise.all(targets.flatMap((t) => Array.from({ length: inFlight }, () => worker(t))));
   return stats;
 }
 
