@@ -271,7 +271,8 @@ async function main(): Promise<void> {
     configOverride: { limits: { clientRate: 100_000, clientBurst: 100_000, clientMaxPending: 4096 } },
     onUnexpectedExit: (n, e) => exits.push(`${n.name} code ${e.code} signal ${e.signal}`),
   });
-  let failed = false;
+  // kept (with the node logs) unless the run ends clean
+  let failed = true;
   const onSig = (): void => {
     void pool.close().then(() => process.exit(130));
   };
