@@ -330,20 +330,34 @@ export class ViewChanger {
       return;
     }
     if (vc.viewNo > ctx.viewNo) {
-      if (vc.viewNo > ctx.viewNo + 2 + this.voting.escalation) return;
+      const near = ctx.viewNo + 2 + this.voting.escalation;
+      if (vc.viewNo > near) {
+        // A view further ahead is kept one per validator (its highest), so a node that came back
+        // while the others escalated view after view still learns where f+1 of them are.
+        if (!ctx.isValidator(from)) return;
+        for (const [v, m] of this.futureVcs) {
+          if (v <= near || !m.has(from)) continue;
+          if (v >= vc.viewNo) return;
+          m.delete(from);
+          if (m.size === 0) this.futureVcs.delete(v);
+        }
+      }
       let m = this.futureVcs.get(vc.viewNo);
       if (m === undefined) {
         m = new Map();
         this.futureVcs.set(vc.viewNo, m);
       }
       m.set(from, vc);
-      // PBFT join rule: f+1 validators already moved to a later view
-      const views = [...this.futureVcs.keys()].filter((v) => v > ctx.viewNo).sort((a, b) => a - b);
-      for (const v of views) {
-        if ([...this.futureVcs.get(v)!.keys()].filter((a) => ctx.isValidator(a)).length >= ctx.quorums.weak) {
-          this.startViewChange(v);
-          return;
-        }
+      // PBFT join rule: f+1 validators already moved to later views; join the lowest view that
+      // f+1 of them reached (the (f+1)-th highest of their views), at least one of them honest
+      const highest = new Map<string, number>();
+      for (const [v, byAuthor] of this.futureVcs) {
+        if (v <= ctx.viewNo) continue;
+        for (const a of byAuthor.keys()) if (ctx.isValidator(a) && v > (highest.get(a) ?? 0)) highest.set(a, v);
+      }
+      if (highest.size >= ctx.quorums.weak) {
+        const target = [...highest.values()].sort((a, b) => b - a)[ctx.quorums.weak - 1]!;
+        this.startViewChange(target);
       }
       return;
     }
