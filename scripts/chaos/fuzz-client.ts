@@ -82,12 +82,31 @@ function paths(v: unknown, prefix: (string | number)[] = [], out: (string | numb
   return out;
 }
 
+/** Sets (or deletes) the value at `path`; a path through a value that holds no fields is left as it is. */
 function setAt(root: unknown, path: (string | number)[], value: unknown, del: boolean): void {
-  let cur = root as Record<string, unknown>;
-  for (let i = 0; i < path.length - 1; i++) cur = cur[path[i] as string] as Record<string, unknown>;
+  let cur: unknown = root;
+  for (let i = 0; i < path.length - 1 && cur !== null && typeof cur === 'object'; i++) cur = (cur as Record<string, unknown>)[path[i] as string];
+  if (cur === null || typeof cur !== 'object') return;
   const last = path[path.length - 1] as string;
-  if (del) delete cur[last];
-  else cur[last] = value;
+  if (del) delete (cur as Record<string, unknown>)[last];
+  else (cur as Record<string, unknown>)[last] = value;
+}
+
+/**
+ * A mutated message as JSON bytes. Nesting deeper than the canonical writer allows (a mutation may
+ * nest that deep on purpose) is written by JSON.stringify, or by hand past the stack: the node must refuse it too.
+ */
+function jsonBytes(msg: unknown): Uint8Array {
+  try {
+    return enc.encode(stringifyJson(msg));
+  } catch {
+    try {
+      return enc.encode(JSON.stringify(msg, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+    } catch {
+      // deeper than the stack allows JSON.stringify either: the same nesting written out by hand
+      return enc.encode(`{"deep":${'['.repeat(20_000)}${']'.repeat(20_000)}}`);
+    }
+  }
 }
 
 export type MutationKind = 'replace' | 'delete' | 'add' | 'truncate' | 'bitflip' | 'random-bytes' | 'oversize' | 'replay' | 'valid' | 'top-level';
@@ -97,24 +116,24 @@ export function mutate(base: Record<string, unknown>, rng: Rng, seed: number): {
   const sample = <T>(a: fc.Arbitrary<T>): T => fc.sample(a, { seed: seed, numRuns: 1 })[0]!;
   const r = rng.next();
   const msg = structuredClone(base);
-  if (r < 0.05) return { kind: 'valid', bytes: enc.encode(stringifyJson(msg)) };
+  if (r < 0.05) return { kind: 'valid', bytes: jsonBytes(msg) };
   if (r < 0.45) {
     const ps = paths(msg);
     const p = rng.pick(ps);
     setAt(msg, p, sample(anyValue), false);
-    return { kind: 'replace', bytes: enc.encode(stringifyJson(msg)) };
+    return { kind: 'replace', bytes: jsonBytes(msg) };
   }
   if (r < 0.55) {
     setAt(msg, rng.pick(paths(msg)), undefined, true);
-    return { kind: 'delete', bytes: enc.encode(stringifyJson(msg)) };
+    return { kind: 'delete', bytes: jsonBytes(msg) };
   }
   if (r < 0.62) {
     const ps = paths(msg).filter((p) => p.length > 0);
     const parent = rng.chance(0.5) ? [] : rng.pick(ps);
     setAt(msg, [...parent, sample(fc.string({ minLength: 1, maxLength: 12 }))], sample(anyValue), false);
-    return { kind: 'add', bytes: enc.encode(stringifyJson(msg)) };
+    return { kind: 'add', bytes: jsonBytes(msg) };
   }
-  const text = enc.encode(stringifyJson(msg));
+  const text = jsonBytes(msg);
   if (r < 0.72) return { kind: 'truncate', bytes: text.slice(0, rng.int(0, Math.max(0, text.length - 1))) };
   if (r < 0.82) {
     const b = new Uint8Array(text);

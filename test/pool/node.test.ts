@@ -48,7 +48,7 @@ describe('whole pool: node acceptance', function () {
     fileStarted = Date.now();
     // freshness batches every 20 s keep every ledger's multi-signature fresh (a node that caught up
     // holds none for its roots until the next batch) without flooding the ledgers during comparisons
-    pool = await TestPool.start({ name: 'node-acceptance', orderingTimeoutMs: 120_000, config: { consensus: { stateFreshnessUpdateIntervalSec: 20 } } });
+    pool = await TestPool.start({ name: 'node-acceptance', orderingTimeoutMs: 120_000, config: { consensus: { stateFreshnessUpdateIntervalSec: 20 }, limits: { clientRate: 50, clientBurst: 200 } } });
     client = await pool.client();
   });
 
