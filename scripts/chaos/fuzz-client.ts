@@ -141,8 +141,8 @@ export function mutate(base: Record<string, unknown>, rng: Rng, seed: number): {
     return { kind: 'bitflip', bytes: b };
   }
   if (r < 0.88) return { kind: 'random-bytes', bytes: new Uint8Array(sample(fc.uint8Array({ maxLength: 600 }))) };
-  if (r < 0.9) return { kind: 'oversize', bytes: enc.encode(stringifyJson({ ...msg, pad: 'y'.repeat(rng.int(129 * 1024, 400 * 1024)) })) };
-  if (r < 0.95) return { kind: 'top-level', bytes: enc.encode(stringifyJson(sample(anyValue))) };
+  if (r < 0.9) return { kind: 'oversize', bytes: jsonBytes({ ...msg, pad: 'y'.repeat(rng.int(129 * 1024, 400 * 1024)) }) };
+  if (r < 0.95) return { kind: 'top-level', bytes: jsonBytes(sample(anyValue)) };
   return { kind: 'replay', bytes: text };
 }
 
