@@ -87,8 +87,16 @@ export function taaAcceptanceDay(t: number): number {
   return t - (((t % 86400) + 86400) % 86400);
 }
 
-/** Batch digest (formats.md 10.2): lowercase hex SHA-256 of SER([viewNo, ppTime, d1, …, dk]), the
- * request digests in batch order. */
-export function batchDigest(viewNo: number, ppTime: number, requestDigestsInOrder: readonly string[]): string {
-  return sha256Hex(signingSerialization([viewNo, ppTime, ...requestDigestsInOrder]));
+/**
+ * Batch digest (formats.md 10.2): lowercase hex SHA-256 of SER([viewNo, ppTime, d1, …, dk]), the
+ * request digests in batch order. The digest names a batch in VIEW_CHANGE and NEW_VIEW, so it must
+ * fix everything the batch's execution depends on. A non-empty batch's requests fix its ledger
+ * (a PRE-PREPARE whose requests belong to another ledger is refused); an empty batch (a freshness
+ * update) has no request, so its ledger is hashed as a last element `ledger=<id>`. Without it two
+ * empty batches of one view and second on different ledgers share a digest, and a primary could
+ * send each half of the pool its own (docs/consensus-deviations.md §8).
+ */
+export function batchDigest(viewNo: number, ppTime: number, requestDigestsInOrder: readonly string[], ledgerId: number): string {
+  const tail = requestDigestsInOrder.length > 0 ? requestDigestsInOrder : [`ledger=${ledgerId}`];
+  return sha256Hex(signingSerialization([viewNo, ppTime, ...tail]));
 }

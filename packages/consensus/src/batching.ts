@@ -108,7 +108,7 @@ export class Batching {
     // every queued request may have been dropped as a payload duplicate
     if (entries.length === 0 && !allowEmpty) return false;
     const reqIdr = entries.map((e) => e.info.digest);
-    const digest = batchDigest(ctx.viewNo, ppTime, reqIdr);
+    const digest = batchDigest(ctx.viewNo, ppTime, reqIdr, lid);
     const applied = ex.applyBatch({
       ledgerId: lid,
       requests: entries.map((e) => e.request),

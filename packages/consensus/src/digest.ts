@@ -1,16 +1,9 @@
-// Batch digest (consensus.md §3.4, formats.md §10.2) and multi-signature values (formats.md §9.2).
-import { createHash } from 'node:crypto';
+// Multi-signature values (formats.md §9.2) and discarded lists. The batch digest (formats.md §10.2)
+// has one definition, in @quire/common, re-exported here.
 import type { MultiSigValue } from './messages.js';
 import type { SignedLedgerRoots } from './interfaces.js';
 
-/**
- * hex SHA-256 of the signing serialization of `[originalViewNo, ppTime, d1, ..., dk]`, i.e. of the
- * UTF-8 string `"<v>,<t>,<d1>,...,<dk>"` (integers in decimal, digests as lowercase hex).
- */
-export function batchDigest(originalViewNo: number, ppTime: number, reqIdr: readonly string[]): string {
-  const parts = [String(originalViewNo), String(ppTime), ...reqIdr];
-  return createHash('sha256').update(parts.join(','), 'utf8').digest('hex');
-}
+export { batchDigest } from '@quire/common';
 
 export function multiSigValue(roots: SignedLedgerRoots, poolStateRoot: string, ppTime: number): MultiSigValue {
   return {

@@ -98,7 +98,7 @@ export class Ordering {
       return;
     }
     if (from === ctx.name) return;
-    if (batchDigest(pp.originalViewNo ?? pp.viewNo, pp.ppTime, pp.reqIdr) !== pp.digest) {
+    if (batchDigest(pp.originalViewNo ?? pp.viewNo, pp.ppTime, pp.reqIdr, pp.ledgerId) !== pp.digest) {
       ctx.suspect(from, Suspicion.PPR_DIGEST_WRONG, true);
       return;
     }
@@ -153,7 +153,10 @@ export class Ordering {
     if (!this.intake.ensureKnown(pp.reqIdr)) return 'wait';
     const payloads = new Set<string>();
     for (const d of pp.reqIdr) {
-      const pd = this.intake.entries.get(d)!.info.payloadDigest;
+      const info = this.intake.entries.get(d)!.info;
+      // the digest covers the requests, not the ledger: the requests must fix it (formats.md §10.2)
+      if (info.ledgerId !== pp.ledgerId) return this.refuse(pp, primary, Suspicion.PPR_DIGEST_WRONG);
+      const pd = info.payloadDigest;
       if (payloads.has(pd) || this.intake.payloadsInBatches.has(pd) || ex.isPayloadCommitted(pd)) {
         return this.refuse(pp, primary, Suspicion.PPR_WITH_ORDERED_REQUEST);
       }

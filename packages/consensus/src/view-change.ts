@@ -689,7 +689,7 @@ export class ViewChanger {
     for (const pp of rep.preprepares) {
       const pv = pp.originalViewNo ?? pp.viewNo;
       const i = this.missingOld.findIndex((b) => b.pp_view_no === pv && b.pp_seq_no === pp.ppSeqNo && b.pp_digest === pp.digest);
-      if (i < 0 || batchDigest(pv, pp.ppTime, pp.reqIdr) !== pp.digest) continue;
+      if (i < 0 || batchDigest(pv, pp.ppTime, pp.reqIdr, pp.ledgerId) !== pp.digest) continue;
       const key = ppKey(pv, pp.ppSeqNo, pp.digest);
       if (this.oldPpExcluded.get(key)?.has(from) === true) continue;
       this.missingOld.splice(i, 1);

@@ -61,8 +61,11 @@ describe('request digests (formats 3.3)', () => {
     expect(taaAcceptanceDay(20)).to.equal(0);
   });
 
-  it('batch digest (formats 10.2)', () => {
-    expect(batchDigest(0, 1700000000, ['aa', 'bb'])).to.equal(h('0,1700000000,aa,bb'));
-    expect(batchDigest(3, 5, [])).to.equal(h('3,5'));
+  it('batch digest (formats 10.2): the requests fix a non-empty batch, an empty one hashes its ledger', () => {
+    expect(batchDigest(0, 1700000000, ['aa', 'bb'], 1)).to.equal(h('0,1700000000,aa,bb'));
+    expect(batchDigest(0, 1700000000, ['aa', 'bb'], 2)).to.equal(h('0,1700000000,aa,bb'));
+    expect(batchDigest(3, 5, [], 0)).to.equal(h('3,5,ledger=0'));
+    // two empty batches of one view and second on different ledgers are two batches
+    expect(batchDigest(3, 5, [], 1)).to.not.equal(batchDigest(3, 5, [], 2));
   });
 });

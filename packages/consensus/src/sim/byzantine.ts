@@ -227,7 +227,7 @@ export function byzantineTransform(kind: ByzantineKind, msg: NodeMessage, to: st
         // same key, later time, so a different digest; its audit root no longer matches, so a backup
         // that gets only this version votes 44, one holding the first votes 60 when relays bring it
         const ppTime = msg.ppTime + 1;
-        return [{ ...msg, ppTime, digest: batchDigest(msg.originalViewNo ?? msg.viewNo, ppTime, msg.reqIdr) }];
+        return [{ ...msg, ppTime, digest: batchDigest(msg.originalViewNo ?? msg.viewNo, ppTime, msg.reqIdr, msg.ledgerId) }];
       }
       return [msg];
   }

@@ -11,7 +11,7 @@ const SIG = b58encode(new Uint8Array(96).fill(7));
 function pp(over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     op: 'PREPREPARE', instId: 0, viewNo: 0, ppSeqNo: 1, ppTime: 1700000000, reqIdr: [D], discarded: '[]',
-    digest: batchDigest(0, 1700000000, [D]), ledgerId: 1, stateRootHash: ROOT, txnRootHash: ROOT, sub_seq_no: 0,
+    digest: batchDigest(0, 1700000000, [D], 1), ledgerId: 1, stateRootHash: ROOT, txnRootHash: ROOT, sub_seq_no: 0,
     final: true, poolStateRootHash: ROOT, auditTxnRootHash: ROOT, ...over,
   };
 }

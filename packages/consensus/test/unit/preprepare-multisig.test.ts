@@ -51,7 +51,7 @@ function setup() {
 function prePrepare(blsMultiSigs: unknown[]): Record<string, unknown> {
   const twin = new StandInExecutor(new SimRequestAnalyzer(), genesis);
   const poolStateRootHash = twin.uncommittedPoolStateRoot();
-  const digest = batchDigest(0, PP_TIME, []);
+  const digest = batchDigest(0, PP_TIME, [], 1);
   const a = twin.applyBatch({ ledgerId: 1, requests: [], digests: [], ppTime: PP_TIME, ppSeqNo: 1, originalViewNo: 0, primaries: ['Node1'], digest });
   return {
     op: 'PREPREPARE', instId: 0, viewNo: 0, ppSeqNo: 1, ppTime: PP_TIME, reqIdr: [], discarded: '[]', digest, ledgerId: 1,

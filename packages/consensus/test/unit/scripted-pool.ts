@@ -43,6 +43,10 @@ export class Pool {
   delay: (from: string, to: string, msg: NodeMessage) => number = () => 5;
   /** messages for which it returns true are lost */
   drop: (from: string, to: string, msg: NodeMessage) => boolean = () => false;
+  /** what `to` receives instead of `msg` (a Byzantine sender's rewrite) */
+  rewrite: (from: string, to: string, msg: NodeMessage) => NodeMessage = (_from, _to, msg) => msg;
+  /** suspicions raised, in order */
+  readonly suspicions: { at: number; by: string; peer: string; code: number }[] = [];
   /** client answers: `${node}:${reqId}` -> 'ack' | 'nack' (first answer) */
   readonly answers = new Map<string, 'ack' | 'nack'>();
   /** reqIds ordered by each node */
@@ -103,6 +107,8 @@ export class Pool {
           set.add(Number(c.slice(1)));
           if (from === 'Node2') this.orderedAt.set(Number(c.slice(1)), this.now);
         }
+      } else if (e.kind === 'suspicion') {
+        this.suspicions.push({ at: this.now, by: from, peer: e.peer, code: e.code });
       } else if (e.kind === 'clientAck' || e.kind === 'clientNack') {
         const key = `${from}:${String(e.reqId)}`;
         if (!this.answers.has(key)) this.answers.set(key, e.kind === 'clientAck' ? 'ack' : 'nack');
@@ -112,7 +118,8 @@ export class Pool {
 
   private deliver(from: string, to: string, msg: NodeMessage): void {
     if (this.drop(from, to, msg)) return;
-    this.schedule(this.now + this.delay(from, to, msg), () => this.apply(to, this.cores.get(to)!.handle({ kind: 'nodeMessage', from, msg })));
+    const received = this.rewrite(from, to, msg);
+    this.schedule(this.now + this.delay(from, to, msg), () => this.apply(to, this.cores.get(to)!.handle({ kind: 'nodeMessage', from, msg: received })));
   }
 
   /** PRE-PREPAREs of the domain ledger carrying requests */

@@ -48,7 +48,7 @@ function prePrepare(ppSeqNo: number, ppTime: number): Record<string, unknown> {
     ppTime,
     reqIdr: [],
     discarded: '[]',
-    digest: batchDigest(0, ppTime, []),
+    digest: batchDigest(0, ppTime, [], 1),
     ledgerId: 1,
     stateRootHash: ROOT,
     txnRootHash: ROOT,

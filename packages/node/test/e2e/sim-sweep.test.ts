@@ -28,6 +28,9 @@ const REGRESSIONS: SimulationOptions[] = [
   // a duplicated LEDGER_STATUS answer started an endless status exchange between two nodes done
   // with catch-up, and every duplicate on the way another one (the run never ended)
   { seed: 232, nodes: 7, faults: 'mixed' },
+  // twin primaries sent empty batches of one view and second on two ledgers: one digest, two batches
+  { seed: 200183673, nodes: 7, faults: 'equivocation' },
+  { seed: 5, nodes: 7, faults: 'equivocation' },
 ];
 
 function envInt(name: string, fallback: number, min: number): number {

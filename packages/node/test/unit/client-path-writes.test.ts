@@ -63,7 +63,7 @@ describe('client path: timeouts, catch-up, own requests, forced requests', () =>
 
   async function order(ledgerId: 1 | 2, requests: Record<string, unknown>[]) {
     const digests = requests.map((r) => parseRequest(r).digest);
-    const input: ApplyBatchInput = { ledgerId, requests, digests, ppTime: 1_700_000_100, ppSeqNo: ++ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, 1_700_000_100, digests) };
+    const input: ApplyBatchInput = { ledgerId, requests, digests, ppTime: 1_700_000_100, ppSeqNo: ++ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, 1_700_000_100, digests, ledgerId) };
     const applied = fx.executor.applyBatch(input);
     const committed = fx.executor.commitBatch([]);
     await fx.executor.flush();

@@ -53,7 +53,7 @@ describe('client path', () => {
   /** orders one domain batch of the given requests through the executor, as consensus would */
   async function order(requests: Record<string, unknown>[]) {
     const digests = requests.map(() => 'ab'.repeat(32));
-    const input: ApplyBatchInput = { ledgerId: 1, requests, digests, ppTime: 1_700_000_100, ppSeqNo: ++ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, 1_700_000_100, digests) };
+    const input: ApplyBatchInput = { ledgerId: 1, requests, digests, ppTime: 1_700_000_100, ppSeqNo: ++ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, 1_700_000_100, digests, 1) };
     const applied = fx.executor.applyBatch(input);
     const committed = fx.executor.commitBatch([]);
     await fx.executor.flush();

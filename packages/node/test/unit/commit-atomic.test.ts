@@ -23,7 +23,7 @@ import { type Fixture, memoryFixture, nymRequest, trustee, user } from './helper
 
 function input(ledgerId: number, requests: Record<string, unknown>[], ppSeqNo: number, ppTime = 1_700_000_000 + ppSeqNo) {
   const digests = requests.map((_, i) => `${ppSeqNo}${i}`.padStart(64, '0'));
-  return { ledgerId, requests, digests, ppTime, ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, ppTime, digests) };
+  return { ledgerId, requests, digests, ppTime, ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, ppTime, digests, ledgerId) };
 }
 
 const root = (fill: number, bytes = 32): string => b58encode(new Uint8Array(bytes).fill(fill));

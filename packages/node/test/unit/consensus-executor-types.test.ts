@@ -22,7 +22,7 @@ function input(ledgerId: number, requests: Record<string, unknown>[]) {
   const ppSeqNo = ++ppSeq;
   const ppTime = PP_TIME + ppSeqNo;
   const digests = requests.map((_, i) => `${ppSeqNo}-${i}`.padStart(64, '0'));
-  return { ledgerId, requests, digests, ppTime, ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, ppTime, digests) };
+  return { ledgerId, requests, digests, ppTime, ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, ppTime, digests, ledgerId) };
 }
 
 /** Applies and commits one batch; returns the reject reasons by request index. */

@@ -24,7 +24,7 @@ function order(fx: Fixture, ledgerId: number, view: number, requests: Record<str
   ppSeqNo++;
   const ppTime = 1_700_000_000 + ppSeqNo;
   const digests = requests.map((_, i) => `${ppSeqNo}-${i}`.padStart(64, '0'));
-  const applied = fx.executor.applyBatch({ ledgerId, requests, digests, ppTime, ppSeqNo, originalViewNo: view, primaries: ['Node1'], digest: batchDigest(view, ppTime, digests) });
+  const applied = fx.executor.applyBatch({ ledgerId, requests, digests, ppTime, ppSeqNo, originalViewNo: view, primaries: ['Node1'], digest: batchDigest(view, ppTime, digests, ledgerId) });
   expect(applied.discarded, applied.rejectReasons.join('; ')).to.deep.equal([]);
   return fx.executor.commitBatch([]);
 }

@@ -15,7 +15,7 @@ function shared() {
 function input(requests: Record<string, unknown>[], ppSeqNo: number) {
   const digests = requests.map((_, i) => `${ppSeqNo}-${i}`.padStart(64, '0'));
   const ppTime = 1_700_000_000 + ppSeqNo;
-  return { ledgerId: 1, requests, digests, ppTime, ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, ppTime, digests) };
+  return { ledgerId: 1, requests, digests, ppTime, ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, ppTime, digests, 1) };
 }
 
 describe('simulator on the real executor and storage', () => {

@@ -22,7 +22,7 @@ import { memoryFixture, nymRequest, trustee, user } from './helpers.js';
 
 function input(ledgerId: number, requests: Record<string, unknown>[], ppSeqNo: number, ppTime = 1_700_000_000 + ppSeqNo) {
   const digests = requests.map((_, i) => `${ppSeqNo}${i}`.padStart(64, '0'));
-  return { ledgerId, requests, digests, ppTime, ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, ppTime, digests) };
+  return { ledgerId, requests, digests, ppTime, ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, ppTime, digests, ledgerId) };
 }
 
 describe('startup: a state that differs from the audit ledger is rebuilt (#15 F6)', () => {
