@@ -113,6 +113,7 @@ export class ConsensusCore {
         if (msg.viewNo > ctx.viewNo) this.viewChanger.noteFutureView(from, msg.viewNo);
       },
       onFetchedRejected: (ppSeqNo, relayer) => this.viewChanger.onFetchedRejected(ppSeqNo, relayer),
+      onCommitInEarlierView: (from, ppSeqNo) => this.repair.noteCommitInEarlierView(from, ppSeqNo),
     };
     this.viewChanger.hooks = {
       onViewEntered: () => {

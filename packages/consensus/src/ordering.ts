@@ -18,6 +18,8 @@ export interface OrderingHooks {
   stash(from: string, msg: PrePrepare | Prepare | Commit): void;
   /** a PRE-PREPARE of an earlier view fetched from `relayer` failed its checks: fetch it elsewhere (#15 F7) */
   onFetchedRejected?(ppSeqNo: number, relayer: string): void;
+  /** while waiting for NEW_VIEW: `from` COMMITted batch `ppSeqNo`, above this node's, in an earlier view */
+  onCommitInEarlierView?(from: string, ppSeqNo: number): void;
 }
 
 type AcceptResult = 'accepted' | 'wait' | 'rejected';
@@ -74,7 +76,11 @@ export class Ordering {
   /** Common admission of a 3PC message: 'process', or it was stashed / discarded. */
   private admit(from: string, msg: PrePrepare | Prepare | Commit): boolean {
     const ctx = this.ctx;
-    if (msg.viewNo < ctx.viewNo || msg.ppSeqNo <= ctx.h) return false;
+    if (msg.viewNo < ctx.viewNo || msg.ppSeqNo <= ctx.h) {
+      // the pool may be ordering on in the view this node left (it was pushed out alone)
+      if (msg.op === 'COMMIT' && msg.viewNo < ctx.viewNo && ctx.waitingForNewView && msg.ppSeqNo > ctx.lastOrdered.ppSeqNo) this.hooks.onCommitInEarlierView?.(from, msg.ppSeqNo);
+      return false;
+    }
     if (msg.viewNo > ctx.viewNo || msg.ppSeqNo > ctx.H || ctx.waitingForNewView || ctx.catchingUp) {
       this.hooks.stash(from, msg);
       return false;

@@ -20,6 +20,13 @@ export class Repair {
   private readonly viewHintAt = new Map<string, number>();
   /** highest ppSeqNo of the current view any peer's 3PC message named */
   highestSeen = 0;
+  /**
+   * While waiting for NEW_VIEW: per validator, the highest batch above this node's it COMMITted in
+   * an earlier view (one entry per validator), when the wait began and when it last caught up for it.
+   */
+  private readonly committedWithout = new Map<string, number>();
+  private waitingSince: number | undefined;
+  private leftBehindCatchupAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly ctx: CoreContext,
@@ -171,7 +178,14 @@ export class Repair {
     const retry = ctx.opts.messageRequestRetryMs;
     for (const k of [...this.relayed.keys()]) this.checkRelayed(k);
     // a node that caught up while waiting for NEW_VIEW tells the new primary its fresher state (#15 F1)
-    if (ctx.waitingForNewView && !ctx.catchingUp) this.viewChanges?.refreshOwnViewChange();
+    if (ctx.waitingForNewView && !ctx.catchingUp) {
+      this.viewChanges?.refreshOwnViewChange();
+      this.catchUpIfLeftBehind(now);
+    }
+    if (!ctx.waitingForNewView) {
+      this.waitingSince = undefined;
+      this.committedWithout.clear();
+    }
     if (ctx.waitingForNewView || ctx.catchingUp) return;
     const k = ctx.lastOrdered.ppSeqNo + 1;
     if (k > ctx.H) return;
@@ -206,6 +220,33 @@ export class Repair {
       }
     }
     this.probe(k, Math.min(k + REPAIR_WINDOW - 1, ctx.H), now);
+  }
+
+  /** A validator COMMITted batch `ppSeqNo` in a view this node has left while it waits for NEW_VIEW. */
+  noteCommitInEarlierView(from: string, ppSeqNo: number): void {
+    if (!this.ctx.isValidator(from) || from === this.ctx.name) return;
+    if ((this.committedWithout.get(from) ?? 0) < ppSeqNo) this.committedWithout.set(from, ppSeqNo);
+  }
+
+  /**
+   * Byzantine validators can push one honest node into a view change the others never start (their
+   * INSTANCE_CHANGE votes reach it and nobody else): it waits for a NEW_VIEW that never comes while
+   * the pool orders on in the old view, and with no checkpoint yet nothing else would bring it
+   * along. Once the wait has outlasted the NEW_VIEW timeout and f+1 validators COMMITted batches
+   * above this node's in an earlier view, it catches up (verified ledger catch-up, no vote: safe in
+   * any view), at most once per NEW_VIEW timeout. It stays in its view; its VIEW_CHANGE is refreshed.
+   */
+  private catchUpIfLeftBehind(now: number): void {
+    const ctx = this.ctx;
+    this.waitingSince ??= now;
+    const wait = ctx.opts.newViewTimeoutMs;
+    if (now - this.waitingSince < wait || now - this.leftBehindCatchupAt < wait) return;
+    let ahead = 0;
+    for (const [from, k] of this.committedWithout) if (k > ctx.lastOrdered.ppSeqNo && ctx.isValidator(from)) ahead++;
+    if (ahead < ctx.quorums.weak) return;
+    this.leftBehindCatchupAt = now;
+    this.committedWithout.clear();
+    this.onBehindCheckpoint?.();
   }
 
   /** Starts the post-catch-up probing: the pool may have moved on by batches nobody announces again. */

@@ -31,6 +31,10 @@ const REGRESSIONS: SimulationOptions[] = [
   // twin primaries sent empty batches of one view and second on two ledgers: one digest, two batches
   { seed: 200183673, nodes: 7, faults: 'equivocation' },
   { seed: 5, nodes: 7, faults: 'equivocation' },
+  // twin Byzantine validators pushed one honest node alone into a view change: it waited for a
+  // NEW_VIEW that never came while the pool ordered on in view 0 (no checkpoint to catch up to)
+  { seed: 136422048, nodes: 7, faults: 'equivocation' },
+  { seed: 136422268, nodes: 7, faults: 'equivocation' },
 ];
 
 function envInt(name: string, fallback: number, min: number): number {
