@@ -13,10 +13,21 @@ export class Batching {
   /** a view was just entered: the first batch records the new primaries even if empty */
   viewStartPending = false;
   /**
-   * A view this node must not propose in: after a restart it cannot know which PRE-PREPAREs it
-   * sent before the crash, and proposing again would equivocate. The pool moves to the next view.
+   * Set at a restart: the node cannot know which PRE-PREPAREs it sent before the crash, nor in which
+   * view (its ledgers may end a view or more before it: the last writes may be torn, and a catch-up
+   * can bring it into a later view where it was the primary). Proposing again would equivocate, so
+   * it proposes only in a view it entered through a NEW_VIEW after the restart; meanwhile the pool
+   * moves to the next view.
    */
-  blockedView: number | undefined;
+  blockedSinceRestart = false;
+  /**
+   * The highest ppSeqNo this node proposed in its current view. A catch-up reverts the batches it
+   * proposed and the pool has not ordered here yet; their ppSeqNos are taken in this view and are
+   * never proposed again with other content (that is equivocation: peers that ordered the first
+   * batch refuse everything built on the second). Proposing resumes above them once this node has
+   * them again (repair or catch-up); if the pool never orders them, it changes view.
+   */
+  private proposed = { viewNo: -1, ppSeqNo: 0 };
   /** ppTime of the last batch this primary applied per ledger (freshness, before ordering) */
   private readonly lastSent = new Map<number, number>();
 
@@ -36,7 +47,8 @@ export class Batching {
     const cert = ctx.prevViewPrepareCert;
     return (
       ctx.isPrimary() &&
-      ctx.viewNo !== this.blockedView &&
+      !this.blockedSinceRestart &&
+      (this.proposed.viewNo !== ctx.viewNo || ctx.lastPrePrepareSeqNo >= this.proposed.ppSeqNo) &&
       !ctx.waitingForNewView &&
       !ctx.catchingUp &&
       ctx.lastPrePrepareSeqNo >= cert &&
@@ -142,6 +154,7 @@ export class Batching {
     }
     this.ordering.recordApplied(pp, applied);
     this.lastSent.set(lid, ppTime);
+    this.proposed = { viewNo: ctx.viewNo, ppSeqNo: k };
     ctx.broadcast(pp);
     ctx.modules.logger?.debug({ ppSeqNo: k, ledgerId: lid, size: reqIdr.length }, 'batch sent');
     return true;

@@ -95,6 +95,8 @@ export class ConsensusCore {
         this.repair.highestSeen = Math.max(this.repair.highestSeen, this.ctx.lastOrdered.ppSeqNo);
         this.repair.startFollowUp();
         this.ctx.modules.logger?.info({ lastOrdered: this.ctx.lastOrdered.ppSeqNo }, 'caught up');
+        // a catch-up can bring a restarted node into a view it is the primary of
+        this.voteIfBlockedPrimary();
         this.unstash();
       },
     };
@@ -117,6 +119,7 @@ export class ConsensusCore {
     };
     this.viewChanger.hooks = {
       onViewEntered: () => {
+        this.batching.blockedSinceRestart = false;
         this.repair.clear();
         this.repair.highestSeen = 0;
         this.batching.reset();
@@ -150,7 +153,7 @@ export class ConsensusCore {
     this.restoreVoteJournal();
     // restarted with history: PRE-PREPAREs sent in this view before the crash are unknown here
     // (a pool of one has no peer that could hold them: nothing to block)
-    if (modules.executor.lastAudit() !== undefined && this.ctx.validators.length > 1) this.batching.blockedView = this.ctx.viewNo;
+    if (modules.executor.lastAudit() !== undefined && this.ctx.validators.length > 1) this.batching.blockedSinceRestart = true;
   }
 
   /** Restores view, last ordered batch, ppTime, checkpoint and freshness from the audit ledger. */
@@ -204,6 +207,13 @@ export class ConsensusCore {
     this.viewChanger.noteCommitted(out);
   }
 
+  /** A primary that may not propose (restarted, no NEW_VIEW since) asks the pool to move on. */
+  private voteIfBlockedPrimary(): void {
+    if (this.ctx.isPrimary() && this.batching.blockedSinceRestart && this.ctx.validators.length > 1 && !this.ctx.waitingForNewView) {
+      this.viewChanger.voting.vote(Suspicion.PRIMARY_DISCONNECTED);
+    }
+  }
+
   /** Starts the housekeeping timer and the initial catch-up; returns its effects. Idempotent. */
   start(): ConsensusEffect[] {
     if (!this.started) {
@@ -211,9 +221,7 @@ export class ConsensusCore {
       this.ctx.lastOrderedAt = this.ctx.now();
       this.ctx.setTimer(TICK_TIMER, this.ctx.opts.tickMs);
       if (this.ctx.validators.length > 1) this.catchup.start();
-      if (this.ctx.isPrimary() && this.batching.blockedView === this.ctx.viewNo && this.ctx.validators.length > 1) {
-        this.viewChanger.voting.vote(Suspicion.PRIMARY_DISCONNECTED);
-      }
+      this.voteIfBlockedPrimary();
       this.batching.trySendBatches();
       if (this.ctx.quorums.prepare === 0) this.ordering.tryOrder();
     }

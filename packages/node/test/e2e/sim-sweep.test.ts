@@ -35,6 +35,9 @@ const REGRESSIONS: SimulationOptions[] = [
   // NEW_VIEW that never came while the pool ordered on in view 0 (no checkpoint to catch up to)
   { seed: 136422048, nodes: 7, faults: 'equivocation' },
   { seed: 136422268, nodes: 7, faults: 'equivocation' },
+  // a primary restarted with a torn last write (its ledgers one view behind), caught up into its
+  // own view and proposed ppSeqNo 7 again with other requests: the pool refused all it built on it
+  { seed: 136422355, nodes: 4, faults: 'torn' },
 ];
 
 function envInt(name: string, fallback: number, min: number): number {
