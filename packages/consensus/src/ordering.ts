@@ -18,7 +18,7 @@ export interface OrderingHooks {
   stash(from: string, msg: PrePrepare | Prepare | Commit): void;
   /** a PRE-PREPARE of an earlier view fetched from `relayer` failed its checks: fetch it elsewhere (#15 F7) */
   onFetchedRejected?(ppSeqNo: number, relayer: string): void;
-  /** while waiting for NEW_VIEW: `from` COMMITted batch `ppSeqNo`, above this node's, in an earlier view */
+  /** `from` COMMITted batch `ppSeqNo`, above this node's, in a view earlier than this node's */
   onCommitInEarlierView?(from: string, ppSeqNo: number): void;
 }
 
@@ -78,7 +78,7 @@ export class Ordering {
     const ctx = this.ctx;
     if (msg.viewNo < ctx.viewNo || msg.ppSeqNo <= ctx.h) {
       // the pool may be ordering on in the view this node left (it was pushed out alone)
-      if (msg.op === 'COMMIT' && msg.viewNo < ctx.viewNo && ctx.waitingForNewView && msg.ppSeqNo > ctx.lastOrdered.ppSeqNo) this.hooks.onCommitInEarlierView?.(from, msg.ppSeqNo);
+      if (msg.op === 'COMMIT' && msg.viewNo < ctx.viewNo && msg.ppSeqNo > ctx.lastOrdered.ppSeqNo) this.hooks.onCommitInEarlierView?.(from, msg.ppSeqNo);
       return false;
     }
     if (msg.viewNo > ctx.viewNo || msg.ppSeqNo > ctx.H || ctx.waitingForNewView || ctx.catchingUp) {
@@ -113,6 +113,7 @@ export class Ordering {
       if (!samePrePrepare(existing, pp)) ctx.suspect(from, Suspicion.PPR_EQUIVOCATION, true);
       return;
     }
+    ctx.lastProposalAt = ctx.now();
     this.held.set(pp.ppSeqNo, pp);
     this.processHeld();
   }

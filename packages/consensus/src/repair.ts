@@ -21,11 +21,10 @@ export class Repair {
   /** highest ppSeqNo of the current view any peer's 3PC message named */
   highestSeen = 0;
   /**
-   * While waiting for NEW_VIEW: per validator, the highest batch above this node's it COMMITted in
-   * an earlier view (one entry per validator), when the wait began and when it last caught up for it.
+   * Per validator, the highest batch above this node's it COMMITted in a view earlier than this
+   * node's (one entry per validator), and when this node last caught up for it.
    */
   private readonly committedWithout = new Map<string, number>();
-  private waitingSince: number | undefined;
   private leftBehindCatchupAt = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -178,14 +177,8 @@ export class Repair {
     const retry = ctx.opts.messageRequestRetryMs;
     for (const k of [...this.relayed.keys()]) this.checkRelayed(k);
     // a node that caught up while waiting for NEW_VIEW tells the new primary its fresher state (#15 F1)
-    if (ctx.waitingForNewView && !ctx.catchingUp) {
-      this.viewChanges?.refreshOwnViewChange();
-      this.catchUpIfLeftBehind(now);
-    }
-    if (!ctx.waitingForNewView) {
-      this.waitingSince = undefined;
-      this.committedWithout.clear();
-    }
+    if (ctx.waitingForNewView && !ctx.catchingUp) this.viewChanges?.refreshOwnViewChange();
+    if (!ctx.catchingUp) this.catchUpIfLeftBehind(now);
     if (ctx.waitingForNewView || ctx.catchingUp) return;
     const k = ctx.lastOrdered.ppSeqNo + 1;
     if (k > ctx.H) return;
@@ -222,7 +215,7 @@ export class Repair {
     this.probe(k, Math.min(k + REPAIR_WINDOW - 1, ctx.H), now);
   }
 
-  /** A validator COMMITted batch `ppSeqNo` in a view this node has left while it waits for NEW_VIEW. */
+  /** A validator COMMITted batch `ppSeqNo` in a view this node has left. */
   noteCommitInEarlierView(from: string, ppSeqNo: number): void {
     if (!this.ctx.isValidator(from) || from === this.ctx.name) return;
     if ((this.committedWithout.get(from) ?? 0) < ppSeqNo) this.committedWithout.set(from, ppSeqNo);
@@ -230,17 +223,17 @@ export class Repair {
 
   /**
    * Byzantine validators can push one honest node into a view change the others never start (their
-   * INSTANCE_CHANGE votes reach it and nobody else): it waits for a NEW_VIEW that never comes while
-   * the pool orders on in the old view, and with no checkpoint yet nothing else would bring it
-   * along. Once the wait has outlasted the NEW_VIEW timeout and f+1 validators COMMITted batches
-   * above this node's in an earlier view, it catches up (verified ledger catch-up, no vote: safe in
-   * any view), at most once per NEW_VIEW timeout. It stays in its view; its VIEW_CHANGE is refreshed.
+   * INSTANCE_CHANGE votes and VIEW_CHANGEs reach it and nobody else): it waits for a NEW_VIEW that
+   * never comes, or enters a view nobody else is in, while the pool orders on in the old view, and
+   * with no checkpoint yet nothing else would bring it along. Once it has ordered nothing for the
+   * NEW_VIEW timeout and f+1 validators COMMITted batches above its own in an earlier view, it
+   * catches up (verified ledger catch-up, no vote: safe in any view), at most once per NEW_VIEW
+   * timeout. It stays in its view (it cannot go back: its VIEW_CHANGE promised not to).
    */
   private catchUpIfLeftBehind(now: number): void {
     const ctx = this.ctx;
-    this.waitingSince ??= now;
     const wait = ctx.opts.newViewTimeoutMs;
-    if (now - this.waitingSince < wait || now - this.leftBehindCatchupAt < wait) return;
+    if (now - ctx.lastOrderedAt < wait || now - this.leftBehindCatchupAt < wait) return;
     let ahead = 0;
     for (const [from, k] of this.committedWithout) if (k > ctx.lastOrdered.ppSeqNo && ctx.isValidator(from)) ahead++;
     if (ahead < ctx.quorums.weak) return;
