@@ -155,6 +155,7 @@ export class Batching {
     this.ordering.recordApplied(pp, applied);
     this.lastSent.set(lid, ppTime);
     this.proposed = { viewNo: ctx.viewNo, ppSeqNo: k };
+    ctx.lastProposalAt = ctx.now();
     ctx.broadcast(pp);
     ctx.modules.logger?.debug({ ppSeqNo: k, ledgerId: lid, size: reqIdr.length }, 'batch sent');
     return true;

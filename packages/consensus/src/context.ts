@@ -89,6 +89,8 @@ export class CoreContext {
   H: number;
   /** time of the last ordering (monotonic ms), for stall detection */
   lastOrderedAt = 0;
+  /** when the primary of this view last proposed a new batch here (sent, or a new PRE-PREPARE received) */
+  lastProposalAt = 0;
   /** a view change is in progress: no 3PC until NEW_VIEW is accepted */
   waitingForNewView = false;
   /** catch-up in progress: 3PC is stashed, nothing is proposed or voted */

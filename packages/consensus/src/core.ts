@@ -37,6 +37,8 @@ export interface ConsensusStatus {
   stableCheckpoint: number;
   watermarks: [number, number];
   pendingRequests: number;
+  /** pending requests beyond which new writes are refused now (admission control) */
+  admissionLimit: number;
   logSize: number;
   stashed: number;
   lagging: boolean;
@@ -379,6 +381,7 @@ export class ConsensusCore {
       stableCheckpoint: this.checkpoints.stableCheckpoint,
       watermarks: [ctx.h, ctx.H],
       pendingRequests: this.intake.pendingCount,
+      admissionLimit: this.intake.admissionLimit,
       logSize: this.ordering.log.size,
       stashed: this.stash.size,
       lagging: this.lagging,

@@ -166,8 +166,10 @@ export class InstanceChangeVoting {
     if (oldest === undefined) return undefined;
     const now = ctx.now();
     const f = this.timeoutFactor();
-    // M1: finalised requests are pending and no batch was ordered for PROGRESS_TIMEOUT
-    if (now - Math.max(ctx.lastOrderedAt, oldest, this.viewStartedAt) >= ctx.opts.progressTimeoutMs * f) return Suspicion.PRIMARY_DEGRADED;
+    // M1: finalised requests are pending and for PROGRESS_TIMEOUT no batch was ordered and the primary
+    // proposed none: a primary that keeps proposing while a loaded pool orders slowly is busy, not
+    // faulty (M2 and M3 still judge what its proposals achieve)
+    if (now - Math.max(ctx.lastOrderedAt, ctx.lastProposalAt, oldest, this.viewStartedAt) >= ctx.opts.progressTimeoutMs * f) return Suspicion.PRIMARY_DEGRADED;
     // M2: the oldest finalised pending request waits longer than REQUEST_ORDERING_TIMEOUT
     if (now - Math.max(oldest, this.viewStartedAt) >= ctx.opts.requestOrderingTimeoutMs * f) return Suspicion.REQUEST_NOT_ORDERED;
     return undefined;

@@ -68,6 +68,10 @@ export const NACK_OVERLOADED = 'POOL_OVERLOADED';
 
 /** most refusals remembered (oldest forgotten first): bounds the memory a flood of refused writes takes */
 export const MAX_REMEMBERED_REFUSALS = 200_000;
+/** window over which the ordering rate behind the admission limit is measured */
+const RATE_WINDOW_MS = 10_000;
+/** the admission limit never falls below this many pending requests (nor below the batches in flight) */
+const MIN_ADMISSION_LIMIT = 1000;
 
 /**
  * Admission control, decided once per node and request (consensus.md §2 step 5 as Quire does it).
@@ -105,14 +109,59 @@ export class RequestIntake {
   private readonly byIdentity = new Map<string, string>();
   private lastExpiryCheck = 0;
   private lastStaleSweep = 0;
+  /** re-propagations left in the current MESSAGE_REQUEST_RETRY window (see onTick) */
+  private repropagateBudget = 0;
+  private repropagateWindowAt = Number.NEGATIVE_INFINITY;
   /** requestIdentity -> time of this node's refusal (admission control), oldest first */
   private readonly refused = new Map<string, number>();
+  /**
+   * requestIdentity -> validators whose PROPAGATE of a request refused here arrived: once n-f took it
+   * in, the pool has decided and this node stores and orders it too (a primary that refused a request
+   * the others finalised would otherwise never propose it, and the backups would vote it out for the
+   * requests it leaves waiting). Bounded with `refused`, at most n names each.
+   */
+  private readonly refusedVotes = new Map<string, Set<string>>();
+  /** requestIdentity -> client connections of a request this node took in and dropped (see onTick) */
+  private readonly droppedConns = new Map<string, Set<string>>();
 
-  constructor(private readonly ctx: CoreContext) {}
+  constructor(private readonly ctx: CoreContext) {
+    this.limit = ctx.opts.maxRequestQueueSize;
+  }
+
+  /** (time, requests ordered so far), one sample a second over the last RATE_WINDOW_MS */
+  private readonly orderedSamples: { at: number; total: number }[] = [];
+  /** the admission limit now: see `maxQueueWaitMs` */
+  private limit: number;
 
   /** whether admission control refuses new requests now */
   get full(): boolean {
-    return this.entries.size >= this.ctx.opts.maxRequestQueueSize;
+    return this.entries.size >= this.limit;
+  }
+
+  /** the number of pending requests beyond which new writes are refused now */
+  get admissionLimit(): number {
+    return this.limit;
+  }
+
+  /**
+   * The admission limit follows the pool's ordering rate: a node holds at most what the pool orders
+   * in `maxQueueWaitMs` at the rate of the last 10 s, so that a write taken in under overload is
+   * answered within seconds instead of waiting behind a queue sized for a faster machine (and never
+   * long enough for the monitors to blame an honest, busy primary). Floor: the full batches the primary
+   * may have in flight, so the pipeline stays full, and at least 1,000, so an idle pool takes a burst in; ceiling: `maxRequestQueueSize`. Every node sees the same ordered
+   * stream, so their limits agree.
+   */
+  private updateLimit(now: number): void {
+    const s = this.orderedSamples;
+    const last = s[s.length - 1];
+    if (last !== undefined && now - last.at < 1000) return;
+    s.push({ at: now, total: this.ctx.orderedRequestsTotal });
+    while (s.length > 2 && now - s[1]!.at >= RATE_WINDOW_MS) s.shift();
+    const o = this.ctx.opts;
+    const first = s[0]!;
+    const rate = now > first.at ? ((this.ctx.orderedRequestsTotal - first.total) * 1000) / (now - first.at) : 0;
+    const floor = Math.max(MIN_ADMISSION_LIMIT, o.max3pcBatchSize * o.max3pcBatchesInFlight);
+    this.limit = Math.min(o.maxRequestQueueSize, Math.max(floor, Math.ceil((rate * o.maxQueueWaitMs) / 1000)));
   }
 
   /** how many refusals are remembered */
@@ -148,8 +197,24 @@ export class RequestIntake {
     for (const [identity, at] of this.refused) {
       if (now - at < ttl && this.refused.size <= MAX_REMEMBERED_REFUSALS) break;
       this.refused.delete(identity);
+      this.refusedVotes.delete(identity);
+      this.droppedConns.delete(identity);
     }
     return this.refused.size;
+  }
+
+  /** Notes `from`'s PROPAGATE of a request refused here; true once n-f validators took it in. */
+  private takenInByPool(identity: string, from: string): boolean {
+    if (!this.refused.has(identity) || !this.ctx.isValidator(from)) return false;
+    let voters = this.refusedVotes.get(identity);
+    if (voters === undefined) {
+      voters = new Set();
+      this.refusedVotes.set(identity, voters);
+    }
+    voters.add(from);
+    let n = 0;
+    for (const v of voters) if (this.ctx.isValidator(v)) n++;
+    return n >= this.ctx.quorums.strong;
   }
 
   get pendingCount(): number {
@@ -215,6 +280,7 @@ export class RequestIntake {
   /** PROPAGATE from validator `from` (or a MESSAGE_RESPONSE carrying one). */
   onPropagate(from: string, msg: Propagate): void {
     const identity = requestIdentity(msg.request);
+    let poolTookIn = false;
     if (identity !== undefined) {
       const d = this.byIdentity.get(identity);
       if (d !== undefined) {
@@ -226,8 +292,12 @@ export class RequestIntake {
         // a late copy of an ordered request
         if (this.orderedBodies.get(d)?.identity === identity) return;
       }
-      // refused here: not stored, counted nor propagated, unless a PRE-PREPARE needs its body
-      if (this.refused.has(identity) && this.missing.size === 0) return;
+      // refused here: not stored, counted nor propagated, unless a PRE-PREPARE needs its body or
+      // n-f validators took it in
+      if (this.refused.has(identity)) {
+        poolTookIn = this.takenInByPool(identity, from);
+        if (!poolTookIn && this.missing.size === 0) return;
+      }
     }
     const check = this.ctx.modules.requests.analyze(msg.request);
     if (!check.ok) {
@@ -240,11 +310,20 @@ export class RequestIntake {
       // late copies of ordered requests (committed or rejected) must not queue them again
       if (this.orderedBodies.has(info.digest) || this.ctx.modules.executor.isPayloadCommitted(info.payloadDigest)) return;
       // admission, as for a client's copy, unless a PRE-PREPARE names the request
-      if (!this.missing.has(info.digest) && identity !== undefined && (this.refused.has(identity) || this.full)) {
+      if (!poolTookIn && !this.missing.has(info.digest) && identity !== undefined && (this.refused.has(identity) || this.full)) {
         this.refuse(identity);
+        this.takenInByPool(identity, from);
         return;
       }
       entry = this.store(msg.request, info, identity);
+      const voters = identity === undefined ? undefined : this.refusedVotes.get(identity);
+      if (voters !== undefined) {
+        for (const v of voters) entry.votes.add(v);
+        this.refusedVotes.delete(identity!);
+        // the client this node acknowledged before dropping it is answered when it is ordered
+        for (const c of this.droppedConns.get(identity!) ?? []) entry.connIds.add(c);
+        this.droppedConns.delete(identity!);
+      }
     }
     this.countPropagate(entry, from);
   }
@@ -433,6 +512,7 @@ export class RequestIntake {
   onTick(): void {
     const now = this.ctx.now();
     const o = this.ctx.opts;
+    this.updateLimit(now);
     for (const [digest, m] of this.missing) {
       if (now - m.since < o.propagateRequestDelayMs || now - m.askedAt < o.messageRequestRetryMs) continue;
       m.askedAt = now;
@@ -446,15 +526,33 @@ export class RequestIntake {
     if (this.full && now - this.lastStaleSweep >= o.messageRequestRetryMs) {
       this.lastStaleSweep = now;
       for (const [d, e] of this.entries) {
-        if (!e.finalised && e.status === RequestStatus.PENDING && now - e.receivedAt >= 2 * o.messageRequestRetryMs && !this.missing.has(d)) this.entries.delete(d);
+        if (!e.finalised && e.status === RequestStatus.PENDING && now - e.receivedAt >= 2 * o.messageRequestRetryMs && !this.missing.has(d)) {
+          this.entries.delete(d);
+          // remembered as refused with the votes it had (this node's own PROPAGATE among them): if
+          // the PROPAGATEs were only late, n-f of them still bring it back here (the primary must
+          // hold every request the others finalise, or nobody proposes it)
+          if (e.identity !== undefined) {
+            this.refuse(e.identity);
+            this.refusedVotes.set(e.identity, new Set(e.votes));
+            if (e.connIds.size > 0) this.droppedConns.set(e.identity, e.connIds);
+          }
+        }
       }
     }
     // a request finalised here but not ordered for a while may not have reached the primary:
-    // propagate it again (idempotent at receivers)
+    // propagate it again (idempotent at receivers), oldest first, at most one batch's worth per
+    // MESSAGE_REQUEST_RETRY: under a backlog every queued request is "not ordered for a while", and
+    // re-sending them all every few seconds would flood a loaded pool with copies it already has
+    if (now - this.repropagateWindowAt >= o.messageRequestRetryMs) {
+      this.repropagateWindowAt = now;
+      this.repropagateBudget = o.max3pcBatchSize;
+    }
     for (const e of this.entries.values()) {
+      if (this.repropagateBudget <= 0) break;
       if (e.status === RequestStatus.IN_BATCH) continue;
       if (now - e.lastPropagatedAt >= o.messageRequestRetryMs * 2) {
         e.lastPropagatedAt = now;
+        this.repropagateBudget--;
         this.ctx.broadcast({ op: 'PROPAGATE', request: e.request, senderClient: null });
       }
     }

@@ -23,7 +23,13 @@ export interface ConsensusOptions {
   outdatedReqsCheckIntervalMs: number;
   propagatesPhaseReqTimeoutMs: number;
   orderingPhaseReqTimeoutMs: number;
+  /** admission: the most pending requests a node holds (the ceiling of the time-bounded limit below) */
   maxRequestQueueSize: number;
+  /**
+   * admission: a node also refuses new writes once its pending requests would take longer than this
+   * to order at the rate the pool ordered over the last 10 s (never below 1,000 nor max3pcBatchSize x max3pcBatchesInFlight)
+   */
+  maxQueueWaitMs: number;
   /** per-kind cap on stashed messages */
   replicaStashLimit: number;
   /** NEW_VIEW wait before voting 28, doubled per failed view change (consensus.md §6.8) */
@@ -63,6 +69,7 @@ export const defaultConsensusOptions: Omit<ConsensusOptions, 'name' | 'validator
   propagatesPhaseReqTimeoutMs: 60_000,
   orderingPhaseReqTimeoutMs: 600_000,
   maxRequestQueueSize: 4000,
+  maxQueueWaitMs: 5_000,
   replicaStashLimit: 20_000,
   newViewTimeoutMs: 5_000,
   newViewTimeoutCapMs: 60_000,
@@ -89,6 +96,8 @@ export function resolveOptions(opts: Partial<ConsensusOptions> & Pick<ConsensusO
   if (o.logSize < o.chkFreq) bad('logSize');
   if (!(Number.isFinite(o.stateFreshnessUpdateIntervalSec) && o.stateFreshnessUpdateIntervalSec > 0)) bad('stateFreshnessUpdateIntervalSec');
   if (!(o.throughputDelta >= 0 && o.throughputDelta <= 1)) bad('throughputDelta');
+  if (!(Number.isFinite(o.maxQueueWaitMs) && o.maxQueueWaitMs > 0)) bad('maxQueueWaitMs');
+  if (!Number.isSafeInteger(o.maxRequestQueueSize) || o.maxRequestQueueSize < 1) bad('maxRequestQueueSize');
   return o;
 }
 

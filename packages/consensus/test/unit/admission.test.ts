@@ -94,4 +94,33 @@ describe('admission control (intake.ts)', () => {
     pool.runUntil(t + 50);
     expect(pool.cores.get('Node1')!.admitAtDoor(a!)).to.equal(true);
   });
+  it('a primary that refused a write n-f others took in stores and proposes it once their PROPAGATEs arrive', () => {
+    const { pool, t } = startedPool({ maxRequestQueueSize: 1 });
+    // A fills the primary only: its PROPAGATEs to the others are lost, so it stays pending there
+    const [a] = pool.submitAt(t + 1, 1, ['Node1']);
+    pool.drop = (from, to, msg) => from === 'Node1' && isPropagateOf(a!.reqId)(from, to, msg as never);
+    pool.runUntil(t + 100);
+    // B reaches the backups only: the full primary refuses it when the first PROPAGATE arrives
+    const [b] = pool.submitAt(t + 100, 1, ['Node2', 'Node3', 'Node4']);
+    pool.runUntil(t + 5_000);
+    const id = Number(b!.reqId);
+    // n-f = 3 validators took it in: the pool decided; the primary proposes it, nobody changes view
+    for (const n of ['Node2', 'Node3', 'Node4']) expect(pool.orderedBy.get(n)?.has(id) ?? false, n).to.equal(true);
+    expect(pool.cores.get('Node2')!.status().viewNo).to.equal(0);
+  });
+  it('the admission limit follows the ordering rate of the pool: what it orders in maxQueueWaitMs, never below 1,000', () => {
+    const { pool, t } = startedPool({ maxRequestQueueSize: 50_000, maxQueueWaitMs: 10_000, max3pcBatchSize: 100 });
+    const node2 = pool.cores.get('Node2')!;
+    expect(node2.status().admissionLimit, 'idle pool: the floor').to.equal(1000);
+    // 200 writes a second for 12 s: the limit becomes about 10 s of that rate
+    for (let i = 0; i < 12; i++) pool.submitAt(t + i * 1000, 200);
+    pool.runUntil(t + 12_000);
+    const limit = node2.status().admissionLimit;
+    expect(limit).to.be.within(1600, 2400);
+    // the ceiling holds
+    const capped = startedPool({ maxRequestQueueSize: 1200, maxQueueWaitMs: 10_000, max3pcBatchSize: 100 });
+    for (let i = 0; i < 12; i++) capped.pool.submitAt(capped.t + i * 1000, 200);
+    capped.pool.runUntil(capped.t + 12_000);
+    expect(capped.pool.cores.get('Node2')!.status().admissionLimit).to.equal(1200);
+  });
 });
