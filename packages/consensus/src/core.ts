@@ -117,7 +117,7 @@ export class ConsensusCore {
         if (msg.viewNo > ctx.viewNo) this.viewChanger.noteFutureView(from, msg.viewNo);
       },
       onFetchedRejected: (ppSeqNo, relayer) => this.viewChanger.onFetchedRejected(ppSeqNo, relayer),
-      onCommitInEarlierView: (from, ppSeqNo) => this.repair.noteCommitInEarlierView(from, ppSeqNo),
+      onCommitAbove: (from, ppSeqNo) => this.repair.noteCommitAbove(from, ppSeqNo),
     };
     this.viewChanger.hooks = {
       onViewEntered: () => {

@@ -18,8 +18,8 @@ export interface OrderingHooks {
   stash(from: string, msg: PrePrepare | Prepare | Commit): void;
   /** a PRE-PREPARE of an earlier view fetched from `relayer` failed its checks: fetch it elsewhere (#15 F7) */
   onFetchedRejected?(ppSeqNo: number, relayer: string): void;
-  /** `from` COMMITted batch `ppSeqNo`, above this node's, in a view earlier than this node's */
-  onCommitInEarlierView?(from: string, ppSeqNo: number): void;
+  /** `from` COMMITted batch `ppSeqNo`, above this node's last ordered one, in this view or an earlier one */
+  onCommitAbove?(from: string, ppSeqNo: number): void;
 }
 
 type AcceptResult = 'accepted' | 'wait' | 'rejected';
@@ -76,11 +76,10 @@ export class Ordering {
   /** Common admission of a 3PC message: 'process', or it was stashed / discarded. */
   private admit(from: string, msg: PrePrepare | Prepare | Commit): boolean {
     const ctx = this.ctx;
-    if (msg.viewNo < ctx.viewNo || msg.ppSeqNo <= ctx.h) {
-      // the pool may be ordering on in the view this node left (it was pushed out alone)
-      if (msg.op === 'COMMIT' && msg.viewNo < ctx.viewNo && msg.ppSeqNo > ctx.lastOrdered.ppSeqNo) this.hooks.onCommitInEarlierView?.(from, msg.ppSeqNo);
-      return false;
-    }
+    // evidence that the pool orders past this node (in the view it left, or in this one on a
+    // batch an equivocating primary gave it in another version): see Repair.catchUpIfLeftBehind
+    if (msg.op === 'COMMIT' && msg.viewNo <= ctx.viewNo && msg.ppSeqNo > ctx.lastOrdered.ppSeqNo) this.hooks.onCommitAbove?.(from, msg.ppSeqNo);
+    if (msg.viewNo < ctx.viewNo || msg.ppSeqNo <= ctx.h) return false;
     if (msg.viewNo > ctx.viewNo || msg.ppSeqNo > ctx.H || ctx.waitingForNewView || ctx.catchingUp) {
       this.hooks.stash(from, msg);
       return false;

@@ -21,8 +21,8 @@ export class Repair {
   /** highest ppSeqNo of the current view any peer's 3PC message named */
   highestSeen = 0;
   /**
-   * Per validator, the highest batch above this node's it COMMITted in a view earlier than this
-   * node's (one entry per validator), and when this node last caught up for it.
+   * Per validator, the highest batch above this node's last ordered one it COMMITted, in this view
+   * or an earlier one (one entry per validator), and when this node last caught up for it.
    */
   private readonly committedWithout = new Map<string, number>();
   private leftBehindCatchupAt = Number.NEGATIVE_INFINITY;
@@ -215,20 +215,23 @@ export class Repair {
     this.probe(k, Math.min(k + REPAIR_WINDOW - 1, ctx.H), now);
   }
 
-  /** A validator COMMITted batch `ppSeqNo` in a view this node has left. */
-  noteCommitInEarlierView(from: string, ppSeqNo: number): void {
+  /** A validator COMMITted batch `ppSeqNo`, above this node's last ordered one. */
+  noteCommitAbove(from: string, ppSeqNo: number): void {
     if (!this.ctx.isValidator(from) || from === this.ctx.name) return;
     if ((this.committedWithout.get(from) ?? 0) < ppSeqNo) this.committedWithout.set(from, ppSeqNo);
   }
 
   /**
-   * Byzantine validators can push one honest node into a view change the others never start (their
-   * INSTANCE_CHANGE votes and VIEW_CHANGEs reach it and nobody else): it waits for a NEW_VIEW that
-   * never comes, or enters a view nobody else is in, while the pool orders on in the old view, and
-   * with no checkpoint yet nothing else would bring it along. Once it has ordered nothing for the
-   * NEW_VIEW timeout and f+1 validators COMMITted batches above its own in an earlier view, it
-   * catches up (verified ledger catch-up, no vote: safe in any view), at most once per NEW_VIEW
-   * timeout. It stays in its view (it cannot go back: its VIEW_CHANGE promised not to).
+   * The last resort of a node the pool orders without: Byzantine validators can push one honest
+   * node into a view change the others never start (their INSTANCE_CHANGE votes and VIEW_CHANGEs
+   * reach it and nobody else), so that it waits for a NEW_VIEW that never comes or enters a view
+   * nobody else is in; and an equivocating primary can give one honest node its own version of a
+   * batch, which the others never PREPARE, while they order the other version in the same view. No
+   * 3PC repair helps either node (it cannot go back to a view its VIEW_CHANGE left, nor vote for a
+   * second version of a batch), and before the next checkpoint nothing else brings it along. Once it
+   * has ordered nothing for the NEW_VIEW timeout and f+1 validators COMMITted batches above its own,
+   * it catches up (verified ledger catch-up, no vote: safe in any view), at most once per NEW_VIEW
+   * timeout. A node ordering normally never meets the condition.
    */
   private catchUpIfLeftBehind(now: number): void {
     const ctx = this.ctx;
