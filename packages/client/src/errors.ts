@@ -31,6 +31,18 @@ export const ClientErrorCode = {
   NO_CONSENSUS: 'NO_CONSENSUS',
   /** Every node was asked and none gave a reply that verifies (data: `errors`). */
   NO_VERIFIED_REPLY: 'NO_VERIFIED_REPLY',
+  /**
+   * Every node was asked and the replies that verified all showed a state older than one this pool handle has
+   * already seen acknowledged or read (data: `ledgerId`, `seen`: `{time, seqNo}`, `behind`: the first such reply's
+   * `{node, timestamp, root, key?, keySeqNo?, readSeqNo?}`, `errors`). Retry later: a node that is behind catches up.
+   */
+  READ_BEHIND: 'READ_BEHIND',
+  /**
+   * One node's reply verified but showed a state older than one this pool handle has already seen (its
+   * multi-signature older than the newest seen txnTime / timestamp of the ledger, or the value of a key older than
+   * the handle wrote or read): the next node is asked. Appears in `ReadOutcome.rejected` and in `errors`.
+   */
+  REPLY_BEHIND: 'REPLY_BEHIND',
   /** A transport failure towards one node (data: `node`, `reason`). */
   NODE_UNREACHABLE: 'NODE_UNREACHABLE',
   /**

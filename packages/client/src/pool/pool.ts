@@ -10,10 +10,11 @@ import { ClientError, ClientErrorCode, VerificationError } from '../errors.js';
 import { createClientLibp2p } from '../transport/libp2p.js';
 import { NodeConnection, defaultNodeConnectionOptions } from '../transport/connection.js';
 import { DEFAULT_FRESHNESS_SECONDS, MultiSignatureCache } from '../verify/multi-signature.js';
-import { verifyReadReply } from '../verify/read-reply.js';
+import { verifyReadReply, type VerifiedRead } from '../verify/read-reply.js';
 import { catchUpPoolLedger, type CatchupResult } from './catchup.js';
 import { PushRouter, SETTLED, deadlineSignal, exchange, nodeFailure, requestKey, type NodeAnswer, type NodeFailure } from './exchange.js';
 import { PoolLedger, type PoolNode } from './pool-ledger.js';
+import { SeenLedgers, readPosition, unprovenIsBehind, writePosition, type Behind } from './seen.js';
 
 export interface PoolOptions {
   /** Deadline of a write: f+1 matching REPLYs (or refusals) must arrive within it. */
@@ -33,6 +34,11 @@ export interface PoolOptions {
   freshnessSeconds: number;
   /** Unix seconds for freshness checks (default: the wall clock). */
   now?: () => number;
+  /**
+   * The order in which a read asks the validators, by alias (default: a random order per read). Validators left out
+   * are asked after those listed, in random order.
+   */
+  readOrder?: (aliases: string[]) => string[];
 }
 
 export const defaultPoolOptions: PoolOptions = {
@@ -53,7 +59,10 @@ export interface ReadOutcome {
   verified: boolean;
   /** Nodes whose answer was accepted. */
   nodes: string[];
-  /** Nodes whose answers failed verification or that failed to answer, with the error code (a refusing node's own code). */
+  /**
+   * Nodes whose answers failed verification, were behind what this handle has seen (REPLY_BEHIND) or that failed to
+   * answer, with the error code (a refusing node's own code).
+   */
   rejected: NodeFailure[];
 }
 
@@ -87,6 +96,8 @@ export class Pool {
   private readonly conns = new Map<string, NodeConnection>(); // by dest
   private readonly router = new PushRouter();
   readonly cache = new MultiSignatureCache();
+  /** What this handle has seen of each ledger: its reads never go back behind it (see seen.ts). */
+  private readonly seenLedgers = new SeenLedgers();
   private closed = false;
 
   private constructor(
@@ -179,6 +190,29 @@ export class Pool {
     };
   }
 
+  /**
+   * The newest time (ppTime, seconds: a write's txnTime or a read's multi-signature timestamp) and the highest seqNo
+   * this handle has seen on a ledger; a read is never answered from a state older than that (READ_BEHIND).
+   */
+  seen(ledgerId: number): { time: number; seqNo: number } | undefined {
+    return this.seenLedgers.seen(ledgerId);
+  }
+
+  /** The validators' sessions in the order a read asks them. */
+  private readOrder(conns: NodeConnection[]): NodeConnection[] {
+    const order = this.options.readOrder;
+    if (order === undefined) return shuffled(conns);
+    const byAlias = new Map(conns.map((c) => [c.alias, c]));
+    const first: NodeConnection[] = [];
+    for (const alias of order(conns.map((c) => c.alias))) {
+      const c = byAlias.get(alias);
+      if (c === undefined) continue;
+      first.push(c);
+      byAlias.delete(alias);
+    }
+    return [...first, ...shuffled([...byAlias.values()])];
+  }
+
   /** Refreshes the pool ledger by catch-up; the validator set and BLS keys follow every NODE txn received. */
   async refresh(): Promise<CatchupResult> {
     this.checkOpen();
@@ -261,7 +295,11 @@ export class Pool {
               const first = g.answer;
               if (first.kind === 'reply') {
                 const result = first.message.result;
-                if (isPlainObject(result)) return resolve({ result, nodes: g.nodes });
+                if (isPlainObject(result)) {
+                  const w = writePosition(request, result);
+                  if (w !== undefined) this.seenLedgers.noteWrite(w);
+                  return resolve({ result, nodes: g.nodes });
+                }
               } else if (first.kind === 'nack' || first.kind === 'reject') {
                 return reject(
                   new ClientError(first.kind === 'nack' ? ClientErrorCode.REQUEST_NACKED : ClientErrorCode.REQUEST_REJECTED, { reason: first.reason, code: first.code, nodes: g.nodes }, first.reason),
@@ -286,107 +324,150 @@ export class Pool {
   }
 
   /**
-   * Asks one node at a time (in random order) and returns the first reply that verifies: the state proof, the
-   * multi-signature of n-f validators and its freshness. A reply without proof switches to collecting f+1 identical
-   * answers from the other nodes. f+1 identical REQNACK reasons reject with REQUEST_NACKED.
+   * Asks one node at a time (in random order, or `readOrder`) and returns the first reply that verifies (the state
+   * proof, the multi-signature of n-f validators and its freshness) and is not behind what this handle has seen: a
+   * reply whose multi-signature is older than the newest txnTime or timestamp this handle saw on the ledger, or
+   * whose value of a key is older than one it wrote or read, is set aside as REPLY_BEHIND and the next node asked.
+   * After a reply without proof (NO_PROOF) the remaining nodes are asked at once, and the first verified reply among
+   * theirs is taken; only when none has one is the read settled by f+1 identical answers (`verified: false`).
+   * f+1 identical REQNACK reasons reject with REQUEST_NACKED. When nothing verified is recent enough: READ_BEHIND;
+   * when nothing verified at all: NO_CONSENSUS (answers without proof that do not agree) or NO_VERIFIED_REPLY.
    */
   async submitRead(request: Request, opts: { timeoutMs?: number; freshnessSeconds?: number; payload?: Uint8Array } = {}): Promise<ReadOutcome> {
     this.checkOpen();
-    const conns = shuffled(this.validatorConns());
+    const conns = this.readOrder(this.validatorConns());
     const f = this.f;
     const payload = opts.payload ?? enc.encode(stringifyJson(request));
     const deadline = deadlineSignal(opts.timeoutMs ?? this.options.readTimeoutMs);
     const rejected: ReadOutcome['rejected'] = [];
     const nacks = new Map<string, { nodes: string[]; code: number | null }>();
-    const unproven: NodeAnswer[] = [];
+    const unproven: { node: string; result: Record<string, unknown> }[] = [];
+    /** the first verified reply found behind what this handle has seen */
+    const first: { behind?: Behind & { node: string } } = {};
     const pool = this.ledger.blsKeys();
+    const freshnessSeconds = opts.freshnessSeconds ?? this.options.freshnessSeconds;
+    const seen = this.seenLedgers;
+
+    /** One node's answer: the read's outcome when it settles it, else recorded in rejected / nacks / unproven. */
+    const take = (a: NodeAnswer): { outcome: ReadOutcome } | { error: ClientError } | undefined => {
+      if (a.kind === 'error') {
+        rejected.push(nodeFailure(a.node, a.error));
+        return undefined;
+      }
+      if (a.kind !== 'reply') {
+        const g = nacks.get(a.reason) ?? { nodes: [], code: a.code };
+        g.nodes.push(a.node);
+        nacks.set(a.reason, g);
+        if (g.nodes.length >= f + 1) return { error: new ClientError(ClientErrorCode.REQUEST_NACKED, { reason: a.reason, code: g.code, nodes: g.nodes }, a.reason) };
+        return undefined;
+      }
+      let v: VerifiedRead;
+      try {
+        v = verifyReadReply({ reply: a.message, request, pool, now: this.now(), freshnessSeconds, cache: this.cache });
+      } catch (e) {
+        if (!(e instanceof VerificationError)) throw e;
+        if (e.code === ClientErrorCode.NO_PROOF && isPlainObject(a.message.result)) unproven.push({ node: a.node, result: a.message.result });
+        else rejected.push({ node: a.node, code: e.code });
+        return undefined;
+      }
+      const position = readPosition(request, v, seen);
+      if (position !== undefined) {
+        const b = seen.check(position);
+        if (b !== undefined) {
+          rejected.push({ node: a.node, code: ClientErrorCode.REPLY_BEHIND });
+          first.behind ??= { node: a.node, ...b };
+          return undefined;
+        }
+        seen.noteRead(position);
+      } else if (v.type === TxnType.GET_TXN && isPlainObject(v.result.data) && typeof v.result.data.ledgerSize === 'number') {
+        seen.noteSize(v.ledgerId, v.result.data.ledgerSize);
+      }
+      return { outcome: { result: v.result, verified: true, nodes: [a.node], rejected } };
+    };
+    const settle = (r: { outcome: ReadOutcome } | { error: ClientError }): ReadOutcome => {
+      if ('error' in r) throw r.error;
+      return r.outcome;
+    };
+
     try {
-      for (let i = 0; i < conns.length; i++) {
+      let i = 0;
+      for (; i < conns.length && unproven.length === 0; i++) {
         if (deadline.signal.aborted) break;
-        const perNode = deadlineSignal(this.options.nodeReadTimeoutMs, deadline.signal);
-        let a: NodeAnswer;
+        const r = take(await this.askForRead(conns[i]!, payload, deadline.signal));
+        if (r !== undefined) return settle(r);
+      }
+      // an answer without proof: the others are asked at once, for a verified reply first
+      const rest = deadline.signal.aborted ? [] : conns.slice(i);
+      if (rest.length > 0) {
+        const ctl = new AbortController();
+        const onDeadline = (): void => ctl.abort();
+        deadline.signal.addEventListener('abort', onDeadline, { once: true });
         try {
-          a = await exchange(conns[i]!, payload, undefined, undefined, { signal: perNode.signal, retries: this.options.retries });
-        } finally {
-          perNode.done();
-        }
-        if (a.kind === 'error') {
-          rejected.push(nodeFailure(a.node, a.error));
-          continue;
-        }
-        if (a.kind !== 'reply') {
-          const g = nacks.get(a.reason) ?? { nodes: [], code: a.code };
-          g.nodes.push(a.node);
-          nacks.set(a.reason, g);
-          if (g.nodes.length >= f + 1) throw new ClientError(ClientErrorCode.REQUEST_NACKED, { reason: a.reason, code: g.code, nodes: g.nodes }, a.reason);
-          continue;
-        }
-        try {
-          const v = verifyReadReply({
-            reply: a.message,
-            request,
-            pool,
-            now: this.now(),
-            freshnessSeconds: opts.freshnessSeconds ?? this.options.freshnessSeconds,
-            cache: this.cache,
+          const r = await new Promise<{ outcome: ReadOutcome } | { error: ClientError } | undefined>((resolve, reject) => {
+            let left = rest.length;
+            let done = false;
+            for (const c of rest) {
+              void this.askForRead(c, payload, ctl.signal).then((a) => {
+                if (done) return;
+                try {
+                  const got = take(a);
+                  if (got !== undefined) {
+                    done = true;
+                    resolve(got);
+                  } else if (--left === 0) resolve(undefined);
+                } catch (e) {
+                  done = true;
+                  reject(e as Error);
+                }
+              });
+            }
           });
-          return { result: v.result, verified: true, nodes: [a.node], rejected };
-        } catch (e) {
-          if (!(e instanceof VerificationError)) throw e;
-          if (e.code === ClientErrorCode.NO_PROOF) {
-            unproven.push(a);
-            return await this.readByAgreement(request, payload, conns.slice(i + 1), unproven, rejected, deadline.signal);
-          }
-          rejected.push({ node: a.node, code: e.code });
+          if (r !== undefined) return settle(r);
+        } finally {
+          deadline.signal.removeEventListener('abort', onDeadline);
+          ctl.abort(SETTLED);
         }
       }
     } finally {
       deadline.done();
     }
-    throw new ClientError(ClientErrorCode.NO_VERIFIED_REPLY, { errors: rejected, nacks: [...nacks.entries()].map(([reason, g]) => ({ reason, nodes: g.nodes })) });
+    const agreed = this.readByAgreement(request, unproven, rejected);
+    if ('outcome' in agreed) return agreed.outcome;
+    const nackList = [...nacks.entries()].map(([reason, g]) => ({ reason, nodes: g.nodes }));
+    const behind = first.behind;
+    if (behind !== undefined) {
+      const ledgerId = behind.ledgerId;
+      throw new ClientError(ClientErrorCode.READ_BEHIND, { ledgerId, seen: this.seenLedgers.seen(ledgerId), behind, errors: rejected, nacks: nackList });
+    }
+    if (unproven.length > 0) throw new ClientError(ClientErrorCode.NO_CONSENSUS, { groups: agreed.groups, errors: rejected });
+    throw new ClientError(ClientErrorCode.NO_VERIFIED_REPLY, { errors: rejected, nacks: nackList });
   }
 
-  /** f+1 identical answers (compared without `state_proof`) from different nodes. */
-  private async readByAgreement(request: Request, payload: Uint8Array, rest: NodeConnection[], have: NodeAnswer[], rejected: ReadOutcome['rejected'], deadline: AbortSignal): Promise<ReadOutcome> {
-    const f = this.f;
-    const groups = new Map<string, { nodes: string[]; result: Record<string, unknown> }>();
-    const add = (a: NodeAnswer): ReadOutcome | undefined => {
-      if (a.kind === 'error') {
-        rejected.push(nodeFailure(a.node, a.error));
-        return undefined;
-      }
-      const result = a.kind === 'reply' && isPlainObject(a.message.result) ? { ...a.message.result } : undefined;
-      if (result === undefined) {
-        rejected.push({ node: a.node, code: a.kind === 'reply' ? ClientErrorCode.MALFORMED_REPLY : ClientErrorCode.REQUEST_NACKED });
-        return undefined;
-      }
-      if (!sameQuery(result, request)) {
-        rejected.push({ node: a.node, code: ClientErrorCode.REPLY_NOT_FOR_REQUEST });
-        return undefined;
-      }
-      delete result.state_proof;
-      const id = canonicalJson(result);
-      const g = groups.get(id) ?? { nodes: [], result };
-      g.nodes.push(a.node);
-      groups.set(id, g);
-      return g.nodes.length >= f + 1 ? { result: g.result, verified: false, nodes: g.nodes, rejected } : undefined;
-    };
-    for (const a of have) {
-      const r = add(a);
-      if (r !== undefined) return r;
+  /** One read exchange with one node, within the node's own deadline (nodeReadTimeoutMs) and the read's. */
+  private async askForRead(conn: NodeConnection, payload: Uint8Array, signal: AbortSignal): Promise<NodeAnswer> {
+    const perNode = deadlineSignal(this.options.nodeReadTimeoutMs, signal);
+    try {
+      return await exchange(conn, payload, undefined, undefined, { signal: perNode.signal, retries: this.options.retries });
+    } finally {
+      perNode.done();
     }
-    return new Promise<ReadOutcome>((resolve, reject) => {
-      let left = rest.length;
-      const fail = (): void => reject(new ClientError(ClientErrorCode.NO_CONSENSUS, { groups: [...groups.values()].map((g) => g.nodes), errors: rejected }));
-      if (left === 0) return fail();
-      for (const c of rest) {
-        void exchange(c, payload, undefined, undefined, { signal: deadline, retries: this.options.retries }).then((a) => {
-          const r = add(a);
-          if (r !== undefined) resolve(r);
-          else if (--left === 0) fail();
-        });
-      }
+  }
+
+  /**
+   * f+1 identical answers without proof (compared without `state_proof`) from different nodes, leaving out the
+   * answers that contradict what this handle has seen (REPLY_BEHIND); else the groups of nodes that agree.
+   */
+  private readByAgreement(request: Request, unproven: { node: string; result: Record<string, unknown> }[], rejected: ReadOutcome['rejected']): { outcome: ReadOutcome } | { groups: string[][] } {
+    const current = unproven.filter((u) => {
+      if (!unprovenIsBehind(request, u.result, this.seenLedgers)) return true;
+      rejected.push({ node: u.node, code: ClientErrorCode.REPLY_BEHIND });
+      return false;
     });
+    const groups = agreementGroups(request, current, rejected);
+    for (const g of groups) {
+      if (g.nodes.length >= this.f + 1) return { outcome: { result: g.result, verified: false, nodes: g.nodes, rejected } };
+    }
+    return { groups: groups.map((g) => g.nodes) };
   }
 
   /**
@@ -411,6 +492,24 @@ export class Pool {
     this.conns.clear();
     await this.libp2p.stop();
   }
+}
+
+/** Answers without proof grouped by their result without `state_proof` (those not for the request go to `rejected`). */
+function agreementGroups(request: Request, answers: { node: string; result: Record<string, unknown> }[], rejected: ReadOutcome['rejected']): { nodes: string[]; result: Record<string, unknown> }[] {
+  const groups = new Map<string, { nodes: string[]; result: Record<string, unknown> }>();
+  for (const a of answers) {
+    if (!sameQuery(a.result, request)) {
+      rejected.push({ node: a.node, code: ClientErrorCode.REPLY_NOT_FOR_REQUEST });
+      continue;
+    }
+    const result = { ...a.result };
+    delete result.state_proof;
+    const id = canonicalJson(result);
+    const g = groups.get(id) ?? { nodes: [], result };
+    g.nodes.push(a.node);
+    groups.set(id, g);
+  }
+  return [...groups.values()];
 }
 
 function sameQuery(result: Record<string, unknown>, request: Request): boolean {
