@@ -34,6 +34,7 @@ export async function openNodeStores(kv: KvStore): Promise<{ stores: NodeStores;
   const requestStores = {
     kv,
     ledgers: { 0: ledgers[0], 1: ledgers[1], 2: ledgers[2] },
+    audit: ledgers[3],
     states,
     attributes: stores.attributes,
     timestamps: stores.timestamps,

@@ -60,6 +60,8 @@ const utf8Decoder = new TextDecoder();
 export interface ExecutorStores {
   kv: KvStore;
   ledgers: Readonly<Record<0 | 1 | 2, ExecutorLedger>>;
+  /** The audit ledger (id 3), read by GET_TXN as indy-plenum serves it; without it GET_TXN on ledger 3 is refused. */
+  audit?: Pick<ExecutorLedger, 'size' | 'root' | 'get' | 'inclusionProof'>;
   states: Readonly<Record<0 | 1 | 2, ExecutorStateTrie>>;
   attributes: ExecutorAttributeStore;
   timestamps?: ExecutorTimestampStore;

@@ -33,8 +33,8 @@ export class StoresReadContext implements ReadContext {
   }
 
   ledger(ledgerId: LedgerIdValue): CommittedLedgerReader {
-    if (ledgerId !== 0 && ledgerId !== 1 && ledgerId !== 2) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
-    const l = this.stores.ledgers[ledgerId];
+    const l = ledgerId === 0 || ledgerId === 1 || ledgerId === 2 ? this.stores.ledgers[ledgerId] : ledgerId === 3 ? this.stores.audit : undefined;
+    if (l === undefined) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
     return {
       ledgerId,
       get size() {

@@ -1,7 +1,10 @@
 /**
  * GET_TXN ("3", any ledger; requests.md §9.2, formats.md 5.3): a committed txn by seqNo with its
  * audit path against the current size. `result = {identifier, reqId, type, data, [seqNo]}`; the
- * node adds `state_proof.multi_signature` from the audit ledger.
+ * node adds `state_proof.multi_signature` from the audit ledger. The audit ledger (3) is served too,
+ * as indy-plenum's GetTxnHandler does (AUDIT_LEDGER_ID is one of the node's ledger ids): its txns
+ * come with their audit path but without a multi-signature (no state root of its own is ever
+ * recorded), so a client settles them by f+1 matching replies.
  */
 import { b58encode } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
@@ -33,7 +36,6 @@ export const getTxnHandler: ReadHandler = {
     const op = request.operation;
     const lid = (op.ledgerId ?? 1) as LedgerIdValue;
     const base = { identifier: request.author, reqId: request.reqId, type: '3' };
-    if (lid === 3) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId: lid });
     const ledger = ctx.ledger(lid);
     const seqNo = Number(op.data);
     const txn = Number.isSafeInteger(seqNo) ? await ledger.getTxn(seqNo) : undefined;
