@@ -10,7 +10,7 @@ import { encodeMsgpack } from '@quire/common';
 import { CaughtUpMultiSigs, multiSigsForAuditTxns } from './catchup-multisigs.js';
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
-import type { CatchupRep, CatchupReq, ConsistencyProof, LedgerStatus, MultiSigTuple } from './messages.js';
+import type { CatchupRep, CatchupReq, ConsistencyProof, LedgerStatus, MultiSigTuple, NodeMessage } from './messages.js';
 
 const AUDIT = 3;
 /** after the audit ledger: pool, config, domain (consensus.md §7.2) */
@@ -390,7 +390,8 @@ export class Catchup {
 }
 
 /** Encoded size of a message as the transport would frame it (msgpack). */
-function encodedSize(msg: CatchupRep): number {
+/** Bytes of `msg` on the wire (0 when it cannot be encoded: the transport reports that). */
+export function encodedSize(msg: NodeMessage): number {
   try {
     return encodeMsgpack(msg).length;
   } catch {

@@ -1,6 +1,7 @@
 // View change (consensus.md §6): VIEW_CHANGE and
 // VIEW_CHANGE_ACK, NEW_VIEW built by the new primary and recomputed by everyone else, re-ordering of
 // prepared batches of earlier views, NEW_VIEW timeout escalation and lagging-view adoption.
+import { encodedSize } from './catchup.js';
 import type { Checkpoints } from './checkpoints.js';
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
@@ -674,7 +675,22 @@ export class ViewChanger {
       const s = this.oldViewPPs.get(ppKey(b.pp_view_no, b.pp_seq_no, b.pp_digest));
       if (s !== undefined) pps.push(s.pp);
     }
-    if (pps.length > 0) this.ctx.send(from, { op: 'OLD_VIEW_PREPREPARE_REP', instId: 0, preprepares: pps });
+    // in replies below MSG_LEN_LIMIT: full batches are large (500 request digests each) and a NEW_VIEW
+    // after a busy view names dozens of them; one message carrying them all is refused by the transport
+    // (each PRE-PREPARE's size is taken as that of a reply carrying it alone: an upper bound)
+    let part: PrePrepare[] = [];
+    let bytes = 0;
+    for (const pp of pps) {
+      const size = encodedSize({ op: 'OLD_VIEW_PREPREPARE_REP', instId: 0, preprepares: [pp] });
+      if (part.length > 0 && bytes + size > this.ctx.opts.msgLenLimit) {
+        this.ctx.send(from, { op: 'OLD_VIEW_PREPREPARE_REP', instId: 0, preprepares: part });
+        part = [];
+        bytes = 0;
+      }
+      part.push(pp);
+      bytes += size;
+    }
+    if (part.length > 0) this.ctx.send(from, { op: 'OLD_VIEW_PREPREPARE_REP', instId: 0, preprepares: part });
   }
 
   /**

@@ -3,6 +3,7 @@
 // requests, not the roots) is dropped without a vote against the honest new primary, and fetched
 // from another validator.
 import { expect } from 'chai';
+import { encodeMsgpack } from '@quire/common';
 import { Simulation, replayCommand, type SimNode } from '@quire/consensus';
 
 interface Scripted {
@@ -19,6 +20,8 @@ interface Outcome {
   /** INSTANCE_CHANGEs Node7 sent after the view change started */
   victimVotes: { viewNo: number; reason: number }[];
   tampered: number;
+  /** encoded sizes of the OLD_VIEW_PREPREPARE_REPs sent to Node7, by sender */
+  replySizes: Map<string, number[]>;
   seen: { name: string; view: number; waiting: boolean; lastOrdered: number }[];
 }
 
@@ -27,8 +30,8 @@ interface Outcome {
  * peers' copies are lost) until the view change; Node1 crashes at 1000 ms (one fault); Node3 answers Node7's OLD_VIEW_PREPREPARE_REQ with copies whose state root
  * it changed (the second fault), and its answers reach Node7 first.
  */
-function scenario(seed: number): Outcome {
-  const sim = new Simulation({ seed, nodes: 7, faults: 'none', requests: 120 });
+function scenario(seed: number, msgLenLimit?: number): Outcome {
+  const sim = new Simulation({ seed, nodes: 7, faults: 'none', requests: 120, ...(msgLenLimit === undefined ? {} : { consensus: { msgLenLimit } }) });
   const s = sim as unknown as Scripted;
   const n1 = sim.nodes[0]!;
   // the liar is faulty by design: the checkers ignore its state and accept accusations against it
@@ -36,7 +39,7 @@ function scenario(seed: number): Outcome {
   const deliver = s.network.ctx.deliver;
   let withhold = false;
   let viewChangeStarted = false;
-  const out: Outcome = { sim, victimVotes: [], tampered: 0, seen: [] };
+  const out: Outcome = { sim, victimVotes: [], tampered: 0, replySizes: new Map(), seen: [] };
   s.network.ctx.deliver = (target, from, msg) => {
     const m = msg as { op?: string; viewNo: number; reason: number; preprepares: { stateRootHash: string }[] };
     if (m.op === 'VIEW_CHANGE') viewChangeStarted = true;
@@ -44,6 +47,7 @@ function scenario(seed: number): Outcome {
     if (withhold && !viewChangeStarted && target.name === 'Node7' && (m.op === 'PREPREPARE' || (m.op === 'MESSAGE_RESPONSE' && (msg as { msg_type: string }).msg_type === 'PREPREPARE'))) return;
     if (viewChangeStarted && from === 'Node7' && m.op === 'INSTANCE_CHANGE' && target.name === 'Node2') out.victimVotes.push({ viewNo: m.viewNo, reason: m.reason });
     if (m.op === 'OLD_VIEW_PREPREPARE_REP' && target.name === 'Node7') {
+      out.replySizes.set(from, [...(out.replySizes.get(from) ?? []), encodeMsgpack(msg).length]);
       if (from === 'Node3') {
         out.tampered++;
         deliver(target, from, { ...m, preprepares: m.preprepares.map((pp) => ({ ...pp, stateRootHash: '11111111111111111111111111111111' })) });
@@ -84,6 +88,23 @@ describe('PRE-PREPAREs of earlier views fetched during a view change (#15 F7)', 
       expect(new Set(o.seen.map((st) => st.lastOrdered)).size, label).to.equal(1);
       expect(r.violations, label).to.deep.equal([]);
     }
+  });
+});
+
+describe('OLD_VIEW_PREPREPARE_REP below MSG_LEN_LIMIT', function () {
+  this.timeout(300_000);
+
+  it('answers a request for many PRE-PREPAREs in several replies, each within the limit, and the node re-orders', () => {
+    // 1,500 bytes hold one or two of these PRE-PREPAREs: the answer to Node7 must be split
+    const limit = 1500;
+    const o = scenario(1, limit);
+    const r = o.sim.run();
+    const label = `${replayCommand(r)}: ${JSON.stringify([...o.replySizes])}, ${JSON.stringify(o.seen)}`;
+    const honest = [...o.replySizes].filter(([from]) => from !== 'Node3');
+    expect(honest.some(([, sizes]) => sizes.length > 1), label).to.equal(true);
+    for (const [, sizes] of o.replySizes) for (const size of sizes) expect(size, label).to.be.at.most(limit);
+    expect(new Set(o.seen.map((st) => st.lastOrdered)).size, label).to.equal(1);
+    expect(r.violations, label).to.deep.equal([]);
   });
 });
 
