@@ -92,6 +92,7 @@ export class ConsensusCore {
         this.ctx.catchingUp = false;
         this.lagging = false;
         this.restore();
+        this.intake.dropCaughtUp();
         this.ctx.lastOrderedAt = this.ctx.now();
         this.ordering.collectGarbage(this.ctx.lastOrdered.ppSeqNo);
         this.repair.highestSeen = Math.max(this.repair.highestSeen, this.ctx.lastOrdered.ppSeqNo);

@@ -486,6 +486,21 @@ export class RequestIntake {
     }
   }
 
+  /**
+   * After a catch-up: requests whose payload the ledgers now hold were ordered by the pool while this
+   * node caught up. Left here they would wait for good, and the monitor would blame the primary for
+   * them (vote 61 every few seconds).
+   */
+  dropCaughtUp(): void {
+    const ex = this.ctx.modules.executor;
+    for (const [d, e] of this.entries) {
+      if (e.status !== RequestStatus.IN_BATCH && ex.isPayloadCommitted(e.info.payloadDigest)) {
+        if (e.status === RequestStatus.QUEUED) this.removeFromQueue(e);
+        this.entries.delete(d);
+      }
+    }
+  }
+
   /** Records digests a PRE-PREPARE needs; returns true when all are known. */
   ensureKnown(digests: readonly string[]): boolean {
     let all = true;
