@@ -8,7 +8,7 @@ import { parseJson, stringifyJson, type Request } from '@quire/common';
 import { ClientHost } from '@quire/network';
 import { encodeNymRecord, nymKey, nymReadData, type NymRecord } from '@quire/requests';
 import type { StateTrie } from '@quire/storage';
-import { ClientError, ClientErrorCode, DidKey, Pool, buildGetNymRequest, buildNymRequest, signRequest } from '../../src/index.js';
+import { ClientError, ClientErrorCode, DidKey, Pool, buildGetNymRequest, buildGetTxnRequest, buildNymRequest, signRequest } from '../../src/index.js';
 import { NODE_NAMES, nodeSeed, poolGenesis, stateProof, stateWith } from '../unit/fixtures.js';
 
 type Handler = (req: Record<string, unknown>, reply: (m: unknown) => void, push: (m: unknown) => void) => void;
@@ -226,5 +226,20 @@ describe('Pool reads never go back behind what the handle has seen (4 client hos
     const unproven = await fresh.submitRead(getNym());
     expect(unproven).to.include({ verified: false });
     expect(unproven.result.data).to.equal(null);
+  });
+
+  it('a GET_TXN "not found" for a seqNo the handle saw acknowledged is not settled by agreement (F2)', async () => {
+    // a missing txn has no proof: nodes behind the write say seqNo 43 does not exist
+    nodes((i, req, reply) => reply({ op: 'REPLY', result: { type: '3', identifier: req.identifier, reqId: req.reqId, seqNo: 43, data: null } }));
+    const pool = await open();
+    await writeNym(pool);
+    let err: unknown;
+    await pool.submitRead(buildGetTxnRequest({ ledgerId: 1, seqNo: 43 })).catch((e: unknown) => (err = e));
+    expect((err as ClientError).code).to.equal(ClientErrorCode.NO_CONSENSUS);
+    expect(((err as ClientError).data.errors as { code: string }[]).map((e) => e.code)).to.deep.equal(Array(4).fill(ClientErrorCode.REPLY_BEHIND));
+    // seqNo 44 was never seen: f+1 nodes saying it does not exist settle it
+    const out = await pool.submitRead(buildGetTxnRequest({ ledgerId: 1, seqNo: 44 }));
+    expect(out).to.include({ verified: false });
+    expect(out.result.data).to.equal(null);
   });
 });
