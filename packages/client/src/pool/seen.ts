@@ -262,10 +262,12 @@ export function writePosition(request: Request, result: Record<string, unknown>)
 }
 
 function ruleOf(result: Record<string, unknown>, op: Record<string, unknown>): { rule: FreshnessRule; key?: string } | undefined {
+  const keyed = KEYED_READS.has(op.type as string);
   try {
-    const t = readTargets(result, op).targets[0];
+    // a keyed read's key and rule come from the query alone: its data need not be recomputed again
+    const t = readTargets(keyed ? { type: op.type, data: null } : result, op).targets[0];
     if (t === undefined) return undefined;
-    return KEYED_READS.has(op.type as string) ? { rule: t.freshness, key: keyHex(t.key) } : { rule: t.freshness };
+    return keyed ? { rule: t.freshness, key: keyHex(t.key) } : { rule: t.freshness };
   } catch {
     return undefined;
   }
