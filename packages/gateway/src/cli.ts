@@ -1,6 +1,8 @@
 // quire-gateway: serves a pool over HTTP until SIGINT/SIGTERM, then shuts down gracefully (requests in flight finish).
 import { parseArgs } from 'node:util';
 import { Gateway, defaultGatewayOptions, type GatewayOptions } from './gateway.js';
+import { defaultExplorerOptions } from './explorer/index.js';
+import { BLOCK, defaultSearchIndexOptions } from './explorer/search-index.js';
 
 const USAGE = `usage: quire-gateway --genesis FILE [options]
 
@@ -18,6 +20,8 @@ const USAGE = `usage: quire-gateway --genesis FILE [options]
   --no-explorer           do not serve the ledger explorer's web pages
   --explorer-seed SEED    a trustee's or steward's seed (default $QUIRE_EXPLORER_SEED): the pool page's validator info
   --register-form         serve the explorer's "register a DID" form, NYMs signed by --explorer-seed (devnet only)
+  --search-index-max N    domain txns the explorer's search index keeps, the newest (default ${defaultSearchIndexOptions.maxTxns})
+  --no-search-index       do not index the domain ledger: search scans the newest ${defaultExplorerOptions.searchDepth} txns only
   --json                  print the startup line as JSON
   -h, --help              this text`;
 
@@ -52,6 +56,8 @@ export async function main(argv: string[]): Promise<number> {
         'no-explorer': { type: 'boolean' },
         'explorer-seed': { type: 'string' },
         'register-form': { type: 'boolean' },
+        'search-index-max': { type: 'string' },
+        'no-search-index': { type: 'boolean' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -83,7 +89,13 @@ export async function main(argv: string[]): Promise<number> {
     if (values['no-metrics'] === true) opts.metrics = false;
     const explorerSeed = (values['explorer-seed'] as string | undefined) ?? process.env.QUIRE_EXPLORER_SEED;
     if (values['register-form'] === true && explorerSeed === undefined) throw new Error('--register-form needs --explorer-seed (the devnet trustee seed)');
-    opts.explorer = { enabled: values['no-explorer'] !== true, registerForm: values['register-form'] === true, ...(explorerSeed !== undefined ? { signerSeed: explorerSeed } : {}) };
+    const indexMax = int(values['search-index-max'] as string | undefined, 'search-index-max', BLOCK);
+    opts.explorer = {
+      enabled: values['no-explorer'] !== true,
+      registerForm: values['register-form'] === true,
+      ...(explorerSeed !== undefined ? { signerSeed: explorerSeed } : {}),
+      searchIndex: { enabled: values['no-search-index'] !== true, ...(indexMax !== undefined ? { maxTxns: indexMax } : {}) },
+    };
   } catch (e) {
     return fail((e as Error).message);
   }

@@ -73,6 +73,8 @@ export class Gateway {
   private closing: Promise<void> | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private lastRefresh: number | undefined;
+  /** The ledger explorer, when served. */
+  explorer: Explorer | undefined;
 
   private constructor(
     readonly app: FastifyInstance,
@@ -149,8 +151,8 @@ export class Gateway {
       reply.header('x-quire-error', g.code);
       return sendJson(reply, g.status, jsonText(g.body(), false));
     });
-    let explorer: Explorer | undefined;
     app.setNotFoundHandler((req, reply) => {
+      const explorer = this.explorer;
       if (explorer?.wantsPage(req) === true) return explorer.notFound(req, reply);
       reply.header('x-quire-error', GatewayErrorCode.NOT_FOUND);
       return sendJson(reply, 404, jsonText(new GatewayError(GatewayErrorCode.NOT_FOUND, { method: req.method, path: req.url.split('?')[0] }).body(), false));
@@ -169,7 +171,7 @@ export class Gateway {
     registerResolverRoutes(app, ctx);
     registerAnonCredsRoutes(app, ctx);
     // the ledger explorer (its own HTML paths, and / for a browser)
-    if (options.explorer.enabled !== false) explorer = registerExplorer(app, ctx, options.explorer);
+    if (options.explorer.enabled !== false) this.explorer = registerExplorer(app, ctx, options.explorer);
 
     // operations
     app.get('/health', { schema: { tags: ['operations'], summary: 'Liveness: the process serves HTTP' } }, async (req, reply) => sendValue(req, reply, { status: 'ok' }, 'none'));
@@ -188,7 +190,10 @@ export class Gateway {
     await app.ready();
   }
 
-  /** Starts listening; resolves with the URL. Refreshes the pool ledger first when a refresh interval is set. */
+  /**
+   * Starts listening; resolves with the URL. Refreshes the pool ledger first when a refresh interval is set; then the
+   * explorer's search index starts reading the domain ledger in the background.
+   */
   async listen(): Promise<string> {
     if (this.options.refreshIntervalMs > 0) {
       await this.refresh();
@@ -196,6 +201,7 @@ export class Gateway {
       this.refreshTimer.unref();
     }
     await this.app.listen({ host: this.options.host, port: this.options.port });
+    this.explorer?.start();
     return this.url;
   }
 
@@ -222,6 +228,7 @@ export class Gateway {
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (this.refreshTimer !== undefined) clearInterval(this.refreshTimer);
+      this.explorer?.stop();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([this.app.close(), new Promise<void>((r) => (timer = setTimeout(r, this.options.closeGraceMs)))]);
       clearTimeout(timer);

@@ -149,12 +149,52 @@ export function typeFields(t: VerifiedTxn): [string, Html | string | undefined][
         ['mechanisms', Object.keys(obj(data.aml)).join(', ')],
       ];
     case TxnType.AUDIT:
-      return [['view / batch', `${str(data.viewNo) ?? '?'} / ${str(data.ppSeqNo) ?? '?'}`]];
+      return auditFields(t.seqNo, data);
     default: {
       const keys = Object.keys(data).filter((k) => k !== 'type');
       return keys.length === 0 ? [] : [['fields', keys.join(', ')]];
     }
   }
+}
+
+const LEDGER_NAMES_BY_ID: Readonly<Record<string, string>> = { '0': 'pool', '1': 'domain', '2': 'config' };
+const ledgerNameOf = (id: string): string => LEDGER_NAMES_BY_ID[id] ?? `ledger ${id}`;
+
+/**
+ * An audit txn (formats.md 10.1): the batch it records (view, ppSeqNo, digest, the ledger it wrote), every ledger's size
+ * after it (each linked to that ledger from that size down), the roots it recorded, and the primaries and validators,
+ * which are a list or a delta: “unchanged since audit txn #k”.
+ */
+function auditFields(seqNo: number, data: Json): [string, Html | string | undefined][] {
+  const sizes = obj(data.ledgerSize);
+  const roots = obj(data.ledgerRoot);
+  const written = Object.keys(obj(data.stateRoot));
+  const listOrDelta = (v: unknown): Html | string | undefined => {
+    if (Array.isArray(v)) return v.map(String).join(', ');
+    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 && v < seqNo) return html`unchanged since ${txnLink('audit', seqNo - v)}`;
+    return str(v);
+  };
+  return [
+    ['view / batch', `${str(data.viewNo) ?? '?'} / ${str(data.ppSeqNo) ?? '?'}`],
+    ['batch for', written.length === 0 ? undefined : written.map(ledgerNameOf).join(', ')],
+    [
+      'ledger sizes',
+      Object.keys(sizes).length === 0
+        ? undefined
+        : html`${Object.entries(sizes).map(([id, n], i) => {
+            const size = typeof n === 'number' && Number.isSafeInteger(n) ? n : undefined;
+            const name = ledgerNameOf(id);
+            return html`${i > 0 ? ' · ' : ''}${name} ${size !== undefined && size > 0 && LEDGER_NAMES_BY_ID[id] !== undefined ? html`<a href="/ledger/${name}?from=${size}">${size}</a>` : String(n)}`;
+          })}`,
+    ],
+    [
+      'roots recorded',
+      written.length === 0 ? undefined : html`${written.map((id, i) => html`${i > 0 ? html`<br>` : ''}${ledgerNameOf(id)}: txn root <span class="mono">${str(roots[id]) ?? '?'}</span>`)}`,
+    ],
+    ['primaries', listOrDelta(data.primaries)],
+    ['validators', data.nodeReg === undefined ? undefined : listOrDelta(data.nodeReg)],
+    ['batch digest', str(data.digest) === undefined ? undefined : html`<span class="mono">${str(data.digest)!}</span>`],
+  ];
 }
 
 /** One txn as a card (a list item). */

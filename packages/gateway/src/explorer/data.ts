@@ -5,6 +5,7 @@
 // sizes and validator information are kept for a short time, and concurrent askers share one read.
 import { buildGetTxnRequest, buildValidatorInfoRequest, signRequest, type DidKey } from '@quire/client';
 import { isPlainObject } from '@quire/common';
+import { GatewayError, GatewayErrorCode } from '../errors.js';
 import { parseJsonField } from '../json.js';
 import type { GatewayPool, PoolCaller } from '../pool-call.js';
 
@@ -158,8 +159,20 @@ export class ExplorerData {
     if (this.latestMultiSignature?.timestamp === undefined || ms.timestamp >= this.latestMultiSignature.timestamp) this.latestMultiSignature = ms;
   }
 
-  private async fetchTxn(ledgerId: number, seqNo: number): Promise<VerifiedTxn | null> {
-    const out = await this.caller.read(buildGetTxnRequest({ ledgerId, seqNo }));
+  /**
+   * GET_TXN, verified; kept in the cache unless `keep` is false (the search index reads every txn once and must not
+   * push the pages' txns out). A read settled by f+1 matching replies (the audit ledger's txns, which carry no
+   * multi-signature) may find the validators one batch apart, each answering with its own ledger size: it is asked
+   * once more before the failure is passed on.
+   */
+  private async fetchTxn(ledgerId: number, seqNo: number, keep = true): Promise<VerifiedTxn | null> {
+    let out;
+    try {
+      out = await this.caller.read(buildGetTxnRequest({ ledgerId, seqNo }));
+    } catch (e) {
+      if (!(e instanceof GatewayError) || e.code !== GatewayErrorCode.NO_CONSENSUS) throw e;
+      out = await this.caller.read(buildGetTxnRequest({ ledgerId, seqNo }));
+    }
     const data = parseJsonField(out.result.data);
     const ms = multiSignatureOf(out.result);
     this.noteMultiSignature(ms);
@@ -176,7 +189,7 @@ export class ExplorerData {
       verified: out.verified ? 'proof' : 'consensus',
       nodes: out.nodes,
     };
-    this.txns.set(`${ledgerId}:${seqNo}`, t);
+    if (keep) this.txns.set(`${ledgerId}:${seqNo}`, t);
     return t;
   }
 
@@ -198,17 +211,22 @@ export class ExplorerData {
     return f.get();
   }
 
-  /** Txns by seqNo, at most `concurrency` reads at once; missing ones (beyond the size) are left out. */
-  async many(ledgerId: number, seqNos: number[]): Promise<VerifiedTxn[]> {
+  /**
+   * Txns by seqNo, at most `concurrency` reads at once (the page default unless given); missing ones (beyond the size)
+   * are left out. With `keep: false` txns not cached already are read without being cached.
+   */
+  async many(ledgerId: number, seqNos: number[], o: { concurrency?: number; keep?: boolean } = {}): Promise<VerifiedTxn[]> {
     const out: (VerifiedTxn | null)[] = new Array<VerifiedTxn | null>(seqNos.length).fill(null);
+    const keep = o.keep ?? true;
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < seqNos.length) {
         const i = next++;
-        out[i] = await this.txn(ledgerId, seqNos[i]!);
+        const s = seqNos[i]!;
+        out[i] = keep ? await this.txn(ledgerId, s) : (this.txns.get(`${ledgerId}:${s}`) ?? (await this.fetchTxn(ledgerId, s, false)));
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, seqNos.length) }, worker));
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency ?? this.options.concurrency, seqNos.length)) }, worker));
     return out.filter((t): t is VerifiedTxn => t !== null);
   }
 

@@ -10,6 +10,7 @@
 //
 // and, through the gateway's not-found handler, a friendly 404 page for a browser.
 import { DidKey } from '@quire/client';
+import { LedgerId } from '@quire/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, GatewayErrorCode } from '../errors.js';
 import { VERIFIED_HEADER } from '../http.js';
@@ -19,7 +20,8 @@ import type { RouteContext } from '../vdr-routes.js';
 import { ExplorerData, LEDGER_NAMES, type LedgerName, type VerifiedTxn, defaultExplorerDataOptions } from './data.js';
 import { type Html, html, page, type Shell } from './html.js';
 import { LEDGER_IDS, MAX_PAGE_SIZE, PAGE_SIZE, ledgerList, parseTypes, txnDetail } from './ledger-page.js';
-import { NotOnLedger, agreementPage, credDefPage, didPage, directHit, matches, schemaPage, searchResults } from './object-pages.js';
+import { NotOnLedger, type SearchCoverage, agreementPage, credDefPage, didPage, directHit, matches, schemaPage, searchResults } from './object-pages.js';
+import { SearchIndex, type SearchIndexOptions, defaultSearchIndexOptions, exactForms } from './search-index.js';
 import { POOL_SCRIPT, poolLive } from './pool-page.js';
 import { MAX_FORM_BYTES, parseForm, register, registerForm } from './register.js';
 
@@ -30,11 +32,19 @@ export interface ExplorerOptions {
   registerForm: boolean;
   /** Seed of a trustee (or steward) key: signs VALIDATOR_INFO for the pool page, and the register form's NYMs. */
   signerSeed: string | undefined;
-  /** Domain txns a text search looks through, newest first. */
+  /**
+   * Domain txns a text search reads directly, newest first, above what the search index holds (all of them when the
+   * index is off).
+   */
   searchDepth: number;
+  /** The search index over the whole domain ledger (built while the gateway listens; search-index.ts). */
+  searchIndex: Partial<SearchIndexOptions>;
 }
 
-export const defaultExplorerOptions: ExplorerOptions = { enabled: true, registerForm: false, signerSeed: undefined, searchDepth: 500 };
+export const defaultExplorerOptions: ExplorerOptions = { enabled: true, registerForm: false, signerSeed: undefined, searchDepth: 500, searchIndex: {} };
+
+/** Matches shown by one search (the newest). */
+export const MAX_SEARCH_HITS = 100;
 
 /** What the gateway needs to hand the explorer its 404s. */
 export interface Explorer {
@@ -43,6 +53,12 @@ export interface Explorer {
   wantsPage(req: FastifyRequest): boolean;
   /** The friendly 404 page. */
   notFound(req: FastifyRequest, reply: FastifyReply): FastifyReply;
+  /** The search index (undefined when turned off). */
+  index: SearchIndex | undefined;
+  /** Starts building and following the search index (a listening gateway calls it). */
+  start(): void;
+  /** Stops the search index (the gateway's close). */
+  stop(): void;
 }
 
 /** Accept prefers text/html over JSON (a browser's navigation); a bare or JSON Accept does not. */
@@ -74,6 +90,13 @@ export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: 
   const signer = o.signerSeed !== undefined ? DidKey.fromSeed(o.signerSeed) : undefined;
   if (o.registerForm && signer === undefined) throw new Error('the explorer register form needs a signer seed (the devnet trustee)');
   const data = new ExplorerData(ctx.pool, ctx.caller, signer, defaultExplorerDataOptions);
+  const indexOptions: SearchIndexOptions = { ...defaultSearchIndexOptions, ...o.searchIndex };
+  const indexLog = app.log.child({ module: 'search-index' });
+  const index = indexOptions.enabled
+    ? new SearchIndex({ size: () => data.size(LedgerId.DOMAIN), read: (seqNos, concurrency) => data.many(LedgerId.DOMAIN, seqNos, { concurrency, keep: false }) }, indexOptions, (e) =>
+        indexLog.warn({ err: e }, 'search index: reading the domain ledger failed; trying again later'),
+      )
+    : undefined;
   const shell = (s: Shell): Shell => ({ ...s, register: o.registerForm });
   const nowSec = (): number => Math.floor(Date.now() / 1000);
 
@@ -154,7 +177,6 @@ export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: 
       const ledger = ledgerOf(p.ledger);
       if (!SEQNO.test(p.seqNo)) throw new NotOnLedger(`“${p.seqNo.slice(0, 40)}” is not a txn number (seqNo 1, 2, ...).`);
       const lid = LEDGER_IDS[ledger];
-      if (ledger === 'audit') return sendPage(reply, 200, page(shell({ title: 'Audit ledger', current: 'audit' }), (await ledgerList(data, ledger, { count: 1, unknown: [] })).body));
       const seqNo = Number(p.seqNo);
       const [t, size] = await Promise.all([data.txn(lid, seqNo), data.size(lid)]);
       if (t === null) throw new NotOnLedger(`The ${ledger} ledger has no txn #${seqNo} (it has ${size}).`);
@@ -214,12 +236,34 @@ export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: 
       if (q === '') return reply.redirect('/ledger/domain');
       const hit = await directHit(data, q);
       if (hit !== undefined) return reply.redirect(hit);
-      const size = await data.size(1);
-      const depth = Math.min(o.searchDepth, size);
-      const seqNos = Array.from({ length: depth }, (_, i) => size - i);
-      const txns: VerifiedTxn[] = await data.many(1, seqNos);
-      const hits = txns.map((t) => ({ t, on: matches(t, q) })).filter((h): h is { t: VerifiedTxn; on: string } => h.on !== undefined);
-      return sendPage(reply, 200, page(shell({ title: `Search ${q}`, query: q }), searchResults(q, hits, depth, size)));
+      const size = await data.size(LedgerId.DOMAIN);
+      const st = index?.status();
+      const indexed = st !== undefined && st.count > 0 ? { from: st.from, to: Math.min(st.to, size) } : undefined;
+      // the txns above the index (new since its last look, or all of the newest while it is being built), read now
+      const tailFrom = Math.max(1, (indexed?.to ?? 0) + 1, size - o.searchDepth + 1);
+      const tail = Array.from({ length: Math.max(0, size - tailFrom + 1) }, (_, i) => size - i);
+      const forms = [q, ...exactForms(q)];
+      const matchOf = (t: VerifiedTxn): string | undefined => forms.map((f) => matches(t, f)).find((m) => m !== undefined);
+      const hits: { t: VerifiedTxn; on: string }[] = [];
+      let more = false;
+      for (const t of await data.many(LedgerId.DOMAIN, tail)) {
+        const on = matchOf(t);
+        if (on === undefined) continue;
+        if (hits.length < MAX_SEARCH_HITS) hits.push({ t, on });
+        else more = true;
+      }
+      if (index !== undefined && indexed !== undefined && hits.length >= MAX_SEARCH_HITS) more ||= index.search(q, 1).hits.length > 0;
+      else if (index !== undefined && indexed !== undefined) {
+        const found = index.search(q, MAX_SEARCH_HITS - hits.length);
+        more = found.more;
+        // a hash hit is a candidate only: the txn (verified, usually cached) must match on its real fields
+        for (const t of await data.many(LedgerId.DOMAIN, found.hits.map((h) => h.seqNo).filter((s) => s <= indexed.to))) {
+          const on = matchOf(t);
+          if (on !== undefined) hits.push({ t, on });
+        }
+      }
+      const coverage: SearchCoverage = { size, tail: tail.length > 0 ? { from: tailFrom, to: size } : undefined, indexed, index: st, more };
+      return sendPage(reply, 200, page(shell({ title: `Search ${q}`, query: q }), searchResults(q, hits, coverage)));
     }),
   );
 
@@ -255,5 +299,8 @@ export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: 
     data,
     wantsPage: (req) => (req.method === 'GET' || req.method === 'HEAD') && prefersHtml(req),
     notFound: (req, reply) => notFound(req, reply),
+    index,
+    start: () => index?.start(),
+    stop: () => index?.stop(),
   };
 }

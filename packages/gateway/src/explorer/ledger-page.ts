@@ -39,7 +39,6 @@ function filterForm(ledger: LedgerName, lid: number, types: Set<string> | undefi
 export async function ledgerList(data: ExplorerData, ledger: LedgerName, o: { from?: number; count: number; types?: Set<string>; unknown: string[] }): Promise<{ title: string; body: Html }> {
   const lid = LEDGER_IDS[ledger];
   const title = `${ledger[0]!.toUpperCase()}${ledger.slice(1)} ledger`;
-  if (lid === LedgerId.AUDIT) return { title, body: auditNote(data) };
   const p = await data.page(lid, { ...(o.from !== undefined ? { from: o.from } : {}), count: o.count, ...(o.types !== undefined ? { types: o.types } : {}), scanLimit: o.types === undefined ? o.count : SCAN_LIMIT });
   const typeQ = o.types === undefined ? '' : [...o.types].map((t) => `&type=${enc(typeName(t))}`).join('');
   const countQ = o.count !== PAGE_SIZE ? `&count=${o.count}` : '';
@@ -53,17 +52,20 @@ export async function ledgerList(data: ExplorerData, ledger: LedgerName, o: { fr
     title,
     body: html`<h1>${title}</h1>
 <p>${p.size} txns · showing ${range}${o.types !== undefined ? html` of type ${[...o.types].map(typeName).join(', ')}` : ''}</p>
+${lid === LedgerId.AUDIT ? html`<p class="note">One audit txn per ordered batch: the view and batch number, every ledger’s size and the roots the batch wrote, the primaries. ${AUDIT_CONSENSUS}</p>` : ''}
 ${o.unknown.length > 0 ? html`<p class="error" role="alert">Unknown type for this ledger: ${o.unknown.join(', ')}</p>` : ''}
 ${filterForm(ledger, lid, o.types, o.from)}${pager}${scanNote}
 <ol class="cards" reversed>${p.items.map((t) => txnCard(t, ledger))}</ol>${p.items.length > 5 ? pager : ''}`,
   };
 }
 
-function auditNote(data: ExplorerData): Html {
-  const ms = data.latestMultiSignature;
-  return html`<h1>Audit ledger</h1><p class="note">The validators do not serve audit-ledger txns to clients (GET_TXN answers “Invalid ledger id 3”, as indy-node does), so the explorer cannot show them verified.
-The audit ledger is what each reply’s multi-signature rests on: every GET_TXN answer on these pages carries the multi-signature of the latest audit-recorded roots${ms !== undefined ? html` (newest seen: ${isoTime(ms.timestamp)}, ${ms.participants.length} participants)` : ''}.</p>`;
-}
+/**
+ * Why an audit txn is shown as agreed rather than proven: as in Indy, the validators answer GET_TXN on the audit ledger
+ * with the txn and its audit path but no multi-signature (they sign each batch's ledger and state roots, which the audit
+ * txn records, never the audit ledger's own root), so only f+1 matching replies vouch for it.
+ */
+export const AUDIT_CONSENSUS =
+  'The validators sign the ledger and state roots each audit txn records, not the audit ledger’s own root, so an audit txn comes without a multi-signature (as in Indy): it is shown when f+1 validators gave the same answer.';
 
 /** One txn with its verification. */
 export function txnDetail(t: VerifiedTxn, ledger: LedgerName, size: number | undefined): Html {
@@ -71,6 +73,7 @@ export function txnDetail(t: VerifiedTxn, ledger: LedgerName, size: number | und
   const verification = facts([
     ['how', verifiedBadge(t.verified)],
     ['audit path', t.verified === 'proof' ? html`<span class="badge ok" data-audit-path="verified">verified</span> ${t.auditPathLength} hashes from txn ${t.seqNo} to the root of a ledger of ${t.ledgerSize ?? '?'} txns` : 'not proven (answer agreed by f+1 validators)'],
+    ['why', t.verified === 'consensus' && t.ledgerId === LedgerId.AUDIT ? AUDIT_CONSENSUS : undefined],
     ['ledger root', t.rootHash === undefined ? undefined : html`<span class="mono">${t.rootHash}</span>`],
     ['multi-signature', ms === undefined ? undefined : `${ms.participants.length} validators (${ms.participants.join(', ')}), signed ${isoTime(ms.timestamp)}`],
     ['answered by', t.nodes.join(', ')],

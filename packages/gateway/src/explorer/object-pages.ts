@@ -16,6 +16,7 @@ import { ResolutionFailure, resolveDid } from '../resolver.js';
 import { didLink, roleName, txnLink, txnParts, typeName } from './cards.js';
 import type { ExplorerData, Json, VerifiedTxn } from './data.js';
 import { type Html, enc, facts, html, isoTime, rawJson, verifiedBadge } from './html.js';
+import type { IndexStatus } from './search-index.js';
 
 /** A page that has nothing to show: rendered with status 404. */
 export class NotOnLedger extends Error {
@@ -201,8 +202,41 @@ export function matches(t: VerifiedTxn, needle: string): string | undefined {
   return undefined;
 }
 
-export function searchResults(q: string, hits: { t: VerifiedTxn; on: string }[], scanned: number, size: number): Html {
-  return html`<h1>Search: “${q}”</h1><p>${hits.length} match${hits.length === 1 ? '' : 'es'} in the newest ${scanned} of ${size} domain txns (DIDs, schema ids, cred def ids and seqNos are looked up directly in the whole ledger).</p>
+/** What a search looked through: the txns read directly (the newest), the indexed range, the index's state. */
+export interface SearchCoverage {
+  size: number;
+  tail: { from: number; to: number } | undefined;
+  indexed: { from: number; to: number } | undefined;
+  index: IndexStatus | undefined;
+  /** More matches than shown. */
+  more: boolean;
+}
+
+/** How many of the ledger's txns a search covered, and the sentence that says so. */
+export function coverageOf(c: SearchCoverage): { searched: number; text: string } {
+  const tailN = c.tail === undefined ? 0 : c.tail.to - c.tail.from + 1;
+  const idxN = c.indexed === undefined ? 0 : Math.max(0, c.indexed.to - c.indexed.from + 1);
+  const searched = Math.min(c.size, tailN + idxN);
+  const parts: string[] = [];
+  if (c.indexed !== undefined && idxN > 0) parts.push(`seqNo ${c.indexed.from} to ${c.indexed.to} by the search index`);
+  if (c.tail !== undefined) parts.push(`seqNo ${c.tail.from} to ${c.tail.to} read now`);
+  let text = searched >= c.size ? `all ${c.size} domain txns` : `${searched} of ${c.size} domain txns`;
+  if (parts.length > 0 && c.size > 0) text += ` (${parts.join(', ')})`;
+  const st = c.index;
+  if (st === undefined) text += '; the search index is off, so only the newest txns are read';
+  else if (searched < c.size) {
+    if (st.floor > 1 && st.count > 0 && st.from <= st.floor) text += `; the search index keeps the newest ${st.count} txns (its configured bound)`;
+    else if (st.running) text += `; the search index is still being built (${st.count} of ${c.size} txns read)`;
+    else text += '; the search index is not running (a listening gateway builds it)';
+    if (st.error !== undefined) text += `, its last read failed: ${st.error}`;
+  }
+  return { searched, text };
+}
+
+export function searchResults(q: string, hits: { t: VerifiedTxn; on: string }[], c: SearchCoverage): Html {
+  const { searched, text } = coverageOf(c);
+  return html`<h1>Search: “${q}”</h1><p data-searched="${searched}" data-size="${c.size}">${hits.length}${c.more ? '+' : ''} match${hits.length === 1 ? '' : 'es'} in ${text}. DIDs, schema ids, cred def ids and seqNos are looked up directly in the whole ledger; in indexed txns a txnId or DID is found by its exact value, an alias or schema name by any part of it.</p>
+${c.more ? html`<p class="note">Only the newest ${hits.length} matches are shown: make the search more precise.</p>` : ''}
 <div class="table-wrap"><table><thead><tr><th scope="col">txn</th><th scope="col">type</th><th scope="col">matched on</th><th scope="col">author</th><th scope="col">time</th></tr></thead><tbody>${hits.map(({ t, on }) => {
     const p = txnParts(t);
     return html`<tr><td>${txnLink('domain', t.seqNo)}</td><td>${typeName(p.type)}</td><td>${on}</td><td>${didLink(p.from) ?? '—'}</td><td>${isoTime(p.time)}</td></tr>`;

@@ -123,6 +123,14 @@ describe('ledger explorer against a 4-node pool (HTTP on loopback)', function ()
       expect(one.text).to.include(alice.did);
       const poolTxn = await get('/ledger/pool/1');
       expect(poolTxn.text).to.include('NODE');
+      // the audit ledger: one card per ordered batch, agreed by f+1 validators (no multi-signature, as in Indy)
+      const audit = await get('/ledger/audit');
+      expect(audit.status).to.equal(200);
+      expect(audit.text).to.include('data-type="2"');
+      expect(audit.text).to.include('verified: f+1 matching replies');
+      const auditOne = await get('/ledger/audit/1');
+      expect(auditOne.text).to.include('view / batch');
+      expect(auditOne.text).to.include('<dt>why</dt>');
     });
 
     it('/dids, /schemas, /cred-defs, /agreement and /search show verified ledger objects', async () => {
@@ -142,8 +150,13 @@ describe('ledger explorer against a 4-node pool (HTTP on loopback)', function ()
       const byDid = await fetch(`${url}/search?q=${alice.did}`, { redirect: 'manual' });
       expect(byDid.status).to.equal(302);
       expect(byDid.headers.get('location')).to.equal(`/dids/${alice.did}`);
+      // the search index a listening gateway builds covers the whole domain ledger
+      for (let i = 0; i < 300 && gw.explorer?.index?.status().complete !== true; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(gw.explorer?.index?.status().complete).to.equal(true);
       const byAlias = await get(`/search?q=${alias}`);
       expect(byAlias.text).to.include(`/ledger/domain/${aliceSeqNo}`);
+      const searched = /data-searched="(\d+)" data-size="(\d+)"/.exec(byAlias.text);
+      expect(searched?.[1]).to.equal(searched?.[2]);
       const bySchemaName = await get(`/search?q=${schemaName}`);
       expect(bySchemaName.text).to.include('schema name');
     });
@@ -160,7 +173,8 @@ describe('ledger explorer against a 4-node pool (HTTP on loopback)', function ()
         ['/ledger/config', 200],
         ['/ledger/config/1', 404],
         ['/ledger/audit', 200],
-        ['/ledger/audit/5', 200],
+        ['/ledger/audit/1', 200],
+        ['/ledger/audit/999999999', 404],
         ['/ledger/pool?type=NODE', 200],
         [`/dids/${DidKey.random().did}`, 404],
         ['/dids/not-a-did', 400],

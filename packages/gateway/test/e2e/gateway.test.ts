@@ -17,6 +17,8 @@ import {
   type Pool,
 } from '@quire/client';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { ClientHost } from '@quire/network';
 import { Pool as SdkPool } from '@quire/client';
 import { TRUSTEE_SEED, nodeSeed } from '../../../../devnet/lib/node-api.js';
@@ -196,6 +198,14 @@ describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
       expect((((txn.json.result as Json).data as Json).txn as Json).type).to.equal('101');
       const pool0 = await get('/txn/pool/1');
       expect(pool0.status).to.equal(200);
+      // the audit ledger, as indy-node serves it: the txn and its audit path, no multi-signature, so f+1 matching replies
+      const audit = await get('/txn/audit/1');
+      expect(audit.status, audit.text).to.equal(200);
+      expect(audit.headers.get('x-quire-verified')).to.equal('consensus');
+      const auditData = (audit.json.result as Json).data as Json;
+      expect((auditData.txn as Json).type).to.equal('2');
+      expect(auditData.ledgerSize).to.be.a('number');
+      expect(((auditData.txn as Json).data as Json).ledgerSize).to.have.property('0');
       for (const p of ['/taa', '/aml']) {
         const a = await get(p);
         expect(a.status, a.text).to.equal(200);
@@ -490,6 +500,81 @@ describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
         expect(a.status, p).to.equal(400);
         expect(a.json.code).to.equal('INVALID_PARAMETER');
       }
+    });
+  });
+
+  // The published npm package itself (not a copy of its calls): its AnonCreds registry and DID resolver, used
+  // unchanged inside a Credo agent context (@credo-ts/core 0.5: AgentConfig with Node's fetch, the in-memory cache,
+  // Credo's own AnonCredsRegistryService and DidResolverService). The package cannot be a devDependency of this
+  // repository: @credo-ts/core 0.5.15 depends on @animo-id/pex 4.1.1-alpha.0, whose preinstall script
+  // (`npx only-allow pnpm`) makes `npm ci` fail. So it is opt-in: install it elsewhere
+  // (`npm install --ignore-scripts credo-ts-indy-vdr-proxy-client@0.2.4` in a directory of its own) and point
+  // QUIRE_CREDO_CLIENT_DIR at that directory.
+  describe('credo-ts-indy-vdr-proxy-client, the published package, against the gateway (opt-in: QUIRE_CREDO_CLIENT_DIR)', () => {
+    const dir = process.env.QUIRE_CREDO_CLIENT_DIR;
+    // the package is CommonJS with no usable types: what the test uses of it and of Credo is typed here
+    type Ctor = new (...args: unknown[]) => Record<string, (...args: unknown[]) => Promise<Json>> & Record<string, unknown>;
+    let credo: { core: Record<string, Ctor & Record<string, unknown>>; anoncreds: Record<string, Ctor>; client: Record<string, Ctor> };
+    let agentContext: unknown;
+    let registries: { getRegistryForIdentifier(ctx: unknown, id: string): Record<string, (ctx: unknown, ...a: unknown[]) => Promise<Json>> };
+    let dids: { resolve(ctx: unknown, did: string, o?: Json): Promise<Json> };
+
+    before(function () {
+      if (dir === undefined || dir === '') {
+        console.log('      skipped: QUIRE_CREDO_CLIENT_DIR is not set (a directory where credo-ts-indy-vdr-proxy-client is installed)');
+        this.skip();
+      }
+      const load = createRequire(join(dir, 'package.json'));
+      load('reflect-metadata');
+      credo = { core: load('@credo-ts/core'), anoncreds: load('@credo-ts/anoncreds'), client: load('credo-ts-indy-vdr-proxy-client') };
+      const { core, anoncreds, client } = credo;
+      const logger = new core.ConsoleLogger!((core.LogLevel as unknown as Record<string, number>).off);
+      const dm = new core.DependencyManager!();
+      (dm.registerInstance as unknown as (t: unknown, v: unknown) => void)(core.AgentConfig, new core.AgentConfig!({ label: 'quire-gateway-test', logger }, { fetch: globalThis.fetch }));
+      (dm.registerInstance as unknown as (t: unknown, v: unknown) => void)(core.CacheModuleConfig, new core.CacheModuleConfig!({ cache: new core.InMemoryLruCache!({ limit: 100 }) }));
+      const base = `${url}/anoncreds`;
+      (dm.registerInstance as unknown as (t: unknown, v: unknown) => void)(anoncreds.AnonCredsModuleConfig, new anoncreds.AnonCredsModuleConfig!({ registries: [new client.IndyVdrProxyAnonCredsRegistry!({ proxyBaseUrl: base })] }));
+      agentContext = new core.AgentContext!({ dependencyManager: dm, contextCorrelationId: 'quire-gateway-test' });
+      registries = new anoncreds.AnonCredsRegistryService!() as unknown as typeof registries;
+      dids = new core.DidResolverService!(logger, new core.DidsModuleConfig!({ resolvers: [new client.IndyVdrProxyDidResolver!({ proxyBaseUrl: base })] }), undefined) as unknown as typeof dids;
+    });
+
+    it('resolves a DID, a schema, a credential definition, a revocation registry definition and the status list at two timestamps', async () => {
+      const get = (id: string, method: string, ...args: unknown[]): Promise<Json> => registries.getRegistryForIdentifier(agentContext, id)[method]!(agentContext, id, ...args);
+      const legacySchemaId = `${trustee.did}:2:${schemaName}:1.0`;
+      const schema = await get(legacySchemaId, 'getSchema');
+      expect(schema).to.deep.include({ schemaId: legacySchemaId, schema: { attrNames: ['name', 'age'], name: schemaName, version: '1.0', issuerId: trustee.did } });
+      expect(schema.resolutionMetadata).to.deep.equal({});
+      // the package's own cache keeps what the gateway answered
+      expect(((await get(legacySchemaId, 'getSchema')).resolutionMetadata as Json).servedFromCache).to.equal(true);
+      const indySchemaId = `did:indy:${NS}:${trustee.did}/anoncreds/v0/SCHEMA/${schemaName}/1.0`;
+      expect(((await get(indySchemaId, 'getSchema')).schema as Json).issuerId).to.equal(`did:indy:${NS}:${trustee.did}`);
+
+      const cd = await get(credDefId, 'getCredentialDefinition');
+      expect(cd.credentialDefinition).to.deep.equal({ issuerId: trustee.did, schemaId: legacySchemaId, tag: 'tag1', type: 'CL', value: { primary: { n: '1', s: '2' }, revocation: { g: '3' } } });
+      const rd = await get(revRegId, 'getRevocationRegistryDefinition');
+      expect((rd.revocationRegistryDefinition as Json).credDefId).to.equal(credDefId);
+      expect(rd.revocationRegistryDefinitionMetadata).to.deep.include({ issuanceType: 'ISSUANCE_BY_DEFAULT' });
+      const revokedAt = async (t: number): Promise<number[]> => {
+        const r = await get(revRegId, 'getRevocationStatusList', t);
+        expect(r.resolutionMetadata, JSON.stringify(r)).to.deep.equal({});
+        return ((r.revocationStatusList as Json).revocationList as number[]).flatMap((v, i) => (v === 1 ? [i] : []));
+      };
+      expect(await revokedAt(entry1Time)).to.deep.equal([3]);
+      expect(await revokedAt(entry2Time)).to.deep.equal([3, 5]);
+
+      const missing = await get(`${trustee.did}:2:nothing-${uniq()}:1.0`, 'getSchema');
+      expect((missing.resolutionMetadata as Json).error).to.equal('notFound');
+
+      for (const did of [`did:sov:${owner.did}`, `did:indy:${NS}:${owner.did}`]) {
+        // Credo's resolver service stores a resolved document with toJSON(); the package hands back the gateway's JSON
+        // as it came (a plain object), so the service is asked not to store it
+        const r = await dids.resolve(agentContext, did, { persistInCache: false });
+        expect(r.didResolutionMetadata, JSON.stringify(r)).to.not.have.property('error');
+        expect((r.didDocument as Json).id).to.equal(did);
+      }
+      const unknown = await dids.resolve(agentContext, `did:sov:${DidKey.random().did}`, { persistInCache: false });
+      expect((unknown.didResolutionMetadata as Json).error).to.equal('notFound');
     });
   });
 
