@@ -79,7 +79,7 @@ describe('quire-gateway process (pool not running)', function () {
   });
 
   it('a bad command line: exit 1 with the reason and a usage line', async () => {
-    for (const args of [[], ['--genesis', genesis, '--port', 'x'], ['--genesis', genesis, '--bogus']]) {
+    for (const args of [[], ['--genesis', genesis, '--port', 'x'], ['--genesis', genesis, '--bogus'], ['--genesis', genesis, '--search-index-max', '100']]) {
       const p = startCli(args);
       expect(await p.exited, args.join(' ')).to.equal(1);
       expect(p.out()).to.match(/error: .+\nusage: quire-gateway/);
