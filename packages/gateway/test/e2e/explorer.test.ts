@@ -332,7 +332,7 @@ describe('ledger explorer against a 4-node pool (HTTP on loopback)', function ()
       await check.close();
     });
 
-    it('a bad URL gives a friendly 404 page; schema, cred def and agreement pages render', async () => {
+    it('a bad URL gives a friendly 404 page; schema, cred def, agreement, audit ledger and search pages render', async () => {
       const page = await open('/this/is/not/a/page');
       expect(await text(page, 'h1')).to.equal('Not found');
       expect(await page.$('a[href="/pool"]')).to.not.equal(null);
@@ -342,6 +342,9 @@ describe('ledger explorer against a 4-node pool (HTTP on loopback)', function ()
         [`/schemas/${encodeURIComponent(schemaId)}`, 'schema'],
         [`/cred-defs/${encodeURIComponent(credDefId)}`, 'cred-def'],
         ['/agreement', 'agreement'],
+        ['/ledger/audit', 'ledger-audit'],
+        ['/ledger/audit/1', 'txn-audit'],
+        [`/search?q=${encodeURIComponent(alias)}`, 'search'],
       ] as const) {
         const p = await open(path);
         expect(await text(p, 'h1')).to.not.equal('Not found');
