@@ -39,6 +39,12 @@ export interface PoolOptions {
    * are asked after those listed, in random order.
    */
   readOrder?: (aliases: string[]) => string[];
+  /**
+   * When a read found answers without proof and no verified one, the nodes that answered without proof are asked
+   * once more after this delay (ms) before f+1 agreement settles it: a node shows a new state root a moment before
+   * the multi-signature stored with it can be read. 0 turns the second ask off.
+   */
+  proofRetryMs: number;
 }
 
 export const defaultPoolOptions: PoolOptions = {
@@ -46,6 +52,7 @@ export const defaultPoolOptions: PoolOptions = {
   readTimeoutMs: 20_000,
   nodeReadTimeoutMs: 5_000,
   actionTimeoutMs: 10_000,
+  proofRetryMs: 300,
   catchupTimeoutMs: 15_000,
   dialTimeoutMs: 5_000,
   retries: 1,
@@ -398,35 +405,30 @@ export class Pool {
       }
       // an answer without proof: the others are asked at once, for a verified reply first
       const rest = deadline.signal.aborted ? [] : conns.slice(i);
-      if (rest.length > 0) {
-        const ctl = new AbortController();
-        const onDeadline = (): void => ctl.abort();
-        deadline.signal.addEventListener('abort', onDeadline, { once: true });
-        try {
-          const r = await new Promise<{ outcome: ReadOutcome } | { error: ClientError } | undefined>((resolve, reject) => {
-            let left = rest.length;
-            let done = false;
-            for (const c of rest) {
-              void this.askForRead(c, payload, ctl.signal).then((a) => {
-                if (done) return;
-                try {
-                  const got = take(a);
-                  if (got !== undefined) {
-                    done = true;
-                    resolve(got);
-                  } else if (--left === 0) resolve(undefined);
-                } catch (e) {
-                  done = true;
-                  reject(e as Error);
-                }
-              });
-            }
-          });
-          if (r !== undefined) return settle(r);
-        } finally {
-          deadline.signal.removeEventListener('abort', onDeadline);
-          ctl.abort(SETTLED);
-        }
+      const r = await this.askAtOnce(rest, payload, deadline.signal, take);
+      if (r !== undefined) return settle(r);
+      // still no verified reply, and a node sent a state proof without its multi-signature: the nodes that answered
+      // without proof are asked once more, a little later (a node shows a new root before the write that stores its
+      // multi-signature is done). Answers that can have no proof (all auth rules, a missing txn) are not asked again.
+      const retryMs = this.options.proofRetryMs;
+      const unsigned = unproven.some((u) => isPlainObject(u.result.state_proof) && (u.result.state_proof.multi_signature ?? null) === null);
+      if (unsigned && retryMs > 0 && !deadline.signal.aborted) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, retryMs);
+          function done(): void {
+            clearTimeout(timer);
+            deadline.signal.removeEventListener('abort', done);
+            resolve();
+          }
+          deadline.signal.addEventListener('abort', done, { once: true });
+        });
+        const byNode = new Map(unproven.splice(0).map((u) => [u.node, u]));
+        const again = conns.filter((c) => byNode.has(c.alias));
+        const r2 = deadline.signal.aborted ? undefined : await this.askAtOnce(again, payload, deadline.signal, take);
+        if (r2 !== undefined) return settle(r2);
+        // the latest answer of each node counts for agreement
+        for (const u of unproven.splice(0)) byNode.set(u.node, u);
+        unproven.push(...byNode.values());
       }
     } finally {
       deadline.done();
@@ -441,6 +443,43 @@ export class Pool {
     }
     if (unproven.length > 0) throw new ClientError(ClientErrorCode.NO_CONSENSUS, { groups: agreed.groups, errors: rejected });
     throw new ClientError(ClientErrorCode.NO_VERIFIED_REPLY, { errors: rejected, nacks: nackList });
+  }
+
+  /** Asks `conns` at once; resolves with the first answer `take` settles the read with, or undefined when none did. */
+  private async askAtOnce(
+    conns: NodeConnection[],
+    payload: Uint8Array,
+    deadline: AbortSignal,
+    take: (a: NodeAnswer) => { outcome: ReadOutcome } | { error: ClientError } | undefined,
+  ): Promise<{ outcome: ReadOutcome } | { error: ClientError } | undefined> {
+    if (conns.length === 0) return undefined;
+    const ctl = new AbortController();
+    const onDeadline = (): void => ctl.abort();
+    deadline.addEventListener('abort', onDeadline, { once: true });
+    try {
+      return await new Promise<{ outcome: ReadOutcome } | { error: ClientError } | undefined>((resolve, reject) => {
+        let left = conns.length;
+        let done = false;
+        for (const c of conns) {
+          void this.askForRead(c, payload, ctl.signal).then((a) => {
+            if (done) return;
+            try {
+              const got = take(a);
+              if (got !== undefined) {
+                done = true;
+                resolve(got);
+              } else if (--left === 0) resolve(undefined);
+            } catch (e) {
+              done = true;
+              reject(e as Error);
+            }
+          });
+        }
+      });
+    } finally {
+      deadline.removeEventListener('abort', onDeadline);
+      ctl.abort(SETTLED);
+    }
   }
 
   /** One read exchange with one node, within the node's own deadline (nodeReadTimeoutMs) and the read's. */

@@ -210,6 +210,18 @@ describe('Pool reads never go back behind what the handle has seen (4 client hos
     expect(JSON.parse(out.result.data as string).seqNo).to.equal(43);
   });
 
+  it('nodes that show a root before its multi-signature can be read are asked once more before agreement settles the read (F2)', async () => {
+    // every node has just committed the batch: its first answer carries the proof nodes without the multi-signature
+    const asks = [0, 0, 0, 0];
+    nodes((i, req, reply) => reply(nymReply(req, after43, T, { proof: asks[i]!++ > 0 })));
+    const pool = await open();
+    const out = await pool.submitRead(getNym());
+    expect(out.verified).to.equal(true);
+    expect(JSON.parse(out.result.data as string).seqNo).to.equal(43);
+    expect(asks.every((n) => n >= 1)).to.equal(true);
+    expect(Math.max(...asks)).to.equal(2);
+  });
+
   it('only when no node has a proof is the read settled by f+1 identical answers, leaving out those behind the write (F2)', async () => {
     // no node has a multi-signature; Node1 and Node2 answer from the state before the write
     nodes((i, req, reply) => reply(nymReply(req, i < 2 ? before43 : after43, T, { proof: false })));
