@@ -172,6 +172,7 @@ export class Gateway {
     registerAnonCredsRoutes(app, ctx);
     // the ledger explorer (its own HTML paths, and / for a browser)
     if (options.explorer.enabled !== false) this.explorer = registerExplorer(app, ctx, options.explorer);
+    if (metrics !== undefined && this.explorer?.index !== undefined) metrics.watchSearchIndex(this.explorer.index);
 
     // operations
     app.get('/health', { schema: { tags: ['operations'], summary: 'Liveness: the process serves HTTP' } }, async (req, reply) => sendValue(req, reply, { status: 'ok' }, 'none'));

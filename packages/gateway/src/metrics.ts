@@ -1,6 +1,11 @@
 // Prometheus metrics of the gateway (prom-client, a registry of its own so that several gateways or a node in the
 // same process never share series).
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What the metrics ask of the explorer's search index. */
+export interface IndexGaugeSource {
+  status(): { count: number; size: number; complete: boolean; nameChars: number };
+}
 
 export class GatewayMetrics {
   readonly registry = new Registry();
@@ -33,5 +38,23 @@ export class GatewayMetrics {
 
   constructor(defaults = true) {
     if (defaults) collectDefaultMetrics({ register: this.registry, prefix: 'quire_gateway_' });
+  }
+
+  /** Gauges of the explorer's search index, read when scraped: txns indexed, the ledger size seen, complete or not, name characters kept. */
+  watchSearchIndex(index: IndexGaugeSource): void {
+    const gauge = (name: string, help: string, value: (s: ReturnType<IndexGaugeSource['status']>) => number): void => {
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.set(value(index.status()));
+        },
+      });
+    };
+    gauge('quire_gateway_search_index_txns', 'Domain txns in the explorer search index', (s) => s.count);
+    gauge('quire_gateway_search_index_ledger_size', 'Domain ledger size the search index last saw', (s) => s.size);
+    gauge('quire_gateway_search_index_complete', '1 when the search index covers all it means to (the whole ledger, or its newest part within the bound)', (s) => (s.complete ? 1 : 0));
+    gauge('quire_gateway_search_index_name_chars', 'Characters of aliases and schema names the search index keeps', (s) => s.nameChars);
   }
 }

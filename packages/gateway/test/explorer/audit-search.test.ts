@@ -14,6 +14,7 @@ import { BLOCK, SearchIndex, type SearchIndexOptions, type SearchIndexSource, de
 import { GatewayError, GatewayErrorCode } from '../../src/errors.js';
 import type { GatewayPool, PoolCaller } from '../../src/pool-call.js';
 import type { RouteContext } from '../../src/vdr-routes.js';
+import { Gateway } from '../../src/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -400,6 +401,27 @@ describe('explorer: /search over the whole domain ledger', () => {
     expect((all.body.match(/href="\/ledger\/domain\/\d+"/g) ?? []).length).to.equal(100);
     ex.stop();
     await a.close();
+  });
+});
+
+describe('explorer: the search index in the gateway', () => {
+  it('close() stops it, and /metrics reports its progress', async () => {
+    const caller = fakeCaller({ domain: 700, audit: 0 });
+    const pool = { ...(fakePool as object), ledger: { size: 0, txn: () => undefined }, submitRead: (req: Request) => caller.read(req) } as unknown as GatewayPool;
+    const gw = await Gateway.create({ port: 0, rateLimit: { max: 0, windowMs: 1000 }, explorer: { searchIndex: { pollMs: 5 } } }, { pool });
+    try {
+      const gauge = async (name: string): Promise<number> => Number(/^(\S+) (\S+)$/m.exec((await gw.app.inject({ url: '/metrics' })).body.split('\n').find((l) => l.startsWith(`${name} `)) ?? '')?.[2]);
+      expect(await gauge('quire_gateway_search_index_txns')).to.equal(0);
+      expect(await gauge('quire_gateway_search_index_complete')).to.equal(0);
+      gw.explorer!.start(); // what listen() does
+      for (let i = 0; i < 400 && gw.explorer?.index?.status().complete !== true; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(await gauge('quire_gateway_search_index_txns')).to.equal(700);
+      expect(await gauge('quire_gateway_search_index_ledger_size')).to.equal(700);
+      expect(await gauge('quire_gateway_search_index_complete')).to.equal(1);
+    } finally {
+      await gw.close();
+    }
+    expect(gw.explorer?.index?.status().running).to.equal(false);
   });
 });
 
