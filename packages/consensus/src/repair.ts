@@ -229,8 +229,8 @@ export class Repair {
    * batch, which the others never PREPARE, while they order the other version in the same view. No
    * 3PC repair helps either node (it cannot go back to a view its VIEW_CHANGE left, nor vote for a
    * second version of a batch), and before the next checkpoint nothing else brings it along. Once it
-   * has ordered nothing for the NEW_VIEW timeout and f+1 validators COMMITted batches above its own,
-   * it catches up (verified ledger catch-up, no vote: safe in any view), at most once per NEW_VIEW
+   * has ordered nothing for the NEW_VIEW timeout and f+1 validators COMMITted batches more than the
+   * batches in flight above its own, it catches up (verified ledger catch-up, no vote: safe in any view), at most once per NEW_VIEW
    * timeout. A node ordering normally never meets the condition.
    */
   private catchUpIfLeftBehind(now: number): void {
@@ -238,7 +238,11 @@ export class Repair {
     const wait = ctx.opts.newViewTimeoutMs;
     if (now - ctx.lastOrderedAt < wait || now - this.leftBehindCatchupAt < wait) return;
     let ahead = 0;
-    for (const [from, k] of this.committedWithout) if (k > ctx.lastOrdered.ppSeqNo && ctx.isValidator(from)) ahead++;
+    // beyond the batches a primary may have in flight: COMMITs for the next few batches are only
+    // votes (the pool may be stuck on them too, and a node catching up then would stall it further);
+    // a COMMIT further ahead means the pool ordered on without this node
+    const beyond = ctx.lastOrdered.ppSeqNo + ctx.opts.max3pcBatchesInFlight;
+    for (const [from, k] of this.committedWithout) if (k > beyond && ctx.isValidator(from)) ahead++;
     if (ahead < ctx.quorums.weak) return;
     this.leftBehindCatchupAt = now;
     this.committedWithout.clear();

@@ -157,7 +157,7 @@ describe('Pool reads never go back behind what the handle has seen (4 client hos
   });
 
   it('when every node that verifies is behind the write, the read fails with READ_BEHIND, never a stale answer (F1)', async () => {
-    nodes((i, req, reply) => reply(nymReply(req, before43, T - 30)));
+    nodes((_i, req, reply) => reply(nymReply(req, before43, T - 30)));
     const pool = await open();
     await writeNym(pool);
     let err: unknown;
@@ -179,7 +179,7 @@ describe('Pool reads never go back behind what the handle has seen (4 client hos
   it('monotonic reads: an older multi-signature is accepted only over a root already read; a key never goes back (F1)', async () => {
     const pool = await open();
     // 1. Node1 proves DEST at seqNo 43, signed at T + 10
-    nodes((i, req, reply) => reply(nymReply(req, after43, T + 10)));
+    nodes((_i, req, reply) => reply(nymReply(req, after43, T + 10)));
     expect((await pool.submitRead(getNym())).nodes).to.deep.equal(['Node1']);
     expect(pool.seen(1)).to.deep.equal({ time: T + 10, seqNo: 43 });
     // 2. Node2 is behind (the state before, at T); Node3 has the same state as Node1 but missed the freshness
@@ -234,7 +234,7 @@ describe('Pool reads never go back behind what the handle has seen (4 client hos
     expect(out.rejected.filter((r) => r.code === ClientErrorCode.REPLY_BEHIND).map((r) => r.node).sort()).to.deep.equal(['Node1', 'Node2']);
     // a handle that saw no write settles on the first f+1 identical answers, as before
     const fresh = await open();
-    nodes((i, req, reply) => reply(nymReply(req, before43, T, { proof: false })));
+    nodes((_i, req, reply) => reply(nymReply(req, before43, T, { proof: false })));
     const unproven = await fresh.submitRead(getNym());
     expect(unproven).to.include({ verified: false });
     expect(unproven.result.data).to.equal(null);
@@ -242,7 +242,7 @@ describe('Pool reads never go back behind what the handle has seen (4 client hos
 
   it('a GET_TXN "not found" for a seqNo the handle saw acknowledged is not settled by agreement (F2)', async () => {
     // a missing txn has no proof: nodes behind the write say seqNo 43 does not exist
-    nodes((i, req, reply) => reply({ op: 'REPLY', result: { type: '3', identifier: req.identifier, reqId: req.reqId, seqNo: 43, data: null } }));
+    nodes((_i, req, reply) => reply({ op: 'REPLY', result: { type: '3', identifier: req.identifier, reqId: req.reqId, seqNo: 43, data: null } }));
     const pool = await open();
     await writeNym(pool);
     let err: unknown;

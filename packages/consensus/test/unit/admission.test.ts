@@ -108,7 +108,9 @@ describe('admission control (intake.ts)', () => {
     for (const n of ['Node2', 'Node3', 'Node4']) expect(pool.orderedBy.get(n)?.has(id) ?? false, n).to.equal(true);
     expect(pool.cores.get('Node2')!.status().viewNo).to.equal(0);
   });
-  it('the admission limit follows the ordering rate of the pool: what it orders in maxQueueWaitMs, never below 1,000', () => {
+  it('the admission limit follows the ordering rate of the pool: what it orders in maxQueueWaitMs, never below 1,000', function () {
+    // about 5,000 signed requests: seconds of CPU on a loaded machine
+    this.timeout(120_000);
     const { pool, t } = startedPool({ maxRequestQueueSize: 50_000, maxQueueWaitMs: 10_000, max3pcBatchSize: 100 });
     const node2 = pool.cores.get('Node2')!;
     expect(node2.status().admissionLimit, 'idle pool: the floor').to.equal(1000);

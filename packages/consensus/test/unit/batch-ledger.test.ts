@@ -7,7 +7,7 @@ import { Pool } from './scripted-pool.js';
 
 describe('the ledger of a batch is fixed by its digest', () => {
   it('a backup refuses a PRE-PREPARE whose requests belong to another ledger than it names', () => {
-    const pool = new Pool({ max3pcBatchWait: 50 });
+    const pool = new Pool({ max3pcBatchWaitMs: 50 });
     // the primary relabels its domain batches as config-ledger batches for Node2 only
     pool.rewrite = (from, to, msg) => (from === 'Node1' && to === 'Node2' && msg.op === 'PREPREPARE' && msg.reqIdr.length > 0 ? { ...msg, ledgerId: 2 } : msg);
     pool.start();
