@@ -64,6 +64,9 @@ export function poolFailure(e: unknown, request: Request | undefined, f: number)
     }
     case ClientErrorCode.NO_VERIFIED_REPLY:
       return new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, { tried: { errors: d.errors ?? [], nacks: d.nacks ?? [] } });
+    // every node that could prove the read is behind what this gateway already saw: retry later
+    case ClientErrorCode.READ_BEHIND:
+      return new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, { tried: { errors: d.errors ?? [], reason: 'every node that proves the read is behind a state this gateway has seen' } });
     case ClientErrorCode.CLOSED:
       return new GatewayError(GatewayErrorCode.SHUTTING_DOWN);
     case ClientErrorCode.INVALID_ARGUMENT:

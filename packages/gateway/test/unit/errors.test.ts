@@ -46,6 +46,9 @@ describe('pool failures over HTTP', function () {
     expect((t.body.tried as Json).errors).to.deep.equal(errors);
     const u = await ask(new ClientError(ClientErrorCode.NO_VERIFIED_REPLY, { errors, nacks: [] }));
     expect([u.status, u.body.code]).to.deep.equal([503, 'POOL_UNAVAILABLE']);
+    const behind = await ask(new ClientError(ClientErrorCode.READ_BEHIND, { errors }));
+    expect([behind.status, behind.body.code]).to.deep.equal([503, 'POOL_UNAVAILABLE']);
+    expect((behind.body.tried as Json).errors).to.deep.equal(errors);
     const few = await ask(new ClientError(ClientErrorCode.NO_CONSENSUS, { groups: [['Node1']], errors }));
     expect([few.status, few.body.code]).to.deep.equal([503, 'POOL_UNAVAILABLE']);
     const split = await ask(new ClientError(ClientErrorCode.NO_CONSENSUS, { groups: [['Node1'], ['Node2'], ['Node3']], errors: [] }));
