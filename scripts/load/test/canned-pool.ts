@@ -46,6 +46,8 @@ export class CannedPool {
   readonly nack: (string | undefined)[] = NAMES.map(() => undefined);
   writes = 0;
   reads = 0;
+  /** txnTime of the newest write: the time of the "batch" the state proofs sign, as a pool's multi-signature has */
+  private lastTxnTime = 0;
 
   private constructor(private readonly trie: StateTrie) {}
 
@@ -81,7 +83,7 @@ export class CannedPool {
       const raw = this.trie.get(nymKey(dest), { committed: true });
       const rec = raw === undefined ? undefined : (parseJson(new TextDecoder().decode(raw)) as NymRecord);
       const root = b58encode(this.trie.committedRoot);
-      const value = { ledger_id: 1, pool_state_root_hash: 'HNvueuQSgG8S19UR9YsVxNJBL4yd8c5MYsTyyi4QLwh1', state_root_hash: root, timestamp: Math.floor(Date.now() / 1000) - 1, txn_root_hash: 'C2t4zdcHiG3kekqEreK6vpvqwZDoKWRJcX3Q3ryPrPKa' };
+      const value = { ledger_id: 1, pool_state_root_hash: 'HNvueuQSgG8S19UR9YsVxNJBL4yd8c5MYsTyyi4QLwh1', state_root_hash: root, timestamp: this.lastTxnTime > 0 ? this.lastTxnTime : Math.floor(Date.now() / 1000) - 1, txn_root_hash: 'C2t4zdcHiG3kekqEreK6vpvqwZDoKWRJcX3Q3ryPrPKa' };
       const msg = multiSignatureMessage(value);
       const multi = { signature: b58encode(blsAggregateSignatures([0, 1, 2].map((k) => bls[k]!.sign(msg)))), participants: ['Node1', 'Node2', 'Node3'], value };
       return [
@@ -105,6 +107,7 @@ export class CannedPool {
       this.writes++;
       const seqNo = this.txns.length + 1;
       const txnTime = Math.floor(Date.now() / 1000);
+      this.lastTxnTime = Math.max(this.lastTxnTime, txnTime);
       const data = { ...op };
       delete data.type;
       txn = {
