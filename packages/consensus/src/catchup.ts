@@ -6,11 +6,10 @@
 // and the checked multi-signatures), and nothing else is written; a node killed between two of them
 // has its audit ledger ahead of ledgers 0-2, which its startup accepts as a catch-up to finish
 // (node: checkAgainstAudit), and the catch-up every start runs resumes from the ledgers' sizes.
-import { encodeMsgpack } from '@quire/common';
 import { CaughtUpMultiSigs, multiSigsForAuditTxns } from './catchup-multisigs.js';
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
-import type { CatchupRep, CatchupReq, ConsistencyProof, LedgerStatus, MultiSigTuple, NodeMessage } from './messages.js';
+import { encodedSize, type CatchupRep, type CatchupReq, type ConsistencyProof, type LedgerStatus, type MultiSigTuple } from './messages.js';
 
 const AUDIT = 3;
 /** after the audit ledger: pool, config, domain (consensus.md §7.2) */
@@ -386,15 +385,5 @@ export class Catchup {
       this.rounds++;
       this.requestMissing();
     }
-  }
-}
-
-/** Encoded size of a message as the transport would frame it (msgpack). */
-/** Bytes of `msg` on the wire (0 when it cannot be encoded: the transport reports that). */
-export function encodedSize(msg: NodeMessage): number {
-  try {
-    return encodeMsgpack(msg).length;
-  } catch {
-    return 0;
   }
 }

@@ -115,23 +115,21 @@ export class RequestIntake {
   /** requestIdentity -> time of this node's refusal (admission control), oldest first */
   private readonly refused = new Map<string, number>();
   /**
-   * requestIdentity -> validators whose PROPAGATE of a request refused here arrived: once n-f took it
-   * in, the pool has decided and this node stores and orders it too (a primary that refused a request
+   * requestIdentity -> validators whose PROPAGATE of a request refused here arrived, and the client
+   * connections of one this node took in and dropped (see onTick). Once n-f validators took it in,
+   * the pool has decided and this node stores and orders it too (a primary that refused a request
    * the others finalised would otherwise never propose it, and the backups would vote it out for the
    * requests it leaves waiting). Bounded with `refused`, at most n names each.
    */
-  private readonly refusedVotes = new Map<string, Set<string>>();
-  /** requestIdentity -> client connections of a request this node took in and dropped (see onTick) */
-  private readonly droppedConns = new Map<string, Set<string>>();
-
-  constructor(private readonly ctx: CoreContext) {
-    this.limit = ctx.opts.maxRequestQueueSize;
-  }
-
+  private readonly refusedVotes = new Map<string, { voters: Set<string>; connIds?: Set<string> }>();
   /** (time, requests ordered so far), one sample a second over the last RATE_WINDOW_MS */
   private readonly orderedSamples: { at: number; total: number }[] = [];
   /** the admission limit now: see `maxQueueWaitMs` */
   private limit: number;
+
+  constructor(private readonly ctx: CoreContext) {
+    this.limit = ctx.opts.maxRequestQueueSize;
+  }
 
   /** whether admission control refuses new requests now */
   get full(): boolean {
@@ -148,8 +146,8 @@ export class RequestIntake {
    * in `maxQueueWaitMs` at the rate of the last 10 s, so that a write taken in under overload is
    * answered within seconds instead of waiting behind a queue sized for a faster machine (and never
    * long enough for the monitors to blame an honest, busy primary). Floor: the full batches the primary
-   * may have in flight, so the pipeline stays full, and at least 1,000, so an idle pool takes a burst in; ceiling: `maxRequestQueueSize`. Every node sees the same ordered
-   * stream, so their limits agree.
+   * may have in flight, so the pipeline stays full, and at least 1,000, so an idle pool takes a burst
+   * in; ceiling: `maxRequestQueueSize`. Every node sees the same ordered stream, so their limits agree.
    */
   private updateLimit(now: number): void {
     const s = this.orderedSamples;
@@ -198,7 +196,6 @@ export class RequestIntake {
       if (now - at < ttl && this.refused.size <= MAX_REMEMBERED_REFUSALS) break;
       this.refused.delete(identity);
       this.refusedVotes.delete(identity);
-      this.droppedConns.delete(identity);
     }
     return this.refused.size;
   }
@@ -206,14 +203,14 @@ export class RequestIntake {
   /** Notes `from`'s PROPAGATE of a request refused here; true once n-f validators took it in. */
   private takenInByPool(identity: string, from: string): boolean {
     if (!this.refused.has(identity) || !this.ctx.isValidator(from)) return false;
-    let voters = this.refusedVotes.get(identity);
-    if (voters === undefined) {
-      voters = new Set();
-      this.refusedVotes.set(identity, voters);
+    let held = this.refusedVotes.get(identity);
+    if (held === undefined) {
+      held = { voters: new Set() };
+      this.refusedVotes.set(identity, held);
     }
-    voters.add(from);
+    held.voters.add(from);
     let n = 0;
-    for (const v of voters) if (this.ctx.isValidator(v)) n++;
+    for (const v of held.voters) if (this.ctx.isValidator(v)) n++;
     return n >= this.ctx.quorums.strong;
   }
 
@@ -316,13 +313,12 @@ export class RequestIntake {
         return;
       }
       entry = this.store(msg.request, info, identity);
-      const voters = identity === undefined ? undefined : this.refusedVotes.get(identity);
-      if (voters !== undefined) {
-        for (const v of voters) entry.votes.add(v);
-        this.refusedVotes.delete(identity!);
+      const held = identity === undefined ? undefined : this.refusedVotes.get(identity);
+      if (held !== undefined) {
+        for (const v of held.voters) entry.votes.add(v);
         // the client this node acknowledged before dropping it is answered when it is ordered
-        for (const c of this.droppedConns.get(identity!) ?? []) entry.connIds.add(c);
-        this.droppedConns.delete(identity!);
+        for (const c of held.connIds ?? []) entry.connIds.add(c);
+        this.refusedVotes.delete(identity!);
       }
     }
     this.countPropagate(entry, from);
@@ -478,8 +474,13 @@ export class RequestIntake {
   /** Drops queued requests whose payload got committed (e.g. a signature variant was ordered). */
   dropCommittedPayloads(payloads: readonly string[]): void {
     const set = new Set(payloads);
+    this.dropPending((e) => set.has(e.info.payloadDigest));
+  }
+
+  /** Drops the requests not in an applied batch that `committed` says were ordered already. */
+  private dropPending(committed: (e: RequestEntry) => boolean): void {
     for (const [d, e] of this.entries) {
-      if (set.has(e.info.payloadDigest) && e.status !== RequestStatus.IN_BATCH) {
+      if (e.status !== RequestStatus.IN_BATCH && committed(e)) {
         if (e.status === RequestStatus.QUEUED) this.removeFromQueue(e);
         this.entries.delete(d);
       }
@@ -493,12 +494,7 @@ export class RequestIntake {
    */
   dropCaughtUp(): void {
     const ex = this.ctx.modules.executor;
-    for (const [d, e] of this.entries) {
-      if (e.status !== RequestStatus.IN_BATCH && ex.isPayloadCommitted(e.info.payloadDigest)) {
-        if (e.status === RequestStatus.QUEUED) this.removeFromQueue(e);
-        this.entries.delete(d);
-      }
-    }
+    this.dropPending((e) => ex.isPayloadCommitted(e.info.payloadDigest));
   }
 
   /** Records digests a PRE-PREPARE needs; returns true when all are known. */
@@ -548,8 +544,7 @@ export class RequestIntake {
           // hold every request the others finalise, or nobody proposes it)
           if (e.identity !== undefined) {
             this.refuse(e.identity);
-            this.refusedVotes.set(e.identity, new Set(e.votes));
-            if (e.connIds.size > 0) this.droppedConns.set(e.identity, e.connIds);
+            this.refusedVotes.set(e.identity, { voters: new Set(e.votes), ...(e.connIds.size > 0 ? { connIds: e.connIds } : {}) });
           }
         }
       }

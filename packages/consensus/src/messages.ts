@@ -1,6 +1,7 @@
 // Node-to-node consensus messages (consensus.md §3.10, §4, §6.10, §7.7) as plain data. The wire
-// encoding (msgpack) belongs to the transport; the core receives decoded values and checks their
-// shape with `parseNodeMessage` before anything else looks at them.
+// encoding (msgpack) belongs to the transport (`encodedSize` only measures it); the core receives
+// decoded values and checks their shape with `parseNodeMessage` before anything else looks at them.
+import { encodeMsgpack } from '@quire/common';
 
 export const ConsensusOp = {
   PROPAGATE: 'PROPAGATE',
@@ -246,4 +247,13 @@ export function multiSigFromTuple(t: MultiSigTuple): MultiSignature {
     participants: [...participants],
     value: { ledger_id: ledgerId, pool_state_root_hash: poolRoot, state_root_hash: stateRoot, timestamp, txn_root_hash: txnRoot },
   };
+}
+
+/** Bytes of `msg` on the wire (0 when it cannot be encoded: the transport reports that). */
+export function encodedSize(msg: NodeMessage): number {
+  try {
+    return encodeMsgpack(msg).length;
+  } catch {
+    return 0;
+  }
 }

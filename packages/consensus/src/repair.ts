@@ -230,8 +230,8 @@ export class Repair {
    * 3PC repair helps either node (it cannot go back to a view its VIEW_CHANGE left, nor vote for a
    * second version of a batch), and before the next checkpoint nothing else brings it along. Once it
    * has ordered nothing for the NEW_VIEW timeout and f+1 validators COMMITted batches more than the
-   * batches in flight above its own, it catches up (verified ledger catch-up, no vote: safe in any view), at most once per NEW_VIEW
-   * timeout. A node ordering normally never meets the condition.
+   * batches in flight above its own, it catches up (verified ledger catch-up, no vote: safe in any
+   * view), at most once per NEW_VIEW timeout. A node ordering normally never meets the condition.
    */
   private catchUpIfLeftBehind(now: number): void {
     const ctx = this.ctx;

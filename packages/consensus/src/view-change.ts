@@ -1,14 +1,13 @@
 // View change (consensus.md §6): VIEW_CHANGE and
 // VIEW_CHANGE_ACK, NEW_VIEW built by the new primary and recomputed by everyone else, re-ordering of
 // prepared batches of earlier views, NEW_VIEW timeout escalation and lagging-view adoption.
-import { encodedSize } from './catchup.js';
 import type { Checkpoints } from './checkpoints.js';
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
 import { batchDigest, multiSigValue } from './digest.js';
 import type { AppliedBatch, ThreePcVoteJournal } from './interfaces.js';
 import type { RequestIntake } from './intake.js';
-import type { BatchId, Checkpoint, NewView, OldViewPrePrepareRep, OldViewPrePrepareReq, PrePrepare, ViewChange, ViewChangeAck } from './messages.js';
+import { encodedSize, type BatchId, type Checkpoint, type NewView, type OldViewPrePrepareRep, type OldViewPrePrepareReq, type PrePrepare, type ViewChange, type ViewChangeAck } from './messages.js';
 import { calcBatches, calcCheckpoint, initialCheckpoint, sameBatchId, sameCheckpoint, viewChangeDigest } from './new-view-calc.js';
 import type { Ordering } from './ordering.js';
 import { InstanceChangeVoting } from './instance-change.js';
