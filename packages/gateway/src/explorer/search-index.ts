@@ -12,6 +12,7 @@
 // it covered. Txns above the indexed range (written since the last look, or while the index is still being built) are
 // scanned directly, newest first, within the explorer's search depth.
 import { isPlainObject } from '@quire/common';
+import { GatewayError, GatewayErrorCode } from '../errors.js';
 import { parseDid } from '../ids.js';
 import type { Json, VerifiedTxn } from './data.js';
 
@@ -144,7 +145,7 @@ export class SearchIndex {
     readonly options: SearchIndexOptions = defaultSearchIndexOptions,
     private readonly onError: (e: unknown) => void = () => undefined,
   ) {
-    if (!(options.maxTxns >= BLOCK)) throw new Error(`search index maxTxns must be at least ${BLOCK}`);
+    if (!(options.maxTxns >= BLOCK)) throw new GatewayError(GatewayErrorCode.INVALID_PARAMETER, { field: 'searchIndexMax', reason: `at least ${BLOCK} expected` });
   }
 
   status(): IndexStatus {
@@ -230,7 +231,9 @@ export class SearchIndex {
       }
     }
     this.evict();
-    if (got.size < seqNos.length) throw new Error(`the pool gave ${got.size} of ${seqNos.length} domain txns from seqNo ${seqNos[0]}`);
+    if (got.size < seqNos.length) {
+      throw new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, { reason: `the pool gave ${got.size} of ${seqNos.length} domain txns from seqNo ${seqNos[0]}` });
+    }
     return true;
   }
 

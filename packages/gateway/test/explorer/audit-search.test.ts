@@ -212,7 +212,7 @@ describe('explorer search index', () => {
     await new Promise((r) => setTimeout(r, 5));
     expect(index.status().complete).to.equal(true);
     index.stop();
-    expect(() => new SearchIndex(new FakeSource(0), opts({ maxTxns: 10 }))).to.throw(/at least/);
+    expect(() => new SearchIndex(new FakeSource(0), opts({ maxTxns: 10 }))).to.throw(GatewayError).with.property('code', GatewayErrorCode.INVALID_PARAMETER);
   });
 });
 
