@@ -126,7 +126,7 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
     byzantineBackups: true,
     faultyNodes: 1,
     backupBehaviours: ['vcEquivocate'],
-    healAtMs: 5000,
+    healAtMs: 7000,
     livenessBoundMs: 30_000,
   },
   twins: { ...base, name: 'twins', twins: true, checkLiveness: false, healAtMs: 2000, livenessBoundMs: 3000, requests: 20 },
@@ -159,12 +159,12 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
     isolatePrimary: true,
     byzantineNextPrimary: true,
     faultyNodes: 1,
-    healAtMs: 5000,
+    healAtMs: 7000,
     livenessBoundMs: 30_000,
     consensus: { chkFreq: 5, logSize: 15 },
   },
   // f flooding nodes, and a primary cut off so that the floods meet a view change
-  flood: { ...base, name: 'flood', latencyMs: [1, 10], flood: true, partitions: true, isolatePrimary: true, faultyNodes: 'f', healAtMs: 4000, livenessBoundMs: 30_000 },
+  flood: { ...base, name: 'flood', latencyMs: [1, 10], flood: true, partitions: true, isolatePrimary: true, faultyNodes: 'f', healAtMs: 7000, livenessBoundMs: 30_000 },
   // a primary that pauses and resumes, delays its PRE-PREPAREs and censors one request in five
   lazyPrimary: { ...base, name: 'lazyPrimary', latencyMs: [1, 10], lazyPrimary: true, faultyNodes: 1, healAtMs: 6000, livenessBoundMs: 40_000 },
 };
