@@ -230,20 +230,32 @@ export class Repair {
    * 3PC repair helps either node (it cannot go back to a view its VIEW_CHANGE left, nor vote for a
    * second version of a batch), and before the next checkpoint nothing else brings it along. Once it
    * has ordered nothing for the NEW_VIEW timeout and f+1 validators COMMITted batches more than the
-   * batches in flight above its own, it catches up (verified ledger catch-up, no vote: safe in any
-   * view), at most once per NEW_VIEW timeout. A node ordering normally never meets the condition.
+   * batches in flight above its own (or, while it waits for a NEW_VIEW, n-f validators COMMITted any
+   * batch above its own), it catches up (verified ledger catch-up, no vote: safe in any view), at
+   * most once per NEW_VIEW timeout. A node ordering normally never meets the condition.
    */
   private catchUpIfLeftBehind(now: number): void {
     const ctx = this.ctx;
     const wait = ctx.opts.newViewTimeoutMs;
     if (now - ctx.lastOrderedAt < wait || now - this.leftBehindCatchupAt < wait) return;
     let ahead = 0;
+    let committedAbove = 0;
     // beyond the batches a primary may have in flight: COMMITs for the next few batches are only
     // votes (the pool may be stuck on them too, and a node catching up then would stall it further);
     // a COMMIT further ahead means the pool ordered on without this node
-    const beyond = ctx.lastOrdered.ppSeqNo + ctx.opts.max3pcBatchesInFlight;
-    for (const [from, k] of this.committedWithout) if (k > beyond && ctx.isValidator(from)) ahead++;
-    if (ahead < ctx.quorums.weak) return;
+    const last = ctx.lastOrdered.ppSeqNo;
+    const beyond = last + ctx.opts.max3pcBatchesInFlight;
+    for (const [from, k] of this.committedWithout) {
+      if (!ctx.isValidator(from)) continue;
+      if (k > beyond) ahead++;
+      if (k > last) committedAbove++;
+    }
+    // a node waiting for a NEW_VIEW takes no part in ordering, so it stalls nothing by catching up;
+    // n-f COMMITs above its last batch are a commit quorum it saw without ordering (the pool went on
+    // without it, perhaps by a single batch: a NODE txn it missed, whose votes 46 were a quorum only
+    // for the registry it still had, took it alone into a view change)
+    const orderedWithout = ctx.waitingForNewView && committedAbove >= ctx.quorums.strong;
+    if (ahead < ctx.quorums.weak && !orderedWithout) return;
     this.leftBehindCatchupAt = now;
     this.committedWithout.clear();
     this.onBehindCheckpoint?.();

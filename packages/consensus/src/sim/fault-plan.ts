@@ -187,9 +187,9 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
     if (mix.skewSec > 0) node.skewSec = rng.int(-mix.skewSec, mix.skewSec);
   }
   if (mix.partitions) {
-    // an isolated primary is cut off early and stays cut off until the heal: requests arrive while
-    // it cannot propose, and the monitor (PROGRESS_TIMEOUT) has the time to replace it
-    const from = mix.isolatePrimary ? rng.int(100, 800) : rng.int(100, healAtMs / 2);
+    // an isolated primary stays cut off until the heal, for at least 4.9 s: requests arrive while it
+    // cannot propose, and the monitor (PROGRESS_TIMEOUT) has the time to replace it
+    const from = mix.isolatePrimary ? rng.int(100, Math.max(100, healAtMs - 5000)) : rng.int(100, healAtMs / 2);
     const dur = mix.isolatePrimary ? healAtMs - from - 100 : rng.int(200, healAtMs - from - 100);
     const side = mix.isolatePrimary
       ? new Set([ctx.genesisNames[0]!])

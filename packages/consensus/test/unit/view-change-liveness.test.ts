@@ -140,3 +140,61 @@ describe('membership: a node added, then one of the original nodes down (#15, th
     }
   });
 });
+
+/**
+ * The same pool with Node2 behind when Node5 is added (seen on real processes: Node2 was still
+ * catching up after its start): it gets no PRE-PREPARE between 250 and 900 ms, so it never orders
+ * the NODE txn, but it hears the COMMITs for it and the three votes 46, which are a quorum for the
+ * four validators it still knows. It alone enters view 1 while the other four order on in view 0;
+ * nothing else is written until Node4 crashes at 5 s, after which the pool of five needs Node2.
+ * Before the fix it waited in its view change for good (the pool one batch ahead of it, fewer than
+ * the batches in flight), with a registry of four, and every later view change of the others failed.
+ */
+function missedNodeTxnScenario(seed: number): { sim: Simulation; seen: () => Seen[]; lateWrites: string[] } {
+  const sim = new Simulation({ seed, nodes: 4, faults: 'membership', requests: 0 });
+  const s = sim as unknown as Scripted;
+  const plan = sim.membership!;
+  plan.steps.splice(0, plan.steps.length, { at: 300, kind: 'add' });
+  plan.joinerStartsAt = 3000;
+  const n4 = sim.nodes[3]!;
+  const deliver = s.network.ctx.deliver;
+  let blind = false;
+  s.network.ctx.deliver = (target, from, msg) => {
+    const op = (msg as { op?: string }).op;
+    if (blind && target.name === 'Node2' && (op === 'PREPREPARE' || op === 'MESSAGE_RESPONSE')) return;
+    deliver(target, from, msg);
+  };
+  s.queue.schedule(250, () => (blind = true));
+  s.queue.schedule(900, () => (blind = false));
+  s.queue.schedule(5000, () => s.crash(n4));
+  const lateWrites: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const req = sim.pool.workload.write(1000 + i, false);
+    lateWrites.push(sim.pool.workload.info(req).payloadDigest);
+    s.queue.schedule(5200 + i * 100, () => s.submit(`late-${i}`, req));
+  }
+  let seen: Seen[] = [];
+  let ordered = true;
+  s.queue.schedule(30_000, () => {
+    seen = seenOf(sim.nodes.filter((n) => n !== n4));
+    ordered = sim.nodes.filter((n) => n !== n4).every((n) => lateWrites.every((p) => n.executor.isPayloadCommitted(p)));
+  });
+  s.queue.schedule(31_000, () => s.restart(n4));
+  return { sim, seen: () => (ordered ? seen : [...seen, { name: 'late writes not ordered', view: -1, waiting: true, lastOrdered: -1, stable: -1 }]), lateWrites };
+}
+
+describe('membership: a node that missed the NODE txn enters a view change alone (#15, left behind)', function () {
+  this.timeout(120_000);
+
+  it('catches up while it waits for NEW_VIEW, learns the fifth validator, and the pool of five orders without Node4', () => {
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const { sim, seen } = missedNodeTxnScenario(seed);
+      const r = sim.run();
+      const label = `seed ${seed} (${replayCommand(r)}): ${JSON.stringify(seen())}`;
+      expect(seen(), label).to.have.length(4);
+      expect(seen().every((st) => st.view >= 1 && !st.waiting), label).to.equal(true);
+      expect(new Set(seen().map((st) => st.lastOrdered)).size, label).to.equal(1);
+      expect(r.violations, label).to.deep.equal([]);
+    }
+  });
+});
