@@ -1,7 +1,7 @@
 // Request digests of GET_ATTR (formats.md 3.3): indy-node hashes `raw` / `enc` / `hash` inside the digests of
 // ATTRIB writes only (indy_common/types.py); a GET_ATTR's digest and payloadDigest cover the attribute
 // name, the enc text or the hash as sent. The signature input keeps the rule for both types (indy-vdr).
-import { requestDigests, sha256Hex, signatureInputString, signingSerialization } from '@quire/common';
+import { requestDigests, sha256Hex, signatureInputString, signingSerialization, type DigestableRequest } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -32,6 +32,27 @@ describe('GET_ATTR digests (Indy parity)', () => {
     const want = 'a40026efd66f512d570b2a89ea8629cc05fe83dd0e1a056d9db481c60a3262eb';
     expect(nodeDigests(req)).to.deep.equal({ digest: want, payloadDigest: want });
     expect(requestDigests(req)).to.deep.equal({ digest: want, payloadDigest: want });
+  });
+
+  it('raw, hash and enc, unsigned, signed and multi-signed: the digests of an independent implementation of Indy\'s (fixtures/indy_request_digests.py)', () => {
+    const hash = sha256Hex('endpoint');
+    const sig = '3YVzDtSxxnowVwAXZmxCG2fz1A38j1qLrwKmGEG653GZw7KJRBX57Bp19q1DYmDbYeRjiM8m7LswUW6aS8gHBJfU';
+    const multi = { LibindyDid111111111111: 'sigA', V4SGRU86Z58d6TV7PBUe6f: 'sigB' };
+    const op = (sel: Record<string, string>): DigestableRequest => ({ ...READ, operation: { type: '104', dest: DEST, ...sel } });
+    const cases: [string, DigestableRequest, string, string][] = [
+      ['raw', op({ raw: 'endpoint' }), 'a40026efd66f512d570b2a89ea8629cc05fe83dd0e1a056d9db481c60a3262eb', 'a40026efd66f512d570b2a89ea8629cc05fe83dd0e1a056d9db481c60a3262eb'],
+      ['hash', op({ hash }), 'ebbd3ea3b098f6798d9607fb33c7cfe1b569ede1c9bff47a2237f5972499df16', 'ebbd3ea3b098f6798d9607fb33c7cfe1b569ede1c9bff47a2237f5972499df16'],
+      ['enc', op({ enc: 'ciphertext' }), '2efc102ea2176a9314e53d6ce09eebfd0c66d5bdc4db0e8c91a051cd1b5ac795', '2efc102ea2176a9314e53d6ce09eebfd0c66d5bdc4db0e8c91a051cd1b5ac795'],
+      ['raw signed', { ...op({ raw: 'endpoint' }), signature: sig }, 'e37b3b77b2e30a7eb488fb66ebe3d61577fd7fd9315032a432cc7c866004f6d1', 'a40026efd66f512d570b2a89ea8629cc05fe83dd0e1a056d9db481c60a3262eb'],
+      ['hash signed', { ...op({ hash }), signature: sig }, 'd57e9a7b7a2b61a5a1f081c08f354fa4e21e08896bc2c3885ead9175da0f1621', 'ebbd3ea3b098f6798d9607fb33c7cfe1b569ede1c9bff47a2237f5972499df16'],
+      ['enc multi-signed', { ...op({ enc: 'ciphertext' }), signatures: multi }, '2727b671e2878ae2026d1478fd814afb1c1539cc297f1e1616e97136b9bf9390', '2efc102ea2176a9314e53d6ce09eebfd0c66d5bdc4db0e8c91a051cd1b5ac795'],
+    ];
+    for (const [name, req, digest, payloadDigest] of cases) {
+      expect(nodeDigests(req as unknown as Record<string, unknown>), name).to.deep.equal({ digest, payloadDigest });
+      expect(requestDigests(req), name).to.deep.equal({ digest, payloadDigest });
+    }
+    // the digest Quire gave before (the ATTRIB rule applied to a GET_ATTR) is not Indy's
+    expect(nodeDigests(op({ raw: 'endpoint' }) as unknown as Record<string, unknown>).digest).to.not.equal('c37106507084d3e9aee068ef324b4f23d438becdab5624cdf45c0f83dc48dd2f');
   });
 
   it('hash and enc selectors are not hashed again in the digests', () => {
