@@ -21,6 +21,15 @@ export const PASSPHRASE_ENV = 'QUIRE_WALLET_PASSPHRASE';
 
 /** scrypt cost of new wallets: N = 2^15, r = 8, p = 1 (32 MiB, a fraction of a second) */
 const KDF = { N: 1 << 15, r: 8, p: 1 } as const;
+/**
+ * The largest scrypt cost a wallet file may ask for (N = 2^20, r = 16, p = 4: 2 GiB at most): the parameters are
+ * read from the file, and a damaged or foreign one must not make the CLI allocate without bound.
+ */
+const KDF_MAX = { N: 1 << 20, r: 16, p: 4 } as const;
+
+function kdfParam(v: unknown, max: number): number | undefined {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 && v <= max ? v : undefined;
+}
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export interface WalletDid {
@@ -111,8 +120,15 @@ function unseal(text: string, passphrase: string, name: string): { dids: Record<
   } catch {
     throw walletError(`the file of wallet ${name} is not valid JSON`);
   }
+  const kdf = (f as { kdf?: Record<string, unknown> } | null)?.kdf;
+  const N = kdfParam(kdf?.N, KDF_MAX.N);
+  const r = kdfParam(kdf?.r, KDF_MAX.r);
+  const p = kdfParam(kdf?.p, KDF_MAX.p);
+  if (kdf?.name !== 'scrypt' || N === undefined || r === undefined || p === undefined || (N & (N - 1)) !== 0 || N < 2) {
+    throw walletError(`the file of wallet ${name} asks for a key derivation this CLI does not do (scrypt with N a power of 2 up to 2^20, r up to 16, p up to 4)`);
+  }
   try {
-    const key = scryptSync(passphrase, Buffer.from(f.kdf.salt, 'base64'), 32, { N: f.kdf.N, r: f.kdf.r, p: f.kdf.p, maxmem: 128 * f.kdf.N * f.kdf.r * 2 });
+    const key = scryptSync(passphrase, Buffer.from(f.kdf.salt, 'base64'), 32, { N, r, p, maxmem: 128 * N * r * 2 });
     const d = createDecipheriv('aes-256-gcm', key, Buffer.from(f.iv, 'base64'));
     d.setAuthTag(Buffer.from(f.tag, 'base64'));
     const plain = Buffer.concat([d.update(Buffer.from(f.data, 'base64')), d.final()]);

@@ -85,6 +85,27 @@ describe('quire wallet, DIDs and pool profiles', function () {
     expect((await runCli(['wallet', 'open', 'nope'])).err[0]).to.match(/^error: wallet: no wallet nope/);
   });
 
+  it('a wallet file asking for an unbounded or unknown key derivation is refused with one line, before deriving', async () => {
+    const file = join(home, 'wallets', 'main.wallet');
+    const good = readFileSync(file, 'utf8');
+    const f = JSON.parse(good) as { kdf: Record<string, unknown> };
+    try {
+      for (const kdf of [{ N: 2 ** 30 }, { r: 1e6 }, { p: 64 }, { N: 3000 }, { N: -1 }, { N: '32768' }, { name: 'argon2id' }]) {
+        writeFileSync(file, JSON.stringify({ ...f, kdf: { ...f.kdf, ...kdf } }), { mode: 0o600 });
+        const r = await runCli(['wallet', 'open', 'main']);
+        expect(r.code, JSON.stringify(kdf)).to.equal(1);
+        expect(r.err, JSON.stringify(kdf)).to.deep.equal([
+          'error: wallet: the file of wallet main asks for a key derivation this CLI does not do (scrypt with N a power of 2 up to 2^20, r up to 16, p up to 4)',
+        ]);
+      }
+      writeFileSync(file, 'null', { mode: 0o600 });
+      expect((await runCli(['wallet', 'open', 'main'])).err[0]).to.match(/^error: wallet: the file of wallet main asks for a key derivation/);
+    } finally {
+      writeFileSync(file, good, { mode: 0o600 });
+    }
+    expect((await runCli(['wallet', 'open', 'main'])).code).to.equal(0);
+  });
+
   it('pool add / use / list: a command without --genesis uses the pool profile in use', async () => {
     const s = createServer();
     await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
