@@ -36,17 +36,23 @@ async function closedPorts(count: number): Promise<number[]> {
   return ports;
 }
 
-/** Listeners that accept connections and never say anything: a node that hangs. */
-async function silentNodes(count: number): Promise<{ ports: number[]; close: () => Promise<void> }> {
+/** Listeners that accept connections and never say anything: a node that hangs. `received` counts the bytes a client sent. */
+async function silentNodes(count: number): Promise<{ ports: number[]; received: () => number; close: () => Promise<void> }> {
   const servers: Server[] = [];
   const sockets: Socket[] = [];
+  let received = 0;
   for (let i = 0; i < count; i++) {
-    const s = createServer((c) => sockets.push(c));
+    const s = createServer((c) => {
+      sockets.push(c);
+      c.on('data', (d: Buffer) => (received += d.length));
+      c.on('error', () => undefined);
+    });
     await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
     servers.push(s);
   }
   return {
     ports: servers.map((s) => (s.address() as { port: number }).port),
+    received: () => received,
     close: async () => {
       for (const c of sockets) c.destroy();
       await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
@@ -137,6 +143,43 @@ describe('quire CLI diagnostics (no pool)', function () {
       expect(req.signature).to.be.a('string');
       rmSync(saved!, { force: true });
     } finally {
+      await nodes.close();
+    }
+  });
+
+  it('a real SIGINT (Ctrl-C) to a quire process whose write is on its way: the same three lines on stderr, exit 130', async () => {
+    const nodes = await silentNodes(4);
+    let child: ReturnType<typeof spawn> | undefined;
+    try {
+      const file = join(dir, 'silent-sigint.txn');
+      writeFileSync(file, poolGenesis({ ports: nodes.ports }));
+      const bin = new URL('../../../../test/support/bin/quire.ts', import.meta.url).pathname;
+      child = spawn(process.execPath, ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', bin, '--genesis', file, '--seed', TRUSTEE_SEED, '--timeout', '600000', 'nym', '--dest', DEST], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const proc = child;
+      let stdout = '';
+      let stderr = '';
+      proc.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+      proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exit = new Promise<number | null>((resolve) => proc.once('close', (c) => resolve(c)));
+      // the first bytes a node receives are sent after the write's Ctrl-C handler is in place (the dial answers an
+      // I/O event; the handler is installed in the same turn as the pool is opened)
+      const until = Date.now() + 50_000;
+      while (nodes.received() === 0 && proc.exitCode === null && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      expect(nodes.received(), `no node was contacted; stderr: ${stderr}`).to.be.greaterThan(0);
+      proc.kill('SIGINT');
+      const code = await exit;
+      const lines = stderr.trim().split('\n');
+      expect(code, stderr).to.equal(130);
+      expect(stdout).to.equal('');
+      expect(lines[0]).to.equal('interrupted: the write was sent to the pool and may still be committed');
+      expect(lines[1]).to.equal(`check with: quire get-nym --dest ${DEST}`);
+      const saved = /--request-file (\S+)/.exec(lines[2] ?? '')?.[1];
+      expect(saved, stderr).to.be.a('string');
+      rmSync(saved!, { force: true });
+    } finally {
+      if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await nodes.close();
     }
   });
