@@ -81,7 +81,16 @@ function encode(v: unknown): Uint8Array {
   try {
     return encodeMsgpack(v);
   } catch {
-    return encodeMsgpack({ op: 'PREPARE', bad: String(v).slice(0, 100) });
+    return encodeMsgpack({ op: 'PREPARE', bad: describe(v).slice(0, 100) });
+  }
+}
+
+/** Text of a value msgpack cannot encode; String() itself throws for an object whose toString is no function. */
+function describe(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? typeof v;
+  } catch {
+    return Object.prototype.toString.call(v);
   }
 }
 
