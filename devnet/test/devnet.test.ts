@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { b58decode, parseJson, sha256Hex } from '@quire/common';
 import { BlsSecretKey, blsVerifyPop } from '@quire/crypto';
 import { Ledger, loadGenesis, openLevelKvStore, openMemoryKvStore } from '@quire/storage';
-import { quireOk } from '../../test/support/client.js';
+import { quireArgv, quireOk } from '../../test/support/client.js';
 import { REPO_ROOT, SUPERVISOR_LOG, poolLayout } from '../lib/layout.js';
 import { STANDARD_DOMAIN_GENESIS, TRUSTEE_SEED } from '../lib/node-api.js';
 import { DevnetSetupError, ensureDevnet } from '../lib/setup.js';
@@ -34,6 +34,15 @@ async function portFree(port: number): Promise<boolean> {
     srv.once('error', () => res(false));
     srv.listen({ port, host: '127.0.0.1', exclusive: true }, () => srv.close(() => res(true)));
   });
+}
+
+/** Resolves when `ok()` holds, checked every 200 ms; rejects after `timeoutMs`. */
+async function waitUntil(what: string, ok: () => boolean, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** A base port whose 2n ports are free. */
@@ -129,7 +138,9 @@ describe('devnet: a real pool (e2e)', function () {
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'quire-devnet-e2e-'));
   });
+  let follower: ChildProcess | undefined;
   after(async () => {
+    if (follower !== undefined && follower.exitCode === null && follower.signalCode === null) follower.kill('SIGKILL');
     await run(DEVNET[0]!, [...DEVNET.slice(1), 'stop', '--data-dir', dir], { cwd: REPO_ROOT }).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -144,13 +155,35 @@ describe('devnet: a real pool (e2e)', function () {
     const metricsUrls = [...started.stdout.matchAll(/metrics (http:\/\/127\.0\.0\.1:(\d+)\/metrics)/g)].map((m) => m[1]!);
     expect(metricsUrls).to.deep.equal([0, 1, 2, 3].map((i) => `http://127.0.0.1:${base + 1000 + i}/metrics`));
     expect(await (await fetch(metricsUrls[0]!)).text()).to.contain('quire_');
-    // an observer by default: the follow command is printed
+    // an observer by default: the follow command is printed, and it follows this devnet's ordered batches
     expect(started.stdout).to.contain(`--seed ${'Observer1'.padStart(32, '0')} follow`);
     const genesisFile = join(dir, 'pool_transactions_genesis');
+    const observerSeed = /--seed (\S+) follow/.exec(started.stdout)![1]!;
+    const [exe, ...pre] = quireArgv();
+    follower = spawn(exe!, [...pre, '--genesis', genesisFile, '--seed', observerSeed, 'follow', '--ledger', 'config', '--count', '1'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let followOut = '';
+    let followErr = '';
+    const follow = follower;
+    follow.stdout!.on('data', (d: Buffer) => (followOut += d.toString()));
+    follow.stderr!.on('data', (d: Buffer) => (followErr += d.toString()));
+    const followExit = new Promise<number | null>((resolve) => follow.once('close', (code) => resolve(code)));
+    await waitUntil('quire follow subscribed', () => followErr.includes('following ') || follow.exitCode !== null, 180_000);
+    expect(followErr, followErr).to.contain('following ');
     // a TAA in force (config ledger): the readiness probe writes nothing, so a restart is not refused
     const asTrustee = (args: string[]): Promise<string> => quireOk(['--genesis', genesisFile, '--seed', TRUSTEE_SEED, ...args], { timeoutMs: 120_000 });
     await asTrustee(['taa-aml', '--version', '1', '--aml', '{"on_file":"signed on paper"}']);
     await asTrustee(['taa', '--version', '1.0', '--text', 'the devnet agreement', '--ratification-ts', String(Math.floor(Date.now() / 1000) - 60)]);
+    // the two config writes were ordered: the follower printed (at least) one of their batches and stopped
+    const followCode = await new Promise<number | null | 'running'>((resolve) => {
+      const t = setTimeout(() => resolve('running'), 60_000);
+      void followExit.then((c) => {
+        clearTimeout(t);
+        resolve(c);
+      });
+    });
+    expect(followCode, `follow: ${followErr}`).to.equal(0);
+    const batches = followOut.split('\n').filter((l) => l !== '').map((l) => parseJson(l) as Record<string, unknown>).filter((l) => l.event === 'batch');
+    expect(batches.map((b) => b.ledgerId), followOut).to.deep.equal([2]);
     expect(started.stdout).to.contain(join(dir, 'pool_transactions_genesis'));
     const state = readState(dir)!;
     expect(state.status).to.equal('ready');
