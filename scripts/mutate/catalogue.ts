@@ -37,19 +37,28 @@ export const MUTATIONS: Mutation[] = [
   { id: 'q-ordered-commits', what: 'a batch ordered with n-f-1 matching COMMITs', file: ORDERING, find: 'if (candidates.length < ctx.quorums.commit) return undefined;', replace: 'if (candidates.length < ctx.quorums.commit - 1) return undefined;', mixes: ['none', 'net', 'equivocation'] },
   { id: 'q-propagate', what: 'a request finalised by f+1 PROPAGATEs (n-f expected since #16)', file: 'packages/consensus/src/intake.ts', find: 'if (votes < this.ctx.quorums.strong) return;', replace: 'if (votes < this.ctx.quorums.weak) return;', mixes: ['lazyPrimary', 'byzantine', 'primary'] },
   // ---- digest and root comparisons of a PRE-PREPARE ----
-  { id: 'pp-digest', what: 'PRE-PREPARE digest not recomputed', file: ORDERING, find: 'if (batchDigest(pp.originalViewNo ?? pp.viewNo, pp.ppTime, pp.reqIdr, pp.ledgerId) !== pp.digest) {', replace: 'if (false) {', mixes: ['badNewView', 'primary', 'equivocation'] },
-  { id: 'pp-state-root', what: 'PRE-PREPARE state root not compared', file: ORDERING, find: 'else if (applied.stateRoot !== pp.stateRootHash) code', replace: 'else if (false) code', mixes: ['primary', 'badNewView'] },
-  { id: 'pp-audit-root', what: 'PRE-PREPARE audit root not compared', file: ORDERING, find: 'else if (applied.auditRoot !== pp.auditTxnRootHash) code', replace: 'else if (false) code', mixes: ['primary', 'equivocation'] },
-  { id: 'pp-txn-root', what: 'PRE-PREPARE txn root not compared', file: ORDERING, find: 'else if (applied.txnRoot !== pp.txnRootHash) code', replace: 'else if (false) code', mixes: ['primary', 'equivocation'] },
+  { id: 'pp-digest', what: 'PRE-PREPARE digest not recomputed', file: ORDERING, find: 'if (batchDigest(pp.originalViewNo ?? pp.viewNo, pp.ppTime, pp.reqIdr, pp.ledgerId) !== pp.digest) {', replace: 'if (false) {', mixes: ['wrongDigest', 'badNewView', 'primary'] },
+  { id: 'pp-state-root', what: 'PRE-PREPARE state root not compared', file: ORDERING, find: 'else if (applied.stateRoot !== pp.stateRootHash) code', replace: 'else if (false) code', mixes: ['wrongRoots'] },
+  { id: 'pp-audit-root', what: 'PRE-PREPARE audit root not compared', file: ORDERING, find: 'else if (applied.auditRoot !== pp.auditTxnRootHash) code', replace: 'else if (false) code', mixes: ['wrongRoots'] },
+  { id: 'pp-txn-root', what: 'PRE-PREPARE txn root not compared', file: ORDERING, find: 'else if (applied.txnRoot !== pp.txnRootHash) code', replace: 'else if (false) code', mixes: ['wrongRoots'] },
   // ---- primary checks ----
   { id: 'pp-non-primary', what: 'PRE-PREPARE accepted from a non-primary', file: ORDERING, find: 'if (from !== ctx.primaryName(pp.viewNo)) {', replace: 'if (false) {', mixes: ['forgery'] },
   // ---- NEW_VIEW selection ----
-  { id: 'nv-lowest-prepared', what: 'NEW_VIEW may pick a lower-view prepared certificate over a higher one', file: NEW_VIEW, find: 'e.view_no < b.view_no ||', replace: 'e.view_no > b.view_no ||', mixes: ['equivocation', 'viewChange', 'badNewView', 'crashStop'] },
-  { id: 'nv-smallest-checkpoint', what: 'NEW_VIEW picks the smallest eligible checkpoint', file: NEW_VIEW, find: 'cp.seqNoEnd > best.seqNoEnd', replace: 'cp.seqNoEnd < best.seqNoEnd', mixes: ['crashStop', 'badNewView', 'viewChange'] },
-  { id: 'nv-checkpoint-holders', what: 'NEW_VIEW checkpoint held by one VIEW_CHANGE (f+1 expected)', file: NEW_VIEW, find: 'holding >= weak', replace: 'holding >= 1', mixes: ['badNewView'] },
-  { id: 'nv-pp-witness', what: 'NEW_VIEW batch with one pre-prepared witness (f+1 expected)', file: NEW_VIEW, find: 'if (ppWitness < weak) continue;', replace: 'if (ppWitness < 1) continue;', mixes: ['badNewView'] },
-  { id: 'nv-null-quorum', what: 'NEW_VIEW ends its batches when f+1 (not n-f) VIEW_CHANGEs show nothing prepared', file: NEW_VIEW, find: 'if (nothing >= strong) return out;', replace: 'if (nothing >= weak) return out;', mixes: ['equivocation', 'viewChange', 'primaryCrash', 'crashStop'] },
-  { id: 'nv-accept-weak', what: 'NEW_VIEW accepted with f+1 VIEW_CHANGEs (n-f expected)', file: VIEW_CHANGE, find: 'if (authors.size < ctx.quorums.strong || authors.size !== nv.viewChanges.length) {', replace: 'if (authors.size < ctx.quorums.weak || authors.size !== nv.viewChanges.length) {', mixes: ['badNewView'] },
+  { id: 'nv-lowest-prepared', what: 'NEW_VIEW may pick a lower-view prepared certificate over a higher one', file: NEW_VIEW, find: 'e.view_no < b.view_no ||', replace: 'e.view_no > b.view_no ||', mixes: ['vcForge', 'equivocation', 'viewChange', 'badNewView', 'crashStop'] },
+  { id: 'nv-smallest-checkpoint', what: 'NEW_VIEW picks the smallest eligible checkpoint', file: NEW_VIEW, find: 'cp.seqNoEnd > best.seqNoEnd', replace: 'cp.seqNoEnd < best.seqNoEnd', mixes: ['vcForge', 'crashStop', 'badNewView', 'viewChange'] },
+  { id: 'nv-checkpoint-holders', what: 'NEW_VIEW checkpoint held by one VIEW_CHANGE (f+1 expected)', file: NEW_VIEW, find: 'holding >= weak', replace: 'holding >= 1', mixes: ['vcForge', 'badNewView'] },
+  { id: 'nv-pp-witness', what: 'NEW_VIEW batch with one pre-prepared witness (f+1 expected)', file: NEW_VIEW, find: 'if (ppWitness < weak) continue;', replace: 'if (ppWitness < 1) continue;', mixes: ['vcForge', 'badNewView'] },
+  { id: 'nv-null-quorum', what: 'NEW_VIEW ends its batches when f+1 (not n-f) VIEW_CHANGEs show nothing prepared', file: NEW_VIEW, find: 'if (nothing >= strong) return out;', replace: 'if (nothing >= weak) return out;', mixes: ['vcForge', 'equivocation', 'viewChange', 'crashStop'] },
+  {
+    id: 'nv-accept-weak',
+    what: 'NEW_VIEW accepted with f+1 VIEW_CHANGEs (n-f expected)',
+    file: VIEW_CHANGE,
+    find: 'if (authors.size < ctx.quorums.strong || authors.size !== nv.viewChanges.length) {',
+    replace: 'if (authors.size < ctx.quorums.weak || authors.size !== nv.viewChanges.length) {',
+    mixes: ['badNewView'],
+    equivalent:
+      'the NEW_VIEW is refused one step later all the same: calcCheckpoint needs n-f of the named VIEW_CHANGEs not above the checkpoint, so fewer than n-f give no checkpoint (vote 47 instead of 48, after fetching the missing VIEW_CHANGEs)',
+  },
   { id: 'nv-vc-digest', what: 'NEW_VIEW accepted with VIEW_CHANGEs whose digest differs from the named one', file: VIEW_CHANGE, find: 'if (held === undefined || held.digest !== digest) {', replace: 'if (held === undefined) {', mixes: ['viewChange', 'badNewView'] },
   // ---- BLS shares and multi-signatures ----
   { id: 'bls-share', what: 'COMMIT BLS shares not verified', file: ORDERING, find: 'if (values.every((v) => crypto.blsVerifyShare(c, v, commit.blsSigs[String(v.ledger_id)]!))) {', replace: 'if (true) {', mixes: ['byzantine', 'mixed'] },
@@ -59,7 +68,16 @@ export const MUTATIONS: Mutation[] = [
   // ---- checkpoints ----
   { id: 'cp-own-quorum', what: 'a checkpoint stable with one matching CHECKPOINT', file: CHECKPOINTS, find: 'if (this.matching(seqNoEnd, own) < this.ctx.quorums.checkpoint) return;', replace: 'if (this.matching(seqNoEnd, own) < 1) return;', mixes: ['badNewView', 'flood', 'seeders'] },
   // ---- catch-up ----
-  { id: 'cu-proof', what: 'catch-up consistency proofs not verified', file: CATCHUP, find: 'if (!ctx.modules.executor.verifyConsistency(p.seqNoStart, p.oldMerkleRoot, p.seqNoEnd, p.newMerkleRoot, p.hashes)) {', replace: 'if (false) {', mixes: ['seeders', 'badNewView', 'torn'] },
+  {
+    id: 'cu-proof',
+    what: 'catch-up consistency proofs not verified',
+    file: CATCHUP,
+    find: 'if (!ctx.modules.executor.verifyConsistency(p.seqNoStart, p.oldMerkleRoot, p.seqNoEnd, p.newMerkleRoot, p.hashes)) {',
+    replace: 'if (false) {',
+    mixes: ['seeders', 'badNewView', 'torn'],
+    equivalent:
+      'within the fault model: a proof that does not verify, once kept, does what a verifying proof of a ledger the liar made up does (a Byzantine seeder can always build one); the target still needs f+1 identical proofs, one of them honest, and every CATCHUP_REP is checked against that target, so only which peers are asked changes',
+  },
   { id: 'cu-one-proof', what: 'catch-up target taken from one consistency proof (f+1 expected)', file: CATCHUP, find: 'if (g.from.length >= q.weak &&', replace: 'if (g.from.length >= 1 &&', mixes: ['seeders', 'badNewView'] },
   // ---- the executor: commit atomicity, persistence before reply ----
   {

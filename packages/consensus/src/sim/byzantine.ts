@@ -1,8 +1,8 @@
 // Byzantine behaviours of simulated nodes: transformations of the messages an otherwise honest
 // core sends (consensus.md §12.2). Each returns the messages actually put on the wire.
-import { b58encode } from '@quire/common';
+import { b58encode, sha256, sha256Hex } from '@quire/common';
 import { batchDigest } from '../digest.js';
-import type { BatchId, MultiSigTuple, NodeMessage, PrePrepare } from '../messages.js';
+import type { BatchId, MultiSigTuple, NodeMessage, PrePrepare, ViewChange } from '../messages.js';
 import type { Prng } from './prng.js';
 
 export const ByzantineKind = {
@@ -16,7 +16,7 @@ export const ByzantineKind = {
   REPLAY: 'replay',
   /** random junk is sent along with the real traffic */
   GARBAGE: 'garbage',
-  /** primary: PRE-PREPAREs with a wrong state root to some backups */
+  /** primary: PRE-PREPAREs with a wrong state, txn or audit root or digest to some backups */
   WRONG_ROOTS: 'wrongRoots',
   /** primary: two different PRE-PREPAREs for one key to the two halves of the pool */
   EQUIVOCATE: 'equivocate',
@@ -32,6 +32,10 @@ export const ByzantineKind = {
   FLOOD: 'flood',
   /** the second incarnation of a backup whose core believes it is the primary (only PRE-PREPAREs and queries leave it) */
   USURPER: 'usurper',
+  /** VIEW_CHANGEs, the same to everyone, with a checkpoint and a prepared batch nobody else has */
+  VC_FORGE: 'vcForge',
+  /** primary: PRE-PREPAREs whose digest is not their contents', with the roots of the batch executed under that digest (simulator.ts) */
+  WRONG_DIGEST: 'wrongDigest',
 } as const;
 export type ByzantineKind = (typeof ByzantineKind)[keyof typeof ByzantineKind];
 
@@ -82,6 +86,7 @@ export function garbageMessage(rng: Prng): unknown {
 /** kinds whose rewritten messages contradict what the sender sent others (counted as equivocations) */
 const EQUIVOCATING_OPS: Partial<Record<ByzantineKind, readonly string[]>> = {
   badMultiSig: ['PREPREPARE'],
+  vcForge: ['VIEW_CHANGE'],
   badNewView: ['NEW_VIEW', 'VIEW_CHANGE', 'OLD_VIEW_PREPREPARE_REP', 'CONSISTENCY_PROOF', 'MESSAGE_RESPONSE'],
   equivocate: ['PREPREPARE'],
   vcEquivocate: ['VIEW_CHANGE'],
@@ -90,6 +95,11 @@ const EQUIVOCATING_OPS: Partial<Record<ByzantineKind, readonly string[]>> = {
 /** True when `out` (what a Byzantine node put on the wire) differs from its core's `msg` in a way that counts as equivocation. */
 export function isEquivocation(kind: ByzantineKind, msg: NodeMessage, out: readonly unknown[]): boolean {
   return EQUIVOCATING_OPS[kind]?.includes(msg.op) === true && out.some((m) => m !== msg);
+}
+
+/** The digest a `wrongDigest` primary puts in its PRE-PREPAREs, and executes its batches under, in place of `digest`. */
+export function forgedDigest(digest: string): string {
+  return sha256Hex(`forged-digest|${digest}`);
 }
 
 /** A multi-signature tuple that must never be stored: malformed bytes, an unknown pool root, outsiders, or a tampered value. */
@@ -214,8 +224,14 @@ export function byzantineTransform(kind: ByzantineKind, msg: NodeMessage, to: st
     case 'garbage':
       return rng.chance(0.3) ? [msg, garbageMessage(rng)] : [msg];
     case 'wrongRoots':
-      if (msg.op === 'PREPREPARE' && peers.indexOf(to) % 2 === 1) return [{ ...msg, stateRootHash: randomB58(rng, 44) }];
+      if (msg.op === 'PREPREPARE' && peers.indexOf(to) % 2 === 1) return [wrongRoot(msg, rng.int(0, 2), rng)];
       return [msg];
+    case 'wrongDigest':
+      return msg.op === 'PREPREPARE' ? [{ ...msg, digest: forgedDigest(msg.digest) }] : [msg];
+    case 'vcForge':
+      // its CHECKPOINTs are withheld, so that checkpoints stay unstable while the primary of view 0 is cut off
+      if (msg.op === 'CHECKPOINT') return [];
+      return msg.op === 'VIEW_CHANGE' ? [forgedViewChange(msg)] : [msg];
     case 'vcEquivocate':
       // a valid-looking second version: the pre-prepared list left out
       if (msg.op === 'VIEW_CHANGE' && peers.indexOf(to) % 2 === 1) return [{ ...msg, preprepared: [], prepared: [] }];
@@ -231,6 +247,41 @@ export function byzantineTransform(kind: ByzantineKind, msg: NodeMessage, to: st
       }
       return [msg];
   }
+}
+
+/**
+ * A PRE-PREPARE with one wrong root, well-formed, drawn per recipient: the state root, the txn
+ * root or the audit root (a backup refuses the first one it gets, so each recipient tests one
+ * check per run). A wrong digest alone is refused by the audit root too (the audit txn holds the
+ * digest): `wrongDigest` is the primary that reaches the digest check.
+ */
+function wrongRoot(pp: PrePrepare, field: number, rng: Prng): PrePrepare {
+  switch (field) {
+    case 0:
+      return { ...pp, stateRootHash: randomB58(rng, 44) };
+    case 1:
+      return { ...pp, txnRootHash: randomB58Bytes(rng, 32) };
+    default:
+      return { ...pp, auditTxnRootHash: randomB58Bytes(rng, 32) };
+  }
+}
+
+/**
+ * One forged version of a VIEW_CHANGE, the same for every recipient (derived from its contents, so
+ * that every node holds the version the new primary names): a checkpoint above its stable one that
+ * nobody made; a batch after its last one, prepared and pre-prepared in the previous view, that no
+ * primary proposed; and its batches prepared in a later view than 0 claimed in view 0 with another
+ * digest. A correct NEW_VIEW ignores all three (f+1 holders, f+1 pre-prepared witnesses, the
+ * certificate of the highest view).
+ */
+function forgedViewChange(vc: ViewChange): ViewChange {
+  const seed = `forged|${vc.viewNo}|${vc.stableCheckpoint}|${vc.prepared.length}|${vc.checkpoints.length}`;
+  const top = Math.max(vc.stableCheckpoint, ...vc.prepared.map((b) => b.pp_seq_no), ...vc.preprepared.map((b) => b.pp_seq_no));
+  const batch: BatchId = { view_no: vc.viewNo - 1, pp_view_no: vc.viewNo - 1, pp_seq_no: top + 1, pp_digest: sha256Hex(`${seed}|batch`) };
+  const last = vc.checkpoints[vc.checkpoints.length - 1];
+  const cp = { op: 'CHECKPOINT' as const, instId: 0, viewNo: Math.max(0, vc.viewNo - 1), seqNoStart: 0, seqNoEnd: Math.max(top, last?.seqNoEnd ?? 0) + 2, digest: b58encode(sha256(`${seed}|checkpoint`)) };
+  const older = (b: BatchId): BatchId => (b.view_no > 0 ? { view_no: 0, pp_view_no: 0, pp_seq_no: b.pp_seq_no, pp_digest: sha256Hex(`${seed}|older|${b.pp_seq_no}`) } : b);
+  return { ...vc, prepared: [...vc.prepared.map(older), batch], preprepared: [...vc.preprepared.map(older), batch], checkpoints: [...vc.checkpoints, cp] };
 }
 
 /** A lying catch-up seeder: tampered txns, broken proofs, or silence (the leecher must time out). */

@@ -170,7 +170,9 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
     budget = 0;
   }
   if (mix.tornWrites) scheduleTears(ctx);
-  for (const node of backups) {
+  // a VIEW_CHANGE forger is not the primary of view 1 (an honest primary must build the NEW_VIEW from its forgeries)
+  const byzantineOrder = mix.backupBehaviours?.includes('vcForge') === true ? [...backups.filter((x) => x !== ctx.nodes[1]), ...backups.filter((x) => x === ctx.nodes[1])] : backups;
+  for (const node of byzantineOrder) {
     if (budget <= 0) break;
     budget--;
     if (mix.byzantineBackups && node !== primary && (!mix.crashes || rng.chance(0.5))) {

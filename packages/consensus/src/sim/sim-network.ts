@@ -24,6 +24,8 @@ export interface SimNetworkContext<E extends SimExecutor> {
   readonly healAtMs: number;
   /** hands a delivered message to the target's core */
   deliver(target: SimNode<E>, origin: string, msg: unknown): void;
+  /** every message a node puts on the wire, after its Byzantine rewriting (the simulator's oracles) */
+  onWire?(msg: unknown): void;
   readonly stats: AdversaryStats;
 }
 
@@ -103,7 +105,10 @@ export class SimNetwork<E extends SimExecutor> {
       from.history.push(msg);
       if (from.history.length > 200) from.history.shift();
     }
-    for (const m of outgoing) for (const target of this.incarnations(to, from)) this.transmit(from, from.name, target, m, gossip);
+    for (const m of outgoing) {
+      this.ctx.onWire?.(m);
+      for (const target of this.incarnations(to, from)) this.transmit(from, from.name, target, m, gossip);
+    }
   }
 
   /** The running incarnations of `alias` that `from` can reach (twins talk to their own side only). */

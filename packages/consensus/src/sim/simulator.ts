@@ -4,15 +4,19 @@
 // reproducible from (seed, nodes, faults). Simulated time only: no real sleeps.
 import { Suspicion } from '../context.js';
 import { ConsensusCore } from '../core.js';
-import type { ConsensusEffect, ThreePcVoteJournal } from '../interfaces.js';
-import type { ClientRequestBody, NodeMessage } from '../messages.js';
+import type { ApplyBatchInput, ConsensusEffect, ThreePcVoteJournal } from '../interfaces.js';
+import type { ClientRequestBody, NodeMessage, ViewChange } from '../messages.js';
+import { viewChangeDigest } from '../new-view-calc.js';
+import { defaultConsensusOptions } from '../options.js';
 import type { SimExecutor, SimPool, SimPoolFactory, SimReplica } from './backend.js';
+import { forgedDigest } from './byzantine.js';
 import { type AckedReply, checkRun, coreFootprint, footprintBound, type RunRecord } from './checks.js';
 import { type ClientLoadContext, scheduleClientLoad, scheduleMembershipLoad } from './client-load.js';
 import { EventQueue } from './event-queue.js';
 import { type FaultPlanContext, makeEquivocators, makeTwins, scheduleFaults } from './fault-plan.js';
 import { type FaultMix, faultMix } from './faults.js';
 import { type MembershipPlan, membershipPlan } from './membership.js';
+import { newViewProblem } from './new-view-oracle.js';
 import { Prng } from './prng.js';
 import { SimNetwork } from './sim-network.js';
 import { standInPool } from './standin-backend.js';
@@ -43,6 +47,13 @@ const EVIDENCE: ReadonlySet<number> = new Set([
   Suspicion.INVALID_VIEW_CHANGE,
   Suspicion.INVALID_CATCHUP_DATA,
 ]);
+/**
+ * An invalid NEW_VIEW (47, 48) is evidence too where no honest node can be behind on the registry
+ * (no membership changes) and no Byzantine node relays NEW_VIEWs of its own making (a forging next
+ * primary, floods of MESSAGE_RESPONSE{NEW_VIEW}): an honest node recomputes an honest NEW_VIEW from
+ * the VIEW_CHANGEs it names (by digest) and finds the same.
+ */
+const NEW_VIEW_EVIDENCE: ReadonlySet<number> = new Set([Suspicion.NEW_VIEW_INVALID_CHECKPOINTS, Suspicion.NEW_VIEW_INVALID_BATCHES]);
 /** default events after which a run is stopped as a runaway (message storm): a failed run, not a hung sweep */
 const MAX_EVENTS = 2_000_000;
 
@@ -100,6 +111,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       nodes: this.nodes,
       healAtMs: this.healAtMs,
       deliver: (target, from, msg) => this.apply(target, target.core.handle({ kind: 'nodeMessage', from, msg })),
+      onWire: (msg) => this.noteViewChange(msg),
       stats: this.stats,
     });
     for (const name of this.names) this.nodes.push(this.createNode(name));
@@ -171,10 +183,12 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     let validators = r.validators?.() ?? [...this.genesisNames];
     // a usurper's registry is rotated so that it is the primary of view 0
     if (node.usurper === true) validators = [...validators.slice(validators.indexOf(node.name)), ...validators.slice(0, validators.indexOf(node.name))];
+    // a wrongDigest primary executes its own batches under the digest it will put on the wire
+    const forging = this.mix.primaryBehaviours?.includes('wrongDigest') === true;
     return new ConsensusCore(
       { name: node.name, validators, ...this.mix.consensus, ...this.opts.consensus },
       {
-        executor: r.executor,
+        executor: forging ? digestForging(r.executor, () => node.byzantine === 'wrongDigest' && node.core?.status().primary === node.name) : r.executor,
         crypto: r.crypto,
         requests: r.requests,
         clock: { now: () => this.queue.now, utcSeconds: () => Math.floor(BASE_UTC + this.queue.now / 1000 + node.skewSec) },
@@ -392,6 +406,21 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
   private readonly usurped = new Set<string>();
   /** `${seqNoEnd}|${digest}` of CHECKPOINTs honest nodes sent */
   private readonly honestCheckpoints = new Set<string>();
+  /** `${ppSeqNo}|${digest}|${state root}|${txn root}|${audit root}` of PRE-PREPAREs a primary's core made */
+  private readonly proposedRoots = new Set<string>();
+  /** VIEW_CHANGE bodies put on the wire, by digest (a NEW_VIEW names them by digest) */
+  private readonly viewChanges = new Map<string, ViewChange>();
+  private readonly seenViewChanges = new WeakSet<object>();
+
+  private noteViewChange(msg: unknown): void {
+    if (typeof msg !== 'object' || msg === null || (msg as { op?: unknown }).op !== 'VIEW_CHANGE' || this.seenViewChanges.has(msg)) return;
+    this.seenViewChanges.add(msg);
+    try {
+      this.viewChanges.set(viewChangeDigest(msg as ViewChange), msg as ViewChange);
+    } catch {
+      // a malformed body (garbage) names no VIEW_CHANGE
+    }
+  }
 
   /**
    * Protocol oracles on what nodes broadcast (consensus.md §3, §6.5): no honest node PREPAREs a
@@ -411,12 +440,18 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
           if (!this.proposed.has(k)) this.usurped.add(msg.digest);
         } else if (node.core.status().primary === node.name) {
           this.proposed.add(k);
+          this.proposedRoots.add(`${k}|${msg.stateRootHash}|${msg.txnRootHash}|${msg.auditTxnRootHash}`);
           this.usurped.delete(msg.digest);
         }
         break;
       }
       case 'PREPARE':
-        if (honest && this.usurped.has(msg.digest)) note(`protocol: ${node.name} prepared batch ${msg.ppSeqNo} of view ${msg.viewNo}, proposed by a node that is not its primary`);
+        if (!honest) break;
+        if (this.usurped.has(msg.digest)) note(`protocol: ${node.name} prepared batch ${msg.ppSeqNo} of view ${msg.viewNo}, proposed by a node that is not its primary`);
+        else if (!this.proposedRoots.has(`${msg.ppSeqNo}|${msg.digest}|${msg.stateRootHash}|${msg.txnRootHash}|${msg.auditTxnRootHash}`)) {
+          // a backup PREPAREs what it executed itself: a digest or root that no primary proposed was taken on trust
+          note(`protocol: ${node.name} prepared batch ${msg.ppSeqNo} of view ${msg.viewNo} with a digest or roots that no primary proposed`);
+        }
         break;
       case 'CHECKPOINT':
         if (honest) this.honestCheckpoints.add(`${msg.seqNoEnd}|${msg.digest}`);
@@ -428,6 +463,15 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
         }
         for (const b of msg.batches) {
           if (!this.proposed.has(`${b.pp_seq_no}|${b.pp_digest}`)) note(`protocol: ${node.name}'s NEW_VIEW(${msg.viewNo}) names batch ${b.pp_seq_no} that no primary proposed`);
+        }
+        {
+          // the selection of consensus.md §6.5, recomputed from the VIEW_CHANGEs it names
+          const bodies = msg.viewChanges.map(([, digest]) => this.viewChanges.get(digest));
+          if (bodies.every((b) => b !== undefined)) {
+            const logSize = this.opts.consensus?.logSize ?? this.mix.consensus?.logSize ?? defaultConsensusOptions.logSize;
+            const problem = newViewProblem(msg, bodies as ViewChange[], node.core.status().validators.length, logSize);
+            if (problem !== undefined) note(`protocol: ${node.name}'s NEW_VIEW(${msg.viewNo}): ${problem}`);
+          }
         }
         break;
       default:
@@ -530,7 +574,8 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
           this.record.alarms.push(`${node.name}: ${e.reason}`);
           break;
         case 'suspicion': {
-          if (EVIDENCE.has(e.code) && !this.record.byzantine.has(node.name) && !this.record.byzantine.has(e.peer)) {
+          const evidence = EVIDENCE.has(e.code) || (NEW_VIEW_EVIDENCE.has(e.code) && !this.mix.membership && this.mix.byzantineNextPrimary !== true && this.mix.flood !== true);
+          if (evidence && !this.record.byzantine.has(node.name) && !this.record.byzantine.has(e.peer)) {
             const v = `protocol: ${node.name} accused ${e.peer}, an honest node, of misbehaviour ${e.code}`;
             if (this.record.protocol!.length < 20 && !this.record.protocol!.includes(v)) this.record.protocol!.push(v);
           }
@@ -548,6 +593,19 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     }
   }
 
+}
+
+/** The executor of a `wrongDigest` primary: while `active`, batches are applied under the forged digest. */
+function digestForging<X extends object>(ex: X, active: () => boolean): X {
+  return new Proxy(ex, {
+    get(target, prop) {
+      const v: unknown = Reflect.get(target, prop, target);
+      if (typeof v !== 'function') return v;
+      const fn = v as (...args: unknown[]) => unknown;
+      if (prop === 'applyBatch') return (input: ApplyBatchInput) => fn.call(target, active() ? { ...input, digest: forgedDigest(input.digest) } : input);
+      return fn.bind(target);
+    },
+  });
 }
 
 /** Runs one simulation in the stand-in world; an exception inside a node is a failed run, not a crashed sweep. */
