@@ -10,6 +10,8 @@ export interface PerturbContext {
   net: ChaosNetwork | undefined;
   /** the primary as most nodes report it, undefined when unknown */
   primary(): Promise<string | undefined>;
+  /** the trustee's POOL_RESTART sent to every node: node -> 'REPLY' or why not */
+  poolRestart(): Promise<Record<string, string>>;
   /** resolves after `ms`, or earlier when the run is being stopped */
   sleep(ms: number): Promise<void>;
   stopped(): boolean;
@@ -48,6 +50,23 @@ async function startIfDown(n: ChaosNode): Promise<void> {
 export async function applyPerturbation(ctx: PerturbContext, p: PlannedPerturbation): Promise<Applied> {
   const rng = p.rng;
   switch (p.kind) {
+    case 'pool-restart': {
+      // every node answers, then exits with the restart code; its supervisor starts it again at once
+      const before = ctx.pool.restartRequests;
+      const answers = await ctx.poolRestart();
+      const replied = Object.keys(answers).filter((k) => answers[k] === 'REPLY');
+      const others = Object.entries(answers).filter(([, v]) => v !== 'REPLY');
+      return {
+        targets: replied,
+        detail: `POOL_RESTART by the trustee: REPLY from ${replied.length} of ${ctx.pool.nodes.length}${others.length > 0 ? ` (${others.map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''}`,
+        heal: async () => undefined,
+        during: async (holdMs) => {
+          await ctx.sleep(holdMs);
+          const restarted = ctx.pool.restartRequests - before;
+          if (restarted < replied.length) throw new Error(`${replied.length} nodes acknowledged POOL_RESTART, ${restarted} restarted within the hold`);
+        },
+      };
+    }
     case 'kill9':
     case 'kill9-primary': {
       const n = await targetNode(ctx, p, p.kind === 'kill9-primary');

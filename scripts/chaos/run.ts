@@ -13,7 +13,7 @@ import { ChaosNetwork, cleanupStale } from './netns.js';
 import { applyPerturbation, type Applied } from './perturb.js';
 import { ChaosPool, type NodeExit } from './pool.js';
 import { ALL_KINDS, PROCESS_KINDS, type PerturbationKind, planSchedule } from './schedule.js';
-import type { AckRecord, FromHarness, NodeInfo, ReadRecord, ToHarness, WorkloadOptions } from './workload.js';
+import type { AckRecord, FromHarness, NodeInfo, PoolRestartAnswers, ReadRecord, ToHarness, WorkloadOptions } from './workload.js';
 
 export interface ChaosOptions {
   seed: number;
@@ -111,20 +111,23 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   let askId = 0;
   const answers = new Map<number, (v: unknown) => void>();
 
-  const ask = (): Promise<NodeInfo[]> =>
+  /** A question to the workload process (it holds the SDK pool): `fallback` when it cannot answer within 15 s. */
+  const askWorkload = <T>(what: 'info' | 'pool-restart', fallback: T): Promise<T> =>
     new Promise((resolve) => {
-      if (workload === undefined || !workload.connected) return resolve([]);
+      if (workload === undefined || !workload.connected) return resolve(fallback);
       const id = ++askId;
       const t = setTimeout(() => {
         answers.delete(id);
-        resolve([]);
+        resolve(fallback);
       }, 15_000);
       answers.set(id, (v) => {
         clearTimeout(t);
-        resolve(v as NodeInfo[]);
+        resolve(v as T);
       });
-      workload.send({ type: 'ask', id, what: 'info' } satisfies FromHarness);
+      workload.send({ type: 'ask', id, what } satisfies FromHarness);
     });
+  const ask = (): Promise<NodeInfo[]> => askWorkload<NodeInfo[]>('info', []);
+  const poolRestart = (): Promise<PoolRestartAnswers> => askWorkload<PoolRestartAnswers>('pool-restart', { '*': 'no answer from the workload within 15 s' });
 
   const primary = async (): Promise<string | undefined> => {
     const infos = await ask();
@@ -253,7 +256,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       let applied: Applied | undefined;
       let error: string | undefined;
       try {
-        applied = await applyPerturbation({ pool, net, primary, sleep, stopped, onKill: () => kills9++ }, p);
+        applied = await applyPerturbation({ pool, net, primary, poolRestart, sleep, stopped, onKill: () => kills9++ }, p);
         o.log(`#${p.index} ${p.kind} ${applied.targets.join(',')}: ${applied.detail} (hold ${(p.holdMs / 1000).toFixed(1)} s)`);
         if (applied.during !== undefined) await applied.during(p.holdMs);
         else await sleep(p.holdMs);

@@ -15,6 +15,7 @@ import {
   buildGetSchemaRequest,
   buildNymRequest,
   buildSchemaRequest,
+  buildPoolRestartRequest,
   buildValidatorInfoRequest,
   signRequest,
   type ReadOutcome,
@@ -69,7 +70,10 @@ export type ToHarness =
   | { type: 'answer'; id: number; value: unknown }
   | { type: 'stopped'; writes: number; acks: number; reads: number };
 
-export type FromHarness = { type: 'stop' } | { type: 'exit' } | { type: 'ask'; id: number; what: 'info' };
+export type FromHarness = { type: 'stop' } | { type: 'exit' } | { type: 'ask'; id: number; what: 'info' | 'pool-restart' };
+
+/** What the nodes answered to a POOL_RESTART of the trustee: node -> 'REPLY', or why not. */
+export type PoolRestartAnswers = Record<string, string>;
 
 /** What one node said about itself (VALIDATOR_INFO), or why it said nothing. */
 export interface NodeInfo {
@@ -133,6 +137,7 @@ export async function runWorkload(genesisFile: string, o: WorkloadOptions): Prom
   process.on('message', (m: FromHarness) => {
     if (m.type === 'stop') stopping = true;
     else if (m.type === 'exit') exitNow();
+    else if (m.type === 'ask' && m.what === 'pool-restart') void poolRestart(admin, trustee).then((value) => send({ type: 'answer', id: m.id, value }));
     else if (m.type === 'ask') void nodeInfos(admin, trustee).then((value) => send({ type: 'answer', id: m.id, value }));
   });
   process.on('disconnect', () => {
@@ -220,6 +225,18 @@ function requestsFor(c: ClientState, kind: WriteKind, n: number, tag: string): {
       };
     }
   }
+}
+
+/** A POOL_RESTART (action "start", now) signed by the trustee, sent to every node (requests.md §8.1). */
+export async function poolRestart(pool: Pool, trustee: DidKey): Promise<PoolRestartAnswers> {
+  const out: PoolRestartAnswers = {};
+  try {
+    const answers = await pool.submitAction(signRequest(buildPoolRestartRequest({ submitter: trustee.did, action: 'start' }), trustee), { timeoutMs: 8_000 });
+    for (const [node, a] of answers) out[node] = a.kind === 'reply' ? 'REPLY' : a.kind === 'error' ? a.error.code : `${a.kind}: ${a.reason}`;
+  } catch (e) {
+    out['*'] = codeOf(e);
+  }
+  return out;
 }
 
 /** VALIDATOR_INFO of every node (trustee-signed): its primary, view and ledger sizes. */
