@@ -15,6 +15,21 @@ import { DevnetSetupError, ensureDevnet } from '../lib/setup.js';
 import { isAlive, readState } from '../lib/state.js';
 
 const run = promisify(execFile);
+
+/** A devnet command that must succeed; when it fails, the error carries what it printed. */
+async function devnetOk(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  try {
+    return await run(DEVNET[0]!, [...DEVNET.slice(1), ...args], { cwd: REPO_ROOT });
+  } catch (e) {
+    const x = e as Error & { code?: unknown; stdout?: string; stderr?: string };
+    throw new Error(`devnet ${args.join(' ')} exited ${String(x.code)}\nstdout: ${x.stdout ?? ''}\nstderr: ${x.stderr ?? ''}`, { cause: e });
+  }
+}
+
+/** The last lines of a log file, for a failure message. */
+function tailOf(file: string, n = 25): string {
+  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').slice(-n).join('\n') : '(no file)';
+}
 const DEVNET = [process.execPath, '--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', join(REPO_ROOT, 'devnet', 'devnet.ts')];
 
 const STANDARD = {
@@ -139,6 +154,11 @@ describe('devnet: a real pool (e2e)', function () {
     dir = mkdtempSync(join(tmpdir(), 'quire-devnet-e2e-'));
   });
   let follower: ChildProcess | undefined;
+  afterEach(function () {
+    if (this.currentTest?.state !== 'failed') return;
+    console.log(`---- supervisor log\n${tailOf(join(dir, SUPERVISOR_LOG))}`);
+    for (let i = 1; i <= 4; i++) console.log(`---- Node${i}\n${tailOf(join(dir, `Node${i}`, 'node.log'), 15)}`);
+  });
   after(async () => {
     if (follower !== undefined && follower.exitCode === null && follower.signalCode === null) follower.kill('SIGKILL');
     await run(DEVNET[0]!, [...DEVNET.slice(1), 'stop', '--data-dir', dir], { cwd: REPO_ROOT }).catch(() => undefined);
@@ -147,7 +167,7 @@ describe('devnet: a real pool (e2e)', function () {
 
   it('starts 4 nodes in the background, waits until the pool orders without writing, reports status, stops, restarts ready with a TAA set, and resets', async () => {
     const base = await freeBasePort(4);
-    const started = await run(DEVNET[0]!, [...DEVNET.slice(1), '--detach', '--data-dir', dir, '--base-port', String(base), '--timeout', '200', '--metrics'], { cwd: REPO_ROOT });
+    const started = await devnetOk(['--detach', '--data-dir', dir, '--base-port', String(base), '--timeout', '200', '--metrics']);
     expect(started.stdout).to.contain('The devnet is ordering: 4 nodes');
     // ready without a write: the background supervisor's log names the fresh multi-signature it read
     expect(readFileSync(join(dir, SUPERVISOR_LOG), 'utf8')).to.match(/ordering: a multi-signature of Node\d, Node\d, Node\d(, Node\d)? made at .*, read from Node\d and verified/);
@@ -188,7 +208,7 @@ describe('devnet: a real pool (e2e)', function () {
     const state = readState(dir)!;
     expect(state.status).to.equal('ready');
     expect(state.processes.map((p) => p.clientPort)).to.deep.equal([base + 1, base + 3, base + 5, base + 7]);
-    const status = await run(DEVNET[0]!, [...DEVNET.slice(1), 'status', '--json', '--data-dir', dir], { cwd: REPO_ROOT });
+    const status = await devnetOk(['status', '--json', '--data-dir', dir]);
     const parsed = JSON.parse(status.stdout) as { running: boolean; state: { processes: { pid: number }[] } };
     expect(parsed.running).to.equal(true);
     const pids = [state.pid, ...parsed.state.processes.map((p) => p.pid)];
@@ -199,20 +219,26 @@ describe('devnet: a real pool (e2e)', function () {
     expect(refused.code).to.equal(1);
     expect(refused.stderr).to.contain('already running');
 
-    await run(DEVNET[0]!, [...DEVNET.slice(1), 'stop', '--data-dir', dir], { cwd: REPO_ROOT });
+    await devnetOk(['stop', '--data-dir', dir]);
     expect(pids.some((p) => isAlive(p))).to.equal(false);
     expect(readState(dir)).to.equal(undefined);
     expect(readFileSync(join(dir, 'Node1', 'node.log'), 'utf8')).to.contain('shutting down');
 
-    // the domain ledger of every node is exactly its genesis file: same size, same root
+    // the domain and pool ledgers of every node are exactly their genesis files: same size, same root (the config
+    // ledger holds the two TAA writes of this test)
     const genesisLedger = await Ledger.open(await openMemoryKvStore(), 1);
     await loadGenesis(genesisLedger, join(dir, 'domain_transactions_genesis'));
+    const poolGenesisLedger = await Ledger.open(await openMemoryKvStore(), 0);
+    await loadGenesis(poolGenesisLedger, join(dir, 'pool_transactions_genesis'));
     for (const n of poolLayout(dir, 4, base)) {
       const kv = await openLevelKvStore(join(n.dataDir, 'db'), { createIfMissing: false });
       try {
         const domain = await Ledger.open(kv, 1);
         expect(domain.size, n.name).to.equal(genesisLedger.size);
         expect(Buffer.from(domain.root).toString('hex'), n.name).to.equal(Buffer.from(genesisLedger.root).toString('hex'));
+        const poolLedger = await Ledger.open(kv, 0);
+        expect(poolLedger.size, `${n.name} pool ledger`).to.equal(poolGenesisLedger.size);
+        expect(Buffer.from(poolLedger.root).toString('hex'), `${n.name} pool ledger`).to.equal(Buffer.from(poolGenesisLedger.root).toString('hex'));
         expect((await Ledger.open(kv, 3)).size, `${n.name} audit ledger: the batches it ordered`).to.be.greaterThan(0);
       } finally {
         await kv.close();
@@ -220,11 +246,11 @@ describe('devnet: a real pool (e2e)', function () {
     }
 
     // a restart with a TAA in force is ready; the base port is remembered by the data directory
-    const again = await run(DEVNET[0]!, [...DEVNET.slice(1), '--detach', '--data-dir', dir, '--timeout', '200'], { cwd: REPO_ROOT });
+    const again = await devnetOk(['--detach', '--data-dir', dir, '--timeout', '200']);
     expect(again.stdout).to.contain('The devnet is ordering: 4 nodes');
     expect(readState(dir)!.processes.map((p) => p.clientPort)).to.deep.equal([base + 1, base + 3, base + 5, base + 7]);
-    await run(DEVNET[0]!, [...DEVNET.slice(1), 'stop', '--data-dir', dir], { cwd: REPO_ROOT });
-    await run(DEVNET[0]!, [...DEVNET.slice(1), 'reset', '--data-dir', dir], { cwd: REPO_ROOT });
+    await devnetOk(['stop', '--data-dir', dir]);
+    await devnetOk(['reset', '--data-dir', dir]);
     expect(existsSync(dir)).to.equal(false);
   });
 });
