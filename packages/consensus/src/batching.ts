@@ -20,6 +20,8 @@ export class Batching {
    * moves to the next view.
    */
   blockedSinceRestart = false;
+  /** set by ConsensusCore.quiesce(): the node is about to exit, it proposes nothing more */
+  quiesced = false;
   /**
    * The highest ppSeqNo this node proposed in its current view. A catch-up reverts the batches it
    * proposed and the pool has not ordered here yet; their ppSeqNos are taken in this view and are
@@ -48,6 +50,7 @@ export class Batching {
     return (
       ctx.isPrimary() &&
       !this.blockedSinceRestart &&
+      !this.quiesced &&
       (this.proposed.viewNo !== ctx.viewNo || ctx.lastPrePrepareSeqNo >= this.proposed.ppSeqNo) &&
       !ctx.waitingForNewView &&
       !ctx.catchingUp &&

@@ -254,6 +254,18 @@ export class ConsensusCore {
   }
 
   /**
+   * The node is about to exit (a POOL_RESTART, an upgrade): as the primary it proposes no more
+   * batches, and it goes on voting so that the batches already in flight get ordered before it
+   * exits. Were every node to exit with a batch prepared and not ordered, their vote journals would
+   * name that batch in the next NEW_VIEW while no node holds its PRE-PREPARE or requests any more.
+   * Returns whether a batch this node pre-prepared is still unordered.
+   */
+  quiesce(): boolean {
+    this.batching.quiesced = true;
+    return this.ctx.lastPrePrepareSeqNo > this.ctx.lastOrdered.ppSeqNo;
+  }
+
+  /**
    * Admission control at the door (intake.ts): false when this node refuses the client write
    * `request` as overloaded, decided before it is verified and queued behind other events. Only
    * records the refusal; the caller answers REQNACK "pool overloaded".

@@ -44,6 +44,8 @@ const MAX_FORCED_CHECKS = 64;
 
 /** How often writes past the reply timeout are released, ms. */
 const REPLY_SWEEP_MS = 1000;
+/** Longest wait, before a restart or upgrade exit, for the batches in flight to be ordered. */
+const EXIT_DRAIN_MS = 5_000;
 
 export class QuireNode {
   readonly name: string;
@@ -436,6 +438,24 @@ export class QuireNode {
     return Promise.reject(new Error(`action ${r.type} is not available on this node`));
   }
 
+  /**
+   * Before a restart or an upgrade exit: proposes nothing more and waits, up to EXIT_DRAIN_MS, until
+   * every batch this node pre-prepared is ordered. A POOL_RESTART reaches every node at once; had
+   * they all exited with a batch prepared and not ordered, the next NEW_VIEW would name a batch whose
+   * PRE-PREPARE and requests no node holds any more, and the pool would not order again.
+   */
+  private async drainBeforeExit(): Promise<void> {
+    const started = Date.now();
+    let inFlight = this.core.quiesce();
+    while (inFlight && Date.now() - started < EXIT_DRAIN_MS) {
+      await new Promise((r) => setTimeout(r, 50));
+      const st = this.core.status();
+      inFlight = st.lastPrePrepareSeqNo > st.lastOrdered.ppSeqNo;
+    }
+    const st = this.core.status();
+    this.log.info({ waitedMs: Date.now() - started, drained: !inFlight, lastOrdered: st.lastOrdered.ppSeqNo, lastPrePrepared: st.lastPrePrepareSeqNo }, 'batches in flight before the exit');
+  }
+
   /** The VALIDATOR_INFO `data` of this node, from its live state. */
   private validatorInfo(): Promise<Record<string, unknown>> {
     return validatorInfo({
@@ -459,8 +479,12 @@ export class QuireNode {
     });
   }
 
-  /** Restart / upgrade exit: the configured `exit`, else a graceful close and process.exit(code). */
+  /**
+   * Restart / upgrade exit: the batches in flight first (drainBeforeExit), then the configured
+   * `exit`, else a graceful close and process.exit(code).
+   */
   private async exit(code: number): Promise<void> {
+    await this.drainBeforeExit();
     this.log.info({ code }, 'exiting for a restart');
     if (this.modules.exit !== undefined) {
       await this.modules.exit(code);
