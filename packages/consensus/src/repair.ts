@@ -181,7 +181,6 @@ export class Repair {
     if (!ctx.catchingUp) this.catchUpIfLeftBehind(now);
     if (ctx.waitingForNewView || ctx.catchingUp) return;
     const k = ctx.lastOrdered.ppSeqNo + 1;
-    if (k > ctx.H) return;
     const helped = this.probing && ctx.lastOrdered.ppSeqNo > this.orderedAtProbe;
     if (!helped) {
       if (now - this.lastProbeAt < retry) return;
@@ -212,7 +211,20 @@ export class Repair {
         return;
       }
     }
-    this.probe(k, Math.min(k + REPAIR_WINDOW - 1, ctx.H), now);
+    // a full window: its last checkpoint is not stable here (the peers' CHECKPOINTs were lost, or
+    // f of them withheld), so nothing above it is accepted; a probe of the checkpoint's batch is
+    // answered by peers past it with their stable CHECKPOINT (onMessageRequest), which makes it stable
+    if (k > ctx.H) this.probeCheckpoint(now);
+    else this.probe(k, Math.min(k + REPAIR_WINDOW - 1, ctx.H), now);
+  }
+
+  /** Asks the peers about the batch at the top of the window: those past it answer with their stable CHECKPOINT. */
+  private probeCheckpoint(now: number): void {
+    const ctx = this.ctx;
+    this.lastProbeAt = now;
+    this.probing = true;
+    this.orderedAtProbe = ctx.lastOrdered.ppSeqNo;
+    ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'COMMIT', params: { instId: 0, viewNo: ctx.viewNo, ppSeqNo: ctx.H } });
   }
 
   /** A validator COMMITted batch `ppSeqNo`, above this node's last ordered one. */

@@ -36,6 +36,8 @@ export const ByzantineKind = {
   VC_FORGE: 'vcForge',
   /** primary: PRE-PREPAREs whose digest is not their contents', with the roots of the batch executed under that digest (simulator.ts) */
   WRONG_DIGEST: 'wrongDigest',
+  /** CHECKPOINTs are never sent (checkpoints stay unstable while another node is cut off) */
+  WITHHOLD_CHECKPOINTS: 'withholdCheckpoints',
 } as const;
 export type ByzantineKind = (typeof ByzantineKind)[keyof typeof ByzantineKind];
 
@@ -228,6 +230,8 @@ export function byzantineTransform(kind: ByzantineKind, msg: NodeMessage, to: st
       return [msg];
     case 'wrongDigest':
       return msg.op === 'PREPREPARE' ? [{ ...msg, digest: forgedDigest(msg.digest) }] : [msg];
+    case 'withholdCheckpoints':
+      return msg.op === 'CHECKPOINT' ? [] : [msg];
     case 'vcForge':
       // its CHECKPOINTs are withheld, so that checkpoints stay unstable while the primary of view 0 is cut off
       if (msg.op === 'CHECKPOINT') return [];

@@ -167,12 +167,27 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
   flood: { ...base, name: 'flood', latencyMs: [1, 10], flood: true, partitions: true, isolatePrimary: true, faultyNodes: 'f', healAtMs: 7000, livenessBoundMs: 30_000 },
   // a primary that pauses and resumes, delays its PRE-PREPAREs and censors one request in five
   lazyPrimary: { ...base, name: 'lazyPrimary', latencyMs: [1, 10], lazyPrimary: true, faultyNodes: 1, healAtMs: 6000, livenessBoundMs: 40_000 },
-  // ---- mixes of the mutation gate (docs/mutation.md): one behaviour per run, not in SWEEP_MIXES ----
+  // ---- mixes of the mutation gate (docs/mutation.md); withheldCheckpoints and vcForge are in SWEEP_MIXES too ----
   // a primary whose PRE-PREPAREs carry a wrong state, txn or audit root or digest to half of the backups
   wrongRoots: { ...base, name: 'wrongRoots', latencyMs: [1, 10], byzantinePrimary: true, primaryBehaviours: ['wrongRoots'], faultyNodes: 1, livenessBoundMs: 25_000 },
   // a primary whose PRE-PREPAREs carry a digest that is not their contents', with consistent roots
   // (it executes its batches under that digest, so that only the digest check refuses them)
   wrongDigest: { ...base, name: 'wrongDigest', latencyMs: [1, 10], byzantinePrimary: true, primaryBehaviours: ['wrongDigest'], faultyNodes: 1, livenessBoundMs: 25_000 },
+  // the primary of view 0 cut off while f backups withhold their CHECKPOINTs: the pool orders on in
+  // view 1 with unstable checkpoints, and the primary must catch up after the heal
+  withheldCheckpoints: {
+    ...base,
+    name: 'withheldCheckpoints',
+    latencyMs: [1, 10],
+    partitions: true,
+    isolatePrimary: true,
+    byzantineBackups: true,
+    faultyNodes: 'f',
+    backupBehaviours: ['withholdCheckpoints'],
+    healAtMs: 7000,
+    livenessBoundMs: 30_000,
+    consensus: { chkFreq: 5, logSize: 15 },
+  },
   // the primary of view 0 cut off; f backups (not the next primary) send every node the same forged
   // VIEW_CHANGE: a checkpoint and a prepared batch nobody else has
   vcForge: {
@@ -214,6 +229,8 @@ export const SWEEP_MIXES = [
   'badNewView',
   'flood',
   'lazyPrimary',
+  'withheldCheckpoints',
+  'vcForge',
 ] as const;
 
 export function faultMix(name: string): FaultMix {

@@ -41,6 +41,10 @@ const REGRESSIONS: SimulationOptions[] = [
   // the twin primary gave one honest node its own version of batch 3 while the others ordered the
   // other version in view 0: the node caught up instead of waiting for a checkpoint
   { seed: 709783226, nodes: 4, faults: 'equivocation' },
+  // two validators withheld their CHECKPOINTs while the primary of view 0 was cut off: it ordered up
+  // to the top of its window (15) and, its checkpoint never stable, probed nothing above it while
+  // the pool went idle; it now asks for the checkpoint's batch and gets the peers' stable CHECKPOINT
+  { seed: 6, nodes: 7, faults: 'withheldCheckpoints' },
 ];
 
 function envInt(name: string, fallback: number, min: number): number {
