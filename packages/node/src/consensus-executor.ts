@@ -100,6 +100,9 @@ export function catchupInterrupted(kv: KvStore): boolean {
   return kv.getSync(CATCHUP_MARK_BUCKET, CATCHUP_MARK_KEY) !== undefined;
 }
 
+/** Committed batches signedReadRoot looks back through for a state root with a multi-signature. */
+const READ_ROOT_LOOKBACK = 16;
+
 function isStateLedger(id: number): id is StateLedger {
   return id === 0 || id === 1 || id === 2;
 }
@@ -473,6 +476,33 @@ export class ConsensusExecutor implements BatchExecutor {
     const out: { ledgerId: number; stateRoot: string }[] = [];
     for (const [ledgerId, root] of roots) if (isStateLedger(ledgerId) && typeof root === 'string') out.push({ ledgerId, stateRoot: root });
     return out;
+  }
+
+  /**
+   * The root reads of `ledgerId` are answered at: the committed state root when it has a
+   * multi-signature, else the newest root of the last READ_ROOT_LOOKBACK committed batches that has
+   * one (a batch ordered by catch-up, or whose multi-signature is not written yet, has none), else
+   * the committed root. An answer at a signed root can be verified by the client; one a batch
+   * older is recognised as such by a client that has seen the newer write, and asked again.
+   */
+  signedReadRoot(ledgerId: StateLedger): Uint8Array {
+    const trie = this.stores.states[ledgerId];
+    const committed = trie.committedRoot;
+    if (this.multiSignatureFor(b58encode(committed)) !== undefined) return committed;
+    const audit = this.stores.ledgers[AUDIT_LEDGER];
+    for (let s = audit.size; s >= 1 && s > audit.size - READ_ROOT_LOOKBACK; s--) {
+      let txn: unknown;
+      try {
+        txn = audit.getSync(s);
+      } catch {
+        break;
+      }
+      const named = this.auditStateRoots(txn).find((r) => r.ledgerId === ledgerId)?.stateRoot;
+      if (named === undefined || this.multiSignatureFor(named) === undefined) continue;
+      const root = b58decodeOrUndefined(named);
+      if (root !== undefined && trie.hasRoot(root)) return root;
+    }
+    return committed;
   }
 
   /** The committed multi-signature of a state root; undefined when none or unreadable. */

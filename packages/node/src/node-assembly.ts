@@ -148,7 +148,8 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
         ...(threePcStore !== undefined ? { threePcStore } : {}),
       },
     );
-    const pipeline = new RequestPipeline(reqExecutor, requestStores);
+    // reads are answered at the newest state root with a multi-signature: verifiable by the client
+    const pipeline = new RequestPipeline(reqExecutor, requestStores, { readRoot: (ledgerId) => executor.signedReadRoot(ledgerId) });
     const now = (): number => Math.floor((Date.now() + cfg.clockOffsetMs) / 1000);
     const clientLog = root.child({ module: 'client' });
     const forced = new ForcedRequests({

@@ -37,7 +37,7 @@ export type { PoolTrieReader, CommittedLedgerSource } from './executor/indexes.j
 export type { ExecutorStores, ExecutorLedger, ExecutorStateTrie, ExecutorAttributeStore, ExecutorTimestampStore, ExecutorSeqNoIndex } from './executor/stores.js';
 export { requestToTxn, cloneJson } from './executor/txn.js';
 // reads
-export { StoresReadContext, answerRead, stateProofOf } from './reads/read-context.js';
+export { StoresReadContext, answerRead, stateProofOf, type ReadRootChoice } from './reads/read-context.js';
 export type { ReadReply } from './reads/read-context.js';
 // pool / config types
 export { poolConfigHandler, poolWritesFromTxns } from './types/pool-config.js';

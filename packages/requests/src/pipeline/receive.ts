@@ -8,7 +8,7 @@
 import { RequestError, RequestErrorCode, toRequestError } from '../errors.js';
 import type { ActionHandler, ParsedRequest, ReadHandler, ReceiptContext, WriteHandler } from '../handler.js';
 import type { RequestExecutor } from '../executor/executor.js';
-import { answerRead, type ReadReply, StoresReadContext } from '../reads/read-context.js';
+import { answerRead, type ReadReply, type ReadRootChoice, StoresReadContext } from '../reads/read-context.js';
 import type { ExecutorStores } from '../executor/stores.js';
 import { parseRequest } from './parse.js';
 
@@ -35,8 +35,9 @@ export class RequestPipeline {
   constructor(
     private readonly executor: RequestExecutor,
     stores: ExecutorStores,
+    opts: { readRoot?: ReadRootChoice } = {},
   ) {
-    this.reads = new StoresReadContext(stores);
+    this.reads = new StoresReadContext(stores, opts.readRoot);
   }
 
   /** Processes one client message (text, bytes, or an already parsed JSON value). */

@@ -9,18 +9,31 @@ import { RequestError, RequestErrorCode } from '../errors.js';
 import type { CommittedLedgerReader, LedgerIdValue, ParsedRequest, ReadContext, ReadHandler, StateKey, StateLedgerId, StateLookup, Txn } from '../handler.js';
 import type { ExecutorStores } from '../executor/stores.js';
 
+/** The state root reads of a ledger are answered at when they name none (default: the committed root). */
+export type ReadRootChoice = (ledgerId: StateLedgerId) => Uint8Array;
+
 export class StoresReadContext implements ReadContext {
-  constructor(private readonly stores: ExecutorStores) {}
+  /**
+   * `readRoot`: the root reads are answered at when they name none. A node passes the newest
+   * committed root that has a multi-signature, so that its answers can always be verified.
+   */
+  constructor(
+    private readonly stores: ExecutorStores,
+    private readonly readRoot?: ReadRootChoice,
+  ) {}
+
+  private rootOf(ledgerId: StateLedgerId): Uint8Array {
+    return this.readRoot?.(ledgerId) ?? this.stores.states[ledgerId].committedRoot;
+  }
 
   lookup(ledgerId: StateLedgerId, key: StateKey, root?: Uint8Array): StateLookup {
     const trie = this.stores.states[ledgerId];
-    const r = root ?? trie.committedRoot;
+    const r = root ?? this.rootOf(ledgerId);
     return { value: trie.getAt(r, key), root: r, proof: trie.generateProof(key, r) };
   }
 
   get(ledgerId: StateLedgerId, key: StateKey, root?: Uint8Array): Uint8Array | undefined {
-    const trie = this.stores.states[ledgerId];
-    return trie.getAt(root ?? trie.committedRoot, key);
+    return this.stores.states[ledgerId].getAt(root ?? this.rootOf(ledgerId), key);
   }
 
   async rootAt(ledgerId: StateLedgerId, timestamp: number): Promise<Uint8Array | undefined> {
@@ -29,7 +42,7 @@ export class StoresReadContext implements ReadContext {
   }
 
   committedRoot(ledgerId: StateLedgerId): Uint8Array {
-    return this.stores.states[ledgerId].committedRoot;
+    return this.rootOf(ledgerId);
   }
 
   ledger(ledgerId: LedgerIdValue): CommittedLedgerReader {
