@@ -62,9 +62,9 @@ export const MUTATIONS: Mutation[] = [
   { id: 'nv-vc-digest', what: 'NEW_VIEW accepted with VIEW_CHANGEs whose digest differs from the named one', file: VIEW_CHANGE, find: 'if (held === undefined || held.digest !== digest) {', replace: 'if (held === undefined) {', mixes: ['viewChange', 'badNewView'] },
   // ---- BLS shares and multi-signatures ----
   { id: 'bls-share', what: 'COMMIT BLS shares not verified', file: ORDERING, find: 'if (values.every((v) => crypto.blsVerifyShare(c, v, commit.blsSigs[String(v.ledger_id)]!))) {', replace: 'if (true) {', mixes: ['byzantine', 'mixed'] },
-  { id: 'ms-verify', what: 'PRE-PREPARE multi-signature aggregate not verified', file: MULTISIG, find: 'return verifies ? MultiSigVerdict.VALID : MultiSigVerdict.SIGNATURE;', replace: 'return MultiSigVerdict.VALID;', mixes: ['forgery'] },
-  { id: 'ms-unknown-root', what: 'multi-signature over an unknown pool state root taken as valid (F2)', file: MULTISIG, find: 'if (registry === undefined) return MultiSigVerdict.UNKNOWN_POOL_ROOT;', replace: 'if (registry === undefined) return MultiSigVerdict.VALID;', mixes: ['forgery'] },
-  { id: 'ms-participants', what: 'multi-signature participants not checked against the validators at its root (F10)', file: MULTISIG, find: 'for (const p of parts) if (!members.has(p)) return MultiSigVerdict.PARTICIPANTS;', replace: '', mixes: ['forgery'] },
+  { id: 'ms-verify', what: 'PRE-PREPARE multi-signature aggregate not verified', file: MULTISIG, find: 'return verifies ? MultiSigVerdict.VALID : MultiSigVerdict.SIGNATURE;', replace: 'return MultiSigVerdict.VALID;', mixes: ['forgery'], seeds: 24 },
+  { id: 'ms-unknown-root', what: 'multi-signature over an unknown pool state root taken as valid (F2)', file: MULTISIG, find: 'if (registry === undefined) return MultiSigVerdict.UNKNOWN_POOL_ROOT;', replace: 'if (registry === undefined) return MultiSigVerdict.VALID;', mixes: ['forgery'], seeds: 24 },
+  { id: 'ms-participants', what: 'multi-signature participants not checked against the validators at its root (F10)', file: MULTISIG, find: 'for (const p of parts) if (!members.has(p)) return MultiSigVerdict.PARTICIPANTS;', replace: '', mixes: ['forgery'], seeds: 24 },
   // ---- checkpoints ----
   { id: 'cp-own-quorum', what: 'a checkpoint stable with one matching CHECKPOINT', file: CHECKPOINTS, find: 'if (this.matching(seqNoEnd, own) < this.ctx.quorums.checkpoint) return;', replace: 'if (this.matching(seqNoEnd, own) < 1) return;', mixes: ['withheldCheckpoints', 'badNewView', 'flood', 'seeders'] },
   // ---- catch-up ----
