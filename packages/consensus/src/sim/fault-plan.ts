@@ -171,7 +171,9 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
   }
   if (mix.tornWrites) scheduleTears(ctx);
   // a VIEW_CHANGE forger is not the primary of view 1 (an honest primary must build the NEW_VIEW from its forgeries)
-  const byzantineOrder = mix.backupBehaviours?.includes('vcForge') === true ? [...backups.filter((x) => x !== ctx.nodes[1]), ...backups.filter((x) => x === ctx.nodes[1])] : backups;
+  // with a paused next primary, neither the primary of view 1 nor that of view 2 is Byzantine
+  const spared = mix.pauseNextPrimary === true ? [ctx.nodes[1], ctx.nodes[2]] : mix.backupBehaviours?.includes('vcForge') === true ? [ctx.nodes[1]] : [];
+  const byzantineOrder = spared.length > 0 ? [...backups.filter((x) => !spared.includes(x)), ...backups.filter((x) => spared.includes(x))] : backups;
   for (const node of byzantineOrder) {
     if (budget <= 0) break;
     budget--;
@@ -188,6 +190,7 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
   for (const node of ctx.nodes) {
     if (mix.skewSec > 0) node.skewSec = rng.int(-mix.skewSec, mix.skewSec);
   }
+  let cutAt = 0;
   if (mix.partitions) {
     // an isolated primary stays cut off until the heal, for at least 4.9 s: requests arrive while it
     // cannot propose, and the monitor (PROGRESS_TIMEOUT) has the time to replace it
@@ -198,6 +201,13 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
       : new Set(rng.shuffle([...ctx.genesisNames]).slice(0, rng.int(1, Math.floor(ctx.nodeCount / 2))));
     at(from, () => ctx.cut(side));
     at(from + dur, () => ctx.heal());
+    cutAt = from;
+  }
+  if (mix.pauseNextPrimary === true) {
+    // the primary of view 1 stops for 5-6 s once the pool is in view 1 (it then changes view again)
+    const next = ctx.nodes[1]!;
+    const ms = rng.int(5000, 6000);
+    at(cutAt + rng.int(3000, 4000), () => ctx.pause(next, ms));
   }
   if (mix.lyingSeeder) {
     // an honest backup misses most of the load and catches up from seeders that include the liar

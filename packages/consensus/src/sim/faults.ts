@@ -62,6 +62,8 @@ export interface FaultMix {
   primaryBehaviours?: readonly string[];
   /** the primary of view 1 is Byzantine (with isolatePrimary: it builds the NEW_VIEW) */
   byzantineNextPrimary?: boolean;
+  /** the primary of view 1 pauses for a few seconds while the primary of view 0 is still cut off (a second view change) */
+  pauseNextPrimary?: boolean;
 }
 
 const base: FaultMix = {
@@ -187,6 +189,24 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
     healAtMs: 7000,
     livenessBoundMs: 30_000,
     consensus: { chkFreq: 5, logSize: 15 },
+  },
+  // withheldCheckpoints with a second view change while checkpoints are unstable: the primary of
+  // view 1 pauses before the heal, so that the primary of view 2 (honest) chooses among several
+  // eligible checkpoints
+  secondViewChange: {
+    ...base,
+    name: 'secondViewChange',
+    latencyMs: [1, 10],
+    partitions: true,
+    isolatePrimary: true,
+    byzantineBackups: true,
+    faultyNodes: 'f',
+    backupBehaviours: ['withholdCheckpoints'],
+    pauseNextPrimary: true,
+    healAtMs: 14_000,
+    livenessBoundMs: 30_000,
+    requests: 120,
+    consensus: { chkFreq: 5, logSize: 30 },
   },
   // the primary of view 0 cut off; f backups (not the next primary) send every node the same forged
   // VIEW_CHANGE: a checkpoint and a prepared batch nobody else has
