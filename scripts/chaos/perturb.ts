@@ -28,6 +28,9 @@ export interface Applied {
   during?(holdMs: number): Promise<void>;
 }
 
+/** Time every node that acknowledged a POOL_RESTART gets to exit for it (its drain is up to 5 s). */
+const POOL_RESTART_BOUND_MS = 15_000;
+
 async function targetNode(ctx: PerturbContext, p: PlannedPerturbation, primary: boolean): Promise<ChaosNode> {
   const nodes = ctx.pool.nodes;
   if (primary) {
@@ -61,9 +64,12 @@ export async function applyPerturbation(ctx: PerturbContext, p: PlannedPerturbat
         detail: `POOL_RESTART by the trustee: REPLY from ${replied.length} of ${ctx.pool.nodes.length}${others.length > 0 ? ` (${others.map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''}`,
         heal: async () => undefined,
         during: async (holdMs) => {
+          // a node first orders the batches in flight (up to 5 s), then exits: give it that and its exit
+          const until = Date.now() + Math.max(holdMs, POOL_RESTART_BOUND_MS);
           await ctx.sleep(holdMs);
+          while (ctx.pool.restartRequests - before < replied.length && Date.now() < until && !ctx.stopped()) await ctx.sleep(250);
           const restarted = ctx.pool.restartRequests - before;
-          if (restarted < replied.length) throw new Error(`${replied.length} nodes acknowledged POOL_RESTART, ${restarted} restarted within the hold`);
+          if (restarted < replied.length) throw new Error(`${replied.length} nodes acknowledged POOL_RESTART, ${restarted} restarted within ${POOL_RESTART_BOUND_MS / 1000} s`);
         },
       };
     }
