@@ -102,7 +102,9 @@ export class Ordering {
       ctx.suspect(from, Suspicion.PP_FROM_NON_PRIMARY);
       return;
     }
-    if (from === ctx.name) return;
+    // its own PRE-PREPARE back (an echo) is the one it holds, below; one it no longer holds (a
+    // restarted primary whose last write was torn, relayed back by peers that ordered it) is taken
+    // like any other, or this node could never order the batch the others ordered without it
     if (batchDigest(pp.originalViewNo ?? pp.viewNo, pp.ppTime, pp.reqIdr, pp.ledgerId) !== pp.digest) {
       ctx.suspect(from, Suspicion.PPR_DIGEST_WRONG, true);
       return;

@@ -41,6 +41,10 @@ const REGRESSIONS: SimulationOptions[] = [
   // the twin primary gave one honest node its own version of batch 3 while the others ordered the
   // other version in view 0: the node caught up instead of waiting for a checkpoint
   { seed: 709783226, nodes: 4, faults: 'equivocation' },
+  // the primary of view 1 restarted with its last batch torn away; the others had ordered that
+  // batch, and the PRE-PREPARE they relayed back was its own, which it ignored: one batch behind
+  // an idle pool for good
+  { seed: 2026113289, nodes: 4, faults: 'torn' },
   // two validators withheld their CHECKPOINTs while the primary of view 0 was cut off: it ordered up
   // to the top of its window (15) and, its checkpoint never stable, probed nothing above it while
   // the pool went idle; it now asks for the checkpoint's batch and gets the peers' stable CHECKPOINT
