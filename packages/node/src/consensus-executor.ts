@@ -438,6 +438,8 @@ export class ConsensusExecutor implements BatchExecutor {
 
   /** state root -> timestamp of the multi-signature last put for it here (its write may still be on the way) */
   private readonly putTimestamps = new Map<string, number>();
+  /** per state ledger: the last unsigned committed root (base58) reads were asked at, and the root chosen for it */
+  private readonly readRoots = new Map<StateLedger, { committed: string; root: Uint8Array }>();
 
   /**
    * The multi-signatures to put: per state root the one with the latest timestamp (a root kept by
@@ -488,22 +490,35 @@ export class ConsensusExecutor implements BatchExecutor {
   signedReadRoot(ledgerId: StateLedger): Uint8Array {
     const trie = this.stores.states[ledgerId];
     const committed = trie.committedRoot;
-    if (this.multiSignatureFor(b58encode(committed)) !== undefined) return committed;
+    const key = b58encode(committed);
+    if (this.multiSignatureFor(key) !== undefined) return committed;
+    // the look-back reads audit txns: done once per committed root, not per read
+    const known = this.readRoots.get(ledgerId);
+    if (known?.committed === key) return known.root;
+    const root = this.newestSignedRoot(ledgerId) ?? committed;
+    this.readRoots.set(ledgerId, { committed: key, root });
+    return root;
+  }
+
+  /** The newest state root of `ledgerId` among the last READ_ROOT_LOOKBACK committed batches that has a multi-signature. */
+  private newestSignedRoot(ledgerId: StateLedger): Uint8Array | undefined {
+    const trie = this.stores.states[ledgerId];
     const audit = this.stores.ledgers[AUDIT_LEDGER];
     for (let s = audit.size; s >= 1 && s > audit.size - READ_ROOT_LOOKBACK; s--) {
       let txn: unknown;
       try {
         txn = audit.getSync(s);
       } catch {
-        break;
+        return undefined;
       }
       const named = this.auditStateRoots(txn).find((r) => r.ledgerId === ledgerId)?.stateRoot;
       if (named === undefined || this.multiSignatureFor(named) === undefined) continue;
       const root = b58decodeOrUndefined(named);
       if (root !== undefined && trie.hasRoot(root)) return root;
     }
-    return committed;
+    return undefined;
   }
+
 
   /** The committed multi-signature of a state root; undefined when none or unreadable. */
   multiSignatureFor(stateRoot: string): MultiSignature | undefined {

@@ -245,13 +245,16 @@ export interface StateLookup {
 }
 
 export interface ReadContext {
-  /** Committed value + proof of `key` in a ledger's state, at the committed root or at `root`. */
+  /** Committed value + proof of `key` in a ledger's state, at the read root (committedRoot()) or at `root`. */
   lookup(ledgerId: StateLedgerId, key: StateKey, root?: Uint8Array): StateLookup;
-  /** Committed value without a proof (secondary lookups whose proof is not returned). */
+  /** Committed value without a proof (secondary lookups whose proof is not returned), at the read root or at `root`. */
   get(ledgerId: StateLedgerId, key: StateKey, root?: Uint8Array): Uint8Array | undefined;
   /** The state root recorded for the greatest batch time <= timestamp, or undefined (requests.md §9.1). */
   rootAt(ledgerId: StateLedgerId, timestamp: number): Promise<Uint8Array | undefined>;
-  /** The committed root of a ledger's state. */
+  /**
+   * The committed root reads of a ledger's state are answered at: the newest committed root, or the
+   * one the node chose (a node picks the newest committed root with a multi-signature).
+   */
   committedRoot(ledgerId: StateLedgerId): Uint8Array;
   /** Committed ledger access (reads never see uncommitted txns). */
   ledger(ledgerId: LedgerIdValue): CommittedLedgerReader;

@@ -90,6 +90,19 @@ const base: FaultMix = {
   twins: false,
 };
 
+/** The primary of view 0 cut off until the heal, f Byzantine backups (their behaviour set per mix), small checkpoints. */
+const isolatedPrimaryByzantineBackups: FaultMix = {
+  ...base,
+  latencyMs: [1, 10],
+  partitions: true,
+  isolatePrimary: true,
+  byzantineBackups: true,
+  faultyNodes: 'f',
+  healAtMs: 7000,
+  livenessBoundMs: 30_000,
+  consensus: { chkFreq: 5, logSize: 15 },
+};
+
 export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
   none: base,
   net: { ...base, name: 'net', latencyMs: [1, 30], drop: 0.05, duplicate: 0.05, slowTail: 0.02 },
@@ -177,52 +190,22 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
   wrongDigest: { ...base, name: 'wrongDigest', latencyMs: [1, 10], byzantinePrimary: true, primaryBehaviours: ['wrongDigest'], faultyNodes: 1, livenessBoundMs: 25_000 },
   // the primary of view 0 cut off while f backups withhold their CHECKPOINTs: the pool orders on in
   // view 1 with unstable checkpoints, and the primary must catch up after the heal
-  withheldCheckpoints: {
-    ...base,
-    name: 'withheldCheckpoints',
-    latencyMs: [1, 10],
-    partitions: true,
-    isolatePrimary: true,
-    byzantineBackups: true,
-    faultyNodes: 'f',
-    backupBehaviours: ['withholdCheckpoints'],
-    healAtMs: 7000,
-    livenessBoundMs: 30_000,
-    consensus: { chkFreq: 5, logSize: 15 },
-  },
+  withheldCheckpoints: { ...isolatedPrimaryByzantineBackups, name: 'withheldCheckpoints', backupBehaviours: ['withholdCheckpoints'] },
   // withheldCheckpoints with a second view change while checkpoints are unstable: the primary of
   // view 1 pauses before the heal, so that the primary of view 2 (honest) chooses among several
   // eligible checkpoints
   secondViewChange: {
-    ...base,
+    ...isolatedPrimaryByzantineBackups,
     name: 'secondViewChange',
-    latencyMs: [1, 10],
-    partitions: true,
-    isolatePrimary: true,
-    byzantineBackups: true,
-    faultyNodes: 'f',
     backupBehaviours: ['withholdCheckpoints'],
     pauseNextPrimary: true,
     healAtMs: 14_000,
-    livenessBoundMs: 30_000,
     requests: 120,
     consensus: { chkFreq: 5, logSize: 30 },
   },
   // the primary of view 0 cut off; f backups (not the next primary) send every node the same forged
   // VIEW_CHANGE: a checkpoint and a prepared batch nobody else has
-  vcForge: {
-    ...base,
-    name: 'vcForge',
-    latencyMs: [1, 10],
-    partitions: true,
-    isolatePrimary: true,
-    byzantineBackups: true,
-    faultyNodes: 'f',
-    backupBehaviours: ['vcForge'],
-    healAtMs: 7000,
-    livenessBoundMs: 30_000,
-    consensus: { chkFreq: 5, logSize: 15 },
-  },
+  vcForge: { ...isolatedPrimaryByzantineBackups, name: 'vcForge', backupBehaviours: ['vcForge'] },
 };
 
 /** the mixes a default sweep cycles through */

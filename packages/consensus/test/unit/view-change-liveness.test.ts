@@ -101,8 +101,11 @@ describe('view change with the primary down and a backup checkpoints behind (#15
  * view change itself was dropped, so NEW_VIEW could never be built, and with Node4 down the same
  * race repeated in every later view (the views 1, 2, 3, 4 of vote 28 seen on real processes).
  */
-function membershipScenario(seed: number): { sim: Simulation; seen: () => Seen[]; lateWrites: string[] } {
-  const sim = new Simulation({ seed, nodes: 4, faults: 'membership', requests: 40 });
+function membershipScenario(
+  seed: number,
+  o: { requests: number; lateWrites: number; seenAt: number; restartAt: number } = { requests: 40, lateWrites: 10, seenAt: 12_000, restartAt: 24_000 },
+): { sim: Simulation; seen: () => Seen[]; lateWrites: string[] } {
+  const sim = new Simulation({ seed, nodes: 4, faults: 'membership', requests: o.requests });
   const s = sim as unknown as Scripted;
   const plan = sim.membership!;
   plan.steps.splice(0, plan.steps.length, { at: 300, kind: 'add' });
@@ -110,18 +113,18 @@ function membershipScenario(seed: number): { sim: Simulation; seen: () => Seen[]
   const n4 = sim.nodes[3]!;
   s.queue.schedule(5000, () => s.crash(n4));
   const lateWrites: string[] = [];
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < o.lateWrites; i++) {
     const req = sim.pool.workload.write(1000 + i, false);
     lateWrites.push(sim.pool.workload.info(req).payloadDigest);
     s.queue.schedule(5200 + i * 100, () => s.submit(`late-${i}`, req));
   }
   let seen: Seen[] = [];
   let ordered = true;
-  s.queue.schedule(12_000, () => {
+  s.queue.schedule(o.seenAt, () => {
     seen = seenOf(sim.nodes.filter((n) => n !== n4));
     ordered = sim.nodes.filter((n) => n !== n4).every((n) => lateWrites.every((p) => n.executor.isPayloadCommitted(p)));
   });
-  s.queue.schedule(24_000, () => s.restart(n4));
+  s.queue.schedule(o.restartAt, () => s.restart(n4));
   return { sim, seen: () => (ordered ? seen : [...seen, { name: 'late writes not ordered', view: -1, waiting: true, lastOrdered: -1, stable: -1 }]), lateWrites };
 }
 
@@ -151,12 +154,8 @@ describe('membership: a node added, then one of the original nodes down (#15, th
  * the batches in flight), with a registry of four, and every later view change of the others failed.
  */
 function missedNodeTxnScenario(seed: number): { sim: Simulation; seen: () => Seen[]; lateWrites: string[] } {
-  const sim = new Simulation({ seed, nodes: 4, faults: 'membership', requests: 0 });
-  const s = sim as unknown as Scripted;
-  const plan = sim.membership!;
-  plan.steps.splice(0, plan.steps.length, { at: 300, kind: 'add' });
-  plan.joinerStartsAt = 3000;
-  const n4 = sim.nodes[3]!;
+  const scenario = membershipScenario(seed, { requests: 0, lateWrites: 5, seenAt: 30_000, restartAt: 31_000 });
+  const s = scenario.sim as unknown as Scripted;
   const deliver = s.network.ctx.deliver;
   let blind = false;
   s.network.ctx.deliver = (target, from, msg) => {
@@ -166,21 +165,7 @@ function missedNodeTxnScenario(seed: number): { sim: Simulation; seen: () => See
   };
   s.queue.schedule(250, () => (blind = true));
   s.queue.schedule(900, () => (blind = false));
-  s.queue.schedule(5000, () => s.crash(n4));
-  const lateWrites: string[] = [];
-  for (let i = 0; i < 5; i++) {
-    const req = sim.pool.workload.write(1000 + i, false);
-    lateWrites.push(sim.pool.workload.info(req).payloadDigest);
-    s.queue.schedule(5200 + i * 100, () => s.submit(`late-${i}`, req));
-  }
-  let seen: Seen[] = [];
-  let ordered = true;
-  s.queue.schedule(30_000, () => {
-    seen = seenOf(sim.nodes.filter((n) => n !== n4));
-    ordered = sim.nodes.filter((n) => n !== n4).every((n) => lateWrites.every((p) => n.executor.isPayloadCommitted(p)));
-  });
-  s.queue.schedule(31_000, () => s.restart(n4));
-  return { sim, seen: () => (ordered ? seen : [...seen, { name: 'late writes not ordered', view: -1, waiting: true, lastOrdered: -1, stable: -1 }]), lateWrites };
+  return scenario;
 }
 
 describe('membership: a node that missed the NODE txn enters a view change alone (#15, left behind)', function () {
