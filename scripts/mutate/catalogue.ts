@@ -95,7 +95,7 @@ export const MUTATIONS: Mutation[] = [
     file: EXECUTOR,
     find: 'async flush(): Promise<void> {\n    await this.writes;',
     replace: 'async flush(): Promise<void> {\n    void this.writes;',
-    mixes: ['torn'],
+    mixes: ['flushCrash'],
     seeds: 10,
   },
 ];

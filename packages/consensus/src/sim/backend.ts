@@ -57,6 +57,14 @@ export interface SimReplica<E extends SimExecutor = SimExecutor> {
    */
   armTear?(writes: number | undefined, afterLast?: boolean): void;
   torn?(): boolean;
+  /**
+   * Optional (crash when a flush resolves): from now on writes finish a while after they start, and
+   * at the first `settle()` that follows a batch write the node crashes the instant its flush
+   * resolves: writes still in flight then are lost, the replies of that event were sent
+   * (`tornAtFlush()`). `armTear(undefined)` disarms.
+   */
+  armCrashAtFlush?(): void;
+  tornAtFlush?(): boolean;
   /** Optional: replays the node's committed txns from genesis on fresh storage; what differs from the node's state, if anything */
   replayProblem?(): Promise<string | undefined>;
 }

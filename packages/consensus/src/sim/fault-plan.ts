@@ -34,7 +34,7 @@ export interface FaultPlanContext<E extends SimExecutor> {
   /** the node stops for good (liveness is checked without it) */
   stop(node: SimNode<E>): void;
   /** the node crashes after `writes` more batch writes (in the middle of an event's writes, or right after the last with `afterLast`); false when its world cannot */
-  tear(node: SimNode<E>, writes: number, afterLast: boolean, downForMs: number): boolean;
+  tear(node: SimNode<E>, writes: number, afterLast: boolean, downForMs: number, atFlush?: boolean): boolean;
   /** deliveries and timers of the node wait `ms` (a stopped process resumed) */
   pause(node: SimNode<E>, ms: number): void;
   /** `from` puts `msg` on the wire to `to` (a flood) */
@@ -170,6 +170,7 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
     budget = 0;
   }
   if (mix.tornWrites) scheduleTears(ctx);
+  if (mix.crashAtFlush === true) scheduleTears(ctx, true);
   // a VIEW_CHANGE forger is not the primary of view 1 (an honest primary must build the NEW_VIEW from its forgeries)
   // with a paused next primary, neither the primary of view 1 nor that of view 2 is Byzantine
   const spared = mix.pauseNextPrimary === true ? [ctx.nodes[1], ctx.nodes[2]] : mix.backupBehaviours?.includes('vcForge') === true ? [ctx.nodes[1]] : [];
@@ -233,7 +234,7 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
  * plainly, when it writes nothing for 1.5 s) — and restarts 150-800 ms later. One node down at a
  * time; several crashes per node per run.
  */
-function scheduleTears<E extends SimExecutor>(ctx: FaultPlanContext<E>): void {
+function scheduleTears<E extends SimExecutor>(ctx: FaultPlanContext<E>, atFlush = false): void {
   const { rng, queue, healAtMs } = ctx;
   const genesis = ctx.nodes.slice(0, ctx.nodeCount);
   let t = rng.int(300, 700);
@@ -251,7 +252,7 @@ function scheduleTears<E extends SimExecutor>(ctx: FaultPlanContext<E>): void {
       const catching = live.filter((n) => n.core.status().catchingUp);
       const pool = catching.length > 0 && pick < 0.5 ? catching : live;
       const node = pool[Math.floor(pick * pool.length) % pool.length]!;
-      if (!ctx.tear(node, writes, afterLast, downFor)) return;
+      if (!ctx.tear(node, writes, afterLast, downFor, atFlush)) return;
       downUntil = queue.now + downFor + 1800;
     });
     t += rng.int(300, 900);

@@ -54,6 +54,11 @@ export interface FaultMix {
   equivocatingPrimary?: boolean;
   /** a Byzantine backup runs a second core that believes it is the primary and sends its PRE-PREPAREs */
   usurper?: boolean;
+  /**
+   * crashes at the instant a node's flush resolves (its replies sent), writes finishing a while after
+   * they start: the writes still in flight then are lost (gate-only: persistence before reply)
+   */
+  crashAtFlush?: boolean;
   /** f Byzantine nodes flood INSTANCE_CHANGE, MESSAGE_RESPONSE{NEW_VIEW}, VIEW_CHANGE_ACK and stash fillers */
   flood?: boolean;
   /** the primary of view 0 is faulty in time: paused and resumed, slow, and censoring one request in five */
@@ -183,6 +188,9 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
   // a primary that pauses and resumes, delays its PRE-PREPAREs and censors one request in five
   lazyPrimary: { ...base, name: 'lazyPrimary', latencyMs: [1, 10], lazyPrimary: true, faultyNodes: 1, healAtMs: 6000, livenessBoundMs: 40_000 },
   // ---- mixes of the mutation gate (docs/mutation.md); withheldCheckpoints and vcForge are in SWEEP_MIXES too ----
+  // every 0.3-0.9 s a node crashes the instant its flush resolves after a batch write (its replies
+  // sent); writes land a macrotask after they start, so a flush that resolves early loses them
+  flushCrash: { ...base, name: 'flushCrash', latencyMs: [1, 10], crashAtFlush: true, faultyNodes: 1, healAtMs: 7000, livenessBoundMs: 30_000, requests: 60 },
   // a primary whose PRE-PREPAREs carry a wrong state, txn or audit root or digest to half of the backups
   wrongRoots: { ...base, name: 'wrongRoots', latencyMs: [1, 10], byzantinePrimary: true, primaryBehaviours: ['wrongRoots'], faultyNodes: 1, livenessBoundMs: 25_000 },
   // a primary whose PRE-PREPAREs carry a digest that is not their contents', with consistent roots

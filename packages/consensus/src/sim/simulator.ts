@@ -132,7 +132,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       heal: () => this.network.heal(),
       downWindow: (from, to) => (this.downWindow = [from, to]),
       stop: (node) => this.stop(node),
-      tear: (node, writes, afterLast, downForMs) => this.tear(node, writes, afterLast, downForMs),
+      tear: (node, writes, afterLast, downForMs, atFlush) => this.tear(node, writes, afterLast, downForMs, atFlush),
       pause: (node, ms) => {
         node.pausedUntil = Math.max(node.pausedUntil ?? 0, this.queue.now + ms);
         this.stats.pauses++;
@@ -220,9 +220,13 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
    * Arms a crash after `writes` more batch writes of the node (without a write within 1.5 s, a
    * plain crash then); the node restarts `downForMs` after the crash.
    */
-  private tear(node: SimNode<E>, writes: number, afterLast: boolean, downForMs: number): boolean {
+  private tear(node: SimNode<E>, writes: number, afterLast: boolean, downForMs: number, atFlush = false): boolean {
     if (!node.alive || node.stopped === true || node.replica.armTear === undefined) return false;
-    node.replica.armTear(writes, afterLast);
+    if (atFlush) {
+      // the crash comes the instant the node's next flush after a batch write resolves
+      if (node.replica.armCrashAtFlush === undefined) return false;
+      node.replica.armCrashAtFlush();
+    } else node.replica.armTear(writes, afterLast);
     this.tearing.set(node, downForMs);
     const epoch = node.epoch;
     this.queue.schedule(this.queue.now + 1500, () => {
@@ -322,6 +326,8 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     for (const [node, downForMs] of [...this.tearing]) {
       if (node.replica.torn?.() !== true) continue;
       this.stats.tornWrites++;
+      // a crash at the instant the flush resolved: the node answered its clients before it died
+      if (node.replica.tornAtFlush?.() === true) this.acknowledge(node);
       this.crashFor(node, downForMs);
     }
     await this.drain();
@@ -336,16 +342,21 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     }
   }
 
-  /** The replies of the last event go out (their writes are durable): the run record keeps them. */
-  private acknowledge(): void {
+  /** The replies of the last event go out (their writes are durable): the run record keeps them (of `only`, when given). */
+  private acknowledge(only?: SimNode<E>): void {
+    const rest: typeof this.pendingReplies = [];
     for (const p of this.pendingReplies) {
+      if (only !== undefined && p.node !== only) {
+        rest.push(p);
+        continue;
+      }
       if (!p.node.alive || p.node.epoch !== p.epoch) continue;
       for (const r of p.replies) {
         if (r.ledgerId >= 0) this.record.replies!.push(r);
         if (r.auditSeqNo > (this.ackedAudit.get(r.node) ?? 0)) this.ackedAudit.set(r.node, r.auditSeqNo);
       }
     }
-    this.pendingReplies = [];
+    this.pendingReplies = rest;
   }
 
   private begin(): void {

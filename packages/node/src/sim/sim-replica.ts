@@ -253,8 +253,21 @@ export class SimReplica implements SimReplicaContract<SimConsensusExecutor> {
     return this.kv.torn;
   }
 
+  /** The node crashes at the first flush that follows a batch write, losing the writes still in flight then. */
+  armCrashAtFlush(): void {
+    this.kv.armCrashAtFlush();
+  }
+
+  /** the tear came at a flush: the replies of that flush were sent */
+  tornAtFlush(): boolean {
+    return this.kv.tornAtFlush;
+  }
+
   settle(): Promise<void> {
-    return this.executor.flush();
+    const flushed = this.executor.flush();
+    if (!this.kv.slowWrites) return flushed;
+    // the crash point of armCrashAtFlush: the instant the node's flush resolves
+    return flushed.finally(() => this.kv.flushed());
   }
 
   async close(): Promise<void> {

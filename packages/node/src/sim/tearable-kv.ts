@@ -5,6 +5,11 @@
 // (between a commit and its reply).
 // Each WriteBatch stays atomic, as LevelDB's are; what tears is a sequence of batches — the writes
 // of one commit, the phases of a catch-up, the write before a reply.
+// With `armCrashAtFlush()`, writes finish a macrotask after they start (as a disk's do), and the
+// first flush of the node that follows a batch write is the crash point: every write still in
+// flight when that flush resolves is lost (`cut()`), after the node has sent its replies. A node
+// that answers only once its writes are on disk loses nothing it answered for; one whose flush
+// resolves early (replies before persistence) does.
 import type { BatchWriteListener, KvRange, KvStore, WriteBatch } from '@quire/storage';
 
 export class TearableKvStore implements KvStore {
@@ -15,6 +20,14 @@ export class TearableKvStore implements KvStore {
   torn = false;
   /** batch writes lost to tears (diagnostics) */
   lostWrites = 0;
+  /** writes finish a macrotask after they start (crash at flush armed) */
+  private slow = false;
+  /** batches created since the crash at flush was armed */
+  private createdSinceArm = 0;
+  /** incremented by `cut()`: a write started under an older generation never lands */
+  generation = 0;
+  /** the last tear came at a flush: the node sent the replies of that flush before it crashed */
+  tornAtFlush = false;
 
   constructor(private readonly inner: KvStore) {}
 
@@ -22,7 +35,43 @@ export class TearableKvStore implements KvStore {
   armTear(writes: number | undefined, afterLast = false): void {
     this.remaining = writes;
     this.afterLast = afterLast && writes !== undefined && writes > 0;
-    if (writes === undefined) this.torn = false;
+    if (writes === undefined) {
+      this.torn = false;
+      this.slow = false;
+      this.tornAtFlush = false;
+    }
+  }
+
+  /** Arms a crash at the first flush that follows a batch write: writes finish a macrotask late from now on. */
+  armCrashAtFlush(): void {
+    this.slow = true;
+    this.createdSinceArm = 0;
+  }
+
+  /** Writes finish a macrotask after they start (the crash at flush is armed). */
+  get slowWrites(): boolean {
+    return this.slow;
+  }
+
+  /**
+   * Called when a flush of the node resolves: with the crash at flush armed and a batch written
+   * since, the node crashes here — every write still in flight is lost, and so is every later one.
+   */
+  flushed(): void {
+    if (!this.slow || this.torn || this.createdSinceArm === 0) return;
+    this.cut();
+    this.tornAtFlush = true;
+  }
+
+  /** The process dies now: writes in flight never land, later ones neither. */
+  cut(): void {
+    this.generation++;
+    this.torn = true;
+  }
+
+  /** counts a batch created while the crash at flush is armed */
+  noteBatch(): void {
+    if (this.slow) this.createdSinceArm++;
   }
 
   get(bucket: string, key: Uint8Array): Promise<Uint8Array | undefined> {
@@ -42,6 +91,7 @@ export class TearableKvStore implements KvStore {
   }
 
   batch(): WriteBatch {
+    this.noteBatch();
     return new TearableBatch(this.inner.batch(), this);
   }
 
@@ -107,7 +157,17 @@ class TearableBatch implements WriteBatch {
   }
 
   async write(opts?: { sync?: boolean }): Promise<void> {
-    if (!this.store.admit()) {
+    const generation = this.store.generation;
+    let lands = this.store.admit();
+    if (lands && this.store.slowWrites) {
+      // the write is in flight until the next macrotask; a crash before then loses it
+      await new Promise<void>((r) => setImmediate(r));
+      if (this.store.generation !== generation) {
+        this.store.lostWrites++;
+        lands = false;
+      }
+    }
+    if (!lands) {
       for (const l of this.listeners) l(undefined);
       return;
     }
