@@ -15,6 +15,13 @@ export interface Mutation {
   mixes: string[];
   /** seeds of its sweep (default 8) */
   seeds?: number;
+  /**
+   * scenario tests run with the mutant before the sweep (mocha files, paths from the repository
+   * root under packages/<pkg>/): deterministic simulator runs or scripted cores built for this
+   * mutation; one that fails with the mutant and passes without it catches it. With `mixes` empty,
+   * only the tests are run.
+   */
+  tests?: string[];
   /** why the mutation cannot change behaviour, when it cannot (listed, not run) */
   equivalent?: string;
 }
@@ -64,7 +71,7 @@ export const MUTATIONS: Mutation[] = [
   { id: 'bls-share', what: 'COMMIT BLS shares not verified', file: ORDERING, find: 'if (values.every((v) => crypto.blsVerifyShare(c, v, commit.blsSigs[String(v.ledger_id)]!))) {', replace: 'if (true) {', mixes: ['byzantine', 'mixed'] },
   { id: 'ms-verify', what: 'PRE-PREPARE multi-signature aggregate not verified', file: MULTISIG, find: 'return verifies ? MultiSigVerdict.VALID : MultiSigVerdict.SIGNATURE;', replace: 'return MultiSigVerdict.VALID;', mixes: ['forgery'], seeds: 24 },
   { id: 'ms-unknown-root', what: 'multi-signature over an unknown pool state root taken as valid (F2)', file: MULTISIG, find: 'if (registry === undefined) return MultiSigVerdict.UNKNOWN_POOL_ROOT;', replace: 'if (registry === undefined) return MultiSigVerdict.VALID;', mixes: ['forgery'], seeds: 24 },
-  { id: 'ms-participants', what: 'multi-signature participants not checked against the validators at its root (F10)', file: MULTISIG, find: 'for (const p of parts) if (!members.has(p)) return MultiSigVerdict.PARTICIPANTS;', replace: '', mixes: ['forgery'], seeds: 24 },
+  { id: 'ms-participants', what: 'multi-signature participants not checked against the validators at its root (F10)', file: MULTISIG, find: 'for (const p of parts) if (!members.has(p)) return MultiSigVerdict.PARTICIPANTS;', replace: '', mixes: [], tests: ['packages/consensus/test/unit/preprepare-multisig.test.ts'] },
   // ---- checkpoints ----
   { id: 'cp-own-quorum', what: 'a checkpoint stable with one matching CHECKPOINT', file: CHECKPOINTS, find: 'if (this.matching(seqNoEnd, own) < this.ctx.quorums.checkpoint) return;', replace: 'if (this.matching(seqNoEnd, own) < 1) return;', mixes: ['withheldCheckpoints', 'badNewView', 'flood', 'seeders'] },
   // ---- catch-up ----

@@ -2,7 +2,9 @@
 // a temporary copy of the repository (never in the work tree), runs a bounded simulator sweep of
 // the mixes meant to catch it with the copy's code, and prints which were caught. A mutant's
 // failing seed counts only when the same seed passes without the mutation (checked on the
-// unmutated copy; a seed that fails there too is skipped and the sweep goes on).
+// unmutated copy; a seed that fails there too is skipped and the sweep goes on). An entry may also
+// name scenario tests (mocha files: deterministic simulator runs or scripted cores built for that
+// mutation), run first with the mutant: a test that fails with it and passes without it catches it.
 //   npm run mutate [-- --only id,id] [--jobs 2] [--seeds N] [--from-worktree] [--keep] [--json]
 // Exits non-zero when a mutation that changes behaviour survives.
 import { execFileSync, spawn } from 'node:child_process';
@@ -47,11 +49,11 @@ if (only !== undefined && selected.length !== only.length) {
 function makeCopy(): string {
   const dir = mkdtempSync(join(tmpdir(), 'quire-mutate-'));
   if (o.fromWorktree === true) {
-    for (const entry of ['packages', 'scripts', 'package.json', 'tsconfig.base.json', 'tsconfig.json']) {
+    for (const entry of ['packages', 'scripts', 'package.json', 'tsconfig.base.json', 'tsconfig.json', '.mocharc.json']) {
       cpSync(join(ROOT, entry), join(dir, entry), { recursive: true, filter: (src) => !/[/\\](node_modules|dist)([/\\]|$)/.test(src) });
     }
   } else {
-    const tar = execFileSync('git', ['-C', ROOT, 'archive', '--format=tar', 'HEAD', 'packages', 'scripts', 'package.json', 'tsconfig.base.json', 'tsconfig.json'], { maxBuffer: 1 << 30 });
+    const tar = execFileSync('git', ['-C', ROOT, 'archive', '--format=tar', 'HEAD', 'packages', 'scripts', 'package.json', 'tsconfig.base.json', 'tsconfig.json', '.mocharc.json'], { maxBuffer: 1 << 30 });
     execFileSync('tar', ['-x', '-C', dir], { input: tar });
   }
   const nm = join(dir, 'node_modules');
@@ -94,6 +96,40 @@ function sweep(dir: string, args: string[]): Promise<RunOutcome[]> {
       }
     });
   });
+}
+
+/**
+ * Runs the scenario tests `tests` (paths from the repository root, each under packages/<pkg>/) with
+ * the copy's code, one mocha process per package; undefined when they pass, else the first failure.
+ */
+async function runTests(dir: string, tests: string[]): Promise<string | undefined> {
+  const mocha = join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
+  const byPackage = new Map<string, string[]>();
+  for (const t of tests) {
+    const m = /^(packages\/[^/]+)\/(.+)$/.exec(t);
+    if (m === null) return `test ${t} is not under packages/<pkg>/`;
+    byPackage.set(m[1]!, [...(byPackage.get(m[1]!) ?? []), m[2]!]);
+  }
+  for (const [pkg, files] of byPackage) {
+    const failure = await new Promise<string | undefined>((done, fail) => {
+      const child = spawn(process.execPath, [mocha, '--config', join(dir, '.mocharc.json'), '--reporter', 'spec', ...files], { cwd: join(dir, pkg), stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('error', fail);
+      child.on('close', (code) => {
+        if (code === 0) return done(undefined);
+        // the first failure's title and message, as mocha's spec reporter prints them
+        const lines = out.split('\n').map((l) => l.trim());
+        const failing = lines.findIndex((l) => /^\d+ failing/.test(l));
+        const at = failing < 0 ? -1 : lines.findIndex((l, i) => i > failing && /^1\) /.test(l));
+        const what = at >= 0 ? lines.slice(at, at + 6).filter((l) => l !== '').join(' ') : lines.filter((l) => l !== '').slice(-3).join(' | ');
+        done(`${pkg}/${files.join(',')}: ${what}`);
+      });
+    });
+    if (failure !== undefined) return failure;
+  }
+  return undefined;
 }
 
 interface Verdict {
@@ -141,6 +177,22 @@ async function gate(dir: string, m: Mutation, baseline: Map<string, boolean>): P
   const file = join(dir, m.file);
   const original = existsSync(file) ? readFileSync(file, 'utf8') : '';
   if (original.split(m.find).length !== 2) return { id: m.id, what: m.what, status: 'SITE MOVED', runs: 0, seconds: 0, by: `"${m.find.slice(0, 60)}" is not in ${m.file} exactly once` };
+  if (m.tests !== undefined && m.tests.length > 0) {
+    process.stderr.write(`mutate: ${m.id}: ${m.what} (scenario tests: ${m.tests.join(', ')})\n`);
+    writeFileSync(file, original.replace(m.find, m.replace));
+    let failure: string | undefined;
+    try {
+      failure = await runTests(dir, m.tests);
+    } finally {
+      writeFileSync(file, original);
+    }
+    if (failure !== undefined) {
+      const without = await runTests(dir, m.tests);
+      if (without === undefined) return { id: m.id, what: m.what, status: 'caught', runs: 0, seconds: seconds(), by: `test ${failure}`.slice(0, 200) };
+      process.stderr.write(`mutate: ${m.id}: the scenario tests fail without any mutation too (${without.slice(0, 160)}); not counted\n`);
+    }
+    if (m.mixes.length === 0) return { id: m.id, what: m.what, status: 'SURVIVED', runs: 0, seconds: seconds() };
+  }
   const seeds = o.seeds ?? m.seeds ?? 8;
   // a single mix is listed twice: npm run sim alternates n = 4 / 7 over cycles of the list, and a
   // cycle of one would keep n = 4
