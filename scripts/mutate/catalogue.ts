@@ -85,7 +85,7 @@ export const MUTATIONS: Mutation[] = [
     equivalent:
       'within the fault model: a proof that does not verify, once kept, does what a verifying proof of a ledger the liar made up does (a Byzantine seeder can always build one); the target still needs f+1 identical proofs, one of them honest, and every CATCHUP_REP is checked against that target, so only which peers are asked changes',
   },
-  { id: 'cu-one-proof', what: 'catch-up target taken from one consistency proof (f+1 expected)', file: CATCHUP, find: 'if (g.from.length >= q.weak &&', replace: 'if (g.from.length >= 1 &&', mixes: ['seeders', 'badNewView'] },
+  { id: 'cu-one-proof', what: 'catch-up target taken from one consistency proof (f+1 expected)', file: CATCHUP, find: 'if (g.from.length >= q.weak &&', replace: 'if (g.from.length >= 1 &&', mixes: ['seeders', 'badNewView'], tests: ['packages/consensus/test/unit/catchup-one-proof.test.ts'] },
   // ---- the executor: commit atomicity, persistence before reply ----
   {
     id: 'ex-commit-split',
