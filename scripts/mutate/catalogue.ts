@@ -66,7 +66,7 @@ export const MUTATIONS: Mutation[] = [
     equivalent:
       'the NEW_VIEW is refused one step later all the same: calcCheckpoint needs n-f of the named VIEW_CHANGEs not above the checkpoint, so fewer than n-f give no checkpoint (vote 47 instead of 48, after fetching the missing VIEW_CHANGEs)',
   },
-  { id: 'nv-vc-digest', what: 'NEW_VIEW accepted with VIEW_CHANGEs whose digest differs from the named one', file: VIEW_CHANGE, find: 'if (held === undefined || held.digest !== digest) {', replace: 'if (held === undefined) {', mixes: ['viewChange', 'badNewView'] },
+  { id: 'nv-vc-digest', what: 'NEW_VIEW accepted with VIEW_CHANGEs whose digest differs from the named one', file: VIEW_CHANGE, find: 'if (held === undefined || held.digest !== digest) {', replace: 'if (held === undefined) {', mixes: ['viewChange', 'badNewView'], tests: ['packages/consensus/test/unit/new-view-vc-digest.test.ts'] },
   // ---- BLS shares and multi-signatures ----
   { id: 'bls-share', what: 'COMMIT BLS shares not verified', file: ORDERING, find: 'if (values.every((v) => crypto.blsVerifyShare(c, v, commit.blsSigs[String(v.ledger_id)]!))) {', replace: 'if (true) {', mixes: ['byzantine', 'mixed'] },
   { id: 'ms-verify', what: 'PRE-PREPARE multi-signature aggregate not verified', file: MULTISIG, find: 'return verifies ? MultiSigVerdict.VALID : MultiSigVerdict.SIGNATURE;', replace: 'return MultiSigVerdict.VALID;', mixes: ['forgery'], seeds: 24 },
