@@ -51,7 +51,7 @@ export const MUTATIONS: Mutation[] = [
   // ---- primary checks ----
   { id: 'pp-non-primary', what: 'PRE-PREPARE accepted from a non-primary', file: ORDERING, find: 'if (from !== ctx.primaryName(pp.viewNo)) {', replace: 'if (false) {', mixes: ['forgery'] },
   // ---- NEW_VIEW selection ----
-  { id: 'nv-lowest-prepared', what: 'NEW_VIEW may pick a lower-view prepared certificate over a higher one', file: NEW_VIEW, find: 'e.view_no < b.view_no ||', replace: 'e.view_no > b.view_no ||', mixes: ['secondViewChange', 'vcForge', 'equivocation', 'viewChange', 'badNewView'] },
+  { id: 'nv-lowest-prepared', what: 'NEW_VIEW may pick a lower-view prepared certificate over a higher one', file: NEW_VIEW, find: 'e.view_no < b.view_no ||', replace: 'e.view_no > b.view_no ||', mixes: ['secondViewChange', 'vcForge', 'equivocation', 'viewChange', 'badNewView'], tests: ['packages/consensus/test/unit/new-view-highest-prepared.test.ts'] },
   { id: 'nv-smallest-checkpoint', what: 'NEW_VIEW picks the smallest eligible checkpoint', file: NEW_VIEW, find: 'cp.seqNoEnd > best.seqNoEnd', replace: 'cp.seqNoEnd < best.seqNoEnd', mixes: ['secondViewChange', 'vcForge', 'crashStop', 'badNewView'], seeds: 16 },
   { id: 'nv-checkpoint-holders', what: 'NEW_VIEW checkpoint held by one VIEW_CHANGE (f+1 expected)', file: NEW_VIEW, find: 'holding >= weak', replace: 'holding >= 1', mixes: ['vcForge', 'badNewView'] },
   { id: 'nv-pp-witness', what: 'NEW_VIEW batch with one pre-prepared witness (f+1 expected)', file: NEW_VIEW, find: 'if (ppWitness < weak) continue;', replace: 'if (ppWitness < 1) continue;', mixes: ['vcForge', 'badNewView'] },
