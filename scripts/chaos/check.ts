@@ -47,10 +47,14 @@ function digestOf(line: string): string | undefined {
   }
 }
 
-/** Checks the ledgers of the stopped nodes against each other and against the acknowledged writes. */
-export async function checkLedgers(nodes: readonly { name: string; dataDir: string }[], acks: readonly AckRecord[], f: number): Promise<LedgerCheck> {
+/**
+ * Checks the ledgers of the stopped nodes against each other and against the acknowledged writes.
+ * `nodes` are the validators at the end (an acknowledged write must be on n-f of them); `others`
+ * (nodes that were validators for a while) only take part in the fork check, as far as their ledgers go.
+ */
+export async function checkLedgers(nodes: readonly { name: string; dataDir: string }[], acks: readonly AckRecord[], f: number, others: readonly { name: string; dataDir: string }[] = []): Promise<LedgerCheck> {
   const per = new Map<string, Record<string, string[]>>();
-  for (const n of nodes) {
+  for (const n of [...nodes, ...others]) {
     const l: Record<string, string[]> = {};
     for (const t of LEDGER_TYPES) l[t] = await readLedgerLines(n.dataDir, t);
     per.set(n.name, l);
@@ -75,7 +79,7 @@ export async function checkLedgers(nodes: readonly { name: string; dataDir: stri
   const n = nodes.length;
   const lost: LedgerCheck['lost'] = [];
   let onAll = 0;
-  const domainDigests = new Map([...per].map(([name, l]) => [name, l.domain!.map(digestOf)]));
+  const domainDigests = new Map(nodes.map((x) => [x.name, per.get(x.name)!.domain!.map(digestOf)]));
   for (const a of acks) {
     let count = 0;
     for (const d of domainDigests.values()) if (d[a.seqNo - 1] === a.digest) count++;

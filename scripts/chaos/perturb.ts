@@ -1,9 +1,15 @@
 // One perturbation of a chaos run: applied to the live pool and network, held, then healed. Each
 // returns what it did (targets, amounts) for the report; targets are chosen by the perturbation's
 // own random stream, the primary as the nodes report it when the perturbation starts.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../../devnet/lib/layout.js';
+import { POOL_GENESIS_FILE, deriveNodeKeys, nodeSeed } from '../../devnet/lib/node-api.js';
+import { readLedgerLines } from './check.js';
 import type { ChaosNetwork } from './netns.js';
 import type { ChaosNode, ChaosPool } from './pool.js';
 import type { PlannedPerturbation } from './schedule.js';
+import type { NodeInfo, NodeTxnArgs, PoolUpgradeArgs, WriteAnswer } from './workload.js';
 
 export interface PerturbContext {
   pool: ChaosPool;
@@ -12,6 +18,12 @@ export interface PerturbContext {
   primary(): Promise<string | undefined>;
   /** the trustee's POOL_RESTART sent to every node: node -> 'REPLY' or why not */
   poolRestart(): Promise<Record<string, string>>;
+  /** the trustee's forced POOL_UPGRADE, through the workload's SDK pool */
+  poolUpgrade(args: PoolUpgradeArgs): Promise<WriteAnswer>;
+  /** a steward's NODE txn, through the workload's SDK pool (every pool handle refreshed after it) */
+  nodeTxn(args: NodeTxnArgs): Promise<WriteAnswer>;
+  /** VALIDATOR_INFO of every node the workload's pool knows */
+  info(): Promise<NodeInfo[]>;
   /** resolves after `ms`, or earlier when the run is being stopped */
   sleep(ms: number): Promise<void>;
   stopped(): boolean;
@@ -30,6 +42,57 @@ export interface Applied {
 
 /** Time every node that acknowledged a POOL_RESTART gets to exit for it (its drain is up to 5 s). */
 const POOL_RESTART_BOUND_MS = 15_000;
+
+/**
+ * Time a forced POOL_UPGRADE gets until every scheduled node has upgraded and started again: the
+ * last node's turn (up to 21 s), its NODE_UPGRADE in_progress ordered (the node waits up to 60 s),
+ * the action, the drain before the exit (up to 5 s), and a start from the sources on a loaded machine.
+ */
+const POOL_UPGRADE_BOUND_MS = 180_000;
+
+/** Time an added node gets to catch up and order as a validator (a fresh node catches up every ledger). */
+const NODE_ADD_BOUND_MS = 150_000;
+
+/** The version a node runs: `installed_version` in its data directory, else @quire/node's package version. */
+export function runningVersion(n: ChaosNode): string {
+  const f = join(n.layout.dataDir, 'installed_version');
+  if (existsSync(f)) return readFileSync(f, 'utf8').trim();
+  return (JSON.parse(readFileSync(join(REPO_ROOT, 'packages', 'node', 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** Compares release versions part by part (`0.1.10` > `0.1.9`); the harness only makes plain releases. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  return 0;
+}
+
+/** The next patch release: `0.1.0` -> `0.1.1`. */
+export function nextPatch(v: string): string {
+  const p = v.split('.').map(Number);
+  while (p.length < 3) p.push(0);
+  p[p.length - 1]! += 1;
+  return p.join('.');
+}
+
+/** The events of a node's upgrade_log (TAB-separated: written, event, scheduled, version, upgrade_id, package). */
+function upgradeEvents(n: ChaosNode): { event: string; version: string }[] {
+  const f = join(n.layout.dataDir, 'upgrade_log');
+  if (!existsSync(f)) return [];
+  return readFileSync(f, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => {
+      const c = l.split('\t');
+      return { event: c[1] ?? '', version: c[3] ?? '' };
+    });
+}
+
+const iso = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', '+00:00');
 
 async function targetNode(ctx: PerturbContext, p: PlannedPerturbation, primary: boolean): Promise<ChaosNode> {
   const nodes = ctx.pool.nodes;
@@ -53,6 +116,112 @@ async function startIfDown(n: ChaosNode): Promise<void> {
 export async function applyPerturbation(ctx: PerturbContext, p: PlannedPerturbation): Promise<Applied> {
   const rng = p.rng;
   switch (p.kind) {
+    case 'pool-upgrade': {
+      // a forced POOL_UPGRADE to the highest running version again (reinstall) or to the next patch
+      // release, the nodes scheduled one after the other a few seconds apart; each acts on it at
+      // receipt: NODE_UPGRADE in_progress, the devnet's upgrade action, exit 75, started again by its
+      // supervisor, NODE_UPGRADE complete ('succeeded' in its upgrade_log)
+      const nodes = ctx.pool.nodes;
+      const top = nodes.map(runningVersion).reduce((a, b) => (compareVersions(a, b) >= 0 ? a : b));
+      const reinstall = rng.chance(0.5);
+      const version = reinstall ? top : nextPatch(top);
+      const order = rng.sample(nodes, nodes.length);
+      const spacingMs = rng.int(2, 6) * 1000;
+      const t0 = Date.now() + 3_000;
+      const schedule = Object.fromEntries(order.map((n, k) => [n.dest, iso(t0 + k * spacingMs)]));
+      const logged = new Map(nodes.map((n) => [n.name, upgradeEvents(n).length]));
+      const before = ctx.pool.restartRequests;
+      const answer = await ctx.poolUpgrade({ name: `chaos-${p.index}-${Date.now()}`, version, reinstall, schedule });
+      const succeeded = (n: ChaosNode): boolean =>
+        upgradeEvents(n)
+          .slice(logged.get(n.name))
+          .some((e) => e.event === 'succeeded' && e.version === version);
+      return {
+        targets: order.map((n) => n.name),
+        detail: `forced POOL_UPGRADE to ${version}${reinstall ? ' (reinstall of the running version)' : ''}, nodes ${spacingMs / 1000} s apart: ${answer.result}${answer.seqNo !== undefined ? ` (config seqNo ${answer.seqNo})` : ''}`,
+        heal: async () => undefined,
+        during: async (holdMs) => {
+          const until = Date.now() + Math.max(holdMs, POOL_UPGRADE_BOUND_MS);
+          await ctx.sleep(holdMs);
+          while (!nodes.every(succeeded) && Date.now() < until && !ctx.stopped()) await ctx.sleep(500);
+          const done = nodes.filter(succeeded).map((n) => n.name);
+          const restarted = ctx.pool.restartRequests - before;
+          if (done.length < nodes.length && !ctx.stopped()) {
+            throw new Error(`POOL_UPGRADE to ${version} (${answer.result}): ${done.length} of ${nodes.length} nodes upgraded within ${POOL_UPGRADE_BOUND_MS / 1000} s (${done.join(',') || 'none'}), ${restarted} restarts`);
+          }
+        },
+      };
+    }
+    case 'node-add-demote': {
+      // a validator more, with its own keys and host: added by its steward's NODE txn (promoted
+      // again on later turns), started, caught up and ordering; demoted at the heal (NODE with
+      // services []) and stopped
+      const spare = await ctx.pool.spare();
+      const keys = deriveNodeKeys(spare.name, Buffer.from(nodeSeed(spare.name), 'utf8'));
+      const data: NodeTxnArgs['data'] = spare.registered
+        ? { alias: spare.name, services: ['VALIDATOR'] }
+        : { alias: spare.name, client_ip: spare.ip, client_port: spare.layout.clientPort, node_ip: spare.ip, node_port: spare.layout.nodePort, services: ['VALIDATOR'], blskey: keys.blskey, blskey_pop: keys.blskey_pop };
+      const stewardIndex = ctx.pool.nodes.length + 1;
+      const added = await ctx.nodeTxn({ stewardIndex, dest: keys.dest, data });
+      if (added.seqNo === undefined) throw new Error(`NODE txn adding ${spare.name} not acknowledged: ${added.result}`);
+      spare.registered = true;
+      const genesis = join(spare.layout.dataDir, POOL_GENESIS_FILE);
+      if (!existsSync(join(spare.layout.dataDir, 'db'))) {
+        // the operator's way: a validator's pool ledger (with the NODE txn) is the new node's pool genesis
+        let lines: string[] = [];
+        const until = Date.now() + 30_000;
+        while (lines.length < added.seqNo && Date.now() < until) {
+          for (const n of ctx.pool.nodes) {
+            const l = await readLedgerLines(n.layout.dataDir, 'pool').catch(() => [] as string[]);
+            if (l.length > lines.length) lines = l;
+          }
+          if (lines.length < added.seqNo) await ctx.sleep(500);
+        }
+        if (lines.length < added.seqNo) throw new Error(`no validator's pool ledger holds ${spare.name}'s NODE txn (seqNo ${added.seqNo}) within 30 s`);
+        writeFileSync(genesis, lines.join('\n') + '\n');
+      }
+      spare.start();
+      let caughtUpMs: number | null = null;
+      const started = Date.now();
+      return {
+        targets: [spare.name],
+        get detail() {
+          return `${data.node_ip !== undefined ? 'added' : 'promoted again'} by a NODE txn (pool seqNo ${added.seqNo}${added.result !== 'REPLY' ? `; ${added.result}` : ''}), started, ${caughtUpMs === null ? 'not yet caught up' : `caught up and ordering after ${(caughtUpMs / 1000).toFixed(1)} s`}; demoted (services []) and stopped at the heal`;
+        },
+        during: async (holdMs) => {
+          const until = started + Math.max(holdMs, NODE_ADD_BOUND_MS);
+          const validators = ctx.pool.nodes.map((n) => n.name);
+          let target = -1;
+          let orderedFrom: number | undefined;
+          let last = '';
+          while (Date.now() < until && !ctx.stopped()) {
+            const infos = await ctx.info();
+            const mine = infos.find((i) => i.node === spare.name);
+            const others = infos.filter((i) => validators.includes(i.node) && typeof i.domainSize === 'number');
+            if (target < 0 && others.length > 0) target = Math.max(...others.map((i) => i.domainSize!));
+            const everyoneKnows = others.length === validators.length && others.every((i) => i.validators?.includes(spare.name) === true);
+            last = `${spare.name}: ${mine === undefined ? 'no answer' : `${mine.error ?? mine.mode}, domain ${mine.domainSize}, last ordered ${mine.lastOrdered?.ppSeqNo}`}; the pool's domain at its start ${target}; validators listing it ${others.filter((i) => i.validators?.includes(spare.name) === true).length} of ${validators.length}`;
+            if (mine?.mode === 'participating' && mine.domainSize !== undefined && target >= 0 && mine.domainSize >= target && mine.lastOrdered !== undefined && everyoneKnows) {
+              // caught up; ordering once its last ordered batch moves on while it participates
+              if (orderedFrom === undefined) orderedFrom = mine.lastOrdered.ppSeqNo;
+              else if (mine.lastOrdered.ppSeqNo > orderedFrom) {
+                caughtUpMs = Date.now() - started;
+                break;
+              }
+            }
+            await ctx.sleep(1_000);
+          }
+          if (caughtUpMs === null && !ctx.stopped()) throw new Error(`${spare.name} not caught up and ordering within ${NODE_ADD_BOUND_MS / 1000} s (${last})`);
+          const rest = started + holdMs - Date.now();
+          if (rest > 0) await ctx.sleep(rest);
+        },
+        heal: async () => {
+          const demoted = await ctx.nodeTxn({ stewardIndex, dest: keys.dest, data: { alias: spare.name, services: [] } });
+          await spare.stop();
+          if (demoted.seqNo === undefined) throw new Error(`NODE txn demoting ${spare.name} not acknowledged: ${demoted.result}`);
+        },
+      };
+    }
     case 'pool-restart': {
       // every node answers, then exits with the restart code; its supervisor starts it again at once
       const before = ctx.pool.restartRequests;
@@ -84,14 +253,15 @@ export async function applyPerturbation(ctx: PerturbContext, p: PlannedPerturbat
       // the same node killed again and again at random instants: while it starts, recovers its
       // ledgers, catches up, and orders
       const n = await targetNode(ctx, p, false);
-      let kills = 0;
+      let kills: number | undefined;
       return {
         targets: [n.name],
         get detail() {
-          return `kill -9 ${kills} times at random instants, each followed by a start`;
+          return `kill -9 ${kills === undefined ? 'again and again' : `${kills} times`} at random instants, each followed by a start`;
         },
         during: async (holdMs) => {
           const until = Date.now() + holdMs;
+          kills = 0;
           while (Date.now() < until && !ctx.stopped()) {
             await ctx.sleep(rng.int(300, 4_000));
             if (ctx.stopped()) break;
@@ -180,14 +350,15 @@ export async function applyPerturbation(ctx: PerturbContext, p: PlannedPerturbat
     case 'flap': {
       const net = needNet(ctx, p.kind);
       const n = await targetNode(ctx, p, rng.chance(0.5));
-      let flaps = 0;
+      let flaps: number | undefined;
       return {
         targets: [n.name],
         get detail() {
-          return `link down/up ${flaps} times`;
+          return `link down/up ${flaps === undefined ? 'every 0.2-2 s for the hold' : `${flaps} times`}`;
         },
         during: async (holdMs) => {
           const until = Date.now() + holdMs;
+          flaps = 0;
           while (Date.now() < until && !ctx.stopped()) {
             net.setLink(n.name, false);
             flaps++;

@@ -31,6 +31,8 @@ export class ChaosNode {
   private ending = false;
   paused = false;
   clockOffsetMs = 0;
+  /** a spare: its NODE txn is on the pool ledger (a later promotion sends only the services) */
+  registered = false;
   readonly rssSamplesMb: number[] = [];
   maxRssMb = 0;
   starts = 0;
@@ -184,7 +186,10 @@ export const NODE_PORT = 9701;
 export const CLIENT_PORT = 9702;
 
 export class ChaosPool {
+  /** the validators of genesis (Node1..N); the invariants are checked over them */
   readonly nodes: ChaosNode[] = [];
+  /** extra nodes (Node N+1...) that perturbations add to the pool and demote again */
+  readonly spares: ChaosNode[] = [];
   readonly exits: NodeExit[] = [];
   restartRequests = 0;
   closed = false;
@@ -211,7 +216,7 @@ export class ChaosPool {
   }
 
   node(name: string): ChaosNode {
-    const n = this.nodes.find((x) => x.name === name);
+    const n = [...this.nodes, ...this.spares].find((x) => x.name === name);
     if (n === undefined) throw new Error(`no node ${name}`);
     return n;
   }
@@ -248,18 +253,40 @@ export class ChaosPool {
     return pool;
   }
 
+  /**
+   * The spare node N+1 (made once): its own keys, the domain genesis, and in namespaces a host of its
+   * own on the bridge. Its pool genesis is written by whoever adds it (the pool ledger with its NODE
+   * txn, the operator's way); nothing is started.
+   */
+  async spare(): Promise<ChaosNode> {
+    const existing = this.spares[0];
+    if (existing !== undefined) return existing;
+    const i = this.nodes.length + 1;
+    const base = nodeLayout(this.opts.dir, i, this.opts.basePort);
+    // host octets: Node1..N are 1..N, the client N+1, the spare N+2
+    const ip = this.opts.net !== undefined ? (this.opts.net.hosts.get(base.name) ?? this.opts.net.addHost(base.name, i + 1)).ip : '127.0.0.1';
+    const l = this.opts.net !== undefined ? { ...base, nodePort: NODE_PORT, clientPort: CLIENT_PORT } : base;
+    mkdirSync(l.dataDir, { recursive: true });
+    const keyFile = join(l.dataDir, NODE_KEY_FILE);
+    if (!existsSync(keyFile)) await writeKeyFile(keyFile, l.name, new Uint8Array(Buffer.from(nodeSeed(l.name), 'utf8')));
+    writeFileSync(join(l.dataDir, DOMAIN_GENESIS_FILE), readFileSync(join(this.opts.dir, DOMAIN_GENESIS_FILE)));
+    const n = new ChaosNode(l, ip, deriveNodeKeys(l.name, Buffer.from(nodeSeed(l.name), 'utf8')).dest, this);
+    this.spares.push(n);
+    return n;
+  }
+
   startAll(): void {
     for (const n of this.nodes) n.start();
   }
 
   sampleRss(): void {
-    for (const n of this.nodes) n.sampleRss();
+    for (const n of [...this.nodes, ...this.spares]) n.sampleRss();
   }
 
   /** Stops every node (SIGCONT first for paused ones, SIGTERM, SIGKILL after 15 s). Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.allSettled(this.nodes.map((n) => n.stop()));
+    await Promise.allSettled([...this.nodes, ...this.spares].map((n) => n.stop()));
   }
 }

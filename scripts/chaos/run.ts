@@ -13,7 +13,10 @@ import { ChaosNetwork, cleanupStale } from './netns.js';
 import { applyPerturbation, type Applied } from './perturb.js';
 import { ChaosPool, type NodeExit } from './pool.js';
 import { ALL_KINDS, PROCESS_KINDS, type PerturbationKind, planSchedule } from './schedule.js';
-import type { AckRecord, FromHarness, NodeInfo, PoolRestartAnswers, ReadRecord, ToHarness, WorkloadOptions } from './workload.js';
+import type { AckRecord, FromHarness, NodeInfo, NodeTxnArgs, PoolRestartAnswers, PoolUpgradeArgs, ReadRecord, ToHarness, WorkloadOptions, WriteAnswer } from './workload.js';
+
+/** Omit over each member of a union. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 export interface ChaosOptions {
   seed: number;
@@ -111,23 +114,26 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   let askId = 0;
   const answers = new Map<number, (v: unknown) => void>();
 
-  /** A question to the workload process (it holds the SDK pool): `fallback` when it cannot answer within 15 s. */
-  const askWorkload = <T>(what: 'info' | 'pool-restart', fallback: T): Promise<T> =>
+  /** A question to the workload process (it holds the SDK pool): `fallback` when it cannot answer within `timeoutMs`. */
+  const askWorkload = <T>(q: DistributiveOmit<Extract<FromHarness, { type: 'ask' }>, 'id'>, fallback: T, timeoutMs = 15_000): Promise<T> =>
     new Promise((resolve) => {
       if (workload === undefined || !workload.connected) return resolve(fallback);
       const id = ++askId;
       const t = setTimeout(() => {
         answers.delete(id);
         resolve(fallback);
-      }, 15_000);
+      }, timeoutMs);
       answers.set(id, (v) => {
         clearTimeout(t);
         resolve(v as T);
       });
-      workload.send({ type: 'ask', id, what } satisfies FromHarness);
+      workload.send({ ...q, id } as FromHarness);
     });
-  const ask = (): Promise<NodeInfo[]> => askWorkload<NodeInfo[]>('info', []);
-  const poolRestart = (): Promise<PoolRestartAnswers> => askWorkload<PoolRestartAnswers>('pool-restart', { '*': 'no answer from the workload within 15 s' });
+  const ask = (): Promise<NodeInfo[]> => askWorkload<NodeInfo[]>({ type: 'ask', what: 'info' }, []);
+  const poolRestart = (): Promise<PoolRestartAnswers> => askWorkload<PoolRestartAnswers>({ type: 'ask', what: 'pool-restart' }, { '*': 'no answer from the workload within 15 s' });
+  // writes: the SDK's write timeout (30 s) for each of up to two writes, and the pool refreshes
+  const poolUpgrade = (args: PoolUpgradeArgs): Promise<WriteAnswer> => askWorkload<WriteAnswer>({ type: 'ask', what: 'pool-upgrade', args }, { result: 'no answer from the workload within 90 s' }, 90_000);
+  const nodeTxn = (args: NodeTxnArgs): Promise<WriteAnswer> => askWorkload<WriteAnswer>({ type: 'ask', what: 'node-txn', args }, { result: 'no answer from the workload within 90 s' }, 90_000);
 
   const primary = async (): Promise<string | undefined> => {
     const infos = await ask();
@@ -176,7 +182,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       dir,
       nodes: o.nodes,
       net,
-      basePort: o.loopback ? await freePortRun(2 * o.nodes) : 0,
+      // the validators and a spare node (node-add-demote)
+      basePort: o.loopback ? await freePortRun(2 * (o.nodes + 1)) : 0,
       configOverride: { limits: { clientRate: 500, clientBurst: 1000 } },
       onUnexpectedExit: (n, e) => {
         unexpected.push(e);
@@ -256,10 +263,16 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       let applied: Applied | undefined;
       let error: string | undefined;
       try {
-        applied = await applyPerturbation({ pool, net, primary, poolRestart, sleep, stopped, onKill: () => kills9++ }, p);
+        applied = await applyPerturbation({ pool, net, primary, poolRestart, poolUpgrade, nodeTxn, info: ask, sleep, stopped, onKill: () => kills9++ }, p);
         o.log(`#${p.index} ${p.kind} ${applied.targets.join(',')}: ${applied.detail} (hold ${(p.holdMs / 1000).toFixed(1)} s)`);
-        if (applied.during !== undefined) await applied.during(p.holdMs);
-        else await sleep(p.holdMs);
+        if (applied.during !== undefined) {
+          try {
+            await applied.during(p.holdMs);
+          } finally {
+            // what happened during the hold (kills, flaps, upgrades) is known only now
+            o.log(`#${p.index} ${p.kind} ${applied.targets.join(',')}: ${applied.detail}`);
+          }
+        } else await sleep(p.holdMs);
       } catch (e) {
         error = (e as Error).message;
         o.log(`#${p.index} ${p.kind} failed: ${error}`);
@@ -275,6 +288,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       const ackAt = await firstAckAfter(healedAt, o.recoveryBoundMs);
       const recoveryMs = ackAt === null ? null : Math.max(0, ackAt - healedAt);
       const catchupMs = await waitCaughtUp(healedAt, target, o.catchupBoundMs);
+      if (error !== undefined) o.log(`!! #${p.index} ${p.kind}: ${error}`);
       const r: PerturbationResult = { index: p.index, kind: p.kind, targets: applied?.targets ?? [], detail: applied?.detail ?? '', startedAt, healedAt, recoveryMs, catchupMs, ...(error !== undefined ? { error } : {}) };
       results.push(r);
       o.log(
@@ -344,6 +358,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         pool.nodes.map((n) => ({ name: n.name, dataDir: n.layout.dataDir })),
         acks,
         pool.f,
+        // a spare that was a validator for a while: its ledgers must agree with the others as far as they go
+        pool.spares.filter((n) => n.starts > 0).map((n) => ({ name: n.name, dataDir: n.layout.dataDir })),
       );
     } catch (e) {
       failures.push(`ledgers could not be read: ${(e as Error).message}`);
@@ -355,7 +371,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const cat = results.map((r) => r.catchupMs).filter((x): x is number => x !== null);
   const byKind: Record<string, number> = {};
   for (const r of results) byKind[r.kind] = (byKind[r.kind] ?? 0) + 1;
-  const rss = Object.fromEntries((pool?.nodes ?? []).map((n) => [n.name, { maxMb: Math.round(n.maxRssMb), lastMb: n.rssSamplesMb.length > 0 ? Math.round(n.rssSamplesMb[n.rssSamplesMb.length - 1]!) : null, samples: n.rssSamplesMb.length }]));
+  const rss = Object.fromEntries([...(pool?.nodes ?? []), ...(pool?.spares ?? [])].map((n) => [n.name, { maxMb: Math.round(n.maxRssMb), lastMb: n.rssSamplesMb.length > 0 ? Math.round(n.rssSamplesMb[n.rssSamplesMb.length - 1]!) : null, samples: n.rssSamplesMb.length }]));
   if (ledgers.lost.length > 0) failures.push(`${ledgers.lost.length} acknowledged writes lost (on fewer than n-f ledgers)`);
   if (ledgers.forks.length > 0) failures.push(`${ledgers.forks.length} seqNos differ between nodes (fork)`);
   if (rc.stale.length > 0) failures.push(`${rc.stale.length} stale reads accepted`);
@@ -367,6 +383,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   if (overCatchup > 0) failures.push(`${overCatchup} heals after which not every node caught up within ${o.catchupBoundMs / 1000} s`);
   for (const [name, r] of Object.entries(rss)) if (r.maxMb > o.rssLimitMb) failures.push(`${name} reached ${r.maxMb} MiB resident (limit ${o.rssLimitMb})`);
   if (unexpected.length > 0) failures.push(`${unexpected.length} node exits the harness did not cause`);
+  const broken = results.filter((r) => r.error !== undefined);
+  if (broken.length > 0) failures.push(`${broken.length} perturbations failed: ${broken.map((r) => `#${r.index} ${r.kind}: ${r.error!.trim()}`).join('; ')}`);
   if (acks.length === 0) failures.push('no write was acknowledged');
   const ok = failures.length === 0;
   const keepDir = o.keep || !ok;

@@ -49,7 +49,7 @@ export class Rng {
 }
 
 /** Perturbations on namespaces and on loopback; the network kinds need namespaces. */
-export const PROCESS_KINDS = ['kill9', 'kill9-primary', 'pause', 'pause-primary', 'restart', 'wipe-restart', 'clock-skew', 'kill9-repeat', 'pool-restart'] as const;
+export const PROCESS_KINDS = ['kill9', 'kill9-primary', 'pause', 'pause-primary', 'restart', 'wipe-restart', 'clock-skew', 'kill9-repeat', 'pool-restart', 'pool-upgrade', 'node-add-demote'] as const;
 export const NETWORK_KINDS = ['isolate', 'isolate-primary', 'partition-minority', 'partition-bridge', 'flap', 'loss', 'dup', 'slow-link'] as const;
 export const ALL_KINDS = [...PROCESS_KINDS, ...NETWORK_KINDS] as const;
 export type PerturbationKind = (typeof ALL_KINDS)[number];

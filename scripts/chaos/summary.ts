@@ -9,6 +9,7 @@ export function summary(r: ChaosReport): string {
     ['seed / mode', `${r.seed} / ${r.mode}, ${r.nodes} nodes, ${r.clients} clients`],
     ['duration', `${r.durationS} s`],
     ['perturbations', `${r.perturbations.length}: ${Object.entries(r.byKind).map(([k, v]) => `${k} ${v}`).join(', ')}`],
+    ['perturbations that failed', `${r.perturbations.filter((p) => p.error !== undefined).length}`],
     ['kill -9', r.kills9],
     ['writes acknowledged', r.writes.acks],
     ['writes failed (timeout/refused)', `${r.writes.failed}${Object.keys(r.writes.failedByCode).length > 0 ? ` (${Object.entries(r.writes.failedByCode).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}`],

@@ -13,9 +13,11 @@ import {
   buildGetAttribRequest,
   buildGetNymRequest,
   buildGetSchemaRequest,
+  buildNodeRequest,
   buildNymRequest,
-  buildSchemaRequest,
   buildPoolRestartRequest,
+  buildPoolUpgradeRequest,
+  buildSchemaRequest,
   buildValidatorInfoRequest,
   signRequest,
   type ReadOutcome,
@@ -70,7 +72,36 @@ export type ToHarness =
   | { type: 'answer'; id: number; value: unknown }
   | { type: 'stopped'; writes: number; acks: number; reads: number };
 
-export type FromHarness = { type: 'stop' } | { type: 'exit' } | { type: 'ask'; id: number; what: 'info' | 'pool-restart' };
+export type FromHarness =
+  | { type: 'stop' }
+  | { type: 'exit' }
+  | { type: 'ask'; id: number; what: 'info' | 'pool-restart' }
+  | { type: 'ask'; id: number; what: 'pool-upgrade'; args: PoolUpgradeArgs }
+  | { type: 'ask'; id: number; what: 'node-txn'; args: NodeTxnArgs };
+
+/** A forced POOL_UPGRADE of the trustee (requests.md §6): a unique name, the target version, node dest -> time. */
+export interface PoolUpgradeArgs {
+  name: string;
+  version: string;
+  reinstall: boolean;
+  schedule: Record<string, string>;
+}
+
+/**
+ * A NODE txn of the steward `stewardIndex` (its NYM written by the trustee first, once): `data` as
+ * in formats.md (alias, addresses, services, BLS key). Every client's pool handle is refreshed after it.
+ */
+export interface NodeTxnArgs {
+  stewardIndex: number;
+  dest: string;
+  data: { alias: string; client_ip?: string; client_port?: number; node_ip?: string; node_port?: number; services?: string[]; blskey?: string; blskey_pop?: string };
+}
+
+/** 'REPLY' with the txn's seqNo, or the error code of the write. */
+export interface WriteAnswer {
+  result: string;
+  seqNo?: number;
+}
 
 /** What the nodes answered to a POOL_RESTART of the trustee: node -> 'REPLY', or why not. */
 export type PoolRestartAnswers = Record<string, string>;
@@ -83,6 +114,9 @@ export interface NodeInfo {
   domainSize?: number;
   sizes?: number[];
   mode?: string;
+  /** the validators this node's registry holds */
+  validators?: string[];
+  lastOrdered?: { viewNo: number; ppSeqNo: number };
   error?: string;
 }
 
@@ -134,11 +168,15 @@ export async function runWorkload(genesisFile: string, o: WorkloadOptions): Prom
 
   let exitNow: () => void = () => undefined;
   const exitAsked = new Promise<void>((res) => (exitNow = res));
+  const stewardsWritten = new Set<number>();
   process.on('message', (m: FromHarness) => {
     if (m.type === 'stop') stopping = true;
     else if (m.type === 'exit') exitNow();
-    else if (m.type === 'ask' && m.what === 'pool-restart') void poolRestart(admin, trustee).then((value) => send({ type: 'answer', id: m.id, value }));
-    else if (m.type === 'ask') void nodeInfos(admin, trustee).then((value) => send({ type: 'answer', id: m.id, value }));
+    else if (m.what === 'pool-restart') void poolRestart(admin, trustee).then((value) => send({ type: 'answer', id: m.id, value }));
+    else if (m.what === 'pool-upgrade') void poolUpgrade(admin, trustee, m.args).then((value) => send({ type: 'answer', id: m.id, value }));
+    else if (m.what === 'node-txn')
+      void nodeTxn(admin, trustee, m.args, stewardsWritten, [admin, ...clients.map((c) => c.pool)]).then((value) => send({ type: 'answer', id: m.id, value }));
+    else void nodeInfos(admin, trustee).then((value) => send({ type: 'answer', id: m.id, value }));
   });
   process.on('disconnect', () => {
     stopping = true;
@@ -239,6 +277,41 @@ export async function poolRestart(pool: Pool, trustee: DidKey): Promise<PoolRest
   return out;
 }
 
+/** The trustee's forced POOL_UPGRADE (acted on by each node at receipt, then ordered). */
+export async function poolUpgrade(pool: Pool, trustee: DidKey, a: PoolUpgradeArgs): Promise<WriteAnswer> {
+  const req = signRequest(
+    buildPoolUpgradeRequest({ submitter: trustee.did, name: a.name, version: a.version, action: 'start', sha256: 'a'.repeat(64), schedule: a.schedule, timeout: 5, reinstall: a.reinstall, force: true }),
+    trustee,
+  );
+  try {
+    const out = await pool.submitWrite(req);
+    return { result: 'REPLY', seqNo: Number((out.result as { txnMetadata?: { seqNo?: unknown } }).txnMetadata?.seqNo) };
+  } catch (e) {
+    return { result: codeOf(e) };
+  }
+}
+
+/**
+ * A NODE txn by steward `stewardIndex` (whose NYM the trustee writes first, once per workload), then
+ * every pool handle refreshed (the validator set and BLS keys follow the pool ledger, as a client's must).
+ */
+export async function nodeTxn(pool: Pool, trustee: DidKey, a: NodeTxnArgs, stewardsWritten: Set<number>, handles: readonly Pool[]): Promise<WriteAnswer> {
+  const steward = DidKey.fromSeed(stewardSeed(a.stewardIndex));
+  try {
+    if (!stewardsWritten.has(a.stewardIndex)) {
+      await pool.submitWrite(signRequest(buildNymRequest({ submitter: trustee.did, dest: steward.did, verkey: steward.verkey, role: '2' }), trustee));
+      stewardsWritten.add(a.stewardIndex);
+    }
+    const out = await pool.submitWrite(signRequest(buildNodeRequest({ submitter: steward.did, dest: a.dest, data: a.data }), steward));
+    const seqNo = Number((out.result as { txnMetadata?: { seqNo?: unknown } }).txnMetadata?.seqNo);
+    const refreshed = await Promise.allSettled([...new Set(handles)].map((h) => h.refresh()));
+    const failed = refreshed.filter((r) => r.status === 'rejected').length;
+    return failed === 0 ? { result: 'REPLY', seqNo } : { result: `REPLY, but ${failed} pool handles not refreshed`, seqNo };
+  } catch (e) {
+    return { result: codeOf(e) };
+  }
+}
+
 /** VALIDATOR_INFO of every node (trustee-signed): its primary, view and ledger sizes. */
 export async function nodeInfos(pool: Pool, trustee: DidKey): Promise<NodeInfo[]> {
   let answers;
@@ -253,7 +326,8 @@ export async function nodeInfos(pool: Pool, trustee: DidKey): Promise<NodeInfo[]
       out.push({ node, error: a.kind === 'error' ? a.error.code : `${a.kind}: ${a.reason}` });
       continue;
     }
-    const data = (a.message.result as { data?: { node?: Record<string, unknown> } } | undefined)?.data?.node;
+    const all = (a.message.result as { data?: { node?: Record<string, unknown>; pool?: { validators?: unknown } } } | undefined)?.data;
+    const data = all?.node;
     if (data === undefined) {
       out.push({ node, error: 'no node section' });
       continue;
@@ -266,6 +340,8 @@ export async function nodeInfos(pool: Pool, trustee: DidKey): Promise<NodeInfo[]
       domainSize: ledgers?.domain?.size,
       sizes: ledgers !== undefined ? ['pool', 'domain', 'config', 'audit'].map((k) => ledgers[k]?.size ?? -1) : undefined,
       mode: data.mode as string | undefined,
+      validators: Array.isArray(all?.pool?.validators) ? (all.pool.validators as string[]) : undefined,
+      lastOrdered: data.lastOrdered as { viewNo: number; ppSeqNo: number } | undefined,
     });
   }
   return out;

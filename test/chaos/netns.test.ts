@@ -1,7 +1,12 @@
 // The chaos harness's own parts: the seeded schedule replays, and the namespace network really
 // partitions, heals and is torn down (skipped with the reason where namespaces cannot be made).
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
+import { compareVersions, nextPatch, runningVersion } from '../../scripts/chaos/perturb.js';
+import type { ChaosNode } from '../../scripts/chaos/pool.js';
 import { ALL_KINDS, PROCESS_KINDS, Rng, planSchedule } from '../../scripts/chaos/schedule.js';
 import { ChaosNetwork, netnsUnavailableReason, ownNamespacesGone } from '../../scripts/chaos/netns.js';
 
@@ -19,11 +24,40 @@ describe('chaos harness', () => {
       expect(s.reduce((t, p) => t + p.holdMs + p.gapMs + 5_000, 0)).to.be.at.least(30 * 60_000);
     });
 
+    it('the first pass of a full schedule walks every kind, the pool-reshaping ones included', () => {
+      const s = planSchedule(11, ALL_KINDS, 30 * 60_000);
+      expect(new Set(s.slice(0, ALL_KINDS.length).map((p) => p.kind))).to.deep.equal(new Set(ALL_KINDS));
+      expect(ALL_KINDS).to.include.members(['pool-upgrade', 'node-add-demote', 'pool-restart']);
+    });
+
     it('Rng.sample draws distinct elements', () => {
       const r = new Rng(1);
       for (let i = 0; i < 50; i++) {
         const s = r.sample([1, 2, 3, 4, 5], 3);
         expect(new Set(s).size).to.equal(3);
+      }
+    });
+  });
+
+  describe('pool-upgrade versions', () => {
+    it('a forced upgrade goes to the next patch release, compared part by part', () => {
+      expect(nextPatch('0.1.0')).to.equal('0.1.1');
+      expect(nextPatch('0.1.9')).to.equal('0.1.10');
+      expect(nextPatch('2.0')).to.equal('2.0.1');
+      expect(compareVersions('0.1.10', '0.1.9')).to.equal(1);
+      expect(compareVersions('0.1.1', '0.1.1')).to.equal(0);
+      expect(compareVersions('0.1', '0.1.1')).to.equal(-1);
+    });
+
+    it("a node's running version is its installed_version, else @quire/node's package version", () => {
+      const dir = mkdtempSync(join(tmpdir(), 'quire-chaos-version-'));
+      try {
+        const n = { layout: { dataDir: dir } } as unknown as ChaosNode;
+        expect(runningVersion(n)).to.match(/^\d+\.\d+\.\d+$/);
+        writeFileSync(join(dir, 'installed_version'), '0.1.7\n');
+        expect(runningVersion(n)).to.equal('0.1.7');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
     });
   });
