@@ -39,7 +39,7 @@ export const MUTATIONS: Mutation[] = [
   // ---- quorums ----
   { id: 'q-prepare', what: 'prepare quorum one lower (n-f-2 PREPAREs)', file: OPTIONS, find: 'prepare: n - f - 1,', replace: 'prepare: n - f - 2,', mixes: ['equivocation', 'primary', 'viewChange'] },
   { id: 'q-commit', what: 'commit quorum one lower (n-f-1 COMMITs)', file: OPTIONS, find: 'commit: n - f,', replace: 'commit: n - f - 1,', mixes: ['equivocation', 'none', 'net'] },
-  { id: 'q-checkpoint', what: 'checkpoint quorum one lower', file: OPTIONS, find: 'checkpoint: n - f - 1,', replace: 'checkpoint: n - f - 2,', mixes: ['withheldCheckpoints', 'badNewView', 'flood', 'crashStop', 'seeders'] },
+  { id: 'q-checkpoint', what: 'checkpoint quorum one lower', file: OPTIONS, find: 'checkpoint: n - f - 1,', replace: 'checkpoint: n - f - 2,', mixes: ['withheldCheckpoints', 'badNewView', 'flood', 'crashStop', 'seeders'], tests: ['packages/consensus/test/unit/checkpoint-quorum.test.ts'] },
   { id: 'q-bls', what: 'multi-signature quorum one lower (n-f-1 participants)', file: OPTIONS, find: 'blsSignatures: n - f,', replace: 'blsSignatures: n - f - 1,', mixes: ['forgery', 'byzantine', 'none'] },
   { id: 'q-ordered-commits', what: 'a batch ordered with n-f-1 matching COMMITs', file: ORDERING, find: 'if (candidates.length < ctx.quorums.commit) return undefined;', replace: 'if (candidates.length < ctx.quorums.commit - 1) return undefined;', mixes: ['none', 'net', 'equivocation'] },
   { id: 'q-propagate', what: 'a request finalised by f+1 PROPAGATEs (n-f expected since #16)', file: 'packages/consensus/src/intake.ts', find: 'if (votes < this.ctx.quorums.strong) return;', replace: 'if (votes < this.ctx.quorums.weak) return;', mixes: ['lazyPrimary', 'byzantine', 'primary'] },
@@ -73,7 +73,7 @@ export const MUTATIONS: Mutation[] = [
   { id: 'ms-unknown-root', what: 'multi-signature over an unknown pool state root taken as valid (F2)', file: MULTISIG, find: 'if (registry === undefined) return MultiSigVerdict.UNKNOWN_POOL_ROOT;', replace: 'if (registry === undefined) return MultiSigVerdict.VALID;', mixes: ['forgery'], seeds: 24 },
   { id: 'ms-participants', what: 'multi-signature participants not checked against the validators at its root (F10)', file: MULTISIG, find: 'for (const p of parts) if (!members.has(p)) return MultiSigVerdict.PARTICIPANTS;', replace: '', mixes: [], tests: ['packages/consensus/test/unit/preprepare-multisig.test.ts'] },
   // ---- checkpoints ----
-  { id: 'cp-own-quorum', what: 'a checkpoint stable with one matching CHECKPOINT', file: CHECKPOINTS, find: 'if (this.matching(seqNoEnd, own) < this.ctx.quorums.checkpoint) return;', replace: 'if (this.matching(seqNoEnd, own) < 1) return;', mixes: ['withheldCheckpoints', 'badNewView', 'flood', 'seeders'] },
+  { id: 'cp-own-quorum', what: 'a checkpoint stable with one matching CHECKPOINT', file: CHECKPOINTS, find: 'if (this.matching(seqNoEnd, own) < this.ctx.quorums.checkpoint) return;', replace: 'if (this.matching(seqNoEnd, own) < 1) return;', mixes: ['withheldCheckpoints', 'badNewView', 'flood', 'seeders'], tests: ['packages/consensus/test/unit/checkpoint-quorum.test.ts'] },
   // ---- catch-up ----
   {
     id: 'cu-proof',
