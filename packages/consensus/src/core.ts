@@ -5,8 +5,9 @@ import { Batching } from './batching.js';
 import { Catchup } from './catchup.js';
 import { Checkpoints } from './checkpoints.js';
 import { CoreContext, NON_VALIDATOR_OPS, Suspicion } from './context.js';
+import { batchDigest } from './digest.js';
 import { ConsensusError } from './errors.js';
-import type { ConsensusEffect, ConsensusEvent, ConsensusModules } from './interfaces.js';
+import type { ConsensusEffect, ConsensusEvent, ConsensusModules, JournaledBatch, ThreePcVoteJournal } from './interfaces.js';
 import { RequestIntake } from './intake.js';
 import type { BatchId, ClientRequestBody, Commit, NodeMessage, Prepare, PrePrepare } from './messages.js';
 import { type ConsensusOptions, resolveOptions } from './options.js';
@@ -182,7 +183,59 @@ export class ConsensusCore {
     const j = this.ctx.modules.threePcStore?.load();
     if (j === undefined) return;
     this.viewChanger.restoreJournal(j, this.ctx.lastOrdered.ppSeqNo);
+    for (const b of Array.isArray(j.batches) ? j.batches : []) this.restoreJournaledBatch(b, j);
     this.journalSaved = this.viewChanger.journalSignature();
+  }
+
+  /**
+   * A PRE-PREPARE of the journal with its requests, read back from disk: parsed and checked as a
+   * peer's would be (its digest recomputed, its requests analysed), kept only when the journal's
+   * votes name it and it is above the last ordered batch. A record that fails is reported and skipped.
+   */
+  private restoreJournaledBatch(raw: unknown, j: ThreePcVoteJournal): void {
+    const ctx = this.ctx;
+    const rec = raw as { pp?: unknown; requests?: unknown } | null;
+    let pp: NodeMessage;
+    try {
+      pp = parseNodeMessage(rec?.pp);
+    } catch (e) {
+      if (!(e instanceof ConsensusError)) throw e;
+      ctx.modules.logger?.warn({ reason: e.message }, '3PC vote journal: a PRE-PREPARE that does not parse is skipped');
+      return;
+    }
+    if (pp.op !== 'PREPREPARE' || pp.ppSeqNo <= ctx.lastOrdered.ppSeqNo) return;
+    const pv = pp.originalViewNo ?? pp.viewNo;
+    const named = j.preprepared.some((b) => b.pp_view_no === pv && b.pp_seq_no === pp.ppSeqNo && b.pp_digest === pp.digest);
+    if (!named || batchDigest(pv, pp.ppTime, pp.reqIdr, pp.ledgerId) !== pp.digest) return;
+    const requests = Array.isArray(rec?.requests) ? (rec.requests as unknown[]) : [];
+    const kept = this.intake.restoreBodies(pp.reqIdr, requests, pp.ppSeqNo);
+    if (kept < pp.reqIdr.length) ctx.modules.logger?.warn({ ppSeqNo: pp.ppSeqNo, requests: pp.reqIdr.length, kept }, '3PC vote journal: requests of a PRE-PREPARE missing');
+    this.viewChanger.restorePrePrepare(pp);
+  }
+
+  /**
+   * The PRE-PREPAREs of the journal's pre-prepared batches above the last ordered one, each with
+   * the requests it names (a batch whose requests this node no longer holds all is left out).
+   */
+  private journalBatches(j: ThreePcVoteJournal): JournaledBatch[] {
+    const out: JournaledBatch[] = [];
+    const seen = new Set<string>();
+    for (const b of j.preprepared) {
+      if (b.pp_seq_no <= this.ctx.lastOrdered.ppSeqNo) continue;
+      const key = `${b.pp_view_no}:${b.pp_seq_no}:${b.pp_digest}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const pp = this.viewChanger.heldPrePrepare(b);
+      if (pp === undefined) continue;
+      const requests: ClientRequestBody[] = [];
+      for (const d of pp.reqIdr) {
+        const body = this.intake.knownBody(d);
+        if (body === undefined) break;
+        requests.push(body);
+      }
+      if (requests.length === pp.reqIdr.length) out.push({ pp, requests });
+    }
+    return out;
   }
 
   /**
@@ -195,7 +248,8 @@ export class ConsensusCore {
     const sig = this.viewChanger.journalSignature();
     if (sig === this.journalSaved) return;
     this.journalSaved = sig;
-    store.save(this.viewChanger.journal());
+    const j = this.viewChanger.journal();
+    store.save({ ...j, batches: this.journalBatches(j) });
   }
 
   /** The committed batches above the stable checkpoint, for the VIEW_CHANGE (see ViewChanger.noteCommitted). */

@@ -41,6 +41,7 @@ export type {
   ConsensusModules,
   InstanceChangeVoteStore,
   ThreePcVoteJournal,
+  JournaledBatch,
   ThreePcVoteStore,
   StoredInstanceChangeVote,
   RequestAnalyzer,

@@ -101,6 +101,12 @@ export class RequestIntake {
   /** bodies of ordered requests, kept for lagging peers until the next stable checkpoint */
   private readonly orderedBodies = new Map<string, { request: ClientRequestBody; ppSeqNo: number; identity: string | undefined }>();
   /**
+   * bodies of the requests of the PRE-PREPAREs restored from the vote journal after a restart:
+   * taken when a PRE-PREPARE naming them is applied, served to peers that ask, dropped at the next
+   * stable checkpoint past their batch (bounded by the batches in flight at the crash)
+   */
+  private readonly restoredBodies = new Map<string, { request: ClientRequestBody; ppSeqNo: number }>();
+  /**
    * requestIdentity -> digest of the entries and ordered bodies held here: a PROPAGATE of a request
    * this node holds is recognised without parsing, digesting and validating its body again (each
    * request reaches a node once from the client and n-1 times as a PROPAGATE). Stale pairs are
@@ -503,12 +509,13 @@ export class RequestIntake {
     const now = this.ctx.now();
     for (const d of digests) {
       if (this.entries.has(d)) continue;
-      // ordered before (e.g. discarded) and proposed again: the body is still here
-      const old = this.orderedBodies.get(d);
+      // ordered before (e.g. discarded) and proposed again, or restored from the vote journal: the body is still here
+      const old = this.orderedBodies.get(d) ?? this.restoredBodies.get(d);
       if (old !== undefined) {
         const check = this.ctx.modules.requests.analyze(old.request);
         if (check.ok) {
           this.orderedBodies.delete(d);
+          this.restoredBodies.delete(d);
           this.store(old.request, check.info);
           continue;
         }
@@ -585,18 +592,36 @@ export class RequestIntake {
   ownPropagate(digest: string): Propagate | null {
     const e = this.entries.get(digest);
     if (e !== undefined && e.sentOwn) return { op: 'PROPAGATE', request: e.request, senderClient: null };
-    const o = this.orderedBodies.get(digest);
+    const o = this.orderedBodies.get(digest) ?? this.restoredBodies.get(digest);
     return o === undefined ? null : { op: 'PROPAGATE', request: o.request, senderClient: null };
   }
 
   /** Garbage collection at a stable checkpoint. */
   collectOrderedBodies(upTo: number): void {
     for (const [d, o] of this.orderedBodies) if (o.ppSeqNo <= upTo) this.orderedBodies.delete(d);
+    for (const [d, o] of this.restoredBodies) if (o.ppSeqNo <= upTo) this.restoredBodies.delete(d);
   }
 
   /** A body for a digest this node no longer tracks as pending (lagging node applying old batches). */
   knownBody(digest: string): ClientRequestBody | undefined {
-    return this.entries.get(digest)?.request ?? this.orderedBodies.get(digest)?.request;
+    return this.entries.get(digest)?.request ?? this.orderedBodies.get(digest)?.request ?? this.restoredBodies.get(digest)?.request;
+  }
+
+  /**
+   * The requests of a PRE-PREPARE restored from the vote journal (read from disk: each is analysed as
+   * a peer's PROPAGATE is); only those the PRE-PREPARE names are kept. Returns how many were kept.
+   */
+  restoreBodies(reqIdr: readonly string[], requests: readonly unknown[], ppSeqNo: number): number {
+    const wanted = new Set(reqIdr);
+    let kept = 0;
+    for (const request of requests) {
+      if (typeof request !== 'object' || request === null || Array.isArray(request)) continue;
+      const check = this.ctx.modules.requests.analyze(request as ClientRequestBody);
+      if (!check.ok || !wanted.has(check.info.digest)) continue;
+      this.restoredBodies.set(check.info.digest, { request: request as ClientRequestBody, ppSeqNo });
+      kept++;
+    }
+    return kept;
   }
 
   /** finalisation time of the oldest finalised, unordered request */

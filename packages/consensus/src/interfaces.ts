@@ -1,7 +1,7 @@
 // The live dependencies the consensus core is given (consensus.md §12.1): executor, crypto,
 // request analysis and clock. The core performs no I/O of its own; everything it needs from the
 // outside world arrives through these interfaces or as events.
-import type { BatchId, ClientRequestBody, MultiSigValue, MultiSignature, NodeMessage } from './messages.js';
+import type { BatchId, ClientRequestBody, MultiSigValue, MultiSignature, NodeMessage, PrePrepare } from './messages.js';
 
 /** What consensus needs to know about one client request. */
 export interface RequestInfo {
@@ -224,6 +224,19 @@ export interface ThreePcVoteStore {
 export interface ThreePcVoteJournal {
   preprepared: BatchId[];
   prepared: BatchId[];
+  /**
+   * The PRE-PREPAREs of `preprepared` above the last ordered batch, each with its requests. Were
+   * every validator to crash at once with a batch prepared and ordered by none, the votes alone
+   * would make the next NEW_VIEW re-propose a batch that no node could apply any more. Read back
+   * as untrusted input (the core parses them as it parses peer messages); absent in journals of
+   * votes only.
+   */
+  batches?: JournaledBatch[];
+}
+
+export interface JournaledBatch {
+  pp: PrePrepare;
+  requests: ClientRequestBody[];
 }
 
 export interface StoredInstanceChangeVote {

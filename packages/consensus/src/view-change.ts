@@ -298,6 +298,23 @@ export class ViewChanger {
   }
 
   /**
+   * A PRE-PREPARE of the vote journal after a restart, its requests restored by the intake: served
+   * to peers that fetch it and re-applied when a NEW_VIEW re-proposes it, as if this node had kept
+   * it through a view change.
+   */
+  restorePrePrepare(pp: PrePrepare): void {
+    const key = ppKey(pp.originalViewNo ?? pp.viewNo, pp.ppSeqNo, pp.digest);
+    if (!this.oldViewPPs.has(key)) this.oldViewPPs.set(key, { pp, ordered: false });
+  }
+
+  /** The PRE-PREPARE this node holds for a BatchID: of the current view's log, or of an earlier view. */
+  heldPrePrepare(b: BatchId): PrePrepare | undefined {
+    const pp = this.ordering.log.get(b.pp_seq_no)?.pp;
+    if (pp !== undefined && pp.digest === b.pp_digest && (pp.originalViewNo ?? pp.viewNo) === b.pp_view_no) return pp;
+    return this.oldViewPPs.get(ppKey(b.pp_view_no, b.pp_seq_no, b.pp_digest))?.pp;
+  }
+
+  /**
    * A batch this node had ordered, re-proposed by the NEW_VIEW of the current view and vouched for
    * with PREPARE and COMMIT in it: like the nodes that re-order it, this node now holds it
    * pre-prepared and prepared in this view, and its next VIEW_CHANGE says so. Otherwise a node that

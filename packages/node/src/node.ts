@@ -4,7 +4,7 @@
 // and runs the core's effects. Every core event is handled to completion, one at a time; an
 // ordered batch's atomic write is durable before any client hears about it. close() is idempotent
 // and closes in reverse.
-import { TxnType, decodeMsgpack, encodeMsgpack } from '@quire/common';
+import { TxnType, decodeMsgpack } from '@quire/common';
 import type { ConsensusCore, ConsensusEffect, ConsensusEvent } from '@quire/consensus';
 import { ClientHost, type ClientHostEvents, NodeHost } from '@quire/network';
 import { poolWritesFromTxns, type Txn } from '@quire/requests';
@@ -23,6 +23,7 @@ import { PeerMessageQueue } from './peer-queue.js';
 import { configTxns } from './startup.js';
 import { validatorInfo } from './validator-info.js';
 import { nodePackageVersion } from './version.js';
+import { encodePeerMessage } from './peer-wire.js';
 
 export type { QuireNodeModules, QuireNodeOptions } from './node-assembly.js';
 
@@ -338,10 +339,10 @@ export class QuireNode {
   private async runEffect(eff: ConsensusEffect): Promise<void> {
     switch (eff.kind) {
       case 'broadcast':
-        this.nodeHost?.broadcast(encodeMsgpack(stripUndefined(eff.msg)));
+        this.nodeHost?.broadcast(encodePeerMessage(eff.msg));
         return;
       case 'send':
-        this.nodeHost?.send(eff.to, encodeMsgpack(stripUndefined(eff.msg)));
+        this.nodeHost?.send(eff.to, encodePeerMessage(eff.msg));
         return;
       case 'setTimer': {
         const old = this.timers.get(eff.id);
@@ -522,10 +523,4 @@ export class QuireNode {
     await this.stores.kv.close();
     this.log.info({}, 'node stopped');
   }
-}
-
-function stripUndefined<T extends object>(msg: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(msg)) if (v !== undefined) out[k] = v;
-  return out as T;
 }

@@ -1,22 +1,39 @@
 // The consensus core's 3PC vote journal on disk (#15 F8): the BatchIDs this node pre-prepared and
-// prepared above its stable checkpoint. The core calls save() synchronously at the end of an event,
-// before the PREPAREs and COMMITs of that event are sent, so the write is synchronous too: a small
-// JSON file replaced by rename (never torn), in the page cache when save() returns, hence durable
-// against a crash of the process (kill -9); `fsync: true` also survives a power loss, at the cost
-// of two synced writes per batch. A file that cannot be read is reported and treated as empty.
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import type { ThreePcVoteJournal, ThreePcVoteStore } from '@quire/consensus';
+// prepared above its stable checkpoint, and the PRE-PREPAREs it pre-prepared and has not ordered
+// with their requests. The core calls save() synchronously at the end of an event, before the
+// PREPAREs and COMMITs of that event are sent, so the writes are synchronous too, each a file
+// replaced by rename (never torn), in the page cache when save() returns, hence durable against a
+// crash of the process (kill -9); `fsync: true` also survives a power loss, at the cost of synced
+// writes per batch. The votes are a small JSON file; each journaled PRE-PREPARE is a file of its
+// own in `<file>.batches/` (canonical MessagePack of {pp, requests}, the encoding of the peer wire),
+// written once when the batch is pre-prepared and removed once it is no longer journaled (ordered).
+// A file that cannot be read is reported and treated as absent; the core checks what it reads back
+// as it checks a peer's message.
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodeMsgpack, encodeMsgpack } from '@quire/common';
+import type { JournaledBatch, ThreePcVoteJournal, ThreePcVoteStore } from '@quire/consensus';
+import { definedFields } from './peer-wire.js';
 
 type BatchId = ThreePcVoteJournal['prepared'][number];
 
+const BATCH_FILE = /^(\d+)-(\d+)-([0-9a-f]{64})\.mpk$/;
+
 export class FileVoteJournalStore implements ThreePcVoteStore {
+  private readonly batchDir: string;
+  /** names of the batch files on disk (known after load() or the first save()) */
+  private batchFiles: Set<string> | undefined;
+
   constructor(
     private readonly file: string,
     private readonly opts: { fsync?: boolean } = {},
     private readonly onError: (reason: string) => void = () => undefined,
-  ) {}
+  ) {
+    this.batchDir = `${file}.batches`;
+  }
 
   load(): ThreePcVoteJournal | undefined {
+    const batches = this.loadBatches();
     let text: string;
     try {
       text = readFileSync(this.file, 'utf8');
@@ -28,7 +45,7 @@ export class FileVoteJournalStore implements ThreePcVoteStore {
     try {
       const parsed = JSON.parse(text) as { preprepared?: unknown; prepared?: unknown };
       if (!Array.isArray(parsed.preprepared) || !Array.isArray(parsed.prepared)) throw new Error('not a journal');
-      return { preprepared: parsed.preprepared.filter(isBatchId), prepared: parsed.prepared.filter(isBatchId) };
+      return { preprepared: parsed.preprepared.filter(isBatchId), prepared: parsed.prepared.filter(isBatchId), ...(batches.length > 0 ? { batches } : {}) };
     } catch (e) {
       this.onError(`3PC vote journal unreadable: ${e instanceof Error ? e.message : String(e)}`);
       return undefined;
@@ -36,16 +53,81 @@ export class FileVoteJournalStore implements ThreePcVoteStore {
   }
 
   save(journal: ThreePcVoteJournal): void {
-    const tmp = `${this.file}.tmp`;
+    // the PRE-PREPAREs first: the votes never name a batch whose file is not written yet
+    if (journal.batches !== undefined) this.saveBatches(journal.batches);
+    this.writeReplacing(this.file, JSON.stringify({ preprepared: journal.preprepared, prepared: journal.prepared }));
+  }
+
+  private saveBatches(batches: readonly JournaledBatch[]): void {
+    const files = this.knownBatchFiles();
+    const keep = new Set<string>();
+    for (const b of batches) {
+      const name = batchFileName(b);
+      keep.add(name);
+      if (files.has(name)) continue;
+      this.writeReplacing(join(this.batchDir, name), encodeMsgpack({ pp: definedFields(b.pp), requests: b.requests }));
+      files.add(name);
+    }
+    for (const name of [...files]) {
+      if (keep.has(name)) continue;
+      try {
+        unlinkSync(join(this.batchDir, name));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      }
+      files.delete(name);
+    }
+  }
+
+  private knownBatchFiles(): Set<string> {
+    if (this.batchFiles === undefined) {
+      mkdirSync(this.batchDir, { recursive: true });
+      this.batchFiles = new Set(readdirSync(this.batchDir).filter((n) => BATCH_FILE.test(n)));
+    }
+    return this.batchFiles;
+  }
+
+  private loadBatches(): JournaledBatch[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.batchDir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.onError(`3PC vote journal: batch directory unreadable: ${e instanceof Error ? e.message : String(e)}`);
+      return [];
+    }
+    this.batchFiles = new Set();
+    const out: JournaledBatch[] = [];
+    for (const name of names) {
+      if (!BATCH_FILE.test(name)) continue;
+      this.batchFiles.add(name);
+      try {
+        const rec = decodeMsgpack(readFileSync(join(this.batchDir, name))) as { pp?: unknown; requests?: unknown };
+        if (typeof rec !== 'object' || rec === null || !Array.isArray(rec.requests)) throw new Error('not a journaled batch');
+        // checked by the core as a peer's PRE-PREPARE and PROPAGATEs are
+        out.push(rec as JournaledBatch);
+      } catch (e) {
+        this.onError(`3PC vote journal: batch ${name} unreadable: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    return out;
+  }
+
+  private writeReplacing(path: string, data: string | Uint8Array): void {
+    const tmp = `${path}.tmp`;
     const fd = openSync(tmp, 'w');
     try {
-      writeSync(fd, JSON.stringify({ preprepared: journal.preprepared, prepared: journal.prepared }));
+      const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off);
       if (this.opts.fsync === true) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
-    renameSync(tmp, this.file);
+    renameSync(tmp, path);
   }
+}
+
+function batchFileName(b: JournaledBatch): string {
+  return `${b.pp.originalViewNo ?? b.pp.viewNo}-${b.pp.ppSeqNo}-${b.pp.digest}.mpk`;
 }
 
 function isBatchId(v: unknown): v is BatchId {
