@@ -59,6 +59,12 @@ export interface FaultMix {
    * they start: the writes still in flight then are lost (gate-only: persistence before reply)
    */
   crashAtFlush?: boolean;
+  /**
+   * a small request queue (admission limit, #16) under bursts: nodes refuse requests for a full
+   * queue; checked: no request f+1 honest nodes refused is ordered, and overload alone never
+   * changes the view (gate-only)
+   */
+  overload?: boolean;
   /** f Byzantine nodes flood INSTANCE_CHANGE, MESSAGE_RESPONSE{NEW_VIEW}, VIEW_CHANGE_ACK and stash fillers */
   flood?: boolean;
   /** the primary of view 0 is faulty in time: paused and resumed, slow, and censoring one request in five */
@@ -190,6 +196,9 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
   // ---- mixes of the mutation gate (docs/mutation.md); withheldCheckpoints and vcForge are in SWEEP_MIXES too ----
   // every 0.3-0.9 s a node crashes the instant its flush resolves after a batch write (its replies
   // sent); writes land a macrotask after they start, so a flush that resolves early loses them
+  // bursts into a request queue of 6: nodes refuse requests (REQNACK POOL_OVERLOADED) while the
+  // others take them in; no fault else, so the view must stay 0
+  overload: { ...base, name: 'overload', latencyMs: [1, 10], overload: true, healAtMs: 4000, livenessBoundMs: 20_000, requests: 120, consensus: { maxRequestQueueSize: 6 } },
   flushCrash: { ...base, name: 'flushCrash', latencyMs: [1, 10], crashAtFlush: true, faultyNodes: 1, healAtMs: 7000, livenessBoundMs: 30_000, requests: 60 },
   // a primary whose PRE-PREPAREs carry a wrong state, txn or audit root or digest to half of the backups
   wrongRoots: { ...base, name: 'wrongRoots', latencyMs: [1, 10], byzantinePrimary: true, primaryBehaviours: ['wrongRoots'], faultyNodes: 1, livenessBoundMs: 25_000 },

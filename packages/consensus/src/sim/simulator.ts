@@ -6,6 +6,7 @@ import { Suspicion } from '../context.js';
 import { ConsensusCore } from '../core.js';
 import type { ApplyBatchInput, ConsensusEffect, ThreePcVoteJournal } from '../interfaces.js';
 import type { ClientRequestBody, NodeMessage, ViewChange } from '../messages.js';
+import { NACK_OVERLOADED } from '../intake.js';
 import { viewChangeDigest } from '../new-view-calc.js';
 import { defaultConsensusOptions } from '../options.js';
 import type { SimExecutor, SimPool, SimPoolFactory, SimReplica } from './backend.js';
@@ -85,6 +86,12 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
   private pendingReplies: { node: SimNode<E>; epoch: number; replies: AckedReply[] }[] = [];
   /** node alias -> highest audit seqNo it answered clients for (durability across restarts) */
   private readonly ackedAudit = new Map<string, number>();
+  /** overload mix: client connection -> digest of the request it sent */
+  private readonly connDigest = new Map<string, string>();
+  /** overload mix: request digest -> honest nodes that refused it (REQNACK POOL_OVERLOADED) */
+  private readonly refusals = new Map<string, Set<string>>();
+  /** overload mix: digests of requests f+1 honest nodes refused: the client's answer is "refused", so none may be ordered */
+  private readonly refusedByPool = new Set<string>();
   /** nodes with an armed crash in their writes -> how long they stay down */
   private readonly tearing = new Map<SimNode<E>, number>();
 
@@ -510,6 +517,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       checkLiveness: this.mix.checkLiveness,
       verifyMulti: (node, p, value, sig) => (node as SimNode<E>).replica.crypto.blsVerifyMulti(p, value, sig),
     }));
+    if (this.mix.overload === true) violations.push(...this.overloadProblems());
     return {
       seed: this.opts.seed,
       nodes: this.opts.nodes,
@@ -527,6 +535,36 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     };
   }
 
+  /**
+   * A client takes f+1 refusals for a full queue as the pool's answer (#16): such a request need not
+   * be ordered (liveness), and must not be (checked at the end).
+   */
+  private noteRefusal(alias: string, connId: string): void {
+    const digest = this.connDigest.get(connId);
+    if (digest === undefined) return;
+    let by = this.refusals.get(digest);
+    if (by === undefined) this.refusals.set(digest, (by = new Set()));
+    by.add(alias);
+    if (by.size < Math.floor((this.opts.nodes - 1) / 3) + 1 || this.refusedByPool.has(digest)) return;
+    this.refusedByPool.add(digest);
+    for (const s of this.record.submitted) if (s.digest === digest) s.mustOrder = false;
+  }
+
+  /** overload mix: what overload alone did wrong (a refused request ordered, a view change) */
+  private overloadProblems(): string[] {
+    const out: string[] = [];
+    const seen = new Set<string>();
+    for (const r of this.record.replies ?? []) {
+      if (!this.refusedByPool.has(r.digest) || seen.has(r.digest)) continue;
+      seen.add(r.digest);
+      out.push(`overload: ${r.node} ordered request ${r.digest.slice(0, 12)} that ${[...this.refusals.get(r.digest)!].join(', ')} refused for a full queue (f+1 refusals are the pool's answer)`);
+    }
+    const honest = this.nodes.filter((n) => !this.record.byzantine.has(n.name));
+    const view = Math.max(...honest.map((n) => n.core.status().viewNo));
+    if (view > 0) out.push(`overload: the view changed (to ${view}) with no fault but full request queues`);
+    return out;
+  }
+
   /** every valid request committed everywhere and every honest node at the same audit size */
   private settled(): boolean {
     const honest = this.nodes.filter((n) => !this.record.byzantine.has(n.name) && n.stopped !== true);
@@ -538,6 +576,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
 
   /** A client sends a request to every running node (of one side, for twins). */
   private submit(connId: string, request: ClientRequestBody, side?: 'A' | 'B'): void {
+    if (this.mix.overload === true) this.connDigest.set(connId, this.pool.workload.info(request).digest);
     // a censoring primary never lets one request in five in (neither from the client nor propagated)
     for (const node of this.nodes) if (node.censored !== undefined && this.rng.chance(0.2)) node.censored.add(request);
     for (const node of this.nodes) {
@@ -583,6 +622,9 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
           break;
         case 'alarm':
           this.record.alarms.push(`${node.name}: ${e.reason}`);
+          break;
+        case 'clientNack':
+          if (this.mix.overload === true && e.code === NACK_OVERLOADED && !this.record.byzantine.has(node.name)) this.noteRefusal(node.name, e.connId);
           break;
         case 'suspicion': {
           const evidence = EVIDENCE.has(e.code) || (NEW_VIEW_EVIDENCE.has(e.code) && !this.mix.membership && this.mix.byzantineNextPrimary !== true && this.mix.flood !== true);
