@@ -151,20 +151,30 @@ export class NodeConnection {
     }
   }
 
+  /**
+   * The open session, or the one dial in progress, shared by every request waiting for it. The dial
+   * ends on its own timeout, never on one caller's signal: a caller that gives up (its deadline, or
+   * its request settled by other nodes' answers) stops waiting, and the others keep the dial they
+   * share (a dial that completes after close() is dropped, its waiters told CLOSED).
+   */
   private async ensureStream(signal?: AbortSignal): Promise<Stream> {
     if (this.closed) throw new ClientError(ClientErrorCode.CLOSED);
     if (this.stream !== undefined && this.stream.status === 'open' && this.stream.writeStatus === 'writable') return this.stream;
-    this.opening ??= this.dial(signal).finally(() => {
-      this.opening = undefined;
-    });
-    return this.opening;
+    if (this.opening === undefined) {
+      const opening = this.dial().finally(() => {
+        if (this.opening === opening) this.opening = undefined;
+      });
+      // every caller may have stopped waiting: the failure is theirs to see, never an unhandled rejection
+      opening.catch(() => undefined);
+      this.opening = opening;
+    }
+    return signal === undefined ? this.opening : untilAborted(this.opening, signal);
   }
 
-  private async dial(signal?: AbortSignal): Promise<Stream> {
-    const timeout = AbortSignal.timeout(this.options.dialTimeoutMs);
+  private async dial(): Promise<Stream> {
     let stream: Stream;
     try {
-      stream = await this.libp2p.dialProtocol(clientMultiaddr(this.address), CLIENT_PROTOCOL, { signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]) });
+      stream = await this.libp2p.dialProtocol(clientMultiaddr(this.address), CLIENT_PROTOCOL, { signal: AbortSignal.timeout(this.options.dialTimeoutMs) });
     } catch (e) {
       throw new ClientError(ClientErrorCode.NODE_UNREACHABLE, { node: this.alias, reason: e instanceof Error ? e.message : String(e) });
     }
@@ -232,4 +242,23 @@ export class NodeConnection {
       }
     }
   }
+}
+
+/** `p`, or a rejection with the signal's reason as soon as `signal` aborts (`p` goes on). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e as Error);
+      },
+    );
+  });
 }
