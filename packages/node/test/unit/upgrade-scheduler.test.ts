@@ -227,7 +227,8 @@ describe('upgrade: POOL_UPGRADE scheduling (requests.md 6.2)', function () {
     clock.advance(MIN);
     const t = Date.now();
     await h.upgrader.idle();
-    expect(Date.now() - t).to.be.below(5000);
+    // killed, not waited for: the action alone would run 60 s (30 s leaves room for a loaded machine)
+    expect(Date.now() - t).to.be.below(30_000);
     expect(events(h)).to.deep.equal(['scheduled', 'started', 'failed']);
     expect(h.submitted.map((s) => s.action)).to.deep.equal(['in_progress', 'fail']);
     expect(h.exits).to.deep.equal([]);
