@@ -1,7 +1,7 @@
 // @quire/client: the Quire SDK (pool handle, request builders, signing, submission with reply agreement, reads
 // verified by state proof), the light-client verifiers, and the `quire` command-line tool (bin).
 export { ClientError, ClientErrorCode, VerificationError } from './errors.js';
-export { ProofError } from '@quire/storage';
+export { ProofError } from '@quire/storage/proofs';
 
 // light-client verifiers (pure)
 export { verifyTrieProof, verifyAuditPath, ledgerTxnOfReply } from './verify/proofs.js';

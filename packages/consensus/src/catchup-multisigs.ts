@@ -13,7 +13,7 @@
 //   never names a txn root the node does not have; one that becomes checkable only after that
 //   write is stored at the end of catch-up (`storeMultiSignatures`). A bad one is dropped, counted
 //   and logged, and the sender suspected; catch-up itself goes on.
-import { multiSignatureProblem } from '@quire/storage';
+import { multiSignatureProblem } from '@quire/storage/proofs';
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
 import type { BatchExecutor } from './interfaces.js';

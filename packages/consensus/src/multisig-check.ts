@@ -6,7 +6,7 @@
 //   known (otherwise it is UNKNOWN_POOL_ROOT: never stored, whatever its signature);
 // - at least n−f distinct participants, every one a validator of the registry at that root;
 // - an aggregate that verifies under the participants' keys at that root.
-import { multiSignatureProblem } from '@quire/storage';
+import { multiSignatureProblem } from '@quire/storage/proofs';
 import type { CoreContext } from './context.js';
 import type { MultiSignature } from './messages.js';
 import { quorumsFor } from './options.js';

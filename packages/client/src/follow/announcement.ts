@@ -16,7 +16,7 @@ import {
   observedBatchSigningInputOfDigest,
 } from '@quire/common';
 import { ed25519Verify } from '@quire/crypto';
-import { ProofError, merkleLeafHash, merkleRootAfterAppend } from '@quire/storage';
+import { ProofError, merkleLeafHash, merkleRootAfterAppend } from '@quire/storage/proofs';
 
 /** Why an announcement was dropped. */
 export type AnnouncementProblem =

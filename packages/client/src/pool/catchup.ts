@@ -10,7 +10,7 @@
  * nodes; each CATCHUP_REP is checked with its consistency proof to the target before anything is applied.
  */
 import { b58decode, b58encode, isPlainObject, stringifyJson } from '@quire/common';
-import { verifyConsistency } from '@quire/storage';
+import { verifyConsistency } from '@quire/storage/proofs';
 import { ClientError, ClientErrorCode } from '../errors.js';
 import type { NodeConnection } from '../transport/connection.js';
 import { exchange, type NodeAnswer } from './exchange.js';

@@ -5,7 +5,7 @@
  */
 import { b58decode, b58encode, encodeMsgpack, isPlainObject, TxnType } from '@quire/common';
 import { blsVerifyPop, decodeBlsPublicKey } from '@quire/crypto';
-import { GenesisError, merkleLeafHash, merkleRootOfLeafHashes, parseGenesis } from '@quire/storage';
+import { GenesisError, merkleLeafHash, merkleRootOfLeafHashes, parseGenesis } from '@quire/storage/proofs';
 import { ClientError, ClientErrorCode } from '../errors.js';
 import { faultsTolerated, type PoolBlsKeys } from '../verify/multi-signature.js';
 

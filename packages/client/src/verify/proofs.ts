@@ -3,7 +3,7 @@
  * paths (6.3). Pure functions; they wrap the verifiers of @quire/storage, which walk the bytes.
  */
 import { b58decode, deepCopy, encodeMsgpack, isPlainObject, restoreAuditIntegerKeys, sha256Hex, attribRawHash, TxnType, type Txn } from '@quire/common';
-import { ProofError, StorageErrorCode, merkleLeafHash, verifyInclusion, verifyTrieProof as storageVerifyTrieProof } from '@quire/storage';
+import { ProofError, StorageErrorCode, merkleLeafHash, verifyInclusion, verifyTrieProof as storageVerifyTrieProof } from '@quire/storage/proofs';
 import { ClientErrorCode, VerificationError } from '../errors.js';
 
 export interface TrieProofInput {

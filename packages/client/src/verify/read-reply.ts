@@ -4,7 +4,7 @@
  * the proven root.
  */
 import { LedgerId, TxnType, equalBytes, isPlainObject, stringifyJson, toHex, type MultiSignature } from '@quire/common';
-import { ProofError, StorageError } from '@quire/storage';
+import { ProofError, StorageError } from '@quire/storage/proofs';
 import { ClientErrorCode, VerificationError } from '../errors.js';
 import { DEFAULT_FRESHNESS_SECONDS, verifyMultiSignature, type Freshness, type MultiSignatureCache, type PoolBlsKeys } from './multi-signature.js';
 import { verifyAuditPath, verifyTrieProof } from './proofs.js';
