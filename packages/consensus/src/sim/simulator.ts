@@ -117,7 +117,10 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       names: this.names,
       nodes: this.nodes,
       healAtMs: this.healAtMs,
-      deliver: (target, from, msg) => this.apply(target, target.core.handle({ kind: 'nodeMessage', from, msg })),
+      deliver: (target, from, msg) => {
+        this.noteDeliveredCheckpoint(from, msg);
+        this.apply(target, target.core.handle({ kind: 'nodeMessage', from, msg }));
+      },
       onWire: (msg) => this.noteViewChange(msg),
       stats: this.stats,
     });
@@ -473,6 +476,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
         break;
       case 'CHECKPOINT':
         if (honest) this.honestCheckpoints.add(`${msg.seqNoEnd}|${msg.digest}`);
+        if (honest && node.usurper !== true) this.ownCheckpoints.set(`${node.name}|${msg.seqNoEnd}`, msg.digest);
         break;
       case 'NEW_VIEW':
         if (!honest) break;
@@ -644,8 +648,50 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
           break;
       }
     }
+    this.observeStable(node);
   }
 
+  /** `${seqNoEnd}|${digest}` -> senders of a CHECKPOINT delivered to some node */
+  private readonly deliveredCheckpoints = new Map<string, Set<string>>();
+  /** `${node}|${seqNoEnd}` -> digest of the node's own CHECKPOINT */
+  private readonly ownCheckpoints = new Map<string, string | null>();
+  /** what each core looked like after its last event: stable checkpoint, catching up, waiting for NEW_VIEW */
+  private readonly stableSeen = new WeakMap<object, { stable: number; catchingUp: boolean; waiting: boolean }>();
+
+  private noteDeliveredCheckpoint(from: string, msg: unknown): void {
+    if (typeof msg !== 'object' || msg === null) return;
+    const m = msg as { op?: unknown; seqNoEnd?: unknown; digest?: unknown };
+    if (m.op !== 'CHECKPOINT' || typeof m.seqNoEnd !== 'number') return;
+    const k = `${m.seqNoEnd}|${String(m.digest)}`;
+    let by = this.deliveredCheckpoints.get(k);
+    if (by === undefined) this.deliveredCheckpoints.set(k, (by = new Set()));
+    by.add(from);
+  }
+
+  /**
+   * The checkpoint oracle: an honest node makes a checkpoint stable only once n-f validators (itself
+   * included) sent that CHECKPOINT, counted where it was delivered. Exempt, as the protocol makes
+   * them stable without such a quorum: the checkpoint restored from the ledger at a restart or at the
+   * end of a catch-up, and a NEW_VIEW's checkpoint (held by f+1) taken when the node enters the view.
+   */
+  private observeStable(node: SimNode<E>): void {
+    if (node.usurper === true || this.record.byzantine.has(node.name) || node.core === undefined) return;
+    const core = node.core as unknown as { checkpoints: { stableCheckpoint: number }; ctx: { catchingUp: boolean; waitingForNewView: boolean; validators: readonly string[] } };
+    const now = { stable: core.checkpoints.stableCheckpoint, catchingUp: core.ctx.catchingUp, waiting: core.ctx.waitingForNewView };
+    const before = this.stableSeen.get(node.core);
+    this.stableSeen.set(node.core, now);
+    if (before === undefined || now.stable <= before.stable || before.catchingUp || now.catchingUp || before.waiting) return;
+    const own = this.ownCheckpoints.get(`${node.name}|${now.stable}`);
+    if (own === undefined) return;
+    const validators = core.ctx.validators;
+    const senders = new Set([node.name]);
+    for (const a of this.deliveredCheckpoints.get(`${now.stable}|${String(own)}`) ?? []) if (validators.includes(a)) senders.add(a);
+    const quorum = validators.length - Math.floor((validators.length - 1) / 3);
+    if (senders.size >= quorum) return;
+    const v = `protocol: ${node.name} made checkpoint ${now.stable} stable with ${senders.size} matching CHECKPOINTs sent (${[...senders].join(', ')}), n-f = ${quorum}`;
+    const protocol = this.record.protocol!;
+    if (protocol.length < 20 && !protocol.includes(v)) protocol.push(v);
+  }
 }
 
 /** The executor of a `wrongDigest` primary: while `active`, batches are applied under the forged digest. */
