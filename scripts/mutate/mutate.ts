@@ -5,7 +5,7 @@
 // unmutated copy; a seed that fails there too is skipped and the sweep goes on). An entry may also
 // name scenario tests (mocha files: deterministic simulator runs or scripted cores built for that
 // mutation), run first with the mutant: a test that fails with it and passes without it catches it.
-//   npm run mutate [-- --only id,id] [--jobs 2] [--seeds N] [--from-worktree] [--keep] [--json]
+//   npm run mutate [-- --only id,id] [--jobs 2] [--seeds N] [--from-worktree] [--keep] [--json] [--sweep-only]
 // Exits non-zero when a mutation that changes behaviour survives.
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -34,9 +34,10 @@ const program = new Command()
   .option('--start <n>', 'first seed', int('start'), 1)
   .option('--from-worktree', 'copy the work tree as it is (default: the committed HEAD)')
   .option('--keep', 'keep the temporary copy')
+  .option('--sweep-only', 'skip the scenario tests (what the sweeps alone catch)')
   .option('--json', 'machine-readable output');
 program.parse();
-const o = program.opts<{ only?: string; jobs: number; seeds?: number; start: number; fromWorktree?: boolean; keep?: boolean; json?: boolean }>();
+const o = program.opts<{ only?: string; jobs: number; seeds?: number; start: number; fromWorktree?: boolean; keep?: boolean; json?: boolean; sweepOnly?: boolean }>();
 
 const only = o.only?.split(',').filter((x) => x !== '');
 const selected = MUTATIONS.filter((m) => only === undefined || only.includes(m.id));
@@ -177,7 +178,7 @@ async function gate(dir: string, m: Mutation, baseline: Map<string, boolean>): P
   const file = join(dir, m.file);
   const original = existsSync(file) ? readFileSync(file, 'utf8') : '';
   if (original.split(m.find).length !== 2) return { id: m.id, what: m.what, status: 'SITE MOVED', runs: 0, seconds: 0, by: `"${m.find.slice(0, 60)}" is not in ${m.file} exactly once` };
-  if (m.tests !== undefined && m.tests.length > 0) {
+  if (m.tests !== undefined && m.tests.length > 0 && o.sweepOnly !== true) {
     process.stderr.write(`mutate: ${m.id}: ${m.what} (scenario tests: ${m.tests.join(', ')})\n`);
     writeFileSync(file, original.replace(m.find, m.replace));
     let failure: string | undefined;
