@@ -3,6 +3,45 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The package graph of docs/architecture.md: what each package's sources may import. A package's
+// public face is its entry (`@quire/<name>`), or a subpath its package.json exports; deep paths into
+// another package are never imported (a subpath is allowed where its package is). Checked by
+// test/lint/import-boundaries.test.ts.
+const PACKAGES = ['common', 'crypto', 'storage', 'requests', 'consensus', 'network', 'node', 'client', 'gateway'];
+const MAY_IMPORT = {
+  common: [],
+  crypto: ['common'],
+  storage: ['common'],
+  requests: ['common', 'crypto', 'storage'],
+  consensus: ['common', 'crypto', 'storage/proofs'],
+  network: ['common'],
+  node: ['common', 'crypto', 'storage', 'requests', 'consensus', 'network'],
+  client: ['common', 'crypto', 'storage/proofs'],
+  gateway: ['common', 'client'],
+};
+const SUBPATHS = ['common/polyfill', 'storage/proofs'];
+
+function importBoundary(pkg) {
+  const allowed = MAY_IMPORT[pkg];
+  const forbidden = PACKAGES.filter((p) => p !== pkg && !allowed.includes(p));
+  const why = `docs/architecture.md: @quire/${pkg} may import ${allowed.length > 0 ? allowed.map((a) => `@quire/${a}`).join(', ') : 'no other package'}`;
+  return {
+    files: [`packages/${pkg}/src/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: forbidden.map((p) => ({ name: `@quire/${p}`, message: why })),
+          patterns: [
+            // a subpath the package exports is allowed where the table allows it; any other deep path never is
+            { group: ['@quire/*/**', ...SUBPATHS.filter((sp) => allowed.includes(sp) || allowed.includes(sp.split('/')[0])).map((sp) => `!@quire/${sp}`)], message: `${why}; a package is imported through its entry or an exported subpath` },
+          ],
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'devnet/.data/**', '**/*.d.ts'] },
   js.configs.recommended,
@@ -22,4 +61,5 @@ export default tseslint.config(
     languageOptions: { globals: { describe: 'readonly', it: 'readonly', before: 'readonly', after: 'readonly', beforeEach: 'readonly', afterEach: 'readonly' } },
     rules: { '@typescript-eslint/no-unused-expressions': 'off' },
   },
+  ...PACKAGES.map(importBoundary),
 );
