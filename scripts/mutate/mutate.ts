@@ -192,8 +192,9 @@ async function gate(dir: string, m: Mutation, baseline: Map<string, boolean>): P
       if (without === undefined) return { id: m.id, what: m.what, status: 'caught', runs: 0, seconds: seconds(), by: `test ${failure}`.slice(0, 200) };
       process.stderr.write(`mutate: ${m.id}: the scenario tests fail without any mutation too (${without.slice(0, 160)}); not counted\n`);
     }
-    if (m.mixes.length === 0) return { id: m.id, what: m.what, status: 'SURVIVED', runs: 0, seconds: seconds() };
   }
+  // an entry caught only by its scenario tests has no sweep
+  if (m.mixes.length === 0) return { id: m.id, what: m.what, status: 'SURVIVED', runs: 0, seconds: seconds() };
   const seeds = o.seeds ?? m.seeds ?? 8;
   // a single mix is listed twice: npm run sim alternates n = 4 / 7 over cycles of the list, and a
   // cycle of one would keep n = 4
