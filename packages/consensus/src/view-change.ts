@@ -612,7 +612,14 @@ export class ViewChanger {
         this.missingOld.push(b);
         continue;
       }
-      this.ordering.held.set(b.pp_seq_no, { ...saved.pp, viewNo: ctx.viewNo, originalViewNo: b.pp_view_no });
+      const held: PrePrepare = { ...saved.pp, viewNo: ctx.viewNo, originalViewNo: b.pp_view_no };
+      // this copy came from the primary of its view, not from the new primary: roots its digest does
+      // not bind that fail here (an equivocating primary's two versions of an empty batch share the
+      // digest, not the audit root) are blamed on that primary, and the batch is fetched from the
+      // others (sim seed 186, n=4, equivocation, stand-in: the honest new primary got vote 44)
+      const from = ctx.primaryName(b.pp_view_no);
+      if (from !== ctx.name) this.ordering.fetched.set(held, from);
+      this.ordering.held.set(b.pp_seq_no, held);
     }
     this.requestMissingOld();
     this.ordering.processHeld();
