@@ -19,7 +19,7 @@ const MAY_IMPORT = {
   client: ['common', 'crypto', 'storage/proofs'],
   gateway: ['common', 'client'],
 };
-const SUBPATHS = ['common/polyfill', 'storage/proofs'];
+const SUBPATHS = ['common/polyfill', 'storage/proofs', 'consensus/sim'];
 
 function importBoundary(pkg) {
   const allowed = MAY_IMPORT[pkg];

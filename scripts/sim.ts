@@ -10,7 +10,7 @@
 import { randomInt } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
-import { FAULT_MIXES, SWEEP_MIXES, replayCommand, runSweep, type SimulationOptions, type SimulationResult } from '@quire/consensus';
+import { FAULT_MIXES, SWEEP_MIXES, replayCommand, runSweep, type SimulationOptions, type SimulationResult } from '@quire/consensus/sim';
 import { SIM_RUNNER } from '../packages/node/src/sim/index.js';
 
 function int(name: string, min: number) {

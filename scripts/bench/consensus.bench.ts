@@ -3,7 +3,7 @@
 // rate of ordered batches and requests, and the cost per ordered batch and per ordered request.
 // Divide a cost by 4 for one node's share. Rates are given as wall-clock, per CPU-second of the
 // process and of the main thread, with the load average (see lib.ts).
-import { Simulation } from '@quire/consensus';
+import { Simulation } from '@quire/consensus/sim';
 import { NO_TIME, addTimes, record, report, sample, since, type CpuClock } from './lib.js';
 
 /** Runs one simulation per seed; only `sim.run()` is timed. Batches and requests are counted once per pool. */

@@ -57,23 +57,4 @@ export type { Stashed } from './stash.js';
 export { viewChangeDigest } from './new-view-calc.js';
 export { createBlsConsensusCrypto, multiSigValueBytes, defaultBlsConsensusCryptoOptions } from './bls-crypto.js';
 export type { BlsConsensusCryptoModules, BlsConsensusCryptoOptions } from './bls-crypto.js';
-// deterministic simulator (tests, scripts/sim.ts, benchmarks; consensus.md §12.2)
-export { Simulation, runSimulation, replayCommand } from './sim/simulator.js';
-export type { SimNode, SimulationModules, SimulationOptions, SimulationResult } from './sim/simulator.js';
-// the world a simulation runs in: the stand-in of this package, or one built on the real stack
-export type { SimAuditEntry, SimExecutor, SimPool, SimPoolContext, SimPoolFactory, SimReplica, SimRequestInfo, SimWorkload } from './sim/backend.js';
-export { standInPool } from './sim/standin-backend.js';
-export { checkRun } from './sim/checks.js';
-export type { CheckedNode, CheckOptions, RunRecord, SubmittedRequest } from './sim/checks.js';
-export { loadRunner, runSweep } from './sim/sweep.js';
-export type { SimulateFn, SweepOptions } from './sim/sweep.js';
-export { membershipPlan } from './sim/membership.js';
-export type { MembershipPlan, MembershipStep, MembershipStepKind } from './sim/membership.js';
-export { simBlsKey, simBlsPublicKey } from './sim/sim-keys.js';
-export { FAULT_MIXES, SWEEP_MIXES, faultMix } from './sim/faults.js';
-export type { FaultMix } from './sim/faults.js';
-export { Prng } from './sim/prng.js';
-export { StandInExecutor, nodeDest } from './sim/standin-executor.js';
-export type { StandInGenesisNode } from './sim/standin-executor.js';
-export { SimClient, SimRequestAnalyzer, simRequestDigest } from './sim/sim-requests.js';
-export { BACKUP_BEHAVIOURS, ByzantineKind, PRIMARY_BEHAVIOURS } from './sim/byzantine.js';
+// the deterministic simulator (consensus.md §12.2) is the subpath `@quire/consensus/sim`

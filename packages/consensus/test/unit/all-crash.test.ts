@@ -4,7 +4,7 @@
 // its requests, or no view can ever order it again (docs/reliability.md, F4). The journal keeps
 // them beside the votes.
 import { expect } from 'chai';
-import { Simulation, replayCommand, type SimNode } from '@quire/consensus';
+import { Simulation, replayCommand, type SimNode } from '@quire/consensus/sim';
 
 interface Scripted {
   queue: { schedule(at: number, fn: () => void): void };

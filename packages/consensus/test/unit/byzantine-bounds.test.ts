@@ -4,22 +4,8 @@
 // failed (the held state or the work grew with the number of messages).
 import { expect } from 'chai';
 import fc from 'fast-check';
-import {
-  ConsensusCore,
-  type ConsensusCrypto,
-  type ConsensusEffect,
-  INSTANCE_CHANGE_VIEW_WINDOW,
-  type InstanceChangeVoteStore,
-  MessageStash,
-  STASH_SENDER_SHARE,
-  type Stashed,
-  defaultStashSenderLimit,
-  viewChangeDigest,
-  SimRequestAnalyzer,
-  StandInExecutor,
-  type StoredInstanceChangeVote,
-  simBlsPublicKey,
-} from '@quire/consensus';
+import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, INSTANCE_CHANGE_VIEW_WINDOW, type InstanceChangeVoteStore, MessageStash, STASH_SENDER_SHARE, type Stashed, defaultStashSenderLimit, viewChangeDigest, type StoredInstanceChangeVote } from '@quire/consensus';
+import { SimRequestAnalyzer, StandInExecutor, simBlsPublicKey } from '@quire/consensus/sim';
 
 const VALIDATORS = ['Node1', 'Node2', 'Node3', 'Node4'];
 const noCrypto: ConsensusCrypto = { blsSign: () => 'sig', blsVerifyShare: () => true, blsAggregate: () => 'agg', blsVerifyMulti: () => true };

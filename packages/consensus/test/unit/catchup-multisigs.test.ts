@@ -1,17 +1,7 @@
 import { expect } from 'chai';
 import { b58encode, encodeMsgpack } from '@quire/common';
-import {
-  ConsensusCore,
-  type ConsensusCrypto,
-  type ConsensusEffect,
-  type MultiSigTuple,
-  type SimReplica,
-  Simulation,
-  StandInExecutor,
-  Suspicion,
-  simBlsKey,
-  standInPool,
-} from '@quire/consensus';
+import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, type MultiSigTuple, Suspicion } from '@quire/consensus';
+import { type SimReplica, Simulation, StandInExecutor, simBlsKey, standInPool } from '@quire/consensus/sim';
 
 // BLS multi-signatures travel with catch-up (formats.md §12.1): a node with empty ledgers catches
 // up from a pool that ordered batches and ends up holding the pool's multi-signatures, checked,

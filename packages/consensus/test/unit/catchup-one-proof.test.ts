@@ -7,7 +7,8 @@
 // pool's real ledger, neither wait for the liar's nor take it.
 import { expect } from 'chai';
 import { canonicalJson } from '@quire/common';
-import type { ConsensusCore, NodeMessage, StandInExecutor } from '@quire/consensus';
+import type { ConsensusCore, NodeMessage } from '@quire/consensus';
+import type { StandInExecutor } from '@quire/consensus/sim';
 import { chainHashed, leafHash } from '../../src/sim/standin-ledger.js';
 import { Pool } from './scripted-pool.js';
 

@@ -1,20 +1,7 @@
 import { expect } from 'chai';
 import { encodeMsgpack } from '@quire/common';
-import {
-  ConsensusCore,
-  type ConsensusCrypto,
-  type ConsensusEffect,
-  type InstanceChangeVoteStore,
-  SimClient,
-  SimRequestAnalyzer,
-  Simulation,
-  StandInExecutor,
-  type StoredInstanceChangeVote,
-  Suspicion,
-  requestIdentity,
-  simBlsPublicKey,
-  simRequestDigest,
-} from '@quire/consensus';
+import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, type InstanceChangeVoteStore, type StoredInstanceChangeVote, Suspicion, requestIdentity } from '@quire/consensus';
+import { SimClient, SimRequestAnalyzer, Simulation, StandInExecutor, simBlsPublicKey, simRequestDigest } from '@quire/consensus/sim';
 
 const VALIDATORS = ['Node1', 'Node2', 'Node3', 'Node4'];
 const noCrypto: ConsensusCrypto = { blsSign: () => 'sig', blsVerifyShare: () => true, blsAggregate: () => 'agg', blsVerifyMulti: () => true };

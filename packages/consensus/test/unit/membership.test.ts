@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { Simulation, Suspicion, quorumsFor, replayCommand, simBlsPublicKey, type SimNode } from '@quire/consensus';
+import { Suspicion, quorumsFor } from '@quire/consensus';
+import { Simulation, replayCommand, simBlsPublicKey, type SimNode } from '@quire/consensus/sim';
 
 interface AuditView {
   viewNo: number;

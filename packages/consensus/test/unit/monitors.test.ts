@@ -4,24 +4,8 @@
 // votes are read from the INSTANCE_CHANGE messages the cores broadcast.
 import { expect } from 'chai';
 import { b58encode } from '@quire/common';
-import {
-  ConsensusCore,
-  type ConsensusCrypto,
-  type ConsensusEffect,
-  type ConsensusOptions,
-  type NodeMessage,
-  type ClientRequestBody,
-  type RequestCheck,
-  SimClient,
-  SimRequestAnalyzer,
-  StandInExecutor,
-  ConsensusError,
-  ConsensusErrorCode,
-  Suspicion,
-  defaultConsensusOptions,
-  resolveOptions,
-  simBlsPublicKey,
-} from '@quire/consensus';
+import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, type ConsensusOptions, type NodeMessage, type ClientRequestBody, type RequestCheck, ConsensusError, ConsensusErrorCode, Suspicion, defaultConsensusOptions, resolveOptions } from '@quire/consensus';
+import { SimClient, SimRequestAnalyzer, StandInExecutor, simBlsPublicKey } from '@quire/consensus/sim';
 
 const BASE_UTC = 1_700_000_000;
 const VALIDATORS = ['Node1', 'Node2', 'Node3', 'Node4'];

@@ -6,7 +6,8 @@
 // accuses the honest primary of view 2 and refuses its NEW_VIEW.
 import { expect } from 'chai';
 import { sha256Hex } from '@quire/common';
-import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, SimRequestAnalyzer, StandInExecutor, simBlsPublicKey, viewChangeDigest } from '@quire/consensus';
+import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, viewChangeDigest } from '@quire/consensus';
+import { SimRequestAnalyzer, StandInExecutor, simBlsPublicKey } from '@quire/consensus/sim';
 import { calcBatches } from '../../src/new-view-calc.js';
 import type { ViewChange } from '../../src/messages.js';
 

@@ -4,7 +4,8 @@
 // the NEW_VIEW against its own. Here the Byzantine Node4 sends Node3 a version claiming a higher
 // stable checkpoint, which makes the honest primary's selection look wrong from Node3's copy.
 import { expect } from 'chai';
-import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, SimRequestAnalyzer, StandInExecutor, Suspicion, simBlsPublicKey, viewChangeDigest } from '@quire/consensus';
+import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, Suspicion, viewChangeDigest } from '@quire/consensus';
+import { SimRequestAnalyzer, StandInExecutor, simBlsPublicKey } from '@quire/consensus/sim';
 import type { ViewChange } from '../../src/messages.js';
 
 const VALIDATORS = ['Node1', 'Node2', 'Node3', 'Node4'];

@@ -4,7 +4,7 @@
 // from another validator.
 import { expect } from 'chai';
 import { encodeMsgpack } from '@quire/common';
-import { Simulation, replayCommand, type SimNode } from '@quire/consensus';
+import { Simulation, replayCommand, type SimNode } from '@quire/consensus/sim';
 
 interface Scripted {
   queue: { schedule(at: number, fn: () => void): void; now: number };

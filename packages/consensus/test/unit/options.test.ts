@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { ConsensusError, ConsensusErrorCode, Prng, primaryOf, quorumsFor, resolveOptions } from '@quire/consensus';
+import { ConsensusError, ConsensusErrorCode, primaryOf, quorumsFor, resolveOptions } from '@quire/consensus';
+import { Prng } from '@quire/consensus/sim';
 
 describe('options, quorums and primary selection', () => {
   it('computes the quorum table of consensus.md §1.2', () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { Simulation, SimClient, SimRequestAnalyzer, StandInExecutor, ConsensusCore, type ConsensusEffect, type ConsensusCrypto } from '@quire/consensus';
+import { ConsensusCore, type ConsensusEffect, type ConsensusCrypto } from '@quire/consensus';
+import { Simulation, SimClient, SimRequestAnalyzer, StandInExecutor } from '@quire/consensus/sim';
 
 function committedEverywhere(sim: Simulation): number[] {
   return sim.nodes.map((n) => n.executor.committedSize(3));

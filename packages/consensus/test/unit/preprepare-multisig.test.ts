@@ -4,17 +4,8 @@
 // refuse is refused before this node PREPAREs (#15 F3).
 import { expect } from 'chai';
 import { b58encode } from '@quire/common';
-import {
-  ConsensusCore,
-  type ConsensusCrypto,
-  type ConsensusEffect,
-  type MultiSigTuple,
-  SimRequestAnalyzer,
-  StandInExecutor,
-  Suspicion,
-  batchDigest,
-  simBlsPublicKey,
-} from '@quire/consensus';
+import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, type MultiSigTuple, Suspicion, batchDigest } from '@quire/consensus';
+import { SimRequestAnalyzer, StandInExecutor, simBlsPublicKey } from '@quire/consensus/sim';
 
 const VALIDATORS = ['Node1', 'Node2', 'Node3', 'Node4'];
 const genesis = VALIDATORS.map((alias) => ({ alias, blskey: simBlsPublicKey(alias) }));

@@ -1,7 +1,7 @@
 // A view change after backups restarted or caught up: the batches they hold only in their ledgers
 // (not in their 3PC log) must still reach NEW_VIEW, else no primary can ever build it.
 import { expect } from 'chai';
-import { Simulation, replayCommand, type SimNode } from '@quire/consensus';
+import { Simulation, replayCommand, type SimNode } from '@quire/consensus/sim';
 
 /** The parts of the simulator a hand-written scenario schedules with. */
 interface Scripted {

@@ -1,19 +1,8 @@
 // A scripted pool for unit tests of the primary's batching and of admission control: four cores
 // over a network with one simulated clock and a link delay per message, recording the primary's
 // PRE-PREPAREs, the answers to clients and the ordered requests.
-import {
-  ConsensusCore,
-  type ConsensusCrypto,
-  type ConsensusEffect,
-  type ConsensusOptions,
-  type NodeMessage,
-  type ClientRequestBody,
-  type RequestCheck,
-  SimClient,
-  SimRequestAnalyzer,
-  StandInExecutor,
-  simBlsPublicKey,
-} from '@quire/consensus';
+import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, type ConsensusOptions, type NodeMessage, type ClientRequestBody, type RequestCheck } from '@quire/consensus';
+import { SimClient, SimRequestAnalyzer, StandInExecutor, simBlsPublicKey } from '@quire/consensus/sim';
 import { b58encode } from '@quire/common';
 
 const BASE_UTC = 1_700_000_000;

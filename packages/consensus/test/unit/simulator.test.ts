@@ -1,17 +1,6 @@
 import { expect } from 'chai';
-import {
-  ConsensusCore,
-  type ConsensusEffect,
-  SWEEP_MIXES,
-  SimRequestAnalyzer,
-  Simulation,
-  StandInExecutor,
-  replayCommand,
-  runSimulation,
-  runSweep,
-  simBlsPublicKey,
-  type SimulationOptions,
-} from '@quire/consensus';
+import { ConsensusCore, type ConsensusEffect } from '@quire/consensus';
+import { SWEEP_MIXES, SimRequestAnalyzer, Simulation, StandInExecutor, replayCommand, runSimulation, runSweep, simBlsPublicKey, type SimulationOptions } from '@quire/consensus/sim';
 
 // Fixed seeds that once failed, kept as regressions.
 const REGRESSIONS: { seed: number; nodes: number; faults: string; consensus?: { chkFreq: number; logSize: number } }[] = [

@@ -1,13 +1,6 @@
 import { expect } from 'chai';
-import {
-  ConsensusCore,
-  type ConsensusCrypto,
-  type ConsensusEffect,
-  SimClient,
-  SimRequestAnalyzer,
-  StandInExecutor,
-  simBlsPublicKey,
-} from '@quire/consensus';
+import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect } from '@quire/consensus';
+import { SimClient, SimRequestAnalyzer, StandInExecutor, simBlsPublicKey } from '@quire/consensus/sim';
 
 // consensus.md §1.2: a development pool may have n < 4 validators; n = 1 gives f = 0, a PREPARE
 // quorum of n - f - 1 = 0 and a COMMIT quorum of 1 (the node's own).

@@ -5,7 +5,8 @@
 // two views (plus escalation) ahead was dropped, and such a pool stayed split for good (seen on a
 // forced POOL_UPGRADE under load: two nodes in view 7, two in view 2 voting for view 3).
 import { expect } from 'chai';
-import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, SimRequestAnalyzer, StandInExecutor, simBlsPublicKey } from '@quire/consensus';
+import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect } from '@quire/consensus';
+import { SimRequestAnalyzer, StandInExecutor, simBlsPublicKey } from '@quire/consensus/sim';
 
 const VALIDATORS = ['Node1', 'Node2', 'Node3', 'Node4'];
 const noCrypto: ConsensusCrypto = { blsSign: () => 'sig', blsVerifyShare: () => true, blsAggregate: () => 'agg', blsVerifyMulti: () => true };

@@ -2,7 +2,7 @@
 // only f+1 VIEW_CHANGEs hold; and the membership loop, VIEW_CHANGE_ACKs that reach the new primary
 // before it starts the view change. Both stalled the pool for good before their fixes.
 import { expect } from 'chai';
-import { Simulation, replayCommand, type SimNode } from '@quire/consensus';
+import { Simulation, replayCommand, type SimNode } from '@quire/consensus/sim';
 
 /** The parts of the simulator a hand-written scenario schedules with. */
 interface Scripted {

@@ -2,19 +2,8 @@
 // checkpoint are saved before they leave, and a restarted node neither votes for another digest at
 // a (view, ppSeqNo) it voted for nor forgets, in its VIEW_CHANGE, what it prepared.
 import { expect } from 'chai';
-import {
-  ConsensusCore,
-  type ConsensusEffect,
-  SimRequestAnalyzer,
-  Simulation,
-  StandInExecutor,
-  Suspicion,
-  batchDigest,
-  replayCommand,
-  simBlsPublicKey,
-  type SimNode,
-  type ThreePcVoteJournal,
-} from '@quire/consensus';
+import { ConsensusCore, type ConsensusEffect, Suspicion, batchDigest, type ThreePcVoteJournal } from '@quire/consensus';
+import { SimRequestAnalyzer, Simulation, StandInExecutor, replayCommand, simBlsPublicKey, type SimNode } from '@quire/consensus/sim';
 
 const validators = ['Node1', 'Node2', 'Node3', 'Node4'];
 const genesis = validators.map((alias) => ({ alias, blskey: simBlsPublicKey(alias) }));

@@ -4,7 +4,7 @@
 // clients send real signed requests (sim-workload.ts). This module is also the runner module of
 // `runSweep` (`SIM_RUNNER`): sweep workers load it and call `simulate`.
 import { fileURLToPath } from 'node:url';
-import { Simulation, type SimPool, type SimPoolContext, type SimulationOptions, type SimulationResult } from '@quire/consensus';
+import { Simulation, type SimPool, type SimPoolContext, type SimulationOptions, type SimulationResult } from '@quire/consensus/sim';
 import { SignatureVerifier } from '@quire/requests';
 import { simDomainGenesis, simPoolGenesis } from './sim-identities.js';
 import { type SimConsensusExecutor, SimReplica, type SimRunShared } from './sim-replica.js';

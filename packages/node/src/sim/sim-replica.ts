@@ -6,17 +6,8 @@
 // store holds the last completed atomic write); a restart opens everything again from it, as a
 // node process does at startup.
 import { b58decode, b58encode, parseJson } from '@quire/common';
-import {
-  type ClientRequestBody,
-  type ConsensusCrypto,
-  type MultiSignature,
-  type RequestAnalyzer,
-  type RequestCheck,
-  type SimAuditEntry,
-  type SimExecutor,
-  type SimReplica as SimReplicaContract,
-  createBlsConsensusCrypto,
-} from '@quire/consensus';
+import { type ClientRequestBody, type ConsensusCrypto, type MultiSignature, type RequestAnalyzer, type RequestCheck, createBlsConsensusCrypto } from '@quire/consensus';
+import { type SimAuditEntry, type SimExecutor, type SimReplica as SimReplicaContract } from '@quire/consensus/sim';
 import { type BlsSecretKey, LruCache } from '@quire/crypto';
 import { RequestExecutor, type SignatureVerifier, type Txn } from '@quire/requests';
 import { type KvStore, openMemoryKvStore, parseGenesis } from '@quire/storage';

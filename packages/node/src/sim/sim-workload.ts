@@ -7,7 +7,8 @@
 // - NODE txns of the membership mix by the owning steward: a new validator with its BLS key and
 //   proof of possession, a BLS key rotation, demotion and promotion.
 import { sha256, signatureInput } from '@quire/common';
-import type { ClientRequestBody, SimWorkload as SimWorkloadContract } from '@quire/consensus';
+import type { ClientRequestBody } from '@quire/consensus';
+import type { SimWorkload as SimWorkloadContract } from '@quire/consensus/sim';
 import { Ed25519Signer } from '@quire/crypto';
 import { parseRequest } from '@quire/requests';
 import { ownerOf, simBlsKey, simNodeAddress, simNodeKeys, stewardSigner, trusteeSigner } from './sim-identities.js';

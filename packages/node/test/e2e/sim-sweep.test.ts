@@ -10,7 +10,7 @@
 // sets the worker processes (default 2).
 import { randomInt } from 'node:crypto';
 import { expect } from 'chai';
-import { SWEEP_MIXES, replayCommand, runSweep, type SimulationOptions } from '@quire/consensus';
+import { SWEEP_MIXES, replayCommand, runSweep, type SimulationOptions } from '@quire/consensus/sim';
 import { SIM_RUNNER } from '../../src/sim/index.js';
 
 // Seeds that once failed on the real stack or on the stand-in, kept as regressions.

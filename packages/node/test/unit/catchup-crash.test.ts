@@ -7,7 +7,8 @@
 // exactly the seeders' ledgers and states.
 import { expect } from 'chai';
 import { b58encode } from '@quire/common';
-import { ConsensusCore, type ConsensusEffect, Simulation, createBlsConsensusCrypto } from '@quire/consensus';
+import { ConsensusCore, type ConsensusEffect, createBlsConsensusCrypto } from '@quire/consensus';
+import { Simulation } from '@quire/consensus/sim';
 import { RequestExecutor, type Txn } from '@quire/requests';
 import { type KvStore, type WriteBatch, openMemoryKvStore, parseGenesis } from '@quire/storage';
 import { AuditTrail } from '../../src/audit-trail.js';

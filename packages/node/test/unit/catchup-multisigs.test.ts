@@ -4,7 +4,8 @@
 // proof-of-possession-checked keys of its pool state) in its BlsStore, durably.
 import { expect } from 'chai';
 import { b58encode } from '@quire/common';
-import { ConsensusCore, type ConsensusEffect, type MultiSigTuple, Simulation, Suspicion } from '@quire/consensus';
+import { ConsensusCore, type ConsensusEffect, type MultiSigTuple, Suspicion } from '@quire/consensus';
+import { Simulation } from '@quire/consensus/sim';
 import { type RealSimPool, type SimConsensusExecutor, type SimReplica, realSimPool, simBlsKey } from '../../src/sim/index.js';
 
 const GENESIS = ['Node1', 'Node2', 'Node3', 'Node4'];
