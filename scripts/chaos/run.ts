@@ -110,6 +110,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       o.signal?.addEventListener('abort', done, { once: true });
     });
   let lastAckAt = 0;
+  let highestAck = 0;
   const ackWaiters: { after: number; resolve: (t: number) => void }[] = [];
   let askId = 0;
   const answers = new Map<number, (v: unknown) => void>();
@@ -219,6 +220,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
           case 'ack':
             acks.push(m.rec);
             lastAckAt = Math.max(lastAckAt, m.rec.ackAt);
+            if (Number.isSafeInteger(m.rec.seqNo)) highestAck = Math.max(highestAck, m.rec.seqNo);
             for (const w of [...ackWaiters]) {
               if (m.rec.ackAt >= w.after) {
                 ackWaiters.splice(ackWaiters.indexOf(w), 1);
@@ -277,7 +279,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         error = (e as Error).message;
         o.log(`#${p.index} ${p.kind} failed: ${error}`);
       }
-      const target = await maxDomainSize();
+      // the longest domain ledger at the heal, at least the highest acknowledged seqNo (when every
+      // node is restarting, as after a pool-restart or pool-upgrade, none answers VALIDATOR_INFO)
+      const target = Math.max(await maxDomainSize(), highestAck);
       try {
         await applied?.heal();
         net?.heal();
