@@ -18,7 +18,7 @@ export { ruleElement, entryKey } from './auth/rule-entry.js';
 export { SignatureVerifier, defaultSignatureVerifierOptions } from './auth/signatures.js';
 export type { SignatureVerifierOptions } from './auth/signatures.js';
 export { StateIdrCache } from './auth/idr-cache.js';
-export { resolveVerkey } from './auth/verkey.js';
+export { signingVerkey } from './auth/verkey.js';
 // TAA
 export { checkTaaAcceptance, ledgerRequiresTaa, utcDate } from './taa/acceptance.js';
 export { taaDigest, readLatestTaa, readAml, taaEnabled, TAA_LATEST_KEY, AML_LATEST_KEY } from './taa/taa-state.js';
@@ -35,7 +35,7 @@ export type { StoredFormOfCaughtUp } from './executor/catchup-txns.js';
 export { StatePoolNodeIndex, LedgerUpgradeIndex } from './executor/indexes.js';
 export type { PoolTrieReader, CommittedLedgerSource } from './executor/indexes.js';
 export type { ExecutorStores, ExecutorLedger, ExecutorStateTrie, ExecutorAttributeStore, ExecutorTimestampStore, ExecutorSeqNoIndex } from './executor/stores.js';
-export { requestToTxn, cloneJson } from './executor/txn.js';
+export { parsedRequestToTxn, cloneJson } from './executor/txn.js';
 // reads
 export { StoresReadContext, answerRead, stateProofOf, type ReadRootChoice } from './reads/read-context.js';
 export type { ReadReply } from './reads/read-context.js';

@@ -12,7 +12,7 @@ import { Ed25519Verifier, LruCache } from '@quire/crypto';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { IdrCache, ParsedRequest, StateAccess } from '../handler.js';
 import { signatureInputFor } from '../pipeline/parse.js';
-import { resolveVerkey } from './verkey.js';
+import { signingVerkey } from './verkey.js';
 
 export interface SignatureVerifierOptions {
   /** Verified (digest, signer, key) triples remembered. Default 100,000. */
@@ -78,7 +78,7 @@ export class SignatureVerifier {
     const ck = `${did}|${verkey ?? ''}`;
     let key = this.#keys.get(ck);
     if (key === undefined) {
-      key = resolveVerkey(did, verkey);
+      key = signingVerkey(did, verkey);
       this.#keys.set(ck, key);
     }
     if (key === null) throw new RequestError(RequestErrorCode.UNKNOWN_SIGNER, { did });

@@ -24,7 +24,7 @@ import { LedgerUpgradeIndex, StatePoolNodeIndex } from './indexes.js';
 import { catchupFormOf } from './catchup-txns.js';
 import { type CaughtUpTxns, type ReplayHost, appendCaughtUpTxns, applyGenesisTxns, rebuildStateFromLedger, txnTimeOf } from './replay.js';
 import { type ExecutorStores, LedgerView, TrieView } from './stores.js';
-import { requestToTxn } from './txn.js';
+import { parsedRequestToTxn } from './txn.js';
 
 export interface ExecutorOptions {
   /** Verify signatures while ordering (cached: requests verified at receipt are not verified again). Default true. */
@@ -304,7 +304,7 @@ export class RequestExecutor {
       const ctx = this.context(ledgerId, ppTime, seqNo, attributes);
       handler.validateDynamic(req, ctx);
       for (const id of STATE_LEDGERS) views[id].beginUndo();
-      const txn = requestToTxn(req);
+      const txn = parsedRequestToTxn(req);
       const txnId = handler.prepareTxn?.(txn, req, ctx);
       txn.txnMetadata = { seqNo, txnTime: ppTime };
       if (txnId !== undefined) txn.txnMetadata.txnId = txnId;

@@ -14,7 +14,7 @@ export const cloneJson: <T>(v: T) => T = deepCopy;
  * The stored txn of a parsed request, without seqNo / txnTime / txnId (ordering adds them). ATTRIB
  * `raw` / `enc` are already replaced by their hashes; the handler's `prepareTxn` keeps the originals.
  */
-export function requestToTxn(req: ParsedRequest): Txn {
+export function parsedRequestToTxn(req: ParsedRequest): Txn {
   try {
     return commonRequestToTxn(req.request, { digest: req.digest, payloadDigest: req.payloadDigest });
   } catch (e) {

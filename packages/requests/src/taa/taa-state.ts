@@ -4,7 +4,6 @@
  * `2:v:<version>` -> digest (raw), `2:latest` -> digest (raw); `3:latest` and `3:v:<version>` ->
  * W({version, aml, [amlContext]}).
  */
-import { sha256Hex } from '@quire/common';
 import type { StateAccess } from '../handler.js';
 import { decodeText, decodeWrapped, isJsonObject } from '../state-keys.js';
 import { RequestError, RequestErrorCode } from '../errors.js';
@@ -15,10 +14,8 @@ export const taaDigestKey = (digest: string): string => `2:d:${digest}`;
 export const taaVersionKey = (version: string): string => `2:v:${version}`;
 export const amlVersionKey = (version: string): string => `3:v:${version}`;
 
-/** taaDigest = hex(sha256(utf8(version || text))) (formats.md 3.5). */
-export function taaDigest(version: string, text: string): string {
-  return sha256Hex(version + text);
-}
+/** taaDigest = hex(sha256(utf8(version || text))) (formats.md 3.5): one definition, in @quire/common. */
+export { taaDigest } from '@quire/common';
 
 export interface StoredTaa {
   digest: string;
