@@ -3,7 +3,8 @@
 // own random stream, the primary as the nodes report it when the perturbation starts.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../devnet/lib/layout.js';
+import { nodePackageVersion, readInstalledVersion } from '@quire/node';
+import { compareNodeVersions } from '@quire/requests';
 import { POOL_GENESIS_FILE, deriveNodeKeys, nodeSeed } from '../../devnet/lib/node-api.js';
 import { readLedgerLines } from './check.js';
 import type { ChaosNetwork } from './netns.js';
@@ -53,22 +54,9 @@ const POOL_UPGRADE_BOUND_MS = 180_000;
 /** Time an added node gets to catch up and order as a validator (a fresh node catches up every ledger). */
 const NODE_ADD_BOUND_MS = 150_000;
 
-/** The version a node runs: `installed_version` in its data directory, else @quire/node's package version. */
+/** The version a node runs: `installed_version` in its data directory, else @quire/node's package version (as the node reads it). */
 export function runningVersion(n: ChaosNode): string {
-  const f = join(n.layout.dataDir, 'installed_version');
-  if (existsSync(f)) return readFileSync(f, 'utf8').trim();
-  return (JSON.parse(readFileSync(join(REPO_ROOT, 'packages', 'node', 'package.json'), 'utf8')) as { version: string }).version;
-}
-
-/** Compares release versions part by part (`0.1.10` > `0.1.9`); the harness only makes plain releases. */
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return Math.sign(d);
-  }
-  return 0;
+  return readInstalledVersion(n.layout.dataDir, nodePackageVersion());
 }
 
 /** The next patch release: `0.1.0` -> `0.1.1`. */
@@ -122,7 +110,7 @@ export async function applyPerturbation(ctx: PerturbContext, p: PlannedPerturbat
       // receipt: NODE_UPGRADE in_progress, the devnet's upgrade action, exit 75, started again by its
       // supervisor, NODE_UPGRADE complete ('succeeded' in its upgrade_log)
       const nodes = ctx.pool.nodes;
-      const top = nodes.map(runningVersion).reduce((a, b) => (compareVersions(a, b) >= 0 ? a : b));
+      const top = nodes.map(runningVersion).reduce((a, b) => (compareNodeVersions(a, b) >= 0 ? a : b));
       const reinstall = rng.chance(0.5);
       const version = reinstall ? top : nextPatch(top);
       const order = rng.sample(nodes, nodes.length);

@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { compareVersions, nextPatch, runningVersion } from '../../scripts/chaos/perturb.js';
+import { compareNodeVersions } from '@quire/requests';
+import { nextPatch, runningVersion } from '../../scripts/chaos/perturb.js';
 import type { ChaosNode } from '../../scripts/chaos/pool.js';
 import { ALL_KINDS, PROCESS_KINDS, Rng, planSchedule } from '../../scripts/chaos/schedule.js';
 import { ChaosNetwork, netnsUnavailableReason, ownNamespacesGone } from '../../scripts/chaos/netns.js';
@@ -44,9 +45,9 @@ describe('chaos harness', () => {
       expect(nextPatch('0.1.0')).to.equal('0.1.1');
       expect(nextPatch('0.1.9')).to.equal('0.1.10');
       expect(nextPatch('2.0')).to.equal('2.0.1');
-      expect(compareVersions('0.1.10', '0.1.9')).to.equal(1);
-      expect(compareVersions('0.1.1', '0.1.1')).to.equal(0);
-      expect(compareVersions('0.1', '0.1.1')).to.equal(-1);
+      expect(Math.sign(compareNodeVersions('0.1.10', '0.1.9'))).to.equal(1);
+      expect(compareNodeVersions('0.1.1', '0.1.1')).to.equal(0);
+      expect(Math.sign(compareNodeVersions('0.1', '0.1.1'))).to.equal(-1);
     });
 
     it("a node's running version is its installed_version, else @quire/node's package version", () => {

@@ -519,7 +519,6 @@ export class ConsensusExecutor implements BatchExecutor {
     return undefined;
   }
 
-
   /** The committed multi-signature of a state root; undefined when none or unreadable. */
   multiSignatureFor(stateRoot: string): MultiSignature | undefined {
     try {

@@ -36,6 +36,7 @@ export type { ForcedRequestsModules } from './forced-requests.js';
 export { NODE_PACKAGE, NodeUpgrades } from './node-upgrades.js';
 export type { NodeUpgradesModules, NodeUpgradesOptions, SoftwareInfo } from './node-upgrades.js';
 export { nodePackageVersion } from './version.js';
+export { readInstalledVersion } from './upgrade/installed-version.js';
 export { VALIDATOR_INFO_VERSION, validatorInfo } from './validator-info.js';
 export type { ValidatorInfoSource } from './validator-info.js';
 export { QuireNode, WRITE_FAILED_EXIT_CODE } from './node.js';

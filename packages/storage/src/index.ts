@@ -1,4 +1,5 @@
-export { StorageError, StorageErrorCode, ProofError, ConsistencyError, ValueError } from './errors.js';
+// the pure part (errors, proofs, genesis parsing), also the subpath @quire/storage/proofs
+export * from './proofs.js';
 export type { KvStore, KvRange, WriteBatch, BatchWriteListener } from './kv/kv-store.js';
 export { bucketPrefix, seqNoKey, decodeSeqNoKey, MAX_BUCKET_NAME_BYTES } from './kv/kv-store.js';
 export type { LevelKvStoreOptions } from './kv/level-kv-store.js';
@@ -8,17 +9,6 @@ export { Ledger, defaultLedgerOptions } from './ledger/ledger.js';
 export type { LedgerRecovery } from './ledger/recovery.js';
 export type { LedgerBuckets } from './ledger/hash-store.js';
 export { ledgerBuckets } from './ledger/hash-store.js';
-export {
-  EMPTY_ROOT,
-  HASH_LENGTH,
-  merkleLeafHash,
-  merkleNodeHash,
-  merkleRootAfterAppend,
-  merkleRootOfLeafHashes,
-  rootFromFrontier,
-  verifyInclusion,
-  verifyConsistency,
-} from './ledger/merkle.js';
 export * from './side-stores/index.js';
 export * from './genesis/index.js';
 export { snapshotLevelDb, SnapshotError, SnapshotErrorCode, defaultSnapshotOptions } from './snapshot.js';
