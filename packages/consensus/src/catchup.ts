@@ -9,6 +9,7 @@
 import { CaughtUpMultiSigs, multiSigsForAuditTxns } from './catchup-multisigs.js';
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
+import { encodeMsgpack } from '@quire/common';
 import { encodedSize, type CatchupRep, type CatchupReq, type ConsistencyProof, type LedgerStatus, type MultiSigTuple } from './messages.js';
 
 const AUDIT = 3;
@@ -149,12 +150,36 @@ export class Catchup {
   }
 
   /**
-   * Sends txns seqNo `start`.. as CATCHUP_REP; above MSG_LEN_LIMIT the range is split in halves
-   * recursively, each half with its own consistency proof to catchupTill (consensus.md §7.4) and, for
-   * the audit ledger, the multi-signatures of the roots its own txns name (`multiSigCache`: by state
-   * root, shared by the halves).
+   * Sends txns seqNo `start`.. as CATCHUP_REPs below MSG_LEN_LIMIT, each with its own consistency
+   * proof to catchupTill (consensus.md §7.4) and, for the audit ledger, the multi-signatures of the
+   * roots its own txns name (`multiSigCache`: by state root, shared by the pieces). Each txn is
+   * encoded once to learn its size and the pieces are cut greedily from those sizes
+   * (`catchupRepSize`), instead of encoding the whole reply and then each half again: a 2,000-txn
+   * reply cut to 128 KiB by halving was encoded five times over before the transport encoded it.
    */
   private sendCatchupRep(to: string, req: CatchupReq, start: number, txns: readonly unknown[], multiSigCache?: Map<string, MultiSigTuple | null>): void {
+    const ex = this.ctx.modules.executor;
+    const limit = this.ctx.opts.msgLenLimit;
+    // bytes of each txn under its key; for the audit ledger the multi-signatures it names are counted with it
+    // (an upper bound: a piece carries each root's multi-signature once)
+    const sizes = txns.map((t, i) => {
+      let n = catchupEntrySize(start + i, t);
+      if (multiSigCache !== undefined) for (const ms of multiSigsForAuditTxns(ex, [t], multiSigCache)) n += msgpackSize(ms);
+      return n;
+    });
+    // room for the rest of a piece: its envelope with the proof from `start` (a piece's own proof is at most a
+    // few hashes longer) and the map header; each piece's exact size is checked before it is sent
+    const proof = start + txns.length - 1 === req.catchupTill ? [] : ex.consistencyProof(req.ledgerId, start, req.catchupTill);
+    const envelope = encodedSize({ op: 'CATCHUP_REP', ledgerId: req.ledgerId, txns: {}, consProof: proof }) + CATCHUP_REP_SLACK_BYTES;
+    let s = 0;
+    for (const e of cutPieces(sizes, limit - envelope)) {
+      this.sendCatchupPiece(to, req, start + s, txns.slice(s, e), sizes.slice(s, e), multiSigCache);
+      s = e;
+    }
+  }
+
+  /** One CATCHUP_REP of txns seqNo `start`..; split in halves while its exact size is above MSG_LEN_LIMIT. */
+  private sendCatchupPiece(to: string, req: CatchupReq, start: number, txns: readonly unknown[], sizes: readonly number[], multiSigCache?: Map<string, MultiSigTuple | null>): void {
     const ex = this.ctx.modules.executor;
     const last = start + txns.length - 1;
     const map: Record<string, unknown> = {};
@@ -165,10 +190,12 @@ export class Catchup {
       const multiSigs = multiSigsForAuditTxns(ex, txns, multiSigCache);
       if (multiSigs.length > 0) rep.multiSigs = multiSigs;
     }
-    if (txns.length > 1 && encodedSize(rep) > this.ctx.opts.msgLenLimit) {
+    // the audit ledger's few txns are measured whole (their sizes count the multi-signatures they name, an upper bound)
+    const size = multiSigCache !== undefined ? encodedSize(rep) : catchupRepSize(rep, sizes);
+    if (txns.length > 1 && size > this.ctx.opts.msgLenLimit) {
       const half = Math.ceil(txns.length / 2);
-      this.sendCatchupRep(to, req, start, txns.slice(0, half), multiSigCache);
-      this.sendCatchupRep(to, req, start + half, txns.slice(half), multiSigCache);
+      this.sendCatchupPiece(to, req, start, txns.slice(0, half), sizes.slice(0, half), multiSigCache);
+      this.sendCatchupPiece(to, req, start + half, txns.slice(half), sizes.slice(half), multiSigCache);
       return;
     }
     this.ctx.send(to, rep);
@@ -386,4 +413,57 @@ export class Catchup {
       this.requestMissing();
     }
   }
+}
+
+/**
+ * Room kept in a CATCHUP_REP beyond its envelope with the proof from the reply's first txn when pieces
+ * are cut: a piece's own proof may hold a few more hashes (8 of at most 46 bytes), and the map header.
+ */
+const CATCHUP_REP_SLACK_BYTES = 8 * 47 + 4;
+
+/**
+ * Greedy cut of entries of `sizes` bytes into pieces of at most `room` bytes: the end index of each
+ * piece, in order; a piece is closed only when its next entry does not fit, and an entry larger than
+ * `room` goes alone.
+ */
+export function cutPieces(sizes: readonly number[], room: number): number[] {
+  const ends: number[] = [];
+  let s = 0;
+  while (s < sizes.length) {
+    let e = s + 1;
+    let bytes = sizes[s]!;
+    while (e < sizes.length && bytes + sizes[e]! <= room) bytes += sizes[e++]!;
+    ends.push(e);
+    s = e;
+  }
+  return ends;
+}
+
+/** msgpack bytes of a value (0 when it cannot be encoded: the transport reports that). */
+function msgpackSize(v: unknown): number {
+  try {
+    return encodeMsgpack(v).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** msgpack bytes of one entry `"<seqNo>": txn` of a CATCHUP_REP's txns map. */
+export function catchupEntrySize(seqNo: number, txn: unknown): number {
+  return 1 + String(seqNo).length + msgpackSize(txn);
+}
+
+function mapHeaderSize(n: number): number {
+  return n < 16 ? 1 : n < 65536 ? 3 : 5;
+}
+
+/**
+ * The encoded size of `rep` from the sizes of its entries (`catchupEntrySize`, in any order): the
+ * reply without its txns is encoded, and the entries' bytes and the map header added (a map's bytes
+ * are its header and its keys' and values' bytes, whatever order they are sorted in).
+ */
+export function catchupRepSize(rep: CatchupRep, entrySizes: readonly number[]): number {
+  let entries = 0;
+  for (const n of entrySizes) entries += n;
+  return encodedSize({ ...rep, txns: {} }) - mapHeaderSize(0) + mapHeaderSize(entrySizes.length) + entries;
 }
