@@ -3,43 +3,21 @@
 // in a fraction of the time tsx needs to compile it, which matters when a test file starts and
 // restarts a dozen processes; a stale dist would test old code, so it is used only when fresh.
 // QUIRE_TEST_BIN=source|build|auto (default auto) forces a choice.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { builtPackagesFresh } from '../../devnet/lib/build-fresh.js';
 import { REPO_ROOT } from '../../devnet/lib/layout.js';
 
 export type BinMode = 'auto' | 'source' | 'build';
 
 export const SOURCE_FLAGS = ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill'];
 
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(p));
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
+let freshCache: boolean | undefined;
 
-let newestCache: number | undefined;
-
-/** Newest mtime of any packages/<name>/src/**.ts (computed once per test run). */
-function newestPackageSource(): number {
-  if (newestCache === undefined) {
-    newestCache = 0;
-    const packages = join(REPO_ROOT, 'packages');
-    for (const pkg of readdirSync(packages)) {
-      const src = join(packages, pkg, 'src');
-      if (existsSync(src)) newestCache = Math.max(newestCache, newestSource(src));
-    }
-  }
-  return newestCache;
-}
-
-/** True when `distFile` (relative to the repository) exists and is newer than every package source. */
+/** True when `distFile` (relative to the repository) exists and every package's build is up to date (computed once per run). */
 export function distIsFresh(distFile: string): boolean {
-  const file = join(REPO_ROOT, distFile);
-  return existsSync(file) && statSync(file).mtimeMs > newestPackageSource();
+  freshCache ??= builtPackagesFresh();
+  return existsSync(join(REPO_ROOT, distFile)) && freshCache;
 }
 
 export function binMode(): BinMode {
