@@ -122,14 +122,19 @@ function checkFreshness(value: MultiSignatureValue, f: Freshness): void {
 }
 
 /**
- * Multi-signatures already verified, by state root (bounded, oldest evicted first). An entry holds the exact
- * multi-signature (signature, sorted participants, value) and the pool epoch it was verified under; anything else
- * under the same root is verified again.
+ * Multi-signatures already verified, by state root (bounded, oldest root evicted first). Under one root it keeps the
+ * exact multi-signatures (signature, sorted participants, value) verified under a pool epoch, up to
+ * `perRoot` of them: honest nodes aggregate the first n-f COMMITs each received, so they answer reads of the same root
+ * with different participants and signatures, and a client reading from several nodes would otherwise verify again
+ * at every change of node. Anything not held is verified again.
  */
 export class MultiSignatureCache {
-  private readonly entries = new Map<string, { fingerprint: string; epoch: number | string | undefined }>();
+  private readonly entries = new Map<string, { fingerprints: string[]; epoch: number | string | undefined }>();
 
-  constructor(private readonly maxEntries = 1024) {}
+  constructor(
+    private readonly maxEntries = 1024,
+    private readonly perRoot = 8,
+  ) {}
 
   static fingerprint(ms: MultiSignature): string {
     const v = ms.value;
@@ -138,12 +143,16 @@ export class MultiSignatureCache {
 
   has(root: string, fingerprint: string, epoch: number | string | undefined): boolean {
     const e = this.entries.get(root);
-    return e !== undefined && e.fingerprint === fingerprint && e.epoch === epoch;
+    return e !== undefined && e.epoch === epoch && e.fingerprints.includes(fingerprint);
   }
 
   add(root: string, fingerprint: string, epoch: number | string | undefined): void {
+    const e = this.entries.get(root);
     this.entries.delete(root);
-    this.entries.set(root, { fingerprint, epoch });
+    const kept = e !== undefined && e.epoch === epoch ? e.fingerprints.filter((f) => f !== fingerprint) : [];
+    kept.push(fingerprint);
+    if (kept.length > this.perRoot) kept.shift();
+    this.entries.set(root, { fingerprints: kept, epoch });
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }
 

@@ -117,6 +117,25 @@ describe('verifyMultiSignature', () => {
       ClientErrorCode.MULTISIG_STALE,
     );
   });
+
+  it('keeps the different honest multi-signatures of one root (each node aggregates its own n-f COMMITs), bounded per root', () => {
+    const cache = new MultiSignatureCache(1024, 2);
+    const fresh = { kind: 'current' as const, now: NOW, seconds: 300 };
+    const byNode1 = multiSign(value, [0, 1, 2]);
+    const byNode4 = multiSign(value, [1, 2, 3]);
+    const byNode2 = multiSign(value, [0, 1, 3]);
+    const key = (m: unknown): string => MultiSignatureCache.fingerprint(verifyMultiSignature({ multiSignature: m, pool, freshness: fresh }));
+    verifyMultiSignature({ multiSignature: byNode1, pool, freshness: fresh, cache });
+    verifyMultiSignature({ multiSignature: byNode4, pool, freshness: fresh, cache });
+    expect(cache.size).to.equal(1);
+    expect(cache.has(value.state_root_hash, key(byNode1), pool.epoch)).to.equal(true);
+    expect(cache.has(value.state_root_hash, key(byNode4), pool.epoch)).to.equal(true);
+    // a third one evicts the oldest of the root; another epoch holds none of them
+    verifyMultiSignature({ multiSignature: byNode2, pool, freshness: fresh, cache });
+    expect(cache.has(value.state_root_hash, key(byNode1), pool.epoch)).to.equal(false);
+    expect(cache.has(value.state_root_hash, key(byNode2), pool.epoch)).to.equal(true);
+    expect(cache.has(value.state_root_hash, key(byNode4), 'another epoch')).to.equal(false);
+  });
 });
 
 describe('verifyReadReply', () => {
