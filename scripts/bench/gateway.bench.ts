@@ -4,7 +4,7 @@
 // gateway's overhead as a ratio, and CPU per request of each process. The gateway runs as users run it: its own
 // `quire-gateway` process (built bin when dist is fresh, else the sources through tsx) with its defaults, except
 // `--rate-limit 0` (every request of the benchmark comes from one address). GATEWAY_BENCH_SECONDS (default 10) per
-// phase, GATEWAY_BENCH_CONCURRENCY (32).
+// phase, GATEWAY_BENCH_CONCURRENCY (32), GATEWAY_BENCH_CPU_PROF (a directory: a CPU profile of the gateway process).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -42,7 +42,9 @@ function cpuSecondsOf(pid: number | undefined): number {
 /** Starts `quire-gateway` on the pool's genesis file and resolves with its URL (its `--json` startup line). */
 async function startGateway(genesisFile: string): Promise<{ child: ChildProcess; url: URL }> {
   const argv = cliArgv({ dist: 'packages/gateway/dist/cli.js', built: 'packages/gateway/bin/quire-gateway.js', source: 'test/support/bin/quire-gateway.ts' });
-  const child = spawn(argv[0]!, [...argv.slice(1), '--genesis', genesisFile, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0', '--log-level', 'warn', '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const prof = process.env.GATEWAY_BENCH_CPU_PROF; // a directory: profile the gateway process (node --cpu-prof)
+  const flags = prof === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', prof];
+  const child = spawn(argv[0]!, [...flags, ...argv.slice(1), '--genesis', genesisFile, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0', '--log-level', 'warn', '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<URL>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('quire-gateway printed no startup line in 60 s')), 60_000);
