@@ -24,6 +24,11 @@ import { fmt } from '../load/lib/stats.js';
 import { LoadTarget, type Ack } from '../load/lib/target.js';
 import { cryptoCeiling, measureCryptoCosts, type CryptoCosts } from './crypto-floor.js';
 
+/** the writes offered while a node catches up stop when it is caught up, at the latest after this */
+const CATCHUP_WRITES_MAX_MS = 90_000;
+/** GET_NYM reads prepared per second of the reads phase (a closed loop ends when they are used up) */
+const READS_PRESIGNED_PER_S = 8_000;
+
 const PHASES = ['crypto', 'open', 'sustain', 'max', 'curve', 'reads', 'catchup', 'viewchange'] as const;
 type Phase = (typeof PHASES)[number];
 
@@ -36,6 +41,7 @@ interface Opts {
   connections: number;
   readConnections: number;
   catchupTxns: number;
+  catchupRate: number;
   curveRates: number[];
   curveDuration: number;
   plot: string;
@@ -98,6 +104,7 @@ const opts = new Command('bench:pool')
   .option('--connections <n>', 'client connections to every node (write phases)', positive('--connections'), 1)
   .option('--read-connections <n>', 'client connections to every node in the reads phase', positive('--read-connections'), 1)
   .option('--catchup-txns <n>', 'catch-up phase: txns written while one node is down', positive('--catchup-txns'), 50_000)
+  .option('--catchup-rate <n>', 'catch-up phase: NYM writes per second offered (open loop) while the node catches up (0: none)', nonNegative('--catchup-rate'), 700)
   .option('--curve-rates <list>', 'curve phase: NYM write rates offered, one step each', rateList, [100, 300, 600, 1000, 1500, 2500])
   .option('--curve-duration <s>', 'curve phase: seconds of each step', positive('--curve-duration'), 30)
   .option('--plot <file>', 'curve phase: the SVG plot written', 'bench-pool-curve.svg')
@@ -169,7 +176,10 @@ if (needPool) {
     // generator): per completed request they say how much work one request costs, whatever else loads the machine
     // and the writes the nodes refused with REQNACK (pool overloaded, in these runs): the client asks such a node
     // again when another node took the write in, so they show here and not as refused writes
-    const nodeCpu = async (): Promise<{ cpu: number; batches: number; nacks: number; bls: Map<string, number>; blsSeconds: number } | undefined> => {
+    const nodeCpu = async (): Promise<{ cpu: number; batches: number; nacks: number; bls: Map<string, number>; blsSeconds: number; stages: Map<string, { sum: number; count: number }>; loopP99: number[]; loopMax: number[] } | undefined> => {
+      const stages = new Map<string, { sum: number; count: number }>();
+      const loopP99: number[] = [];
+      const loopMax: number[] = [];
       let cpu = 0;
       let batches = 0;
       let nacks = 0;
@@ -185,10 +195,20 @@ if (needPool) {
           if (k.startsWith('quire_client_requests_total{') && k.includes('kind="write"') && k.includes('outcome="nack"')) nacks += n;
           const op = /^quire_bls_operations_total\{.*op="([a-z_]+)"/.exec(k)?.[1];
           if (op !== undefined) bls.set(op, (bls.get(op) ?? 0) + n);
+          const st = /^quire_write_stage_seconds_(sum|count)\{.*stage="([a-z]+)"/.exec(k);
+          if (st !== null) {
+            const e = stages.get(st[2]!) ?? { sum: 0, count: 0 };
+            if (st[1] === 'sum') e.sum += n;
+            else e.count += n;
+            stages.set(st[2]!, e);
+          }
+          const lq = /^quire_event_loop_delay_seconds\{.*quantile="([0-9.]+)"/.exec(k)?.[1];
+          if (lq === '0.99') loopP99.push(n);
+          else if (lq === '1') loopMax.push(n);
         }
         blsSeconds += metricSum(m, 'quire_bls_seconds_total') ?? 0;
       }
-      return { cpu, batches, nacks, bls, blsSeconds };
+      return { cpu, batches, nacks, bls, blsSeconds, stages, loopP99, loopMax };
     };
     const load = async (name: string, o: Parameters<typeof runLoad>[1]): Promise<LoadReport & { nodeCpuPerOkMs?: number; batches?: number }> => {
       say(`== phase ${name}`);
@@ -212,6 +232,17 @@ if (needPool) {
           say(`  ${line}`);
           blsLines.push(`${name}: ${line}`);
         }
+        // where a write's time went, mean per stage over the 4 nodes (quire_write_stage_seconds), and how late the nodes' event loops ran
+        const stageLine = ['verify', 'queue', 'finalise', 'batch', 'prepare', 'commit', 'durable', 'reply']
+          .map((st) => {
+            const a = cpu1.stages.get(st);
+            const b = cpu0.stages.get(st) ?? { sum: 0, count: 0 };
+            return a === undefined || a.count <= b.count ? undefined : `${st} ${fmt(((a.sum - b.sum) * 1000) / (a.count - b.count), 1)}`;
+          })
+          .filter((x) => x !== undefined)
+          .join(', ');
+        if (stageLine !== '') say(`  write path at the nodes, mean ms per stage: ${stageLine}`);
+        if (cpu1.loopP99.length > 0) say(`  node event-loop delay over the phase: p99 ${cpu1.loopP99.map((x) => fmt(x * 1000)).join(' / ')} ms, max ${cpu1.loopMax.map((x) => fmt(x * 1000)).join(' / ')} ms`);
         return { ...r, nodeCpuPerOkMs: ((cpu1.cpu - cpu0.cpu) * 1000) / done, batches };
       }
       return r;
@@ -281,7 +312,10 @@ if (needPool) {
       if (opts.readConnections !== opts.connections) target = await LoadTarget.open(genesisText, opts.readConnections, { writeTimeoutMs: opts.timeout, readTimeoutMs: opts.timeout });
       let r: LoadReport;
       try {
-        r = await load(`verified reads, ${opts.readConcurrency} in flight, ${opts.readConnections} connection(s) per node`, { mix: 'read', concurrency: opts.readConcurrency, durationMs: D, requestTimeoutMs: opts.timeout });
+        // enough reads for the whole phase: the closed loop's default of 2,000 per second of duration ran out after
+        // about half of it at 4,000 reads/s
+        r = await load(`verified reads, ${opts.readConcurrency} in flight, ${opts.readConnections} connection(s) per node`, { mix: 'read', concurrency: opts.readConcurrency, durationMs: D, presign: Math.ceil(opts.duration * READS_PRESIGNED_PER_S), requestTimeoutMs: opts.timeout });
+        if (r.schedule.sent >= Math.ceil(opts.duration * READS_PRESIGNED_PER_S)) say(`  the ${r.schedule.sent.toLocaleString('en-US')} reads prepared were used up before the end of the phase`);
       } finally {
         if (target !== writeTarget) await target.close();
         target = writeTarget;
@@ -291,17 +325,38 @@ if (needPool) {
     }
     if (has('catchup')) {
       const victim = validators[validators.length - 1]!;
-      say(`== phase catch-up: ${victim.alias} stopped, ${opts.catchupTxns} NYMs written, ${victim.alias} restarted`);
+      const meanwhile = opts.catchupRate > 0 ? ` while ${opts.catchupRate} NYM writes/s are offered (open loop)` : '';
+      say(`== phase catch-up: ${victim.alias} stopped, ${opts.catchupTxns} NYMs written, ${victim.alias} restarted${meanwhile}`);
       const before = await ledgerSize(victim);
       await pool.stop(victim.alias);
-      const r = await load('catch-up writes', { mix: 'nym', concurrency: opts.concurrency, presign: opts.catchupTxns, durationMs: 3_600_000, requestTimeoutMs: opts.timeout });
+      await load('catch-up: the writes the stopped node misses (not measured)', { mix: 'nym', concurrency: opts.concurrency, presign: opts.catchupTxns, durationMs: 3_600_000, requestTimeoutMs: opts.timeout });
       const goal = await ledgerSize(validators[0]!);
       const logOffset = fileSize(pool.node(victim.alias).layout.logFile);
-      pool.start(victim.alias);
-      const t0 = performance.now();
-      const { reached, last } = await waitForSize(victim, goal, 600_000);
+      // the node restarts as the writes offered meanwhile begin; they stop when it holds the `goal` txns it was
+      // behind (it is measured to that size: what it catches up of the writes made meanwhile is not counted)
+      const stopWrites = new AbortController();
+      let t0 = 0;
+      let caught: { reached: boolean; last: number; wallMs: number; victimCpuS: number | undefined } | undefined;
+      let catching: Promise<void> | undefined;
+      const restart = (): void => {
+        pool.start(victim.alias);
+        t0 = performance.now();
+        catching = waitForSize(victim, goal, 600_000).then(async (x) => {
+          const wallMs = performance.now() - t0;
+          caught = { ...x, wallMs, victimCpuS: metricSum(await pool.metrics(victim.alias), 'quire_process_cpu_seconds_total') };
+          stopWrites.abort();
+        });
+      };
+      let bg: LoadReport | undefined;
+      if (opts.catchupRate > 0) {
+        bg = await load(`catch-up: ${opts.catchupRate}/s offered while ${victim.alias} catches up`, { mix: 'nym', rate: opts.catchupRate, durationMs: CATCHUP_WRITES_MAX_MS, requestTimeoutMs: opts.timeout, signal: stopWrites.signal, onStart: restart });
+        allAcks.push(...bg.acks);
+        allUnacked.push(...bg.unacked);
+        if (catching === undefined) restart();
+      } else restart();
+      await catching;
+      const { reached, last, wallMs, victimCpuS } = caught!;
       if (!reached) inspect = true;
-      const wallMs = performance.now() - t0;
       // the node may log "caught up" a moment after its domain ledger reached the size (the other ledgers, the log's
       // own buffering): give the line a few seconds to appear
       let fromLog = catchupWindow(pool.node(victim.alias).layout.logFile, logOffset);
@@ -310,7 +365,22 @@ if (needPool) {
         fromLog = catchupWindow(pool.node(victim.alias).layout.logFile, logOffset);
       }
       const behind = goal - before;
-      row(`catch-up of ${behind.toLocaleString('en-US')} txns (${fmt(r.writesPerSecond)}/s written meanwhile)`, reached ? `${fmt((behind * 1000) / wallMs)} txns/s from process start (${(wallMs / 1000).toFixed(1)} s)${fromLog !== undefined ? `; ${fmt((behind * 1000) / fromLog)} txns/s between the node's "catch-up started" and "caught up" (${(fromLog / 1000).toFixed(1)} s)` : ''}` : `NOT caught up: stalled at ${last} of ${goal} txns after ${(wallMs / 1000).toFixed(0)} s (see ${victim.alias}'s node.log)`, '>= 5,000 txns/s');
+      const during = bg !== undefined ? `; meanwhile ${opts.catchupRate}/s offered: ${fmt(bg.writesPerSecond)}/s acknowledged (p50 ${fmt(bg.writeLatency?.p50)} ms, p99 ${fmt(bg.writeLatency?.p99)} ms; ${failures(bg)})` : '; no writes meanwhile';
+      const cpu = reached && victimCpuS !== undefined ? `; ${fmt((victimCpuS * 1e6) / behind)} us of ${victim.alias}'s CPU per txn, its start included` : '';
+      say(`  ${victim.alias}: ${reached ? `${behind} txns caught up in ${(wallMs / 1000).toFixed(1)} s` : `stalled at ${last} of ${goal}`}${cpu}${during}`);
+      row(
+        `catch-up of ${behind.toLocaleString('en-US')} txns${bg !== undefined ? ` while ${opts.catchupRate} writes/s are offered` : ''}`,
+        reached
+          ? `${fmt((behind * 1000) / wallMs)} txns/s from process start (${(wallMs / 1000).toFixed(1)} s)${fromLog !== undefined ? `; ${fmt((behind * 1000) / fromLog)} txns/s between the node's "catch-up started" and "caught up" (${(fromLog / 1000).toFixed(1)} s)` : ''}${cpu}${during}`
+          : `NOT caught up: stalled at ${last} of ${goal} txns after ${(wallMs / 1000).toFixed(0)} s (see ${victim.alias}'s node.log)${during}`,
+        '>= 5,000 txns/s',
+      );
+      if (reached && bg !== undefined) {
+        // in step again before the next phase: the writes made meanwhile
+        const final = await ledgerSize(validators[0]!);
+        const back = await waitForSize(victim, final, 120_000);
+        if (!back.reached) say(`  ${victim.alias} did not catch up the writes made meanwhile (at ${back.last} of ${final} txns)`);
+      }
     }
     if (has('viewchange')) {
       say('== phase view change: the primary is killed under a light load');

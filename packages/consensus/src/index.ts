@@ -31,6 +31,7 @@ export type {
   ApplyBatchInput,
   AuditSummary,
   BatchExecutor,
+  BatchStages,
   ClientOutcome,
   Clock,
   CommittedBatch,

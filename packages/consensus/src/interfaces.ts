@@ -292,6 +292,22 @@ export interface ClientOutcome {
   connIds: string[];
 }
 
+/**
+ * Where the requests of an ordered batch spent their time at this node (the core's clock, ms): a
+ * diagnostic of the write path (receipt, finalisation by n-f PROPAGATEs, batch cut, PREPARE and
+ * COMMIT quorums), never part of a replicated decision.
+ */
+export interface BatchStages {
+  /** per request this node held: when it was first seen here and when it was finalised (0: not finalised here) */
+  requests: { receivedAt: number; finalisedAt: number }[];
+  /** the PRE-PREPARE applied here (sent, at the primary) */
+  appliedAt?: number;
+  /** PREPARE quorum reached here */
+  preparedAt?: number;
+  /** COMMIT quorum reached and the batch ordered here */
+  orderedAt: number;
+}
+
 export type ConsensusEffect =
   | { kind: 'broadcast'; msg: NodeMessage }
   | { kind: 'send'; to: string; msg: NodeMessage }
@@ -313,6 +329,8 @@ export type ConsensusEffect =
       replies: (ClientOutcome & { seqNo: number })[];
       rejects: (ClientOutcome & { reason: string })[];
       multiSigs: MultiSignature[];
+      /** when this node's copy of the batch went through the write path (the core's clock, ms); for latency metrics only */
+      stages?: BatchStages;
     }
   /** a peer sent something invalid or suspicious (consensus.md §6.1 codes; vote = counts toward view change) */
   | { kind: 'suspicion'; peer: string; code: number; vote: boolean }

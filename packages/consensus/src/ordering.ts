@@ -4,7 +4,7 @@
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
 import { batchDigest, decodeDiscarded, encodeDiscarded, multiSigValue } from './digest.js';
-import type { AppliedBatch, CommittedBatch } from './interfaces.js';
+import type { AppliedBatch, BatchStages, CommittedBatch } from './interfaces.js';
 import type { RequestIntake } from './intake.js';
 import type { BatchId, Commit, MultiSignature, Prepare, PrePrepare } from './messages.js';
 import { multiSigFromTuple } from './messages.js';
@@ -27,6 +27,8 @@ type AcceptResult = 'accepted' | 'wait' | 'rejected';
 export class Ordering {
   /** the 3PC log of the current view, by ppSeqNo */
   readonly log = new Map<number, BatchRecord>();
+  /** when each batch of the log was applied and prepared here (write-path latency metrics only) */
+  private readonly stageTimes = new Map<number, { appliedAt: number; preparedAt?: number }>();
   /** PRE-PREPAREs from the primary not yet applied (gap, missing requests, wrong time) */
   readonly held = new Map<number, PrePrepare>();
   /** BatchIDs pre-prepared / prepared by this node since the stable checkpoint (view change) */
@@ -249,6 +251,7 @@ export class Ordering {
     const r = this.record(pp.ppSeqNo);
     r.pp = pp;
     r.applied = applied;
+    this.stageTimes.set(pp.ppSeqNo, { appliedAt: ctx.now() });
     // PREPAREs that arrived first and do not match are dropped now
     for (const [from, p] of r.prepares) {
       if (!prepareMatches(p, pp)) {
@@ -349,6 +352,8 @@ export class Ordering {
     for (const [from, p] of r.prepares) if (from !== primary && ctx.isValidator(from) && prepareMatches(p, r.pp)) votes++;
     if (votes < ctx.quorums.prepare) return;
     r.prepared = true;
+    const times = this.stageTimes.get(r.ppSeqNo);
+    if (times !== undefined) times.preparedAt = ctx.now();
     this.prepared.push(batchIdOf(r.pp));
     if (!ctx.participating) {
       // an observer orders on the validators' COMMITs and signs nothing
@@ -464,6 +469,7 @@ export class Ordering {
     ctx.lastOrderedAt = ctx.now();
     const discarded = decodeDiscarded(pp.discarded);
     const payloads = pp.reqIdr.map((d) => this.intake.entries.get(d)?.info.payloadDigest).filter((x): x is string => x !== undefined);
+    const stages = this.stagesOf(pp);
     const conns = this.intake.markOrdered(pp.reqIdr, pp.ppSeqNo);
     ctx.orderedRequestsTotal += pp.reqIdr.length;
     this.intake.dropCommittedPayloads(payloads);
@@ -477,6 +483,7 @@ export class Ordering {
       replies: committed.txns.map((t) => ({ digest: t.digest, seqNo: t.seqNo, connIds: conns.get(t.digest) ?? [] })),
       rejects: discarded.map((i, j) => ({ digest: pp.reqIdr[i]!, reason: applied.rejectReasons[j] ?? '', connIds: conns.get(pp.reqIdr[i]!) ?? [] })),
       multiSigs,
+      stages,
     });
     for (const ms of multiSigs) {
       this.lastUpdate.set(ms.value.ledger_id, pp.ppTime);
@@ -485,6 +492,18 @@ export class Ordering {
     }
     this.onRegistryCommitted(pp, committed);
     this.hooks.onOrdered(pp.ppSeqNo, applied);
+  }
+
+  /** The write-path times of batch `pp` at this node (before its requests are forgotten). */
+  private stagesOf(pp: PrePrepare): BatchStages {
+    const requests: BatchStages['requests'] = [];
+    for (const d of pp.reqIdr) {
+      const e = this.intake.entries.get(d);
+      if (e !== undefined) requests.push({ receivedAt: e.receivedAt, finalisedAt: e.finalised ? e.finalisedAt : 0 });
+    }
+    const times = this.stageTimes.get(pp.ppSeqNo);
+    this.stageTimes.delete(pp.ppSeqNo);
+    return { requests, ...(times !== undefined ? { appliedAt: times.appliedAt, ...(times.preparedAt !== undefined ? { preparedAt: times.preparedAt } : {}) } : {}), orderedAt: this.ctx.now() };
   }
 
   /**
@@ -516,6 +535,7 @@ export class Ordering {
       ctx.modules.executor.revertLastBatch();
       if (r?.pp !== undefined) this.intake.requeueFront(r.pp.ledgerId, r.pp.reqIdr);
       this.log.delete(k);
+      this.stageTimes.delete(k);
     }
     ctx.lastPrePrepareSeqNo = ctx.lastOrdered.ppSeqNo;
     ctx.lastAcceptedPPTime = ctx.modules.executor.lastAudit()?.ppTime ?? 0;
@@ -525,6 +545,7 @@ export class Ordering {
   /** Drops every 3PC artefact with ppSeqNo <= upTo. */
   collectGarbage(upTo: number): void {
     for (const k of this.log.keys()) if (k <= upTo) this.log.delete(k);
+    for (const k of this.stageTimes.keys()) if (k <= upTo) this.stageTimes.delete(k);
     for (const k of this.votedBefore.keys()) if (k <= upTo) this.votedBefore.delete(k);
     for (const k of this.held.keys()) if (k <= upTo) this.held.delete(k);
     this.preprepared = this.preprepared.filter((b) => b.pp_seq_no > upTo);
@@ -534,6 +555,7 @@ export class Ordering {
   /** Clears the 3PC log of the view being left (after revertUnordered). */
   clearForViewChange(): void {
     this.log.clear();
+    this.stageTimes.clear();
     this.held.clear();
     this.preprepared = [];
     this.prepared = [];

@@ -215,6 +215,7 @@ export class ClientPath {
           if (outcome.forced) this.m.onForced?.(r.request, r.digest);
           const connId = `c${this.nextConn++}`;
           this.pending.set(connId, { channel, identifier: r.identifier ?? r.author, reqId: r.reqId, answered: false, receivedAt: started, digest: r.digest, payloadDigest: r.payloadDigest });
+          this.m.metrics?.writeStages.observe({ stage: 'verify' }, (this.clock() - started) / 1000);
           this.m.submit(connId, r.request as unknown as Record<string, unknown>, admittedInfo(r, outcome.handler.ledgerId));
           return;
         }

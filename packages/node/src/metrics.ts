@@ -3,6 +3,8 @@
 // in the node's own registry: no global state, so several nodes can share a process.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
+import type { BatchStages } from '@quire/consensus';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -35,7 +37,17 @@ export class NodeMetrics {
   /** BLS operations of the consensus core by op (sign, aggregate, verify_share, verify_multi), and their time in seconds */
   readonly blsOps: Counter<'op'>;
   readonly blsSeconds: Counter<'op'>;
+  /**
+   * Where a write's time goes at this node, seconds, by stage: `verify` (receipt to consensus: parse,
+   * signature), `queue` (waiting behind the node's earlier events), `finalise` (to n-f PROPAGATEs), `batch` (finalised to its PRE-PREPARE applied here),
+   * `prepare` (to the PREPARE quorum), `commit` (to the COMMIT quorum, ordered), `durable` (the batch
+   * write), `reply` (REPLYs built and queued). Stages per request except prepare/commit/durable/reply (per batch).
+   */
+  readonly writeStages: Histogram<'stage'>;
+  /** event-loop delay of the node's process (perf_hooks monitorEventLoopDelay), seconds, since the last scrape */
+  readonly eventLoopDelay: Gauge<'quantile'>;
   private server: Server | undefined;
+  private readonly loopMonitor: IntervalHistogram;
 
   constructor(labels: { node: string }) {
     const registers = [this.registry];
@@ -55,6 +67,22 @@ export class NodeMetrics {
     this.peerMessagesDropped = new Counter({ name: 'quire_peer_messages_dropped_total', help: 'Peer messages dropped before the consensus core, by reason', labelNames: ['reason'], registers });
     this.blsOps = new Counter({ name: 'quire_bls_operations_total', help: 'BLS operations of the consensus core by op', labelNames: ['op'], registers });
     this.blsSeconds = new Counter({ name: 'quire_bls_seconds_total', help: 'Time spent in BLS operations of the consensus core by op', labelNames: ['op'], registers });
+    this.writeStages = new Histogram({ name: 'quire_write_stage_seconds', help: 'Time of a write at this node by stage of the write path', labelNames: ['stage'], buckets: LATENCY_BUCKETS, registers });
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    this.loopMonitor = loop;
+    this.eventLoopDelay = new Gauge({
+      name: 'quire_event_loop_delay_seconds',
+      help: 'Event-loop delay since the last scrape (p50, p99, max)',
+      labelNames: ['quantile'],
+      registers,
+      collect() {
+        this.set({ quantile: '0.5' }, loop.percentile(50) / 1e9);
+        this.set({ quantile: '0.99' }, loop.percentile(99) / 1e9);
+        this.set({ quantile: '1' }, loop.max / 1e9);
+        loop.reset();
+      },
+    });
     this.lastOrdered = new Gauge({ name: 'quire_last_ordered_pp_seq_no', help: 'ppSeqNo of the last ordered batch', registers });
   }
 
@@ -79,8 +107,31 @@ export class NodeMetrics {
   }
 
   async close(): Promise<void> {
+    this.loopMonitor.disable();
     const s = this.server;
     this.server = undefined;
     if (s !== undefined) await new Promise<void>((resolve) => s.close(() => resolve()));
   }
+}
+
+/**
+ * Records where the writes of one ordered batch spent their time here (`quire_write_stage_seconds`):
+ * `stages` from the consensus core, `durableAt` when its write was on disk, `repliedAt` when its
+ * REPLYs were queued (all on the node's monotonic clock, ms). A stage that this node did not see in
+ * order (a request finalised here after its PRE-PREPARE arrived) is not recorded.
+ */
+export function observeStages(m: NodeMetrics, stages: BatchStages, durableAt: number, repliedAt: number): void {
+  const h = m.writeStages;
+  const obs = (stage: string, from: number | undefined, to: number | undefined): void => {
+    if (from === undefined || to === undefined || from <= 0 || to < from) return;
+    h.observe({ stage }, (to - from) / 1000);
+  };
+  for (const r of stages.requests) {
+    obs('finalise', r.receivedAt, r.finalisedAt);
+    obs('batch', r.finalisedAt, stages.appliedAt);
+  }
+  obs('prepare', stages.appliedAt, stages.preparedAt);
+  obs('commit', stages.preparedAt ?? stages.appliedAt, stages.orderedAt);
+  obs('durable', stages.orderedAt, durableAt);
+  obs('reply', durableAt, repliedAt);
 }

@@ -14,7 +14,7 @@ import { NodeError, NodeErrorCode } from './errors.js';
 import type { ForcedRequests } from './forced-requests.js';
 import type { NodeKeys } from './keys.js';
 import type { NodeLogger } from './logger.js';
-import type { NodeMetrics } from './metrics.js';
+import { type NodeMetrics, observeStages } from './metrics.js';
 import type { KvVoteStore } from './node-setup.js';
 import { type NodeParts, type QuireNodeModules, type QuireNodeOptions, assembleNode } from './node-assembly.js';
 import type { NodeUpgrades } from './node-upgrades.js';
@@ -201,8 +201,10 @@ export class QuireNode {
   /** Serialises one core event behind the previous ones. */
   enqueue(event: ConsensusEvent): void {
     if (this.closing !== undefined) return;
+    const queuedAt = event.kind === 'clientRequest' && this.metrics !== undefined ? performance.now() : 0;
     this.queue = this.queue.then(async () => {
       if (this.closing !== undefined && event.kind !== 'timer') return;
+      if (queuedAt > 0) this.metrics?.writeStages.observe({ stage: 'queue' }, (performance.now() - queuedAt) / 1000);
       let effects: ConsensusEffect[];
       try {
         effects = this.core.handle(event);
@@ -389,13 +391,15 @@ export class QuireNode {
   private async onOrdered(eff: OrderedEffect): Promise<void> {
     const started = performance.now();
     await this.executor.flush();
-    this.metrics?.batchCommit.observe((performance.now() - started) / 1000 + this.executor.lastWriteMs / 1000);
+    const durable = performance.now();
+    this.metrics?.batchCommit.observe((durable - started) / 1000 + this.executor.lastWriteMs / 1000);
     this.metrics?.batches.inc({ ledger: String(eff.ledgerId) });
     this.metrics?.txns.inc({ ledger: String(eff.ledgerId) }, eff.replies.length);
     this.metrics?.lastOrdered.set(eff.ppSeqNo);
     this.metrics?.viewNo.set(eff.viewNo);
     this.log.debug({ viewNo: eff.viewNo, ppSeqNo: eff.ppSeqNo, ledgerId: eff.ledgerId, txns: eff.replies.length, rejected: eff.rejects.length }, 'batch ordered');
     await this.clientPath.ordered(eff.ledgerId, eff.replies, eff.rejects);
+    if (this.metrics !== undefined && eff.stages !== undefined) observeStages(this.metrics, eff.stages, durable, performance.now());
     if (eff.ledgerId === 2) {
       for (const r of eff.replies) {
         const txn = (await this.stores.ledgers[2].get(r.seqNo)) as unknown as Txn | undefined;
