@@ -47,6 +47,8 @@ const MAX_FORCED_CHECKS = 64;
 const REPLY_SWEEP_MS = 1000;
 /** Longest wait, before a restart or upgrade exit, for the batches in flight to be ordered. */
 const EXIT_DRAIN_MS = 5_000;
+/** ordered batches whose answers may wait for their write while the event queue goes on */
+const MAX_WRITES_AHEAD = 4;
 
 export class QuireNode {
   readonly name: string;
@@ -72,6 +74,9 @@ export class QuireNode {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private replySweep: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
+  /** the answers of ordered batches, each after its write (onOrdered) */
+  private afterWrites: Promise<void> = Promise.resolve();
+  private writesAhead = 0;
   /** decoded peer messages waiting for the core: bounded per peer, served round-robin (#15, F9) */
   private readonly peerMessages = new PeerMessageQueue<unknown>();
   /** a peer message is on the event queue: the next one joins it only when that one is handled */
@@ -387,10 +392,37 @@ export class QuireNode {
     }
   }
 
-  /** An ordered batch: durable first, then REPLY / REJECT, the upgrade hooks and the announcement. */
+  /**
+   * An ordered batch: durable first, then REPLY / REJECT, the upgrade hooks and the announcement.
+   * Its write was started when the batch was committed; the event queue does not wait for it (the
+   * next batch's PRE-PREPARE, PREPAREs and COMMITs are handled while it lands), the answers do:
+   * they follow, batch after batch, each once its write is on disk. At most MAX_WRITES_AHEAD
+   * ordered batches wait for their write before the event queue waits too.
+   */
   private async onOrdered(eff: OrderedEffect): Promise<void> {
     const started = performance.now();
-    await this.executor.flush();
+    // the writes started so far, this batch's last: resolves with the write error, if any
+    const written = this.executor.flush().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    this.writesAhead++;
+    this.afterWrites = this.afterWrites
+      .then(async () => {
+        const err = await written;
+        if (err !== undefined) throw err;
+        await this.answerOrdered(eff, started);
+      })
+      .catch((e: unknown) => {
+        if (e instanceof NodeError && e.code === NodeErrorCode.WRITE_FAILED) this.stopOnFatal(e, WRITE_FAILED_EXIT_CODE);
+        else this.log.error({ err: e, ppSeqNo: eff.ppSeqNo }, 'answering an ordered batch failed');
+      })
+      .finally(() => this.writesAhead--);
+    if (this.writesAhead > MAX_WRITES_AHEAD) await this.afterWrites;
+  }
+
+  /** An ordered batch whose write is durable: metrics, REPLY / REJECT, the upgrade hooks and the announcement. */
+  private async answerOrdered(eff: OrderedEffect, started: number): Promise<void> {
     const durable = performance.now();
     this.metrics?.batchCommit.observe((durable - started) / 1000 + this.executor.lastWriteMs / 1000);
     this.metrics?.batches.inc({ ledger: String(eff.ledgerId) });
@@ -518,6 +550,7 @@ export class QuireNode {
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
     await this.queue.catch(() => undefined);
+    await this.afterWrites;
     await this.executor.flush().catch((e: unknown) => this.log.error({ err: e }, 'last batch write failed'));
     await this.announcer?.idle();
     await this.metrics?.close();
