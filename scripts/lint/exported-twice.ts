@@ -18,8 +18,6 @@ export const KNOWN_EXPORTED_TWICE: readonly string[] = [
   'verifyTrieProof',
   'CommittedBatch',
   'SoftwareInfo',
-  'NodeMessage',
-  'Clock',
   'ClientErrorCode',
   'parseSeed',
 ];

@@ -36,7 +36,7 @@ export { CATCHUP_BATCH } from './pool/catchup.js';
 export type { CatchupResult } from './pool/catchup.js';
 export type { NodeAnswer, NodeFailure } from './pool/exchange.js';
 export { NodeConnection, peerIdOfDest, clientMultiaddr } from './transport/connection.js';
-export type { NodeAddress, NodeMessage } from './transport/connection.js';
+export type { NodeAddress, ConnectionMessage } from './transport/connection.js';
 
 // following the ordered-batch topic as an observer
 export { BatchFollower, defaultBatchFollowerOptions } from './follow/batch-follower.js';

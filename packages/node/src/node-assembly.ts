@@ -23,7 +23,7 @@ import { KvVoteStore, blsKeyLookup, checkAgainstAudit, loadPoolRegistry, openNod
 import { NodeUpgrades } from './node-upgrades.js';
 import { ExecutorRequestAnalyzer } from './request-analyzer.js';
 import { configTxns, genesisSize, loadGenesisFiles, repairState, repairStateAgainstAudit } from './startup.js';
-import type { Clock, UpgradeActionRunner } from './upgrade/index.js';
+import type { UpgradeClock, UpgradeActionRunner } from './upgrade/index.js';
 import { nodePackageVersion } from './version.js';
 import { FileVoteJournalStore } from './vote-journal-store.js';
 
@@ -50,7 +50,7 @@ export interface QuireNodeModules {
    */
   onFatal?: (code: number) => void;
   /** the upgrade schedulers' clock (tests); default the system clock */
-  upgradeClock?: Clock;
+  upgradeClock?: UpgradeClock;
   /** runs the upgrade action (tests); default spawns `upgrade.actionCommand` */
   runUpgradeAction?: UpgradeActionRunner;
 }

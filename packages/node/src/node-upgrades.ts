@@ -11,7 +11,7 @@ import type { Ed25519Signer } from '@quire/crypto';
 import type { ExecutorModules } from '@quire/requests';
 import type { UpgradeConfig } from './config.js';
 import type { NodeLogger } from './logger.js';
-import { type Clock, type RestartDecision, type UpgradeActionRunner, UpgradeService, nodeUpgradeSubmitter, readInstalledVersion } from './upgrade/index.js';
+import { type UpgradeClock, type RestartDecision, type UpgradeActionRunner, UpgradeService, nodeUpgradeSubmitter, readInstalledVersion } from './upgrade/index.js';
 
 export type SoftwareInfo = NonNullable<ExecutorModules['software']>;
 
@@ -37,7 +37,7 @@ export interface NodeUpgradesModules {
   submitOwn(request: Request): Promise<void>;
   /** graceful shutdown, then end the process with `code` */
   exit(code: number): void | Promise<void>;
-  clock?: Clock;
+  clock?: UpgradeClock;
   runAction?: UpgradeActionRunner;
 }
 

@@ -5,7 +5,7 @@
  */
 import { isPlainObject, parseJson, stringifyJson } from '@quire/common';
 import { ClientError, ClientErrorCode } from '../errors.js';
-import type { NodeConnection, NodeMessage } from '../transport/connection.js';
+import type { NodeConnection, ConnectionMessage } from '../transport/connection.js';
 
 /** What one node finally said. */
 export type NodeAnswer =
@@ -154,7 +154,7 @@ export function exchange(conn: NodeConnection, payload: Uint8Array, key: string 
       if (a === undefined) opts.onAck?.(node);
       else finish(raw !== undefined && a.kind === 'reply' ? { ...a, raw } : a);
     };
-    const onMessage = (msg: NodeMessage): void => {
+    const onMessage = (msg: ConnectionMessage): void => {
       if (done) return;
       if (msg.kind === 'refused') {
         const error = new ClientError(ClientErrorCode.NODE_REFUSED, { node, refusal: msg.code, reason: msg.reason }, `${node} refused the request: ${msg.code}: ${msg.reason}`);

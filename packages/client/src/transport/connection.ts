@@ -25,12 +25,12 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { ClientError, ClientErrorCode } from '../errors.js';
 
 /** What a request listener receives from the node. */
-export type NodeMessage =
+export type ConnectionMessage =
   | { kind: 'response' | 'push'; payload: Uint8Array }
   | { kind: 'refused'; code: string; reason: string }
   | { kind: 'closed'; reason: string };
 
-export type NodeMessageListener = (msg: NodeMessage) => void;
+export type ConnectionMessageListener = (msg: ConnectionMessage) => void;
 
 export interface NodeAddress {
   alias: string;
@@ -71,7 +71,7 @@ export class NodeConnection {
   private stream: Stream | undefined;
   private opening: Promise<Stream> | undefined;
   private decoder: FrameDecoder | undefined;
-  private readonly listeners = new Map<number, NodeMessageListener>();
+  private readonly listeners = new Map<number, ConnectionMessageListener>();
   private nextId = 1;
   private closed = false;
   /**
@@ -109,7 +109,7 @@ export class NodeConnection {
    * a stream end is reported as `closed`. Throws ClientError NODE_UNREACHABLE / CLOSED when the session cannot be
    * opened.
    */
-  async request(payload: Uint8Array, listener: NodeMessageListener, signal?: AbortSignal): Promise<{ id: number; release: () => void }> {
+  async request(payload: Uint8Array, listener: ConnectionMessageListener, signal?: AbortSignal): Promise<{ id: number; release: () => void }> {
     const stream = await this.ensureStream(signal);
     const id = this.nextId++;
     if (this.nextId > Number.MAX_SAFE_INTEGER) this.nextId = 1;

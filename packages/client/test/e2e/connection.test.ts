@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { parseJson, stringifyJson } from '@quire/common';
 import { ClientHost } from '@quire/network';
-import { NodeConnection, type NodeMessage } from '../../src/index.js';
+import { NodeConnection, type ConnectionMessage } from '../../src/index.js';
 import { SETTLED } from '../../src/pool/exchange.js';
 import { createClientLibp2p } from '../../src/transport/libp2p.js';
 import { NODE_NAMES, nodeDests, nodeSeed } from '../unit/fixtures.js';
@@ -36,7 +36,7 @@ describe('NodeConnection: one dial shared by the requests waiting for it', funct
       const settled = new AbortController();
       const first = conn.request(enc.encode(stringifyJson({ n: 1 })), () => undefined, settled.signal);
       settled.abort(SETTLED);
-      const reply = new Promise<NodeMessage>((resolve) => void conn.request(enc.encode(stringifyJson({ n: 2 })), resolve, AbortSignal.timeout(20_000)).catch((e: unknown) => resolve({ kind: 'closed', reason: String(e) })));
+      const reply = new Promise<ConnectionMessage>((resolve) => void conn.request(enc.encode(stringifyJson({ n: 2 })), resolve, AbortSignal.timeout(20_000)).catch((e: unknown) => resolve({ kind: 'closed', reason: String(e) })));
       const firstOutcome = await first.then(
         () => 'sent',
         (e: unknown) => (e === SETTLED ? 'gave up' : String(e)),

@@ -9,7 +9,7 @@ export interface ClockTimer {
   readonly at: number;
 }
 
-export interface Clock {
+export interface UpgradeClock {
   /** Milliseconds since the epoch. */
   now(): number;
   /** Calls `fn` once at `atMs` (epoch ms), or as soon as possible when that is past. */
@@ -27,7 +27,7 @@ interface SystemTimer extends ClockTimer {
 }
 
 /** The process clock. Timers are unref'd: a pending upgrade never keeps a stopping process alive. */
-export const systemClock: Clock = {
+export const systemClock: UpgradeClock = {
   now: () => Date.now(),
   setTimer(atMs, fn) {
     const timer: SystemTimer = { at: atMs, handle: undefined, cleared: false };
@@ -59,7 +59,7 @@ interface ManualTimer extends ClockTimer {
 }
 
 /** A clock that moves only when told to; timers fire in time order (ties in creation order). */
-export class ManualClock implements Clock {
+export class ManualClock implements UpgradeClock {
   #now: number;
   #nextId = 1;
   readonly #timers = new Set<ManualTimer>();

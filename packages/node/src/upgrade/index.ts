@@ -1,7 +1,7 @@
 // Upgrade and restart scheduling of the node (requests.md §6, §8.1).
 export { UpgradeError, UpgradeErrorCode } from './errors.js';
 export { ManualClock, systemClock } from './clock.js';
-export type { Clock, ClockTimer } from './clock.js';
+export type { UpgradeClock, ClockTimer } from './clock.js';
 export {
   ActionEvent,
   RESTART_LOG_FILE,

@@ -7,7 +7,7 @@
  */
 import { TxnType } from '@quire/common';
 import type { Txn } from '@quire/common';
-import type { Clock, ClockTimer } from './clock.js';
+import type { UpgradeClock, ClockTimer } from './clock.js';
 import { NodeUpgradeAction } from './node-upgrade-request.js';
 
 /** How a wait ended. */
@@ -28,7 +28,7 @@ export class InProgressOrderWatch {
   constructor(
     /** NODE.dest of this node: `metadata.from` of its NODE_UPGRADE txns */
     private readonly nodeDest: string,
-    private readonly clock: Clock,
+    private readonly clock: UpgradeClock,
   ) {}
 
   /** Waits (at most `timeoutMs`) for this node's `in_progress` of `version`; a wait already running ends first. */

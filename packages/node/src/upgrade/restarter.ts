@@ -9,7 +9,7 @@ import type { Request } from '@quire/common';
 import { restartTime } from '@quire/requests';
 import { ActionEvent, RestartLog } from './action-log.js';
 import type { RestartLogData } from './action-log.js';
-import type { Clock, ClockTimer } from './clock.js';
+import type { UpgradeClock, ClockTimer } from './clock.js';
 import { UpgradeError, UpgradeErrorCode } from './errors.js';
 import { RESTART_EXIT_CODE, errorInfo, exitProcess } from './types.js';
 import type { ExitProcess, UpgradeLogger } from './types.js';
@@ -32,7 +32,7 @@ export const defaultRestarterOptions = {
 export const DEFAULT_RESTART_TIMEOUT_MINUTES = 10;
 
 export interface RestarterModules {
-  clock: Clock;
+  clock: UpgradeClock;
   exit: ExitProcess;
   logger: UpgradeLogger;
 }

@@ -6,7 +6,7 @@
 import type { Request, Txn } from '@quire/common';
 import type { Ed25519Signer } from '@quire/crypto';
 import { systemClock } from './clock.js';
-import type { Clock } from './clock.js';
+import type { UpgradeClock } from './clock.js';
 import { buildNodeUpgradeRequest } from './node-upgrade-request.js';
 import { Restarter, defaultRestarterOptions } from './restarter.js';
 import type { RestartDecision } from './restarter.js';
@@ -48,7 +48,7 @@ export const defaultUpgradeServiceOptions = {
 
 export interface UpgradeServiceModules {
   /** Defaults to the system clock. */
-  clock?: Clock;
+  clock?: UpgradeClock;
   submitNodeUpgrade: SubmitNodeUpgrade;
   exit: ExitProcess;
   logger: UpgradeLogger;
@@ -130,7 +130,7 @@ export class UpgradeService {
  * to `send` (the node's own path into propagation and ordering). reqIds are microseconds since the
  * epoch, kept strictly increasing.
  */
-export function nodeUpgradeSubmitter(signer: Ed25519Signer, send: (request: Request) => Promise<void>, clock: Clock = systemClock): SubmitNodeUpgrade {
+export function nodeUpgradeSubmitter(signer: Ed25519Signer, send: (request: Request) => Promise<void>, clock: UpgradeClock = systemClock): SubmitNodeUpgrade {
   let last = 0;
   return (data) => {
     last = Math.max(last + 1, clock.now() * 1000);

@@ -15,7 +15,7 @@ import type { Request, Txn } from '@quire/common';
 import { compareNodeVersions, upgradePackageName, validation } from '@quire/requests';
 import { ActionEvent, UpgradeLog } from './action-log.js';
 import type { UpgradeLogData } from './action-log.js';
-import type { Clock, ClockTimer } from './clock.js';
+import type { UpgradeClock, ClockTimer } from './clock.js';
 import { UpgradeError, UpgradeErrorCode } from './errors.js';
 import { NodeUpgradeAction, checkUpgradeVersion } from './node-upgrade-request.js';
 import { InProgressOrderWatch } from './order-wait.js';
@@ -61,7 +61,7 @@ export const defaultUpgraderOptions = {
 export const DEFAULT_UPGRADE_TIMEOUT_MINUTES = 10;
 
 export interface UpgraderModules {
-  clock: Clock;
+  clock: UpgradeClock;
   submitNodeUpgrade: SubmitNodeUpgrade;
   exit: ExitProcess;
   logger: UpgradeLogger;
