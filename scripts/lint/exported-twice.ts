@@ -17,7 +17,6 @@ export const KNOWN_EXPORTED_TWICE: readonly string[] = [
   'StateKey',
   'verifyTrieProof',
   'CommittedBatch',
-  'SoftwareInfo',
   'ClientErrorCode',
   'parseSeed',
 ];

@@ -8,12 +8,12 @@
 // installed-software checks.
 import type { Request, Txn } from '@quire/common';
 import type { Ed25519Signer } from '@quire/crypto';
-import type { ExecutorModules } from '@quire/requests';
+import type { SoftwareInfo } from '@quire/requests';
 import type { UpgradeConfig } from './config.js';
 import type { NodeLogger } from './logger.js';
 import { type UpgradeClock, type RestartDecision, type UpgradeActionRunner, UpgradeService, nodeUpgradeSubmitter, readInstalledVersion } from './upgrade/index.js';
 
-export type SoftwareInfo = NonNullable<ExecutorModules['software']>;
+export type { SoftwareInfo } from '@quire/requests';
 
 /** The node software package a POOL_UPGRADE names by default. */
 export const NODE_PACKAGE = 'quire-node';
