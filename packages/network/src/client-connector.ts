@@ -8,6 +8,9 @@ import { NetworkError, NetworkErrorCode } from './errors.js';
 import { TypedEmitter } from '@quire/common';
 import { FramedStream } from './framed-stream.js';
 import { nodePrivateKeyFromSeed, peerIdFromVerkey } from './identity.js';
+
+/** a node connection whose liveness ping is not answered in this time is closed, ms */
+export const CLIENT_PING_TIMEOUT_MS = 30_000;
 import { tcpMultiaddr } from './multiaddrs.js';
 
 /** A refusal sent by the node's client host in an ERROR envelope; `code` is a ClientErrorCode, data.reason its text. */
@@ -66,6 +69,9 @@ export class ClientConnector extends TypedEmitter<ClientConnectorEvents> {
       connectionEncrypters: [noise()],
       streamMuxers: [quireYamux()],
       connectionManager: { reconnectRetries: 0 },
+      // a node whose event loop is late under overload is not dead: libp2p's default (a ping every
+      // 10 s, closed after 5 s without an answer) failed every request in flight on it
+      connectionMonitor: { pingInterval: 10_000, pingTimeout: { minTimeout: CLIENT_PING_TIMEOUT_MS, maxTimeout: CLIENT_PING_TIMEOUT_MS }, abortConnectionOnPingFailure: true },
     });
     let self: ClientConnector | undefined;
     try {

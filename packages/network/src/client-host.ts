@@ -50,6 +50,15 @@ export interface ClientHostOptions {
   partialFrameTimeoutMs: number;
   /** Bytes buffered for a client that does not read before its stream is reset. */
   maxWriteBufferBytes: number;
+  /** Liveness ping of every client connection: its period, ms. */
+  pingIntervalMs: number;
+  /**
+   * A connection whose ping is not answered in this time is closed (a dead client, and its place
+   * under maxConnections / maxConnectionsPerIp), ms. Long enough for a live client whose process
+   * stalls under load (GC, a busy event loop), or for this node's own event loop under overload:
+   * closing it would fail every request it has in flight, taken in or not.
+   */
+  pingTimeoutMs: number;
 }
 
 export const defaultClientHostOptions: Omit<ClientHostOptions, 'seed'> = {
@@ -67,6 +76,8 @@ export const defaultClientHostOptions: Omit<ClientHostOptions, 'seed'> = {
   idleTimeoutMs: 60_000,
   partialFrameTimeoutMs: 10_000,
   maxWriteBufferBytes: 4 * 1024 * 1024,
+  pingIntervalMs: 10_000,
+  pingTimeoutMs: 30_000,
 };
 
 /** Who a request came from. */
@@ -133,7 +144,7 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
         inboundConnectionThreshold: opts.inboundConnectionsPerSecond,
         reconnectRetries: 0,
       },
-      connectionMonitor: { pingInterval: 10_000, abortConnectionOnPingFailure: true },
+      connectionMonitor: { pingInterval: opts.pingIntervalMs, pingTimeout: { minTimeout: opts.pingTimeoutMs, maxTimeout: opts.pingTimeoutMs }, abortConnectionOnPingFailure: true },
       services: { identify: identify() },
     });
     const self = new ClientHost(opts, libp2p, modules.logger ?? silentLogger);
