@@ -21,7 +21,7 @@
  */
 import { LedgerId, TxnType, isPlainObject, ledgerOfType, parseJson, toHex, type Request } from '@quire/common';
 import type { VerifiedRead } from '../verify/read-reply.js';
-import { readTargets, type FreshnessRule } from '../verify/read-targets.js';
+import { readTargets, type FreshnessRule, type ProofTarget } from '../verify/read-targets.js';
 
 /** Keys remembered per ledger at its newest time (the keys written or read within one second); oldest dropped. */
 export const MAX_SEEN_KEYS = 4096;
@@ -273,6 +273,11 @@ function ruleOf(result: Record<string, unknown>, op: Record<string, unknown>): {
   }
 }
 
+/** ruleOf from a target the verification already computed (the same readTargets of the same query). */
+function ruleOfTarget(op: Record<string, unknown>, t: ProofTarget): { rule: FreshnessRule; key?: string } {
+  return KEYED_READS.has(op.type as string) ? { rule: t.freshness, key: keyHex(t.key) } : { rule: t.freshness };
+}
+
 /**
  * Where a verified read stands, or undefined for a read of the past (as of a time before `seenTime`, by seqNo,
  * GET_TXN) that the rule does not apply to.
@@ -280,14 +285,17 @@ function ruleOf(result: Record<string, unknown>, op: Record<string, unknown>): {
 export function readPosition(request: Request, v: VerifiedRead, seen: SeenLedgers): ReadPosition | undefined {
   if (v.type === TxnType.GET_TXN) return undefined;
   const op = request.operation as Record<string, unknown>;
-  const r = ruleOf(v.result, op);
+  // the key and rule the verification recomputed from the query (the first target), else computed here again
+  const t = v.targets?.[0];
+  const r = t !== undefined ? ruleOfTarget(op, t) : ruleOf(v.result, op);
   if (r === undefined || r.rule.kind === 'none') return undefined;
   if (r.rule.kind === 'as-of') {
     const time = seen.seen(v.ledgerId)?.time;
     if (time !== undefined && r.rule.at < time) return undefined;
   }
   const key = r.key !== undefined ? { key: r.key } : {};
-  return { ledgerId: v.ledgerId, timestamp: v.multiSignature.value.timestamp, root: v.root, ...key, seqNo: r.key === undefined ? null : valueSeqNo(op.type, v.result) };
+  const seqNo = r.key === undefined ? null : op.type === TxnType.GET_NYM && t?.recordSeqNo !== undefined ? t.recordSeqNo : valueSeqNo(op.type, v.result);
+  return { ledgerId: v.ledgerId, timestamp: v.multiSignature.value.timestamp, root: v.root, ...key, seqNo };
 }
 
 /** The ledger whose state answers a read request (GET_TXN: its `ledgerId`, domain by default). */

@@ -8,7 +8,7 @@ import { ProofError, StorageError } from '@quire/storage/proofs';
 import { ClientErrorCode, VerificationError } from '../errors.js';
 import { DEFAULT_FRESHNESS_SECONDS, verifyMultiSignature, type Freshness, type MultiSignatureCache, type PoolBlsKeys } from './multi-signature.js';
 import { verifyAuditPath, verifyTrieProof } from './proofs.js';
-import { readTargets, type FreshnessRule } from './read-targets.js';
+import { readTargets, type FreshnessRule, type ProofTarget } from './read-targets.js';
 
 export interface VerifyReadReplyInput {
   /** The reply (`{"op":"REPLY","result":{...}}`) or its `result`, parsed losslessly. */
@@ -31,6 +31,8 @@ export interface VerifiedRead {
   /** The state root (base58) that was proven and signed; for GET_TXN the ledger root. */
   root: string;
   multiSignature: MultiSignature;
+  /** What the state proofs proved (key, value, freshness rule), in the order checked; absent for GET_TXN. */
+  targets?: readonly ProofTarget[];
 }
 
 function malformed(field: string, reason: string): VerificationError {
@@ -122,7 +124,7 @@ export function verifyReadReply(input: VerifyReadReplyInput): VerifiedRead {
     }
     first ??= { root: sp.root_hash, ms };
   }
-  return { type, ledgerId, result, root: first!.root, multiSignature: first!.ms };
+  return { type, ledgerId, result, root: first!.root, multiSignature: first!.ms, targets };
 }
 
 function verifyGetTxn(result: Record<string, unknown>, op: Record<string, unknown>, input: VerifyReadReplyInput): VerifiedRead {

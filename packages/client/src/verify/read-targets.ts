@@ -21,6 +21,8 @@ export interface ProofTarget {
   /** Where the proof is: `state_proof` of the result, or a nested proof object (GET_REVOC_REG_DELTA `stateProofFrom`). */
   stateProof: unknown;
   freshness: FreshnessRule;
+  /** GET_NYM: the seqNo the proven record carries (null when it has none or is absent), read once here for the caller. */
+  recordSeqNo?: number | null;
 }
 
 export interface ReadTargets {
@@ -56,6 +58,13 @@ function intOrNull(v: unknown, field: string): number | bigint | null {
 /** W(v, n, t) = CJ({lsn, lut, val}) (formats.md 8). */
 function wrapped(val: unknown, result: Record<string, unknown>): Uint8Array {
   return canonicalJsonBytes({ lsn: intOrNull(result.seqNo, 'seqNo'), lut: intOrNull(result.txnTime, 'txnTime'), val });
+}
+
+/** A seqNo as a safe non-negative integer, else null. */
+function safeSeqNo(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+  if (typeof v === 'bigint' && v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
+  return null;
 }
 
 function timeOf(result: Record<string, unknown>, field: string): number {
@@ -100,6 +109,7 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
     case TxnType.GET_NYM: {
       const dest = str(op, 'dest');
       let value: Uint8Array | null = null;
+      let recordSeqNo: number | null = null;
       if (data !== null && data !== undefined) {
         if (typeof data !== 'string') throw malformed('data', 'GET_NYM data is not a JSON string');
         const rec = parseData(data);
@@ -107,8 +117,11 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
         if (rec.dest !== undefined && rec.dest !== dest) throw malformed('data.dest', 'differs from the query');
         delete rec.dest;
         value = canonicalJsonBytes(rec);
+        recordSeqNo = safeSeqNo(rec.seqNo);
       }
-      return one(LedgerId.DOMAIN, sha256(utf8.encode(dest)), value, historicRule(op));
+      const nym = one(LedgerId.DOMAIN, sha256(utf8.encode(dest)), value, historicRule(op));
+      nym.targets[0]!.recordSeqNo = recordSeqNo;
+      return nym;
     }
     case TxnType.GET_ATTR: {
       const dest = str(op, 'dest');

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { b58encode, b64encode, canonicalJson, encodeMsgpack, parseJson, stringifyJson, taaDigest } from '@quire/common';
+import { b58encode, b64encode, canonicalJson, encodeMsgpack, parseJson, stringifyJson, taaDigest, toHex, type Request } from '@quire/common';
 import { StorageErrorCode, merkleLeafHash } from '@quire/storage';
 import { attribKey, attribStoredHash, encodeNymRecord, encodeWrapped, nymKey, nymReadData, schemaKey, type NymRecord } from '@quire/requests';
 import {
@@ -16,6 +16,7 @@ import {
   verifyReadReply,
   verifyTrieProof,
 } from '../../src/index.js';
+import { SeenLedgers, readPosition } from '../../src/pool/seen.js';
 import { NODE_NAMES, POOL_STATE_ROOT, TXN_ROOT, codeOf, ledgerWith, multiSign, poolLedger, stateProof, stateWith } from './fixtures.js';
 
 const NOW = 1_700_000_300;
@@ -228,6 +229,44 @@ describe('verifyReadReply', () => {
     expect(verifyReadReply({ reply: { op: 'REPLY', result }, request: r, pool, now: NOW }).ledgerId).to.equal(2);
     const changed = { ...result, data: { text: 'other', version: '1.0', digest, ratification_ts: TS } };
     expect(verifyCode({ reply: { op: 'REPLY', result: changed }, request: r, pool, now: NOW })).to.equal(ClientErrorCode.REPLY_MALFORMED);
+  });
+});
+
+describe('the position of a verified read (seen.ts readPosition)', () => {
+  it('is the same from the targets the verification proved as recomputed from the reply (GET_NYM present and absent, GET_ATTR, GET_SCHEMA, GET_TAA)', async () => {
+    const { request, reply } = await nymFixture();
+    const raw = { endpoint: { ha: '127.0.0.1:5555' } };
+    const akey = attribKey(DEST, 'raw', 'endpoint');
+    const trie = await stateWith([[akey, encodeWrapped(attribStoredHash('raw', raw), 7, TS)], [nymKey(DEST), encodeNymRecord(rec)]]);
+    const ra = buildGetAttribRequest({ dest: DEST, raw: 'endpoint' });
+    const attrReply = { op: 'REPLY', result: { ...ra.operation, identifier: ra.identifier, reqId: ra.reqId, data: canonicalJson(raw), seqNo: 7, txnTime: TS, state_proof: stateProof(trie, akey, 1, TS) } };
+    const absentDid = 'Th7MpTaRZVRYnPiabds81Y';
+    const rn = buildGetNymRequest({ dest: absentDid });
+    const absentNym = { op: 'REPLY', result: { ...rn.operation, identifier: rn.identifier, reqId: rn.reqId, data: null, seqNo: null, txnTime: null, state_proof: stateProof(trie, nymKey(absentDid), 1, TS) } };
+    const taaTrie = await stateWith([['2:latest', new TextEncoder().encode(taaDigest('1.0', 'agreement'))]], 'config');
+    const rt = buildGetTxnAuthorAgreementRequest();
+    const taaReply = { op: 'REPLY', result: { ...rt.operation, identifier: rt.identifier, reqId: rt.reqId, data: { text: 'agreement', version: '1.0', digest: taaDigest('1.0', 'agreement'), ratification_ts: TS }, seqNo: 3, txnTime: TS, state_proof: stateProof(taaTrie, '2:latest', 2, TS) } };
+    const cases: [Request, unknown][] = [
+      [request, reply],
+      [ra, attrReply],
+      [rn, absentNym],
+      [rt, taaReply],
+    ];
+    for (const [req, rep] of cases) {
+      const v = verifyReadReply({ reply: rep, request: req as never, pool, now: NOW });
+      expect(v.targets).to.have.length.greaterThan(0);
+      const { targets: _t, ...without } = v;
+      void _t;
+      const seen = new SeenLedgers();
+      const fromTargets = readPosition(req, v, seen);
+      const recomputed = readPosition(req, without, seen);
+      expect(fromTargets).to.deep.equal(recomputed);
+      expect(fromTargets).to.not.equal(undefined);
+    }
+    // GET_NYM: the key is the DID's state key, the seqNo the one in the proven record
+    const v = verifyReadReply({ reply, request, pool, now: NOW });
+    expect(readPosition(request, v, new SeenLedgers())).to.include({ key: toHex(nymKey(DEST) as Uint8Array), seqNo: 42, ledgerId: 1 });
+    expect(v.targets![0]!.recordSeqNo).to.equal(42);
   });
 });
 
