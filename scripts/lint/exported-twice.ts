@@ -18,7 +18,6 @@ export const KNOWN_EXPORTED_TWICE: readonly string[] = [
   'verifyTrieProof',
   'CommittedBatch',
   'ClientErrorCode',
-  'parseSeed',
 ];
 
 export interface ExportedTwice {

@@ -1,15 +1,13 @@
 // A DID signer: an Ed25519 key pair with the identifiers Indy derives from it (formats.md 2.1).
 import type { KeyObject } from 'node:crypto';
-import { abbreviatedVerkey, b58encode, didFromVerkey } from '@quire/common';
+import { abbreviatedVerkey, b58encode, decodeSeed, didFromVerkey } from '@quire/common';
 import { CryptoError, CryptoErrorCode } from './errors.js';
 import { ed25519KeyPairFromSeed, ed25519RandomSeed, ed25519Sign } from './ed25519.js';
 
-/** Turns a seed given as bytes or as a 32-character string (the development seeds) into 32 bytes. */
+/** The 32 bytes of a seed given as bytes, 64 hex digits or a 32-character string (common's decodeSeed). */
 export function seedBytes(seed: Uint8Array | string): Uint8Array {
-  const bytes = typeof seed === 'string' ? new Uint8Array(Buffer.from(seed, 'utf8')) : seed;
-  if (!(bytes instanceof Uint8Array) || bytes.length !== 32) {
-    throw new CryptoError(CryptoErrorCode.ED25519_SEED_LENGTH, { length: bytes instanceof Uint8Array ? bytes.length : undefined });
-  }
+  const bytes = decodeSeed(seed);
+  if (typeof bytes === 'number') throw new CryptoError(CryptoErrorCode.ED25519_SEED_LENGTH, { length: bytes >= 0 ? bytes : undefined });
   return bytes;
 }
 
@@ -33,7 +31,7 @@ export class Ed25519Signer {
     this.fullVerkey = b58encode(pair.publicKey);
   }
 
-  /** A signer from a 32-byte seed, or a 32-character seed string such as `000000000000000000000000Trustee1`. */
+  /** A signer from a 32-byte seed, 64 hex digits, or a 32-character seed string such as `000000000000000000000000Trustee1`. */
   static fromSeed(seed: Uint8Array | string): Ed25519Signer {
     return new Ed25519Signer(seedBytes(seed));
   }

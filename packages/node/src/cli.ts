@@ -7,7 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { defaultDataDir } from '@quire/storage';
 import { type NodeConfig, defaultNodeConfig, loadConfigFile, mergeConfig, resolvePath } from './config.js';
 import { QuireError } from '@quire/common';
-import { parseSeed, publicKeys, readKeyFile, writeKeyFile } from './keys.js';
+import { parseSeedArgument, publicKeys, readKeyFile, writeKeyFile } from './keys.js';
 import { genesisCeremony, parseIdentity } from './genesis-ceremony.js';
 import { DOMAIN_GENESIS_FILE, POOL_GENESIS_FILE } from './genesis-gen.js';
 import { createLogger } from './logger.js';
@@ -48,7 +48,7 @@ export async function main(argv: string[], io: CliIo = stdio): Promise<number> {
     .option('--json', 'print JSON (the input of quire-node genesis --node)')
     .action(async (o: { dataDir: string; name: string; seed: string; keysFile: string; json?: boolean; nodeIp?: string; nodePort?: string; clientIp?: string; clientPort?: string }) => {
       const dataDir = resolve(o.dataDir);
-      const keys = await writeKeyFile(resolvePath(dataDir, o.keysFile), o.name, parseSeed(o.seed));
+      const keys = await writeKeyFile(resolvePath(dataDir, o.keysFile), o.name, parseSeedArgument(o.seed));
       const addresses: Record<string, string | number> = {};
       if (o.nodeIp !== undefined) addresses.node_ip = o.nodeIp;
       if (o.nodePort !== undefined) addresses.node_port = /^\d+$/.test(o.nodePort) ? Number(o.nodePort) : o.nodePort;

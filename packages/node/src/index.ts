@@ -2,7 +2,7 @@
 export { NodeError, NodeErrorCode } from './errors.js';
 export { defaultNodeConfig, mergeConfig, validateConfig, loadConfigFile, resolvePath, consensusOptionsOf } from './config.js';
 export type { NodeConfig, NodeLimits, UpgradeConfig, ConsensusTimers, LogLevel } from './config.js';
-export { parseSeed, deriveNodeKeys, publicKeys, writeKeyFile, readKeyFile, KEY_FILE_VERSION } from './keys.js';
+export { parseSeedArgument, deriveNodeKeys, publicKeys, writeKeyFile, readKeyFile, KEY_FILE_VERSION } from './keys.js';
 export type { NodeKeys, NodePublicKeys } from './keys.js';
 export {
   POOL_GENESIS_FILE,

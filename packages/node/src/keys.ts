@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { b58encode, fromHex, toHex } from '@quire/common';
+import { b58encode, fromHex, decodeSeed, toHex } from '@quire/common';
 import { BlsSecretKey, Ed25519Signer } from '@quire/crypto';
 import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
 
@@ -31,15 +31,14 @@ export interface NodeKeys extends NodePublicKeys {
 }
 
 /**
- * A seed from the command line: 32 ASCII characters (the development seeds, formats.md §2.3),
- * 64 hex digits, or the word `random`.
+ * A seed given on the command line: 32 ASCII characters (the development seeds, formats.md §2.3), 64 hex digits
+ * (common's decodeSeed), or the word `random`.
  */
-export function parseSeed(text: string): Uint8Array {
+export function parseSeedArgument(text: string): Uint8Array {
   if (text === 'random') return new Uint8Array(randomBytes(32));
-  if (/^[0-9a-fA-F]{64}$/.test(text)) return fromHex(text.toLowerCase());
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length !== 32) throw new NodeError(NodeErrorCode.SEED_INVALID, { reason: `expected 32 characters, 64 hex digits or "random", got ${bytes.length} bytes` });
-  return new Uint8Array(bytes);
+  const bytes = decodeSeed(text);
+  if (typeof bytes === 'number') throw new NodeError(NodeErrorCode.SEED_INVALID, { reason: `expected 32 characters, 64 hex digits or "random", got ${bytes} bytes` });
+  return bytes;
 }
 
 /** The keys of a seed. */

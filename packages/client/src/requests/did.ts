@@ -1,6 +1,6 @@
 /** DID keys (formats.md 2.1, 2.3): an Ed25519 key from a 32-byte seed or a random one, with its DID and verkeys. */
 import { randomBytes } from 'node:crypto';
-import { b58encode, didIndyV2Id, fromHex } from '@quire/common';
+import { b58encode, didIndyV2Id, decodeSeed } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { ClientError, ClientErrorCode } from '../errors.js';
 
@@ -9,14 +9,8 @@ import { ClientError, ClientErrorCode } from '../errors.js';
  * Throws ClientError INVALID_SEED.
  */
 export function parseSeed(seed: Uint8Array | string): Uint8Array {
-  if (seed instanceof Uint8Array) {
-    if (seed.length !== 32) throw new ClientError(ClientErrorCode.INVALID_SEED, { length: seed.length });
-    return seed;
-  }
-  if (typeof seed !== 'string') throw new ClientError(ClientErrorCode.INVALID_SEED, { length: -1 });
-  if (/^[0-9a-fA-F]{64}$/.test(seed)) return fromHex(seed);
-  const bytes = new TextEncoder().encode(seed);
-  if (bytes.length !== 32) throw new ClientError(ClientErrorCode.INVALID_SEED, { length: bytes.length });
+  const bytes = decodeSeed(seed);
+  if (typeof bytes === 'number') throw new ClientError(ClientErrorCode.INVALID_SEED, { length: bytes });
   return bytes;
 }
 

@@ -6,7 +6,7 @@ import { b58decode } from '@quire/common';
 import { blsVerifyPop } from '@quire/crypto';
 import { main } from '../../src/cli.js';
 import { NodeError, NodeErrorCode } from '../../src/errors.js';
-import { parseSeed, readKeyFile, writeKeyFile } from '../../src/keys.js';
+import { parseSeedArgument, readKeyFile, writeKeyFile } from '../../src/keys.js';
 
 async function rejects(p: Promise<unknown>, code: string): Promise<void> {
   try {
@@ -29,19 +29,19 @@ describe('keys', () => {
   });
 
   it('parses 32-character, hex and random seeds and refuses others', () => {
-    expect(Buffer.from(parseSeed('000000000000000000000000000Node1')).toString()).to.equal('000000000000000000000000000Node1');
-    expect(parseSeed('ab'.repeat(32))).to.deep.equal(new Uint8Array(32).fill(0xab));
-    const a = parseSeed('random');
+    expect(Buffer.from(parseSeedArgument('000000000000000000000000000Node1')).toString()).to.equal('000000000000000000000000000Node1');
+    expect(parseSeedArgument('ab'.repeat(32))).to.deep.equal(new Uint8Array(32).fill(0xab));
+    const a = parseSeedArgument('random');
     expect(a.length).to.equal(32);
-    expect(parseSeed('random')).to.not.deep.equal(a);
+    expect(parseSeedArgument('random')).to.not.deep.equal(a);
     for (const bad of ['short', '0'.repeat(33), 'zz'.repeat(32).slice(0, 63)]) {
-      expect(() => parseSeed(bad)).to.throw(NodeError).with.property('code', NodeErrorCode.SEED_INVALID);
+      expect(() => parseSeedArgument(bad)).to.throw(NodeError).with.property('code', NodeErrorCode.SEED_INVALID);
     }
   });
 
   it('writes a 0600 key file whose dest is the standard Node1 verkey, with a valid BLS PoP', async () => {
     const f = join(dir, 'sub', 'node-keys.json');
-    const k = await writeKeyFile(f, 'Node1', parseSeed('000000000000000000000000000Node1'));
+    const k = await writeKeyFile(f, 'Node1', parseSeedArgument('000000000000000000000000000Node1'));
     expect(k.dest).to.equal('Gw6pDLhcBcoQesN72qfotTgFa7cbuqZpkX3Xo6pLhPhv');
     expect(blsVerifyPop(b58decode(k.blskey), b58decode(k.blskey_pop))).to.equal(true);
     expect((await stat(f)).mode & 0o777).to.equal(0o600);
@@ -49,13 +49,13 @@ describe('keys', () => {
     expect(back.dest).to.equal(k.dest);
     expect(back.blskey).to.equal(k.blskey);
     expect(back.name).to.equal('Node1');
-    await rejects(writeKeyFile(f, 'Node1', parseSeed('random')), NodeErrorCode.KEYS_EXIST);
+    await rejects(writeKeyFile(f, 'Node1', parseSeedArgument('random')), NodeErrorCode.KEYS_EXIST);
   });
 
   it('refuses a key file that is missing, too open, or inconsistent with its seed', async () => {
     await rejects(readKeyFile(join(dir, 'none.json')), NodeErrorCode.KEYS_INVALID);
     const f = join(dir, 'k.json');
-    await writeKeyFile(f, 'Node2', parseSeed('000000000000000000000000000Node2'));
+    await writeKeyFile(f, 'Node2', parseSeedArgument('000000000000000000000000000Node2'));
     await chmod(f, 0o644);
     await rejects(readKeyFile(f), NodeErrorCode.KEYS_INVALID);
     await chmod(f, 0o600);
