@@ -14,7 +14,6 @@ export const KNOWN_EXPORTED_TWICE: readonly string[] = [
   'MultiSignature',
   'ReadReply',
   'MultiSigTuple',
-  'StateKey',
   'verifyTrieProof',
   'CommittedBatch',
   'ClientErrorCode',

@@ -11,6 +11,7 @@
  * node's clock, installed software) go in `validateAtReceipt`, which ordering never runs.
  */
 import type { Request, TaaAcceptance, Txn } from '@quire/common';
+import type { StateKey } from '@quire/storage';
 import type { RequestError } from './errors.js';
 
 /**
@@ -24,8 +25,8 @@ export type { Request, TaaAcceptance, Txn };
 export type LedgerIdValue = 0 | 1 | 2 | 3;
 /** Ledgers that have a state trie. */
 export type StateLedgerId = 0 | 1 | 2;
-/** A state key: UTF-8 text or raw bytes (the NYM key is raw bytes). */
-export type StateKey = string | Uint8Array;
+/** A state key: UTF-8 text or raw bytes (the NYM key is raw bytes); storage's type. */
+export type { StateKey };
 
 // ------------------------------------------------------------------------------------------------
 // The request as handlers see it
