@@ -15,7 +15,6 @@ export const KNOWN_EXPORTED_TWICE: readonly string[] = [
   'ReadReply',
   'MultiSigTuple',
   'verifyTrieProof',
-  'CommittedBatch',
   'ClientErrorCode',
 ];
 

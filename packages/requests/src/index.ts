@@ -28,7 +28,7 @@ export { RequestPipeline } from './pipeline/receive.js';
 export type { ReceiveOptions, ReceiveOutcome } from './pipeline/receive.js';
 // execution
 export { RequestExecutor, defaultExecutorOptions } from './executor/executor.js';
-export type { ExecutorOptions, ExecutorModules, BatchResult, RequestResult, CommittedBatch, OrderedRequest, RequestIdentity } from './executor/executor.js';
+export type { ExecutorOptions, ExecutorModules, BatchResult, RequestResult, CommittedLedgerBatch, OrderedRequest, RequestIdentity } from './executor/executor.js';
 export type { CaughtUpTxns } from './executor/replay.js';
 export { catchupFormOf, storedFormOfCaughtUp } from './executor/catchup-txns.js';
 export type { StoredFormOfCaughtUp } from './executor/catchup-txns.js';

@@ -74,7 +74,8 @@ export interface OrderedRequest {
   seqNo: number;
 }
 
-export interface CommittedBatch {
+/** A batch the executor committed to its ledger and state: what the node writes and answers from. */
+export interface CommittedLedgerBatch {
   batchId: number;
   ledgerId: StateLedgerId;
   ppTime: number;
@@ -360,10 +361,10 @@ export class RequestExecutor {
    * digest index and attribute-store entries go into it; until it is written, the committed
    * payloads still count as ordered (`isPayloadCommitted`).
    */
-  commitInto(writeBatch: WriteBatch, upToBatchId?: number): CommittedBatch[] {
+  commitInto(writeBatch: WriteBatch, upToBatchId?: number): CommittedLedgerBatch[] {
     if (this.applied.length === 0) return [];
     const limit = upToBatchId ?? this.applied[0]!.batchId;
-    const done: CommittedBatch[] = [];
+    const done: CommittedLedgerBatch[] = [];
     this.enter();
     try {
       const payloads: string[] = [];
@@ -388,7 +389,7 @@ export class RequestExecutor {
   }
 
   /** `commitInto` a batch of its own, written before the promise resolves (or the caller's, which the caller writes). */
-  async commit(upToBatchId?: number, writeBatch?: WriteBatch): Promise<CommittedBatch[]> {
+  async commit(upToBatchId?: number, writeBatch?: WriteBatch): Promise<CommittedLedgerBatch[]> {
     const wb = writeBatch ?? this.stores.kv.batch();
     const done = this.commitInto(wb, upToBatchId);
     if (writeBatch === undefined && done.length > 0) await wb.write();
