@@ -1,6 +1,6 @@
 // The messages the client path sends (formats.md §5, requests.md §1.8): JSON encoding, REQNACK of
 // a request, the REPLY result of an ordered write, and the multi-signatures attached to a read.
-import { b58encode, isPlainObject, stringifyJson } from '@quire/common';
+import { b58encode, equalBytes, isPlainObject, stringifyJson } from '@quire/common';
 import type { ReadReply, RequestError } from '@quire/requests';
 import { wrapReason } from '@quire/requests';
 import type { AttributeStore, BlsStore, Ledger, StateTrie } from '@quire/storage';
@@ -91,6 +91,19 @@ async function restoreAttrib(attributes: AttributeStore, txn: Record<string, unk
   }
 }
 
+/** base58 of the last state roots looked up (reads are answered at one signed root per ledger at a time) */
+const recentRoots: { bytes: Uint8Array; text: string }[] = [];
+const RECENT_ROOTS = 4;
+
+/** base58 of a 32-byte root, remembered for the next reads of the same root. */
+export function rootText(root: Uint8Array): string {
+  for (const r of recentRoots) if (equalBytes(r.bytes, root)) return r.text;
+  const text = b58encode(root);
+  recentRoots.unshift({ bytes: root.slice(), text });
+  if (recentRoots.length > RECENT_ROOTS) recentRoots.pop();
+  return text;
+}
+
 /**
  * formats.md §5.3, §9.4: the multi-signature stored for the state root that was read, as
  * `state_proof.multi_signature`; for GET_REVOC_REG_DELTA with `from` (formats.md §7.7) also the one
@@ -101,11 +114,11 @@ export function attachMultiSignatures(stores: ReplyStores, result: Record<string
   const bls = stores.bls;
   const { stateRoot, stateRootFrom } = reply;
   if (stateRootFrom !== undefined && isPlainObject(result.data) && isPlainObject(result.data.stateProofFrom)) {
-    const ms = bls.getSync(b58encode(stateRootFrom.root));
+    const ms = bls.getSync(rootText(stateRootFrom.root));
     if (ms !== undefined) result.data = { ...result.data, stateProofFrom: { ...result.data.stateProofFrom, multi_signature: ms } };
   }
   if (stateRoot !== undefined) {
-    const ms = bls.getSync(b58encode(stateRoot.root));
+    const ms = bls.getSync(rootText(stateRoot.root));
     const proof = result.state_proof;
     if (ms !== undefined && isPlainObject(proof)) result.state_proof = { ...proof, multi_signature: ms };
     return;
@@ -113,7 +126,7 @@ export function attachMultiSignatures(stores: ReplyStores, result: Record<string
   if (type === '3' && result.data !== null && result.data !== undefined) {
     const lid = typeof operation.ledgerId === 'number' ? operation.ledgerId : 1;
     if (lid !== 0 && lid !== 1 && lid !== 2) return;
-    const ms = bls.getSync(b58encode(stores.states[lid].committedRoot));
+    const ms = bls.getSync(rootText(stores.states[lid].committedRoot));
     if (ms !== undefined) result.state_proof = { multi_signature: ms };
   }
 }
