@@ -1,21 +1,10 @@
 // ConsensusCrypto over BLS12-381 (@quire/crypto): shares and multi-signatures over the canonical
 // msgpack of the multi-signature value (formats.md §9.2). Public keys are looked up at the pool
 // state root inside the value, so key rotation applies from the batch after the rotation batch.
-import { b58decodeOrUndefined, b58encode, encodeMsgpack } from '@quire/common';
+import { b58decodeOrUndefined, b58encode, multiSignatureMessage } from '@quire/common';
 import { type BlsSecretKey, LruCache, blsAggregateSignatures, blsVerify, blsVerifyAggregate } from '@quire/crypto';
 import type { ConsensusCrypto } from './interfaces.js';
-import type { MultiSigValue } from './messages.js';
-
-/** MP(value): fixmap(5) with the keys in code-point order, roots as base58 strings. */
-export function multiSigValueBytes(value: MultiSigValue): Uint8Array {
-  return encodeMsgpack({
-    ledger_id: value.ledger_id,
-    pool_state_root_hash: value.pool_state_root_hash,
-    state_root_hash: value.state_root_hash,
-    timestamp: value.timestamp,
-    txn_root_hash: value.txn_root_hash,
-  });
-}
+import type { MultiSignatureValue } from './messages.js';
 
 export interface BlsConsensusCryptoOptions {
   /** cached verification results (a verification costs ~1.5 ms) */
@@ -45,16 +34,16 @@ export function createBlsConsensusCrypto(
     cache.set(key, r);
     return r;
   };
-  const valueKey = (v: MultiSigValue): string => `${v.ledger_id}|${v.pool_state_root_hash}|${v.state_root_hash}|${v.timestamp}|${v.txn_root_hash}`;
+  const valueKey = (v: MultiSignatureValue): string => `${v.ledger_id}|${v.pool_state_root_hash}|${v.state_root_hash}|${v.timestamp}|${v.txn_root_hash}`;
   return {
     blsSign(value) {
-      return b58encode(modules.secretKeyAt(value.pool_state_root_hash).sign(multiSigValueBytes(value)));
+      return b58encode(modules.secretKeyAt(value.pool_state_root_hash).sign(multiSignatureMessage(value)));
     },
     blsVerifyShare(alias, value, share) {
       return cached(`s|${alias}|${share}|${valueKey(value)}`, () => {
         const pk = modules.publicKeyAt(alias, value.pool_state_root_hash);
         const sig = b58decodeOrUndefined(share);
-        return pk !== undefined && sig !== undefined && blsVerify(pk, multiSigValueBytes(value), sig);
+        return pk !== undefined && sig !== undefined && blsVerify(pk, multiSignatureMessage(value), sig);
       });
     },
     blsAggregate(shares) {
@@ -81,7 +70,7 @@ export function createBlsConsensusCrypto(
           pks.push(pk);
         }
         const sig = b58decodeOrUndefined(signature);
-        return sig !== undefined && blsVerifyAggregate(pks, multiSigValueBytes(value), sig);
+        return sig !== undefined && blsVerifyAggregate(pks, multiSignatureMessage(value), sig);
       });
     },
   };

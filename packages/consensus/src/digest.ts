@@ -1,11 +1,11 @@
 // Multi-signature values (formats.md §9.2) and discarded lists. The batch digest (formats.md §10.2)
 // has one definition, in @quire/common, re-exported here.
-import type { MultiSigValue } from './messages.js';
+import type { MultiSignatureValue } from './messages.js';
 import type { SignedLedgerRoots } from './interfaces.js';
 
 export { batchDigest } from '@quire/common';
 
-export function multiSigValue(roots: SignedLedgerRoots, poolStateRoot: string, ppTime: number): MultiSigValue {
+export function multiSigValue(roots: SignedLedgerRoots, poolStateRoot: string, ppTime: number): MultiSignatureValue {
   return {
     ledger_id: roots.ledgerId,
     pool_state_root_hash: poolStateRoot,

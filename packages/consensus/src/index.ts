@@ -19,7 +19,7 @@ export type {
   MessageRequest,
   MessageResponse,
   MultiSigTuple,
-  MultiSigValue,
+  MultiSignatureValue,
   MultiSignature,
   NodeMessage,
   Prepare,
@@ -56,6 +56,6 @@ export { INSTANCE_CHANGE_VIEW_WINDOW } from './instance-change.js';
 export { MessageStash, STASH_SENDER_SHARE, defaultStashSenderLimit } from './stash.js';
 export type { Stashed } from './stash.js';
 export { viewChangeDigest } from './new-view-calc.js';
-export { createBlsConsensusCrypto, multiSigValueBytes, defaultBlsConsensusCryptoOptions } from './bls-crypto.js';
+export { createBlsConsensusCrypto, defaultBlsConsensusCryptoOptions } from './bls-crypto.js';
 export type { BlsConsensusCryptoModules, BlsConsensusCryptoOptions } from './bls-crypto.js';
 // the deterministic simulator (consensus.md §12.2) is the subpath `@quire/consensus/sim`

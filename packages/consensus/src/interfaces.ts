@@ -1,7 +1,7 @@
 // The live dependencies the consensus core is given (consensus.md §12.1): executor, crypto,
 // request analysis and clock. The core performs no I/O of its own; everything it needs from the
 // outside world arrives through these interfaces or as events.
-import type { BatchId, ClientRequestBody, MultiSigValue, MultiSignature, NodeMessage, PrePrepare } from './messages.js';
+import type { BatchId, ClientRequestBody, MultiSignatureValue, MultiSignature, NodeMessage, PrePrepare } from './messages.js';
 
 /** What consensus needs to know about one client request. */
 export interface RequestInfo {
@@ -250,12 +250,12 @@ export interface StoredInstanceChangeVote {
 /** BLS operations over multi-signature values; keys are looked up at value.pool_state_root_hash. */
 export interface ConsensusCrypto {
   /** this node's share over MP(value), base58 */
-  blsSign(value: MultiSigValue): string;
-  blsVerifyShare(alias: string, value: MultiSigValue, share: string): boolean;
+  blsSign(value: MultiSignatureValue): string;
+  blsVerifyShare(alias: string, value: MultiSignatureValue, share: string): boolean;
   /** aggregate of shares over one value, undefined when a share does not decode */
   blsAggregate(shares: string[]): string | undefined;
   /** FastAggregateVerify of `signature` by `participants` over MP(value) */
-  blsVerifyMulti(participants: string[], value: MultiSigValue, signature: string): boolean;
+  blsVerifyMulti(participants: string[], value: MultiSignatureValue, signature: string): boolean;
 }
 
 export interface Clock {

@@ -1,7 +1,7 @@
 // Node-to-node consensus messages (consensus.md §3.10, §4, §6.10, §7.7) as plain data. The wire
 // encoding (msgpack) belongs to the transport (`encodedSize` only measures it); the core receives
 // decoded values and checks their shape with `parseNodeMessage` before anything else looks at them.
-import { encodeMsgpack } from '@quire/common';
+import { encodeMsgpack, type MultiSigTuple, type MultiSignature, type MultiSignatureValue } from '@quire/common';
 
 export const ConsensusOp = {
   PROPAGATE: 'PROPAGATE',
@@ -33,8 +33,8 @@ export interface Propagate {
   senderClient: string | null;
 }
 
-/** `[signature, participants, [ledger_id, state_root_hash, pool_state_root_hash, txn_root_hash, timestamp]]` */
-export type MultiSigTuple = [string, string[], [number, string, string, string, number]];
+/** `[signature, participants, [ledger_id, state_root_hash, pool_state_root_hash, txn_root_hash, timestamp]]` (common's type) */
+export type { MultiSigTuple };
 
 export interface PrePrepare {
   op: 'PREPREPARE';
@@ -219,21 +219,12 @@ export type NodeMessage =
   | MessageRequest
   | MessageResponse;
 
-/** The 5-entry value signed by BLS shares and multi-signatures (formats.md §9.2). */
-export interface MultiSigValue {
-  ledger_id: number;
-  pool_state_root_hash: string;
-  state_root_hash: string;
-  timestamp: number;
-  txn_root_hash: string;
-}
-
-export interface MultiSignature {
-  signature: string;
-  /** aliases, sorted ascending */
-  participants: string[];
-  value: MultiSigValue;
-}
+/**
+ * The 5-entry value signed by BLS shares and multi-signatures (formats.md §9.2) and the multi-signature over it:
+ * common's types, the ones the light client verifies (consensus builds its multi-signatures with the participants
+ * sorted ascending).
+ */
+export type { MultiSignature, MultiSignatureValue };
 
 export function multiSigToTuple(ms: MultiSignature): MultiSigTuple {
   const v = ms.value;

@@ -1,7 +1,7 @@
 // Invariants checked after every simulation run (consensus.md §12.3): agreement on every ledger,
 // payload uniqueness, multi-signature validity, and liveness when the fault mix allows it.
 import type { ConsensusCore } from '../core.js';
-import type { MultiSigValue } from '../messages.js';
+import type { MultiSignatureValue } from '../messages.js';
 import type { SimExecutor } from './backend.js';
 
 export interface SubmittedRequest {
@@ -96,7 +96,7 @@ export interface CheckedNode {
 export interface CheckOptions {
   checkLiveness: boolean;
   /** multi-signature verification with the keys `node` holds at the value's pool state root (real BLS) */
-  verifyMulti?: (node: CheckedNode, participants: string[], value: MultiSigValue, signature: string) => boolean;
+  verifyMulti?: (node: CheckedNode, participants: string[], value: MultiSignatureValue, signature: string) => boolean;
 }
 
 export function checkRun(record: RunRecord, nodes: readonly CheckedNode[], opts: CheckOptions): string[] {

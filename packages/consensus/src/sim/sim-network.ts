@@ -2,7 +2,7 @@
 // slow tails while the faults last, partitions, Byzantine rewriting of a sender's messages, twins
 // that talk to one side of the pool, and the gossip relays of PRE-PREPAREs. Every choice comes from
 // the run's network PRNG, in event order, so a run stays reproducible from its seed.
-import type { MultiSigTuple, MultiSigValue, NodeMessage, PrePrepare } from '../messages.js';
+import type { MultiSigTuple, MultiSignatureValue, NodeMessage, PrePrepare } from '../messages.js';
 import type { SimExecutor } from './backend.js';
 import { byzantineTransform, isEquivocation } from './byzantine.js';
 import type { EventQueue } from './event-queue.js';
@@ -77,7 +77,7 @@ export class SimNetwork<E extends SimExecutor> {
     const tuple = pp.blsMultiSigs?.[0];
     if (tuple !== undefined && this.ctx.rng.chance(0.7)) {
       const [, parts, [lid, sr, pr, tr, ts]] = tuple;
-      const value: MultiSigValue = { ledger_id: lid, state_root_hash: sr, pool_state_root_hash: pr, txn_root_hash: tr, timestamp: ts };
+      const value: MultiSignatureValue = { ledger_id: lid, state_root_hash: sr, pool_state_root_hash: pr, txn_root_hash: tr, timestamp: ts };
       const shares = new Map<string, string>();
       for (const c of from.heardCommits ?? []) {
         const share = c.blsSigs[String(lid)];

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { toHex } from '@quire/common';
-import { batchDigest, decodeDiscarded, encodeDiscarded, multiSigValueBytes } from '@quire/consensus';
+import { multiSignatureMessage, toHex } from '@quire/common';
+import { batchDigest, decodeDiscarded, encodeDiscarded } from '@quire/consensus';
 
 describe('batch digest and multi-signature value', () => {
   it('matches the batch digest vectors of consensus.md §3.4; an empty batch hashes its ledger (docs/consensus-deviations.md §8)', () => {
@@ -16,7 +16,7 @@ describe('batch digest and multi-signature value', () => {
   });
 
   it('encodes the signed value as the 216-byte golden vector of consensus.md §3.7', () => {
-    const bytes = multiSigValueBytes({
+    const bytes = multiSignatureMessage({
       ledger_id: 1,
       pool_state_root_hash: '7siDH8Qanh82UviK4zjBSfLXcoCvLaeGkrByi1ow9Tsm',
       state_root_hash: '8AasPY2KBtPLiVnvePAZhPZKAfRozAR9CBUYAXFBhdXo',

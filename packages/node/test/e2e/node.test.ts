@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { Pool } from '@quire/client';
-import { b58decode, b58encode, parseJson, signatureInput } from '@quire/common';
-import { multiSigValueBytes } from '@quire/consensus';
+import { b58decode, b58encode, multiSignatureMessage, parseJson, signatureInput } from '@quire/common';
 import { Ed25519Signer, blsVerifyAggregate } from '@quire/crypto';
 import { ClientConnector } from '@quire/network';
 import { type NodeConfig, defaultNodeConfig, mergeConfig } from '../../src/config.js';
@@ -62,13 +61,13 @@ describe('QuireNode: a 4-node pool in one process', function () {
       expect((reply.result as { txnMetadata: { seqNo: number } }).txnMetadata.seqNo).to.equal(6);
 
       const read = dec(await client.request(enc({ identifier: trustee.did, reqId: 43, protocolVersion: 2, operation: { type: '105', dest: target.did } })));
-      const result = read.result as { data: string; state_proof: { root_hash: string; multi_signature: { signature: string; participants: string[]; value: Parameters<typeof multiSigValueBytes>[0] } } };
+      const result = read.result as { data: string; state_proof: { root_hash: string; multi_signature: { signature: string; participants: string[]; value: Parameters<typeof multiSignatureMessage>[0] } } };
       expect(JSON.parse(result.data)).to.include({ verkey: target.verkey });
       const ms = result.state_proof.multi_signature;
       expect(ms.participants.length).to.be.at.least(3);
       expect(ms.value.state_root_hash).to.equal(result.state_proof.root_hash);
       const blsKeys = new Map(standardPoolNodes(ports).map((n) => [n.alias, b58decode(n.keys.blskey)]));
-      expect(blsVerifyAggregate(ms.participants.map((p) => blsKeys.get(p)!), multiSigValueBytes(ms.value), b58decode(ms.signature))).to.equal(true);
+      expect(blsVerifyAggregate(ms.participants.map((p) => blsKeys.get(p)!), multiSignatureMessage(ms.value), b58decode(ms.signature))).to.equal(true);
 
       expect(node.metricsPort).to.be.a('number');
       const text = await (await fetch(`http://127.0.0.1:${node.metricsPort}/metrics`)).text();

@@ -6,8 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
-import { b58decode, b58encode, b64decode, parseJson, signatureInput } from '@quire/common';
-import { multiSigValueBytes } from '@quire/consensus';
+import { b58decode, b58encode, b64decode, multiSignatureMessage, parseJson, signatureInput } from '@quire/common';
 import { Ed25519Signer, blsVerifyAggregate } from '@quire/crypto';
 import { ClientConnector } from '@quire/network';
 import { nymKey } from '@quire/requests';
@@ -124,12 +123,12 @@ describe('e2e: 4-node pool of quire-node processes', function () {
         30_000,
       );
       expect(JSON.parse(result.data as string)).to.include({ verkey: target.verkey });
-      const proof = result.state_proof as { root_hash: string; proof_nodes: string; multi_signature: { signature: string; participants: string[]; value: Parameters<typeof multiSigValueBytes>[0] } };
+      const proof = result.state_proof as { root_hash: string; proof_nodes: string; multi_signature: { signature: string; participants: string[]; value: Parameters<typeof multiSignatureMessage>[0] } };
       expect(proof, `state proof from Node${i + 1}`).to.have.property('multi_signature');
       const ms = proof.multi_signature;
       expect(ms.value.state_root_hash).to.equal(proof.root_hash);
       expect(new Set(ms.participants).size).to.be.at.least(3);
-      expect(blsVerifyAggregate(ms.participants.map((p) => pool.get(p)!), multiSigValueBytes(ms.value), b58decode(ms.signature))).to.equal(true);
+      expect(blsVerifyAggregate(ms.participants.map((p) => pool.get(p)!), multiSignatureMessage(ms.value), b58decode(ms.signature))).to.equal(true);
       expect(verifyTrieProof(b58decode(proof.root_hash), nymKey(target.did), b64decode(proof.proof_nodes))).to.not.equal(null);
     }
 
