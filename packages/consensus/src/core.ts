@@ -277,7 +277,7 @@ export class ConsensusCore {
     if (!this.started) {
       this.started = true;
       this.ctx.lastOrderedAt = this.ctx.now();
-      this.ctx.setTimer(TICK_TIMER, this.ctx.opts.tickMs);
+      this.armTick();
       if (this.ctx.validators.length > 1) this.catchup.start();
       this.voteIfBlockedPrimary();
       this.batching.trySendBatches();
@@ -338,15 +338,28 @@ export class ConsensusCore {
     if (this.ctx.quorums.prepare === 0) this.ordering.tryOrder();
   }
 
+  /** when the housekeeping timer was last armed (the core's clock) */
+  private tickArmedAt = 0;
+
+  private armTick(): void {
+    this.tickArmedAt = this.ctx.now();
+    this.ctx.setTimer(TICK_TIMER, this.ctx.opts.tickMs);
+  }
+
   private onTimer(id: string): void {
     if (!this.ctx.timerFired(id)) return;
     if (id === TICK_TIMER) {
+      // a tick this late means this node's event loop stalled: the monitor does not blame the
+      // primary for what this node could not see meanwhile (an honest, loaded pool is not faulty)
+      const now = this.ctx.now();
+      const late = now - this.tickArmedAt - this.ctx.opts.tickMs;
+      if (late >= this.ctx.opts.progressTimeoutMs / 4) this.viewChanger.voting.pauseMonitor(now + this.ctx.opts.progressTimeoutMs);
       this.intake.onTick();
       this.catchup.onTick();
       this.repair.onTick();
       this.viewChanger.onTick();
       this.afterEvent();
-      this.ctx.setTimer(TICK_TIMER, this.ctx.opts.tickMs);
+      this.armTick();
     }
   }
 

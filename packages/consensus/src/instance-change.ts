@@ -45,6 +45,8 @@ export class InstanceChangeVoting {
   escalation = 0;
   primaryDownSince: number | undefined;
   private lastMonitorAt = 0;
+  /** the monitor (M1-M3) judges nothing before this time: this node's own event loop stalled (pauseMonitor) */
+  private monitorPausedUntil = Number.NEGATIVE_INFINITY;
   private viewStartedAt = 0;
   /**
    * Start of the current freshness period (§5: checked every STATE_FRESHNESS_UPDATE_INTERVAL);
@@ -160,7 +162,7 @@ export class InstanceChangeVoting {
    */
   private monitorSuspicion(): number | undefined {
     const ctx = this.ctx;
-    if (ctx.waitingForNewView || ctx.catchingUp) return undefined;
+    if (ctx.waitingForNewView || ctx.catchingUp || ctx.now() < this.monitorPausedUntil) return undefined;
     if (this.throughputDegraded()) return Suspicion.PRIMARY_DEGRADED;
     const oldest = this.intake.oldestFinalisedAt();
     if (oldest === undefined) return undefined;
@@ -194,6 +196,15 @@ export class InstanceChangeVoting {
     this.samples.push({ at: now, finalised: ctx.finalisedTotal, ordered: ctx.orderedRequestsTotal, backlog: this.intake.hasFinalisedPending() });
     // keep exactly one sample at or before the window start
     while (this.samples.length > 2 && now - this.samples[1]!.at >= ctx.opts.throughputWindowMs) this.samples.shift();
+  }
+
+  /**
+   * This node's own event loop stalled (overload, a long task): what it did not see while stalled
+   * (PRE-PREPAREs and COMMITs waiting in its sockets) is no evidence against the primary, so the
+   * monitor judges nothing until `until`, by when the node has handled what arrived meanwhile.
+   */
+  pauseMonitor(until: number): void {
+    this.monitorPausedUntil = Math.max(this.monitorPausedUntil, until);
   }
 
   onPeerConnection(alias: string, connected: boolean): void {
