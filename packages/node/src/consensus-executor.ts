@@ -6,7 +6,8 @@
 // batch: `commitBatch` puts everything of the oldest applied batch into ONE WriteBatch (ledger,
 // state, audit txn, seqNo/digest index, ts-root, attributes, multi-signatures) and starts writing
 // it; `flush()` resolves when every started write is durable, and the node awaits it before it
-// answers clients or handles the next event.
+// answers clients (not before it handles the next event: the next batch is ordered while a write
+// lands, and the answers follow each batch's write, node.ts onOrdered).
 //
 // It lives in the node, not in requests or consensus: it implements the consensus interface over
 // the requests implementation and the node's stores, which only the composition root may combine
