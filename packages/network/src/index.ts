@@ -20,7 +20,7 @@ export type { NodeHostEvents, NodeHostOptions } from './node-host.js';
 export type { GossipHandler, GossipMessage, GossipValidator, GossipVerdict } from './gossip.js';
 export {
   CLIENT_PROTOCOL,
-  ClientRefusalCode as ClientErrorCode,
+  ClientRefusalCode,
   ClientWireError,
   ClientWireErrorCode,
   EnvelopeKind,

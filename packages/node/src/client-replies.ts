@@ -1,7 +1,7 @@
 // The messages the client path sends (formats.md §5, requests.md §1.8): JSON encoding, REQNACK of
 // a request, the REPLY result of an ordered write, and the multi-signatures attached to a read.
 import { b58encode, equalBytes, isPlainObject, stringifyJson } from '@quire/common';
-import type { ReadReply, RequestError } from '@quire/requests';
+import type { UnsignedReadReply, RequestError } from '@quire/requests';
 import { wrapReason } from '@quire/requests';
 import type { AttributeStore, BlsStore, Ledger, StateTrie } from '@quire/storage';
 
@@ -110,7 +110,7 @@ export function rootText(root: Uint8Array): string {
  * stored for the `from` root, as `data.stateProofFrom.multi_signature`; for GET_TXN the one of the
  * ledger's current state root. A root without a stored multi-signature gets none.
  */
-export function attachMultiSignatures(stores: ReplyStores, result: Record<string, unknown>, reply: ReadReply, type: string, operation: Readonly<Record<string, unknown>>): void {
+export function attachMultiSignatures(stores: ReplyStores, result: Record<string, unknown>, reply: UnsignedReadReply, type: string, operation: Readonly<Record<string, unknown>>): void {
   const bls = stores.bls;
   const { stateRoot, stateRootFrom } = reply;
   if (stateRootFrom !== undefined && isPlainObject(result.data) && isPlainObject(result.data.stateProofFrom)) {

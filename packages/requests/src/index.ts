@@ -38,7 +38,7 @@ export type { ExecutorStores, ExecutorLedger, ExecutorStateTrie, ExecutorAttribu
 export { parsedRequestToTxn, cloneJson } from './executor/txn.js';
 // reads
 export { StoresReadContext, answerRead, stateProofOf, type ReadRootChoice } from './reads/read-context.js';
-export type { ReadReply } from './reads/read-context.js';
+export type { UnsignedReadReply } from './reads/read-context.js';
 // pool / config types
 export { poolConfigHandler, poolWritesFromTxns } from './types/pool-config.js';
 export { nodeHandler, isValidatorRecord, nodeIndexKeys } from './types/node.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { connect } from 'node:net';
 import {
   ClientConnector,
-  ClientErrorCode,
+  ClientRefusalCode,
   ClientHost,
   ClientRequestError,
   EnvelopeKind,
@@ -81,7 +81,7 @@ describe('client host', function () {
       expect.fail('accepted');
     } catch (err) {
       expect(err).to.be.instanceOf(ClientRequestError);
-      expect((err as ClientRequestError).code).to.equal(ClientErrorCode.MESSAGE_TOO_LARGE);
+      expect((err as ClientRequestError).code).to.equal(ClientRefusalCode.MESSAGE_TOO_LARGE);
       expect((err as ClientRequestError).data.reason).to.equal('message too large: limit is 131072 bytes');
     }
     expect(c.open).to.equal(true);
@@ -98,7 +98,7 @@ describe('client host', function () {
       const closed = new Promise<void>((resolve) => c.on('close', () => resolve()));
       const r = c.request(new Uint8Array(200 * 1024)).catch((e: unknown) => e);
       await closed;
-      expect(refused).to.deep.equal([ClientErrorCode.MESSAGE_TOO_LARGE]);
+      expect(refused).to.deep.equal([ClientRefusalCode.MESSAGE_TOO_LARGE]);
       expect(((await r) as NetworkError).code).to.equal(NetworkErrorCode.STREAM_CLOSED);
     } finally {
       await h.close();
@@ -109,7 +109,7 @@ describe('client host', function () {
     const flooder = await client();
     const polite = await client();
     const results = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => flooder.request(enc(`flood ${i}`))));
-    const throttled = results.filter((r) => r.status === 'rejected' && (r.reason as ClientRequestError).code === ClientErrorCode.RATE_LIMITED);
+    const throttled = results.filter((r) => r.status === 'rejected' && (r.reason as ClientRequestError).code === ClientRefusalCode.RATE_LIMITED);
     const served = results.filter((r) => r.status === 'fulfilled');
     expect(served.length).to.be.within(20, 30); // the burst, plus what refilled meanwhile
     expect(throttled.length).to.equal(100 - served.length);
@@ -125,7 +125,7 @@ describe('client host', function () {
     c.sendRawFrame(Uint8Array.of(0x09, 0x01, 0x02));
     c.sendRawFrame(encodeEnvelope(EnvelopeKind.RESPONSE, 5, enc('not a request')));
     await waitFor(() => refused.length === 2, 'two refusals');
-    expect(refused).to.deep.equal([ClientErrorCode.MALFORMED_ENVELOPE, ClientErrorCode.MALFORMED_ENVELOPE]);
+    expect(refused).to.deep.equal([ClientRefusalCode.MALFORMED_ENVELOPE, ClientRefusalCode.MALFORMED_ENVELOPE]);
     expect(dec(await c.request(enc('ok')))).to.equal('echo ok');
   });
 

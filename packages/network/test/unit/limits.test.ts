@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import {
-  ClientErrorCode,
+  ClientRefusalCode,
   ClientWireError,
   ClientWireErrorCode,
   EnvelopeKind,
@@ -52,8 +52,8 @@ describe('client envelopes', () => {
   });
 
   it('error payloads carry code and reason', () => {
-    expect(decodeErrorPayload(encodeErrorPayload(ClientErrorCode.RATE_LIMITED, 'rate limited'))).to.deep.equal({ code: 'RATE_LIMITED', reason: 'rate limited' });
-    expect(decodeErrorPayload(Uint8Array.of(0xff)).code).to.equal(ClientErrorCode.MALFORMED_ENVELOPE);
+    expect(decodeErrorPayload(encodeErrorPayload(ClientRefusalCode.RATE_LIMITED, 'rate limited'))).to.deep.equal({ code: 'RATE_LIMITED', reason: 'rate limited' });
+    expect(decodeErrorPayload(Uint8Array.of(0xff)).code).to.equal(ClientRefusalCode.MALFORMED_ENVELOPE);
   });
 });
 

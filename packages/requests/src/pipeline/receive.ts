@@ -8,7 +8,7 @@
 import { RequestError, RequestErrorCode, toRequestError } from '../errors.js';
 import type { ActionHandler, ParsedRequest, ReadHandler, ReceiptContext, WriteHandler } from '../handler.js';
 import type { RequestExecutor } from '../executor/executor.js';
-import { answerRead, type ReadReply, type ReadRootChoice, StoresReadContext } from '../reads/read-context.js';
+import { answerRead, type UnsignedReadReply, type ReadRootChoice, StoresReadContext } from '../reads/read-context.js';
 import type { ExecutorStores } from '../executor/stores.js';
 import { parseRequest } from './parse.js';
 
@@ -27,7 +27,7 @@ export interface ReceiveOptions {
 export type ReceiveOutcome =
   | { kind: 'nack'; request: ParsedRequest | null; error: RequestError }
   | { kind: 'write'; request: ParsedRequest; handler: WriteHandler; forced: boolean }
-  | { kind: 'read'; request: ParsedRequest; reply: ReadReply }
+  | { kind: 'read'; request: ParsedRequest; reply: UnsignedReadReply }
   | { kind: 'action'; request: ParsedRequest; handler: ActionHandler; error: RequestError | null };
 
 export class RequestPipeline {

@@ -66,7 +66,8 @@ export class StoresReadContext implements ReadContext {
   }
 }
 
-export interface ReadReply {
+/** A read's REPLY before the node attaches the multi-signatures of the roots it read (common's ReadReply is the REPLY sent). */
+export interface UnsignedReadReply {
   /** The REPLY `result`. */
   result: Record<string, unknown>;
   /** The state root read, for the node to attach its multi-signature (`state_proof.multi_signature`). */
@@ -80,11 +81,11 @@ export interface ReadReply {
 }
 
 /** Runs a read handler and builds the REPLY result. Throws RequestError (REQNACK) on bad input. */
-export async function answerRead(handler: ReadHandler, req: ParsedRequest, ctx: ReadContext): Promise<ReadReply> {
+export async function answerRead(handler: ReadHandler, req: ParsedRequest, ctx: ReadContext): Promise<UnsignedReadReply> {
   const answer = await handler.read(req, ctx);
   if (answer.result !== undefined) return { result: answer.result };
   const result: Record<string, unknown> = { ...req.operation, identifier: req.author, reqId: req.reqId, data: answer.data, seqNo: answer.seqNo, txnTime: answer.txnTime, ...answer.extra };
-  const reply: ReadReply = { result };
+  const reply: UnsignedReadReply = { result };
   if (answer.proof !== undefined) {
     const { ledgerId, lookup } = answer.proof;
     result.state_proof = stateProofOf(lookup);

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { RequestResult } from '../../src/executor/executor.js';
 import type { Txn } from '../../src/handler.js';
 import { parseRequest } from '../../src/pipeline/parse.js';
-import { type ReadReply, StoresReadContext, answerRead } from '../../src/reads/read-context.js';
+import { type UnsignedReadReply, StoresReadContext, answerRead } from '../../src/reads/read-context.js';
 import type { StateKey } from '../../src/handler.js';
 import { type Harness, TRUSTEE, newSigner, nymOp, signed } from './helpers/harness.js';
 
@@ -67,7 +67,7 @@ export interface ReadOutcome {
   root?: Uint8Array;
   proofNodes?: Uint8Array;
   /** The reply as the node receives it (stateRoot / stateRootFrom name the roots to multi-sign). */
-  reply: ReadReply;
+  reply: UnsignedReadReply;
 }
 
 /** Runs a read (unsigned, as clients send them) through the read framework. */
