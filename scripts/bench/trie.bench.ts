@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StateTrie, openLevelKvStore, verifyTrieProof } from '@quire/storage';
+import { StateTrie, openLevelKvStore, verifyTrieProofAt } from '@quire/storage';
 import { loadAverages, measure, report, sample, since, threadCpuMs } from './lib.js';
 
 const TRIE_KEYS = 100_000;
@@ -136,27 +136,27 @@ try {
   console.log(`proof size: ${Math.round(avg)} bytes on average`);
   let v = 0;
   await measure(
-    'verifyTrieProof (present key, RLP bytes)',
+    'verifyTrieProofAt (present key, RLP bytes)',
     () => {
       const i = v++ % proofs.length;
-      if (verifyTrieProof(root, sampleKeys[i]!, proofs[i]!) === null) throw new Error('proof did not verify');
+      if (verifyTrieProofAt(root, sampleKeys[i]!, proofs[i]!) === null) throw new Error('proof did not verify');
     },
     { unit: 'verifies/s' },
   );
   await measure(
-    'verifyTrieProof (absent key)',
+    'verifyTrieProofAt (absent key)',
     () => {
-      if (verifyTrieProof(root, absentKey, absentProof) !== null) throw new Error('absence proof did not verify');
+      if (verifyTrieProofAt(root, absentKey, absentProof) !== null) throw new Error('absence proof did not verify');
     },
     { unit: 'verifies/s' },
   );
   const b64 = proofs.map((x) => Buffer.from(x).toString('base64'));
   let q = 0;
   await measure(
-    'verifyTrieProof (present key, base64 proof_nodes)',
+    'verifyTrieProofAt (present key, base64 proof_nodes)',
     () => {
       const i = q++ % b64.length;
-      verifyTrieProof(root, sampleKeys[i]!, b64[i]!);
+      verifyTrieProofAt(root, sampleKeys[i]!, b64[i]!);
     },
     { unit: 'verifies/s' },
   );

@@ -19,7 +19,7 @@ describe('import boundaries of the package graph (#22)', function () {
     ['packages/consensus/src/sim/planted.ts', "export { NodeHost } from '@quire/network';"],
     ['packages/client/src/planted.ts', "import { QuireNode } from '@quire/node';"],
     ['packages/client/src/planted.ts', "export * from '@quire/storage';"],
-    ['packages/gateway/src/planted.ts', "import { verifyTrieProof } from '@quire/storage/proofs';"],
+    ['packages/gateway/src/planted.ts', "import { verifyTrieProofAt } from '@quire/storage/proofs';"],
     ['packages/common/src/planted.ts', "import { sha256 } from '@quire/crypto';"],
     ['packages/network/src/planted.ts', "import { batchDigest } from '@quire/common/src/digests.js';"],
     ['packages/storage/src/planted.ts', "import type { ConsensusCore } from '@quire/consensus';"],

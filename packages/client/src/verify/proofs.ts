@@ -3,7 +3,7 @@
  * paths (6.3). Pure functions; they wrap the verifiers of @quire/storage, which walk the bytes.
  */
 import { b58decode, deepCopy, encodeMsgpack, isPlainObject, restoreAuditIntegerKeys, sha256Hex, attribRawHash, TxnType, type Txn } from '@quire/common';
-import { ProofError, StorageErrorCode, merkleLeafHash, verifyInclusion, verifyTrieProof as storageVerifyTrieProof } from '@quire/storage/proofs';
+import { ProofError, StorageErrorCode, merkleLeafHash, verifyInclusion, verifyTrieProofAt } from '@quire/storage/proofs';
 import { ClientErrorCode, VerificationError } from '../errors.js';
 
 export interface TrieProofInput {
@@ -36,7 +36,7 @@ function hash32(b58: unknown, what: string): Uint8Array {
 export function verifyTrieProof(input: TrieProofInput): Uint8Array | null {
   const root = hash32(input.rootHash, 'rootHash');
   if (typeof input.proofNodes !== 'string') throw new ProofError(StorageErrorCode.PROOF_MALFORMED, { what: 'proofNodes' });
-  return storageVerifyTrieProof(root, input.key, input.proofNodes);
+  return verifyTrieProofAt(root, input.key, input.proofNodes);
 }
 
 export interface AuditPathInput {

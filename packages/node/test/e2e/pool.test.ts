@@ -10,7 +10,7 @@ import { b58decode, b58encode, b64decode, multiSignatureMessage, parseJson, sign
 import { Ed25519Signer, blsVerifyAggregate } from '@quire/crypto';
 import { ClientConnector } from '@quire/network';
 import { nymKey } from '@quire/requests';
-import { Ledger, openLevelKvStore, verifyTrieProof } from '@quire/storage';
+import { Ledger, openLevelKvStore, verifyTrieProofAt } from '@quire/storage';
 import { TRUSTEE_SEED, main, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/index.js';
 import { freePort, waitFor } from './support.js';
 
@@ -129,7 +129,7 @@ describe('e2e: 4-node pool of quire-node processes', function () {
       expect(ms.value.state_root_hash).to.equal(proof.root_hash);
       expect(new Set(ms.participants).size).to.be.at.least(3);
       expect(blsVerifyAggregate(ms.participants.map((p) => pool.get(p)!), multiSignatureMessage(ms.value), b58decode(ms.signature))).to.equal(true);
-      expect(verifyTrieProof(b58decode(proof.root_hash), nymKey(target.did), b64decode(proof.proof_nodes))).to.not.equal(null);
+      expect(verifyTrieProofAt(b58decode(proof.root_hash), nymKey(target.did), b64decode(proof.proof_nodes))).to.not.equal(null);
     }
 
     // a repeated request is answered from the ledger with the same REPLY

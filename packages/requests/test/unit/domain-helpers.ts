@@ -3,7 +3,7 @@
 // framework, and verify their state proofs with the storage verifier.
 import { b58decode, b64decode, canonicalJsonBytes } from '@quire/common';
 import type { Ed25519Signer } from '@quire/crypto';
-import { verifyTrieProof } from '@quire/storage';
+import { verifyTrieProofAt } from '@quire/storage';
 import { expect } from 'chai';
 import type { RequestResult } from '../../src/executor/executor.js';
 import type { Txn } from '../../src/handler.js';
@@ -92,7 +92,7 @@ export function wrappedFromResult(val: unknown, result: Record<string, unknown>)
  */
 export function verifyRead(out: ReadOutcome, key: StateKey, expected: Uint8Array | null): void {
   expect(out.root, 'state proof present').to.not.equal(undefined);
-  const proven = verifyTrieProof(out.root!, key, out.proofNodes!);
+  const proven = verifyTrieProofAt(out.root!, key, out.proofNodes!);
   if (expected === null) expect(proven).to.equal(null);
   else expect(proven === null ? null : Buffer.from(proven).toString()).to.equal(Buffer.from(expected).toString());
 }

@@ -1,5 +1,5 @@
 import { b58decode, b58encode, b64decode, canonicalJson, canonicalJsonBytes, parseJson, sha256Hex } from '@quire/common';
-import { verifyTrieProof } from '@quire/storage';
+import { verifyTrieProofAt } from '@quire/storage';
 import { expect } from 'chai';
 import {
   attribKey,
@@ -199,7 +199,7 @@ describe('domain reads with state proofs', () => {
       verifyRead(out, revocRegAccumKey(defId), wrappedFromResult(data.value.accum_to, out.result));
       const from = data.value.accum_from as Record<string, unknown>;
       expect(from.value).to.deep.equal({ accum: 'a1' });
-      const proven = verifyTrieProof(b58decode(data.stateProofFrom.root_hash), revocRegAccumKey(defId), b64decode(data.stateProofFrom.proof_nodes));
+      const proven = verifyTrieProofAt(b58decode(data.stateProofFrom.root_hash), revocRegAccumKey(defId), b64decode(data.stateProofFrom.proof_nodes));
       expect(Buffer.from(proven!).toString()).to.equal(canonicalJson({ lsn: from.seqNo, lut: from.txnTime, val: from }));
       // the node is told both roots: `state_proof` is the `to` root, `stateProofFrom` the `from` root
       expect(b58encode(out.reply.stateRoot!.root)).to.equal(out.result.state_proof && (out.result.state_proof as { root_hash: string }).root_hash);
@@ -213,7 +213,7 @@ describe('domain reads with state proofs', () => {
       expect(data.value.accum_from).to.equal(null);
       expect(data.value.revoked).to.deep.equal([2, 3]);
       verifyRead(out, revocRegEntryKey(defId), wrappedFromResult(data.value.accum_to, out.result));
-      expect(verifyTrieProof(b58decode(data.stateProofFrom.root_hash), revocRegAccumKey(defId), b64decode(data.stateProofFrom.proof_nodes))).to.equal(null);
+      expect(verifyTrieProofAt(b58decode(data.stateProofFrom.root_hash), revocRegAccumKey(defId), b64decode(data.stateProofFrom.proof_nodes))).to.equal(null);
       expect(out.reply.stateRootFrom).to.deep.equal({ ledgerId: 1, root: b58decode(data.stateProofFrom.root_hash) });
     });
 

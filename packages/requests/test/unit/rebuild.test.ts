@@ -8,7 +8,7 @@ import type { Txn } from '../../src/handler.js';
 import { StoresReadContext, answerRead } from '../../src/reads/read-context.js';
 import { parseRequest } from '../../src/pipeline/parse.js';
 import { attribKey, nymKey } from '../../src/state-keys.js';
-import { verifyTrieProof } from '@quire/storage';
+import { verifyTrieProofAt } from '@quire/storage';
 import { DOMAIN_GENESIS, PP_TIME, STEWARDS, TRUSTEE, createHarness, genesisTxns, newSigner, nymOp, openStores, signed, testRegistry } from './helpers/harness.js';
 
 const STEWARD = STEWARDS[0]!;
@@ -31,7 +31,7 @@ async function readOn(stores: ExecutorStores, operation: Record<string, unknown>
 
 function proven(result: Record<string, unknown>, key: string | Uint8Array): string | null {
   const sp = result.state_proof as { root_hash: string; proof_nodes: string };
-  const v = verifyTrieProof(b58decode(sp.root_hash), key, b64decode(sp.proof_nodes));
+  const v = verifyTrieProofAt(b58decode(sp.root_hash), key, b64decode(sp.proof_nodes));
   return v === null ? null : Buffer.from(v).toString();
 }
 

@@ -2,7 +2,7 @@
 export { StateTrie, defaultStateTrieOptions } from './state-trie.js';
 export type { StateName, StateTrieOptions } from './state-trie.js';
 export type { StateKey } from './values.js';
-export { verifyTrieProof, verifyPrefixProof, verifyPrefixProofPairs } from './proof.js';
+export { verifyTrieProofAt, verifyPrefixProof, verifyPrefixProofPairs } from './proof.js';
 export type { ProvenPair } from './proof.js';
 export { BLANK_ROOT } from './node.js';
 export { rlpEncode, rlpDecode } from './rlp.js';

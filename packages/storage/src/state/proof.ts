@@ -108,7 +108,7 @@ function unwrap(stored: Uint8Array, key: Uint8Array): Uint8Array {
  * PROOF_ROOT_MISMATCH (no proof node hashes to the root), PROOF_INCOMPLETE (the walk needs a node
  * the proof lacks).
  */
-export function verifyTrieProof(rootHash: Uint8Array, key: StateKey, proof: Uint8Array | string): Uint8Array | null {
+export function verifyTrieProofAt(rootHash: Uint8Array, key: StateKey, proof: Uint8Array | string): Uint8Array | null {
   checkRoot(rootHash);
   const keyBytes = stateKeyBytes(key);
   const db = decodeProof(proof);
@@ -143,7 +143,7 @@ export interface ProvenPair {
  * Verifies a prefix proof (formats.md 7.7) and returns the exact set of (key, state value) pairs
  * whose key starts with `prefix`, in ascending key order. The subtrie below the prefix must be
  * complete: any node it references by hash that the proof lacks fails (PROOF_INCOMPLETE). Other
- * failures as for {@link verifyTrieProof}.
+ * failures as for {@link verifyTrieProofAt}.
  */
 export function verifyPrefixProofPairs(rootHash: Uint8Array, prefix: StateKey, proof: Uint8Array | string): ProvenPair[] {
   checkRoot(rootHash);

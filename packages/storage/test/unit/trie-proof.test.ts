@@ -13,7 +13,7 @@ import {
   rlpEncode,
   verifyPrefixProof,
   verifyPrefixProofPairs,
-  verifyTrieProof,
+  verifyTrieProofAt,
   type KvStore,
   type RlpItem,
 } from '@quire/storage';
@@ -70,11 +70,11 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
             for (const proof of [unhex(c.proof_nodes_hex), c.proof_nodes_base64]) {
               for (const key of [l.key, unhex(l.key_hex)]) {
                 if (l.expected !== undefined) {
-                  expect(proofCode(() => verifyTrieProof(root, key, proof))).to.equal(StorageErrorCode.PROOF_INCOMPLETE);
+                  expect(proofCode(() => verifyTrieProofAt(root, key, proof))).to.equal(StorageErrorCode.PROOF_INCOMPLETE);
                 } else if (l.expected_value === null) {
-                  expect(verifyTrieProof(root, key, proof)).to.equal(null);
+                  expect(verifyTrieProofAt(root, key, proof)).to.equal(null);
                 } else {
-                  expect(verifyTrieProof(root, key, proof)).to.deep.equal(utf8(l.expected_value!));
+                  expect(verifyTrieProofAt(root, key, proof)).to.deep.equal(utf8(l.expected_value!));
                 }
               }
             }
@@ -93,7 +93,7 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
             const nodes = rlpDecode(proof) as RlpItem[];
             expect(hex(rlpEncode(nodes[nodes.length - 1]!))).to.equal(hex(rlpEncode((rlpDecode(unhex(c.proof_nodes_hex)) as RlpItem[]).at(-1)!)));
             const want = c.trie_contents.find((p) => p.key === l.key);
-            const got = verifyTrieProof(root, l.key, b64encode(proof));
+            const got = verifyTrieProofAt(root, l.key, b64encode(proof));
             expect(got).to.deep.equal(want === undefined ? null : utf8(want.value));
           }
         });
@@ -111,28 +111,28 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
 
     it('a corrupted-RLP proof fails', () => {
       const cr = vectors.corrupted_rlp;
-      expect(proofCode(() => verifyTrieProof(unhex(vectors.cases[0]!.root_hex), '33', unhex(cr.proof_nodes_hex)))).to.equal(StorageErrorCode.PROOF_MALFORMED);
+      expect(proofCode(() => verifyTrieProofAt(unhex(vectors.cases[0]!.root_hex), '33', unhex(cr.proof_nodes_hex)))).to.equal(StorageErrorCode.PROOF_MALFORMED);
       // and the vector's one-byte root is no root at all
-      expect(proofCode(() => verifyTrieProof(unhex(cr.root_hex), '33', unhex(cr.proof_nodes_hex)))).to.equal(StorageErrorCode.PROOF_MALFORMED);
+      expect(proofCode(() => verifyTrieProofAt(unhex(cr.root_hex), '33', unhex(cr.proof_nodes_hex)))).to.equal(StorageErrorCode.PROOF_MALFORMED);
     });
 
     it("the blank proof 'wYA=' proves absence under BLANK_ROOT, and an empty trie generates it", async () => {
       const b = vectors.blank_node_proof;
-      expect(verifyTrieProof(BLANK_ROOT, 'anything', b.proof_nodes_base64)).to.equal(null);
-      expect(verifyTrieProof(BLANK_ROOT, '', unhex(b.proof_nodes_hex))).to.equal(null);
+      expect(verifyTrieProofAt(BLANK_ROOT, 'anything', b.proof_nodes_base64)).to.equal(null);
+      expect(verifyTrieProofAt(BLANK_ROOT, '', unhex(b.proof_nodes_hex))).to.equal(null);
       expect(verifyPrefixProof(BLANK_ROOT, '', b.proof_nodes_base64).size).to.equal(0);
       const t = await StateTrie.open(kv, 'config');
       expect(b64encode(t.generateProof('x'))).to.equal(b.proof_nodes_base64);
       expect(b64encode(t.generatePrefixProof('x'))).to.equal(b.proof_nodes_base64);
       // the blank proof is no proof for another root
-      expect(proofCode(() => verifyTrieProof(unhex(vectors.cases[0]!.root_hex), '33', b.proof_nodes_base64))).to.equal(StorageErrorCode.PROOF_ROOT_MISMATCH);
+      expect(proofCode(() => verifyTrieProofAt(unhex(vectors.cases[0]!.root_hex), '33', b.proof_nodes_base64))).to.equal(StorageErrorCode.PROOF_ROOT_MISMATCH);
     });
 
     it('formats 7.5 example: the proof of 33 -> v1 does not prove a value for 3', async () => {
       const root = unhex('7c3fe8a8e45d3efab16866566676164b85b229318cf31b19069ef822c80e2f5a');
-      expect(verifyTrieProof(root, '33', 'ysmDIDMzhMOCdjE=')).to.deep.equal(utf8('v1'));
-      expect(verifyTrieProof(root, '3', 'ysmDIDMzhMOCdjE=')).to.equal(null);
-      expect(verifyTrieProof(root, '333', 'ysmDIDMzhMOCdjE=')).to.equal(null);
+      expect(verifyTrieProofAt(root, '33', 'ysmDIDMzhMOCdjE=')).to.deep.equal(utf8('v1'));
+      expect(verifyTrieProofAt(root, '3', 'ysmDIDMzhMOCdjE=')).to.equal(null);
+      expect(verifyTrieProofAt(root, '333', 'ysmDIDMzhMOCdjE=')).to.equal(null);
       const t = await StateTrie.open(kv, 'domain');
       t.set('33', utf8('v1'));
       await t.commit();
@@ -145,23 +145,23 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
     const root = unhex(vectors.cases[0]!.root_hex);
     const good = vectors.cases[0]!.proof_nodes_base64;
     const cases: [string, () => unknown, string][] = [
-      ['URL-safe base64', () => verifyTrieProof(root, '33', good.replace(/\+/g, '-').replace(/\//g, '_')), StorageErrorCode.PROOF_MALFORMED],
-      ['unpadded base64', () => verifyTrieProof(root, '33', good.replace(/=+$/, '')), StorageErrorCode.PROOF_MALFORMED],
-      ['not a list', () => verifyTrieProof(root, '33', unhex('83646f67')), StorageErrorCode.PROOF_MALFORMED],
-      ['trailing bytes', () => verifyTrieProof(root, '33', Buffer.concat([unhex(vectors.cases[0]!.proof_nodes_hex), Uint8Array.of(0)])), StorageErrorCode.PROOF_MALFORMED],
-      ['a node of 3 items', () => verifyTrieProof(root, '33', rlpEncode([[utf8('a'), utf8('b'), utf8('c')]])), StorageErrorCode.PROOF_MALFORMED],
-      ['a byte string item', () => verifyTrieProof(root, '33', rlpEncode([utf8('abc')])), StorageErrorCode.PROOF_MALFORMED],
-      ['a root of 31 bytes', () => verifyTrieProof(root.subarray(1), '33', good), StorageErrorCode.PROOF_MALFORMED],
-      ['an empty proof', () => verifyTrieProof(root, '33', rlpEncode([])), StorageErrorCode.PROOF_ROOT_MISMATCH],
-      ['a proof that is not bytes', () => verifyTrieProof(root, '33', 42 as unknown as string), StorageErrorCode.PROOF_MALFORMED],
+      ['URL-safe base64', () => verifyTrieProofAt(root, '33', good.replace(/\+/g, '-').replace(/\//g, '_')), StorageErrorCode.PROOF_MALFORMED],
+      ['unpadded base64', () => verifyTrieProofAt(root, '33', good.replace(/=+$/, '')), StorageErrorCode.PROOF_MALFORMED],
+      ['not a list', () => verifyTrieProofAt(root, '33', unhex('83646f67')), StorageErrorCode.PROOF_MALFORMED],
+      ['trailing bytes', () => verifyTrieProofAt(root, '33', Buffer.concat([unhex(vectors.cases[0]!.proof_nodes_hex), Uint8Array.of(0)])), StorageErrorCode.PROOF_MALFORMED],
+      ['a node of 3 items', () => verifyTrieProofAt(root, '33', rlpEncode([[utf8('a'), utf8('b'), utf8('c')]])), StorageErrorCode.PROOF_MALFORMED],
+      ['a byte string item', () => verifyTrieProofAt(root, '33', rlpEncode([utf8('abc')])), StorageErrorCode.PROOF_MALFORMED],
+      ['a root of 31 bytes', () => verifyTrieProofAt(root.subarray(1), '33', good), StorageErrorCode.PROOF_MALFORMED],
+      ['an empty proof', () => verifyTrieProofAt(root, '33', rlpEncode([])), StorageErrorCode.PROOF_ROOT_MISMATCH],
+      ['a proof that is not bytes', () => verifyTrieProofAt(root, '33', 42 as unknown as string), StorageErrorCode.PROOF_MALFORMED],
     ];
     for (const [name, fn, code] of cases) it(name, () => expect(proofCode(fn)).to.equal(code));
 
     it('a leaf whose value is not RLP([v]) fails as malformed', () => {
       const leaf: RlpItem = [Uint8Array.of(0x20), utf8('raw')];
       const r = new Uint8Array(createHash('sha3-256').update(rlpEncode(leaf)).digest());
-      expect(proofCode(() => verifyTrieProof(r, '', rlpEncode([leaf])))).to.equal(StorageErrorCode.PROOF_MALFORMED);
-      expect(proofCode(() => verifyTrieProof(r, 'x', rlpEncode([leaf])))).to.equal('no error');
+      expect(proofCode(() => verifyTrieProofAt(r, '', rlpEncode([leaf])))).to.equal(StorageErrorCode.PROOF_MALFORMED);
+      expect(proofCode(() => verifyTrieProofAt(r, 'x', rlpEncode([leaf])))).to.equal('no error');
     });
   });
 
@@ -193,7 +193,7 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
         fc.asyncProperty(pairsArb, fc.array(keyArb, { maxLength: 8 }), async (pairs, extra) => {
           const { t, root, model } = await build(pairs);
           for (const key of [...pairs.map(([k]) => k), ...extra]) {
-            const got = verifyTrieProof(root, key, t.generateProof(key));
+            const got = verifyTrieProofAt(root, key, t.generateProof(key));
             expect(got).to.deep.equal(model.get(hex(key)) ?? null);
           }
         }),
@@ -223,7 +223,7 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
           const { t, root, model } = await build(pairs);
           const key = pairs.length > 0 ? pairs[at % pairs.length]![0] : other;
           const kinds: [Uint8Array, (p: Uint8Array) => unknown][] = [
-            [t.generateProof(key), (p) => verifyTrieProof(root, key, p)],
+            [t.generateProof(key), (p) => verifyTrieProofAt(root, key, p)],
             [t.generatePrefixProof(key), (p) => verifyPrefixProofPairs(root, key, p)],
           ];
           for (const [proof, verify] of kinds) {
@@ -241,7 +241,7 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
           const proof = t.generateProof(key);
           let answer: Uint8Array | null | 'failed';
           try {
-            answer = verifyTrieProof(root, other, proof);
+            answer = verifyTrieProofAt(root, other, proof);
           } catch (e) {
             expect(e).to.be.instanceOf(ProofError);
             answer = 'failed';
@@ -271,16 +271,16 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
       await t.commit();
       t.set('did:3', utf8('pending'));
       const head = t.headRoot;
-      expect(verifyTrieProof(r1, 'did:1', t.generateProof('did:1', r1))).to.deep.equal(utf8('first'));
-      expect(verifyTrieProof(r1, 'did:2', t.generateProof('did:2', r1))).to.equal(null);
-      expect(verifyTrieProof(t.committedRoot, 'did:1', t.generateProof('did:1'))).to.deep.equal(utf8('second'));
-      expect(verifyTrieProof(t.committedRoot, 'did:3', t.generateProof('did:3'))).to.equal(null);
-      expect(verifyTrieProof(head, 'did:3', t.generateProof('did:3', head))).to.deep.equal(utf8('pending'));
+      expect(verifyTrieProofAt(r1, 'did:1', t.generateProof('did:1', r1))).to.deep.equal(utf8('first'));
+      expect(verifyTrieProofAt(r1, 'did:2', t.generateProof('did:2', r1))).to.equal(null);
+      expect(verifyTrieProofAt(t.committedRoot, 'did:1', t.generateProof('did:1'))).to.deep.equal(utf8('second'));
+      expect(verifyTrieProofAt(t.committedRoot, 'did:3', t.generateProof('did:3'))).to.equal(null);
+      expect(verifyTrieProofAt(head, 'did:3', t.generateProof('did:3', head))).to.deep.equal(utf8('pending'));
       const all = verifyPrefixProof(head, 'did:', t.generatePrefixProof('did:', head));
       expect([...all.keys()]).to.deep.equal(['did:1', 'did:2', 'did:3']);
       expect(all.get('did:1')).to.deep.equal(utf8('second'));
       // the proof of the committed root does not verify against the head root
-      expect(proofCode(() => verifyTrieProof(head, 'did:1', t.generateProof('did:1')))).to.equal(StorageErrorCode.PROOF_ROOT_MISMATCH);
+      expect(proofCode(() => verifyTrieProofAt(head, 'did:1', t.generateProof('did:1')))).to.equal(StorageErrorCode.PROOF_ROOT_MISMATCH);
     });
 
     it('a prefix proof missing a subtrie node fails as incomplete; non-UTF-8 keys need hex', async () => {
