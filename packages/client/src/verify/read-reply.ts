@@ -49,7 +49,12 @@ function resultOf(reply: unknown): Record<string, unknown> {
   return reply;
 }
 
-function same(a: unknown, b: unknown): boolean {
+/** No lone surrogate (String.prototype.isWellFormed, Node >= 20; a lone surrogate cannot be written as JSON). */
+const wellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+/** Equal as JSON (the reply's echo of a query field): identical strings and safe integers at once, else compared as text. */
+export function same(a: unknown, b: unknown): boolean {
+  if (a === b && ((typeof a === 'string' && wellFormed(a)) || (typeof a === 'number' && Number.isSafeInteger(a)) || typeof a === 'bigint')) return true;
   try {
     return stringifyJson(a) === stringifyJson(b);
   } catch {

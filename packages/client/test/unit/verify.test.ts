@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { b58encode, b64encode, canonicalJson, encodeMsgpack, parseJson, stringifyJson, taaDigest, toHex, type Request } from '@quire/common';
 import { StorageErrorCode, merkleLeafHash } from '@quire/storage';
 import { attribKey, attribStoredHash, encodeNymRecord, encodeWrapped, nymKey, nymReadData, schemaKey, type NymRecord } from '@quire/requests';
@@ -17,6 +18,7 @@ import {
   verifyTrieProof,
 } from '../../src/index.js';
 import { SeenLedgers, readPosition } from '../../src/pool/seen.js';
+import { same } from '../../src/verify/read-reply.js';
 import { NODE_NAMES, POOL_STATE_ROOT, TXN_ROOT, codeOf, ledgerWith, multiSign, poolLedger, stateProof, stateWith } from './fixtures.js';
 
 const NOW = 1_700_000_300;
@@ -310,5 +312,25 @@ describe('verifyAuditPath and GET_TXN', () => {
     const wrongRoot = parseJson(stringifyJson({ op: 'REPLY', result: { identifier: request.identifier, reqId: request.reqId, type: '3', data, seqNo: 5, state_proof: { multi_signature: unsigned } } }));
     expect(verifyCode({ reply: wrongRoot, request, pool, now: NOW })).to.equal(ClientErrorCode.MULTISIG_ROOT_MISMATCH);
     expect(NODE_NAMES).to.have.length(4);
+  });
+});
+
+describe('same (a reply field equal as JSON to the query field)', () => {
+  it('agrees with comparing the JSON texts, for any values, identical or not', () => {
+    const slow = (a: unknown, b: unknown): boolean => {
+      try {
+        return stringifyJson(a) === stringifyJson(b);
+      } catch {
+        return false;
+      }
+    };
+    const value = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constant('\uD800'), fc.integer(), fc.double(), fc.bigInt(), fc.constant(Number.NaN), fc.constant(Number.POSITIVE_INFINITY), fc.constant(null), fc.boolean(), fc.array(fc.integer(), { maxLength: 3 }));
+    fc.assert(
+      fc.property(value, value, fc.boolean(), (a, b, identical) => {
+        const y = identical ? a : b;
+        expect(same(a, y)).to.equal(slow(a, y));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
