@@ -349,7 +349,9 @@ if (needPool) {
       };
       let bg: LoadReport | undefined;
       if (opts.catchupRate > 0) {
-        bg = await load(`catch-up: ${opts.catchupRate}/s offered while ${victim.alias} catches up`, { mix: 'nym', rate: opts.catchupRate, durationMs: CATCHUP_WRITES_MAX_MS, requestTimeoutMs: opts.timeout, signal: stopWrites.signal, onStart: restart });
+        // at most --concurrency writes in flight: beyond them the generator sheds the offers it cannot send (counted)
+        // instead of holding tens of thousands of requests and their timers when the pool falls behind
+        bg = await load(`catch-up: ${opts.catchupRate}/s offered while ${victim.alias} catches up`, { mix: 'nym', rate: opts.catchupRate, concurrency: opts.concurrency, durationMs: CATCHUP_WRITES_MAX_MS, requestTimeoutMs: opts.timeout, signal: stopWrites.signal, onStart: restart });
         allAcks.push(...bg.acks);
         allUnacked.push(...bg.unacked);
         if (catching === undefined) restart();
@@ -365,7 +367,7 @@ if (needPool) {
         fromLog = catchupWindow(pool.node(victim.alias).layout.logFile, logOffset);
       }
       const behind = goal - before;
-      const during = bg !== undefined ? `; meanwhile ${opts.catchupRate}/s offered: ${fmt(bg.writesPerSecond)}/s acknowledged (p50 ${fmt(bg.writeLatency?.p50)} ms, p99 ${fmt(bg.writeLatency?.p99)} ms; ${failures(bg)})` : '; no writes meanwhile';
+      const during = bg !== undefined ? `; meanwhile ${opts.catchupRate}/s offered: ${fmt(bg.writesPerSecond)}/s acknowledged (p50 ${fmt(bg.writeLatency?.p50)} ms, p99 ${fmt(bg.writeLatency?.p99)} ms; ${failures(bg)}${bg.schedule.shed > 0 ? `; ${bg.schedule.shed} not sent, ${opts.concurrency} in flight` : ''})` : '; no writes meanwhile';
       const cpu = reached && victimCpuS !== undefined ? `; ${fmt((victimCpuS * 1e6) / behind)} us of ${victim.alias}'s CPU per txn, its start included` : '';
       say(`  ${victim.alias}: ${reached ? `${behind} txns caught up in ${(wallMs / 1000).toFixed(1)} s` : `stalled at ${last} of ${goal}`}${cpu}${during}`);
       row(

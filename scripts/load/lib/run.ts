@@ -22,6 +22,8 @@ export interface LoadOptions {
   log?: (line: string) => void;
   clock?: Clock;
   signal?: AbortSignal;
+  /** Called once the requests are pre-signed and the sessions open, as the first request is due. */
+  onStart?: () => void;
 }
 
 export interface KindStats {
@@ -143,6 +145,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
   if (silent.length > 0) log(`warning: no answer from ${silent.join(', ')} while opening the sessions`);
   log(open ? `open loop: ${o.rate}/s for ${o.durationMs / 1000} s` : `closed loop: ${o.concurrency ?? 64} in flight for ${o.durationMs / 1000} s`);
   runStart = clock.now();
+  o.onStart?.();
   const cpuAtStart = process.cpuUsage();
   const progress = setInterval(() => {
     const done = [...perKind.values()].reduce((a, s) => a + s.outcomes.total, 0);

@@ -85,4 +85,35 @@ describe('load generator against 4 canned client hosts (dry run)', function () {
       canned.nack[0] = canned.nack[1] = canned.nack[2] = undefined;
     }
   });
+
+  it('open loop with onStart and a signal (the catch-up phase): onStart once before any request is sent, the schedule ends at the abort', async () => {
+    const stop = new AbortController();
+    const starts: number[] = [];
+    let firstSubmit: number | undefined;
+    const submit = target.submit.bind(target);
+    target.submit = (req, timeoutMs) => {
+      firstSubmit ??= performance.now();
+      return submit(req, timeoutMs);
+    };
+    try {
+      const r = await runLoad(target, {
+        mix: 'nym',
+        rate: 200,
+        concurrency: 64,
+        durationMs: 20_000,
+        requestTimeoutMs: 5000,
+        signal: stop.signal,
+        onStart: () => {
+          starts.push(performance.now());
+          setTimeout(() => stop.abort(), 500);
+        },
+      });
+      expect(starts).to.have.length(1);
+      expect(firstSubmit).to.be.at.least(starts[0]!);
+      expect(r.schedule.sent).to.be.greaterThan(0);
+      expect(r.schedule.sent, 'stopped by the signal, long before 20 s at 200/s').to.be.lessThan(1000);
+    } finally {
+      target.submit = submit;
+    }
+  });
 });
