@@ -1,8 +1,9 @@
 /**
  * Domain ledger state keys and values (formats.md §8.2).
  *
- * Every key and every value the domain write types put into the state trie is built here, so that
- * the write handlers, the read handlers and the tests share one definition of the byte layouts:
+ * Every key and every value the domain write types put into the state trie is built here (the keys in
+ * @quire/common, shared with the light client), so that the write handlers, the read handlers, the light client
+ * and the tests share one definition of the byte layouts:
  *
  * | Txn                | Key                                                    | Value                       |
  * |--------------------|--------------------------------------------------------|-----------------------------|
@@ -17,112 +18,33 @@
  *
  * W(v, n, t) = CJ({"lsn": n, "lut": t, "val": v}); CJ is canonical JSON (formats.md §1.6).
  */
-import { canonicalJson, canonicalJsonBytes, deepCopy, isPlainObject, parseJson, sha256, sha256Hex, toHex } from '@quire/common';
+import { type AttribKind, canonicalJson, canonicalJsonBytes, deepCopy, isPlainObject, nymKey, parseJson, sha256Hex } from '@quire/common';
 import { RequestError, RequestErrorCode } from './errors.js';
 import type { StateKey } from './handler.js';
 
 /** JSON object as stored in state (parsed losslessly: integers beyond 2^53 are bigint). */
 export type JsonObject = Record<string, unknown>;
 
-/** Markers of the domain ledger's textual keys (formats.md §8.2). */
-export const DomainMarker = {
-  ATTRIB: '1',
-  SCHEMA: '2',
-  CLAIM_DEF: '3',
-  REVOC_REG_DEF: '4',
-  REVOC_REG_ENTRY: '5',
-  REVOC_REG_ACCUM: '6',
-} as const;
-
-/** CLAIM_DEF defaults used in the state key when the request leaves them out. */
-export const CLAIM_DEF_DEFAULT_SIGNATURE_TYPE = 'CL';
-export const CLAIM_DEF_DEFAULT_TAG = 'tag';
+/** The keys themselves: one definition in @quire/common, shared with the light client. */
+export {
+  DomainMarker,
+  CLAIM_DEF_DEFAULT_SIGNATURE_TYPE,
+  CLAIM_DEF_DEFAULT_TAG,
+  nymKey,
+  nymTxnId,
+  attribKey,
+  schemaKey,
+  claimDefKey,
+  revocRegDefKey,
+  revocRegEntryKey,
+  revocRegAccumKey,
+  richSchemaIdKey,
+  richSchemaMetadataKey,
+} from '@quire/common';
+export type { AttribKind } from '@quire/common';
 
 const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder('utf-8', { fatal: true });
-
-// ---------------------------------------------------------------------------------------------
-// Keys
-// ---------------------------------------------------------------------------------------------
-
-/** NYM: the raw 32-byte SHA-256 of the UTF-8 `dest`. */
-export function nymKey(dest: string): Uint8Array {
-  return nymKeyShared(dest).slice();
-}
-
-/** NYM `txnId`: lowercase hex of the state key. */
-export function nymTxnId(dest: string): string {
-  return toHex(nymKeyShared(dest));
-}
-
-/**
- * The NYM keys of the DIDs seen last, shared (callers get copies): one NYM write asks for the key
- * of its `dest` and author several times (DID index, state update, txnId).
- */
-const recentNymKeys = new Map<string, Uint8Array>();
-const RECENT_NYM_KEYS = 4096;
-
-function nymKeyShared(dest: string): Uint8Array {
-  let key = recentNymKeys.get(dest);
-  if (key === undefined) {
-    key = sha256(textEncoder.encode(dest));
-    if (recentNymKeys.size >= RECENT_NYM_KEYS) recentNymKeys.delete(recentNymKeys.keys().next().value!);
-    recentNymKeys.set(dest, key);
-  }
-  return key;
-}
-
-/** The attribute selector of an ATTRIB / GET_ATTR request. */
-export type AttribKind = 'raw' | 'enc' | 'hash';
-
-/**
- * ATTRIB key: `<dest>:1:<hex sha256(name)>` for raw (name = the single key of the raw object) and
- * enc (name = the enc string); `<dest>:1:<hash>` for hash (the hash as given).
- */
-export function attribKey(dest: string, kind: AttribKind, name: string): string {
-  const suffix = kind === 'hash' ? name : sha256Hex(textEncoder.encode(name));
-  return `${dest}:${DomainMarker.ATTRIB}:${suffix}`;
-}
-
-/** SCHEMA key `<from>:2:<name>:<version>`. */
-export function schemaKey(from: string, name: string, version: string): string {
-  return `${from}:${DomainMarker.SCHEMA}:${name}:${version}`;
-}
-
-/** CLAIM_DEF key `<from>:3:<signature_type>:<ref>:<tag>` with `ref` in decimal. */
-export function claimDefKey(
-  from: string,
-  ref: number | bigint,
-  signatureType: string = CLAIM_DEF_DEFAULT_SIGNATURE_TYPE,
-  tag: string = CLAIM_DEF_DEFAULT_TAG,
-): string {
-  return `${from}:${DomainMarker.CLAIM_DEF}:${signatureType}:${ref.toString(10)}:${tag}`;
-}
-
-/** REVOC_REG_DEF key `<from>:4:<credDefId>:<revocDefType>:<tag>` (the `id` field is not used). */
-export function revocRegDefKey(from: string, credDefId: string, revocDefType: string, tag: string): string {
-  return `${from}:${DomainMarker.REVOC_REG_DEF}:${credDefId}:${revocDefType}:${tag}`;
-}
-
-/** REVOC_REG_ENTRY key `5:<revocRegDefId>` (the accumulated entry; also its `txnId`). */
-export function revocRegEntryKey(revocRegDefId: string): string {
-  return `${DomainMarker.REVOC_REG_ENTRY}:${revocRegDefId}`;
-}
-
-/** Accumulator key `6:<revocRegDefId>`. */
-export function revocRegAccumKey(revocRegDefId: string): string {
-  return `${DomainMarker.REVOC_REG_ACCUM}:${revocRegDefId}`;
-}
-
-/** Rich schema primary key: the UTF-8 of `id`. */
-export function richSchemaIdKey(id: string): string {
-  return id;
-}
-
-/** Rich schema secondary key `<rsType>:<rsName>:<rsVersion>`; its value is the raw `id`. */
-export function richSchemaMetadataKey(rsType: string, rsName: string, rsVersion: string): string {
-  return `${rsType}:${rsName}:${rsVersion}`;
-}
 
 /** Bytes of a state key (the trie takes either form; proofs are verified against bytes). */
 export function stateKeyBytes(key: StateKey): Uint8Array {

@@ -3,7 +3,34 @@
  * ledger, the state key recomputed from the reply, the value recomputed from the reply's `data` / `seqNo` /
  * `txnTime`, and the freshness rule. Pure; throws VerificationError REPLY_MALFORMED / NO_PROOF.
  */
-import { LedgerId, QuireError, TxnType, canonicalJson, canonicalJsonBytes, isPlainObject, parseJson, sha256, sha256Hex, taaDigest } from '@quire/common';
+import {
+  AML_LATEST_KEY,
+  CLAIM_DEF_DEFAULT_SIGNATURE_TYPE,
+  CLAIM_DEF_DEFAULT_TAG,
+  FROZEN_LEDGERS_KEY,
+  LedgerId,
+  QuireError,
+  RULE_KEY_DELIMITER,
+  TAA_LATEST_KEY,
+  TxnType,
+  amlVersionKey,
+  attribKey,
+  authRuleStateKey,
+  canonicalJson,
+  canonicalJsonBytes,
+  claimDefKey,
+  isPlainObject,
+  nymKey,
+  parseJson,
+  revocRegAccumKey,
+  revocRegEntryKey,
+  richSchemaMetadataKey,
+  schemaKey,
+  sha256Hex,
+  taaDigest,
+  taaDigestKey,
+  taaVersionKey,
+} from '@quire/common';
 import { ClientErrorCode, VerificationError } from '../errors.js';
 
 const utf8 = new TextEncoder();
@@ -119,7 +146,7 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
         value = canonicalJsonBytes(rec);
         recordSeqNo = safeSeqNo(rec.seqNo);
       }
-      const nym = one(LedgerId.DOMAIN, sha256(utf8.encode(dest)), value, historicRule(op));
+      const nym = one(LedgerId.DOMAIN, nymKey(dest), value, historicRule(op));
       nym.targets[0]!.recordSeqNo = recordSeqNo;
       return nym;
     }
@@ -129,7 +156,7 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
       if (kinds.length !== 1) throw malformed('raw/enc/hash', 'exactly one is expected');
       const kind = kinds[0]!;
       const name = str(op, kind);
-      const key = `${dest}:1:${kind === 'hash' ? name : sha256Hex(name)}`;
+      const key = attribKey(dest, kind, name);
       let value: Uint8Array | null = null;
       if (data !== null && data !== undefined) {
         if (typeof data !== 'string') throw malformed('data', 'not a string');
@@ -146,21 +173,21 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
       const dest = str(op, 'dest');
       const q = op.data;
       if (!isPlainObject(q)) throw malformed('data', 'schema query without name/version');
-      const key = `${dest}:2:${str(q, 'name', q, 'data.')}:${str(q, 'version', q, 'data.')}`;
+      const key = schemaKey(dest, str(q, 'name', q, 'data.'), str(q, 'version', q, 'data.'));
       const ans = isPlainObject(data) ? data : {};
       const value = ans.attr_names === undefined || result.seqNo === null || result.seqNo === undefined ? null : wrapped({ attr_names: ans.attr_names }, result);
       return one(LedgerId.DOMAIN, key, value, { kind: 'current' });
     }
     case TxnType.GET_CLAIM_DEF: {
-      const sigType = op.signature_type === undefined || op.signature_type === null ? 'CL' : str(op, 'signature_type');
-      const tag = op.tag === undefined || op.tag === null ? 'tag' : str(op, 'tag');
-      const key = `${str(op, 'origin')}:3:${sigType}:${decimal(op.ref, 'ref')}:${tag}`;
+      const sigType = op.signature_type === undefined || op.signature_type === null ? CLAIM_DEF_DEFAULT_SIGNATURE_TYPE : str(op, 'signature_type');
+      const tag = op.tag === undefined || op.tag === null ? CLAIM_DEF_DEFAULT_TAG : str(op, 'tag');
+      const key = claimDefKey(str(op, 'origin'), decimal(op.ref, 'ref'), sigType, tag);
       return one(LedgerId.DOMAIN, key, data === null || data === undefined ? null : wrapped(data, result), { kind: 'current' });
     }
     case TxnType.GET_REVOC_REG_DEF:
       return one(LedgerId.DOMAIN, str(op, 'id'), data === null || data === undefined ? null : wrapped(data, result), { kind: 'current' });
     case TxnType.GET_REVOC_REG:
-      return one(LedgerId.DOMAIN, `6:${str(op, 'revocRegDefId')}`, data === null || data === undefined ? null : wrapped(data, result), {
+      return one(LedgerId.DOMAIN, revocRegAccumKey(str(op, 'revocRegDefId')), data === null || data === undefined ? null : wrapped(data, result), {
         kind: 'as-of',
         at: timeOf(op, 'timestamp'),
       });
@@ -170,7 +197,7 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
       return taaTargets(result, op);
     case TxnType.GET_TXN_AUTHOR_AGREEMENT_AML: {
       const hasVersion = op.version !== undefined && op.version !== null;
-      const key = hasVersion ? `3:v:${str(op, 'version')}` : '3:latest';
+      const key = hasVersion ? amlVersionKey(str(op, 'version')) : AML_LATEST_KEY;
       const fresh: FreshnessRule = op.timestamp !== undefined && op.timestamp !== null ? { kind: 'as-of', at: timeOf(op, 'timestamp') } : { kind: 'current' };
       return one(LedgerId.CONFIG, key, data === null || data === undefined ? null : wrapped(data, result), fresh);
     }
@@ -179,7 +206,7 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
       if (fields.every((f) => op[f] === undefined) && op.old_value === undefined) throw new VerificationError(ClientErrorCode.NO_PROOF, { type });
       const action = str(op, 'auth_action');
       const old = action === 'ADD' ? '*' : renderRulePart(op.old_value);
-      const key = `1:${[str(op, 'auth_type'), action, str(op, 'field'), old, renderRulePart(op.new_value)].join('--')}`;
+      const key = authRuleStateKey([str(op, 'auth_type'), action, str(op, 'field'), old, renderRulePart(op.new_value)].join(RULE_KEY_DELIMITER));
       if (!Array.isArray(data) || data.length !== 1 || !isPlainObject(data[0])) throw malformed('data', 'one rule expected');
       return one(LedgerId.CONFIG, key, canonicalJsonBytes(data[0].constraint), { kind: 'current' }, true);
     }
@@ -187,7 +214,7 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
       return one(LedgerId.DOMAIN, str(op, 'id'), data === null || data === undefined ? null : wrapped(data, result), { kind: 'current' });
     case TxnType.GET_RICH_SCHEMA_OBJECT_BY_METADATA: {
       const meta = ['rsType', 'rsName', 'rsVersion'].map((f) => str(op, f));
-      if (data === null || data === undefined) return one(LedgerId.DOMAIN, meta.join(':'), null, { kind: 'current' });
+      if (data === null || data === undefined) return one(LedgerId.DOMAIN, richSchemaMetadataKey(meta[0]!, meta[1]!, meta[2]!), null, { kind: 'current' });
       if (!isPlainObject(data)) throw malformed('data', 'not an object');
       ['rsType', 'rsName', 'rsVersion'].forEach((f, i) => {
         if (data[f] !== meta[i]) throw malformed(`data.${f}`, 'differs from the query');
@@ -197,7 +224,7 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
     case TxnType.GET_FROZEN_LEDGERS:
       // data: {"<ledger id>": {ledger, state, seq_no}} or null (requests.md 7.3)
       if (data !== null && data !== undefined && !isPlainObject(data)) throw malformed('data', 'not an object');
-      return one(LedgerId.CONFIG, '4:FROZEN_LEDGERS', data === null || data === undefined ? null : wrapped(data, result), { kind: 'current' });
+      return one(LedgerId.CONFIG, FROZEN_LEDGERS_KEY, data === null || data === undefined ? null : wrapped(data, result), { kind: 'current' });
     default:
       throw new VerificationError(ClientErrorCode.NO_PROOF, { type });
   }
@@ -208,7 +235,7 @@ function taaTargets(result: Record<string, unknown>, op: Record<string, unknown>
   const present = (f: string): boolean => op[f] !== undefined && op[f] !== null;
   let fresh: FreshnessRule = { kind: 'current' };
   if (present('digest')) {
-    const key = `2:d:${str(op, 'digest')}`;
+    const key = taaDigestKey(str(op, 'digest'));
     let value: Uint8Array | null = null;
     if (data !== null && data !== undefined) {
       if (!isPlainObject(data)) throw malformed('data', 'not an object');
@@ -218,7 +245,7 @@ function taaTargets(result: Record<string, unknown>, op: Record<string, unknown>
     return { ledgerId: LedgerId.CONFIG, targets: [{ key, value, freshness: fresh, stateProof: result.state_proof }] };
   }
   if (present('timestamp')) fresh = { kind: 'as-of', at: timeOf(op, 'timestamp') };
-  const key = present('version') ? `2:v:${str(op, 'version')}` : '2:latest';
+  const key = present('version') ? taaVersionKey(str(op, 'version')) : TAA_LATEST_KEY;
   let value: Uint8Array | null = null;
   if (data !== null && data !== undefined) {
     if (!isPlainObject(data)) throw malformed('data', 'not an object');
@@ -237,7 +264,7 @@ function revocDeltaTargets(result: Record<string, unknown>, op: Record<string, u
   const data = result.data;
   const targets: ProofTarget[] = [];
   if (data === null || data === undefined) {
-    targets.push({ key: `5:${id}`, value: null, freshness: to, stateProof: result.state_proof });
+    targets.push({ key: revocRegEntryKey(id), value: null, freshness: to, stateProof: result.state_proof });
     return { ledgerId: LedgerId.DOMAIN, targets };
   }
   if (!isPlainObject(data) || !isPlainObject(data.value)) throw malformed('data.value', 'not an object');
@@ -245,9 +272,9 @@ function revocDeltaTargets(result: Record<string, unknown>, op: Record<string, u
   const accumTo = v.accum_to;
   const accumFrom = v.accum_from;
   if (accumTo === null || accumTo === undefined) {
-    targets.push({ key: `5:${id}`, value: null, freshness: to, stateProof: result.state_proof });
+    targets.push({ key: revocRegEntryKey(id), value: null, freshness: to, stateProof: result.state_proof });
   } else {
-    const key = accumFrom !== null && accumFrom !== undefined ? `6:${id}` : `5:${id}`;
+    const key = accumFrom !== null && accumFrom !== undefined ? revocRegAccumKey(id) : revocRegEntryKey(id);
     targets.push({ key, value: wrapped(accumTo, result), freshness: to, stateProof: result.state_proof });
   }
   if (data.stateProofFrom !== undefined && data.stateProofFrom !== null) {
@@ -257,7 +284,7 @@ function revocDeltaTargets(result: Record<string, unknown>, op: Record<string, u
       if (!isPlainObject(accumFrom)) throw malformed('data.value.accum_from', 'not an object');
       value = canonicalJsonBytes({ lsn: intOrNull(accumFrom.seqNo, 'accum_from.seqNo'), lut: intOrNull(accumFrom.txnTime, 'accum_from.txnTime'), val: accumFrom });
     }
-    targets.push({ key: `6:${id}`, value, freshness: fromRule, stateProof: data.stateProofFrom });
+    targets.push({ key: revocRegAccumKey(id), value, freshness: fromRule, stateProof: data.stateProofFrom });
   }
   return { ledgerId: LedgerId.DOMAIN, targets };
 }

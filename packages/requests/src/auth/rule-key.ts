@@ -6,7 +6,9 @@ import { pyRepr } from '../errors.js';
 import { DEFAULT_AUTH_MAP } from './default-map.js';
 import type { Constraint } from './constraint.js';
 
-export const RULE_KEY_DELIMITER = '--';
+import { RULE_KEY_DELIMITER } from '@quire/common';
+
+export { RULE_KEY_DELIMITER, authRuleStateKey } from '@quire/common';
 
 /** Renders one key part: null/absent -> "", string as is, integer decimal, list Python-style, bool True/False. */
 export function renderKeyPart(v: unknown): string {
@@ -83,9 +85,4 @@ export class AuthMap {
   defaultConstraint(key: string): Constraint | undefined {
     return this.byKey.get(key);
   }
-}
-
-/** Config state key of an override: `1:<default key>`. */
-export function authRuleStateKey(key: string): string {
-  return `1:${key}`;
 }

@@ -7,7 +7,9 @@ import { RequestError, RequestErrorCode } from '../errors.js';
 import type { StateAccess } from '../handler.js';
 import { decodeWrapped, isJsonObject } from '../state-keys.js';
 
-export const FROZEN_LEDGERS_KEY = '4:FROZEN_LEDGERS';
+import { FROZEN_LEDGERS_KEY } from '@quire/common';
+
+export { FROZEN_LEDGERS_KEY };
 
 /** The base ledgers (pool, domain, config, audit), which cannot be frozen. */
 export const BASE_LEDGER_IDS: readonly number[] = [0, 1, 2, 3];

@@ -8,11 +8,10 @@ import type { StateAccess } from '../handler.js';
 import { decodeText, decodeWrapped, isJsonObject } from '../state-keys.js';
 import { RequestError, RequestErrorCode } from '../errors.js';
 
-export const TAA_LATEST_KEY = '2:latest';
-export const AML_LATEST_KEY = '3:latest';
-export const taaDigestKey = (digest: string): string => `2:d:${digest}`;
-export const taaVersionKey = (version: string): string => `2:v:${version}`;
-export const amlVersionKey = (version: string): string => `3:v:${version}`;
+import { AML_LATEST_KEY, TAA_LATEST_KEY, amlVersionKey, taaDigestKey, taaVersionKey } from '@quire/common';
+
+/** The config keys (one definition in @quire/common, shared with the light client). */
+export { AML_LATEST_KEY, TAA_LATEST_KEY, amlVersionKey, taaDigestKey, taaVersionKey };
 
 /** taaDigest = hex(sha256(utf8(version || text))) (formats.md 3.5): one definition, in @quire/common. */
 export { taaDigest } from '@quire/common';
