@@ -82,6 +82,18 @@ export class Catchup {
     this.checkStatusRound();
   }
 
+  /**
+   * A peer (re)connected: during a status round it gets this node's audit status at once. The round's
+   * first broadcast goes out as the node starts, before its connections are up, and was only sent
+   * again by the 2 s retry: every catch-up at a start waited for it.
+   */
+  onPeerConnected(alias: string): void {
+    const ctx = this.ctx;
+    if (!this.active || this.phase !== undefined || alias === ctx.name || !ctx.isValidator(alias)) return;
+    const own = ctx.modules.executor.ledgerStatus(AUDIT);
+    ctx.send(alias, { op: 'LEDGER_STATUS', ledgerId: AUDIT, txnSeqNo: own.size, viewNo: 0, ppSeqNo: 0, merkleRoot: own.root, protocolVersion: 2 });
+  }
+
   // ---- seeder ------------------------------------------------------------------------------------
 
   onLedgerStatus(from: string, st: LedgerStatus): void {

@@ -301,6 +301,7 @@ export class ConsensusCore {
       case 'peerConnected':
       case 'peerDisconnected':
         this.viewChanger.voting.onPeerConnection(event.alias, event.kind === 'peerConnected');
+        if (event.kind === 'peerConnected') this.catchup.onPeerConnected(event.alias);
         break;
     }
     if (event.kind !== 'timer') this.afterEvent();
