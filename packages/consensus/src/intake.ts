@@ -182,12 +182,22 @@ export class RequestIntake {
   admitAtDoor(request: ClientRequestBody): boolean {
     const identity = requestIdentity(request);
     if (identity === undefined) return true;
-    if (this.refused.has(identity)) return false;
+    if (this.refused.has(identity)) return this.propagatedHere(identity) !== undefined;
     const d = this.byIdentity.get(identity);
     if (d !== undefined && (this.entries.get(d)?.identity === identity || this.orderedBodies.get(d)?.identity === identity)) return true;
     if (!this.full) return true;
     this.refuse(identity);
     return false;
+  }
+
+  /**
+   * The votes of a request this node took in, propagated and then dropped (full, not finalised): its PROPAGATE
+   * still counts toward the n-f that finalise the request, so the node must not tell a client it refused it (a
+   * client told "refused" by f+1 nodes would see it ordered); undefined for a request refused outright.
+   */
+  private propagatedHere(identity: string): { voters: Set<string>; connIds?: Set<string> } | undefined {
+    const held = this.refusedVotes.get(identity);
+    return held !== undefined && held.voters.has(this.ctx.name) ? held : undefined;
   }
 
   private refuse(identity: string): void {
@@ -269,6 +279,13 @@ export class RequestIntake {
       return;
     }
     const identity = requestIdentity(request);
+    const dropped = identity === undefined || !this.refused.has(identity) ? undefined : this.propagatedHere(identity);
+    if (dropped !== undefined) {
+      // its PROPAGATE stands: acknowledged, and answered if the pool orders it (the client joins the votes kept)
+      (dropped.connIds ??= new Set()).add(connId);
+      this.ctx.emit({ kind: 'clientAck', connId, identifier: info.identifier, reqId: info.reqId });
+      return;
+    }
     if ((identity !== undefined && this.refused.has(identity)) || this.full) {
       if (identity !== undefined) this.refuse(identity);
       this.ctx.emit({ kind: 'clientNack', connId, identifier: info.identifier, reqId: info.reqId, code: NACK_OVERLOADED, reason: POOL_OVERLOADED_REASON });

@@ -87,6 +87,28 @@ describe('admission control (intake.ts)', () => {
     expect(pool.orderedBy.get('Node3')?.has(Number(c!.reqId))).to.equal(true);
   });
 
+  it('a node that dropped a request it had propagated acknowledges the client\'s late copy, and answers it once the pool orders it', () => {
+    const { pool, t } = startedPool({ maxRequestQueueSize: 1 });
+    // A reaches Node3 and Node4 first (its copies to Node1 and Node2 are late) and their PROPAGATEs to Node1 and
+    // Node2 are lost: pending on 2 < n-f votes, both nodes full, so both drop it after 2 s; their PROPAGATEs stand
+    const [a] = pool.submitAt(t + 1, 1, ['Node3', 'Node4']);
+    pool.drop = (from, to, msg) => (to === 'Node1' || to === 'Node2') && isPropagateOf(a!.reqId)(from, to, msg as never);
+    pool.runUntil(t + 4_000);
+    const node3 = pool.cores.get('Node3')!;
+    expect(node3.status().pendingRequests).to.equal(0);
+    // the client's copy reaches Node3 again: a REQNACK would count toward an f+1 "refused" while Node3's PROPAGATE
+    // still counts toward the n-f that order it
+    expect(node3.admitAtDoor(a!)).to.equal(true);
+    const late = node3.handle({ kind: 'clientRequest', connId: `c${String(a!.reqId)}`, request: a! });
+    expect(late.filter((e) => e.kind === 'clientAck' || e.kind === 'clientNack').map((e) => e.kind)).to.deep.equal(['clientAck']);
+    // the late copies reach Node1 and Node2, which take it in: with the PROPAGATEs of Node3 and Node4 the pool holds
+    // it on n-f; it is ordered and Node3 answers the client it acknowledged
+    pool.drop = () => false;
+    pool.sendAt(t + 4_001, a!, ['Node1', 'Node2']);
+    pool.runUntil(t + 10_000);
+    for (const n of VALIDATORS) expect(pool.orderedBy.get(n)?.has(Number(a!.reqId)) ?? false, n).to.equal(true);
+  });
+
   it('a request already held passes the door even when the node is full', () => {
     const { pool, t } = startedPool({ maxRequestQueueSize: 1 });
     pool.drop = (from, _to, msg) => from === 'Node1' && msg.op !== 'PROPAGATE';

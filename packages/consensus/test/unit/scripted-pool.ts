@@ -75,9 +75,18 @@ export class Pool {
   submitAt(at: number, count = 1, to: readonly string[] = VALIDATORS): ClientRequestBody[] {
     const reqs = Array.from({ length: count }, (_, i) => this.client.request(`dest${at}x${i}xxxxxxxxxxxxxxxxxxxx`));
     this.schedule(at, () => {
-      for (const r of reqs) for (const name of to) this.apply(name, this.cores.get(name)!.handle({ kind: 'clientRequest', connId: `c${String(r.reqId)}`, request: r }));
+      for (const r of reqs) this.send(r, to);
     });
     return reqs;
+  }
+
+  /** The client sends `request` (again) to the nodes `to` at `at`, on its connection `c<reqId>`. */
+  sendAt(at: number, request: ClientRequestBody, to: readonly string[]): void {
+    this.schedule(at, () => this.send(request, to));
+  }
+
+  private send(request: ClientRequestBody, to: readonly string[]): void {
+    for (const name of to) this.apply(name, this.cores.get(name)!.handle({ kind: 'clientRequest', connId: `c${String(request.reqId)}`, request }));
   }
 
   private apply(from: string, effects: ConsensusEffect[]): void {
