@@ -105,6 +105,8 @@ describe('every validator crashes at once with a batch prepared and ordered by n
       expect(o.batch, `seed ${seed}`).to.be.greaterThan(0);
       if (!o.lateOrdered) stalled++;
     }
-    expect(stalled, 'runs in which no later write was ordered').to.be.at.least(3);
+    // 3 of the 8 seeds stalled until a restarted node's catch-up answered peers that connect during its status round
+    // (b58e493): it recovers one of them by catch-up; the other two still stop for good without the journal
+    expect(stalled, 'runs in which no later write was ordered').to.be.at.least(2);
   });
 });
