@@ -1,6 +1,6 @@
 // Server time of the explorer's pages (Fastify inject: from the request to the last byte of the page, no socket).
 //
-//   node --conditions=quire-source --import tsx --import @quire/common/polyfill packages/gateway/test/explorer/explorer.bench.ts [--pool]
+//   node --conditions=quire-source --import tsx --import @quire/common/polyfill packages/gateway/test/explorer/explorer.bench.ts [--pool [--txns N]]
 //
 // Default: a domain ledger of 100,000 txns behind an in-process pool caller that answers at once, which measures what
 // the explorer itself costs (paging, rendering, caching) on a large ledger. --pool: the same pages against a real
@@ -101,13 +101,36 @@ async function realPool(): Promise<void> {
     const trustee = DidKey.fromSeed(TRUSTEE_SEED);
     const alice = DidKey.random();
     await client.submitWrite(signRequest(buildNymRequest({ submitter: trustee.did, dest: alice.did, verkey: alice.verkey }), trustee));
+    // --txns N: the domain ledger first grows by N NYMs (512 in flight), so the pages read a ledger of that size
+    const at = process.argv.indexOf('--txns');
+    const txns = at < 0 ? 0 : Number(process.argv[at + 1]);
+    if (!Number.isSafeInteger(txns) || txns < 0) throw new Error('--txns: a number of NYMs expected');
+    if (txns > 0) {
+      const t0 = performance.now();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 512 }, async () => {
+          while (next < txns) {
+            next++;
+            const d = DidKey.random();
+            await client.submitWrite(signRequest(buildNymRequest({ submitter: trustee.did, dest: d.did, verkey: d.verkey }), trustee)).catch(() => undefined);
+          }
+        }),
+      );
+      console.log(`wrote ${txns.toLocaleString('en')} NYMs in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    }
     gw = await Gateway.create({ port: 0, rateLimit: { max: 0, windowMs: 60_000 }, explorer: { signerSeed: TRUSTEE_SEED } }, { pool: client });
     const size = (await gw.app.inject({ url: '/', headers: { accept: 'application/json' } })).json<{ pool_mt_size: number }>().pool_mt_size;
-    console.log(`explorer pages against a real 4-node pool on loopback (pool ledger ${size} txns), verified reads through the SDK, ${RUNS} runs each`);
+    console.log(`explorer pages against a real 4-node pool on loopback (pool ledger ${size} txns, ${txns.toLocaleString('en')} NYMs written first), verified reads through the SDK, ${RUNS} runs each`);
     console.log('| page | cold | p50 | p95 | load |\n|---|---|---|---|---|');
     print('pool page `/pool` (VALIDATOR_INFO of 4 nodes, reused 3 s)', await time(gw.app, '/pool'));
     print('domain ledger, newest 20 `/ledger/domain`', await time(gw.app, '/ledger/domain'));
     print('one txn `/ledger/domain/3`', await time(gw.app, '/ledger/domain/3'));
+    if (txns > 0) {
+      const mid = Math.floor(txns / 2);
+      print(`domain ledger from seqNo ${mid} \`/ledger/domain?from=${mid}\``, await time(gw.app, `/ledger/domain?from=${mid}`));
+      print(`one txn \`/ledger/domain/${mid}\``, await time(gw.app, `/ledger/domain/${mid}`));
+    }
     print(`DID page \`/dids/${alice.did}\` (GET_NYM versions, resolution, ATTRIB: 4 verified reads)`, await time(gw.app, `/dids/${alice.did}`));
   } finally {
     await gw?.close();
