@@ -1,6 +1,6 @@
 // TXN_AUTHOR_AGREEMENT_DISABLE, LEDGERS_FREEZE and GET_FROZEN_LEDGERS in the SDK (builders), the light-client
 // verifier (GET_FROZEN_LEDGERS by state proof) and the quire CLI (taa-disable, ledgers-freeze, get-frozen-ledgers).
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -82,6 +82,7 @@ describe('ledger administration requests (TAA disable, ledgers freeze)', () => {
 
   describe('CLI', () => {
     const dir = mkdtempSync(join(tmpdir(), 'quire-admin-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
     const seeds = ['000000000000000000000000Trustee1', '000000000000000000000000Trustee2', '000000000000000000000000Trustee3'];
 
     it('taa-disable --dry-run prints the signed type-8 request', async () => {
