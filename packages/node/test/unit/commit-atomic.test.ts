@@ -12,14 +12,14 @@ import { batchDigest } from '@quire/consensus';
 import { Ed25519Signer } from '@quire/crypto';
 import { ClientConnector } from '@quire/network';
 import { AuditTrail } from '../../src/audit-trail.js';
-import { type NodeConfig, defaultNodeConfig, mergeConfig } from '../../src/config.js';
+import type { NodeConfig } from '../../src/config.js';
 import { ConsensusExecutor } from '../../src/consensus-executor.js';
 import { type NodeError, NodeErrorCode } from '../../src/errors.js';
-import { TRUSTEE_SEED, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/genesis-gen.js';
+import { TRUSTEE_SEED, nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
 import { createLogger } from '../../src/logger.js';
 import { COMMIT_FAILED_EXIT_CODE, QuireNode, WRITE_FAILED_EXIT_CODE } from '../../src/node.js';
-import { type Fixture, memoryFixture, nymRequest, trustee, user } from './helpers.js';
+import { type Fixture, memoryFixture, nymRequest, soloNodeConfig, trustee, user } from './helpers.js';
 
 function input(ledgerId: number, requests: Record<string, unknown>[], ppSeqNo: number, ppTime = 1_700_000_000 + ppSeqNo) {
   const digests = requests.map((_, i) => `${ppSeqNo}${i}`.padStart(64, '0'));
@@ -158,8 +158,7 @@ describe('QuireNode stops on a commit that failed half-way (#15 F3)', function (
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'quire-commit-'));
-    const g = await writeGenesisFiles(dir, poolGenesis(standardPoolNodes([{ nodePort: 9701, clientPort: 9702 }])));
-    config = mergeConfig(defaultNodeConfig, { poolGenesisFile: g.pool, domainGenesisFile: g.domain, nodeHost: '127.0.0.1', nodePort: 0, clientHost: '127.0.0.1', clientPort: 0, durable: false });
+    config = await soloNodeConfig(dir);
   });
   after(async () => {
     await rm(dir, { recursive: true, force: true });

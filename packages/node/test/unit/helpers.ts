@@ -5,7 +5,8 @@ import { type ExecutorStores, RequestExecutor, RequestPipeline, type Txn } from 
 import { AttributeStore, BlsStore, Ledger, SeqNoIndex, StateTrie, TimestampStore, openMemoryKvStore, parseGenesis } from '@quire/storage';
 import { AuditTrail } from '../../src/audit-trail.js';
 import { ConsensusExecutor, type NodeStores } from '../../src/consensus-executor.js';
-import { poolGenesis, standardDomainGenesis, standardPoolNodes } from '../../src/genesis-gen.js';
+import { type NodeConfig, defaultNodeConfig, mergeConfig } from '../../src/config.js';
+import { poolGenesis, standardDomainGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/genesis-gen.js';
 import { PoolRegistry } from '../../src/pool-registry.js';
 
 export const PORTS = [
@@ -61,4 +62,13 @@ export function nymRequest(author: Ed25519Signer, target: Ed25519Signer, extra: 
 
 export function user(i: number): Ed25519Signer {
   return Ed25519Signer.fromSeed(`User${i}`.padStart(32, '0'));
+}
+
+/**
+ * The configuration of a pool of one validator (Node1) whose genesis files are written into `dir`: loopback, free
+ * ports, no fsync (the tests that start a QuireNode alone).
+ */
+export async function soloNodeConfig(dir: string): Promise<NodeConfig> {
+  const g = await writeGenesisFiles(dir, poolGenesis(standardPoolNodes([{ nodePort: 9701, clientPort: 9702 }])));
+  return mergeConfig(defaultNodeConfig, { poolGenesisFile: g.pool, domainGenesisFile: g.domain, nodeHost: '127.0.0.1', nodePort: 0, clientHost: '127.0.0.1', clientPort: 0, durable: false });
 }

@@ -9,11 +9,12 @@ import { expect } from 'chai';
 import { parseJson, signatureInput } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { ClientConnector } from '@quire/network';
-import { type NodeConfig, defaultNodeConfig, mergeConfig } from '../../src/config.js';
-import { TRUSTEE_SEED, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/genesis-gen.js';
+import type { NodeConfig } from '../../src/config.js';
+import { TRUSTEE_SEED, nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
 import { createLogger } from '../../src/logger.js';
 import { QuireNode } from '../../src/node.js';
+import { soloNodeConfig } from './helpers.js';
 
 const dec = (b: Uint8Array): Record<string, unknown> => parseJson(new TextDecoder().decode(b)) as Record<string, unknown>;
 const enc = (v: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(v));
@@ -42,8 +43,7 @@ describe('an ordered batch whose write has not landed (#16)', function () {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'quire-overlap-'));
-    const g = await writeGenesisFiles(dir, poolGenesis(standardPoolNodes([{ nodePort: 9701, clientPort: 9702 }])));
-    config = mergeConfig(defaultNodeConfig, { poolGenesisFile: g.pool, domainGenesisFile: g.domain, nodeHost: '127.0.0.1', nodePort: 0, clientHost: '127.0.0.1', clientPort: 0, durable: false });
+    config = await soloNodeConfig(dir);
   });
   after(async () => {
     await rm(dir, { recursive: true, force: true });

@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { encodeMsgpack } from '@quire/common';
 import type { ConsensusEvent } from '@quire/consensus';
-import { defaultNodeConfig, mergeConfig } from '../../src/config.js';
-import { nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/genesis-gen.js';
+import { nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
 import { createLogger } from '../../src/logger.js';
 import { QuireNode } from '../../src/node.js';
 import { PeerMessageQueue, defaultPeerQueueOptions } from '../../src/peer-queue.js';
+import { soloNodeConfig } from './helpers.js';
 
 describe('PeerMessageQueue (#15, F9)', () => {
   it('drops a peer’s messages past its count bound, never another peer’s', () => {
@@ -63,8 +63,7 @@ describe('QuireNode under a peer flood (#15, F9)', function () {
   });
 
   it('takes at most maxMessagesPerPeer waiting messages from one peer, and serves another peer before that backlog', async () => {
-    const g = await writeGenesisFiles(dir, poolGenesis(standardPoolNodes([{ nodePort: 9701, clientPort: 9702 }])));
-    const config = mergeConfig(defaultNodeConfig, { poolGenesisFile: g.pool, domainGenesisFile: g.domain, nodeHost: '127.0.0.1', nodePort: 0, clientHost: '127.0.0.1', clientPort: 0, durable: false });
+    const config = await soloNodeConfig(dir);
     const keys = deriveNodeKeys('Node1', Buffer.from(nodeSeed('Node1')));
     const node = await QuireNode.create({ dataDir: dir, config, inMemory: true }, { logger: createLogger({ level: 'silent' }), keys });
     try {

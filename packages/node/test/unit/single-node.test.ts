@@ -11,12 +11,13 @@ import { parseJson, signatureInput } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { ClientConnector, ClientRequestError } from '@quire/network';
 import { openLevelKvStore } from '@quire/storage';
-import { type NodeConfig, defaultNodeConfig, mergeConfig } from '../../src/config.js';
-import { TRUSTEE_SEED, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/genesis-gen.js';
+import type { NodeConfig } from '../../src/config.js';
+import { TRUSTEE_SEED, nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
 import { createLogger } from '../../src/logger.js';
 import { QuireNode, WRITE_FAILED_EXIT_CODE } from '../../src/node.js';
 import { KvVoteStore, VOTE_STORE_BUCKET } from '../../src/node-setup.js';
+import { soloNodeConfig } from './helpers.js';
 
 const dec = (b: Uint8Array): Record<string, unknown> => parseJson(new TextDecoder().decode(b)) as Record<string, unknown>;
 const enc = (v: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(v));
@@ -49,8 +50,7 @@ describe('QuireNode: a pool of one validator', function () {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'quire-solo-'));
-    const g = await writeGenesisFiles(dir, poolGenesis(standardPoolNodes([{ nodePort: 9701, clientPort: 9702 }])));
-    config = mergeConfig(defaultNodeConfig, { poolGenesisFile: g.pool, domainGenesisFile: g.domain, nodeHost: '127.0.0.1', nodePort: 0, clientHost: '127.0.0.1', clientPort: 0, durable: false });
+    config = await soloNodeConfig(dir);
   });
   after(async () => {
     await rm(dir, { recursive: true, force: true });

@@ -11,14 +11,13 @@ import { Ed25519Signer } from '@quire/crypto';
 import { ClientConnector } from '@quire/network';
 import { StateTrie, openLevelKvStore } from '@quire/storage';
 import { AuditTrail } from '../../src/audit-trail.js';
-import { defaultNodeConfig, mergeConfig } from '../../src/config.js';
 import { NodeErrorCode } from '../../src/errors.js';
-import { TRUSTEE_SEED, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/genesis-gen.js';
+import { TRUSTEE_SEED, nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
 import { createLogger, testLogger } from '../../src/logger.js';
 import { QuireNode } from '../../src/node.js';
 import { repairStateAgainstAudit } from '../../src/startup.js';
-import { memoryFixture, nymRequest, trustee, user } from './helpers.js';
+import { memoryFixture, nymRequest, soloNodeConfig, trustee, user } from './helpers.js';
 
 function input(ledgerId: number, requests: Record<string, unknown>[], ppSeqNo: number, ppTime = 1_700_000_000 + ppSeqNo) {
   const digests = requests.map((_, i) => `${ppSeqNo}${i}`.padStart(64, '0'));
@@ -94,8 +93,7 @@ describe('QuireNode restarts over its LevelDB: the state checked against the aud
   });
 
   it('starts again untouched, and rebuilds a domain state set back to an older root', async () => {
-    const g = await writeGenesisFiles(dir, poolGenesis(standardPoolNodes([{ nodePort: 9701, clientPort: 9702 }])));
-    const config = mergeConfig(defaultNodeConfig, { poolGenesisFile: g.pool, domainGenesisFile: g.domain, nodeHost: '127.0.0.1', nodePort: 0, clientHost: '127.0.0.1', clientPort: 0, durable: false });
+    const config = await soloNodeConfig(dir);
     const keys = deriveNodeKeys('Node1', Buffer.from(nodeSeed('Node1')));
     const author = Ed25519Signer.fromSeed(TRUSTEE_SEED);
     const lines: string[] = [];
