@@ -54,6 +54,11 @@ export const ClientErrorCode = {
   MALFORMED_REPLY: 'MALFORMED_REPLY',
   /** The pool or a connection was closed. */
   CLOSED: 'CLOSED',
+  /**
+   * The caller's AbortSignal ended the operation (data: `reason`, the signal's reason as text). A write ended this way
+   * may still be ordered by the pool: the nodes it reached decide it whatever the client does.
+   */
+  ABORTED: 'ABORTED',
   /** Pool-ledger catch-up could not reach a trusted target (data: `reason`). */
   CATCHUP_FAILED: 'CATCHUP_FAILED',
 

@@ -13,7 +13,7 @@ import { b58decode, b58encode, isPlainObject, stringifyJson } from '@quire/commo
 import { verifyConsistency } from '@quire/storage/proofs';
 import { ClientError, ClientErrorCode } from '../errors.js';
 import type { NodeConnection } from '../transport/connection.js';
-import { exchange, type NodeAnswer } from './exchange.js';
+import { abortedBy, deadlineSignal, exchange, type NodeAnswer } from './exchange.js';
 import type { PoolLedger } from './pool-ledger.js';
 
 /** Txns asked per CATCHUP_REQ. */
@@ -45,11 +45,25 @@ interface Target {
   nodes: NodeConnection[];
 }
 
-/** Runs one catch-up of the pool ledger against `conns` (the validators). */
-export async function catchUpPoolLedger(ledger: PoolLedger, conns: NodeConnection[], f: number, timeoutMs: number): Promise<CatchupResult> {
-  const from = ledger.size;
+/**
+ * Runs one catch-up of the pool ledger against `conns` (the validators), within `timeoutMs` (CATCHUP_FAILED) or until
+ * `abort` aborts (ABORTED; the txns verified and appended so far stay).
+ */
+export async function catchUpPoolLedger(ledger: PoolLedger, conns: NodeConnection[], f: number, timeoutMs: number, abort?: AbortSignal): Promise<CatchupResult> {
   const discarded: CatchupResult['discarded'] = [];
-  const signal = AbortSignal.timeout(timeoutMs);
+  const deadline = deadlineSignal(timeoutMs, abort);
+  try {
+    return await catchUp(ledger, conns, f, deadline.signal, discarded);
+  } catch (e) {
+    if (abort?.aborted === true) throw abortedBy(abort);
+    throw e;
+  } finally {
+    deadline.done();
+  }
+}
+
+async function catchUp(ledger: PoolLedger, conns: NodeConnection[], f: number, signal: AbortSignal, discarded: CatchupResult['discarded']): Promise<CatchupResult> {
+  const from = ledger.size;
   const status = enc.encode(
     stringifyJson({ op: 'LEDGER_STATUS', ledgerId: 0, txnSeqNo: ledger.size, viewNo: null, ppSeqNo: null, merkleRoot: ledger.rootBase58, protocolVersion: 2 }),
   );

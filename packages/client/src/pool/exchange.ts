@@ -106,27 +106,39 @@ export const SETTLED: unique symbol = Symbol('settled');
 const settledError = new ClientError(ClientErrorCode.TIMEOUT, { reason: 'the request was settled by other answers' });
 
 /**
- * A signal that aborts after `ms`, or when `parent` aborts; `done()` clears its timer and its link to `parent`. One
- * AbortController and one timer per call, where AbortSignal.any over AbortSignal.timeout makes three signals, two timers
- * and weak references for the GC to clear (about a tenth of a client's CPU on verified reads).
+ * A signal that aborts after `ms`, or when `parent` aborts; `done()` clears its timer and its link to `parent`, and
+ * `settle()` does the same and aborts the signal with {@link SETTLED} (the caller has its answer: the exchanges still
+ * running end without an error each). One AbortController and one timer per call, where AbortSignal.any over
+ * AbortSignal.timeout makes three signals, two timers and weak references for the GC to clear (about a tenth of a
+ * client's CPU on verified reads).
  */
-export function deadlineSignal(ms: number, parent?: AbortSignal): { signal: AbortSignal; done: () => void } {
+export function deadlineSignal(ms: number, parent?: AbortSignal): { signal: AbortSignal; done: () => void; settle: () => void } {
   const ctl = new AbortController();
   if (parent?.aborted === true) {
     ctl.abort(parent.reason);
-    return { signal: ctl.signal, done: () => undefined };
+    return { signal: ctl.signal, done: () => undefined, settle: () => undefined };
   }
   const timer = setTimeout(() => ctl.abort(), ms);
-  if (parent === undefined) return { signal: ctl.signal, done: () => clearTimeout(timer) };
-  const onParent = (): void => ctl.abort(parent.reason);
-  parent.addEventListener('abort', onParent, { once: true });
+  const onParent = (): void => ctl.abort(parent?.reason);
+  parent?.addEventListener('abort', onParent, { once: true });
+  const done = (): void => {
+    clearTimeout(timer);
+    parent?.removeEventListener('abort', onParent);
+  };
   return {
     signal: ctl.signal,
-    done: () => {
-      clearTimeout(timer);
-      parent.removeEventListener('abort', onParent);
+    done,
+    settle: () => {
+      done();
+      ctl.abort(SETTLED);
     },
   };
+}
+
+/** The error of an operation the caller's `signal` ended (ABORTED, with the signal's reason as text). */
+export function abortedBy(signal: AbortSignal): ClientError {
+  const r: unknown = signal.reason;
+  return new ClientError(ClientErrorCode.ABORTED, { reason: r instanceof Error ? r.message : String(r) });
 }
 
 /** Sends `payload` to one node and resolves with its final answer (never rejects). */

@@ -4,7 +4,7 @@
  * every node, pool-ledger refresh by catch-up, and a status snapshot.
  */
 import { readFile } from 'node:fs/promises';
-import { canonicalJson, equalBytes, isPlainObject, isReadType, stringifyJson, TxnType, type Request } from '@quire/common';
+import { canonicalJson, isPlainObject, isReadType, stringifyJson, TxnType, type Request } from '@quire/common';
 import type { Libp2p } from 'libp2p';
 import { ClientError, ClientErrorCode, VerificationError } from '../errors.js';
 import { createClientLibp2p } from '../transport/libp2p.js';
@@ -12,7 +12,8 @@ import { NodeConnection, defaultNodeConnectionOptions } from '../transport/conne
 import { DEFAULT_FRESHNESS_SECONDS, MultiSignatureCache } from '../verify/multi-signature.js';
 import { verifyReadReply, type VerifiedRead } from '../verify/read-reply.js';
 import { catchUpPoolLedger, type CatchupResult } from './catchup.js';
-import { PushRouter, SETTLED, deadlineSignal, exchange, nodeFailure, requestKey, type NodeAnswer, type NodeFailure } from './exchange.js';
+import { PushRouter, SETTLED, abortedBy, deadlineSignal, exchange, nodeFailure, requestKey, type NodeAnswer, type NodeFailure } from './exchange.js';
+import { WriteQuorum, type WriteDecision } from './write-quorum.js';
 import { PoolLedger, type PoolNode } from './pool-ledger.js';
 import { SeenLedgers, readPosition, unprovenIsBehind, writePosition, type Behind } from './seen.js';
 
@@ -221,15 +222,15 @@ export class Pool {
   }
 
   /** Refreshes the pool ledger by catch-up; the validator set and BLS keys follow every NODE txn received. */
-  async refresh(): Promise<CatchupResult> {
+  async refresh(opts: { signal?: AbortSignal } = {}): Promise<CatchupResult> {
     this.checkOpen();
-    const r = await catchUpPoolLedger(this.ledger, this.validatorConns(), this.f, this.options.catchupTimeoutMs);
+    const r = await catchUpPoolLedger(this.ledger, this.validatorConns(), this.f, this.options.catchupTimeoutMs, opts.signal);
     if (r.to !== r.from) this.syncConnections();
     return r;
   }
 
   /** Sends a request by its kind: writes to every node (f+1 REPLYs), reads to one node with proof checks, actions to all. */
-  async submit(request: Request, opts: { payload?: Uint8Array } = {}): Promise<WriteOutcome | ReadOutcome | Map<string, NodeAnswer>> {
+  async submit(request: Request, opts: { payload?: Uint8Array; signal?: AbortSignal } = {}): Promise<WriteOutcome | ReadOutcome | Map<string, NodeAnswer>> {
     const kind = Pool.kindOf(request);
     if (kind === 'action') return this.submitAction(request, opts);
     if (kind === 'read') return this.submitRead(request, opts);
@@ -255,78 +256,38 @@ export class Pool {
    * (REQUEST_NACKED, at once: the client may back off and send a new request), and fewer mean the nodes that took it
    * in will order and answer it.
    */
-  async submitWrite(request: Request, opts: { timeoutMs?: number; payload?: Uint8Array } = {}): Promise<WriteOutcome> {
+  async submitWrite(request: Request, opts: { timeoutMs?: number; payload?: Uint8Array; signal?: AbortSignal } = {}): Promise<WriteOutcome> {
     this.checkOpen();
     const conns = this.validatorConns();
-    const f = this.f;
     const payload = opts.payload ?? enc.encode(stringifyJson(request));
     const key = requestKey(request.identifier ?? null, request.reqId);
     const timeoutMs = opts.timeoutMs ?? this.options.writeTimeoutMs;
-    const ctl = new AbortController();
-    const timer = setTimeout(() => ctl.abort(), timeoutMs);
-    try {
-      return await new Promise<WriteOutcome>((resolve, reject) => {
-        const groups = new Map<string, { kind: NodeAnswer['kind']; nodes: string[]; answer: NodeAnswer }>();
-        const errors: NodeFailure[] = [];
-        let answered = 0;
-        /** nodes that acknowledged or answered the request */
-        const heard = new Set<string>();
-        const summary = (): Record<string, unknown> => ({
-          replies: [...groups.values()].map((g) => ({ kind: g.kind, nodes: g.nodes, ...(g.answer.kind === 'nack' || g.answer.kind === 'reject' ? { reason: g.answer.reason } : {}) })),
-          errors,
-          answered: [...heard],
-          n: conns.length,
-        });
-        // nodes that agree usually send the same bytes: a reply byte-equal to an earlier one joins its group without
-        // being canonicalized again (equal bytes parse to equal results)
-        const rawGroups: { raw: Uint8Array; id: string }[] = [];
-        const replyGroup = (a: NodeAnswer & { kind: 'reply' }): string => {
-          const raw = a.raw;
-          if (raw !== undefined) for (const g of rawGroups) if (equalBytes(g.raw, raw)) return g.id;
-          const id = `reply|${canonicalJson(a.message.result ?? null)}`;
-          if (raw !== undefined) rawGroups.push({ raw, id });
-          return id;
-        };
-        const onAnswer = (a: NodeAnswer): void => {
-          answered++;
-          if (a.kind !== 'error') heard.add(a.node);
-          if (a.kind === 'error') {
-            if (a.error.code === ClientErrorCode.TIMEOUT && ctl.signal.aborted) return; // reported once below
-            errors.push(nodeFailure(a.node, a.error));
-          } else {
-            const id = a.kind === 'reply' ? replyGroup(a) : `${a.kind}|${a.reason}`;
-            const g = groups.get(id) ?? { kind: a.kind, nodes: [], answer: a };
-            g.nodes.push(a.node);
-            groups.set(id, g);
-            if (g.nodes.length >= f + 1) {
-              const first = g.answer;
-              if (first.kind === 'reply') {
-                const result = first.message.result;
-                if (isPlainObject(result)) {
-                  const w = writePosition(request, result);
-                  if (w !== undefined) this.seenLedgers.noteWrite(w);
-                  return resolve({ result, nodes: g.nodes });
-                }
-              } else if (first.kind === 'nack' || first.kind === 'reject') {
-                return reject(
-                  new ClientError(first.kind === 'nack' ? ClientErrorCode.REQUEST_NACKED : ClientErrorCode.REQUEST_REJECTED, { reason: first.reason, code: first.code, nodes: g.nodes }, first.reason),
-                );
-              }
-            }
-          }
-          // can any group still reach f+1?
-          const left = conns.length - answered;
-          const best = Math.max(0, ...[...groups.values()].map((g) => g.nodes.length));
-          if (best + left < f + 1) reject(new ClientError(ClientErrorCode.NO_CONSENSUS, summary()));
-        };
-        ctl.signal.addEventListener('abort', () => ctl.signal.reason !== SETTLED && reject(new ClientError(ClientErrorCode.TIMEOUT, { timeoutMs, ...summary() })), { once: true });
-        if (conns.length === 0) reject(new ClientError(ClientErrorCode.NO_CONSENSUS, { reason: 'no validator with a client address' }));
-        const onAck = (node: string): void => void heard.add(node);
-        for (const c of conns) void exchange(c, payload, key, this.router, { signal: ctl.signal, retries: this.options.retries, onAck }).then(onAnswer);
+    const quorum = new WriteQuorum(conns.length, this.f);
+    if (opts.signal?.aborted === true) throw abortedBy(opts.signal);
+    if (conns.length === 0) throw new ClientError(ClientErrorCode.NO_CONSENSUS, { reason: 'no validator with a client address' });
+    const deadline = deadlineSignal(timeoutMs, opts.signal);
+    const { promise, resolve, reject } = Promise.withResolvers<WriteOutcome>();
+    const onDecision = (d: WriteDecision | undefined): void => {
+      if (d === undefined) return;
+      if (d.kind === 'failed') return reject(d.error);
+      const w = writePosition(request, d.result);
+      if (w !== undefined) this.seenLedgers.noteWrite(w);
+      resolve({ result: d.result, nodes: d.nodes });
+    };
+    const onAbort = (): void => reject(opts.signal?.aborted === true ? abortedBy(opts.signal) : quorum.timedOut(timeoutMs));
+    deadline.signal.addEventListener('abort', onAbort, { once: true });
+    const onAck = (node: string): void => quorum.ack(node);
+    for (const c of conns) {
+      void exchange(c, payload, key, this.router, { signal: deadline.signal, retries: this.options.retries, onAck }).then((a) => {
+        // the exchanges a deadline or the caller ended answer TIMEOUT: that is reported once, by onAbort
+        if (!deadline.signal.aborted) onDecision(quorum.add(a));
       });
+    }
+    try {
+      return await promise;
     } finally {
-      clearTimeout(timer);
-      ctl.abort(SETTLED);
+      deadline.signal.removeEventListener('abort', onAbort);
+      deadline.settle();
     }
   }
 
@@ -340,12 +301,12 @@ export class Pool {
    * f+1 identical REQNACK reasons reject with REQUEST_NACKED. When nothing verified is recent enough: READ_BEHIND;
    * when nothing verified at all: NO_CONSENSUS (answers without proof that do not agree) or NO_VERIFIED_REPLY.
    */
-  async submitRead(request: Request, opts: { timeoutMs?: number; freshnessSeconds?: number; payload?: Uint8Array } = {}): Promise<ReadOutcome> {
+  async submitRead(request: Request, opts: { timeoutMs?: number; freshnessSeconds?: number; payload?: Uint8Array; signal?: AbortSignal } = {}): Promise<ReadOutcome> {
     this.checkOpen();
     const conns = this.readOrder(this.validatorConns());
     const f = this.f;
     const payload = opts.payload ?? enc.encode(stringifyJson(request));
-    const deadline = deadlineSignal(opts.timeoutMs ?? this.options.readTimeoutMs);
+    const deadline = deadlineSignal(opts.timeoutMs ?? this.options.readTimeoutMs, opts.signal);
     const rejected: ReadOutcome['rejected'] = [];
     const nacks = new Map<string, { nodes: string[]; code: number | null }>();
     const unproven: { node: string; result: Record<string, unknown> }[] = [];
@@ -433,6 +394,7 @@ export class Pool {
     } finally {
       deadline.done();
     }
+    if (opts.signal?.aborted === true) throw abortedBy(opts.signal);
     const agreed = this.readByAgreement(request, unproven, rejected);
     if ('outcome' in agreed) return agreed.outcome;
     const nackList = [...nacks.entries()].map(([reason, g]) => ({ reason, nodes: g.nodes }));
@@ -513,14 +475,19 @@ export class Pool {
    * Sends an action (POOL_RESTART, VALIDATOR_INFO) to every validator, or to the nodes named, and collects each
    * node's answer until all answered or the deadline passed (a restarting node may never answer).
    */
-  async submitAction(request: Request, opts: { nodes?: string[]; timeoutMs?: number; payload?: Uint8Array } = {}): Promise<Map<string, NodeAnswer>> {
+  async submitAction(request: Request, opts: { nodes?: string[]; timeoutMs?: number; payload?: Uint8Array; signal?: AbortSignal } = {}): Promise<Map<string, NodeAnswer>> {
     this.checkOpen();
     const conns = this.validatorConns().filter((c) => opts.nodes === undefined || opts.nodes.includes(c.alias));
     const payload = opts.payload ?? enc.encode(stringifyJson(request));
     const key = requestKey(request.identifier ?? null, request.reqId);
-    const signal = AbortSignal.timeout(opts.timeoutMs ?? this.options.actionTimeoutMs);
-    const answers = await Promise.all(conns.map((c) => exchange(c, payload, key, this.router, { signal, retries: 0 })));
-    return new Map(answers.map((a) => [a.node, a]));
+    const deadline = deadlineSignal(opts.timeoutMs ?? this.options.actionTimeoutMs, opts.signal);
+    try {
+      const answers = await Promise.all(conns.map((c) => exchange(c, payload, key, this.router, { signal: deadline.signal, retries: 0 })));
+      if (opts.signal?.aborted === true) throw abortedBy(opts.signal);
+      return new Map(answers.map((a) => [a.node, a]));
+    } finally {
+      deadline.done();
+    }
   }
 
   /** Closes every session and the libp2p node. Idempotent. */

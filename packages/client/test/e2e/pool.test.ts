@@ -190,6 +190,53 @@ describe('Pool over the client protocol (4 client hosts)', function () {
     }
   });
 
+  it("a write the caller aborts ends with ABORTED at once, not at its deadline, and names the abort's reason", async () => {
+    for (let i = 0; i < 4; i++) handlers[i] = (req, reply) => reply({ op: 'REQACK', identifier: req.identifier, reqId: req.reqId });
+    const req = signRequest(buildNymRequest({ submitter: trustee.did, dest: DEST }), trustee);
+    const ctl = new AbortController();
+    const pending = pool.submitWrite(req, { timeoutMs: 60_000, signal: ctl.signal });
+    ctl.abort(new Error('shutting down'));
+    const e = await pending.then(
+      () => expect.fail('resolved'),
+      (err: unknown) => err as { code: string; data: Record<string, unknown> },
+    );
+    expect(e.code).to.equal(ClientErrorCode.ABORTED);
+    expect(e.data.reason).to.equal('shutting down');
+    // a signal aborted before the call: nothing is sent
+    const before = signRequest(buildNymRequest({ submitter: trustee.did, dest: DEST }), trustee);
+    const sent: string[] = [];
+    for (let i = 0; i < 4; i++) handlers[i] = (r) => void sent.push(String(r.reqId));
+    const e2 = await pool.submitWrite(before, { signal: AbortSignal.abort('stop') }).then(
+      () => expect.fail('resolved'),
+      (err: unknown) => err as { code: string },
+    );
+    expect(e2.code).to.equal(ClientErrorCode.ABORTED);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(sent).to.not.include(String(before.reqId));
+  });
+
+  it('a read and an action the caller aborts end with ABORTED', async () => {
+    for (let i = 0; i < 4; i++) handlers[i] = () => undefined;
+    const read = buildGetNymRequest({ dest: DEST });
+    const ctl = new AbortController();
+    const pending = pool.submitRead(read, { signal: ctl.signal });
+    setTimeout(() => ctl.abort(), 50);
+    const e = await pending.then(
+      () => expect.fail('resolved'),
+      (err: unknown) => err as { code: string },
+    );
+    expect(e.code).to.equal(ClientErrorCode.ABORTED);
+    const action = { ...signRequest(buildNymRequest({ submitter: trustee.did, dest: DEST }), trustee), operation: { type: '119' } } as Request;
+    const ctl2 = new AbortController();
+    const pendingAction = pool.submitAction(action, { signal: ctl2.signal });
+    setTimeout(() => ctl2.abort(), 50);
+    const e2 = await pendingAction.then(
+      () => expect.fail('resolved'),
+      (err: unknown) => err as { code: string },
+    );
+    expect(e2.code).to.equal(ClientErrorCode.ABORTED);
+  });
+
   it('a read fails over from lying nodes to the one whose proof verifies', async () => {
     const now = Math.floor(Date.now() / 1000);
     const rec: NymRecord = { identifier: trustee.did, role: '101', verkey: '~CoRER63DVYnWZtK8uAzNbx', seqNo: 42, txnTime: now - 10 };

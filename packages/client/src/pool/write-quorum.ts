@@ -1,0 +1,116 @@
+/**
+ * The decision rule of a write, without sockets or timers: the nodes' final answers are grouped (REPLYs by their
+ * committed txn, REQNACKs and REJECTs by reason) and the write settles when one group reaches f+1 nodes, or fails
+ * with NO_CONSENSUS as soon as no group can reach f+1 with the answers still to come. `Pool.submitWrite` feeds it
+ * what each node's exchange ends with; the tests feed it answers directly.
+ */
+import { canonicalJson, equalBytes, isPlainObject } from '@quire/common';
+import { ClientError, ClientErrorCode } from '../errors.js';
+import { nodeFailure, type NodeAnswer, type NodeFailure } from './exchange.js';
+
+/** What the answers so far decide: a committed txn agreed by f+1 nodes, or the error the write fails with. */
+export type WriteDecision = { kind: 'committed'; result: Record<string, unknown>; nodes: string[] } | { kind: 'failed'; error: ClientError };
+
+interface AnswerGroup {
+  kind: 'reply' | 'nack' | 'reject';
+  nodes: string[];
+  answer: NodeAnswer;
+}
+
+export class WriteQuorum {
+  private readonly groups = new Map<string, AnswerGroup>();
+  private readonly errors: NodeFailure[] = [];
+  /** nodes that acknowledged or answered the request */
+  private readonly heard = new Set<string>();
+  /**
+   * Nodes that agree usually send the same bytes: a reply byte-equal to an earlier one joins its group without being
+   * canonicalized again (equal bytes parse to equal results).
+   */
+  private readonly rawGroups: { raw: Uint8Array; id: string }[] = [];
+  private answered = 0;
+  private decision: WriteDecision | undefined;
+
+  /** `n`: the validators asked; `f`: the faults the pool tolerates (f+1 identical answers settle the write). */
+  constructor(
+    readonly n: number,
+    readonly f: number,
+  ) {}
+
+  /** A node acknowledged the request (REQACK): it is named in the detail of a failure. */
+  ack(node: string): void {
+    this.heard.add(node);
+  }
+
+  /**
+   * One node's final answer; returns the decision the answers reach (the same decision again after it was reached,
+   * later answers change nothing). An error answer counts as a node that will not answer.
+   */
+  add(a: NodeAnswer): WriteDecision | undefined {
+    if (this.decision !== undefined) return this.decision;
+    this.answered++;
+    if (a.kind === 'error') this.errors.push(nodeFailure(a.node, a.error));
+    else {
+      this.heard.add(a.node);
+      const id = a.kind === 'reply' ? this.replyGroup(a) : `${a.kind}|${a.reason}`;
+      const g = this.groups.get(id) ?? { kind: a.kind, nodes: [], answer: a };
+      g.nodes.push(a.node);
+      this.groups.set(id, g);
+      if (g.nodes.length >= this.f + 1) {
+        const d = this.settledBy(g);
+        if (d !== undefined) return (this.decision = d);
+      }
+    }
+    // can any group still reach f+1?
+    const left = this.n - this.answered;
+    let best = 0;
+    for (const g of this.groups.values()) best = Math.max(best, g.nodes.length);
+    if (best + left < this.f + 1) return (this.decision = { kind: 'failed', error: new ClientError(ClientErrorCode.NO_CONSENSUS, this.summary()) });
+    return undefined;
+  }
+
+  /** The decision reached, if any. */
+  get decided(): WriteDecision | undefined {
+    return this.decision;
+  }
+
+  /** The error of a write whose deadline passed before a decision: TIMEOUT with what was heard. */
+  timedOut(timeoutMs: number): ClientError {
+    return new ClientError(ClientErrorCode.TIMEOUT, { timeoutMs, ...this.summary() });
+  }
+
+  /** The detail of a failure: each group of answers, each node's failure, the nodes heard from. */
+  summary(): Record<string, unknown> {
+    return {
+      replies: [...this.groups.values()].map((g) => ({
+        kind: g.kind,
+        nodes: g.nodes,
+        ...(g.answer.kind === 'nack' || g.answer.kind === 'reject' ? { reason: g.answer.reason } : {}),
+      })),
+      errors: this.errors,
+      answered: [...this.heard],
+      n: this.n,
+    };
+  }
+
+  private replyGroup(a: NodeAnswer & { kind: 'reply' }): string {
+    const raw = a.raw;
+    if (raw !== undefined) for (const g of this.rawGroups) if (equalBytes(g.raw, raw)) return g.id;
+    const id = `reply|${canonicalJson(a.message.result ?? null)}`;
+    if (raw !== undefined) this.rawGroups.push({ raw, id });
+    return id;
+  }
+
+  /** The decision of a group that reached f+1; none for f+1 identical REPLYs whose result is not an object. */
+  private settledBy(g: AnswerGroup): WriteDecision | undefined {
+    const first = g.answer;
+    if (first.kind === 'reply') {
+      const result = first.message.result;
+      return isPlainObject(result) ? { kind: 'committed', result, nodes: g.nodes } : undefined;
+    }
+    if (first.kind === 'nack' || first.kind === 'reject') {
+      const code = first.kind === 'nack' ? ClientErrorCode.REQUEST_NACKED : ClientErrorCode.REQUEST_REJECTED;
+      return { kind: 'failed', error: new ClientError(code, { reason: first.reason, code: first.code, nodes: g.nodes }, first.reason) };
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,150 @@
+// The decision rule of a write (f+1 identical answers settle it; NO_CONSENSUS once no group can reach f+1), fed
+// answers directly: no sockets, no timers.
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { canonicalJson } from '@quire/common';
+import { ClientError, ClientErrorCode } from '../../src/errors.js';
+import type { NodeAnswer } from '../../src/pool/exchange.js';
+import { WriteQuorum, type WriteDecision } from '../../src/pool/write-quorum.js';
+
+const enc = new TextEncoder();
+const txn = (seqNo: number): Record<string, unknown> => ({ txn: { type: '1', data: { dest: 'VsKV7grR1BUE29mG2Fm2kX' } }, txnMetadata: { seqNo } });
+const reply = (node: string, result: unknown, raw?: string): NodeAnswer => ({
+  node,
+  kind: 'reply',
+  message: { op: 'REPLY', result },
+  ...(raw !== undefined ? { raw: enc.encode(raw) } : {}),
+});
+const nack = (node: string, reason: string, kind: 'nack' | 'reject' = 'nack'): NodeAnswer => ({ node, kind, reason, code: kind === 'reject' ? 304 : null, message: {} });
+const failure = (node: string, code: string = ClientErrorCode.NODE_UNREACHABLE): NodeAnswer => ({ node, kind: 'error', error: new ClientError(code as never, { node }) });
+
+function failedCode(d: WriteDecision | undefined): string | undefined {
+  return d?.kind === 'failed' ? d.error.code : undefined;
+}
+
+describe('WriteQuorum: the decision of a write from the nodes answers', () => {
+  it('f+1 REPLYs of the same txn commit it, naming the nodes; a disagreeing and a silent node change nothing', () => {
+    const q = new WriteQuorum(4, 1);
+    expect(q.add(reply('Node1', txn(7)))).to.equal(undefined);
+    expect(q.add(reply('Node3', txn(8)))).to.equal(undefined);
+    const d = q.add(reply('Node2', txn(7)));
+    expect(d).to.deep.equal({ kind: 'committed', result: txn(7), nodes: ['Node1', 'Node2'] });
+    // decided once: a later answer returns the same decision
+    expect(q.add(nack('Node4', 'late'))).to.equal(d);
+    expect(q.decided).to.equal(d);
+  });
+
+  it('REPLYs that are equal as JSON but differ in key order or bytes agree', () => {
+    const q = new WriteQuorum(4, 1);
+    const a = txn(9);
+    const b = Object.fromEntries(Object.entries(txn(9)).reverse());
+    q.add(reply('Node1', a, JSON.stringify({ op: 'REPLY', result: a })));
+    const d = q.add(reply('Node2', b, JSON.stringify({ op: 'REPLY', result: b })));
+    expect(d?.kind).to.equal('committed');
+    // byte-equal replies join the group of the first without a second canonicalization
+    const q2 = new WriteQuorum(4, 1);
+    const raw = JSON.stringify({ op: 'REPLY', result: a });
+    q2.add(reply('Node1', a, raw));
+    expect(q2.add(reply('Node2', a, raw))).to.deep.include({ kind: 'committed', nodes: ['Node1', 'Node2'] });
+  });
+
+  it('f+1 REQNACKs with one reason fail with REQUEST_NACKED, f+1 REJECTs with REQUEST_REJECTED, with reason, code and nodes', () => {
+    const q = new WriteQuorum(4, 1);
+    q.add(nack('Node1', 'pool overloaded'));
+    q.add(reply('Node2', txn(1)));
+    const d = q.add(nack('Node4', 'pool overloaded'));
+    expect(failedCode(d)).to.equal(ClientErrorCode.REQUEST_NACKED);
+    expect(d?.kind === 'failed' && d.error.data).to.deep.equal({ reason: 'pool overloaded', code: null, nodes: ['Node1', 'Node4'] });
+    const r = new WriteQuorum(4, 1);
+    r.add(nack('Node1', 'DID not found', 'reject'));
+    const dr = r.add(nack('Node2', 'DID not found', 'reject'));
+    expect(failedCode(dr)).to.equal(ClientErrorCode.REQUEST_REJECTED);
+    expect(dr?.kind === 'failed' && dr.error.data.code).to.equal(304);
+    // a REQNACK and a REJECT with the same reason are different answers
+    const m = new WriteQuorum(4, 1);
+    m.add(nack('Node1', 'same'));
+    expect(m.add(nack('Node2', 'same', 'reject'))).to.equal(undefined);
+  });
+
+  it('fails with NO_CONSENSUS as soon as no group can reach f+1, naming groups, failed nodes and the nodes heard', () => {
+    const q = new WriteQuorum(4, 1);
+    q.ack('Node4');
+    q.add(nack('Node1', 'first reason'));
+    q.add(nack('Node2', 'second reason'));
+    expect(q.add(failure('Node3'))).to.equal(undefined); // Node4 could still agree with Node1 or Node2
+    const d = q.add(failure('Node4', ClientErrorCode.MALFORMED_REPLY));
+    expect(failedCode(d)).to.equal(ClientErrorCode.NO_CONSENSUS);
+    expect(d?.kind === 'failed' && d.error.data).to.deep.equal({
+      replies: [
+        { kind: 'nack', nodes: ['Node1'], reason: 'first reason' },
+        { kind: 'nack', nodes: ['Node2'], reason: 'second reason' },
+      ],
+      errors: [
+        { node: 'Node3', code: ClientErrorCode.NODE_UNREACHABLE },
+        { node: 'Node4', code: ClientErrorCode.MALFORMED_REPLY },
+      ],
+      answered: ['Node4', 'Node1', 'Node2'],
+      n: 4,
+    });
+    // with f+1 failures of 4 nodes and nothing else, no group can form: decided at the second failure
+    const e = new WriteQuorum(4, 1);
+    expect(e.add(failure('Node1'))).to.equal(undefined);
+    expect(e.add(failure('Node2'))).to.equal(undefined);
+    expect(failedCode(e.add(failure('Node3')))).to.equal(ClientErrorCode.NO_CONSENSUS);
+  });
+
+  it('f+1 REPLYs whose result is not an object decide nothing: the write waits for its deadline', () => {
+    const q = new WriteQuorum(4, 1);
+    q.add(reply('Node1', 'not a txn'));
+    expect(q.add(reply('Node2', 'not a txn'))).to.equal(undefined);
+    q.add(reply('Node3', 'not a txn'));
+    expect(q.add(reply('Node4', 'not a txn'))).to.equal(undefined);
+  });
+
+  it('timedOut names what was heard', () => {
+    const q = new WriteQuorum(4, 1);
+    q.ack('Node2');
+    q.add(reply('Node1', txn(3)));
+    const e = q.timedOut(500);
+    expect(e.code).to.equal(ClientErrorCode.TIMEOUT);
+    expect(e.data).to.deep.include({ timeoutMs: 500, n: 4, answered: ['Node2', 'Node1'] });
+  });
+
+  it('property: commits only what f+1 nodes replied, fails only when no group can reach f+1 or f+1 refused alike', () => {
+    const answerArb = fc.oneof(
+      fc.record({ kind: fc.constant('reply' as const), v: fc.integer({ min: 1, max: 3 }) }),
+      fc.record({ kind: fc.constant('nack' as const), v: fc.integer({ min: 1, max: 2 }) }),
+      fc.record({ kind: fc.constant('error' as const), v: fc.constant(0) }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 3 }), fc.array(answerArb, { minLength: 13, maxLength: 13 }), (f, all) => {
+        const n = 3 * f + 1;
+        const answers = all.slice(0, n);
+        const q = new WriteQuorum(n, f);
+        const counts = new Map<string, number>();
+        let decided: WriteDecision | undefined;
+        answers.forEach((a, i) => {
+          const node = `Node${i + 1}`;
+          const d = q.add(a.kind === 'reply' ? reply(node, txn(a.v)) : a.kind === 'nack' ? nack(node, `r${a.v}`) : failure(node));
+          if (decided !== undefined) {
+            expect(d).to.equal(decided);
+            return;
+          }
+          if (a.kind !== 'error') {
+            const id = a.kind === 'reply' ? `reply|${canonicalJson(txn(a.v))}` : `nack|r${a.v}`;
+            counts.set(id, (counts.get(id) ?? 0) + 1);
+          }
+          const best = Math.max(0, ...counts.values());
+          const left = n - i - 1;
+          if (best >= f + 1) {
+            expect(d).to.not.equal(undefined);
+            if (a.kind === 'reply') expect(d).to.deep.equal({ kind: 'committed', result: txn(a.v), nodes: d?.kind === 'committed' ? d.nodes : [] });
+            if (a.kind === 'nack') expect(failedCode(d)).to.equal(ClientErrorCode.REQUEST_NACKED);
+          } else if (best + left < f + 1) expect(failedCode(d)).to.equal(ClientErrorCode.NO_CONSENSUS);
+          else expect(d).to.equal(undefined);
+          decided = d;
+        });
+      }),
+    );
+  });
+});
