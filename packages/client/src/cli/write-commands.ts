@@ -1,231 +1,375 @@
-/** The quire commands that build, sign and submit writes and actions (one per type). */
-import type { Command } from 'commander';
-import type { Request } from '@quire/common';
+/**
+ * The quire commands that build, sign and submit writes and actions: one typed definition per type (its name, help,
+ * options and how its request is built), registered by one function.
+ */
+import { Option, type Command } from 'commander';
+import { Role, type Request } from '@quire/common';
+import { ClientError, ClientErrorCode } from '../errors.js';
 import * as b from '../requests/builders.js';
 import { intArg, jsonArg, jsonObjectArg, listArg, readText, usage, type Context } from './context.js';
 import { addLedgerAdminCommands } from './ledger-admin-commands.js';
 
 type Run = (cmd: Command, fn: (ctx: Context, o: Record<string, string | boolean | undefined>) => Promise<void>) => void;
 
-const s = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-
-function role(v: string | undefined): string | null | undefined {
-  if (v === undefined) return undefined;
-  const names: Record<string, string | null> = { TRUSTEE: '0', STEWARD: '2', ENDORSER: '101', NETWORK_MONITOR: '201', '': null, NONE: null };
-  const k = v.toUpperCase();
-  return k in names ? names[k]! : v;
+/** One option: commander's flags (`--name <value>`, `--flag`), its help, whether it is required, its default. */
+export interface OptionDef {
+  flags: string;
+  help?: string;
+  required?: boolean;
+  default?: string;
 }
 
-export function addWriteCommands(program: Command, run: Run): void {
-  const write = (name: string, desc: string): Command => program.command(name).description(desc);
-  const submitWith = (ctx: Context, build: (submitter: string) => Request): Promise<void> => ctx.write(build);
+/** The parsed options of a command, by the names of its option definitions. */
+export type Args<O extends string> = { readonly [K in O]?: string | boolean };
 
-  run(
-    write('nym', 'create or update a DID (NYM)').requiredOption('--dest <did>').option('--verkey <verkey>').option('--role <role>', 'TRUSTEE, STEWARD, ENDORSER, NETWORK_MONITOR, a code, or "" for none').option('--alias <alias>').option('--diddoc <json>', 'diddocContent (JSON or @file)').option('--version <n>', 'DID version 0, 1 or 2'),
-    (ctx, o) =>
-      submitWith(ctx, (submitter) =>
-        b.buildNymRequest({
-          submitter,
-          dest: s(o.dest)!,
-          ...(o.verkey !== undefined ? { verkey: s(o.verkey) } : {}),
-          ...(o.role !== undefined ? { role: role(s(o.role)) } : {}),
-          ...(o.alias !== undefined ? { alias: s(o.alias)! } : {}),
-          ...(o.diddoc !== undefined ? { diddocContent: jsonObjectArg(s(o.diddoc)!, '--diddoc') } : {}),
-          ...(o.version !== undefined ? { version: intArg(s(o.version), '--version') as 0 | 1 | 2 } : {}),
-        }),
-      ),
-  );
-  run(write('attrib', 'set an attribute of a DID').requiredOption('--dest <did>').option('--raw <json>', 'one attribute as a JSON object (or @file)').option('--enc <text>').option('--hash <sha256hex>'), (ctx, o) =>
-    submitWith(ctx, (submitter) =>
+/**
+ * One write command. `options` is keyed by the attribute commander parses each flag into (`--client-ip` ->
+ * `clientIp`; registration refuses a key that differs), so `check` and `build` read only options the command has.
+ */
+export interface WriteCommand<O extends string = string> {
+  name: string;
+  description: string;
+  options: { readonly [K in O]: OptionDef };
+  /** Usage checks run before the signing key is loaded or the pool opened (ClientError INVALID_ARGUMENT). */
+  check?: (o: Args<O>) => void;
+  /** The unsigned request, from the options and the submitter's DID. */
+  build: (o: Args<O>, submitter: string) => Request;
+}
+
+/** A definition with its option names inferred from `options`. */
+function command<O extends string>(c: WriteCommand<O>): WriteCommand {
+  return c as unknown as WriteCommand;
+}
+
+const s = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
+/** a required option's value (commander refuses the command when it is missing) */
+const req = (v: string | boolean | undefined): string => s(v) ?? '';
+/** `{ [key]: value }` when the option was given, else nothing */
+const given = <K extends string, V>(key: K, v: string | boolean | undefined, f: (x: string) => V): { [P in K]?: V } =>
+  (typeof v === 'string' ? { [key]: f(v) } : {}) as { [P in K]?: V };
+
+/** `--role`: a role name, a code, or "" / NONE for no role (null). */
+const ROLE_NAMES: Readonly<Record<string, string | null>> = { ...Role, '': null, NONE: null };
+export function roleArg(v: string): string | null {
+  const k = v.toUpperCase();
+  return Object.hasOwn(ROLE_NAMES, k) ? ROLE_NAMES[k]! : v;
+}
+
+const indices = (v: string, field: string): number[] => (listArg(v) ?? []).map((x) => intArg(x, field)!);
+
+const RICH_SCHEMA_COMMANDS: readonly [string, b.RichSchemaKind, string][] = [
+  ['json-ld-context', 'ctx', 'write a JSON-LD context'],
+  ['rich-schema', 'sch', 'write a rich schema'],
+  ['rich-schema-encoding', 'enc', 'write a rich schema encoding'],
+  ['rich-schema-mapping', 'map', 'write a rich schema mapping'],
+  ['rich-schema-cred-def', 'cdf', 'write a rich schema credential definition'],
+  ['rich-schema-pres-def', 'pdf', 'write a rich schema presentation definition'],
+];
+
+function authRulesArg(v: string): b.AuthRuleFields[] {
+  const rules = jsonArg(v, '--rules');
+  if (!Array.isArray(rules)) throw usage('--rules', 'a JSON list is required');
+  return rules.map((r) => {
+    const x = r as Record<string, unknown>;
+    return { authType: x.auth_type, authAction: x.auth_action, field: x.field, ...(x.old_value !== undefined ? { oldValue: x.old_value } : {}), newValue: x.new_value, constraint: x.constraint } as b.AuthRuleFields;
+  });
+}
+
+const taaText = (o: Args<'text' | 'textFile'>): string | undefined => (typeof o.textFile === 'string' ? readText(o.textFile, '--text-file') : s(o.text));
+
+/** Every write and action command but the ledger-administration ones (ledger-admin-commands.ts). */
+export const WRITE_COMMANDS: readonly WriteCommand[] = [
+  command({
+    name: 'nym',
+    description: 'create or update a DID (NYM)',
+    options: {
+      dest: { flags: '--dest <did>', required: true },
+      verkey: { flags: '--verkey <verkey>' },
+      role: { flags: '--role <role>', help: 'TRUSTEE, STEWARD, ENDORSER, NETWORK_MONITOR, a code, or "" for none' },
+      alias: { flags: '--alias <alias>' },
+      diddoc: { flags: '--diddoc <json>', help: 'diddocContent (JSON or @file)' },
+      version: { flags: '--version <n>', help: 'DID version 0, 1 or 2' },
+    },
+    build: (o, submitter) =>
+      b.buildNymRequest({
+        submitter,
+        dest: req(o.dest),
+        ...given('verkey', o.verkey, (v) => v),
+        ...given('role', o.role, roleArg),
+        ...given('alias', o.alias, (v) => v),
+        ...given('diddocContent', o.diddoc, (v) => jsonObjectArg(v, '--diddoc')),
+        ...given('version', o.version, (v) => intArg(v, '--version') as 0 | 1 | 2),
+      }),
+  }),
+  command({
+    name: 'attrib',
+    description: 'set an attribute of a DID',
+    options: {
+      dest: { flags: '--dest <did>', required: true },
+      raw: { flags: '--raw <json>', help: 'one attribute as a JSON object (or @file)' },
+      enc: { flags: '--enc <text>' },
+      hash: { flags: '--hash <sha256hex>' },
+    },
+    build: (o, submitter) =>
       b.buildAttribRequest({
         submitter,
-        dest: s(o.dest)!,
-        ...(o.raw !== undefined ? { raw: jsonObjectArg(s(o.raw)!, '--raw') } : {}),
-        ...(o.enc !== undefined ? { enc: s(o.enc)! } : {}),
-        ...(o.hash !== undefined ? { hash: s(o.hash)! } : {}),
+        dest: req(o.dest),
+        ...given('raw', o.raw, (v) => jsonObjectArg(v, '--raw')),
+        ...given('enc', o.enc, (v) => v),
+        ...given('hash', o.hash, (v) => v),
       }),
-    ),
-  );
-  run(write('schema', 'write a schema').requiredOption('--name <name>').requiredOption('--version <version>').requiredOption('--attrs <names>', 'comma-separated attribute names'), (ctx, o) =>
-    submitWith(ctx, (submitter) => b.buildSchemaRequest({ submitter, name: s(o.name)!, version: s(o.version)!, attrNames: listArg(s(o.attrs)) ?? [] })),
-  );
-  run(write('cred-def', 'write a credential definition (CLAIM_DEF)').requiredOption('--ref <seqNo>', 'seqNo of the schema').option('--tag <tag>').requiredOption('--primary <json>', 'the primary key (JSON or @file)').option('--revocation <json>'), (ctx, o) =>
-    submitWith(ctx, (submitter) =>
+  }),
+  command({
+    name: 'schema',
+    description: 'write a schema',
+    options: {
+      name: { flags: '--name <name>', required: true },
+      version: { flags: '--version <version>', required: true },
+      attrs: { flags: '--attrs <names>', help: 'comma-separated attribute names', required: true },
+    },
+    build: (o, submitter) => b.buildSchemaRequest({ submitter, name: req(o.name), version: req(o.version), attrNames: listArg(s(o.attrs)) ?? [] }),
+  }),
+  command({
+    name: 'cred-def',
+    description: 'write a credential definition (CLAIM_DEF)',
+    options: {
+      ref: { flags: '--ref <seqNo>', help: 'seqNo of the schema', required: true },
+      tag: { flags: '--tag <tag>' },
+      primary: { flags: '--primary <json>', help: 'the primary key (JSON or @file)', required: true },
+      revocation: { flags: '--revocation <json>' },
+    },
+    build: (o, submitter) =>
       b.buildCredDefRequest({
         submitter,
         ref: intArg(s(o.ref), '--ref')!,
-        ...(o.tag !== undefined ? { tag: s(o.tag)! } : {}),
-        data: { primary: jsonObjectArg(s(o.primary)!, '--primary'), ...(o.revocation !== undefined ? { revocation: jsonObjectArg(s(o.revocation)!, '--revocation') } : {}) },
+        ...given('tag', o.tag, (v) => v),
+        data: { primary: jsonObjectArg(req(o.primary), '--primary'), ...given('revocation', o.revocation, (v) => jsonObjectArg(v, '--revocation')) },
       }),
-    ),
-  );
-  run(
-    write('revoc-reg-def', 'write a revocation registry definition')
-      .requiredOption('--cred-def-id <id>')
-      .requiredOption('--tag <tag>')
-      .option('--issuance-type <type>', 'ISSUANCE_BY_DEFAULT or ISSUANCE_ON_DEMAND', 'ISSUANCE_BY_DEFAULT')
-      .requiredOption('--max-cred-num <n>')
-      .requiredOption('--public-keys <json>')
-      .requiredOption('--tails-hash <hash>')
-      .requiredOption('--tails-location <url>'),
-    (ctx, o) =>
-      submitWith(ctx, (submitter) =>
-        b.buildRevocRegDefRequest({
-          submitter,
-          credDefId: s(o.credDefId)!,
-          tag: s(o.tag)!,
-          value: {
-            issuanceType: s(o.issuanceType) as 'ISSUANCE_BY_DEFAULT',
-            maxCredNum: intArg(s(o.maxCredNum), '--max-cred-num')!,
-            publicKeys: jsonObjectArg(s(o.publicKeys)!, '--public-keys'),
-            tailsHash: s(o.tailsHash)!,
-            tailsLocation: s(o.tailsLocation)!,
-          },
-        }),
-      ),
-  );
-  run(write('revoc-reg-entry', 'write a revocation registry entry').requiredOption('--revoc-reg-def-id <id>').requiredOption('--accum <accum>').option('--prev-accum <accum>').option('--issued <list>', 'comma-separated indices').option('--revoked <list>', 'comma-separated indices'), (ctx, o) => {
-    const idx = (v: unknown, f: string): number[] | undefined => listArg(s(v))?.map((x) => intArg(x, f)!);
-    return submitWith(ctx, (submitter) =>
-      b.buildRevocRegEntryRequest({
+  }),
+  command({
+    name: 'revoc-reg-def',
+    description: 'write a revocation registry definition',
+    options: {
+      credDefId: { flags: '--cred-def-id <id>', required: true },
+      tag: { flags: '--tag <tag>', required: true },
+      issuanceType: { flags: '--issuance-type <type>', help: 'ISSUANCE_BY_DEFAULT or ISSUANCE_ON_DEMAND', default: 'ISSUANCE_BY_DEFAULT' },
+      maxCredNum: { flags: '--max-cred-num <n>', required: true },
+      publicKeys: { flags: '--public-keys <json>', required: true },
+      tailsHash: { flags: '--tails-hash <hash>', required: true },
+      tailsLocation: { flags: '--tails-location <url>', required: true },
+    },
+    build: (o, submitter) =>
+      b.buildRevocRegDefRequest({
         submitter,
-        revocRegDefId: s(o.revocRegDefId)!,
+        credDefId: req(o.credDefId),
+        tag: req(o.tag),
         value: {
-          accum: s(o.accum)!,
-          ...(o.prevAccum !== undefined ? { prevAccum: s(o.prevAccum)! } : {}),
-          ...(o.issued !== undefined ? { issued: idx(o.issued, '--issued')! } : {}),
-          ...(o.revoked !== undefined ? { revoked: idx(o.revoked, '--revoked')! } : {}),
+          issuanceType: req(o.issuanceType) as 'ISSUANCE_BY_DEFAULT',
+          maxCredNum: intArg(s(o.maxCredNum), '--max-cred-num')!,
+          publicKeys: jsonObjectArg(req(o.publicKeys), '--public-keys'),
+          tailsHash: req(o.tailsHash),
+          tailsLocation: req(o.tailsLocation),
         },
       }),
-    );
-  });
-  const rich: [string, b.RichSchemaKind, string][] = [
-    ['json-ld-context', 'ctx', 'write a JSON-LD context'],
-    ['rich-schema', 'sch', 'write a rich schema'],
-    ['rich-schema-encoding', 'enc', 'write a rich schema encoding'],
-    ['rich-schema-mapping', 'map', 'write a rich schema mapping'],
-    ['rich-schema-cred-def', 'cdf', 'write a rich schema credential definition'],
-    ['rich-schema-pres-def', 'pdf', 'write a rich schema presentation definition'],
-  ];
-  for (const [name, kind, desc] of rich) {
-    run(write(name, desc).requiredOption('--id <id>').requiredOption('--content <json>', 'the object (JSON or @file)').requiredOption('--name <rsName>').requiredOption('--version <rsVersion>').option('--ver <ver>', 'payload version'), (ctx, o) =>
-      submitWith(ctx, (submitter) =>
-        b.buildRichSchemaRequest({ submitter, kind, id: s(o.id)!, content: jsonObjectArg(s(o.content)!, '--content'), rsName: s(o.name)!, rsVersion: s(o.version)!, ...(o.ver !== undefined ? { ver: s(o.ver)! } : {}) }),
-      ),
-    );
-  }
-  run(
-    write('node', 'add or update a node (NODE)')
-      .requiredOption('--dest <verkey>', "the node's Ed25519 verkey")
-      .requiredOption('--alias <alias>')
-      .option('--client-ip <ip>')
-      .option('--client-port <port>')
-      .option('--node-ip <ip>')
-      .option('--node-port <port>')
-      .option('--services <list>', 'VALIDATOR, or "" to demote')
-      .option('--blskey <b58>')
-      .option('--blskey-pop <b58>'),
-    (ctx, o) =>
-      submitWith(ctx, (submitter) => {
-        const data: b.NodeOptions['data'] = { alias: s(o.alias)! };
-        if (o.clientIp !== undefined) data.client_ip = s(o.clientIp)!;
-        if (o.clientPort !== undefined) data.client_port = intArg(s(o.clientPort), '--client-port')!;
-        if (o.nodeIp !== undefined) data.node_ip = s(o.nodeIp)!;
-        if (o.nodePort !== undefined) data.node_port = intArg(s(o.nodePort), '--node-port')!;
-        if (o.services !== undefined) data.services = listArg(s(o.services))!;
-        if (o.blskey !== undefined) data.blskey = s(o.blskey)!;
-        if (o.blskeyPop !== undefined) data.blskey_pop = s(o.blskeyPop)!;
-        return b.buildNodeRequest({ submitter, dest: s(o.dest)!, data });
-      }),
-  );
-  run(
-    write('pool-upgrade', 'schedule or cancel a pool upgrade')
-      .requiredOption('--name <name>')
-      .requiredOption('--version <version>')
-      .requiredOption('--action <action>', 'start or cancel')
-      .requiredOption('--sha256 <hex>')
-      .option('--schedule <json>', 'node id -> ISO-8601 time (JSON or @file)')
-      .option('--upgrade-timeout <minutes>')
-      .option('--justification <text>')
-      .option('--reinstall')
-      .option('--force')
-      .option('--package <name>'),
-    (ctx, o) =>
-      submitWith(ctx, (submitter) =>
-        b.buildPoolUpgradeRequest({
-          submitter,
-          name: s(o.name)!,
-          version: s(o.version)!,
-          action: s(o.action) as 'start',
-          sha256: s(o.sha256)!,
-          ...(o.schedule !== undefined ? { schedule: jsonObjectArg(s(o.schedule)!, '--schedule') as Record<string, string> } : {}),
-          ...(o.upgradeTimeout !== undefined ? { timeout: intArg(s(o.upgradeTimeout), '--upgrade-timeout')! } : {}),
-          ...(o.justification !== undefined ? { justification: s(o.justification)! } : {}),
-          reinstall: o.reinstall === true,
-          force: o.force === true,
-          ...(o.package !== undefined ? { package: s(o.package)! } : {}),
-        }),
-      ),
-  );
-  run(write('pool-config', 'make the pool writable or read-only').requiredOption('--writes <bool>', 'true or false').option('--force'), (ctx, o) => {
-    if (o.writes !== 'true' && o.writes !== 'false') throw usage('--writes', 'true or false');
-    return submitWith(ctx, (submitter) => b.buildPoolConfigRequest({ submitter, writes: o.writes === 'true', force: o.force === true }));
-  });
-  run(write('pool-restart', 'restart the pool nodes (an action: every node answers on its own)').requiredOption('--action <action>', 'start or cancel').option('--datetime <iso>', 'when; absent or "0" = now'), (ctx, o) =>
-    submitWith(ctx, (submitter) => b.buildPoolRestartRequest({ submitter, action: s(o.action) as 'start', ...(o.datetime !== undefined ? { datetime: s(o.datetime)! } : {}) })),
-  );
-  run(write('validator-info', "ask every node for its own information (an action: one reply per node, nothing is written)"), (ctx) => submitWith(ctx, (submitter) => b.buildValidatorInfoRequest({ submitter })));
-  run(
-    write('auth-rule', 'change one authorization rule')
-      .requiredOption('--txn-type <code>', 'auth_type: the type code, e.g. 1')
-      .requiredOption('--action <action>', 'ADD or EDIT')
-      .requiredOption('--field <field>')
-      .option('--old-value <value>')
-      .requiredOption('--new-value <value>')
-      .requiredOption('--constraint <json>', 'the constraint (JSON or @file)'),
-    (ctx, o) =>
-      submitWith(ctx, (submitter) =>
-        b.buildAuthRuleRequest({
-          submitter,
-          authType: s(o.txnType)!,
-          authAction: s(o.action) as 'ADD',
-          field: s(o.field)!,
-          ...(o.oldValue !== undefined ? { oldValue: s(o.oldValue)! } : {}),
-          newValue: s(o.newValue)!,
-          constraint: jsonObjectArg(s(o.constraint)!, '--constraint'),
-        }),
-      ),
-  );
-  run(write('auth-rules', 'change several authorization rules in one txn').requiredOption('--rules <json>', 'list of {auth_type, auth_action, field, [old_value], new_value, constraint} (JSON or @file)'), (ctx, o) => {
-    const rules = jsonArg(s(o.rules)!, '--rules');
-    if (!Array.isArray(rules)) throw usage('--rules', 'a JSON list is required');
-    return submitWith(ctx, (submitter) =>
-      b.buildAuthRulesRequest({
+  }),
+  command({
+    name: 'revoc-reg-entry',
+    description: 'write a revocation registry entry',
+    options: {
+      revocRegDefId: { flags: '--revoc-reg-def-id <id>', required: true },
+      accum: { flags: '--accum <accum>', required: true },
+      prevAccum: { flags: '--prev-accum <accum>' },
+      issued: { flags: '--issued <list>', help: 'comma-separated indices' },
+      revoked: { flags: '--revoked <list>', help: 'comma-separated indices' },
+    },
+    build: (o, submitter) =>
+      b.buildRevocRegEntryRequest({
         submitter,
-        rules: rules.map((r) => {
-          const x = r as Record<string, unknown>;
-          return { authType: x.auth_type, authAction: x.auth_action, field: x.field, ...(x.old_value !== undefined ? { oldValue: x.old_value } : {}), newValue: x.new_value, constraint: x.constraint } as b.AuthRuleFields;
-        }),
+        revocRegDefId: req(o.revocRegDefId),
+        value: {
+          accum: req(o.accum),
+          ...given('prevAccum', o.prevAccum, (v) => v),
+          ...given('issued', o.issued, (v) => indices(v, '--issued')),
+          ...given('revoked', o.revoked, (v) => indices(v, '--revoked')),
+        },
       }),
-    );
-  });
-  run(write('taa', 'write a transaction author agreement (or retire one)').requiredOption('--version <version>').option('--text <text>').option('--text-file <file>').option('--ratification-ts <ts>').option('--retirement-ts <ts>'), (ctx, o) => {
-    const text = o.textFile !== undefined ? readText(s(o.textFile)!, '--text-file') : s(o.text);
-    return submitWith(ctx, (submitter) =>
-      b.buildTxnAuthorAgreementRequest({
+  }),
+  ...RICH_SCHEMA_COMMANDS.map(([name, kind, description]) =>
+    command({
+      name,
+      description,
+      options: {
+        id: { flags: '--id <id>', required: true },
+        content: { flags: '--content <json>', help: 'the object (JSON or @file)', required: true },
+        name: { flags: '--name <rsName>', required: true },
+        version: { flags: '--version <rsVersion>', required: true },
+        ver: { flags: '--ver <ver>', help: 'payload version' },
+      },
+      build: (o, submitter) =>
+        b.buildRichSchemaRequest({ submitter, kind, id: req(o.id), content: jsonObjectArg(req(o.content), '--content'), rsName: req(o.name), rsVersion: req(o.version), ...given('ver', o.ver, (v) => v) }),
+    }),
+  ),
+  command({
+    name: 'node',
+    description: 'add or update a node (NODE)',
+    options: {
+      dest: { flags: '--dest <verkey>', help: "the node's Ed25519 verkey", required: true },
+      alias: { flags: '--alias <alias>', required: true },
+      clientIp: { flags: '--client-ip <ip>' },
+      clientPort: { flags: '--client-port <port>' },
+      nodeIp: { flags: '--node-ip <ip>' },
+      nodePort: { flags: '--node-port <port>' },
+      services: { flags: '--services <list>', help: 'VALIDATOR, or "" to demote' },
+      blskey: { flags: '--blskey <b58>' },
+      blskeyPop: { flags: '--blskey-pop <b58>' },
+    },
+    build: (o, submitter) =>
+      b.buildNodeRequest({
         submitter,
-        version: s(o.version)!,
+        dest: req(o.dest),
+        data: {
+          alias: req(o.alias),
+          ...given('client_ip', o.clientIp, (v) => v),
+          ...given('client_port', o.clientPort, (v) => intArg(v, '--client-port')!),
+          ...given('node_ip', o.nodeIp, (v) => v),
+          ...given('node_port', o.nodePort, (v) => intArg(v, '--node-port')!),
+          ...given('services', o.services, (v) => listArg(v)!),
+          ...given('blskey', o.blskey, (v) => v),
+          ...given('blskey_pop', o.blskeyPop, (v) => v),
+        },
+      }),
+  }),
+  command({
+    name: 'pool-upgrade',
+    description: 'schedule or cancel a pool upgrade',
+    options: {
+      name: { flags: '--name <name>', required: true },
+      version: { flags: '--version <version>', required: true },
+      action: { flags: '--action <action>', help: 'start or cancel', required: true },
+      sha256: { flags: '--sha256 <hex>', required: true },
+      schedule: { flags: '--schedule <json>', help: 'node id -> ISO-8601 time (JSON or @file)' },
+      upgradeTimeout: { flags: '--upgrade-timeout <minutes>' },
+      justification: { flags: '--justification <text>' },
+      reinstall: { flags: '--reinstall' },
+      force: { flags: '--force' },
+      package: { flags: '--package <name>' },
+    },
+    build: (o, submitter) =>
+      b.buildPoolUpgradeRequest({
+        submitter,
+        name: req(o.name),
+        version: req(o.version),
+        action: req(o.action) as 'start',
+        sha256: req(o.sha256),
+        ...given('schedule', o.schedule, (v) => jsonObjectArg(v, '--schedule') as Record<string, string>),
+        ...given('timeout', o.upgradeTimeout, (v) => intArg(v, '--upgrade-timeout')!),
+        ...given('justification', o.justification, (v) => v),
+        reinstall: o.reinstall === true,
+        force: o.force === true,
+        ...given('package', o.package, (v) => v),
+      }),
+  }),
+  command({
+    name: 'pool-config',
+    description: 'make the pool writable or read-only',
+    options: { writes: { flags: '--writes <bool>', help: 'true or false', required: true }, force: { flags: '--force' } },
+    check: (o) => {
+      if (o.writes !== 'true' && o.writes !== 'false') throw usage('--writes', 'true or false');
+    },
+    build: (o, submitter) => b.buildPoolConfigRequest({ submitter, writes: o.writes === 'true', force: o.force === true }),
+  }),
+  command({
+    name: 'pool-restart',
+    description: 'restart the pool nodes (an action: every node answers on its own)',
+    options: { action: { flags: '--action <action>', help: 'start or cancel', required: true }, datetime: { flags: '--datetime <iso>', help: 'when; absent or "0" = now' } },
+    build: (o, submitter) => b.buildPoolRestartRequest({ submitter, action: req(o.action) as 'start', ...given('datetime', o.datetime, (v) => v) }),
+  }),
+  command({
+    name: 'validator-info',
+    description: 'ask every node for its own information (an action: one reply per node, nothing is written)',
+    options: {},
+    build: (_o, submitter) => b.buildValidatorInfoRequest({ submitter }),
+  }),
+  command({
+    name: 'auth-rule',
+    description: 'change one authorization rule',
+    options: {
+      txnType: { flags: '--txn-type <code>', help: 'auth_type: the type code, e.g. 1', required: true },
+      action: { flags: '--action <action>', help: 'ADD or EDIT', required: true },
+      field: { flags: '--field <field>', required: true },
+      oldValue: { flags: '--old-value <value>' },
+      newValue: { flags: '--new-value <value>', required: true },
+      constraint: { flags: '--constraint <json>', help: 'the constraint (JSON or @file)', required: true },
+    },
+    build: (o, submitter) =>
+      b.buildAuthRuleRequest({
+        submitter,
+        authType: req(o.txnType),
+        authAction: req(o.action) as 'ADD',
+        field: req(o.field),
+        ...given('oldValue', o.oldValue, (v) => v),
+        newValue: req(o.newValue),
+        constraint: jsonObjectArg(req(o.constraint), '--constraint'),
+      }),
+  }),
+  command({
+    name: 'auth-rules',
+    description: 'change several authorization rules in one txn',
+    options: { rules: { flags: '--rules <json>', help: 'list of {auth_type, auth_action, field, [old_value], new_value, constraint} (JSON or @file)', required: true } },
+    check: (o) => void authRulesArg(req(o.rules)),
+    build: (o, submitter) => b.buildAuthRulesRequest({ submitter, rules: authRulesArg(req(o.rules)) }),
+  }),
+  command({
+    name: 'taa',
+    description: 'write a transaction author agreement (or retire one)',
+    options: {
+      version: { flags: '--version <version>', required: true },
+      text: { flags: '--text <text>' },
+      textFile: { flags: '--text-file <file>' },
+      ratificationTs: { flags: '--ratification-ts <ts>' },
+      retirementTs: { flags: '--retirement-ts <ts>' },
+    },
+    check: (o) => void taaText(o),
+    build: (o, submitter) => {
+      const text = taaText(o);
+      return b.buildTxnAuthorAgreementRequest({
+        submitter,
+        version: req(o.version),
         ...(text !== undefined ? { text } : {}),
-        ...(o.ratificationTs !== undefined ? { ratificationTs: intArg(s(o.ratificationTs), '--ratification-ts')! } : {}),
-        ...(o.retirementTs !== undefined ? { retirementTs: intArg(s(o.retirementTs), '--retirement-ts')! } : {}),
-      }),
-    );
+        ...given('ratificationTs', o.ratificationTs, (v) => intArg(v, '--ratification-ts')!),
+        ...given('retirementTs', o.retirementTs, (v) => intArg(v, '--retirement-ts')!),
+      });
+    },
+  }),
+  command({
+    name: 'taa-aml',
+    description: 'write the acceptance mechanisms list',
+    options: { version: { flags: '--version <version>', required: true }, aml: { flags: '--aml <json>', help: 'label -> description (JSON or @file)', required: true }, context: { flags: '--context <text>' } },
+    build: (o, submitter) =>
+      b.buildTxnAuthorAgreementAmlRequest({ submitter, version: req(o.version), aml: jsonObjectArg(req(o.aml), '--aml') as Record<string, string>, ...given('amlContext', o.context, (v) => v) }),
+  }),
+];
+
+/** Adds `c` to `program`: its options, then check, build, sign and submit (or print, with --dry-run / --endorser). */
+export function registerWriteCommand(program: Command, run: Run, c: WriteCommand): void {
+  const cmd = program.command(c.name).description(c.description);
+  for (const [key, d] of Object.entries<OptionDef>(c.options)) {
+    const opt = new Option(d.flags, d.help);
+    if (opt.attributeName() !== key) {
+      throw new ClientError(ClientErrorCode.INVALID_ARGUMENT, { field: `${c.name} ${d.flags}`, reason: `defined as "${key}", parsed as "${opt.attributeName()}"` });
+    }
+    if (d.required === true) opt.makeOptionMandatory();
+    if (d.default !== undefined) opt.default(d.default);
+    cmd.addOption(opt);
+  }
+  run(cmd, (ctx, o) => {
+    c.check?.(o);
+    return ctx.write((submitter) => c.build(o, submitter));
   });
-  run(write('taa-aml', 'write the acceptance mechanisms list').requiredOption('--version <version>').requiredOption('--aml <json>', 'label -> description (JSON or @file)').option('--context <text>'), (ctx, o) =>
-    submitWith(ctx, (submitter) =>
-      b.buildTxnAuthorAgreementAmlRequest({ submitter, version: s(o.version)!, aml: jsonObjectArg(s(o.aml)!, '--aml') as Record<string, string>, ...(o.context !== undefined ? { amlContext: s(o.context)! } : {}) }),
-    ),
-  );
+}
+
+export function addWriteCommands(program: Command, run: Run): void {
+  for (const c of WRITE_COMMANDS) registerWriteCommand(program, run, c);
   // TXN_AUTHOR_AGREEMENT_DISABLE, LEDGERS_FREEZE, GET_FROZEN_LEDGERS (ledger-admin-commands.ts)
   addLedgerAdminCommands(program, run);
 }
