@@ -12,6 +12,29 @@ function checkKey(vk: Uint8Array): void {
   }
 }
 
+/**
+ * The libp2p PeerId (as text, `12D3KooW...`) of a node whose `NODE.dest` is `dest`: base58 of the identity multihash
+ * of its public key in libp2p's protobuf form (key type Ed25519 = 1, 32 data bytes). Validators dial and admit each
+ * other, and clients authenticate a node, by this PeerId, computed from the pool ledger alone; one definition for
+ * the node's network layer and the client SDK. Throws IdentifierError INVALID_VERKEY for a dest that is not base58
+ * of 32 bytes.
+ */
+export function peerIdOfNodeDest(dest: string): string {
+  const raw = typeof dest === 'string' ? b58decodeOrUndefined(dest) : undefined;
+  if (raw?.length !== 32) throw new IdentifierError(IdentifierErrorCode.INVALID_VERKEY, { verkey: dest, length: raw?.length ?? -1 }, 'a node dest is base58 of a 32-byte Ed25519 key');
+  return b58encode(concatPeerIdBytes(raw));
+}
+
+/** identity multihash (code 0x00, length 36) of the protobuf PublicKey { Type: Ed25519 (1), Data: 32 bytes } */
+const PEER_ID_ED25519_PREFIX = Uint8Array.of(0x00, 0x24, 0x08, 0x01, 0x12, 0x20);
+
+function concatPeerIdBytes(key: Uint8Array): Uint8Array {
+  const out = new Uint8Array(PEER_ID_ED25519_PREFIX.length + key.length);
+  out.set(PEER_ID_ED25519_PREFIX, 0);
+  out.set(key, PEER_ID_ED25519_PREFIX.length);
+  return out;
+}
+
 /** DID of an Ed25519 public key: base58 of its first 16 bytes. */
 export function didFromVerkey(vk: Uint8Array): string {
   checkKey(vk);

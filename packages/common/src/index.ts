@@ -83,6 +83,7 @@ export {
   NYM_VERSION_ON_EXISTING,
   checkNymVersionValue,
   checkNymDidBinding,
+  peerIdOfNodeDest,
 } from './identifiers.js';
 
 // shapes: requests, txns, replies, multi-signatures

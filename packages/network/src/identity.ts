@@ -1,6 +1,6 @@
-import { b58decode } from '@quire/common';
-import { generateKeyPairFromSeed, publicKeyFromRaw } from '@libp2p/crypto/keys';
-import { peerIdFromPrivateKey, peerIdFromPublicKey } from '@libp2p/peer-id';
+import { IdentifierError, peerIdOfNodeDest } from '@quire/common';
+import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
+import { peerIdFromPrivateKey, peerIdFromString } from '@libp2p/peer-id';
 import type { PeerId, PrivateKey } from '@libp2p/interface';
 import { NetworkError, NetworkErrorCode } from './errors.js';
 
@@ -20,26 +20,21 @@ export async function nodePrivateKeyFromSeed(seed: Uint8Array): Promise<PrivateK
 
 /** The PeerId (as a PeerId object) of the node whose `NODE.dest` is `dest` (base58 of a 32-byte verkey). */
 export function peerIdObjectFromVerkey(dest: string): PeerId {
-  let raw: Uint8Array;
-  try {
-    raw = b58decode(dest);
-  } catch {
-    throw new NetworkError(NetworkErrorCode.INVALID_VERKEY, { dest, length: -1 });
-  }
-  if (raw.length !== ED25519_KEY_LENGTH) throw new NetworkError(NetworkErrorCode.INVALID_VERKEY, { dest, length: raw.length });
-  try {
-    return peerIdFromPublicKey(publicKeyFromRaw(raw));
-  } catch {
-    throw new NetworkError(NetworkErrorCode.INVALID_VERKEY, { dest, length: raw.length });
-  }
+  return peerIdFromString(peerIdFromVerkey(dest));
 }
 
 /**
- * The PeerId string (`12D3KooW...`) of the node whose `NODE.dest` is `dest`. Pure: every node computes every
- * peer's PeerId from the pool ledger alone. Throws NetworkError INVALID_VERKEY.
+ * The PeerId string (`12D3KooW...`) of the node whose `NODE.dest` is `dest`: common's `peerIdOfNodeDest`, the rule
+ * the client SDK uses too. Pure: every node computes every peer's PeerId from the pool ledger alone. Throws
+ * NetworkError INVALID_VERKEY.
  */
 export function peerIdFromVerkey(dest: string): string {
-  return peerIdObjectFromVerkey(dest).toString();
+  try {
+    return peerIdOfNodeDest(dest);
+  } catch (e) {
+    if (!(e instanceof IdentifierError)) throw e;
+    throw new NetworkError(NetworkErrorCode.INVALID_VERKEY, { dest, length: e.data.length });
+  }
 }
 
 /** The PeerId string of the node key derived from `seed`. */

@@ -4,21 +4,20 @@
  * NODE.dest, and one stream carrying length-prefixed envelopes both ways. Requests carry client-chosen ids;
  * RESPONSE / PUSH / ERROR envelopes are routed to the listener registered for their id.
  */
-import { publicKeyFromRaw } from '@libp2p/crypto/keys';
 import type { Stream } from '@libp2p/interface';
-import { peerIdFromPublicKey } from '@libp2p/peer-id';
 import { multiaddr, type Multiaddr } from '@multiformats/multiaddr';
 import {
   CLIENT_PROTOCOL,
   EnvelopeKind,
   FrameDecoder,
   MSG_LEN_LIMIT,
-  b58decode,
+  IdentifierError,
   concatBytes,
   decodeEnvelope,
   decodeErrorPayload,
   encodeEnvelope,
   encodeFrame,
+  peerIdOfNodeDest,
 } from '@quire/common';
 import type { Libp2p } from 'libp2p';
 import { isIPv4, isIPv6 } from 'node:net';
@@ -39,16 +38,15 @@ export interface NodeAddress {
   port: number;
 }
 
-/** The PeerId string of the node whose NODE.dest is `dest` (base58 of its 32-byte Ed25519 key). */
+/** The PeerId string of the node whose NODE.dest is `dest` (common's `peerIdOfNodeDest`, the rule the nodes use). */
 export function peerIdOfDest(dest: string): string {
-  let raw: Uint8Array;
   try {
-    raw = b58decode(dest);
-  } catch {
-    throw new ClientError(ClientErrorCode.INVALID_ARGUMENT, { field: 'dest', reason: 'not base58' });
+    return peerIdOfNodeDest(dest);
+  } catch (e) {
+    if (!(e instanceof IdentifierError)) throw e;
+    const length = e.data.length as number;
+    throw new ClientError(ClientErrorCode.INVALID_ARGUMENT, { field: 'dest', reason: length < 0 ? 'not base58' : `decodes to ${length} bytes, not 32` });
   }
-  if (raw.length !== 32) throw new ClientError(ClientErrorCode.INVALID_ARGUMENT, { field: 'dest', reason: `decodes to ${raw.length} bytes, not 32` });
-  return peerIdFromPublicKey(publicKeyFromRaw(raw)).toString();
 }
 
 /** The multiaddr of a node's client listener. */

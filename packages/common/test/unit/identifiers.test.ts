@@ -18,6 +18,7 @@ import {
   isFullVerkey,
   isValidDid,
   isValidVerkey,
+  peerIdOfNodeDest,
   resolveVerkey,
   unqualifiedDid,
 } from '@quire/common';
@@ -127,5 +128,24 @@ describe('identifiers (formats 2.1-2.2)', () => {
         expect(checkNymDidBinding(t.did_indy_v2_id, vk, 2)).to.equal('Identifier with version 2 must be first 16 bytes of SHA256 of verkey');
       }
     });
+  });
+});
+
+describe('peerIdOfNodeDest: the libp2p PeerId of a node from its NODE.dest', () => {
+  it("gives libp2p's PeerIds (vectors computed with @libp2p/peer-id 6)", () => {
+    expect(peerIdOfNodeDest('Gw6pDLhcBcoQesN72qfotTgFa7cbuqZpkX3Xo6pLhPhv')).to.equal('12D3KooWRkTyxUHKNX4u4ksXfSR9fFm64SfEwXeJi7QZB5yEbLRr');
+    expect(peerIdOfNodeDest('52Y2w7NXvFk4zUsVGXaq3ai8xBVNV8FX7aME2Vpz2tH')).to.equal('12D3KooW9tPhn4h5ipXEUszJ7sGvbqfYdHE8QBCjUhwNc1eisycD');
+  });
+
+  it('refuses a dest that is not base58 of 32 bytes with INVALID_VERKEY', () => {
+    for (const bad of ['', '0OIl', 'Gw6pDLhcBcoQesN72qfotT', 'Gw6pDLhcBcoQesN72qfotTgFa7cbuqZpkX3Xo6pLhPhvGw6p', 42 as unknown as string]) {
+      try {
+        peerIdOfNodeDest(bad);
+        expect.fail(`accepted ${String(bad)}`);
+      } catch (e) {
+        expect(e).to.be.instanceOf(IdentifierError);
+        expect((e as IdentifierError).code).to.equal(I.INVALID_VERKEY);
+      }
+    }
   });
 });

@@ -1,4 +1,8 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
+import { publicKeyFromRaw } from '@libp2p/crypto/keys';
+import { peerIdFromPublicKey } from '@libp2p/peer-id';
+import { b58encode, peerIdOfNodeDest } from '@quire/common';
 import {
   ClientRefusalCode,
   ClientWireError,
@@ -62,6 +66,17 @@ describe('identity', () => {
     const fromDest = peerIdFromVerkey('Gw6pDLhcBcoQesN72qfotTgFa7cbuqZpkX3Xo6pLhPhv');
     expect(fromDest).to.equal('12D3KooWRkTyxUHKNX4u4ksXfSR9fFm64SfEwXeJi7QZB5yEbLRr');
     expect(await peerIdFromSeed(new TextEncoder().encode('000000000000000000000000000Node1'))).to.equal(fromDest);
+  });
+
+  it("common's rule (shared with the client SDK) gives libp2p's own PeerId of every 32-byte key", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), (raw) => {
+        const dest = b58encode(raw);
+        expect(peerIdOfNodeDest(dest)).to.equal(peerIdFromPublicKey(publicKeyFromRaw(raw)).toString());
+        expect(peerIdFromVerkey(dest)).to.equal(peerIdOfNodeDest(dest));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('rejects verkeys that are not base58 of 32 bytes', () => {
