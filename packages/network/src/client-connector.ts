@@ -8,12 +8,12 @@ import { NetworkError, NetworkErrorCode } from './errors.js';
 import { TypedEmitter } from '@quire/common';
 import { FramedStream } from './framed-stream.js';
 import { nodePrivateKeyFromSeed, peerIdFromVerkey } from './identity.js';
+import { tcpMultiaddr } from './multiaddrs.js';
 
 /** a node connection whose liveness ping is not answered in this time is closed, ms */
 export const CLIENT_PING_TIMEOUT_MS = 30_000;
-import { tcpMultiaddr } from './multiaddrs.js';
 
-/** A refusal sent by the node's client host in an ERROR envelope; `code` is a ClientErrorCode, data.reason its text. */
+/** A refusal sent by the node's client host in an ERROR envelope; `code` is a ClientRefusalCode, data.reason its text. */
 export class ClientRequestError extends QuireError {}
 
 export interface ClientConnectorOptions {
