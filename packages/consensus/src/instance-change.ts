@@ -6,7 +6,7 @@ import { STATE_LEDGERS } from './batching.js';
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
 import type { RequestIntake } from './intake.js';
-import type { InstanceChange } from './messages.js';
+import type { InstanceChange, ViewChange } from './messages.js';
 
 /** one monitor sample for M3 */
 interface ThroughputSample {
@@ -30,6 +30,18 @@ interface Vote {
   view: number;
   /** when it was received or cast (monotonic ms); a repeated vote refreshes it */
   at: number;
+  /** this node's own vote: the suspicion code it gave (sent again with it) */
+  reason?: number;
+}
+
+/** What the voting needs of the view changer. */
+export interface VotingHooks {
+  /** starts a view change to `view` */
+  startViewChange(view: number): void;
+  /** validators whose VIEW_CHANGE for `view` (a view above the current one) this node holds */
+  viewChangeAuthors(view: number): Iterable<string>;
+  /** the VIEW_CHANGE this node sent for the view it is entering, while it waits for NEW_VIEW */
+  ownViewChange(): ViewChange | undefined;
 }
 
 export class InstanceChangeVoting {
@@ -41,6 +53,8 @@ export class InstanceChangeVoting {
   private readonly votes = new Map<string, Vote>();
   /** proposed view -> when this node last broadcast a vote for it (pruned when a view is entered) */
   private readonly sentAt = new Map<number, number>();
+  /** proposed view -> the code of this node's last vote for it (pruned with sentAt) */
+  private readonly ownReasons = new Map<number, number>();
   /** view changes since a view last ordered a batch (timeout doubling) */
   escalation = 0;
   primaryDownSince: number | undefined;
@@ -59,7 +73,7 @@ export class InstanceChangeVoting {
   constructor(
     private readonly ctx: CoreContext,
     private readonly intake: RequestIntake,
-    private readonly startViewChange: (view: number) => void,
+    private readonly hooks: VotingHooks,
   ) {
     ctx.onVote = (code, proposed) => this.vote(code, proposed);
     this.loadVotes();
@@ -115,20 +129,69 @@ export class InstanceChangeVoting {
     const last = this.sentAt.get(proposed);
     if (last !== undefined && now - last < ctx.opts.viewChangeWindowMs) return;
     this.sentAt.set(proposed, now);
+    this.ownReasons.set(proposed, code);
     ctx.modules.logger?.info({ view: proposed, code }, 'instance change voted');
     ctx.broadcast({ op: 'INSTANCE_CHANGE', viewNo: proposed, reason: code });
-    if (proposed > ctx.viewNo) this.recordVote(ctx.name, proposed);
+    if (proposed > ctx.viewNo) this.recordVote(ctx.name, proposed, code);
   }
 
   /** Records `from`'s vote for `view` (> current view), replacing its earlier vote. */
-  private recordVote(from: string, view: number): void {
+  private recordVote(from: string, view: number, reason?: number): void {
     const held = this.votes.get(from);
     const now = this.ctx.now();
     if (held !== undefined && held.view === view) {
       held.at = now;
+      if (reason !== undefined) held.reason = reason;
     } else {
-      this.votes.set(from, { view, at: now });
+      this.votes.set(from, { view, at: now, ...(reason !== undefined ? { reason } : {}) });
       this.saveVotes();
+    }
+    this.checkVoteQuorum(view);
+  }
+
+  /** This node's vote, if it stands: cast for a view above the current one and not expired. */
+  private standingOwnVote(): Vote | undefined {
+    const ctx = this.ctx;
+    const own = this.votes.get(ctx.name);
+    return own !== undefined && own.view > ctx.viewNo && ctx.now() - own.at < ctx.opts.outdatedInstanceChangesMs ? own : undefined;
+  }
+
+  /**
+   * A validator (re)connected (consensus.md §6.2, votes lost with a link): what it may have missed
+   * of this node's wish to change view is sent to it again, the VIEW_CHANGE this node waits with
+   * (which counts as its vote for that view) and its standing INSTANCE_CHANGE vote. A vote is
+   * never re-cast here, only the one already cast is repeated; a peer keeps one of each per sender.
+   */
+  private resendTo(alias: string): void {
+    const ctx = this.ctx;
+    if (alias === ctx.name || !ctx.isValidator(alias) || !ctx.participating) return;
+    const vc = ctx.waitingForNewView ? this.hooks.ownViewChange() : undefined;
+    if (vc !== undefined) {
+      ctx.send(alias, vc);
+      ctx.send(alias, { op: 'INSTANCE_CHANGE', viewNo: ctx.viewNo, reason: this.ownReasons.get(ctx.viewNo) ?? Suspicion.PRIMARY_DEGRADED });
+      return;
+    }
+    const own = this.standingOwnVote();
+    if (own !== undefined) ctx.send(alias, { op: 'INSTANCE_CHANGE', viewNo: own.view, reason: own.reason ?? Suspicion.PRIMARY_DEGRADED });
+  }
+
+  /**
+   * A validator's VIEW_CHANGE for `view`, above the current view, arrived: it waits in `view`. If
+   * this node's own vote for that view still stands, it broadcasts it again (at most once per
+   * ViewChangeWindowSize): the votes that made the sender start its view change may never have
+   * reached the others, and without them the pool would order on without it for good.
+   */
+  onFutureViewChange(view: number): void {
+    const ctx = this.ctx;
+    const own = this.standingOwnVote();
+    if (own !== undefined && own.view === view && ctx.participating) {
+      const now = ctx.now();
+      const last = this.sentAt.get(view);
+      if (last === undefined || now - last >= ctx.opts.viewChangeWindowMs) {
+        this.sentAt.set(view, now);
+        own.at = now;
+        ctx.broadcast({ op: 'INSTANCE_CHANGE', viewNo: view, reason: own.reason ?? Suspicion.PRIMARY_DEGRADED });
+      }
     }
     this.checkVoteQuorum(view);
   }
@@ -146,13 +209,25 @@ export class InstanceChangeVoting {
     if (code !== undefined && this.votes.get(ctx.name)?.view !== ic.viewNo) this.vote(code, ic.viewNo);
   }
 
+  /**
+   * n-f distinct validators want `view`: those whose INSTANCE_CHANGE vote for it is held and, while
+   * this node's own monitor reports degradation, those whose VIEW_CHANGE for it is held (the Indy
+   * rule of §6.2 for a validator waiting in that view: its INSTANCE_CHANGE vote that took it there
+   * may have been lost, or replaced by its vote 28 for the next view). A node outside the registry
+   * it knows (a joining node not caught up yet) starts nothing on votes: its quorum would be
+   * counted over a registry the others left (Indy stashes INSTANCE_CHANGE until the node
+   * participates); the tick counts again once it participates.
+   */
   private checkVoteQuorum(view: number): void {
     const ctx = this.ctx;
-    if (view <= ctx.viewNo) return;
+    if (view <= ctx.viewNo || !ctx.participating) return;
     const now = ctx.now();
-    let n = 0;
-    for (const [voter, v] of this.votes) if (v.view === view && ctx.isValidator(voter) && now - v.at < ctx.opts.outdatedInstanceChangesMs) n++;
-    if (n >= ctx.quorums.strong) this.startViewChange(view);
+    const voters = new Set<string>();
+    for (const [voter, v] of this.votes) if (v.view === view && ctx.isValidator(voter) && now - v.at < ctx.opts.outdatedInstanceChangesMs) voters.add(voter);
+    if (voters.size < ctx.quorums.strong && this.monitorSuspicion() !== undefined) {
+      for (const author of this.hooks.viewChangeAuthors(view)) if (ctx.isValidator(author)) voters.add(author);
+    }
+    if (voters.size >= ctx.quorums.strong) this.hooks.startViewChange(view);
   }
 
   /**
@@ -208,6 +283,7 @@ export class InstanceChangeVoting {
   }
 
   onPeerConnection(alias: string, connected: boolean): void {
+    if (connected) this.resendTo(alias);
     if (alias !== this.ctx.primaryName()) return;
     this.primaryDownSince = connected ? undefined : (this.primaryDownSince ?? this.ctx.now());
   }
@@ -231,6 +307,13 @@ export class InstanceChangeVoting {
       }
     }
     if (expired) this.saveVotes();
+    // quorums not acted on when they formed (this node did not participate yet)
+    const views = new Set<number>();
+    for (const v of this.votes.values()) views.add(v.view);
+    for (const v of [...views].sort((a, b) => a - b)) {
+      if (ctx.waitingForNewView) break;
+      this.checkVoteQuorum(v);
+    }
   }
 
   /**
@@ -269,6 +352,7 @@ export class InstanceChangeVoting {
       }
     }
     for (const v of this.sentAt.keys()) if (v <= viewNo) this.sentAt.delete(v);
+    for (const v of this.ownReasons.keys()) if (v <= viewNo) this.ownReasons.delete(v);
     if (dropped) this.saveVotes();
   }
 }

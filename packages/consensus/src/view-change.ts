@@ -86,7 +86,11 @@ export class ViewChanger {
     private readonly ordering: Ordering,
     private readonly checkpoints: Checkpoints,
   ) {
-    this.voting = new InstanceChangeVoting(ctx, intake, (view) => this.startViewChange(view));
+    this.voting = new InstanceChangeVoting(ctx, intake, {
+      startViewChange: (view) => this.startViewChange(view),
+      viewChangeAuthors: (view) => this.futureVcs.get(view)?.keys() ?? [],
+      ownViewChange: () => this.vcs.get(ctx.name)?.vc,
+    });
   }
 
   /** Periodic: monitor, primary connection, NEW_VIEW timeout. */
@@ -98,6 +102,10 @@ export class ViewChanger {
         this.newViewDeadline = now + Math.min(ctx.opts.newViewTimeoutCapMs, ctx.opts.newViewTimeoutMs * this.voting.timeoutFactor() * 2);
         this.voting.vote(Suspicion.INSTANCE_CHANGE_TIMEOUT);
         ctx.broadcast({ op: 'MESSAGE_REQUEST', msg_type: 'NEW_VIEW', params: { instId: 0, viewNo: ctx.viewNo } });
+        // retransmitted (PBFT): a node whose VIEW_CHANGE was lost on the way is alone in this view
+        // and is not counted by peers that never got it (§6.2 counts it as a vote for the view)
+        const own = this.vcs.get(ctx.name);
+        if (own !== undefined) ctx.broadcast(own.vc);
       }
       if (this.pendingNewView !== undefined) this.tryValidateNewView();
       // a new primary that had to catch up to the checkpoint builds NEW_VIEW once it is done
@@ -376,6 +384,9 @@ export class ViewChanger {
         const target = [...highest.values()].sort((a, b) => b - a)[ctx.quorums.weak - 1]!;
         this.startViewChange(target);
       }
+      // the author waits in that view: its VIEW_CHANGE is its vote, and this node's own standing vote
+      // for the view is sent again, as the votes that took the author there may have been lost
+      if (vc.viewNo > ctx.viewNo) this.voting.onFutureViewChange(vc.viewNo);
       return;
     }
     const digest = viewChangeDigest(vc);

@@ -1,7 +1,7 @@
 // A scripted pool for unit tests of the primary's batching and of admission control: four cores
 // over a network with one simulated clock and a link delay per message, recording the primary's
 // PRE-PREPAREs, the answers to clients and the ordered requests.
-import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, type ConsensusOptions, type NodeMessage, type ClientRequestBody, type RequestCheck } from '@quire/consensus';
+import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, type ConsensusEvent, type ConsensusOptions, type NodeMessage, type ClientRequestBody, type RequestCheck } from '@quire/consensus';
 import { SimClient, SimRequestAnalyzer, StandInExecutor, simBlsPublicKey } from '@quire/consensus/sim';
 import { b58encode } from '@quire/common';
 
@@ -78,6 +78,11 @@ export class Pool {
       for (const r of reqs) this.send(r, to);
     });
     return reqs;
+  }
+
+  /** `node` handles `event` (a connection event, a timer) at `at`. */
+  eventAt(at: number, node: string, event: ConsensusEvent): void {
+    this.schedule(at, () => this.apply(node, this.cores.get(node)!.handle(event)));
   }
 
   /** The client sends `request` (again) to the nodes `to` at `at`, on its connection `c<reqId>`. */
