@@ -42,8 +42,15 @@ export interface NodeHostOptions {
   reconnectMinMs: number;
   reconnectMaxMs: number;
   dialTimeoutMs: number;
-  /** Liveness ping period and timeout of every connection. */
+  /** Liveness ping period of every connection, ms. */
   pingIntervalMs: number;
+  /**
+   * A connection whose ping is not answered in this time is closed, ms. Long enough for a validator
+   * whose event loop stalls for seconds under overload (3-8 s were seen): at 3 s its links dropped
+   * and every message broadcast meanwhile (INSTANCE_CHANGE, VIEW_CHANGE) was lost, which left one
+   * node in a view change the others never joined (#16). A crashed peer's connection closes at once;
+   * a hung primary is voted out by the monitor (M1) without waiting for the ping.
+   */
   pingTimeoutMs: number;
   /** An inbound frame begun but not completed within this time resets its stream (slowloris guard). */
   partialFrameTimeoutMs: number;
@@ -73,7 +80,7 @@ export const defaultNodeHostOptions: Omit<NodeHostOptions, 'name' | 'seed'> = {
   reconnectMaxMs: 5_000,
   dialTimeoutMs: 5_000,
   pingIntervalMs: 1_000,
-  pingTimeoutMs: 3_000,
+  pingTimeoutMs: 30_000,
   partialFrameTimeoutMs: 10_000,
   maxQueuedMessages: 4_096,
   maxWriteBufferBytes: 16 * 1024 * 1024,
@@ -165,7 +172,7 @@ export class NodeHost extends Libp2pHost<NodeHostEvents, { identify: Identify; p
         denyOutboundEncryptedConnection: (peerId) => deny(peerId),
       },
       connectionManager: { maxConnections: 256, inboundConnectionThreshold: 64, reconnectRetries: 0 },
-      connectionMonitor: { pingInterval: opts.pingIntervalMs, pingTimeout: { maxTimeout: opts.pingTimeoutMs }, abortConnectionOnPingFailure: true },
+      connectionMonitor: { pingInterval: opts.pingIntervalMs, pingTimeout: { minTimeout: opts.pingTimeoutMs, maxTimeout: opts.pingTimeoutMs }, abortConnectionOnPingFailure: true },
       services: {
         identify: identify(),
         pubsub: gossipsub({
