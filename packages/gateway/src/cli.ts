@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { Gateway, defaultGatewayOptions, type GatewayOptions } from './gateway.js';
 import { defaultExplorerOptions } from './explorer/index.js';
 import { BLOCK, defaultSearchIndexOptions } from './explorer/search-index.js';
+import { invalidConfig } from './errors.js';
 
 const USAGE = `usage: quire-gateway --genesis FILE [options]
 
@@ -32,7 +33,7 @@ function fail(reason: string): number {
 
 function int(v: string | undefined, name: string, min: number): number | undefined {
   if (v === undefined) return undefined;
-  if (!/^[0-9]+$/.test(v) || Number(v) < min) throw new Error(`--${name}: an integer >= ${min} expected`);
+  if (!/^[0-9]+$/.test(v) || Number(v) < min) throw invalidConfig(`--${name}`, `an integer >= ${min} expected`);
   return Number(v);
 }
 
@@ -88,7 +89,7 @@ export async function main(argv: string[]): Promise<number> {
     if (values['trust-proxy'] === true) opts.trustProxy = true;
     if (values['no-metrics'] === true) opts.metrics = false;
     const explorerSeed = (values['explorer-seed'] as string | undefined) ?? process.env.QUIRE_EXPLORER_SEED;
-    if (values['register-form'] === true && explorerSeed === undefined) throw new Error('--register-form needs --explorer-seed (the devnet trustee seed)');
+    if (values['register-form'] === true && explorerSeed === undefined) throw invalidConfig('--register-form', 'needs --explorer-seed (the devnet trustee seed)');
     const indexMax = int(values['search-index-max'] as string | undefined, 'search-index-max', BLOCK);
     opts.explorer = {
       enabled: values['no-explorer'] !== true,

@@ -30,6 +30,8 @@ export const GatewayErrorCode = {
   SHUTTING_DOWN: 'SHUTTING_DOWN',
   /** 500: an unexpected failure (data: `reason`); logged with its stack. */
   INTERNAL: 'INTERNAL',
+  /** Options that cannot work, refused when the gateway is created or started (data: `field`, `reason`); never an HTTP answer. */
+  INVALID_CONFIG: 'INVALID_CONFIG',
 } as const;
 export type GatewayErrorCode = (typeof GatewayErrorCode)[keyof typeof GatewayErrorCode];
 
@@ -47,6 +49,7 @@ export const GATEWAY_ERROR_STATUS: Record<GatewayErrorCode, number> = {
   NO_CONSENSUS: 409,
   SHUTTING_DOWN: 503,
   INTERNAL: 500,
+  INVALID_CONFIG: 500,
 };
 
 /** Any failure the gateway answers with an error body. */
@@ -70,6 +73,7 @@ function reasonOf(code: GatewayErrorCode, d: Record<string, unknown>): string {
       return `${String(d.method)} is not allowed on ${String(d.path)}`;
     case 'INVALID_PARAMETER':
     case 'INVALID_REQUEST':
+    case 'INVALID_CONFIG':
       return `${String(d.field)}: ${String(d.reason)}`;
     case 'BODY_TOO_LARGE':
       return `request body larger than ${String(d.limit)} bytes`;
@@ -88,6 +92,11 @@ function reasonOf(code: GatewayErrorCode, d: Record<string, unknown>): string {
     case 'INTERNAL':
       return `internal error: ${String(d.reason)}`;
   }
+}
+
+/** Options that cannot work (INVALID_CONFIG), with `field: reason` as its message. */
+export function invalidConfig(field: string, reason: string): GatewayError {
+  return new GatewayError(GatewayErrorCode.INVALID_CONFIG, { field, reason }, `${field}: ${reason}`);
 }
 
 export function invalidParameter(field: string, reason: string): GatewayError {

@@ -7,7 +7,7 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import { pino, type Logger } from 'pino';
 import { Pool, buildGetNymRequest, type PoolOptions } from '@quire/client';
-import { GatewayError, GatewayErrorCode } from './errors.js';
+import { GatewayError, GatewayErrorCode, invalidConfig } from './errors.js';
 import { VERIFIED_HEADER, sendJson, sendValue } from './http.js';
 import { jsonText } from './json.js';
 import { GatewayMetrics } from './metrics.js';
@@ -92,7 +92,7 @@ export class Gateway {
     let pool = modules.pool;
     let ownsPool = false;
     if (pool === undefined) {
-      if (modules.genesisFile === undefined) throw new Error('Gateway.create needs a pool or a genesisFile');
+      if (modules.genesisFile === undefined) throw invalidConfig('genesisFile', 'Gateway.create needs a pool or a genesisFile');
       pool = await Pool.open(modules.genesisFile, modules.poolOptions);
       ownsPool = true;
     }

@@ -1,7 +1,7 @@
 /** quire wallet create|open|list, did use|list, pool add|use|list: wallets of DID keys and pool profiles (wallet.ts). */
 import type { Command } from 'commander';
 import { stringifyJson } from '@quire/common';
-import type { Context } from './context.js';
+import { usage, type Context } from './context.js';
 import { addPool, cliHome, passphrase, readConfig, usePool, Wallet, walletNames, writeConfig } from './wallet.js';
 
 type Run = (cmd: Command, fn: (ctx: Context, o: Record<string, string | boolean | undefined>) => Promise<void>) => void;
@@ -13,7 +13,7 @@ export function addWalletCommands(program: Command, run: Run): void {
   run(wallet.command('create').description('create a wallet and use it (passphrase from $QUIRE_WALLET_PASSPHRASE or asked twice)').argument('<name>'), async (ctx) => {
     const name = String(ctx.args[0]);
     const pass = await passphrase(`passphrase for the new wallet ${name}: `);
-    if (process.env.QUIRE_WALLET_PASSPHRASE === undefined && (await passphrase('again: ')) !== pass) throw new Error('the two passphrases differ');
+    if (process.env.QUIRE_WALLET_PASSPHRASE === undefined && (await passphrase('again: ')) !== pass) throw usage('passphrase', 'the two passphrases differ');
     Wallet.create(name, pass);
     const c = readConfig();
     c.wallet = name;
@@ -40,17 +40,17 @@ export function addWalletCommands(program: Command, run: Run): void {
   run(did.command('use').description('sign with this DID of the wallet in use (instead of --seed)').argument('<alias>'), async (ctx) => {
     const alias = String(ctx.args[0]);
     const c = readConfig();
-    if (c.wallet === undefined) throw new Error('no wallet in use: quire wallet create NAME (or wallet open NAME) first');
+    if (c.wallet === undefined) throw usage('wallet', 'no wallet in use: quire wallet create NAME (or wallet open NAME) first');
     const w = Wallet.open(c.wallet, await passphrase(`passphrase of wallet ${c.wallet}: `));
     const d = w.dids[alias];
-    if (d === undefined) throw new Error(`wallet ${c.wallet} has no DID named ${alias} (quire did list)`);
+    if (d === undefined) throw usage('alias', `wallet ${c.wallet} has no DID named ${alias} (quire did list)`);
     c.dids = { ...c.dids, [c.wallet]: alias };
     writeConfig(c);
     ctx.io.out(`signing as ${alias} (${d.did}) from wallet ${c.wallet}`);
   });
   run(did.command('list').description('the DIDs of the wallet in use (* = in use)'), async (ctx) => {
     const c = readConfig();
-    if (c.wallet === undefined) throw new Error('no wallet in use: quire wallet create NAME (or wallet open NAME) first');
+    if (c.wallet === undefined) throw usage('wallet', 'no wallet in use: quire wallet create NAME (or wallet open NAME) first');
     const w = Wallet.open(c.wallet, await passphrase(`passphrase of wallet ${c.wallet}: `));
     const current = c.dids?.[c.wallet];
     const rows = Object.entries(w.dids).map(([alias, d]) => ({ alias, did: d.did, verkey: d.verkey, current: alias === current }));
@@ -62,7 +62,7 @@ export function addWalletCommands(program: Command, run: Run): void {
   run(pool.command('add').description('a pool profile: a name for a genesis file, given with --genesis (the first one added is used)').argument('<name>'), async (ctx) => {
     const name = String(ctx.args[0]);
     // --genesis is the global option: `quire pool add NAME --genesis FILE`
-    if (ctx.g.genesis === undefined) throw new Error('pool add: give the genesis file with --genesis FILE');
+    if (ctx.g.genesis === undefined) throw usage('--genesis', 'pool add: give the genesis file with --genesis FILE');
     const file = addPool(name, ctx.g.genesis);
     ctx.io.out(`pool ${name}: ${file}${readConfig().pool === name ? ' (in use)' : ''}`);
   });

@@ -12,7 +12,7 @@
 import { DidKey } from '@quire/client';
 import { LedgerId } from '@quire/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError, GatewayErrorCode } from '../errors.js';
+import { GatewayError, GatewayErrorCode, invalidConfig } from '../errors.js';
 import { VERIFIED_HEADER } from '../http.js';
 import { PoolRefusal } from '../pool-call.js';
 import { ResolutionFailure } from '../resolver.js';
@@ -88,7 +88,7 @@ function safeHost(origin: string): string | undefined {
 export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: Partial<ExplorerOptions> = {}): Explorer {
   const o: ExplorerOptions = { ...defaultExplorerOptions, ...opts };
   const signer = o.signerSeed !== undefined ? DidKey.fromSeed(o.signerSeed) : undefined;
-  if (o.registerForm && signer === undefined) throw new Error('the explorer register form needs a signer seed (the devnet trustee)');
+  if (o.registerForm && signer === undefined) throw invalidConfig('explorer.signerSeed', 'the explorer register form needs a signer seed (the devnet trustee)');
   const data = new ExplorerData(ctx.pool, ctx.caller, signer, defaultExplorerDataOptions);
   const indexOptions: SearchIndexOptions = { ...defaultSearchIndexOptions, ...o.searchIndex };
   const indexLog = app.log.child({ module: 'search-index' });

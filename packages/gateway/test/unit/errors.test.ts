@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { ClientError, ClientErrorCode } from '@quire/client';
 import { parseJson } from '@quire/common';
-import { Gateway, type GatewayPool } from '../../src/index.js';
+import { Gateway, GatewayError, GatewayErrorCode, type GatewayPool } from '../../src/index.js';
 
 type Json = Record<string, unknown>;
 const DID = 'V4SGRU86Z58d6TV7PBUe6f';
@@ -67,6 +67,26 @@ describe('pool failures over HTTP', function () {
       expect((parseJson(r.body) as Json).code).to.equal('RATE_LIMITED');
     } finally {
       await gw.close();
+    }
+  });
+});
+
+describe('options that cannot work are refused with INVALID_CONFIG', () => {
+  it('Gateway.create without a pool or genesis file, and the register form without a signer', async () => {
+    for (const [make, field] of [
+      [() => Gateway.create({ port: 0, metrics: false }), 'genesisFile'],
+      [() => Gateway.create({ port: 0, metrics: false, explorer: { enabled: true, registerForm: true } }, { pool: poolFailing(new Error('unused')) }), 'explorer.signerSeed'],
+    ] as const) {
+      const e = await make().then(
+        async (gw) => {
+          await gw.close();
+          return expect.fail('created');
+        },
+        (err: unknown) => err as GatewayError,
+      );
+      expect(e).to.be.instanceOf(GatewayError);
+      expect(e.code).to.equal(GatewayErrorCode.INVALID_CONFIG);
+      expect(e.data.field).to.equal(field);
     }
   });
 });
