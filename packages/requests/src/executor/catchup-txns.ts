@@ -11,11 +11,11 @@
  * original in the ledger travels and is stored unchanged. The rule is the same on both sides, so a
  * txn is transformed by the receiver exactly when the seeder restored it.
  */
-import { canonicalJson, isPlainObject, isSha256Hex, parseJson, sha256Hex } from '@quire/common';
+import { canonicalJson, isPlainObject, isSha256Hex, LedgerId, parseJson, sha256Hex } from '@quire/common';
 import type { Txn } from '../handler.js';
 
 const ATTRIB = '100';
-const DOMAIN = 1;
+const DOMAIN = LedgerId.DOMAIN;
 
 /** The ATTRIB selector holding an original or its hash, when `txn` is an ordered ATTRIB with one. */
 function attribSelector(ledgerId: number, txn: unknown): { data: Record<string, unknown>; kind: 'raw' | 'enc'; value: string } | undefined {

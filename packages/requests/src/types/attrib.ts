@@ -9,7 +9,7 @@
  *   store (prepareTxn); replaying a stored txn reads the original back from the store;
  * - state: `<dest>:1:<sha256(name)>` (raw, enc) or `<dest>:1:<hash>` -> W(H, n, t).
  */
-import { canonicalJson, isSha256Hex, parseJson, receivedKeys } from '@quire/common';
+import { canonicalJson, isSha256Hex, LedgerId, parseJson, receivedKeys, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { HandlerContext, ParsedRequest, Txn, WriteHandler } from '../handler.js';
 import { type Check, type FieldAt, did, fail, isPlainObject, isValidIp, objectSchema, optional, required, sha256Hex, str } from '../validation/index.js';
@@ -17,7 +17,7 @@ import { Limits } from '../validation/limits.js';
 import { type AttribKind, attribKey, attribStoredHash, decodeWrapped, encodeWrapped } from '../state-keys.js';
 
 const VALIDATOR = 'ClientAttribOperation';
-const DOMAIN = 1 as const;
+const DOMAIN = LedgerId.DOMAIN;
 export const ATTRIB_KINDS: readonly AttribKind[] = ['raw', 'enc', 'hash'];
 
 /** The attribute selectors present in an operation (null counts as absent). */
@@ -124,7 +124,7 @@ function tryParseObject(text: string): Record<string, unknown> | undefined {
 
 export const attribHandler: WriteHandler = {
   kind: 'write',
-  type: '100',
+  type: TxnType.ATTRIB,
   name: 'ATTRIB',
   validator: VALIDATOR,
   ledgerId: DOMAIN,

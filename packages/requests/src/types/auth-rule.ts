@@ -2,7 +2,7 @@
  * AUTH_RULE ("120", config; requests.md §5.6, auth-rules.md §6.1): overrides the constraint of one
  * default-map action. State: `1:<rule key>` <- CJ(normalized constraint), no wrapper.
  */
-import { canonicalJsonBytes } from '@quire/common';
+import { canonicalJsonBytes, LedgerId, TxnType } from '@quire/common';
 import { parseRuleEntry } from '../auth/rule-entry.js';
 import { authRuleStateKey } from '../auth/rule-key.js';
 import type { Txn, WriteHandler } from '../handler.js';
@@ -11,10 +11,10 @@ const VALIDATOR = 'ClientAuthRuleOperation';
 
 export const authRuleHandler: WriteHandler = {
   kind: 'write',
-  type: '120',
+  type: TxnType.AUTH_RULE,
   name: 'AUTH_RULE',
   validator: VALIDATOR,
-  ledgerId: 2,
+  ledgerId: LedgerId.CONFIG,
 
   validateStatic(request) {
     parseRuleEntry(request.operation, VALIDATOR);
@@ -26,6 +26,6 @@ export const authRuleHandler: WriteHandler = {
 
   updateState(txn: Txn, ctx) {
     const { key, constraint } = parseRuleEntry(txn.txn.data, VALIDATOR);
-    ctx.state(2).set(authRuleStateKey(key), canonicalJsonBytes(constraint));
+    ctx.state(LedgerId.CONFIG).set(authRuleStateKey(key), canonicalJsonBytes(constraint));
   },
 };

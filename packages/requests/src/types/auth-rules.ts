@@ -2,7 +2,7 @@
  * AUTH_RULES ("122", config; requests.md §5.6): several overrides in one transaction, applied in
  * array order (a later rule for the same key wins); any failing rule fails the whole request.
  */
-import { canonicalJsonBytes } from '@quire/common';
+import { canonicalJsonBytes, LedgerId, TxnType } from '@quire/common';
 import { parseRuleEntry, type RuleEntry } from '../auth/rule-entry.js';
 import { authRuleStateKey } from '../auth/rule-key.js';
 import { RequestError, RequestErrorCode } from '../errors.js';
@@ -26,10 +26,10 @@ function parseRules(data: Record<string, unknown>): RuleEntry[] {
 
 export const authRulesHandler: WriteHandler = {
   kind: 'write',
-  type: '122',
+  type: TxnType.AUTH_RULES,
   name: 'AUTH_RULES',
   validator: VALIDATOR,
-  ledgerId: 2,
+  ledgerId: LedgerId.CONFIG,
 
   validateStatic(request) {
     parseRules(request.operation);
@@ -40,7 +40,7 @@ export const authRulesHandler: WriteHandler = {
   },
 
   updateState(txn: Txn, ctx) {
-    const state = ctx.state(2);
+    const state = ctx.state(LedgerId.CONFIG);
     for (const { key, constraint } of parseRules(txn.txn.data)) state.set(authRuleStateKey(key), canonicalJsonBytes(constraint));
   },
 };

@@ -9,6 +9,7 @@
  *   rotation by the issuer) else ADD (1 TRUSTEE, STEWARD or ENDORSER);
  * - state: key -> W(data, n, t), overwritten on edit; txnId = key.
  */
+import { LedgerId, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { HandlerContext, ParsedRequest, Txn, WriteHandler } from '../handler.js';
 import { integerOrDigits, object, objectSchema, oneOf, optional, required, str } from '../validation/index.js';
@@ -16,8 +17,8 @@ import { Limits } from '../validation/limits.js';
 import { CLAIM_DEF_DEFAULT_SIGNATURE_TYPE, CLAIM_DEF_DEFAULT_TAG, claimDefKey, encodeWrapped } from '../state-keys.js';
 
 const VALIDATOR = 'ClientClaimDefSubmitOperation';
-const DOMAIN = 1 as const;
-const SCHEMA_TYPE = '101';
+const DOMAIN = LedgerId.DOMAIN;
+const SCHEMA_TYPE = TxnType.SCHEMA;
 
 /** Supported signature types (transactions.md §8). */
 export const SIGNATURE_TYPES = ['CL'] as const;
@@ -54,7 +55,7 @@ export function claimDefKeyOf(author: string, data: Readonly<Record<string, unkn
 
 export const claimDefHandler: WriteHandler = {
   kind: 'write',
-  type: '102',
+  type: TxnType.CLAIM_DEF,
   name: 'CLAIM_DEF',
   validator: VALIDATOR,
   ledgerId: DOMAIN,

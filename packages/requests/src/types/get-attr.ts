@@ -4,6 +4,7 @@
  * `data`: raw -> the canonical JSON `{"<name>":<value>}` from the attribute store; enc -> the enc
  * text; hash -> the hash as asked; null when absent. The proof covers the ATTRIB state key.
  */
+import { TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { ReadHandler } from '../handler.js';
 import { did, objectSchema, optional, required, sha256Hex, str } from '../validation/index.js';
@@ -23,7 +24,7 @@ const schema = objectSchema(VALIDATOR, {
 
 export const getAttrHandler: ReadHandler = {
   kind: 'read',
-  type: '104',
+  type: TxnType.GET_ATTR,
   name: 'GET_ATTR',
   validator: VALIDATOR,
   ledgerId: DOMAIN,

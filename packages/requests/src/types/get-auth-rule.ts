@@ -3,7 +3,7 @@
  * no proof), or one rule with a proof of its `1:<key>` state key. Elements feed back into
  * AUTH_RULE / AUTH_RULES unchanged.
  */
-import { parseJson } from '@quire/common';
+import { LedgerId, parseJson, TxnType } from '@quire/common';
 import { constraintFromState, type Constraint } from '../auth/constraint.js';
 import { DEFAULT_MAP } from '../auth/engine.js';
 import { checkEntryKey, ruleElement } from '../auth/rule-entry.js';
@@ -34,10 +34,10 @@ function isAll(op: Readonly<Record<string, unknown>>): boolean {
 
 export const getAuthRuleHandler: ReadHandler = {
   kind: 'read',
-  type: '121',
+  type: TxnType.GET_AUTH_RULE,
   name: 'GET_AUTH_RULE',
   validator: VALIDATOR,
-  ledgerId: 2,
+  ledgerId: LedgerId.CONFIG,
 
   validateStatic(request) {
     const op = request.operation;

@@ -3,6 +3,7 @@
  * `<origin>:3:<signature_type>:<ref>:<tag>` (tag defaults to `tag`); `data` = `{primary,
  * [revocation]}` or null.
  */
+import { TxnType } from '@quire/common';
 import type { ReadHandler } from '../handler.js';
 import { did, objectSchema, optional, required, seqNo, str } from '../validation/index.js';
 import { Limits } from '../validation/limits.js';
@@ -19,7 +20,7 @@ const schema = objectSchema(VALIDATOR, {
 
 export const getClaimDefHandler: ReadHandler = {
   kind: 'read',
-  type: '108',
+  type: TxnType.GET_CLAIM_DEF,
   name: 'GET_CLAIM_DEF',
   validator: VALIDATOR,
   ledgerId: DOMAIN,

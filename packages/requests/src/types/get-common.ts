@@ -2,11 +2,12 @@
  * What the domain reads share: the "state as of" root of requests.md §9.1 / formats.md §7.6 for
  * reads taking `timestamp` or `seqNo`, and the schema fields for them.
  */
+import { LedgerId } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { ParsedRequest, ReadAnswer, ReadContext, StateLookup } from '../handler.js';
 import { integer, optional, seqNo } from '../validation/index.js';
 
-export const DOMAIN = 1 as const;
+export const DOMAIN = LedgerId.DOMAIN;
 
 /** `timestamp` (integer ≥ 0) and `seqNo` (integer ≥ 1), both optional. */
 export const historicFields = {

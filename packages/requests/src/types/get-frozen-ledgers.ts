@@ -3,6 +3,7 @@
  * `data` = the map of `4:FROZEN_LEDGERS` (`{"<lid>": {ledger, state, seq_no}}`) or null, with the
  * state proof of that key (absence proven too); seqNo/txnTime = lsn/lut of the record.
  */
+import { LedgerId, TxnType } from '@quire/common';
 import type { ReadHandler } from '../handler.js';
 import { FROZEN_LEDGERS_KEY } from '../freeze/frozen-ledgers.js';
 import { decodeWrapped } from '../state-keys.js';
@@ -13,10 +14,10 @@ const schema = objectSchema(VALIDATOR, {});
 
 export const getFrozenLedgersHandler: ReadHandler = {
   kind: 'read',
-  type: '10',
+  type: TxnType.GET_FROZEN_LEDGERS,
   name: 'GET_FROZEN_LEDGERS',
   validator: VALIDATOR,
-  ledgerId: 2,
+  ledgerId: LedgerId.CONFIG,
 
   validateStatic(request) {
     schema.validate(request.operation);

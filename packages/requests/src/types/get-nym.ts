@@ -2,6 +2,7 @@
  * GET_NYM ("105", domain; requests.md §9.2): the NYM record of `dest` as a canonical JSON string
  * (with `dest` added), now or as of `timestamp` / the txnTime of `seqNo`, with its state proof.
  */
+import { TxnType } from '@quire/common';
 import type { ReadHandler } from '../handler.js';
 import { did, objectSchema, required } from '../validation/index.js';
 import { decodeNymRecord, nymKey, nymReadData } from '../state-keys.js';
@@ -12,7 +13,7 @@ const schema = objectSchema(VALIDATOR, { dest: required(did), ...historicFields 
 
 export const getNymHandler: ReadHandler = {
   kind: 'read',
-  type: '105',
+  type: TxnType.GET_NYM,
   name: 'GET_NYM',
   validator: VALIDATOR,
   ledgerId: DOMAIN,

@@ -1,4 +1,5 @@
 /** GET_REVOC_REG_DEF ("115", domain; requests.md §9.2): the stored definition at key `id`, or null. */
+import { TxnType } from '@quire/common';
 import type { ReadHandler } from '../handler.js';
 import { nonEmptyStr, objectSchema, required } from '../validation/index.js';
 import { decodeWrapped } from '../state-keys.js';
@@ -9,7 +10,7 @@ const schema = objectSchema(VALIDATOR, { id: required(nonEmptyStr) });
 
 export const getRevocRegDefHandler: ReadHandler = {
   kind: 'read',
-  type: '115',
+  type: TxnType.GET_REVOC_REG_DEF,
   name: 'GET_REVOC_REG_DEF',
   validator: VALIDATOR,
   ledgerId: DOMAIN,

@@ -14,6 +14,7 @@
  * `stateProofFrom` carries `root_hash` and `proof_nodes`; the node adds the multi-signature of
  * that root as it does for `state_proof`.
  */
+import { TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { ReadAnswer, ReadContext, ReadHandler, StateLookup } from '../handler.js';
 import { stateProofOf } from '../reads/read-context.js';
@@ -68,7 +69,7 @@ export function revocDelta(issuanceType: unknown, to: unknown, from: unknown): {
 
 export const getRevocRegDeltaHandler: ReadHandler = {
   kind: 'read',
-  type: '117',
+  type: TxnType.GET_REVOC_REG_DELTA,
   name: 'GET_REVOC_REG_DELTA',
   validator: VALIDATOR,
   ledgerId: DOMAIN,

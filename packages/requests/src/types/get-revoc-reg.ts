@@ -3,6 +3,7 @@
  * `timestamp` (root for the greatest batch time ≤ timestamp); `data` = `{revocRegDefId,
  * revocDefType, value: {accum}, seqNo, txnTime}` or null.
  */
+import { TxnType } from '@quire/common';
 import type { ReadHandler } from '../handler.js';
 import { integer, nonEmptyStr, objectSchema, required } from '../validation/index.js';
 import { decodeWrapped, revocRegAccumKey } from '../state-keys.js';
@@ -13,7 +14,7 @@ const schema = objectSchema(VALIDATOR, { revocRegDefId: required(nonEmptyStr), t
 
 export const getRevocRegHandler: ReadHandler = {
   kind: 'read',
-  type: '116',
+  type: TxnType.GET_REVOC_REG,
   name: 'GET_REVOC_REG',
   validator: VALIDATOR,
   ledgerId: DOMAIN,

@@ -6,6 +6,7 @@
  * indexed. Only the six rsTypes exist, and ids shaped like other domain keys are refused (as for
  * writes), so a read can never present another record as a rich schema object.
  */
+import { TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { ReadAnswer, ReadContext, ReadHandler, StateLookup } from '../handler.js';
 import { nonEmptyStr, objectSchema, oneOf, required, schemaVersion, str } from '../validation/index.js';
@@ -27,7 +28,7 @@ const byIdSchema = objectSchema(BY_ID, { id: required(nonEmptyStr) });
 
 export const getRichSchemaObjectByIdHandler: ReadHandler = {
   kind: 'read',
-  type: '300',
+  type: TxnType.GET_RICH_SCHEMA_OBJECT_BY_ID,
   name: 'GET_RICH_SCHEMA_OBJECT_BY_ID',
   validator: BY_ID,
   ledgerId: DOMAIN,
@@ -51,7 +52,7 @@ const byMetadataSchema = objectSchema(BY_METADATA, {
 
 export const getRichSchemaObjectByMetadataHandler: ReadHandler = {
   kind: 'read',
-  type: '301',
+  type: TxnType.GET_RICH_SCHEMA_OBJECT_BY_METADATA,
   name: 'GET_RICH_SCHEMA_OBJECT_BY_METADATA',
   validator: BY_METADATA,
   ledgerId: DOMAIN,

@@ -3,6 +3,7 @@
  * `{attr_names, name, version}`, or `{name, version}` (seqNo null) when absent; `data.origin` is
  * accepted and ignored.
  */
+import { TxnType } from '@quire/common';
 import type { ReadHandler } from '../handler.js';
 import { any, did, objectSchema, optional, required, schemaVersion, str } from '../validation/index.js';
 import { Limits } from '../validation/limits.js';
@@ -19,7 +20,7 @@ const schema = objectSchema(VALIDATOR, { dest: required(did), data: required(dat
 
 export const getSchemaHandler: ReadHandler = {
   kind: 'read',
-  type: '107',
+  type: TxnType.GET_SCHEMA,
   name: 'GET_SCHEMA',
   validator: VALIDATOR,
   ledgerId: DOMAIN,

@@ -2,6 +2,7 @@
  * GET_TXN_AUTHOR_AGREEMENT_AML ("7", config; requests.md §9.2): an AML by version, or the latest
  * (now or at a timestamp), with a proof.
  */
+import { LedgerId, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { ReadHandler } from '../handler.js';
 import { decodeWrapped } from '../state-keys.js';
@@ -17,10 +18,10 @@ const has = (op: Readonly<Record<string, unknown>>, k: string): boolean => op[k]
 
 export const getTaaAmlHandler: ReadHandler = {
   kind: 'read',
-  type: '7',
+  type: TxnType.GET_TXN_AUTHOR_AGREEMENT_AML,
   name: 'GET_TXN_AUTHOR_AGREEMENT_AML',
   validator: VALIDATOR,
-  ledgerId: 2,
+  ledgerId: LedgerId.CONFIG,
 
   validateStatic(request) {
     schema.validate(request.operation);

@@ -2,6 +2,7 @@
  * GET_TXN_AUTHOR_AGREEMENT ("6", config; requests.md §9.2): the agreement by version, by digest,
  * or the latest (now or at a timestamp). The proof covers the key looked up first.
  */
+import { LedgerId, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { ReadAnswer, ReadHandler, StateLookup } from '../handler.js';
 import { decodeText, decodeWrapped } from '../state-keys.js';
@@ -24,10 +25,10 @@ function answer(lookup: StateLookup, record: Uint8Array | undefined, key: string
 
 export const getTaaHandler: ReadHandler = {
   kind: 'read',
-  type: '6',
+  type: TxnType.GET_TXN_AUTHOR_AGREEMENT,
   name: 'GET_TXN_AUTHOR_AGREEMENT',
   validator: VALIDATOR,
-  ledgerId: 2,
+  ledgerId: LedgerId.CONFIG,
 
   validateStatic(request) {
     const op = request.operation;

@@ -6,7 +6,7 @@
  * come with their audit path but without a multi-signature (no state root of its own is ever
  * recorded), so a client settles them by f+1 matching replies.
  */
-import { b58encode } from '@quire/common';
+import { b58encode, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { LedgerIdValue, ReadHandler } from '../handler.js';
 import { integer, isInteger, objectSchema, optional, required } from '../validation/index.js';
@@ -19,7 +19,7 @@ const schema = objectSchema(VALIDATOR, {
 
 export const getTxnHandler: ReadHandler = {
   kind: 'read',
-  type: '3',
+  type: TxnType.GET_TXN,
   name: 'GET_TXN',
   validator: VALIDATOR,
   ledgerId: 'any',
@@ -35,12 +35,12 @@ export const getTxnHandler: ReadHandler = {
   async read(request, ctx) {
     const op = request.operation;
     const lid = (op.ledgerId ?? 1) as LedgerIdValue;
-    const base = { identifier: request.author, reqId: request.reqId, type: '3' };
+    const base = { identifier: request.author, reqId: request.reqId, type: TxnType.GET_TXN };
     const ledger = ctx.ledger(lid);
     const seqNo = Number(op.data);
     const txn = Number.isSafeInteger(seqNo) ? await ledger.getTxn(seqNo) : undefined;
     if (txn === undefined) return { data: null, seqNo: null, txnTime: null, result: { ...base, data: null } };
-    if (txn.txn.type === '100') {
+    if (txn.txn.type === TxnType.ATTRIB) {
       // ATTRIB: restore raw / enc from the attribute store
       const d = txn.txn.data;
       for (const f of ['raw', 'enc'] as const) {

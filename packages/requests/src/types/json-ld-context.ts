@@ -5,6 +5,7 @@
  * `^(?P<scheme>\w+):(?:(?:(?P<url>//[.\w]+)(?:(/(?P<path>[/\w]+)?)?))|(?:(?P<method>\w+):(?P<id>\w+)))`
  * with `\w` Unicode-aware as in Python.
  */
+import { TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import { isPlainObject } from '../validation/index.js';
 import { RsType, richSchemaHandler } from './rich-schema-common.js';
@@ -22,7 +23,7 @@ function badUri(uri: unknown): RequestError {
 }
 
 export const jsonLdContextHandler = richSchemaHandler({
-  type: '200',
+  type: TxnType.JSON_LD_CONTEXT,
   name: 'JSON_LD_CONTEXT',
   validator: 'ClientJsonLdContextOperation',
   rsType: RsType.CONTEXT,

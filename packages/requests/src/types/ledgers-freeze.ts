@@ -7,7 +7,7 @@
  * State: `4:FROZEN_LEDGERS` <- W({"<lid>": {ledger, state, seq_no}}, n, t) with the ledger's root,
  * state root and size when it is frozen; ledgers frozen before keep their entry. There is no unfreeze.
  */
-import { b58encode } from '@quire/common';
+import { b58encode, LedgerId, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { Txn, WriteHandler } from '../handler.js';
 import { BASE_LEDGER_IDS, FROZEN_LEDGERS_KEY, type FrozenLedger, readFrozenLedgers } from '../freeze/frozen-ledgers.js';
@@ -26,10 +26,10 @@ const idsOf = (op: Readonly<Record<string, unknown>>): number[] => (op.ledgers_i
 
 export const ledgersFreezeHandler: WriteHandler = {
   kind: 'write',
-  type: '9',
+  type: TxnType.LEDGERS_FREEZE,
   name: 'LEDGERS_FREEZE',
   validator: VALIDATOR,
-  ledgerId: 2,
+  ledgerId: LedgerId.CONFIG,
 
   validateStatic(request) {
     const op = request.operation;
@@ -44,7 +44,7 @@ export const ledgersFreezeHandler: WriteHandler = {
   },
 
   updateState(txn: Txn, ctx) {
-    const state = ctx.state(2);
+    const state = ctx.state(LedgerId.CONFIG);
     const frozen: Record<string, FrozenLedger> = { ...readFrozenLedgers((k) => state.get(k)) };
     const ids = Array.isArray(txn.txn.data.ledgers_ids) ? (txn.txn.data.ledgers_ids as unknown[]).map(Number) : [];
     for (const id of ids) {

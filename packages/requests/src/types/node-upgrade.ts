@@ -4,7 +4,7 @@
  * receipt). `identifier` is the node id; the inner `signature` is the node's Ed25519 signature
  * over SER(data), checked against the node id of the pool state. No authorization, no state.
  */
-import { b58decodeOrUndefined, signingSerialization } from '@quire/common';
+import { b58decodeOrUndefined, LedgerId, signingSerialization, TxnType } from '@quire/common';
 import { ed25519Verify } from '@quire/crypto';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { WriteHandler } from '../handler.js';
@@ -23,10 +23,10 @@ const schema = objectSchema(VALIDATOR, {
 
 export const nodeUpgradeHandler: WriteHandler = {
   kind: 'write',
-  type: '110',
+  type: TxnType.NODE_UPGRADE,
   name: 'NODE_UPGRADE',
   validator: VALIDATOR,
-  ledgerId: 2,
+  ledgerId: LedgerId.CONFIG,
 
   validateStatic(request) {
     schema.validate(request.operation);
@@ -34,7 +34,7 @@ export const nodeUpgradeHandler: WriteHandler = {
 
   validateDynamic(request, ctx) {
     const nodeId = request.author;
-    if (ctx.state(0).get(nodeId) === undefined) throw new RequestError(RequestErrorCode.UNKNOWN_SIGNER, { did: nodeId });
+    if (ctx.state(LedgerId.POOL).get(nodeId) === undefined) throw new RequestError(RequestErrorCode.UNKNOWN_SIGNER, { did: nodeId });
     const key = b58decodeOrUndefined(nodeId);
     const sig = b58decodeOrUndefined(request.operation.signature);
     const msg = new TextEncoder().encode(signingSerialization(request.operation.data));

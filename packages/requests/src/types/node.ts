@@ -4,7 +4,7 @@
  * UnauthorizedClientRequest. State (formats.md 8.1): key `dest` -> CJ({identifier: steward} merged
  * with every NODE's `data`), not wrapped.
  */
-import { b58decodeOrUndefined, canonicalJson, canonicalJsonBytes } from '@quire/common';
+import { b58decodeOrUndefined, canonicalJson, canonicalJsonBytes, LedgerId, TxnType } from '@quire/common';
 import { blsVerifyPop } from '@quire/crypto';
 import { ErrorKind, RequestError, RequestErrorCode } from '../errors.js';
 import type { HandlerContext, NodeIndexField, ParsedRequest, Txn, WriteHandler } from '../handler.js';
@@ -97,7 +97,7 @@ function validateDynamic(request: ParsedRequest, ctx: HandlerContext): void {
   const op = request.operation;
   const dest = op.dest as string;
   const data = op.data as NodeRecord;
-  const pool = ctx.state(0);
+  const pool = ctx.state(LedgerId.POOL);
   const storedBytes = pool.get(dest);
   const nodeHa = ha(data, 'node_ip', 'node_port');
   if (nodeHa !== undefined && nodeHa === ha(data, 'client_ip', 'client_port')) throw unauthorized(RequestErrorCode.NODE_SAME_HA);
@@ -129,10 +129,10 @@ function validateDynamic(request: ParsedRequest, ctx: HandlerContext): void {
 
 export const nodeHandler: WriteHandler = {
   kind: 'write',
-  type: '0',
+  type: TxnType.NODE,
   name: 'NODE',
   validator: VALIDATOR,
-  ledgerId: 0,
+  ledgerId: LedgerId.POOL,
 
   validateStatic(request) {
     const op = request.operation;
@@ -156,7 +156,7 @@ export const nodeHandler: WriteHandler = {
     const d = txn.txn.data;
     const dest = d.dest;
     if (typeof dest !== 'string') return;
-    const pool = ctx.state(0);
+    const pool = ctx.state(LedgerId.POOL);
     const bytes = pool.get(dest);
     const rec: NodeRecord = bytes === undefined ? { identifier: txn.txn.metadata.from ?? null } : decodeJsonObject(bytes, dest);
     const data = d.data;

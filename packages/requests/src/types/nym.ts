@@ -12,7 +12,7 @@
  *   author must be the owner;
  * - state: `sha256(dest)` -> CJ(merged NYM record), formats.md §8.2; txnId = hex of the key.
  */
-import { checkNymDidBinding, checkNymVersionValue, parseJson } from '@quire/common';
+import { checkNymDidBinding, checkNymVersionValue, LedgerId, parseJson, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { HandlerContext, ParsedRequest, Txn, WriteHandler } from '../handler.js';
 import { type Check, did, fail, integer, isPlainObject, jsonObjectString, nullable, objectSchema, optional, required, role, str, verkey } from '../validation/index.js';
@@ -20,7 +20,7 @@ import { Limits } from '../validation/limits.js';
 import { decodeNymRecord, encodeNymRecord, mergeNymRecord, nymKey, nymTxnId } from '../state-keys.js';
 
 const VALIDATOR = 'ClientNYMOperation';
-const DOMAIN = 1 as const;
+const DOMAIN = LedgerId.DOMAIN;
 const utf8 = new TextEncoder();
 
 /** `dest`: a blank value reads `dest needs to be present`; otherwise a DID. */
@@ -78,7 +78,7 @@ const has = (op: Readonly<Record<string, unknown>>, k: string): boolean => Objec
 
 export const nymHandler: WriteHandler = {
   kind: 'write',
-  type: '1',
+  type: TxnType.NYM,
   name: 'NYM',
   validator: VALIDATOR,
   ledgerId: DOMAIN,

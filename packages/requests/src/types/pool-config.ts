@@ -4,6 +4,7 @@
  * (last wins, default true; see `poolWritesFromTxns`). With `force: true` every node also applies
  * it when it receives the request (§5.5).
  */
+import { LedgerId, TxnType } from '@quire/common';
 import type { Txn, WriteHandler } from '../handler.js';
 import { bool, objectSchema, optional, required } from '../validation/index.js';
 
@@ -14,10 +15,10 @@ const schema = objectSchema('ClientPoolConfigOperation', {
 
 export const poolConfigHandler: WriteHandler = {
   kind: 'write',
-  type: '111',
+  type: TxnType.POOL_CONFIG,
   name: 'POOL_CONFIG',
   validator: 'ClientPoolConfigOperation',
-  ledgerId: 2,
+  ledgerId: LedgerId.CONFIG,
   forceable: true,
 
   validateStatic(request) {
@@ -38,7 +39,7 @@ export const poolConfigHandler: WriteHandler = {
 export function poolWritesFromTxns(txns: Iterable<Txn>, initial = true): boolean {
   let writes = initial;
   for (const t of txns) {
-    if (t.txn.type === '111' && typeof t.txn.data.writes === 'boolean') writes = t.txn.data.writes;
+    if (t.txn.type === TxnType.POOL_CONFIG && typeof t.txn.data.writes === 'boolean') writes = t.txn.data.writes;
   }
   return writes;
 }

@@ -3,6 +3,7 @@
  * ordered, not written; each receiving node authorizes it (118--ADD--action--*--*, 1 TRUSTEE) and
  * schedules the restart itself.
  */
+import { TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { ActionHandler } from '../handler.js';
 import { Limits, integer, objectSchema, oneOf, optional, parseDateTimeWithOffset, required, str } from '../validation/index.js';
@@ -25,7 +26,7 @@ export function restartTime(datetime: unknown): number | null {
 
 export const poolRestartHandler: ActionHandler = {
   kind: 'action',
-  type: '118',
+  type: TxnType.POOL_RESTART,
   name: 'POOL_RESTART',
   validator: VALIDATOR,
 

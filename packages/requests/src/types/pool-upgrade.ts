@@ -4,7 +4,7 @@
  * parse the schedule and enforce the 5-minute spacing unless `force`; the node-id set is checked
  * against the pool state at ordering; the "in the future" check uses the node's clock at receipt.
  */
-import { canonicalJson, codePointCompare } from '@quire/common';
+import { canonicalJson, codePointCompare, LedgerId, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { HandlerContext, ParsedRequest, Txn, WriteHandler } from '../handler.js';
 import { Limits, bool, did, fail, integer, mapOf, nullable, objectSchema, oneOf, optional, parseDateTimeWithOffset, required, sha256Hex, str } from '../validation/index.js';
@@ -78,7 +78,7 @@ function lastStatus(ctx: HandlerContext, name: string, version: string): string 
  * (the txn data is the request's, validated at ordering; anything else is skipped).
  */
 export function upgradeEntryOf(txn: Txn | undefined): [name: string, version: string, action: string] | undefined {
-  if (txn?.txn?.type !== '109') return undefined;
+  if (txn?.txn?.type !== TxnType.POOL_UPGRADE) return undefined;
   const d = txn.txn.data;
   if (typeof d?.name !== 'string' || typeof d.version !== 'string' || typeof d.action !== 'string') return undefined;
   return [d.name, d.version, d.action];
@@ -111,10 +111,10 @@ function validateDynamic(request: ParsedRequest, ctx: HandlerContext): void {
 
 export const poolUpgradeHandler: WriteHandler = {
   kind: 'write',
-  type: '109',
+  type: TxnType.POOL_UPGRADE,
   name: 'POOL_UPGRADE',
   validator: VALIDATOR,
-  ledgerId: 2,
+  ledgerId: LedgerId.CONFIG,
   forceable: true,
 
   validateStatic(request) {

@@ -10,6 +10,7 @@
  *   definition must exist at key `credDefId`;
  * - state: K -> W(txn.data, n, t); txnId = K. The `id` field is not checked against K.
  */
+import { LedgerId, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { HandlerContext, ParsedRequest, Txn, WriteHandler } from '../handler.js';
 import { integer, nonEmptyStr, object, objectSchema, oneOf, required, str } from '../validation/index.js';
@@ -17,7 +18,7 @@ import { Limits } from '../validation/limits.js';
 import { IssuanceType, encodeWrapped, revocRegDefKey } from '../state-keys.js';
 
 const VALIDATOR = 'ClientRevocDefSubmitField';
-const DOMAIN = 1 as const;
+const DOMAIN = LedgerId.DOMAIN;
 
 /** Supported revocation types (transactions.md §8). */
 export const REVOC_DEF_TYPES = ['CL_ACCUM'] as const;
@@ -51,7 +52,7 @@ export function revocRegDefKeyOf(author: string, data: Readonly<Record<string, u
 
 export const revocRegDefHandler: WriteHandler = {
   kind: 'write',
-  type: '113',
+  type: TxnType.REVOC_REG_DEF,
   name: 'REVOC_REG_DEF',
   validator: VALIDATOR,
   ledgerId: DOMAIN,

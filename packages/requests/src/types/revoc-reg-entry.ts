@@ -12,6 +12,7 @@
  * - state: `5:<id>` -> W(accumulated entry + seqNo/txnTime), `6:<id>` -> W(accumulator record);
  *   txnId = `5:<id>`.
  */
+import { LedgerId, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { HandlerContext, ParsedRequest, StateAccess, Txn, WriteHandler } from '../handler.js';
 import { arrayOf, integer, nonEmptyStr, objectSchema, optional, required } from '../validation/index.js';
@@ -34,7 +35,7 @@ import {
 import { revocDefType } from './revoc-reg-def.js';
 
 const VALIDATOR = 'ClientRevocRegEntrySubmitField';
-const DOMAIN = 1 as const;
+const DOMAIN = LedgerId.DOMAIN;
 
 const valueSchema = objectSchema(VALIDATOR, {
   accum: required(nonEmptyStr),
@@ -83,7 +84,7 @@ function currentEntry(state: StateAccess, revocRegDefId: string): JsonObject | u
 
 export const revocRegEntryHandler: WriteHandler = {
   kind: 'write',
-  type: '114',
+  type: TxnType.REVOC_REG_ENTRY,
   name: 'REVOC_REG_ENTRY',
   validator: VALIDATOR,
   ledgerId: DOMAIN,

@@ -14,7 +14,7 @@
  * - state: `id` -> W({content, endorser, from, id, rsName, rsType, rsVersion, ver}, n, t) and
  *   `<rsType>:<rsName>:<rsVersion>` -> raw `id`; txnId = `id`.
  */
-import { isValidDid, parseJson } from '@quire/common';
+import { isValidDid, LedgerId, parseJson } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { HandlerContext, ParsedRequest, StateAccess, Txn, WriteHandler } from '../handler.js';
 import { constant, isPlainObject, nonEmptyStr, objectSchema, optional, required, schemaVersion, str } from '../validation/index.js';
@@ -30,7 +30,7 @@ import {
   richSchemaObjectFromValue,
 } from '../state-keys.js';
 
-const DOMAIN = 1 as const;
+const DOMAIN = LedgerId.DOMAIN;
 
 /** rsType of each rich schema type. */
 export const RsType = {

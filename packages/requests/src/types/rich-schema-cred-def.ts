@@ -6,6 +6,7 @@
  * - dynamic: `schema` names an existing `sch` object, `mapping` an existing `map` object, and the
  *   mapping's own `schema` is this `schema` (a mapping for another schema is refused).
  */
+import { TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import { oneOf } from '../validation/index.js';
 import { SIGNATURE_TYPES } from './claim-def.js';
@@ -17,7 +18,7 @@ const notFound = (field: string, id: unknown): RequestError =>
 const wrongType = (id: unknown, text: string): RequestError => new RequestError(RequestErrorCode.RS_REFERENCE_WRONG_TYPE, { id, text });
 
 export const richSchemaCredDefHandler = richSchemaHandler({
-  type: '204',
+  type: TxnType.RICH_SCHEMA_CRED_DEF,
   name: 'RICH_SCHEMA_CRED_DEF',
   validator: VALIDATOR,
   rsType: RsType.CRED_DEF,

@@ -4,13 +4,14 @@
  * `testVectors`; `input` and `output` need `id` and `type`; `algorithm` needs `description`,
  * `documentation` and `implementation`.
  */
+import { TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import { RsType, missingMembers, richSchemaHandler } from './rich-schema-common.js';
 
 const members = (missing: string[], where: string, joiner: string): RequestError => new RequestError(RequestErrorCode.RS_CONTENT_MEMBERS, { missing, where, joiner });
 
 export const richSchemaEncodingHandler = richSchemaHandler({
-  type: '202',
+  type: TxnType.RICH_SCHEMA_ENCODING,
   name: 'RICH_SCHEMA_ENCODING',
   validator: 'ClientRichSchemaEncodingOperation',
   rsType: RsType.ENCODING,

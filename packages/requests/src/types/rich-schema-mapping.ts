@@ -7,7 +7,7 @@
  * - dynamic: `schema` names an existing `sch` object; every leaf attribute is `{enc, rank}`; the
  *   ranks are exactly 1..N; every `enc` names an existing `enc` object.
  */
-import { receivedKeys } from '@quire/common';
+import { receivedKeys, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import { isPlainObject } from '../validation/index.js';
 import { type Content, RsType, missingMembers, referencedObject, richSchemaHandler, truthy } from './rich-schema-common.js';
@@ -45,7 +45,7 @@ export function attributeLeaves(attributes: unknown): AttributeLeaf[] {
 const present = (o: unknown, k: string): boolean => isPlainObject(o) && o[k] !== undefined && o[k] !== null;
 
 export const richSchemaMappingHandler = richSchemaHandler({
-  type: '203',
+  type: TxnType.RICH_SCHEMA_MAPPING,
   name: 'RICH_SCHEMA_MAPPING',
   validator: 'ClientRichSchemaMappingOperation',
   rsType: RsType.MAPPING,

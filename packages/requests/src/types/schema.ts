@@ -7,6 +7,7 @@
  *   `101--ADD--*--*--*` (1 TRUSTEE, STEWARD or ENDORSER);
  * - state: key -> W({attr_names}, n, t); txnId = key. Other txns refer to a schema by its seqNo.
  */
+import { LedgerId, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { HandlerContext, ParsedRequest, Txn, WriteHandler } from '../handler.js';
 import { arrayOf, objectSchema, required, schemaVersion, str } from '../validation/index.js';
@@ -14,7 +15,7 @@ import { Limits } from '../validation/limits.js';
 import { encodeWrapped, schemaKey } from '../state-keys.js';
 
 const VALIDATOR = 'ClientSchemaOperation';
-const DOMAIN = 1 as const;
+const DOMAIN = LedgerId.DOMAIN;
 
 const schemaData = objectSchema(VALIDATOR, {
   name: required(str({ max: Limits.NAME })),
@@ -34,7 +35,7 @@ export function schemaKeyOf(author: string, data: Record<string, unknown>): stri
 
 export const schemaHandler: WriteHandler = {
   kind: 'write',
-  type: '101',
+  type: TxnType.SCHEMA,
   name: 'SCHEMA',
   validator: VALIDATOR,
   ledgerId: DOMAIN,

@@ -3,6 +3,7 @@
  * mechanisms; the latest one defines the mechanisms TAA acceptances may name.
  * State: `3:latest` and `3:v:<version>` <- W({version, aml, [amlContext]}, n, t).
  */
+import { LedgerId, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { Txn, WriteHandler } from '../handler.js';
 import { encodeWrapped } from '../state-keys.js';
@@ -22,10 +23,10 @@ const schema = objectSchema(VALIDATOR, {
 
 export const txnAuthorAgreementAmlHandler: WriteHandler = {
   kind: 'write',
-  type: '5',
+  type: TxnType.TXN_AUTHOR_AGREEMENT_AML,
   name: 'TXN_AUTHOR_AGREEMENT_AML',
   validator: VALIDATOR,
-  ledgerId: 2,
+  ledgerId: LedgerId.CONFIG,
 
   validateStatic(request) {
     schema.validate(request.operation);
@@ -34,7 +35,7 @@ export const txnAuthorAgreementAmlHandler: WriteHandler = {
 
   validateDynamic(request, ctx) {
     ctx.auth.authorize(request, { kind: 'ADD', field: '*', newValue: '*', isOwner: true });
-    if (ctx.state(2).get(amlVersionKey(request.operation.version as string)) !== undefined) throw new RequestError(RequestErrorCode.AML_VERSION_EXISTS);
+    if (ctx.state(LedgerId.CONFIG).get(amlVersionKey(request.operation.version as string)) !== undefined) throw new RequestError(RequestErrorCode.AML_VERSION_EXISTS);
   },
 
   updateState(txn: Txn, ctx) {
@@ -42,7 +43,7 @@ export const txnAuthorAgreementAmlHandler: WriteHandler = {
     const val: Record<string, unknown> = { version: d.version, aml: d.aml };
     if (typeof d.amlContext === 'string') val.amlContext = d.amlContext;
     const bytes = encodeWrapped(val, ctx.txn.seqNo, ctx.txn.txnTime);
-    const state = ctx.state(2);
+    const state = ctx.state(LedgerId.CONFIG);
     state.set(AML_LATEST_KEY, bytes);
     state.set(amlVersionKey(d.version as string), bytes);
   },

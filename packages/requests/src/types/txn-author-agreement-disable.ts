@@ -7,6 +7,7 @@
  * removed. GET_TAA then answers null for the latest agreement, domain writes need no acceptance,
  * and a later TXN_AUTHOR_AGREEMENT with a new version enables acceptance again.
  */
+import { LedgerId, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { Txn, WriteHandler } from '../handler.js';
 import { encodeWrapped } from '../state-keys.js';
@@ -20,10 +21,10 @@ const schema = objectSchema(VALIDATOR, {});
 
 export const txnAuthorAgreementDisableHandler: WriteHandler = {
   kind: 'write',
-  type: '8',
+  type: TxnType.TXN_AUTHOR_AGREEMENT_DISABLE,
   name: 'TXN_AUTHOR_AGREEMENT_DISABLE',
   validator: VALIDATOR,
-  ledgerId: 2,
+  ledgerId: LedgerId.CONFIG,
 
   validateStatic(request) {
     schema.validate(request.operation);
@@ -31,11 +32,11 @@ export const txnAuthorAgreementDisableHandler: WriteHandler = {
 
   validateDynamic(request, ctx) {
     ctx.auth.authorize(request, { kind: 'ADD', field: '*', newValue: '*', isOwner: true });
-    if (taaEnabled(reader(ctx.state(2))) === undefined) throw new RequestError(RequestErrorCode.TAA_ALREADY_DISABLED);
+    if (taaEnabled(reader(ctx.state(LedgerId.CONFIG))) === undefined) throw new RequestError(RequestErrorCode.TAA_ALREADY_DISABLED);
   },
 
   updateState(_txn: Txn, ctx) {
-    const state = ctx.state(2);
+    const state = ctx.state(LedgerId.CONFIG);
     const get = reader(state);
     const { seqNo, txnTime } = ctx.txn;
     for (const key of state.keysWithPrefix(DIGEST_PREFIX)) {

@@ -5,6 +5,7 @@
  * `2:d:<digest>` W({digest, ratification_ts, text, version}), `2:v:<version>` and `2:latest` -> digest;
  * existing version -> `2:d:<digest>` rewritten with `retirement_ts` set or removed.
  */
+import { LedgerId, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { Txn, WriteHandler } from '../handler.js';
 import { encodeText, encodeWrapped } from '../state-keys.js';
@@ -26,10 +27,10 @@ const present = (op: Readonly<Record<string, unknown>>, k: string): boolean => o
 
 export const txnAuthorAgreementHandler: WriteHandler = {
   kind: 'write',
-  type: '4',
+  type: TxnType.TXN_AUTHOR_AGREEMENT,
   name: 'TXN_AUTHOR_AGREEMENT',
   validator: VALIDATOR,
-  ledgerId: 2,
+  ledgerId: LedgerId.CONFIG,
 
   validateStatic(request) {
     const op = request.operation;
@@ -42,7 +43,7 @@ export const txnAuthorAgreementHandler: WriteHandler = {
 
   validateDynamic(request, ctx) {
     const op = request.operation;
-    const state = ctx.state(2);
+    const state = ctx.state(LedgerId.CONFIG);
     const get = reader(state);
     const version = op.version as string;
     const storedDigest = readDigest(get, taaVersionKey(version));
@@ -64,7 +65,7 @@ export const txnAuthorAgreementHandler: WriteHandler = {
 
   updateState(txn: Txn, ctx) {
     const d = txn.txn.data;
-    const state = ctx.state(2);
+    const state = ctx.state(LedgerId.CONFIG);
     const get = reader(state);
     const version = d.version as string;
     const { seqNo, txnTime } = ctx.txn;

@@ -4,6 +4,7 @@
  * written; allowed while the pool is read-only. Each node authorizes it at receipt
  * (119--ADD--*--*--*: 1 TRUSTEE, 1 STEWARD or 1 NETWORK_MONITOR); the node builds the `data`.
  */
+import { TxnType } from '@quire/common';
 import type { ActionHandler } from '../handler.js';
 import { objectSchema } from '../validation/index.js';
 
@@ -14,7 +15,7 @@ const schema = objectSchema(VALIDATOR, {});
 
 export const validatorInfoHandler: ActionHandler = {
   kind: 'action',
-  type: '119',
+  type: TxnType.VALIDATOR_INFO,
   name: 'VALIDATOR_INFO',
   validator: VALIDATOR,
 
