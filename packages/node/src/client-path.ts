@@ -6,7 +6,7 @@
 // learned by catch-up rather than by ordering, are answered from the ledger. A write whose REPLY
 // has not come within the reply timeout (CLIENT_REPLY_TIMEOUT) is released. Pool-ledger catch-up
 // messages of light clients are answered from the committed pool ledger (client-catchup.ts).
-import { POOL_OVERLOADED_REASON, isPlainObject, isWriteType, type Request } from '@quire/common';
+import { isPlainObject, isWriteType, LedgerId, POOL_OVERLOADED_REASON, type Request } from '@quire/common';
 import type { RequestInfo } from '@quire/consensus';
 import type { ParsedRequest, RequestPipeline } from '@quire/requests';
 import { RequestError, RequestErrorCode, parseMessage, toRequestError, wrapReason } from '@quire/requests';
@@ -237,7 +237,7 @@ export class ClientPath {
 
   /** A pool-ledger catch-up message of a light client (consensus.md §9.4). */
   private async catchup(msg: Record<string, unknown>, channel: ClientChannel): Promise<void> {
-    const a = await answerClientCatchup(msg, this.m.stores.ledgers[0], { maxMessageLength: this.o.maxMessageLength, maxTxns: this.o.maxCatchupTxns });
+    const a = await answerClientCatchup(msg, this.m.stores.ledgers[LedgerId.POOL], { maxMessageLength: this.o.maxMessageLength, maxTxns: this.o.maxCatchupTxns });
     if (a.ok) {
       channel.respond(a.reply);
       this.count('catchup', 'reply');

@@ -12,7 +12,7 @@
 // It lives in the node, not in requests or consensus: it implements the consensus interface over
 // the requests implementation and the node's stores, which only the composition root may combine
 // (requests never imports consensus; consensus imports only the interfaces of requests).
-import { b58decode, b58decodeOrUndefined, b58encode, integerKeyedMap, type Txn as CommonTxn } from '@quire/common';
+import { b58decode, b58decodeOrUndefined, b58encode, integerKeyedMap, LedgerId, type Txn as CommonTxn } from '@quire/common';
 import type {
   AppliedBatch,
   ApplyBatchInput,
@@ -133,8 +133,8 @@ export class ConsensusExecutor implements BatchExecutor {
     this.registryHead = modules.registry.clone();
     this.onCommitted = modules.onCommitted;
     this.onFatal = modules.onFatal;
-    this.history = new RegistryHistory(this.stores.ledgers[0], this.stores.ledgers[AUDIT_LEDGER]);
-    this.history.noteRoot(b58encode(this.stores.states[0].committedRoot), this.stores.ledgers[0].size);
+    this.history = new RegistryHistory(this.stores.ledgers[LedgerId.POOL], this.stores.ledgers[AUDIT_LEDGER]);
+    this.history.noteRoot(b58encode(this.stores.states[LedgerId.POOL].committedRoot), this.stores.ledgers[LedgerId.POOL].size);
   }
 
   /** R_committed */
@@ -158,7 +158,7 @@ export class ConsensusExecutor implements BatchExecutor {
   }
 
   uncommittedPoolStateRoot(): string {
-    return b58encode(this.stores.states[0].headRoot);
+    return b58encode(this.stores.states[LedgerId.POOL].headRoot);
   }
 
   isPayloadCommitted(payloadDigest: string): boolean {
@@ -176,7 +176,7 @@ export class ConsensusExecutor implements BatchExecutor {
     const rejectReasons: string[] = [];
     for (const res of r.results) {
       if (res.valid) {
-        if (ledgerId === 0) this.registryHead.apply(res.txn);
+        if (ledgerId === LedgerId.POOL) this.registryHead.apply(res.txn);
       } else {
         discarded.push(res.index);
         rejectReasons.push(wrapReason(res.error, res.identifier, res.reqId));
@@ -264,11 +264,11 @@ export class ConsensusExecutor implements BatchExecutor {
     this.audit.commit(b.audit, b58encode(s.ledgers[AUDIT_LEDGER].root));
     this.startWrite(wb);
     let changed: string[] = [];
-    if (b.ledgerId === 0 && c.txns.length > 0) {
+    if (b.ledgerId === LedgerId.POOL && c.txns.length > 0) {
       changed = changedNodes(this.registryCommitted, c.txns);
       this.registryCommitted = this.registryCommitted.clone();
       for (const t of c.txns) this.registryCommitted.apply(t);
-      this.history.noteRoot(b58encode(c.stateRoot), s.ledgers[0].size);
+      this.history.noteRoot(b58encode(c.stateRoot), s.ledgers[LedgerId.POOL].size);
     }
     if (c.txns.length > 0) this.onCommitted?.(b.ledgerId, c.txns);
     if (this.applied.length === 0) this.registryHead = this.registryCommitted.clone();
@@ -397,7 +397,7 @@ export class ConsensusExecutor implements BatchExecutor {
         this.log?.(`catch-up txns of ledger ${ledgerId} refused: ${reasonOf(e)}`);
         return false;
       }
-      if (ledgerId === 0) {
+      if (ledgerId === LedgerId.POOL) {
         this.registryCommitted = this.registryCommitted.clone();
         for (const t of stored) this.registryCommitted.apply(t);
       }
@@ -569,7 +569,7 @@ export class ConsensusExecutor implements BatchExecutor {
     const bytes = b58decodeOrUndefined(poolStateRoot);
     if (bytes?.length !== 32) return false;
     try {
-      return this.stores.states[0].hasRoot(bytes);
+      return this.stores.states[LedgerId.POOL].hasRoot(bytes);
     } catch {
       return false;
     }

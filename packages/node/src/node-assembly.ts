@@ -6,7 +6,7 @@
 // far is closed again.
 import type { ConsensusEvent } from '@quire/consensus';
 import { ConsensusCore, createBlsConsensusCrypto } from '@quire/consensus';
-import { b58encode, type Request } from '@quire/common';
+import { b58encode, LedgerId, type Request } from '@quire/common';
 import { RequestExecutor, RequestPipeline, poolWritesFromTxns, type Txn } from '@quire/requests';
 import { type KvStore, openLevelKvStore, openMemoryKvStore } from '@quire/storage';
 import { AuditTrail } from './audit-trail.js';
@@ -116,8 +116,8 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
     const analyzer = new ExecutorRequestAnalyzer(reqExecutor);
     await loadGenesisFiles(reqExecutor, stores.ledgers, dir, cfg, log);
     await repairState(reqExecutor, stores, log);
-    const { registry, poolTxns } = await loadPoolRegistry(stores.ledgers[0], name, keys);
-    const audit = await AuditTrail.load(stores.ledgers[3]);
+    const { registry, poolTxns } = await loadPoolRegistry(stores.ledgers[LedgerId.POOL], name, keys);
+    const audit = await AuditTrail.load(stores.ledgers[LedgerId.AUDIT]);
     const behind = checkAgainstAudit(audit, stores.ledgers, catchupInterrupted(kv));
     if (behind.length > 0) log.warn({ ledgers: behind }, 'ledgers behind the audit ledger (an interrupted catch-up): catch-up completes them');
     await repairStateAgainstAudit(reqExecutor, stores, audit, log);
@@ -128,7 +128,7 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
     const crypto = countedBlsCrypto(
       createBlsConsensusCrypto({
         secretKeyAt: () => keys.bls,
-        publicKeyAt: blsKeyLookup(stores.states[0], (alias) => executor.uncommittedRegistry.destOf(alias) ?? executor.registry.destOf(alias)),
+        publicKeyAt: blsKeyLookup(stores.states[LedgerId.POOL], (alias) => executor.uncommittedRegistry.destOf(alias) ?? executor.registry.destOf(alias)),
       }),
       metrics === undefined ? undefined : { ops: metrics.blsOps, seconds: metrics.blsSeconds },
     );
@@ -176,8 +176,8 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
       },
       { replyTimeoutMs: cfg.limits.clientReplyTimeoutMs, maxMessageLength: cfg.limits.maxMessageLength, maxCatchupTxns: CATCHUP_MAX_TXNS_PER_REQ },
     );
-    clientPath.setWritable(poolWritesFromTxns(await configTxns(stores.ledgers[2])));
-    const poolId = b58encode(await stores.ledgers[0].rootAt(Math.min(stores.ledgers[0].size, genesisSize(poolTxns))));
+    clientPath.setWritable(poolWritesFromTxns(await configTxns(stores.ledgers[LedgerId.CONFIG])));
+    const poolId = b58encode(await stores.ledgers[LedgerId.POOL].rootAt(Math.min(stores.ledgers[LedgerId.POOL].size, genesisSize(poolTxns))));
     return { name, keys, stores, core, executor, clientPath, forced, upgrades: u, metrics, poolId, rootLogger: root, logger: log, voteStore };
   } catch (e) {
     upgrades?.close();

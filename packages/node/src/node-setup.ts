@@ -2,7 +2,7 @@
 // store, replaying the pool ledger into the validator registry (this node must be in it, with this
 // key file), checking the ledgers against the last audit txn, and the BLS key lookup the consensus
 // crypto uses (a validator's key as of a pool state root, proof of possession checked once).
-import { b58decode, parseJson } from '@quire/common';
+import { b58decode, LedgerId, parseJson } from '@quire/common';
 import type { InstanceChangeVoteStore, StoredInstanceChangeVote } from '@quire/consensus';
 import { blsVerifyPop } from '@quire/crypto';
 import type { ExecutorStores, Txn } from '@quire/requests';
@@ -33,8 +33,8 @@ export async function openNodeStores(kv: KvStore): Promise<{ stores: NodeStores;
   };
   const requestStores = {
     kv,
-    ledgers: { 0: ledgers[0], 1: ledgers[1], 2: ledgers[2] },
-    audit: ledgers[3],
+    ledgers: { [LedgerId.POOL]: ledgers[LedgerId.POOL], [LedgerId.DOMAIN]: ledgers[LedgerId.DOMAIN], [LedgerId.CONFIG]: ledgers[LedgerId.CONFIG] },
+    audit: ledgers[LedgerId.AUDIT],
     states,
     attributes: stores.attributes,
     timestamps: stores.timestamps,

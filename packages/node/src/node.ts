@@ -4,7 +4,7 @@
 // and runs the core's effects. Every core event is handled to completion, one at a time; an
 // ordered batch's atomic write is durable before any client hears about it. close() is idempotent
 // and closes in reverse.
-import { TxnType, decodeMsgpack } from '@quire/common';
+import { decodeMsgpack, LedgerId, TxnType } from '@quire/common';
 import type { ConsensusCore, ConsensusEffect, ConsensusEvent } from '@quire/consensus';
 import { ClientHost, type ClientHostEvents, NodeHost } from '@quire/network';
 import { poolWritesFromTxns, type Txn } from '@quire/requests';
@@ -309,7 +309,7 @@ export class QuireNode {
     try {
       await this.executor.flush();
       await this.clientPath.answerCaughtUp();
-      const txns = await configTxns(this.stores.ledgers[2]);
+      const txns = await configTxns(this.stores.ledgers[LedgerId.CONFIG]);
       this.clientPath.setWritable(poolWritesFromTxns(txns));
       // not awaited: the service may submit a NODE_UPGRADE, which goes through this very queue
       this.upgrades.caughtUp(txns).catch((e: unknown) => this.log.error({ err: e }, 'upgrade service failed after catch-up'));
@@ -432,9 +432,9 @@ export class QuireNode {
     this.log.debug({ viewNo: eff.viewNo, ppSeqNo: eff.ppSeqNo, ledgerId: eff.ledgerId, txns: eff.replies.length, rejected: eff.rejects.length }, 'batch ordered');
     await this.clientPath.ordered(eff.ledgerId, eff.replies, eff.rejects);
     if (this.metrics !== undefined && eff.stages !== undefined) observeStages(this.metrics, eff.stages, durable, performance.now());
-    if (eff.ledgerId === 2) {
+    if (eff.ledgerId === LedgerId.CONFIG) {
       for (const r of eff.replies) {
-        const txn = (await this.stores.ledgers[2].get(r.seqNo)) as unknown as Txn | undefined;
+        const txn = (await this.stores.ledgers[LedgerId.CONFIG].get(r.seqNo)) as unknown as Txn | undefined;
         if (txn !== undefined) this.upgrades.configTxnCommitted(txn).catch((e: unknown) => this.log.error({ err: e }, 'upgrade service failed on a config txn'));
       }
     }
@@ -443,11 +443,11 @@ export class QuireNode {
 
   /** Commit hooks (consensus.md §3.8 step 5): pool membership and the POOL_CONFIG writes flag. */
   private onCommitted(ledgerId: number, txns: readonly Txn[]): void {
-    if (ledgerId === 0) {
+    if (ledgerId === LedgerId.POOL) {
       this.nodeHost?.setValidators(this.executor.registry.validatorInfos());
       this.log.info({ validators: this.executor.registry.validators }, 'pool ledger changed');
     }
-    if (ledgerId === 2) {
+    if (ledgerId === LedgerId.CONFIG) {
       for (const t of txns) {
         const body = (t as { txn?: { type?: string; data?: Record<string, unknown> } }).txn;
         // a forced POOL_CONFIG took effect on receipt and is not applied again (requests.md §5.4)
