@@ -209,9 +209,16 @@ export class InstanceChangeVoting {
     if (code !== undefined && this.votes.get(ctx.name)?.view !== ic.viewNo) this.vote(code, ic.viewNo);
   }
 
+  /** This node itself suspects the primary now: its monitor (M1-M3) reports, or the primary is disconnected too long. */
+  private suspectsPrimaryNow(): boolean {
+    const ctx = this.ctx;
+    if (this.primaryDownSince !== undefined && ctx.now() - this.primaryDownSince >= ctx.opts.toleratePrimaryDisconnectionMs) return true;
+    return this.monitorSuspicion() !== undefined;
+  }
+
   /**
    * n-f distinct validators want `view`: those whose INSTANCE_CHANGE vote for it is held and, while
-   * this node's own monitor reports degradation, those whose VIEW_CHANGE for it is held (the Indy
+   * this node itself suspects the primary (suspectsPrimaryNow), those whose VIEW_CHANGE for it is held (the Indy
    * rule of §6.2 for a validator waiting in that view: its INSTANCE_CHANGE vote that took it there
    * may have been lost, or replaced by its vote 28 for the next view). A node outside the registry
    * it knows (a joining node not caught up yet) starts nothing on votes: its quorum would be
@@ -224,7 +231,7 @@ export class InstanceChangeVoting {
     const now = ctx.now();
     const voters = new Set<string>();
     for (const [voter, v] of this.votes) if (v.view === view && ctx.isValidator(voter) && now - v.at < ctx.opts.outdatedInstanceChangesMs) voters.add(voter);
-    if (voters.size < ctx.quorums.strong && this.monitorSuspicion() !== undefined) {
+    if (voters.size < ctx.quorums.strong && this.suspectsPrimaryNow()) {
       for (const author of this.hooks.viewChangeAuthors(view)) if (ctx.isValidator(author)) voters.add(author);
     }
     if (voters.size >= ctx.quorums.strong) this.hooks.startViewChange(view);
