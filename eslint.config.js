@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
 // public face is its entry (`@quire/<name>`), or a subpath its package.json exports; deep paths into
 // another package are never imported (a subpath is allowed where its package is). Checked by
 // test/lint/import-boundaries.test.ts.
-const PACKAGES = ['common', 'crypto', 'storage', 'requests', 'consensus', 'network', 'node', 'client', 'gateway'];
+const PACKAGES = ['common', 'crypto', 'storage', 'requests', 'consensus', 'network', 'node', 'client', 'gateway', 'testing'];
 const MAY_IMPORT = {
   common: [],
   crypto: ['common'],
@@ -18,6 +18,8 @@ const MAY_IMPORT = {
   node: ['common', 'crypto', 'storage', 'requests', 'consensus', 'network'],
   client: ['common', 'crypto', 'storage/proofs'],
   gateway: ['common', 'client'],
+  // the test helpers: imported by test suites only, never by a package's sources
+  testing: ['common'],
 };
 const SUBPATHS = ['common/polyfill', 'storage/proofs', 'consensus/sim'];
 

@@ -23,6 +23,7 @@ describe('import boundaries of the package graph (#22)', function () {
     ['packages/common/src/planted.ts', "import { sha256 } from '@quire/crypto';"],
     ['packages/network/src/planted.ts', "import { batchDigest } from '@quire/common/src/digests.js';"],
     ['packages/storage/src/planted.ts', "import type { ConsensusCore } from '@quire/consensus';"],
+    ['packages/node/src/planted.ts', "import { expectCode } from '@quire/testing';"],
   ];
   for (const [file, source] of planted) {
     it(`reports ${source} in ${file}`, async () => {
@@ -38,6 +39,7 @@ describe('import boundaries of the package graph (#22)', function () {
     ['packages/node/src/planted.ts', "import { ConsensusCore } from '@quire/consensus';\nimport { Ledger } from '@quire/storage';"],
     ['packages/gateway/src/planted.ts', "import { Pool } from '@quire/client';"],
     ['test/planted.ts', "import { QuireNode } from '@quire/node';"],
+    ['packages/storage/test/unit/planted.ts', "import { expectCodeAsync } from '@quire/testing';"],
   ];
   for (const [file, source] of allowed) {
     it(`allows ${source.split('\n').join(' ')} in ${file}`, async () => {

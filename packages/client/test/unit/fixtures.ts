@@ -4,6 +4,9 @@ import { b58encode, b64encode, multiSignatureMessage, stringifyJson, type MultiS
 import { Ed25519Signer, blsAggregateSignatures, blsKeyFromSeed } from '@quire/crypto';
 import { Ledger, StateTrie, openMemoryKvStore } from '@quire/storage';
 import { PoolLedger } from '../../src/index.js';
+import { codeOf } from '@quire/testing';
+
+export { codeOf };
 
 export const NODE_NAMES = ['Node1', 'Node2', 'Node3', 'Node4'] as const;
 export const STEWARDS = ['Th7MpTaRZVRYnPiabds81Y', 'EbP4aYNeTHL6q385GuVpRV', '4cU41vWW82ArfxJxHkzXPG', 'TWwCRQRZ2ZHMJFn9TzLp7W'];
@@ -87,11 +90,3 @@ export async function ledgerWith(txns: Record<string, unknown>[], ledgerId = 1):
   return ledger;
 }
 
-export function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return (e as { code?: string }).code ?? 'no-code';
-  }
-  return undefined;
-}

@@ -18,15 +18,12 @@ import {
   decodeBlsPublicKey,
   decodeBlsSignature,
 } from '../../src/index.js';
+import { expectCode } from '@quire/testing';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const nodeSeed = (i: number): string => `Node${i}`.padStart(32, '0');
 const keys = [1, 2, 3, 4].map((i) => blsKeyFromSeed(nodeSeed(i)));
 const msg = enc('{"ledger_id":1,"state_root_hash":"H2bJv6zHfGgTHp6XNchN7gVsZvMvXUojdb5CJ55Fo8y5"} as msgpack');
-
-function expectCode(fn: () => unknown, code: string): void {
-  expect(fn).to.throw(CryptoError).with.property('code', code);
-}
 
 describe('bls', () => {
   it('derives secret keys from seeds with IETF KeyGen, as blst keygen does', () => {
@@ -43,9 +40,9 @@ describe('bls', () => {
   it('round-trips secret keys and rejects invalid scalars', () => {
     const sk = BlsSecretKey.fromBytes(keys[1]!.toBytes());
     expect(Buffer.from(sk.publicKey).equals(Buffer.from(keys[1]!.publicKey))).to.equal(true);
-    expectCode(() => BlsSecretKey.fromBytes(new Uint8Array(32)), CryptoErrorCode.BLS_SECRET_KEY_INVALID);
-    expectCode(() => BlsSecretKey.fromBytes(new Uint8Array(32).fill(0xff)), CryptoErrorCode.BLS_SECRET_KEY_INVALID);
-    expectCode(() => BlsSecretKey.fromBytes(new Uint8Array(31)), CryptoErrorCode.BLS_SECRET_KEY_INVALID);
+    expectCode(() => BlsSecretKey.fromBytes(new Uint8Array(32)), CryptoError, CryptoErrorCode.BLS_SECRET_KEY_INVALID);
+    expectCode(() => BlsSecretKey.fromBytes(new Uint8Array(32).fill(0xff)), CryptoError, CryptoErrorCode.BLS_SECRET_KEY_INVALID);
+    expectCode(() => BlsSecretKey.fromBytes(new Uint8Array(31)), CryptoError, CryptoErrorCode.BLS_SECRET_KEY_INVALID);
   });
 
   it('signs and verifies; a tampered message or signature or another key fails', () => {
@@ -92,17 +89,17 @@ describe('bls', () => {
   });
 
   it('decodes keys and signatures strictly with stable codes', () => {
-    expectCode(() => blsPublicKeyFromBytes(new Uint8Array(47)), CryptoErrorCode.BLS_PUBLIC_KEY_LENGTH);
-    expectCode(() => blsPublicKeyFromBytes(keys[0]!.toBytes()), CryptoErrorCode.BLS_PUBLIC_KEY_LENGTH);
+    expectCode(() => blsPublicKeyFromBytes(new Uint8Array(47)), CryptoError, CryptoErrorCode.BLS_PUBLIC_KEY_LENGTH);
+    expectCode(() => blsPublicKeyFromBytes(keys[0]!.toBytes()), CryptoError, CryptoErrorCode.BLS_PUBLIC_KEY_LENGTH);
     const identity = new Uint8Array(48);
     identity[0] = 0xc0;
-    expectCode(() => blsPublicKeyFromBytes(identity), CryptoErrorCode.BLS_PUBLIC_KEY_INVALID);
-    expectCode(() => blsPublicKeyFromBytes(new Uint8Array(48).fill(7)), CryptoErrorCode.BLS_PUBLIC_KEY_INVALID);
-    expectCode(() => blsSignatureFromBytes(new Uint8Array(95)), CryptoErrorCode.BLS_SIGNATURE_LENGTH);
-    expectCode(() => blsSignatureFromBytes(new Uint8Array(96).fill(7)), CryptoErrorCode.BLS_SIGNATURE_INVALID);
+    expectCode(() => blsPublicKeyFromBytes(identity), CryptoError, CryptoErrorCode.BLS_PUBLIC_KEY_INVALID);
+    expectCode(() => blsPublicKeyFromBytes(new Uint8Array(48).fill(7)), CryptoError, CryptoErrorCode.BLS_PUBLIC_KEY_INVALID);
+    expectCode(() => blsSignatureFromBytes(new Uint8Array(95)), CryptoError, CryptoErrorCode.BLS_SIGNATURE_LENGTH);
+    expectCode(() => blsSignatureFromBytes(new Uint8Array(96).fill(7)), CryptoError, CryptoErrorCode.BLS_SIGNATURE_INVALID);
     // uncompressed forms are not accepted where compressed bytes are required
-    expectCode(() => blsSignatureFromBytes(new Uint8Array(192)), CryptoErrorCode.BLS_SIGNATURE_LENGTH);
-    expectCode(() => blsAggregateSignatures([]), CryptoErrorCode.BLS_AGGREGATE_EMPTY);
+    expectCode(() => blsSignatureFromBytes(new Uint8Array(192)), CryptoError, CryptoErrorCode.BLS_SIGNATURE_LENGTH);
+    expectCode(() => blsAggregateSignatures([]), CryptoError, CryptoErrorCode.BLS_AGGREGATE_EMPTY);
     try {
       blsAggregateSignatures([keys[0]!.sign(msg), new Uint8Array(96).fill(7)]);
       expect.fail('aggregate accepted a bad signature');
@@ -119,9 +116,9 @@ describe('bls', () => {
     expect(Buffer.from(decodeBlsPublicKey(pkB58)).equals(Buffer.from(keys[2]!.publicKey))).to.equal(true);
     expect(decodeBlsSignature(popB58).length).to.equal(96);
     const bn254 = b58encode(new Uint8Array(128).fill(3));
-    expectCode(() => decodeBlsPublicKey(bn254), CryptoErrorCode.BLS_PUBLIC_KEY_LENGTH);
-    expectCode(() => decodeBlsPublicKey('0OIl'), CryptoErrorCode.BASE58_INVALID);
-    expectCode(() => decodeBlsSignature('not-base58!'), CryptoErrorCode.BASE58_INVALID);
+    expectCode(() => decodeBlsPublicKey(bn254), CryptoError, CryptoErrorCode.BLS_PUBLIC_KEY_LENGTH);
+    expectCode(() => decodeBlsPublicKey('0OIl'), CryptoError, CryptoErrorCode.BASE58_INVALID);
+    expectCode(() => decodeBlsSignature('not-base58!'), CryptoError, CryptoErrorCode.BASE58_INVALID);
   });
 
   it('verification never throws on malformed input', () => {

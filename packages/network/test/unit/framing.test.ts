@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { QuireError } from '@quire/common';
 import { FrameDecoder, NetworkErrorCode, encodeFrame, readVarint, varintLength, writeVarint } from '../../src/index.js';
+import { codeOf } from '@quire/testing';
 
 function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
@@ -11,15 +11,6 @@ function concat(parts: Uint8Array[]): Uint8Array {
     at += p.length;
   }
   return out;
-}
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    return err instanceof QuireError ? err.code : 'other';
-  }
-  return undefined;
 }
 
 describe('framing', () => {

@@ -20,6 +20,7 @@ import { deriveNodeKeys } from '../../src/keys.js';
 import { createLogger } from '../../src/logger.js';
 import { COMMIT_FAILED_EXIT_CODE, QuireNode, WRITE_FAILED_EXIT_CODE } from '../../src/node.js';
 import { type Fixture, memoryFixture, nymRequest, soloNodeConfig, trustee, user } from './helpers.js';
+import { codeOf } from '@quire/testing';
 
 function input(ledgerId: number, requests: Record<string, unknown>[], ppSeqNo: number, ppTime = 1_700_000_000 + ppSeqNo) {
   const digests = requests.map((_, i) => `${ppSeqNo}${i}`.padStart(64, '0'));
@@ -35,15 +36,6 @@ function multiSig(stateRoot: string, signature = b58encode(new Uint8Array(96).fi
 async function executorWithFatal(fx: Fixture, fatal: NodeError[]): Promise<ConsensusExecutor> {
   const audit = await AuditTrail.load(fx.stores.ledgers[3]);
   return new ConsensusExecutor({ durable: false }, { stores: fx.stores, executor: fx.reqExecutor, registry: fx.registry, audit, onFatal: (e) => fatal.push(e) });
-}
-
-function codeOf(f: () => unknown): string | undefined {
-  try {
-    f();
-    return undefined;
-  } catch (e) {
-    return (e as { code?: string }).code;
-  }
 }
 
 describe('a batch commit is all or nothing (#15 F3)', () => {

@@ -13,6 +13,7 @@ import {
   writeBufferBytes,
   type KvStore,
 } from '../../src/index.js';
+import { expectCodeAsync } from '@quire/testing';
 
 const b = (s: string): Uint8Array => new TextEncoder().encode(s);
 const s = (u: Uint8Array): string => new TextDecoder().decode(u);
@@ -21,18 +22,6 @@ async function collect(it: AsyncIterable<[Uint8Array, Uint8Array]>): Promise<[st
   const out: [string, string][] = [];
   for await (const [k, v] of it) out.push([s(k), s(v)]);
   return out;
-}
-
-async function expectCode(p: Promise<unknown> | (() => unknown), code: string): Promise<void> {
-  try {
-    if (typeof p === 'function') await p();
-    else await p;
-  } catch (e) {
-    expect(e).to.be.instanceOf(StorageError);
-    expect((e as StorageError).code).to.equal(code);
-    return;
-  }
-  expect.fail(`expected ${code}`);
 }
 
 describe('seqNoKey', () => {
@@ -51,10 +40,10 @@ describe('seqNoKey', () => {
 
   it('rejects values that are not safe non-negative integers', async () => {
     for (const bad of [-1, 1.5, NaN, Infinity, 2 ** 53, '1' as unknown as number]) {
-      await expectCode(() => seqNoKey(bad), StorageErrorCode.INVALID_SEQ_NO);
+      await expectCodeAsync(() => seqNoKey(bad), StorageError, StorageErrorCode.INVALID_SEQ_NO);
     }
-    await expectCode(() => decodeSeqNoKey(new Uint8Array(7)), StorageErrorCode.INVALID_SEQ_NO);
-    await expectCode(() => decodeSeqNoKey(Uint8Array.from([0xff, 0, 0, 0, 0, 0, 0, 0])), StorageErrorCode.INVALID_SEQ_NO);
+    await expectCodeAsync(() => decodeSeqNoKey(new Uint8Array(7)), StorageError, StorageErrorCode.INVALID_SEQ_NO);
+    await expectCodeAsync(() => decodeSeqNoKey(Uint8Array.from([0xff, 0, 0, 0, 0, 0, 0, 0])), StorageError, StorageErrorCode.INVALID_SEQ_NO);
   });
 });
 
@@ -73,9 +62,9 @@ describe('writeBufferBytes', () => {
   });
 
   it('refuses a size or a jitter outside its range with INVALID_OPTION', async () => {
-    for (const size of [0, -1, 1.5, Number.NaN, 2 ** 60]) await expectCode(() => writeBufferBytes(size, 0.4), StorageErrorCode.INVALID_OPTION);
-    for (const jitter of [-0.1, 1.01, 2, Number.NaN]) await expectCode(() => writeBufferBytes(MiB, jitter), StorageErrorCode.INVALID_OPTION);
-    await expectCode(openLevelKvStore(join(tmpdir(), 'quire-never-created'), { writeBufferJitter: 2 }), StorageErrorCode.INVALID_OPTION);
+    for (const size of [0, -1, 1.5, Number.NaN, 2 ** 60]) await expectCodeAsync(() => writeBufferBytes(size, 0.4), StorageError, StorageErrorCode.INVALID_OPTION);
+    for (const jitter of [-0.1, 1.01, 2, Number.NaN]) await expectCodeAsync(() => writeBufferBytes(MiB, jitter), StorageError, StorageErrorCode.INVALID_OPTION);
+    await expectCodeAsync(openLevelKvStore(join(tmpdir(), 'quire-never-created'), { writeBufferJitter: 2 }), StorageError, StorageErrorCode.INVALID_OPTION);
   });
 });
 
@@ -92,7 +81,7 @@ describe('bucketPrefix', () => {
 
   it('rejects empty, NUL-holding and over-long names', async () => {
     for (const bad of ['', 'a\u0000b', 'x'.repeat(256), 7 as unknown as string]) {
-      await expectCode(() => bucketPrefix(bad), StorageErrorCode.INVALID_BUCKET);
+      await expectCodeAsync(() => bucketPrefix(bad), StorageError, StorageErrorCode.INVALID_BUCKET);
     }
   });
 });
@@ -173,7 +162,7 @@ for (const [name, make] of backends) {
       let n = 0;
       for await (const _ of kv.iterate('seq')) if (++n === 3) break;
       expect(n).to.equal(3);
-      await expectCode(() => kv.iterate('seq', { limit: -1 }), StorageErrorCode.INVALID_KEY);
+      await expectCodeAsync(() => kv.iterate('seq', { limit: -1 }), StorageError, StorageErrorCode.INVALID_KEY);
     });
 
     it('writes a batch over several buckets all at once, and only once', async () => {
@@ -185,16 +174,16 @@ for (const [name, make] of backends) {
       expect(seen).to.deep.equal([undefined]);
       expect(s(kv.getSync('x', b('1'))!)).to.equal('a');
       expect(s(kv.getSync('y', b('1'))!)).to.equal('b');
-      await expectCode(batch.write(), StorageErrorCode.BATCH_ALREADY_WRITTEN);
-      await expectCode(() => batch.put('x', b('2'), b('c')), StorageErrorCode.BATCH_ALREADY_WRITTEN);
+      await expectCodeAsync(batch.write(), StorageError, StorageErrorCode.BATCH_ALREADY_WRITTEN);
+      await expectCodeAsync(() => batch.put('x', b('2'), b('c')), StorageError, StorageErrorCode.BATCH_ALREADY_WRITTEN);
       await kv.batch().write(); // empty batch is fine
     });
 
     it('rejects keys and values that are not bytes', async () => {
-      await expectCode(() => kv.getSync('x', 'k' as unknown as Uint8Array), StorageErrorCode.INVALID_KEY);
-      await expectCode(kv.get('x', 5 as unknown as Uint8Array), StorageErrorCode.INVALID_KEY);
-      await expectCode(() => kv.batch().put('x', b('k'), 'v' as unknown as Uint8Array), StorageErrorCode.INVALID_KEY);
-      await expectCode(() => kv.batch().put('', b('k'), b('v')), StorageErrorCode.INVALID_BUCKET);
+      await expectCodeAsync(() => kv.getSync('x', 'k' as unknown as Uint8Array), StorageError, StorageErrorCode.INVALID_KEY);
+      await expectCodeAsync(kv.get('x', 5 as unknown as Uint8Array), StorageError, StorageErrorCode.INVALID_KEY);
+      await expectCodeAsync(() => kv.batch().put('x', b('k'), 'v' as unknown as Uint8Array), StorageError, StorageErrorCode.INVALID_KEY);
+      await expectCodeAsync(() => kv.batch().put('', b('k'), b('v')), StorageError, StorageErrorCode.INVALID_BUCKET);
     });
 
     it('closes idempotently and refuses work afterwards', async () => {
@@ -204,12 +193,12 @@ for (const [name, make] of backends) {
       await Promise.all([kv.close(), kv.close()]);
       expect(kv.closed).to.equal(true);
       await kv.close();
-      await expectCode(kv.get('x', b('1')), StorageErrorCode.KV_CLOSED);
-      await expectCode(() => kv.getSync('x', b('1')), StorageErrorCode.KV_CLOSED);
-      await expectCode(() => kv.iterate('x'), StorageErrorCode.KV_CLOSED);
-      await expectCode(batch.write(), StorageErrorCode.KV_CLOSED);
+      await expectCodeAsync(kv.get('x', b('1')), StorageError, StorageErrorCode.KV_CLOSED);
+      await expectCodeAsync(() => kv.getSync('x', b('1')), StorageError, StorageErrorCode.KV_CLOSED);
+      await expectCodeAsync(() => kv.iterate('x'), StorageError, StorageErrorCode.KV_CLOSED);
+      await expectCodeAsync(batch.write(), StorageError, StorageErrorCode.KV_CLOSED);
       expect((told as StorageError).code).to.equal(StorageErrorCode.KV_CLOSED);
-      await expectCode(() => kv.engineProperty('leveldb.stats'), StorageErrorCode.KV_CLOSED);
+      await expectCodeAsync(() => kv.engineProperty('leveldb.stats'), StorageError, StorageErrorCode.KV_CLOSED);
     });
 
     it('reports engine properties for diagnostics where the engine has them', async () => {
@@ -226,7 +215,7 @@ for (const [name, make] of backends) {
     if (name === 'classic-level') {
       it('keeps data across reopen and reports a locked database', async () => {
         await kv.batch().put('p', b('k'), b('v')).write();
-        await expectCode(reopen!(), StorageErrorCode.KV_OPEN_FAILED);
+        await expectCodeAsync(reopen!(), StorageError, StorageErrorCode.KV_OPEN_FAILED);
         await kv.close();
         kv = await reopen!();
         expect(s(kv.getSync('p', b('k'))!)).to.equal('v');

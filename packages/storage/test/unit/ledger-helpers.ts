@@ -1,7 +1,7 @@
 // Shared helpers of the ledger tests.
-import { expect } from 'chai';
 import type { Txn } from '@quire/common';
 import { StorageError } from '../../src/index.js';
+import { expectCodeAsync } from '@quire/testing';
 
 export const mkTxn = (i: number, extra: Record<string, unknown> = {}): Txn => ({
   ver: '1',
@@ -12,15 +12,6 @@ export const mkTxn = (i: number, extra: Record<string, unknown> = {}): Txn => ({
 
 export const mkTxns = (first: number, count: number): Txn[] => Array.from({ length: count }, (_, j) => mkTxn(first + j));
 
-export async function expectCode(f: Promise<unknown> | (() => unknown), code: string, data?: Record<string, unknown>): Promise<StorageError> {
-  try {
-    if (typeof f === 'function') await f();
-    else await f;
-  } catch (e) {
-    expect(e, String(e)).to.be.instanceOf(StorageError);
-    expect((e as StorageError).code).to.equal(code);
-    if (data !== undefined) expect((e as StorageError).data).to.include(data);
-    return e as StorageError;
-  }
-  return expect.fail(`expected ${code}`);
-}
+/** Asserts a StorageError with `code` (and `data` among its data): the shared assertion with the storage class bound. */
+export const expectCode = (f: Promise<unknown> | (() => unknown), code: string, data?: Record<string, unknown>): Promise<StorageError> =>
+  expectCodeAsync(f, StorageError, code, data);

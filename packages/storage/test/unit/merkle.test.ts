@@ -21,6 +21,7 @@ import {
 import { HashStore } from '../../src/ledger/hash-store.js';
 import { consistencyProof, inclusionPath, treeRoot } from '../../src/ledger/tree-proofs.js';
 import { VECTORS_DIR, hex, path as modelPath, unhex } from './merkle-model.js';
+import { codeOf } from '@quire/testing';
 
 interface Vectors {
   hash_empty: { expected_hex: string };
@@ -42,15 +43,6 @@ function outcome(f: () => void): string {
   } catch (e) {
     for (const [name, cls] of Object.entries(classes)) if (e instanceof cls) return name;
     throw e;
-  }
-}
-
-function codeOf(f: () => void): string | undefined {
-  try {
-    f();
-    return undefined;
-  } catch (e) {
-    return (e as StorageError).code;
   }
 }
 

@@ -1,21 +1,11 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { StorageError, StorageErrorCode, rlpDecode, rlpEncode, type RlpItem } from '@quire/storage';
+import { expectCode } from '@quire/testing';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const unhex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'hex'));
 const str = (s: string): Uint8Array => new TextEncoder().encode(s);
-
-function expectCode(fn: () => unknown, code: string): void {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).to.be.instanceOf(StorageError);
-    expect((e as StorageError).code).to.equal(code);
-    return;
-  }
-  expect.fail(`expected ${code}`);
-}
 
 describe('RLP (formats 7.1)', () => {
   describe('encode', () => {
@@ -43,8 +33,8 @@ describe('RLP (formats 7.1)', () => {
     }
 
     it('rejects values that are neither bytes nor lists', () => {
-      expectCode(() => rlpEncode('dog' as unknown as RlpItem), StorageErrorCode.RLP_UNSUPPORTED_VALUE);
-      expectCode(() => rlpEncode([null as unknown as RlpItem]), StorageErrorCode.RLP_UNSUPPORTED_VALUE);
+      expectCode(() => rlpEncode('dog' as unknown as RlpItem), StorageError, StorageErrorCode.RLP_UNSUPPORTED_VALUE);
+      expectCode(() => rlpEncode([null as unknown as RlpItem]), StorageError, StorageErrorCode.RLP_UNSUPPORTED_VALUE);
     });
   });
 
@@ -69,7 +59,7 @@ describe('RLP (formats 7.1)', () => {
       ['prefix without its byte', '81', StorageErrorCode.RLP_TRUNCATED],
     ];
     for (const [name, input, code] of bad) {
-      it(name, () => expectCode(() => rlpDecode(unhex(input)), code));
+      it(name, () => expectCode(() => rlpDecode(unhex(input)), StorageError, code));
     }
 
     it('rejects nesting deeper than the limit', () => {
@@ -77,12 +67,12 @@ describe('RLP (formats 7.1)', () => {
       let item: RlpItem = [];
       for (let i = 0; i < 80; i++) item = [item];
       const enc = rlpEncode(item);
-      expectCode(() => rlpDecode(enc), StorageErrorCode.RLP_TOO_DEEP);
+      expectCode(() => rlpDecode(enc), StorageError, StorageErrorCode.RLP_TOO_DEEP);
       expect(rlpDecode(enc, { maxDepth: 100 })).to.deep.equal(item);
     });
 
     it('rejects a non-byte input', () => {
-      expectCode(() => rlpDecode('c0' as unknown as Uint8Array), StorageErrorCode.RLP_UNSUPPORTED_VALUE);
+      expectCode(() => rlpDecode('c0' as unknown as Uint8Array), StorageError, StorageErrorCode.RLP_UNSUPPORTED_VALUE);
     });
   });
 

@@ -11,25 +11,11 @@ import {
   type KvStore,
   type MultiSignature,
 } from '../../src/index.js';
+import { expectCode, expectCodeAsync } from '@quire/testing';
 
 const root = (n: number): Uint8Array => new Uint8Array(32).fill(n);
 const digest = (s: string): string => sha256Hex(s);
 const enc = new TextEncoder();
-
-function expectCode(fn: () => unknown, code: string): void {
-  expect(fn).to.throw(SideStoreError).with.property('code', code);
-}
-
-async function expectRejects(p: Promise<unknown>, code: string): Promise<void> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).to.be.instanceOf(SideStoreError);
-    expect((e as SideStoreError).code).to.equal(code);
-    return;
-  }
-  expect.fail('expected a rejection');
-}
 
 function multiSig(stateRoot: Uint8Array, timestamp = 1700000000): MultiSignature {
   return {
@@ -99,8 +85,8 @@ describe('side stores', () => {
           expect((e as SideStoreError).data.field).to.equal(field);
         }
       }
-      expectCode(() => store.getSync(new Uint8Array(31)), SideStoreErrorCode.INVALID_VALUE);
-      expectCode(() => store.getSync('0OIl'), SideStoreErrorCode.INVALID_VALUE);
+      expectCode(() => store.getSync(new Uint8Array(31)), SideStoreError, SideStoreErrorCode.INVALID_VALUE);
+      expectCode(() => store.getSync('0OIl'), SideStoreError, SideStoreErrorCode.INVALID_VALUE);
     });
 
     it('keeps recent multi-signatures in memory, frozen, and never serves one that was replaced', async () => {
@@ -126,10 +112,10 @@ describe('side stores', () => {
       const store = new BlsStore(kv);
       const key = b58encode(root(4));
       await kv.batch().put('bls', enc.encode(key), enc.encode('{"not":"a multisig"}')).write();
-      await expectRejects(store.get(key), SideStoreErrorCode.CORRUPT_RECORD);
+      await expectCodeAsync(store.get(key), SideStoreError, SideStoreErrorCode.CORRUPT_RECORD);
       // stored under a root other than the one it signs
       await kv.batch().put('bls', enc.encode(key), enc.encode(JSON.stringify(multiSig(root(6))))).write();
-      await expectRejects(store.get(key), SideStoreErrorCode.CORRUPT_RECORD);
+      await expectCodeAsync(store.get(key), SideStoreError, SideStoreErrorCode.CORRUPT_RECORD);
     });
   });
 
@@ -164,12 +150,12 @@ describe('side stores', () => {
     it('rejects bad entries and detects corrupt records', async () => {
       const index = new SeqNoIndex(kv);
       const pd = digest('x');
-      expectCode(() => index.add({ payloadDigest: pd.toUpperCase(), ledgerId: 1, seqNo: 1 }), SideStoreErrorCode.INVALID_VALUE);
-      expectCode(() => index.add({ payloadDigest: pd, ledgerId: 1, seqNo: 0 }), SideStoreErrorCode.INVALID_VALUE);
-      expectCode(() => index.add({ payloadDigest: pd, ledgerId: -1, seqNo: 1 }), SideStoreErrorCode.INVALID_VALUE);
-      expectCode(() => index.add({ payloadDigest: pd, digest: 'abc', ledgerId: 1, seqNo: 1 }), SideStoreErrorCode.INVALID_VALUE);
+      expectCode(() => index.add({ payloadDigest: pd.toUpperCase(), ledgerId: 1, seqNo: 1 }), SideStoreError, SideStoreErrorCode.INVALID_VALUE);
+      expectCode(() => index.add({ payloadDigest: pd, ledgerId: 1, seqNo: 0 }), SideStoreError, SideStoreErrorCode.INVALID_VALUE);
+      expectCode(() => index.add({ payloadDigest: pd, ledgerId: -1, seqNo: 1 }), SideStoreError, SideStoreErrorCode.INVALID_VALUE);
+      expectCode(() => index.add({ payloadDigest: pd, digest: 'abc', ledgerId: 1, seqNo: 1 }), SideStoreError, SideStoreErrorCode.INVALID_VALUE);
       await kv.batch().put('seqno-index', enc.encode(pd), enc.encode('1-2')).write();
-      await expectRejects(index.getByPayloadDigest(pd), SideStoreErrorCode.CORRUPT_RECORD);
+      await expectCodeAsync(index.getByPayloadDigest(pd), SideStoreError, SideStoreErrorCode.CORRUPT_RECORD);
     });
   });
 
@@ -208,10 +194,10 @@ describe('side stores', () => {
 
     it('rejects bad times, ledger ids and roots', () => {
       const ts = new TimestampStore(kv);
-      expectCode(() => ts.set(1, -1, root(1)), SideStoreErrorCode.INVALID_VALUE);
-      expectCode(() => ts.set(1, 1.5, root(1)), SideStoreErrorCode.INVALID_VALUE);
-      expectCode(() => ts.set(-1, 1, root(1)), SideStoreErrorCode.INVALID_VALUE);
-      expectCode(() => ts.set(1, 1, new Uint8Array(31)), SideStoreErrorCode.INVALID_VALUE);
+      expectCode(() => ts.set(1, -1, root(1)), SideStoreError, SideStoreErrorCode.INVALID_VALUE);
+      expectCode(() => ts.set(1, 1.5, root(1)), SideStoreError, SideStoreErrorCode.INVALID_VALUE);
+      expectCode(() => ts.set(-1, 1, root(1)), SideStoreError, SideStoreErrorCode.INVALID_VALUE);
+      expectCode(() => ts.set(1, 1, new Uint8Array(31)), SideStoreError, SideStoreErrorCode.INVALID_VALUE);
     });
   });
 
@@ -242,12 +228,12 @@ describe('side stores', () => {
 
     it('rejects bad input and detects a record that does not match its key', async () => {
       const attrs = new AttributeStore(kv);
-      expectCode(() => attrs.putRaw('not json'), SideStoreErrorCode.INVALID_VALUE);
-      expectCode(() => attrs.putRaw('[1,2]'), SideStoreErrorCode.INVALID_VALUE);
-      expectCode(() => attrs.getSync('XYZ'), SideStoreErrorCode.INVALID_VALUE);
+      expectCode(() => attrs.putRaw('not json'), SideStoreError, SideStoreErrorCode.INVALID_VALUE);
+      expectCode(() => attrs.putRaw('[1,2]'), SideStoreError, SideStoreErrorCode.INVALID_VALUE);
+      expectCode(() => attrs.getSync('XYZ'), SideStoreError, SideStoreErrorCode.INVALID_VALUE);
       const h = sha256Hex('a');
       await kv.batch().put('attr', enc.encode(h), enc.encode('b')).write();
-      await expectRejects(attrs.get(h), SideStoreErrorCode.CORRUPT_RECORD);
+      await expectCodeAsync(attrs.get(h), SideStoreError, SideStoreErrorCode.CORRUPT_RECORD);
     });
   });
 });

@@ -16,6 +16,7 @@ import {
   type KvStore,
   type RlpItem,
 } from '@quire/storage';
+import { expectCodeAsync } from '@quire/testing';
 
 const vectors = JSON.parse(readFileSync(new URL('../../../../test/vectors/state_trie.json', import.meta.url), 'utf8')) as {
   blank_root: { hex: string; base58: string };
@@ -27,17 +28,6 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const unhex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'hex'));
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 const sha3 = (b: Uint8Array): Uint8Array => new Uint8Array(createHash('sha3-256').update(b).digest());
-
-async function expectCode(fn: () => unknown, code: string): Promise<void> {
-  try {
-    await fn();
-  } catch (e) {
-    expect(e).to.be.instanceOf(StorageError);
-    expect((e as StorageError).code).to.equal(code);
-    return;
-  }
-  expect.fail(`expected ${code}`);
-}
 
 // ---------------------------------------------------------------------------------------------
 // An independent oracle: the canonical trie built directly from the sorted set of pairs, encoded
@@ -187,12 +177,12 @@ describe('state trie (formats 7.2, 7.3)', () => {
 
     it('rejects keys and values of the wrong type with INVALID_KEY, and unknown state names', async () => {
       const t = await StateTrie.open(kv, 'domain');
-      await expectCode(() => t.set(42 as unknown as string, utf8('v')), StorageErrorCode.INVALID_KEY);
-      await expectCode(() => t.set('k', 'v' as unknown as Uint8Array), StorageErrorCode.INVALID_KEY);
-      await expectCode(() => t.get(null as unknown as string), StorageErrorCode.INVALID_KEY);
-      await expectCode(() => t.remove({} as unknown as string), StorageErrorCode.INVALID_KEY);
-      await expectCode(() => t.setHead(new Uint8Array(31)), StorageErrorCode.INVALID_KEY);
-      await expectCode(() => StateTrie.open(kv, 'audit' as 'pool'), StorageErrorCode.INVALID_STATE_NAME);
+      await expectCodeAsync(() => t.set(42 as unknown as string, utf8('v')), StorageError, StorageErrorCode.INVALID_KEY);
+      await expectCodeAsync(() => t.set('k', 'v' as unknown as Uint8Array), StorageError, StorageErrorCode.INVALID_KEY);
+      await expectCodeAsync(() => t.get(null as unknown as string), StorageError, StorageErrorCode.INVALID_KEY);
+      await expectCodeAsync(() => t.remove({} as unknown as string), StorageError, StorageErrorCode.INVALID_KEY);
+      await expectCodeAsync(() => t.setHead(new Uint8Array(31)), StorageError, StorageErrorCode.INVALID_KEY);
+      await expectCodeAsync(() => StateTrie.open(kv, 'audit' as 'pool'), StorageError, StorageErrorCode.INVALID_STATE_NAME);
     });
 
     it('agrees with a Map model and with an independent oracle over random changes', async () => {
@@ -351,10 +341,10 @@ describe('state trie (formats 7.2, 7.3)', () => {
       t.revertToCommitted();
       expect(hex(t.headRoot)).to.equal(hex(BLANK_ROOT));
       expect(t.hasRoot(r)).to.equal(false);
-      await expectCode(() => t.setHead(r), StorageErrorCode.UNKNOWN_STATE_ROOT);
-      await expectCode(() => t.getAt(r, 'x'), StorageErrorCode.UNKNOWN_STATE_ROOT);
-      await expectCode(() => t.commit(r), StorageErrorCode.UNKNOWN_STATE_ROOT);
-      await expectCode(() => t.generateProof('x', r), StorageErrorCode.UNKNOWN_STATE_ROOT);
+      await expectCodeAsync(() => t.setHead(r), StorageError, StorageErrorCode.UNKNOWN_STATE_ROOT);
+      await expectCodeAsync(() => t.getAt(r, 'x'), StorageError, StorageErrorCode.UNKNOWN_STATE_ROOT);
+      await expectCodeAsync(() => t.commit(r), StorageError, StorageErrorCode.UNKNOWN_STATE_ROOT);
+      await expectCodeAsync(() => t.generateProof('x', r), StorageError, StorageErrorCode.UNKNOWN_STATE_ROOT);
       expect(t.getAt(BLANK_ROOT, 'x')).to.equal(undefined);
     });
 
@@ -376,11 +366,11 @@ describe('state trie (formats 7.2, 7.3)', () => {
       await t.commit();
       const root = t.committedRoot;
       await kv.batch().del('state/domain', root).write();
-      await expectCode(() => StateTrie.open(kv, 'domain'), StorageErrorCode.STATE_NODE_MISSING);
+      await expectCodeAsync(() => StateTrie.open(kv, 'domain'), StorageError, StorageErrorCode.STATE_NODE_MISSING);
       await kv.batch().put('state/domain', root, utf8('not rlp')).write();
-      await expectCode(() => StateTrie.open(kv, 'domain'), StorageErrorCode.STATE_NODE_MALFORMED);
+      await expectCodeAsync(() => StateTrie.open(kv, 'domain'), StorageError, StorageErrorCode.STATE_NODE_MALFORMED);
       await kv.batch().put('state-head/domain', utf8('root'), new Uint8Array(5)).write();
-      await expectCode(() => StateTrie.open(kv, 'domain'), StorageErrorCode.STATE_NODE_MALFORMED);
+      await expectCodeAsync(() => StateTrie.open(kv, 'domain'), StorageError, StorageErrorCode.STATE_NODE_MALFORMED);
     });
 
     it('reads nodes of many commits whose batches are not written yet, in any order of writing', async () => {
