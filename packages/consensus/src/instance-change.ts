@@ -30,9 +30,15 @@ interface Vote {
   view: number;
   /** when it was received or cast (monotonic ms); a repeated vote refreshes it */
   at: number;
-  /** this node's own vote: the suspicion code it gave (sent again with it) */
+  /** the suspicion code it gave (unknown for a vote read back from the store) */
   reason?: number;
 }
+
+/** Codes of the monitor (M1-M3): evidence of the moment, voted again every ViewChangeWindowSize while it holds. */
+const MONITOR_CODES: ReadonlySet<number> = new Set([Suspicion.PRIMARY_DEGRADED, Suspicion.REQUEST_NOT_ORDERED]);
+
+/** ViewChangeWindowSize periods a monitor vote counts without being repeated (#16). */
+export const MONITOR_VOTE_WINDOWS = 5;
 
 /** What the voting needs of the view changer. */
 export interface VotingHooks {
@@ -141,7 +147,8 @@ export class InstanceChangeVoting {
     const now = this.ctx.now();
     if (held !== undefined && held.view === view) {
       held.at = now;
-      if (reason !== undefined) held.reason = reason;
+      if (reason === undefined) delete held.reason;
+      else held.reason = reason;
     } else {
       this.votes.set(from, { view, at: now, ...(reason !== undefined ? { reason } : {}) });
       this.saveVotes();
@@ -149,11 +156,27 @@ export class InstanceChangeVoting {
     this.checkVoteQuorum(view);
   }
 
+  /**
+   * How long a vote counts (consensus.md §6.2: OUTDATED_INSTANCE_CHANGES_CHECK_INTERVAL). A monitor vote
+   * (25, 61) only for MONITOR_VOTE_WINDOWS × ViewChangeWindowSize (#16): its voter votes again every
+   * window while its monitor reports, so a quorum of them is n-f validators that suspect the primary
+   * at the same time, not votes of moments minutes apart while the pool went on ordering (a busy
+   * pool's monitors report one after the other; an honest, loaded primary is not faulty).
+   */
+  private lifetime(v: Vote): number {
+    const full = this.ctx.opts.outdatedInstanceChangesMs;
+    return v.reason !== undefined && MONITOR_CODES.has(v.reason) ? Math.min(full, MONITOR_VOTE_WINDOWS * this.ctx.opts.viewChangeWindowMs) : full;
+  }
+
+  private live(v: Vote, now: number): boolean {
+    return now - v.at < this.lifetime(v);
+  }
+
   /** This node's vote, if it stands: cast for a view above the current one and not expired. */
   private standingOwnVote(): Vote | undefined {
     const ctx = this.ctx;
     const own = this.votes.get(ctx.name);
-    return own !== undefined && own.view > ctx.viewNo && ctx.now() - own.at < ctx.opts.outdatedInstanceChangesMs ? own : undefined;
+    return own !== undefined && own.view > ctx.viewNo && this.live(own, ctx.now()) ? own : undefined;
   }
 
   /**
@@ -203,7 +226,7 @@ export class InstanceChangeVoting {
   onInstanceChange(from: string, ic: InstanceChange): void {
     const ctx = this.ctx;
     if (ic.viewNo <= ctx.viewNo || ic.viewNo > ctx.viewNo + INSTANCE_CHANGE_VIEW_WINDOW || !ctx.isValidator(from)) return;
-    this.recordVote(from, ic.viewNo);
+    this.recordVote(from, ic.viewNo, ic.reason);
     // Indy rule: a node whose own monitor (M1-M3) reports degradation joins the proposed view
     const code = this.monitorSuspicion();
     if (code !== undefined && this.votes.get(ctx.name)?.view !== ic.viewNo) this.vote(code, ic.viewNo);
@@ -230,7 +253,7 @@ export class InstanceChangeVoting {
     if (view <= ctx.viewNo || !ctx.participating) return;
     const now = ctx.now();
     const voters = new Set<string>();
-    for (const [voter, v] of this.votes) if (v.view === view && ctx.isValidator(voter) && now - v.at < ctx.opts.outdatedInstanceChangesMs) voters.add(voter);
+    for (const [voter, v] of this.votes) if (v.view === view && ctx.isValidator(voter) && this.live(v, now)) voters.add(voter);
     if (voters.size < ctx.quorums.strong && this.suspectsPrimaryNow()) {
       for (const author of this.hooks.viewChangeAuthors(view)) if (ctx.isValidator(author)) voters.add(author);
     }
@@ -308,7 +331,7 @@ export class InstanceChangeVoting {
     if (this.primaryDownSince !== undefined && now - this.primaryDownSince >= ctx.opts.toleratePrimaryDisconnectionMs) this.vote(Suspicion.PRIMARY_DISCONNECTED);
     let expired = false;
     for (const [voter, v] of this.votes) {
-      if (now - v.at >= ctx.opts.outdatedInstanceChangesMs || v.view <= ctx.viewNo) {
+      if (!this.live(v, now) || v.view <= ctx.viewNo) {
         this.votes.delete(voter);
         expired = true;
       }
