@@ -14,16 +14,16 @@ describe('import boundaries of the package graph (#22)', function () {
   this.timeout(60_000);
 
   const planted: [string, string][] = [
-    ['packages/consensus/src/planted.ts', "import { Ledger } from '@quire/storage';"],
-    ['packages/consensus/src/planted.ts', "import { RequestExecutor } from '@quire/requests';"],
-    ['packages/consensus/src/sim/planted.ts', "export { NodeHost } from '@quire/network';"],
-    ['packages/client/src/planted.ts', "import { QuireNode } from '@quire/node';"],
-    ['packages/client/src/planted.ts', "export * from '@quire/storage';"],
-    ['packages/gateway/src/planted.ts', "import { verifyTrieProofAt } from '@quire/storage/proofs';"],
-    ['packages/common/src/planted.ts', "import { sha256 } from '@quire/crypto';"],
-    ['packages/network/src/planted.ts', "import { batchDigest } from '@quire/common/src/digests.js';"],
-    ['packages/storage/src/planted.ts', "import type { ConsensusCore } from '@quire/consensus';"],
-    ['packages/node/src/planted.ts', "import { expectCode } from '@quire/testing';"],
+    ['packages/consensus/src/lint-planted.ts', "import { Ledger } from '@quire/storage';"],
+    ['packages/consensus/src/lint-planted.ts', "import { RequestExecutor } from '@quire/requests';"],
+    ['packages/consensus/src/sim/lint-planted.ts', "export { NodeHost } from '@quire/network';"],
+    ['packages/client/src/lint-planted.ts', "import { QuireNode } from '@quire/node';"],
+    ['packages/client/src/lint-planted.ts', "export * from '@quire/storage';"],
+    ['packages/gateway/src/lint-planted.ts', "import { verifyTrieProofAt } from '@quire/storage/proofs';"],
+    ['packages/common/src/lint-planted.ts', "import { sha256 } from '@quire/crypto';"],
+    ['packages/network/src/lint-planted.ts', "import { batchDigest } from '@quire/common/src/digests.js';"],
+    ['packages/storage/src/lint-planted.ts', "import type { ConsensusCore } from '@quire/consensus';"],
+    ['packages/node/src/lint-planted.ts', "import { expectCode } from '@quire/testing';"],
   ];
   for (const [file, source] of planted) {
     it(`reports ${source} in ${file}`, async () => {
@@ -34,10 +34,10 @@ describe('import boundaries of the package graph (#22)', function () {
   }
 
   const allowed: [string, string][] = [
-    ['packages/consensus/src/planted.ts', "import { multiSignatureProblem } from '@quire/storage/proofs';"],
-    ['packages/client/src/planted.ts', "import '@quire/common/polyfill';"],
-    ['packages/node/src/planted.ts', "import { ConsensusCore } from '@quire/consensus';\nimport { Ledger } from '@quire/storage';"],
-    ['packages/gateway/src/planted.ts', "import { Pool } from '@quire/client';"],
+    ['packages/consensus/src/lint-planted.ts', "import { multiSignatureProblem } from '@quire/storage/proofs';"],
+    ['packages/client/src/lint-planted.ts', "import '@quire/common/polyfill';"],
+    ['packages/node/src/lint-planted.ts', "import { ConsensusCore } from '@quire/consensus';\nimport { Ledger } from '@quire/storage';"],
+    ['packages/gateway/src/lint-planted.ts', "import { Pool } from '@quire/client';"],
     ['test/planted.ts', "import { QuireNode } from '@quire/node';"],
     ['packages/storage/test/unit/planted.ts', "import { expectCodeAsync } from '@quire/testing';"],
   ];
@@ -46,4 +46,22 @@ describe('import boundaries of the package graph (#22)', function () {
       expect(await boundaryErrors(file, source)).to.deep.equal([]);
     });
   }
+});
+
+describe('typed lint of the sources (#22)', function () {
+  this.timeout(120_000);
+
+  async function ruleErrors(file: string, source: string, rule: string): Promise<string[]> {
+    const [result] = await eslint.lintText(source, { filePath: file });
+    expect(result!.messages.filter((m) => m.fatal === true).map((m) => m.message), 'parse errors').to.deep.equal([]);
+    return result!.messages.filter((m) => m.ruleId === rule).map((m) => m.message);
+  }
+
+  it('reports a floating promise in a package source, not one that is awaited, voided or caught', async () => {
+    const head = 'export async function f(): Promise<void> {}\n';
+    const rule = '@typescript-eslint/no-floating-promises';
+    expect(await ruleErrors('packages/node/src/lint-planted.ts', `${head}export function g(): void {\n  f();\n}\n`, rule)).to.have.length(1);
+    const handled = `${head}export async function g(): Promise<void> {\n  await f();\n  void f();\n  f().catch(() => undefined);\n}\n`;
+    expect(await ruleErrors('packages/node/src/lint-planted.ts', handled, rule)).to.deep.equal([]);
+  });
 });

@@ -66,17 +66,39 @@ export function readText(path: string, field: string): string {
   }
 }
 
-export function intArg(v: string | undefined, field: string): number | undefined {
-  if (v === undefined) return undefined;
+/** A non-negative integer argument. */
+export function intOf(v: string, field: string): number {
   if (!/^[0-9]+$/.test(v) || !Number.isSafeInteger(Number(v))) throw usage(field, 'a non-negative integer is required');
   return Number(v);
+}
+
+/** A non-negative integer option, undefined when it is absent. */
+export function intArg(v: string | undefined, field: string): number | undefined {
+  return v === undefined ? undefined : intOf(v, field);
+}
+
+/** An option's text: commander gives a string for an option with a value, true for a flag, undefined when absent. */
+export const textArg = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** A required option's text (commander refuses a command without it: this keeps the type honest). */
+export function requiredArg(v: unknown, field: string): string {
+  if (typeof v !== 'string') throw usage(field, 'required');
+  return v;
+}
+
+/** `{ [key]: f(v) }` when the option was given with a value, else nothing: for spreading into builder options. */
+export function given<K extends string, V>(key: K, v: unknown, f: (x: string) => V): { [P in K]?: V } {
+  return (typeof v === 'string' ? { [key]: f(v) } : {}) as { [P in K]?: V };
 }
 
 export function listArg(v: string | undefined): string[] | undefined {
   return v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
 }
 
-/** The signing key: --seed, then --key-file (seed text or JSON {"seed"}), then $QUIRE_SEED. */
+/** The signing key: --seed, then --key-file (seed text or JSON {"seed"}), then $QUIRE_SEED; none is a usage error. */
+export function loadKey(g: GlobalOptions): DidKey;
+/** The signing key, or undefined when none is given and `required` is false. */
+export function loadKey(g: GlobalOptions, required: boolean): DidKey | undefined;
 export function loadKey(g: GlobalOptions, required = true): DidKey | undefined {
   let seed = g.seed;
   if (seed === undefined && g.keyFile !== undefined) {

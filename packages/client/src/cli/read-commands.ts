@@ -1,18 +1,16 @@
 /** The quire commands for reads, raw requests (submit, sign), keys (did new) and the pool (pool status). */
 import type { Command } from 'commander';
-import { isPlainObject, parseJson, stringifyJson, type Request } from '@quire/common';
+import { isPlainObject, LedgerId, parseJson, stringifyJson, type Request } from '@quire/common';
 import * as b from '../requests/builders.js';
 import { DidKey } from '../requests/did.js';
 import { endorseRequest, multiSignRequest, signRequest } from '../requests/sign.js';
-import { intArg, loadKey, readText, usage, type Context } from './context.js';
+import { given, intArg, intOf, loadKey, readText, requiredArg, textArg, usage, type Context } from './context.js';
 import { CliExit, ExitCode } from './diagnostics.js';
 import { openCurrentWallet } from './wallet.js';
 
 type Run = (cmd: Command, fn: (ctx: Context, o: Record<string, string | boolean | undefined>) => Promise<void>) => void;
 
-const s = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-
-const LEDGERS: Record<string, number> = { pool: 0, domain: 1, config: 2, audit: 3, '0': 0, '1': 1, '2': 2, '3': 3 };
+const LEDGERS: Readonly<Record<string, number>> = { pool: LedgerId.POOL, domain: LedgerId.DOMAIN, config: LedgerId.CONFIG, audit: LedgerId.AUDIT, '0': 0, '1': 1, '2': 2, '3': 3 };
 
 function readRequestFile(path: string): { request: Request; text: string } {
   const text = readText(path, '--request-file').trim();
@@ -29,57 +27,58 @@ function readRequestFile(path: string): { request: Request; text: string } {
 export function addReadCommands(program: Command, run: Run): void {
   const read = (name: string, desc: string): Command => program.command(name).description(desc);
   const historic = (o: Record<string, unknown>): { seqNo?: number; timestamp?: number } => ({
-    ...(o.seqNo !== undefined ? { seqNo: intArg(s(o.seqNo), '--seq-no')! } : {}),
-    ...(o.timestamp !== undefined ? { timestamp: intArg(s(o.timestamp), '--timestamp')! } : {}),
+    ...given('seqNo', o.seqNo, (v) => intOf(v, '--seq-no')),
+    ...given('timestamp', o.timestamp, (v) => intOf(v, '--timestamp')),
   });
 
-  run(read('get-nym', 'read a DID').requiredOption('--dest <did>').option('--seq-no <n>').option('--timestamp <ts>'), (ctx, o) => ctx.read(b.buildGetNymRequest({ dest: s(o.dest)!, ...historic(o) })));
+  run(read('get-nym', 'read a DID').requiredOption('--dest <did>').option('--seq-no <n>').option('--timestamp <ts>'), (ctx, o) => ctx.read(b.buildGetNymRequest({ dest: requiredArg(o.dest, '--dest'), ...historic(o) })));
   run(read('get-attrib', 'read an attribute').requiredOption('--dest <did>').option('--raw <name>', 'attribute name').option('--enc <text>').option('--hash <hex>').option('--seq-no <n>').option('--timestamp <ts>'), (ctx, o) =>
-    ctx.read(b.buildGetAttribRequest({ dest: s(o.dest)!, ...(o.raw !== undefined ? { raw: s(o.raw)! } : {}), ...(o.enc !== undefined ? { enc: s(o.enc)! } : {}), ...(o.hash !== undefined ? { hash: s(o.hash)! } : {}), ...historic(o) })),
+    ctx.read(b.buildGetAttribRequest({ dest: requiredArg(o.dest, '--dest'), ...given('raw', o.raw, (v) => v), ...given('enc', o.enc, (v) => v), ...given('hash', o.hash, (v) => v), ...historic(o) })),
   );
   run(read('get-schema', 'read a schema').requiredOption('--dest <did>', 'author').requiredOption('--name <name>').requiredOption('--version <version>'), (ctx, o) =>
-    ctx.read(b.buildGetSchemaRequest({ dest: s(o.dest)!, name: s(o.name)!, version: s(o.version)! })),
+    ctx.read(b.buildGetSchemaRequest({ dest: requiredArg(o.dest, '--dest'), name: requiredArg(o.name, '--name'), version: requiredArg(o.version, '--version') })),
   );
   run(read('get-cred-def', 'read a credential definition').requiredOption('--origin <did>').requiredOption('--ref <seqNo>').option('--tag <tag>').option('--signature-type <type>'), (ctx, o) =>
-    ctx.read(b.buildGetCredDefRequest({ origin: s(o.origin)!, ref: intArg(s(o.ref), '--ref')!, ...(o.tag !== undefined ? { tag: s(o.tag)! } : {}), ...(o.signatureType !== undefined ? { signatureType: s(o.signatureType)! } : {}) })),
+    ctx.read(b.buildGetCredDefRequest({ origin: requiredArg(o.origin, '--origin'), ref: intOf(requiredArg(o.ref, '--ref'), '--ref'), ...given('tag', o.tag, (v) => v), ...given('signatureType', o.signatureType, (v) => v) })),
   );
-  run(read('get-revoc-reg-def', 'read a revocation registry definition').requiredOption('--id <id>'), (ctx, o) => ctx.read(b.buildGetRevocRegDefRequest({ id: s(o.id)! })));
+  run(read('get-revoc-reg-def', 'read a revocation registry definition').requiredOption('--id <id>'), (ctx, o) => ctx.read(b.buildGetRevocRegDefRequest({ id: requiredArg(o.id, '--id') })));
   run(read('get-revoc-reg', 'read a revocation registry accumulator as of a time').requiredOption('--id <revocRegDefId>').requiredOption('--timestamp <ts>'), (ctx, o) =>
-    ctx.read(b.buildGetRevocRegRequest({ revocRegDefId: s(o.id)!, timestamp: intArg(s(o.timestamp), '--timestamp')! })),
+    ctx.read(b.buildGetRevocRegRequest({ revocRegDefId: requiredArg(o.id, '--id'), timestamp: intOf(requiredArg(o.timestamp, '--timestamp'), '--timestamp') })),
   );
   run(read('get-revoc-reg-delta', 'read a revocation delta between two times').requiredOption('--id <revocRegDefId>').option('--from <ts>').requiredOption('--to <ts>'), (ctx, o) =>
-    ctx.read(b.buildGetRevocRegDeltaRequest({ revocRegDefId: s(o.id)!, ...(o.from !== undefined ? { from: intArg(s(o.from), '--from')! } : {}), to: intArg(s(o.to), '--to')! })),
+    ctx.read(b.buildGetRevocRegDeltaRequest({ revocRegDefId: requiredArg(o.id, '--id'), ...given('from', o.from, (v) => intOf(v, '--from')), to: intOf(requiredArg(o.to, '--to'), '--to') })),
   );
   run(read('get-auth-rule', 'read one authorization rule, or all').option('--txn-type <code>').option('--action <action>').option('--field <field>').option('--old-value <value>').option('--new-value <value>'), (ctx, o) =>
     ctx.read(
       b.buildGetAuthRuleRequest({
-        ...(o.txnType !== undefined ? { authType: s(o.txnType)! } : {}),
-        ...(o.action !== undefined ? { authAction: s(o.action) as 'ADD' } : {}),
-        ...(o.field !== undefined ? { field: s(o.field)! } : {}),
-        ...(o.oldValue !== undefined ? { oldValue: s(o.oldValue)! } : {}),
-        ...(o.newValue !== undefined ? { newValue: s(o.newValue)! } : {}),
+        ...given('authType', o.txnType, (v) => v),
+        ...given('authAction', o.action, (v) => v as 'ADD'),
+        ...given('field', o.field, (v) => v),
+        ...given('oldValue', o.oldValue, (v) => v),
+        ...given('newValue', o.newValue, (v) => v),
       }),
     ),
   );
   run(read('get-taa', 'read the transaction author agreement').option('--version <version>').option('--digest <hex>').option('--timestamp <ts>'), (ctx, o) =>
-    ctx.read(b.buildGetTxnAuthorAgreementRequest({ ...(o.version !== undefined ? { version: s(o.version)! } : {}), ...(o.digest !== undefined ? { digest: s(o.digest)! } : {}), ...(o.timestamp !== undefined ? { timestamp: intArg(s(o.timestamp), '--timestamp')! } : {}) })),
+    ctx.read(b.buildGetTxnAuthorAgreementRequest({ ...given('version', o.version, (v) => v), ...given('digest', o.digest, (v) => v), ...given('timestamp', o.timestamp, (v) => intOf(v, '--timestamp')) })),
   );
   run(read('get-taa-aml', 'read the acceptance mechanisms').option('--version <version>').option('--timestamp <ts>'), (ctx, o) =>
-    ctx.read(b.buildGetAcceptanceMechanismsRequest({ ...(o.version !== undefined ? { version: s(o.version)! } : {}), ...(o.timestamp !== undefined ? { timestamp: intArg(s(o.timestamp), '--timestamp')! } : {}) })),
+    ctx.read(b.buildGetAcceptanceMechanismsRequest({ ...given('version', o.version, (v) => v), ...given('timestamp', o.timestamp, (v) => intOf(v, '--timestamp')) })),
   );
   run(read('get-txn', 'read a transaction by ledger and seqNo').requiredOption('--ledger <ledger>', 'pool, domain, config, audit or 0-3').requiredOption('--seq-no <n>'), (ctx, o) => {
-    const ledgerId = LEDGERS[s(o.ledger)!.toLowerCase()];
+    const name = requiredArg(o.ledger, '--ledger').toLowerCase();
+    const ledgerId = Object.hasOwn(LEDGERS, name) ? LEDGERS[name] : undefined;
     if (ledgerId === undefined) throw usage('--ledger', 'pool, domain, config, audit or 0-3');
-    return ctx.read(b.buildGetTxnRequest({ ledgerId, seqNo: intArg(s(o.seqNo), '--seq-no')! }));
+    return ctx.read(b.buildGetTxnRequest({ ledgerId, seqNo: intOf(requiredArg(o.seqNo, '--seq-no'), '--seq-no') }));
   });
   run(read('get-rich-schema', 'read a rich schema object by id or by type, name and version').option('--id <id>').option('--rs-type <type>').option('--rs-name <name>').option('--rs-version <version>'), (ctx, o) => {
-    if (o.id !== undefined) return ctx.read(b.buildGetRichSchemaObjectByIdRequest({ id: s(o.id)! }));
+    if (o.id !== undefined) return ctx.read(b.buildGetRichSchemaObjectByIdRequest({ id: requiredArg(o.id, '--id') }));
     if (o.rsType === undefined || o.rsName === undefined || o.rsVersion === undefined) throw usage('--id', 'give --id, or --rs-type, --rs-name and --rs-version');
-    return ctx.read(b.buildGetRichSchemaObjectByMetadataRequest({ rsType: s(o.rsType) as b.RichSchemaKind, rsName: s(o.rsName)!, rsVersion: s(o.rsVersion)! }));
+    return ctx.read(b.buildGetRichSchemaObjectByMetadataRequest({ rsType: textArg(o.rsType) as b.RichSchemaKind, rsName: requiredArg(o.rsName, '--rs-name'), rsVersion: requiredArg(o.rsVersion, '--rs-version') }));
   });
 
   run(program.command('submit').description('send a pre-built, pre-signed request JSON verbatim and print the reply').requiredOption('--request-file <file>'), (ctx, o) => {
-    const { request, text } = readRequestFile(s(o.requestFile)!);
+    const { request, text } = readRequestFile(requiredArg(o.requestFile, '--request-file'));
     return ctx.send(request, new TextEncoder().encode(text));
   });
   run(
@@ -89,8 +88,8 @@ export function addReadCommands(program: Command, run: Run): void {
       .requiredOption('--request-file <file>')
       .option('--multi', 'always add to signatures, even as the only signer'),
     async (ctx, o) => {
-      const { request } = readRequestFile(s(o.requestFile)!);
-      const key = loadKey(ctx.g)!;
+      const { request } = readRequestFile(requiredArg(o.requestFile, '--request-file'));
+      const key = loadKey(ctx.g);
       const signed = request.endorser === key.did ? endorseRequest(request, key) : o.multi === true ? multiSignRequest(request, key) : signRequest(request, key);
       ctx.io.out(stringifyJson(signed));
     },
@@ -103,10 +102,10 @@ export function addReadCommands(program: Command, run: Run): void {
       .option('--seed <seed>', '32 characters or 64 hex digits')
       .option('--alias <alias>', 'store the key in the wallet in use under this name (quire wallet create/open first)'),
     async (ctx, o) => {
-      const seed = s(o.seed) ?? ctx.g.seed;
+      const seed = textArg(o.seed) ?? ctx.g.seed;
       const key = seed !== undefined ? DidKey.fromSeed(seed) : DidKey.random();
       const info: Record<string, string> = { did: key.did, verkey: key.verkey, fullVerkey: key.fullVerkey, didIndyV2: key.didIndyV2 };
-      const alias = s(o.alias);
+      const alias = textArg(o.alias);
       if (alias !== undefined) {
         const w = await openCurrentWallet();
         if (w === undefined) throw usage('--alias', 'no wallet in use: quire wallet create NAME (or wallet open NAME) first');
@@ -131,7 +130,7 @@ export function addReadCommands(program: Command, run: Run): void {
       if (o.refresh === true && ctx.g.refresh !== true) await pool.refresh();
       const st = pool.status();
       const timeoutMs = intArg(ctx.g.timeout, '--timeout') ?? 10_000;
-      const answers = await pool.submitAction(b.buildGetTxnRequest({ ledgerId: 0, seqNo: 1 }), { timeoutMs });
+      const answers = await pool.submitAction(b.buildGetTxnRequest({ ledgerId: LedgerId.POOL, seqNo: 1 }), { timeoutMs });
       const nodes = st.validators.map((v) => {
         const a = answers.get(v.alias);
         const answered = a !== undefined && a.kind !== 'error';

@@ -6,7 +6,7 @@ import { Option, type Command } from 'commander';
 import { Role, type Request } from '@quire/common';
 import { ClientError, ClientErrorCode } from '../errors.js';
 import * as b from '../requests/builders.js';
-import { intArg, jsonArg, jsonObjectArg, listArg, readText, usage, type Context } from './context.js';
+import { given, intOf, jsonArg, jsonObjectArg, listArg, readText, requiredArg, textArg, usage, type Context } from './context.js';
 import { addLedgerAdminCommands } from './ledger-admin-commands.js';
 
 type Run = (cmd: Command, fn: (ctx: Context, o: Record<string, string | boolean | undefined>) => Promise<void>) => void;
@@ -41,21 +41,15 @@ function command<O extends string>(c: WriteCommand<O>): WriteCommand {
   return c as unknown as WriteCommand;
 }
 
-const s = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
-/** a required option's value (commander refuses the command when it is missing) */
-const req = (v: string | boolean | undefined): string => s(v) ?? '';
-/** `{ [key]: value }` when the option was given, else nothing */
-const given = <K extends string, V>(key: K, v: string | boolean | undefined, f: (x: string) => V): { [P in K]?: V } =>
-  (typeof v === 'string' ? { [key]: f(v) } : {}) as { [P in K]?: V };
-
 /** `--role`: a role name, a code, or "" / NONE for no role (null). */
 const ROLE_NAMES: Readonly<Record<string, string | null>> = { ...Role, '': null, NONE: null };
 export function roleArg(v: string): string | null {
   const k = v.toUpperCase();
-  return Object.hasOwn(ROLE_NAMES, k) ? ROLE_NAMES[k]! : v;
+  const role = Object.hasOwn(ROLE_NAMES, k) ? ROLE_NAMES[k] : undefined;
+  return role === undefined ? v : role;
 }
 
-const indices = (v: string, field: string): number[] => (listArg(v) ?? []).map((x) => intArg(x, field)!);
+const indices = (v: string, field: string): number[] => (listArg(v) ?? []).map((x) => intOf(x, field));
 
 const RICH_SCHEMA_COMMANDS: readonly [string, b.RichSchemaKind, string][] = [
   ['json-ld-context', 'ctx', 'write a JSON-LD context'],
@@ -75,7 +69,7 @@ function authRulesArg(v: string): b.AuthRuleFields[] {
   });
 }
 
-const taaText = (o: Args<'text' | 'textFile'>): string | undefined => (typeof o.textFile === 'string' ? readText(o.textFile, '--text-file') : s(o.text));
+const taaText = (o: Args<'text' | 'textFile'>): string | undefined => (typeof o.textFile === 'string' ? readText(o.textFile, '--text-file') : textArg(o.text));
 
 /** Every write and action command but the ledger-administration ones (ledger-admin-commands.ts). */
 export const WRITE_COMMANDS: readonly WriteCommand[] = [
@@ -93,12 +87,12 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
     build: (o, submitter) =>
       b.buildNymRequest({
         submitter,
-        dest: req(o.dest),
+        dest: requiredArg(o.dest, '--dest'),
         ...given('verkey', o.verkey, (v) => v),
         ...given('role', o.role, roleArg),
         ...given('alias', o.alias, (v) => v),
         ...given('diddocContent', o.diddoc, (v) => jsonObjectArg(v, '--diddoc')),
-        ...given('version', o.version, (v) => intArg(v, '--version') as 0 | 1 | 2),
+        ...given('version', o.version, (v) => intOf(v, '--version') as 0 | 1 | 2),
       }),
   }),
   command({
@@ -113,7 +107,7 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
     build: (o, submitter) =>
       b.buildAttribRequest({
         submitter,
-        dest: req(o.dest),
+        dest: requiredArg(o.dest, '--dest'),
         ...given('raw', o.raw, (v) => jsonObjectArg(v, '--raw')),
         ...given('enc', o.enc, (v) => v),
         ...given('hash', o.hash, (v) => v),
@@ -127,7 +121,7 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
       version: { flags: '--version <version>', required: true },
       attrs: { flags: '--attrs <names>', help: 'comma-separated attribute names', required: true },
     },
-    build: (o, submitter) => b.buildSchemaRequest({ submitter, name: req(o.name), version: req(o.version), attrNames: listArg(s(o.attrs)) ?? [] }),
+    build: (o, submitter) => b.buildSchemaRequest({ submitter, name: requiredArg(o.name, '--name'), version: requiredArg(o.version, '--version'), attrNames: listArg(requiredArg(o.attrs, '--attrs')) ?? [] }),
   }),
   command({
     name: 'cred-def',
@@ -141,9 +135,9 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
     build: (o, submitter) =>
       b.buildCredDefRequest({
         submitter,
-        ref: intArg(s(o.ref), '--ref')!,
+        ref: intOf(requiredArg(o.ref, '--ref'), '--ref'),
         ...given('tag', o.tag, (v) => v),
-        data: { primary: jsonObjectArg(req(o.primary), '--primary'), ...given('revocation', o.revocation, (v) => jsonObjectArg(v, '--revocation')) },
+        data: { primary: jsonObjectArg(requiredArg(o.primary, '--primary'), '--primary'), ...given('revocation', o.revocation, (v) => jsonObjectArg(v, '--revocation')) },
       }),
   }),
   command({
@@ -161,14 +155,14 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
     build: (o, submitter) =>
       b.buildRevocRegDefRequest({
         submitter,
-        credDefId: req(o.credDefId),
-        tag: req(o.tag),
+        credDefId: requiredArg(o.credDefId, '--cred-def-id'),
+        tag: requiredArg(o.tag, '--tag'),
         value: {
-          issuanceType: req(o.issuanceType) as 'ISSUANCE_BY_DEFAULT',
-          maxCredNum: intArg(s(o.maxCredNum), '--max-cred-num')!,
-          publicKeys: jsonObjectArg(req(o.publicKeys), '--public-keys'),
-          tailsHash: req(o.tailsHash),
-          tailsLocation: req(o.tailsLocation),
+          issuanceType: requiredArg(o.issuanceType, '--issuance-type') as 'ISSUANCE_BY_DEFAULT',
+          maxCredNum: intOf(requiredArg(o.maxCredNum, '--max-cred-num'), '--max-cred-num'),
+          publicKeys: jsonObjectArg(requiredArg(o.publicKeys, '--public-keys'), '--public-keys'),
+          tailsHash: requiredArg(o.tailsHash, '--tails-hash'),
+          tailsLocation: requiredArg(o.tailsLocation, '--tails-location'),
         },
       }),
   }),
@@ -185,9 +179,9 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
     build: (o, submitter) =>
       b.buildRevocRegEntryRequest({
         submitter,
-        revocRegDefId: req(o.revocRegDefId),
+        revocRegDefId: requiredArg(o.revocRegDefId, '--revoc-reg-def-id'),
         value: {
-          accum: req(o.accum),
+          accum: requiredArg(o.accum, '--accum'),
           ...given('prevAccum', o.prevAccum, (v) => v),
           ...given('issued', o.issued, (v) => indices(v, '--issued')),
           ...given('revoked', o.revoked, (v) => indices(v, '--revoked')),
@@ -206,7 +200,7 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
         ver: { flags: '--ver <ver>', help: 'payload version' },
       },
       build: (o, submitter) =>
-        b.buildRichSchemaRequest({ submitter, kind, id: req(o.id), content: jsonObjectArg(req(o.content), '--content'), rsName: req(o.name), rsVersion: req(o.version), ...given('ver', o.ver, (v) => v) }),
+        b.buildRichSchemaRequest({ submitter, kind, id: requiredArg(o.id, '--id'), content: jsonObjectArg(requiredArg(o.content, '--content'), '--content'), rsName: requiredArg(o.name, '--name'), rsVersion: requiredArg(o.version, '--version'), ...given('ver', o.ver, (v) => v) }),
     }),
   ),
   command({
@@ -226,14 +220,14 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
     build: (o, submitter) =>
       b.buildNodeRequest({
         submitter,
-        dest: req(o.dest),
+        dest: requiredArg(o.dest, '--dest'),
         data: {
-          alias: req(o.alias),
+          alias: requiredArg(o.alias, '--alias'),
           ...given('client_ip', o.clientIp, (v) => v),
-          ...given('client_port', o.clientPort, (v) => intArg(v, '--client-port')!),
+          ...given('client_port', o.clientPort, (v) => intOf(v, '--client-port')),
           ...given('node_ip', o.nodeIp, (v) => v),
-          ...given('node_port', o.nodePort, (v) => intArg(v, '--node-port')!),
-          ...given('services', o.services, (v) => listArg(v)!),
+          ...given('node_port', o.nodePort, (v) => intOf(v, '--node-port')),
+          ...given('services', o.services, (v) => listArg(v) ?? []),
           ...given('blskey', o.blskey, (v) => v),
           ...given('blskey_pop', o.blskeyPop, (v) => v),
         },
@@ -257,12 +251,12 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
     build: (o, submitter) =>
       b.buildPoolUpgradeRequest({
         submitter,
-        name: req(o.name),
-        version: req(o.version),
-        action: req(o.action) as 'start',
-        sha256: req(o.sha256),
+        name: requiredArg(o.name, '--name'),
+        version: requiredArg(o.version, '--version'),
+        action: requiredArg(o.action, '--action') as 'start',
+        sha256: requiredArg(o.sha256, '--sha256'),
         ...given('schedule', o.schedule, (v) => jsonObjectArg(v, '--schedule') as Record<string, string>),
-        ...given('timeout', o.upgradeTimeout, (v) => intArg(v, '--upgrade-timeout')!),
+        ...given('timeout', o.upgradeTimeout, (v) => intOf(v, '--upgrade-timeout')),
         ...given('justification', o.justification, (v) => v),
         reinstall: o.reinstall === true,
         force: o.force === true,
@@ -282,7 +276,7 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
     name: 'pool-restart',
     description: 'restart the pool nodes (an action: every node answers on its own)',
     options: { action: { flags: '--action <action>', help: 'start or cancel', required: true }, datetime: { flags: '--datetime <iso>', help: 'when; absent or "0" = now' } },
-    build: (o, submitter) => b.buildPoolRestartRequest({ submitter, action: req(o.action) as 'start', ...given('datetime', o.datetime, (v) => v) }),
+    build: (o, submitter) => b.buildPoolRestartRequest({ submitter, action: requiredArg(o.action, '--action') as 'start', ...given('datetime', o.datetime, (v) => v) }),
   }),
   command({
     name: 'validator-info',
@@ -304,20 +298,20 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
     build: (o, submitter) =>
       b.buildAuthRuleRequest({
         submitter,
-        authType: req(o.txnType),
-        authAction: req(o.action) as 'ADD',
-        field: req(o.field),
+        authType: requiredArg(o.txnType, '--txn-type'),
+        authAction: requiredArg(o.action, '--action') as 'ADD',
+        field: requiredArg(o.field, '--field'),
         ...given('oldValue', o.oldValue, (v) => v),
-        newValue: req(o.newValue),
-        constraint: jsonObjectArg(req(o.constraint), '--constraint'),
+        newValue: requiredArg(o.newValue, '--new-value'),
+        constraint: jsonObjectArg(requiredArg(o.constraint, '--constraint'), '--constraint'),
       }),
   }),
   command({
     name: 'auth-rules',
     description: 'change several authorization rules in one txn',
     options: { rules: { flags: '--rules <json>', help: 'list of {auth_type, auth_action, field, [old_value], new_value, constraint} (JSON or @file)', required: true } },
-    check: (o) => void authRulesArg(req(o.rules)),
-    build: (o, submitter) => b.buildAuthRulesRequest({ submitter, rules: authRulesArg(req(o.rules)) }),
+    check: (o) => void authRulesArg(requiredArg(o.rules, '--rules')),
+    build: (o, submitter) => b.buildAuthRulesRequest({ submitter, rules: authRulesArg(requiredArg(o.rules, '--rules')) }),
   }),
   command({
     name: 'taa',
@@ -334,10 +328,10 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
       const text = taaText(o);
       return b.buildTxnAuthorAgreementRequest({
         submitter,
-        version: req(o.version),
+        version: requiredArg(o.version, '--version'),
         ...(text !== undefined ? { text } : {}),
-        ...given('ratificationTs', o.ratificationTs, (v) => intArg(v, '--ratification-ts')!),
-        ...given('retirementTs', o.retirementTs, (v) => intArg(v, '--retirement-ts')!),
+        ...given('ratificationTs', o.ratificationTs, (v) => intOf(v, '--ratification-ts')),
+        ...given('retirementTs', o.retirementTs, (v) => intOf(v, '--retirement-ts')),
       });
     },
   }),
@@ -346,7 +340,7 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
     description: 'write the acceptance mechanisms list',
     options: { version: { flags: '--version <version>', required: true }, aml: { flags: '--aml <json>', help: 'label -> description (JSON or @file)', required: true }, context: { flags: '--context <text>' } },
     build: (o, submitter) =>
-      b.buildTxnAuthorAgreementAmlRequest({ submitter, version: req(o.version), aml: jsonObjectArg(req(o.aml), '--aml') as Record<string, string>, ...given('amlContext', o.context, (v) => v) }),
+      b.buildTxnAuthorAgreementAmlRequest({ submitter, version: requiredArg(o.version, '--version'), aml: jsonObjectArg(requiredArg(o.aml, '--aml'), '--aml') as Record<string, string>, ...given('amlContext', o.context, (v) => v) }),
   }),
 ];
 

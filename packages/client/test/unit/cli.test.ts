@@ -73,6 +73,12 @@ describe('quire CLI (offline commands)', () => {
     expect(badDest.code).to.equal(1);
     const missing = await runCli(['get-txn', '--ledger', 'domain']);
     expect(missing.code).to.equal(1);
+    // a ledger name is looked up among the ledgers only, never among an object's inherited properties
+    for (const ledger of ['constructor', 'toString', '__proto__']) {
+      const bad = await runCli(['--genesis', '/nonexistent', 'get-txn', '--ledger', ledger, '--seq-no', '1']);
+      expect(bad.code, ledger).to.equal(1);
+      expect(bad.err.join('\n'), ledger).to.contain('--ledger: pool, domain, config, audit or 0-3');
+    }
     expect((await runCli(['--help'])).code).to.equal(0);
     expect(buildNymRequest).to.be.a('function');
   });
