@@ -75,6 +75,8 @@ export class InstanceChangeVoting {
    */
   private freshnessPeriodStart: number | undefined;
   private samples: ThroughputSample[] = [];
+  /** what the monitor saw when it last reported (for the vote's log line) */
+  private monitorDetail: Record<string, unknown> = {};
 
   constructor(
     private readonly ctx: CoreContext,
@@ -129,14 +131,15 @@ export class InstanceChangeVoting {
 
   // ---- INSTANCE_CHANGE voting -------------------------------------------------------------------
 
-  vote(code: number, proposed = this.ctx.viewNo + 1): void {
+  /** Votes `code` for `proposed`; `detail` (which monitor reported, and its figures) goes to the log line only. */
+  vote(code: number, proposed = this.ctx.viewNo + 1, detail?: Record<string, unknown>): void {
     const ctx = this.ctx;
     const now = ctx.now();
     const last = this.sentAt.get(proposed);
     if (last !== undefined && now - last < ctx.opts.viewChangeWindowMs) return;
     this.sentAt.set(proposed, now);
     this.ownReasons.set(proposed, code);
-    ctx.modules.logger?.info({ view: proposed, code }, 'instance change voted');
+    ctx.modules.logger?.info({ view: proposed, code, ...detail }, 'instance change voted');
     ctx.broadcast({ op: 'INSTANCE_CHANGE', viewNo: proposed, reason: code });
     if (proposed > ctx.viewNo) this.recordVote(ctx.name, proposed, code);
   }
@@ -229,7 +232,7 @@ export class InstanceChangeVoting {
     this.recordVote(from, ic.viewNo, ic.reason);
     // Indy rule: a node whose own monitor (M1-M3) reports degradation joins the proposed view
     const code = this.monitorSuspicion();
-    if (code !== undefined && this.votes.get(ctx.name)?.view !== ic.viewNo) this.vote(code, ic.viewNo);
+    if (code !== undefined && this.votes.get(ctx.name)?.view !== ic.viewNo) this.vote(code, ic.viewNo, { ...this.monitorDetail, adoptedFrom: from });
   }
 
   /** This node itself suspects the primary now: its monitor (M1-M3) reports, or the primary is disconnected too long. */
@@ -268,7 +271,11 @@ export class InstanceChangeVoting {
   private monitorSuspicion(): number | undefined {
     const ctx = this.ctx;
     if (ctx.waitingForNewView || ctx.catchingUp || ctx.now() < this.monitorPausedUntil) return undefined;
-    if (this.throughputDegraded()) return Suspicion.PRIMARY_DEGRADED;
+    if (this.throughputDegraded()) {
+      const [first, last] = [this.samples[0], this.samples[this.samples.length - 1]];
+      this.monitorDetail = { monitor: 'M3', finalised: (last?.finalised ?? 0) - (first?.finalised ?? 0), ordered: (last?.ordered ?? 0) - (first?.ordered ?? 0) };
+      return Suspicion.PRIMARY_DEGRADED;
+    }
     const oldest = this.intake.oldestFinalisedAt();
     if (oldest === undefined) return undefined;
     const now = ctx.now();
@@ -276,9 +283,16 @@ export class InstanceChangeVoting {
     // M1: finalised requests are pending and for PROGRESS_TIMEOUT no batch was ordered and the primary
     // proposed none: a primary that keeps proposing while a loaded pool orders slowly is busy, not
     // faulty (M2 and M3 still judge what its proposals achieve)
-    if (now - Math.max(ctx.lastOrderedAt, ctx.lastProposalAt, oldest, this.viewStartedAt) >= ctx.opts.progressTimeoutMs * f) return Suspicion.PRIMARY_DEGRADED;
+    const progress = Math.max(ctx.lastOrderedAt, ctx.lastProposalAt, oldest, this.viewStartedAt);
+    if (now - progress >= ctx.opts.progressTimeoutMs * f) {
+      this.monitorDetail = { monitor: 'M1', sinceOrderedMs: now - ctx.lastOrderedAt, sinceProposalMs: now - ctx.lastProposalAt };
+      return Suspicion.PRIMARY_DEGRADED;
+    }
     // M2: the oldest finalised pending request waits longer than REQUEST_ORDERING_TIMEOUT
-    if (now - Math.max(oldest, this.viewStartedAt) >= ctx.opts.requestOrderingTimeoutMs * f) return Suspicion.REQUEST_NOT_ORDERED;
+    if (now - Math.max(oldest, this.viewStartedAt) >= ctx.opts.requestOrderingTimeoutMs * f) {
+      this.monitorDetail = { monitor: 'M2', oldestMs: now - oldest };
+      return Suspicion.REQUEST_NOT_ORDERED;
+    }
     return undefined;
   }
 
@@ -327,7 +341,7 @@ export class InstanceChangeVoting {
     this.lastMonitorAt = now;
     this.sampleThroughput(now);
     const code = this.monitorSuspicion();
-    if (code !== undefined) this.vote(code);
+    if (code !== undefined) this.vote(code, undefined, this.monitorDetail);
     if (this.primaryDownSince !== undefined && now - this.primaryDownSince >= ctx.opts.toleratePrimaryDisconnectionMs) this.vote(Suspicion.PRIMARY_DISCONNECTED);
     let expired = false;
     for (const [voter, v] of this.votes) {
