@@ -44,6 +44,7 @@ interface Opts {
   catchupRate: number;
   curveRates: number[];
   curveDuration: number;
+  recoverySteps: number;
   plot: string;
   phases: Phase[];
   nodeBin: 'auto' | 'source' | 'build';
@@ -107,6 +108,7 @@ const opts = new Command('bench:pool')
   .option('--catchup-rate <n>', 'catch-up phase: NYM writes per second offered (open loop) while the node catches up (0: none)', nonNegative('--catchup-rate'), 700)
   .option('--curve-rates <list>', 'curve phase: NYM write rates offered, one step each', rateList, [100, 300, 600, 1000, 1500, 2500])
   .option('--curve-duration <s>', 'curve phase: seconds of each step', positive('--curve-duration'), 30)
+  .option('--recovery-steps <n>', 'curve phase: 5 s steps at 300/s after the last rate, each timed on its own (0: none)', nonNegative('--recovery-steps'), 4)
   .option('--plot <file>', 'curve phase: the SVG plot written', 'bench-pool-curve.svg')
   .option('--phases <list>', `comma-separated subset of ${PHASES.join(',')}`, phaseList, [...PHASES])
   .option('--node-bin <mode>', 'auto | source | build (see docs/devnet.md)', 'auto')
@@ -288,6 +290,12 @@ if (needPool) {
         const failed = r.kinds.reduce((a, k) => a + k.outcomes.counts.timeout + k.outcomes.counts.error + k.outcomes.counts.rejected, 0) - r.overloaded;
         points.push({ offered: rate, acked: r.writesPerSecond, refused: r.overloaded / secs, failed: failed / secs, p50: r.writeLatency?.p50, p99: r.writeLatency?.p99, ...(r.nodeCpuPerOkMs !== undefined ? { cpu: r.nodeCpuPerOkMs } : {}), ...(r.overloadedLatency !== undefined ? { refuseP99: r.overloadedLatency.p99 } : {}) });
       }
+      // the load drops back to 300/s: how soon do the writes' latencies come back (5 s steps, each timed alone)
+      const recovery: string[] = [];
+      for (let i = 0; i < opts.recoverySteps; i++) {
+        const r = await load(`curve: recovery step ${i + 1}, 300/s for 5 s`, { mix: 'nym', rate: 300, durationMs: 5_000, requestTimeoutMs: opts.timeout });
+        recovery.push(`${5 * i}-${5 * (i + 1)} s: ${fmt(r.writesPerSecond)}/s, p50 ${fmt(r.writeLatency?.p50)} / p99 ${fmt(r.writeLatency?.p99)} ms`);
+      }
       const viewChanges = (await viewOf()) - view0;
       const peak = Math.max(...points.map((p) => p.acked));
       for (const p of points) {
@@ -297,6 +305,7 @@ if (needPool) {
           p.acked < p.offered * 0.95 ? 'overload: >= 90 % of the peak, refusals <= 50 ms' : '',
         );
       }
+      if (recovery.length > 0) row('curve: back to 300/s after the last step', recovery.join('; '), 'latency back within seconds');
       row('curve: view changes during the curve', String(viewChanges), '0');
       const title = `bench:pool load curve, ${opts.curveDuration} s per step, ${tuned ? 'TUNED configuration' : 'default configuration'}, ${cores} cores, node ${process.version}`;
       mkdirSync(dirname(resolve(opts.plot)), { recursive: true });
