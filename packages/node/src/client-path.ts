@@ -104,8 +104,8 @@ const textDecoder = new TextDecoder('utf-8', { fatal: false });
 export { encodeReply };
 
 export class ClientPath {
-  private readonly m: ClientPathModules;
-  private readonly o: ClientPathOptions;
+  private readonly modules: ClientPathModules;
+  private readonly options: ClientPathOptions;
   private readonly pending = new Map<string, Pending>();
   private readonly clock: () => number;
   private writable = true;
@@ -113,8 +113,8 @@ export class ClientPath {
   private stopped = false;
 
   constructor(modules: ClientPathModules, options: Partial<ClientPathOptions> = {}) {
-    this.m = modules;
-    this.o = { ...defaultClientPathOptions, ...options };
+    this.modules = modules;
+    this.options = { ...defaultClientPathOptions, ...options };
     this.clock = modules.monotonicMs ?? (() => performance.now());
   }
 
@@ -161,7 +161,7 @@ export class ClientPath {
         this.count('write', 'nack');
         return;
       }
-      const outcome = await this.m.pipeline.receive(value, { now: this.m.now(), writable: this.writable, fromClient: true });
+      const outcome = await this.modules.pipeline.receive(value, { now: this.modules.now(), writable: this.writable, fromClient: true });
       switch (outcome.kind) {
         case 'nack': {
           const r = outcome.request;
@@ -172,16 +172,16 @@ export class ClientPath {
         }
         case 'read': {
           const result = { ...outcome.reply.result };
-          attachMultiSignatures(this.m.stores, result, outcome.reply, outcome.request.type, outcome.request.operation);
+          attachMultiSignatures(this.modules.stores, result, outcome.reply, outcome.request.type, outcome.request.operation);
           channel.respond(encodeReply({ op: 'REPLY', result }));
           this.count('read', 'reply');
-          this.m.metrics?.readLatency.observe((this.clock() - started) / 1000);
+          this.modules.metrics?.readLatency.observe((this.clock() - started) / 1000);
           return;
         }
         case 'action': {
           const r = outcome.request;
           const id = r.identifier ?? r.author;
-          const act = this.m.onAction;
+          const act = this.modules.onAction;
           if (act === undefined) {
             channel.respond(encodeReply({ op: 'REQNACK', identifier: id, reqId: r.reqId, reason: `action ${r.type} is not available on this node` }));
             this.count('action', 'nack');
@@ -212,16 +212,16 @@ export class ClientPath {
         }
         case 'write': {
           const r = outcome.request;
-          if (outcome.forced) this.m.onForced?.(r.request, r.digest);
+          if (outcome.forced) this.modules.onForced?.(r.request, r.digest);
           const connId = `c${this.nextConn++}`;
           this.pending.set(connId, { channel, identifier: r.identifier ?? r.author, reqId: r.reqId, answered: false, receivedAt: started, digest: r.digest, payloadDigest: r.payloadDigest });
-          this.m.metrics?.writeStages.observe({ stage: 'verify' }, (this.clock() - started) / 1000);
-          this.m.submit(connId, r.request as unknown as Record<string, unknown>, admittedInfo(r, outcome.handler.ledgerId));
+          this.modules.metrics?.writeStages.observe({ stage: 'verify' }, (this.clock() - started) / 1000);
+          this.modules.submit(connId, r.request as unknown as Record<string, unknown>, admittedInfo(r, outcome.handler.ledgerId));
           return;
         }
       }
     } catch (e) {
-      this.m.logger.warn({ err: e }, 'client request failed unexpectedly');
+      this.modules.logger.warn({ err: e }, 'client request failed unexpectedly');
       const err = new RequestError(RequestErrorCode.INTERNAL, { problem: e instanceof Error ? e.message : String(e) });
       channel.respond(encodeReply(nack('', 0, err)));
     }
@@ -229,7 +229,7 @@ export class ClientPath {
 
   /** A write that admission control refuses before it is verified (consensus.md §2 step 5, intake.ts). */
   private refusedAtDoor(value: unknown): boolean {
-    const admit = this.m.admit;
+    const admit = this.modules.admit;
     if (admit === undefined || !this.writable || !isPlainObject(value) || !isPlainObject(value.operation)) return false;
     const type = value.operation.type;
     return typeof type === 'string' && isWriteType(type) && !admit(value);
@@ -237,7 +237,7 @@ export class ClientPath {
 
   /** A pool-ledger catch-up message of a light client (consensus.md §9.4). */
   private async catchup(msg: Record<string, unknown>, channel: ClientChannel): Promise<void> {
-    const a = await answerClientCatchup(msg, this.m.stores.ledgers[LedgerId.POOL], { maxMessageLength: this.o.maxMessageLength, maxTxns: this.o.maxCatchupTxns });
+    const a = await answerClientCatchup(msg, this.modules.stores.ledgers[LedgerId.POOL], { maxMessageLength: this.options.maxMessageLength, maxTxns: this.options.maxCatchupTxns });
     if (a.ok) {
       channel.respond(a.reply);
       this.count('catchup', 'reply');
@@ -267,14 +267,14 @@ export class ClientPath {
         } else {
           const reason = typeof m.reason === 'string' ? m.reason : `unexpected ${String(m.op)}`;
           if (!settled) reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: request.operation.type, reason }));
-          else this.m.logger.warn({ type: request.operation.type, reqId: String(request.reqId), reason }, 'a request of this node was rejected at ordering');
+          else this.modules.logger.warn({ type: request.operation.type, reqId: String(request.reqId), reason }, 'a request of this node was rejected at ordering');
         }
         settled = true;
         return true;
       };
       void (async () => {
         if (this.stopped) return reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: request.operation.type, reason: 'the node is shutting down' }));
-        const outcome = await this.m.pipeline.receive(request, { now: this.m.now(), writable: true, fromClient: false });
+        const outcome = await this.modules.pipeline.receive(request, { now: this.modules.now(), writable: true, fromClient: false });
         if (outcome.kind !== 'write') {
           const reason = outcome.kind === 'nack' ? wrapReason(outcome.error, outcome.request?.identifier ?? null, outcome.request?.reqId ?? request.reqId) : `not a write (${outcome.kind})`;
           return reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: request.operation.type, reason }));
@@ -282,7 +282,7 @@ export class ClientPath {
         const r = outcome.request;
         const connId = `c${this.nextConn++}`;
         this.pending.set(connId, { channel: { respond: settle, push: settle }, identifier: r.identifier ?? r.author, reqId: r.reqId, answered: false, receivedAt: this.clock(), digest: r.digest, payloadDigest: r.payloadDigest });
-        this.m.submit(connId, r.request as unknown as Record<string, unknown>, admittedInfo(r, outcome.handler.ledgerId));
+        this.modules.submit(connId, r.request as unknown as Record<string, unknown>, admittedInfo(r, outcome.handler.ledgerId));
       })().catch(reject);
     });
   }
@@ -314,7 +314,7 @@ export class ClientPath {
   }
 
   private async answerFromLedger(p: Pending, payloadDigest: string, digest: string): Promise<void> {
-    const s = this.m.stores;
+    const s = this.modules.stores;
     const loc = s.seqNoIndex.getByPayloadDigestSync(payloadDigest);
     if (loc === undefined || s.seqNoIndex.getPayloadDigestSync(digest) !== payloadDigest) {
       const err = new RequestError(RequestErrorCode.DUPLICATE_DIFFERENT_SIGNATURES);
@@ -338,7 +338,7 @@ export class ClientPath {
     let n = 0;
     for (const [connId, p] of [...this.pending]) {
       if (p.payloadDigest === undefined || p.digest === undefined) continue;
-      if (this.m.stores.seqNoIndex.getByPayloadDigestSync(p.payloadDigest) === undefined) continue;
+      if (this.modules.stores.seqNoIndex.getByPayloadDigestSync(p.payloadDigest) === undefined) continue;
       if (this.pending.get(connId) !== p) continue;
       this.pending.delete(connId);
       await this.answerFromLedger(p, p.payloadDigest, p.digest);
@@ -354,7 +354,7 @@ export class ClientPath {
    * ledger if the write was ordered meanwhile). Returns how many were released.
    */
   expire(): number {
-    const limit = this.clock() - this.o.replyTimeoutMs;
+    const limit = this.clock() - this.options.replyTimeoutMs;
     let n = 0;
     for (const [c, p] of this.pending) {
       if (p.receivedAt > limit) continue;
@@ -371,7 +371,7 @@ export class ClientPath {
     let proofs: Map<number, WriteProof> | undefined;
     if (answered.length > 1) {
       const seqNos = answered.map((r) => r.seqNo);
-      proofs = writeProofs(this.m.stores.ledgers[ledgerId as 0 | 1 | 2 | 3], Math.min(...seqNos), Math.max(...seqNos));
+      proofs = writeProofs(this.modules.stores.ledgers[ledgerId as 0 | 1 | 2 | 3], Math.min(...seqNos), Math.max(...seqNos));
     }
     for (const r of answered) {
       const targets = r.connIds.map((c) => [c, this.pending.get(c)] as const).filter((x): x is readonly [string, Pending] => x[1] !== undefined);
@@ -393,7 +393,7 @@ export class ClientPath {
     if (p.answered) p.channel.push(bytes);
     else p.channel.respond(bytes);
     this.count('write', outcome);
-    this.m.metrics?.writeLatency.observe((this.clock() - p.receivedAt) / 1000);
+    this.modules.metrics?.writeLatency.observe((this.clock() - p.receivedAt) / 1000);
   }
 
   /** Drops the reply targets of a closed client session. */
@@ -403,11 +403,11 @@ export class ClientPath {
 
   /** formats.md §5.2: the stored txn (ATTRIB raw/enc restored) + rootHash + auditPath at size seqNo. */
   writeResult(ledgerId: number, seqNo: number, proof?: WriteProof): Promise<Record<string, unknown>> {
-    return writeResult(this.m.stores, ledgerId, seqNo, proof);
+    return writeResult(this.modules.stores, ledgerId, seqNo, proof);
   }
 
   private count(kind: string, outcome: string): void {
-    this.m.metrics?.requests.inc({ kind, outcome });
+    this.modules.metrics?.requests.inc({ kind, outcome });
   }
 }
 

@@ -25,7 +25,7 @@ const FORCEABLE = new Set<string>([TxnType.POOL_UPGRADE, TxnType.POOL_CONFIG]);
 export class ForcedRequests {
   private readonly applied = new Set<string>();
 
-  constructor(private readonly m: ForcedRequestsModules) {}
+  constructor(private readonly modules: ForcedRequestsModules) {}
 
   /** A forced request that passed validation on receipt (the client path validated it). */
   apply(request: Request, digest: string): void {
@@ -34,10 +34,10 @@ export class ForcedRequests {
     if (this.applied.size > REMEMBERED) this.applied.delete(this.applied.values().next().value!);
     const op = request.operation;
     if (op.type === TxnType.POOL_CONFIG && typeof op.writes === 'boolean') {
-      this.m.setWritable(op.writes);
-      this.m.logger.info({ writes: op.writes, by: request.identifier }, 'forced POOL_CONFIG applied');
+      this.modules.setWritable(op.writes);
+      this.modules.logger.info({ writes: op.writes, by: request.identifier }, 'forced POOL_CONFIG applied');
     } else if (op.type === TxnType.POOL_UPGRADE) {
-      this.m.poolUpgrade(request);
+      this.modules.poolUpgrade(request);
     }
   }
 
@@ -51,11 +51,11 @@ export class ForcedRequests {
     const op = msg.request.operation;
     if (!isPlainObject(op) || typeof op.type !== 'string' || !FORCEABLE.has(op.type) || op.force !== true) return;
     try {
-      const outcome = await this.m.pipeline.receive(msg.request, { now: this.m.now(), writable: true, fromClient: true });
+      const outcome = await this.modules.pipeline.receive(msg.request, { now: this.modules.now(), writable: true, fromClient: true });
       if (outcome.kind === 'write' && outcome.forced) this.apply(outcome.request.request, outcome.request.digest);
-      else if (outcome.kind === 'nack') this.m.logger.debug({ type: op.type, reason: outcome.error.message }, 'forced request from a peer not applied');
+      else if (outcome.kind === 'nack') this.modules.logger.debug({ type: op.type, reason: outcome.error.message }, 'forced request from a peer not applied');
     } catch (e) {
-      this.m.logger.warn({ err: e }, 'forced request from a peer could not be checked');
+      this.modules.logger.warn({ err: e }, 'forced request from a peer could not be checked');
     }
   }
 }

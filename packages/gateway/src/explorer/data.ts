@@ -58,23 +58,23 @@ export function multiSignatureOf(result: Json): MultiSignatureInfo | undefined {
 
 /** A small LRU map (Map keeps insertion order; a hit moves the key to the end). */
 export class Lru<K, V> {
-  private readonly m = new Map<K, V>();
+  private readonly entries = new Map<K, V>();
   constructor(private readonly max: number) {}
   get(k: K): V | undefined {
-    const v = this.m.get(k);
+    const v = this.entries.get(k);
     if (v !== undefined) {
-      this.m.delete(k);
-      this.m.set(k, v);
+      this.entries.delete(k);
+      this.entries.set(k, v);
     }
     return v;
   }
   set(k: K, v: V): void {
-    this.m.delete(k);
-    this.m.set(k, v);
-    while (this.m.size > this.max) this.m.delete(this.m.keys().next().value as K);
+    this.entries.delete(k);
+    this.entries.set(k, v);
+    while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as K);
   }
   get size(): number {
-    return this.m.size;
+    return this.entries.size;
   }
 }
 
