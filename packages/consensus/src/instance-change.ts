@@ -266,11 +266,13 @@ export class InstanceChangeVoting {
   /**
    * The code the monitor votes now (consensus.md §6.1): 25 PRIMARY_DEGRADED when M1 (stall) or M3
    * (throughput) reports, else 61 REQUEST_NOT_ORDERED when M2 (oldest finalised request) reports;
-   * undefined when none does or while the monitor is off (view change, catch-up).
+   * undefined when none does, while the monitor is off (view change, catch-up, a stall of this
+   * node's own event loop) and at the primary of a pool with f >= 1.
    */
   private monitorSuspicion(): number | undefined {
     const ctx = this.ctx;
     if (ctx.waitingForNewView || ctx.catchingUp || ctx.now() < this.monitorPausedUntil) return undefined;
+    if (this.primaryAbstains()) return undefined;
     if (this.throughputDegraded()) {
       const [first, last] = [this.samples[0], this.samples[this.samples.length - 1]];
       this.monitorDetail = { monitor: 'M3', finalised: (last?.finalised ?? 0) - (first?.finalised ?? 0), ordered: (last?.ordered ?? 0) - (first?.ordered ?? 0) };
@@ -294,6 +296,23 @@ export class InstanceChangeVoting {
       return Suspicion.REQUEST_NOT_ORDERED;
     }
     return undefined;
+  }
+
+  /**
+   * The primary does not judge itself (#16): it knows whether it proposes; when an honest primary's
+   * batches are ordered slowly the pool is busy, and its own vote made up the n-f against it (its M3
+   * under overload). The n-1 backups are at least n-f, so a faulty primary is still voted out. It
+   * judges again when a validator waits in a later view (its VIEW_CHANGE is held): the view may then
+   * lack the quorum to order, and moving to that view needs every vote, the primary's too. With f = 0
+   * (a development pool) every vote is always needed.
+   */
+  private primaryAbstains(): boolean {
+    const ctx = this.ctx;
+    if (!ctx.isPrimary() || ctx.quorums.weak <= 1) return false;
+    for (let v = ctx.viewNo + 1; v <= ctx.viewNo + INSTANCE_CHANGE_VIEW_WINDOW; v++) {
+      for (const author of this.hooks.viewChangeAuthors(v)) if (ctx.isValidator(author)) return false;
+    }
+    return true;
   }
 
   /**
