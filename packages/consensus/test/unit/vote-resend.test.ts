@@ -57,6 +57,29 @@ describe('a view change one node entered alone is joined (#16)', () => {
     for (const n of ['Node2', 'Node3', 'Node4']) expect(pool.orderedBy.get(n)?.has(Number(w!.reqId)) ?? false, n).to.equal(true);
   });
 
+  it('votes cast once (not repeated) and lost among the others: the lone node\'s VIEW_CHANGE makes each send its vote again', () => {
+    const pool = new Pool({ stateFreshnessUpdateIntervalSec: 3600 });
+    pool.start();
+    pool.runUntil(10_000);
+    // Node1, Node3 and Node4 each vote once for view 1 (as for NODE_COUNT_CHANGED, never repeated); only Node2 gets
+    // the votes, enters the view change, and its VIEW_CHANGE is lost too
+    let cut = true;
+    pool.drop = (_from, to, msg) => cut && to !== 'Node2' && (msg.op === 'INSTANCE_CHANGE' || msg.op === 'VIEW_CHANGE');
+    const voting = (n: string): { vote(code: number, view: number): void } => (pool.cores.get(n) as unknown as { viewChanger: { voting: { vote(code: number, view: number): void } } }).viewChanger.voting;
+    pool.schedule(10_001, () => {
+      for (const n of ['Node1', 'Node3', 'Node4']) voting(n).vote(46, 1);
+    });
+    pool.runUntil(12_000);
+    const views = (): number[] => VALIDATORS.map((n) => pool.cores.get(n)!.status().viewNo);
+    expect(views()).to.deep.equal([0, 1, 0, 0]);
+    // messages get through again, no connection event, no request: Node2's VIEW_CHANGE at its NEW_VIEW timeout
+    // reaches the others, each sends its standing vote again, and they hold n-f votes for view 1
+    cut = false;
+    pool.runUntil(30_000);
+    expect(views()).to.deep.equal([1, 1, 1, 1]);
+    expect(VALIDATORS.map((n) => pool.cores.get(n)!.status().waitingForNewView)).to.deep.equal([false, false, false, false]);
+  });
+
   it('a node alone in a view change is joined once the others suspect the primary themselves: its VIEW_CHANGE counts as its vote', () => {
     const pool = new Pool({ stateFreshnessUpdateIntervalSec: 3600 });
     pool.start();
