@@ -25,17 +25,28 @@ interface CpuProfile {
 const opts = new Command('profile-split')
   .description('Per-node CPU profile summary of a bench:pool --cpu-prof directory.')
   .argument('<dir>', 'the --cpu-prof directory (one subdirectory per node)')
-  .option('--top <n>', 'functions and caller chains listed', (v) => {
-    const n = Number(v);
-    if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError('--top takes a positive integer');
-    return n;
-  }, 15)
+  .option(
+    '--top <n>',
+    'functions and caller chains listed',
+    (v) => {
+      const n = Number(v);
+      if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError('--top takes a positive integer');
+      return n;
+    },
+    15,
+  )
   .option('--callers <text>', 'also list who called the functions whose name or location contains this text')
   .option('--node <name>', 'only this node (a subdirectory name)')
   .showHelpAfterError()
   .parse(process.argv);
 const dir = opts.args[0]!;
 const o = opts.opts<{ top: number; callers?: string; node?: string }>();
+
+// output piped into head and the like: stop quietly once the reader is gone
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
 
 const pct = (x: number): string => `${(100 * x).toFixed(1).padStart(5)} %`;
 const where = (n: ProfileNode): string => {
@@ -69,7 +80,9 @@ function callers(files: string[], text: string): { chain: string; ms: number }[]
   return [...out].map(([chain, ms]) => ({ chain, ms })).sort((a, b) => b.ms - a.ms);
 }
 
-const nodes = readdirSync(dir).filter((d) => statSync(join(dir, d)).isDirectory() && (o.node === undefined || d === o.node)).sort();
+const nodes = readdirSync(dir)
+  .filter((d) => statSync(join(dir, d)).isDirectory() && (o.node === undefined || d === o.node))
+  .sort();
 if (nodes.length === 0) {
   process.stderr.write(`profile-split: no node subdirectory in ${dir}\n`);
   process.exit(1);
@@ -83,7 +96,9 @@ for (const name of nodes) {
   console.log('  top functions (self time):');
   for (const f of s.byFunction) console.log(`   ${pct(f.share)}  ${f.name}`);
   if (o.callers !== undefined) {
-    const files = readdirSync(nodeDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(nodeDir, f));
+    const files = readdirSync(nodeDir)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .map((f) => join(nodeDir, f));
     console.log(`  callers of "${o.callers}" (self time):`);
     for (const c of callers(files, o.callers).slice(0, o.top)) console.log(`   ${pct(s.busyMs > 0 ? c.ms / s.busyMs : 0)}  ${c.chain}`);
   }

@@ -11,7 +11,12 @@ import { FileVoteJournalStore } from '../../packages/node/src/vote-journal-store
 
 const saves = Number(process.argv[2] ?? 15_000);
 const rounds = Number(process.argv[3] ?? 3);
-const id = (s: number): { view_no: number; pp_view_no: number; pp_seq_no: number; pp_digest: string } => ({ view_no: 0, pp_view_no: 0, pp_seq_no: s, pp_digest: s.toString(16).padStart(64, '0') });
+const id = (s: number): { view_no: number; pp_view_no: number; pp_seq_no: number; pp_digest: string } => ({
+  view_no: 0,
+  pp_view_no: 0,
+  pp_seq_no: s,
+  pp_digest: s.toString(16).padStart(64, '0'),
+});
 const ids = Array.from({ length: 200 }, (_, k) => id(k + 1));
 for (let r = 0; r < rounds; r++) {
   const dir = mkdtempSync(join(tmpdir(), 'quire-vote-journal-bench-'));
@@ -26,7 +31,9 @@ for (let r = 0; r < rounds; r++) {
     const cpu = process.cpuUsage(cpu0);
     const wall = performance.now() - t0;
     (store as { close?: () => void }).close?.();
-    console.log(`round ${r + 1}: ${((cpu.user + cpu.system) / saves).toFixed(1)} us CPU per save (user ${(cpu.user / saves).toFixed(1)}, system ${(cpu.system / saves).toFixed(1)}), ${((1000 * wall) / saves).toFixed(1)} us wall`);
+    console.log(
+      `round ${r + 1}: ${((cpu.user + cpu.system) / saves).toFixed(1)} us CPU per save (user ${(cpu.user / saves).toFixed(1)}, system ${(cpu.system / saves).toFixed(1)}), ${((1000 * wall) / saves).toFixed(1)} us wall`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

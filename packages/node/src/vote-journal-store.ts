@@ -92,7 +92,8 @@ export class FileVoteJournalStore implements ThreePcVoteStore {
     try {
       names = readdirSync(this.batchDir);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.onError(`3PC vote journal: batch directory unreadable: ${e instanceof Error ? e.message : String(e)}`);
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+        this.onError(`3PC vote journal: batch directory unreadable: ${e instanceof Error ? e.message : String(e)}`);
       return [];
     }
     this.batchFiles = new Set();
@@ -117,7 +118,7 @@ export class FileVoteJournalStore implements ThreePcVoteStore {
     const fd = openSync(tmp, 'w');
     try {
       const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off);
+      for (let off = 0; off < bytes.length;) off += writeSync(fd, bytes, off);
       if (this.opts.fsync === true) fsyncSync(fd);
     } finally {
       closeSync(fd);

@@ -56,7 +56,13 @@ describe('FileVoteJournalStore (#15 F8)', () => {
     auditTxnRootHash: 'A',
     originalViewNo: undefined,
   };
-  const request = { identifier: 'LibindyDid111111111111', reqId: 1795703067563113080n, operation: { type: '1', dest: 'RfoA7oboFMiFuJPEtPdvKP' }, protocolVersion: 2, signature: 'sig' };
+  const request = {
+    identifier: 'LibindyDid111111111111',
+    reqId: 1795703067563113080n,
+    operation: { type: '1', dest: 'RfoA7oboFMiFuJPEtPdvKP' },
+    protocolVersion: 2,
+    signature: 'sig',
+  };
 
   it('keeps each journaled PRE-PREPARE with its requests in a file of its own, written once, removed once no longer journaled', () => {
     const file = join(dir, '3pc-votes.json');
