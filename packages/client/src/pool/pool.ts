@@ -254,7 +254,8 @@ export class Pool {
    * A REQNACK "pool overloaded" is a node's final answer like any other: the nodes decide admission once per request
    * and order a request only when n-f of them took it in, so f+1 such refusals mean the pool will not order it
    * (REQUEST_NACKED, at once: the client may back off and send a new request), and fewer mean the nodes that took it
-   * in will order and answer it.
+   * in will order and answer it. A node's transient transport refusal (TOO_MANY_PENDING, RATE_LIMITED) is asked again
+   * once another node took the write in (see WriteQuorum).
    */
   async submitWrite(request: Request, opts: { timeoutMs?: number; payload?: Uint8Array; signal?: AbortSignal } = {}): Promise<WriteOutcome> {
     this.checkOpen();
@@ -276,16 +277,40 @@ export class Pool {
     };
     const onAbort = (): void => reject(opts.signal?.aborted === true ? abortedBy(opts.signal) : quorum.timedOut(timeoutMs));
     deadline.signal.addEventListener('abort', onAbort, { once: true });
-    const onAck = (node: string): void => quorum.ack(node);
-    for (const c of conns) {
+    const byAlias = new Map(conns.map((c) => [c.alias, c]));
+    // a node that refused for now (TOO_MANY_PENDING, RATE_LIMITED) while another took the request in is asked again,
+    // 250 ms after its refusal, doubling to 2 s, until the deadline (see WriteQuorum)
+    const attempts = new Map<string, number>();
+    const timers = new Set<ReturnType<typeof setTimeout>>();
+    const retryRefused = (): void => {
+      for (const node of quorum.takeRetries()) {
+        const c = byAlias.get(node);
+        if (c === undefined) continue;
+        const k = attempts.get(node) ?? 0;
+        attempts.set(node, k + 1);
+        const t = setTimeout(() => {
+          timers.delete(t);
+          if (!deadline.signal.aborted) ask(c);
+        }, Math.min(2_000, 250 * 2 ** k));
+        timers.add(t);
+      }
+    };
+    const onAck = (node: string): void => {
+      quorum.ack(node);
+      retryRefused();
+    };
+    const ask = (c: NodeConnection): void =>
       void exchange(c, payload, key, this.router, { signal: deadline.signal, retries: this.options.retries, onAck }).then((a) => {
         // the exchanges a deadline or the caller ended answer TIMEOUT: that is reported once, by onAbort
-        if (!deadline.signal.aborted) onDecision(quorum.add(a));
+        if (deadline.signal.aborted) return;
+        onDecision(quorum.add(a));
+        retryRefused();
       });
-    }
+    for (const c of conns) ask(c);
     try {
       return await promise;
     } finally {
+      for (const t of timers) clearTimeout(t);
       deadline.signal.removeEventListener('abort', onAbort);
       deadline.settle();
     }

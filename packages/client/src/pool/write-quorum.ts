@@ -3,10 +3,24 @@
  * committed txn, REQNACKs and REJECTs by reason) and the write settles when one group reaches f+1 nodes, or fails
  * with NO_CONSENSUS as soon as no group can reach f+1 with the answers still to come. `Pool.submitWrite` feeds it
  * what each node's exchange ends with; the tests feed it answers directly.
+ *
+ * A transient refusal of a node's client listener (TOO_MANY_PENDING, RATE_LIMITED: the node did not look at the
+ * request) is not that node's answer once another node took the request in (acknowledged or replied): the nodes that
+ * hold it propagate it, so the pool may order it, and only a node asked again can answer this client. Such refusals
+ * are set aside and handed out by `takeRetries`; while no node has taken the request in they count as failures
+ * once every other node has answered, so a pool that refuses a write everywhere still fails it at once.
  */
 import { canonicalJson, equalBytes, isPlainObject } from '@quire/common';
 import { ClientError, ClientErrorCode } from '../errors.js';
 import { nodeFailure, type NodeAnswer, type NodeFailure } from './exchange.js';
+
+/** Refusal codes of a node's client listener that say "not now" rather than anything about the request. */
+export const TRANSIENT_REFUSALS: ReadonlySet<string> = new Set(['TOO_MANY_PENDING', 'RATE_LIMITED']);
+
+/** The answer when it is a transient refusal of the node's client listener, else undefined. */
+function transientRefusal(a: NodeAnswer): (NodeAnswer & { kind: 'error' }) | undefined {
+  return a.kind === 'error' && a.error.code === ClientErrorCode.NODE_REFUSED && TRANSIENT_REFUSALS.has(String(a.error.data.refusal)) ? a : undefined;
+}
 
 /** What the answers so far decide: a committed txn agreed by f+1 nodes, or the error the write fails with. */
 export type WriteDecision = { kind: 'committed'; result: Record<string, unknown>; nodes: string[] } | { kind: 'failed'; error: ClientError };
@@ -29,6 +43,10 @@ export class WriteQuorum {
   private readonly rawGroups: { raw: Uint8Array; id: string }[] = [];
   private answered = 0;
   private decision: WriteDecision | undefined;
+  /** transient refusals set aside, by node (see the module comment) */
+  private readonly deferred = new Map<string, NodeAnswer & { kind: 'error' }>();
+  /** a node acknowledged or replied: the request is in the pool */
+  private taken = false;
 
   /** `n`: the validators asked; `f`: the faults the pool tolerates (f+1 identical answers settle the write). */
   constructor(
@@ -36,9 +54,21 @@ export class WriteQuorum {
     readonly f: number,
   ) {}
 
-  /** A node acknowledged the request (REQACK): it is named in the detail of a failure. */
+  /** A node acknowledged the request (REQACK): it is named in the detail of a failure, and the request is in the pool. */
   ack(node: string): void {
     this.heard.add(node);
+    this.taken = true;
+  }
+
+  /**
+   * The nodes whose transient refusal should be asked again now, each handed out once (its next answer comes back
+   * through `add`): none until a node has taken the request in.
+   */
+  takeRetries(): string[] {
+    if (!this.taken || this.decision !== undefined) return [];
+    const nodes = [...this.deferred.keys()];
+    this.deferred.clear();
+    return nodes;
   }
 
   /**
@@ -47,10 +77,16 @@ export class WriteQuorum {
    */
   add(a: NodeAnswer): WriteDecision | undefined {
     if (this.decision !== undefined) return this.decision;
+    const refusal = transientRefusal(a);
+    if (refusal !== undefined) {
+      this.deferred.set(refusal.node, refusal);
+      return this.settleDeferred();
+    }
     this.answered++;
     if (a.kind === 'error') this.errors.push(nodeFailure(a.node, a.error));
     else {
       this.heard.add(a.node);
+      if (a.kind === 'reply') this.taken = true;
       const id = a.kind === 'reply' ? this.replyGroup(a) : `${a.kind}|${a.reason}`;
       const g = this.groups.get(id) ?? { kind: a.kind, nodes: [], answer: a };
       g.nodes.push(a.node);
@@ -60,7 +96,22 @@ export class WriteQuorum {
         if (d !== undefined) return (this.decision = d);
       }
     }
-    // can any group still reach f+1?
+    return this.settleDeferred();
+  }
+
+  /**
+   * Counts the transient refusals as failures when no node took the request in and every other node has answered
+   * (nobody holds it: asking again would only wait for the deadline), then checks whether any group can still reach
+   * f+1.
+   */
+  private settleDeferred(): WriteDecision | undefined {
+    if (!this.taken && this.deferred.size > 0 && this.answered + this.deferred.size >= this.n) {
+      for (const a of this.deferred.values()) {
+        this.answered++;
+        this.errors.push(nodeFailure(a.node, a.error));
+      }
+      this.deferred.clear();
+    }
     const left = this.n - this.answered;
     let best = 0;
     for (const g of this.groups.values()) best = Math.max(best, g.nodes.length);
@@ -86,7 +137,7 @@ export class WriteQuorum {
         nodes: g.nodes,
         ...(g.answer.kind === 'nack' || g.answer.kind === 'reject' ? { reason: g.answer.reason } : {}),
       })),
-      errors: this.errors,
+      errors: [...this.errors, ...[...this.deferred.values()].map((a) => nodeFailure(a.node, a.error))],
       answered: [...this.heard],
       n: this.n,
     };

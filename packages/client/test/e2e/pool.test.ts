@@ -408,3 +408,64 @@ describe('Pool against client hosts that refuse at the transport', function () {
     }
   });
 });
+
+describe('Pool against client hosts that refuse for now (a write another node took in)', function () {
+  this.timeout(30_000);
+  const hosts: ClientHost[] = [];
+  const handlers: (Handler | undefined)[] = [undefined, undefined, undefined, undefined];
+  let pool: Pool;
+
+  before(async () => {
+    // Node1 and Node2 take one request every 500 ms (burst 1); Node3 and Node4 take everything
+    const limits = [{ clientRate: 2, clientBurst: 1 }, { clientRate: 2, clientBurst: 1 }, {}, {}];
+    for (let i = 0; i < 4; i++) {
+      const h = await ClientHost.create({ seed: enc.encode(nodeSeed(NODE_NAMES[i]!)), host: '127.0.0.1', port: 0, ...limits[i] });
+      h.on('request', (clientId, bytes, respond, info) => {
+        const req = parseJson(bytes) as Record<string, unknown>;
+        handlers[i]?.(
+          req,
+          (m) => void respond(enc.encode(stringifyJson(m))),
+          (m) => void h.push(clientId, enc.encode(stringifyJson(m)), info.requestId),
+        );
+      });
+      hosts.push(h);
+    }
+    pool = await Pool.fromGenesisText(poolGenesis({ ports: hosts.map((h) => h.port) }), { writeTimeoutMs: 10_000 });
+  });
+
+  after(async () => {
+    await pool?.close();
+    await Promise.all(hosts.map((h) => h.close()));
+  });
+
+  it('a node that refused as rate limited is asked again once another node took the write in, and its REPLY settles it', async () => {
+    const txn = (req: Record<string, unknown>): Record<string, unknown> => ({
+      txn: { type: '1', data: { dest: DEST }, metadata: { from: req.identifier, reqId: req.reqId } },
+      txnMetadata: { seqNo: 9, txnTime: 1_700_000_000 },
+    });
+    const asked = [0, 0, 0, 0];
+    for (const i of [0, 1]) {
+      handlers[i] = (req, reply) => {
+        asked[i]!++;
+        reply({ op: 'REPLY', result: txn(req) });
+      };
+    }
+    // Node3 takes the write in and replies; Node4 never answers: a second REPLY must come from a rate-limited node
+    handlers[2] = (req, reply, push) => {
+      asked[2]!++;
+      reply({ op: 'REQACK', identifier: req.identifier, reqId: req.reqId });
+      push({ op: 'REPLY', result: txn(req) });
+    };
+    handlers[3] = () => void asked[3]!++;
+    // spend Node1's and Node2's one token: the write arrives while both refuse it
+    const spend = signRequest(buildNymRequest({ submitter: trustee.did, dest: 'Th7MpTaRZVRYnPiabds81Y' }), trustee);
+    await pool.submitAction(spend, { nodes: ['Node1', 'Node2'], timeoutMs: 2_000 });
+    const req = signRequest(buildNymRequest({ submitter: trustee.did, dest: DEST }), trustee);
+    const before = asked[0]! + asked[1]!;
+    const out = await pool.submitWrite(req);
+    expect(out.nodes).to.have.length(2);
+    expect(out.nodes).to.include('Node3');
+    expect(out.nodes.some((n) => n === 'Node1' || n === 'Node2'), 'a REPLY of a node asked again').to.equal(true);
+    expect(asked[0]! + asked[1]!).to.be.greaterThan(before); // asked again after the refusals
+  });
+});

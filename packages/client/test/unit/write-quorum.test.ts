@@ -101,6 +101,43 @@ describe('WriteQuorum: the decision of a write from the nodes answers', () => {
     expect(q.add(reply('Node4', 'not a txn'))).to.equal(undefined);
   });
 
+  it("a node's transient refusal (TOO_MANY_PENDING, RATE_LIMITED) is set aside and asked again once another node took the request in", () => {
+    const q = new WriteQuorum(4, 1);
+    const refused = (node: string, refusal: string): NodeAnswer => ({ node, kind: 'error', error: new ClientError(ClientErrorCode.NODE_REFUSED, { node, refusal, reason: 'later' }) });
+    expect(q.add(refused('Node1', 'TOO_MANY_PENDING'))).to.equal(undefined);
+    expect(q.add(refused('Node2', 'RATE_LIMITED'))).to.equal(undefined);
+    expect(q.add(refused('Node4', 'TOO_MANY_PENDING'))).to.equal(undefined); // counted as failures, NO_CONSENSUS would be decided here
+    expect(q.takeRetries()).to.deep.equal([]); // nobody holds the request yet
+    q.ack('Node3');
+    expect(q.takeRetries().sort()).to.deep.equal(['Node1', 'Node2', 'Node4']);
+    expect(q.takeRetries()).to.deep.equal([]); // handed out once
+    expect(q.add(reply('Node3', txn(5)))).to.equal(undefined);
+    expect(q.add(refused('Node1', 'TOO_MANY_PENDING'))).to.equal(undefined); // refused again: set aside again
+    expect(q.takeRetries()).to.deep.equal(['Node1']);
+    expect(q.add(reply('Node2', txn(5)))).to.deep.equal({ kind: 'committed', result: txn(5), nodes: ['Node3', 'Node2'] });
+    expect(q.takeRetries()).to.deep.equal([]);
+  });
+
+  it('transient refusals count as failures when no node took the request in and every other node answered', () => {
+    const q = new WriteQuorum(4, 1);
+    const refused = (node: string, refusal: string): NodeAnswer => ({ node, kind: 'error', error: new ClientError(ClientErrorCode.NODE_REFUSED, { node, refusal, reason: 'later' }) });
+    q.add(refused('Node1', 'RATE_LIMITED'));
+    q.add(refused('Node2', 'TOO_MANY_PENDING'));
+    q.add(nack('Node3', 'first reason'));
+    const d = q.add(nack('Node4', 'second reason'));
+    expect(failedCode(d)).to.equal(ClientErrorCode.NO_CONSENSUS);
+    expect(d?.kind === 'failed' && (d.error.data.errors as { node: string; code: string }[]).map((e) => `${e.node} ${e.code}`)).to.deep.equal(['Node1 RATE_LIMITED', 'Node2 TOO_MANY_PENDING']);
+    // another refusal code is the node's answer at once
+    const o = new WriteQuorum(4, 1);
+    o.add(refused('Node1', 'MESSAGE_TOO_LARGE'));
+    o.add(refused('Node2', 'MESSAGE_TOO_LARGE'));
+    expect(failedCode(o.add(refused('Node3', 'MESSAGE_TOO_LARGE')))).to.equal(ClientErrorCode.NO_CONSENSUS);
+    // at the deadline the refusals set aside are in the detail
+    const t = new WriteQuorum(4, 1);
+    t.add(refused('Node1', 'RATE_LIMITED'));
+    expect(t.timedOut(100).data.errors).to.deep.equal([{ node: 'Node1', code: 'RATE_LIMITED', reason: 'later' }]);
+  });
+
   it('timedOut names what was heard', () => {
     const q = new WriteQuorum(4, 1);
     q.ack('Node2');
