@@ -36,7 +36,10 @@ function importBoundary(pkg) {
           paths: forbidden.map((p) => ({ name: `@quire/${p}`, message: why })),
           patterns: [
             // a subpath the package exports is allowed where the table allows it; any other deep path never is
-            { group: ['@quire/*/**', ...SUBPATHS.filter((sp) => allowed.includes(sp) || allowed.includes(sp.split('/')[0])).map((sp) => `!@quire/${sp}`)], message: `${why}; a package is imported through its entry or an exported subpath` },
+            {
+              group: ['@quire/*/**', ...SUBPATHS.filter((sp) => allowed.includes(sp) || allowed.includes(sp.split('/')[0])).map((sp) => `!@quire/${sp}`)],
+              message: `${why}; a package is imported through its entry or an exported subpath`,
+            },
           ],
         },
       ],
@@ -49,20 +52,50 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', URL: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', queueMicrotask: 'readonly', performance: 'readonly', structuredClone: 'readonly' } },
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: 'module',
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+        URL: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        queueMicrotask: 'readonly',
+        performance: 'readonly',
+        structuredClone: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
       'no-constant-condition': ['error', { checkLoops: false }],
-      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.object.name='it'][callee.property.name='only']", message: 'focused test' }, { selector: "CallExpression[callee.object.name='describe'][callee.property.name='only']", message: 'focused test' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.object.name='it'][callee.property.name='only']", message: 'focused test' },
+        { selector: "CallExpression[callee.object.name='describe'][callee.property.name='only']", message: 'focused test' },
+      ],
     },
   },
   {
     // typed rules, on the packages' sources (each package's tsconfig.json is their project)
     files: ['packages/*/src/**/*.ts'],
     // (lint-planted.ts: the file the lint's own test plants a violation in, linted as text, never on disk)
-    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['packages/*/src/lint-planted.ts', 'packages/*/src/*/lint-planted.ts'] }, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['packages/*/src/lint-planted.ts', 'packages/*/src/*/lint-planted.ts'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       // a warning whose count may only fall: `npm run lint` fails above the ceiling in package.json (--max-warnings)
@@ -71,7 +104,9 @@ export default tseslint.config(
   },
   {
     files: ['**/test/**/*.ts', 'test/**/*.ts'],
-    languageOptions: { globals: { describe: 'readonly', it: 'readonly', before: 'readonly', after: 'readonly', beforeEach: 'readonly', afterEach: 'readonly' } },
+    languageOptions: {
+      globals: { describe: 'readonly', it: 'readonly', before: 'readonly', after: 'readonly', beforeEach: 'readonly', afterEach: 'readonly' },
+    },
     rules: { '@typescript-eslint/no-unused-expressions': 'off' },
   },
   ...PACKAGES.map(importBoundary),

@@ -75,7 +75,8 @@ function metricsPortOf(o: StartOptions, index: number): number | undefined {
 
 function checkNotRunning(dataDir: string): void {
   const st = readState(dataDir);
-  if (st !== undefined && isAlive(st.pid)) throw new UserError(`a devnet is already running in ${show(dataDir)} (pid ${st.pid}); stop it with "npm run devnet -- stop"`);
+  if (st !== undefined && isAlive(st.pid))
+    throw new UserError(`a devnet is already running in ${show(dataDir)} (pid ${st.pid}); stop it with "npm run devnet -- stop"`);
 }
 
 async function prepare(o: StartOptions): Promise<void> {
@@ -92,7 +93,10 @@ async function prepare(o: StartOptions): Promise<void> {
   for (const n of layout) {
     const metricsPort = metricsPortOf(o, n.index);
     for (const port of [n.nodePort, n.clientPort, ...(metricsPort !== undefined ? [metricsPort] : [])]) {
-      if (!(await portFree(port))) throw new UserError(`port ${port} (${n.name}) is in use; stop whatever holds it or choose other ports with --base-port${o.metrics !== undefined ? ' or --metrics PORT' : ''}`);
+      if (!(await portFree(port)))
+        throw new UserError(
+          `port ${port} (${n.name}) is in use; stop whatever holds it or choose other ports with --base-port${o.metrics !== undefined ? ' or --metrics PORT' : ''}`,
+        );
     }
   }
   // every start writes the node configs: this start's flags decide metrics and observers
@@ -109,10 +113,15 @@ function printUsage(o: StartOptions, state: DevnetState): void {
   console.log(`  stewards          : seeds 000000000000000000000000Steward1 .. Steward${o.nodes}`);
   state.processes.forEach((p, k) => {
     const metricsPort = metricsPortOf(o, k + 1);
-    console.log(`  ${p.name.padEnd(6)}            : client 127.0.0.1:${p.clientPort}, node port ${p.nodePort}, log ${show(p.logFile)}${metricsPort !== undefined ? `, metrics http://127.0.0.1:${metricsPort}/metrics` : ''}`);
+    console.log(
+      `  ${p.name.padEnd(6)}            : client 127.0.0.1:${p.clientPort}, node port ${p.nodePort}, log ${show(p.logFile)}${metricsPort !== undefined ? `, metrics http://127.0.0.1:${metricsPort}/metrics` : ''}`,
+    );
   });
   console.log('');
-  if (o.gateway !== false) console.log(`HTTP gateway (indy-vdr-proxy API, did:indy resolution; the ledger explorer in a browser): ${gatewayUrl(o.basePort)}  (docs/gateway.md, docs/explorer.md)`);
+  if (o.gateway !== false)
+    console.log(
+      `HTTP gateway (indy-vdr-proxy API, did:indy resolution; the ledger explorer in a browser): ${gatewayUrl(o.basePort)}  (docs/gateway.md, docs/explorer.md)`,
+    );
   console.log('Point a client at the genesis file, e.g. with the quire CLI or SDK of @quire/client:');
   console.log(`  npx quire --genesis ${show(genesis)} --seed ${TRUSTEE_SEED} nym --dest <DID> --verkey <verkey>`);
   const observers = devnetObservers(o.observer);
@@ -216,7 +225,9 @@ async function supervise(o: StartOptions): Promise<number> {
       }
     }
     save('ready');
-    say(`ordering: a multi-signature of ${r.participants.join(', ')} made at ${new Date(r.timestamp * 1000).toISOString()}, read from ${r.answeredBy} and verified, ${(r.elapsedMs / 1000).toFixed(1)} s after the start`);
+    say(
+      `ordering: a multi-signature of ${r.participants.join(', ')} made at ${new Date(r.timestamp * 1000).toISOString()}, read from ${r.answeredBy} and verified, ${(r.elapsedMs / 1000).toFixed(1)} s after the start`,
+    );
     printUsage(o, state);
     say(o.supervised ? 'running in the background; stop it with "npm run devnet -- stop"' : 'running; press Ctrl-C to stop every node');
   } catch (err) {
@@ -349,7 +360,9 @@ function status(dataDir: string, json: boolean): number {
   console.log(`pool genesis: ${show(st.poolGenesis)}`);
   for (const p of st.processes) {
     const alive = p.pid !== undefined && isAlive(p.pid);
-    console.log(`  ${p.name.padEnd(7)} ${(alive ? 'running' : p.state).padEnd(10)} pid ${String(p.pid ?? '-').padEnd(8)} client ${p.clientPort}  node ${p.nodePort}  restarts ${p.restarts}  crashes ${p.crashes}`);
+    console.log(
+      `  ${p.name.padEnd(7)} ${(alive ? 'running' : p.state).padEnd(10)} pid ${String(p.pid ?? '-').padEnd(8)} client ${p.clientPort}  node ${p.nodePort}  restarts ${p.restarts}  crashes ${p.crashes}`,
+    );
   }
   return 0;
 }
@@ -384,7 +397,12 @@ program
   .option('--detach', 'run in the background and return once the pool orders')
   .option('--metrics [port]', 'serve Prometheus metrics: node i on port+i-1 (default port: base port + 1000)', int('--metrics', 1024, 65000))
   .option('--observer <n>', 'admit observers Obs1..ObsN to the ordered-batch topic (quire follow with seed 000...Observer<i>)', int('--observer', 0, 16), 1)
-  .addOption(new Command().createOption('--node-bin <mode>', 'auto (build when up to date, else sources), source or build').choices(['auto', 'source', 'build']).default('auto'))
+  .addOption(
+    new Command()
+      .createOption('--node-bin <mode>', 'auto (build when up to date, else sources), source or build')
+      .choices(['auto', 'source', 'build'])
+      .default('auto'),
+  )
   .option('--no-gateway', 'do not start the HTTP gateway (base port - 701: :9000 by default)')
   .addOption(new Command().createOption('--supervised', 'internal: the background supervisor').hideHelp())
   .action(async (opts: Omit<StartOptions, 'dataDir' | 'metrics'> & { metrics?: number | true }, cmd: Command) => {

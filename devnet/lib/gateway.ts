@@ -18,7 +18,17 @@ export function gatewayUrl(basePort: number): string {
 
 /** Starts the gateway on the pool genesis file; throws when it cannot listen (the caller says so and goes on). */
 export async function startDevnetGateway(genesisFile: string, basePort: number): Promise<Gateway> {
-  const gw = await Gateway.create({ host: '127.0.0.1', port: gatewayPort(basePort), namespace: DEVNET_NAMESPACE, cors: true, logLevel: process.env.LOG_LEVEL ?? 'warn', explorer: { registerForm: true, signerSeed: TRUSTEE_SEED } }, { genesisFile });
+  const gw = await Gateway.create(
+    {
+      host: '127.0.0.1',
+      port: gatewayPort(basePort),
+      namespace: DEVNET_NAMESPACE,
+      cors: true,
+      logLevel: process.env.LOG_LEVEL ?? 'warn',
+      explorer: { registerForm: true, signerSeed: TRUSTEE_SEED },
+    },
+    { genesisFile },
+  );
   try {
     await gw.listen();
   } catch (e) {

@@ -43,7 +43,14 @@ export function domainGenesisLines(count: number): string[] {
   const lines = [...STANDARD_DOMAIN_GENESIS];
   for (let i = 5; i <= count; i++) {
     const s = Ed25519Signer.fromSeed(stewardSeed(i));
-    lines.push(canonicalJson({ reqSignature: {}, txn: { data: { dest: s.did, role: '2', verkey: s.verkey }, metadata: { from: trustee }, type: '1' }, txnMetadata: { seqNo: i + 1 }, ver: '1' }));
+    lines.push(
+      canonicalJson({
+        reqSignature: {},
+        txn: { data: { dest: s.did, role: '2', verkey: s.verkey }, metadata: { from: trustee }, type: '1' },
+        txnMetadata: { seqNo: i + 1 },
+        ver: '1',
+      }),
+    );
   }
   return lines;
 }

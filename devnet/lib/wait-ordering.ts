@@ -166,7 +166,12 @@ export async function waitForOrdering(nodes: readonly GenesisNode[], opts: { tim
         return;
       }
       if (Date.now() - started > opts.timeoutMs) {
-        finish(new OrderingTimeoutError(`the pool did not order a write within ${Math.round(opts.timeoutMs / 1000)} s (${replies.size} of the ${need} needed replies)`, notes()));
+        finish(
+          new OrderingTimeoutError(
+            `the pool did not order a write within ${Math.round(opts.timeoutMs / 1000)} s (${replies.size} of the ${need} needed replies)`,
+            notes(),
+          ),
+        );
         return;
       }
       for (const p of probes) poke(p);

@@ -51,7 +51,8 @@ export async function waitForReady(genesisFile: string, opts: { sinceSec: number
         const r = await pool.submitRead({ ...request, reqId: Date.now() * 1000 + Math.floor(Math.random() * 1000) });
         const ms = r.verified ? multiSignatureOf(r.result) : undefined;
         if (ms === undefined) last = `${r.nodes.join(', ')} answered without a multi-signature yet (no batch ordered)`;
-        else if (ms.timestamp < opts.sinceSec - 2) last = `the newest multi-signature (${new Date(ms.timestamp * 1000).toISOString()}) is older than this start`;
+        else if (ms.timestamp < opts.sinceSec - 2)
+          last = `the newest multi-signature (${new Date(ms.timestamp * 1000).toISOString()}) is older than this start`;
         else return { participants: ms.participants, timestamp: ms.timestamp, answeredBy: r.nodes[0] ?? '?', elapsedMs: Date.now() - started };
       } catch (e) {
         last = e instanceof ClientError ? `${e.code}: ${e.message}` : (e as Error).message;

@@ -33,14 +33,36 @@ function tailOf(file: string, n = 25): string {
 const DEVNET = [process.execPath, '--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', join(REPO_ROOT, 'devnet', 'devnet.ts')];
 
 const STANDARD = {
-  Node1: { dest: 'Gw6pDLhcBcoQesN72qfotTgFa7cbuqZpkX3Xo6pLhPhv', steward: 'Th7MpTaRZVRYnPiabds81Y', txnId: 'fea82e10e894419fe2bea7d96296a6d46f50f93f9eeda954ec461b2ed2950b62', ports: [9701, 9702] },
-  Node2: { dest: '8ECVSk179mjsjKRLWiQtssMLgp6EPhWXtaYyStWPSGAb', steward: 'EbP4aYNeTHL6q385GuVpRV', txnId: '1ac8aece2a18ced660fef8694b61aac3af08ba875ce3026a160acbc3a3af35fc', ports: [9703, 9704] },
-  Node3: { dest: 'DKVxG2fXXTU8yT5N7hGEbXB3dfdAnYv1JczDUHpmDxya', steward: '4cU41vWW82ArfxJxHkzXPG', txnId: '7e9f355dffa78ed24668f0e0e369fd8c224076571c51e2ea8be5f26479edebe4', ports: [9705, 9706] },
-  Node4: { dest: '4PS3EDQ3dW1tci1Bp6543CfuuebjFrg36kLAUcskGfaA', steward: 'TWwCRQRZ2ZHMJFn9TzLp7W', txnId: 'aa5e817d7cc626170eca175822029339a444eb0ee8f0bd20d3b0b76e566fb008', ports: [9707, 9708] },
+  Node1: {
+    dest: 'Gw6pDLhcBcoQesN72qfotTgFa7cbuqZpkX3Xo6pLhPhv',
+    steward: 'Th7MpTaRZVRYnPiabds81Y',
+    txnId: 'fea82e10e894419fe2bea7d96296a6d46f50f93f9eeda954ec461b2ed2950b62',
+    ports: [9701, 9702],
+  },
+  Node2: {
+    dest: '8ECVSk179mjsjKRLWiQtssMLgp6EPhWXtaYyStWPSGAb',
+    steward: 'EbP4aYNeTHL6q385GuVpRV',
+    txnId: '1ac8aece2a18ced660fef8694b61aac3af08ba875ce3026a160acbc3a3af35fc',
+    ports: [9703, 9704],
+  },
+  Node3: {
+    dest: 'DKVxG2fXXTU8yT5N7hGEbXB3dfdAnYv1JczDUHpmDxya',
+    steward: '4cU41vWW82ArfxJxHkzXPG',
+    txnId: '7e9f355dffa78ed24668f0e0e369fd8c224076571c51e2ea8be5f26479edebe4',
+    ports: [9705, 9706],
+  },
+  Node4: {
+    dest: '4PS3EDQ3dW1tci1Bp6543CfuuebjFrg36kLAUcskGfaA',
+    steward: 'TWwCRQRZ2ZHMJFn9TzLp7W',
+    txnId: 'aa5e817d7cc626170eca175822029339a444eb0ee8f0bd20d3b0b76e566fb008',
+    ports: [9707, 9708],
+  },
 } as const;
 
 function lines(file: string): string[] {
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
 }
 
 async function portFree(port: number): Promise<boolean> {
@@ -88,9 +110,21 @@ describe('devnet: keys and genesis', function () {
     pool.forEach((line, k) => {
       const name = `Node${k + 1}` as keyof typeof STANDARD;
       const want = STANDARD[name];
-      const txn = parseJson(line) as { txn: { data: { dest: string; data: Record<string, unknown> }; metadata: unknown; type: string }; txnMetadata: unknown; reqSignature: unknown; ver: string };
+      const txn = parseJson(line) as {
+        txn: { data: { dest: string; data: Record<string, unknown> }; metadata: unknown; type: string };
+        txnMetadata: unknown;
+        reqSignature: unknown;
+        ver: string;
+      };
       const { blskey, blskey_pop, ...rest } = txn.txn.data.data as { blskey: string; blskey_pop: string };
-      expect(rest).to.deep.equal({ alias: name, client_ip: '127.0.0.1', client_port: want.ports[1], node_ip: '127.0.0.1', node_port: want.ports[0], services: ['VALIDATOR'] });
+      expect(rest).to.deep.equal({
+        alias: name,
+        client_ip: '127.0.0.1',
+        client_port: want.ports[1],
+        node_ip: '127.0.0.1',
+        node_port: want.ports[0],
+        services: ['VALIDATOR'],
+      });
       expect(txn.txn.data.dest).to.equal(want.dest);
       expect(txn.txn.metadata).to.deep.equal({ from: want.steward });
       expect(txn.txnMetadata).to.deep.equal({ seqNo: k + 1, txnId: want.txnId });
@@ -130,9 +164,17 @@ describe('devnet: keys and genesis', function () {
     expect(last.txn.data.role).to.equal('2');
     expect(last.txn.metadata.from).to.equal('V4SGRU86Z58d6TV7PBUe6f');
     expect(last.txnMetadata.seqNo).to.equal(8);
-    const pool = lines(join(dir, 'pool_transactions_genesis')).map((l) => parseJson(l) as { txn: { data: { data: { node_port: number; client_port: number } } } });
+    const pool = lines(join(dir, 'pool_transactions_genesis')).map(
+      (l) => parseJson(l) as { txn: { data: { data: { node_port: number; client_port: number } } } },
+    );
     expect(pool.map((t) => [t.txn.data.data.node_port, t.txn.data.data.client_port])).to.deep.equal([
-      [30001, 30002], [30003, 30004], [30005, 30006], [30007, 30008], [30009, 30010], [30011, 30012], [30013, 30014],
+      [30001, 30002],
+      [30003, 30004],
+      [30005, 30006],
+      [30007, 30008],
+      [30009, 30010],
+      [30011, 30012],
+      [30013, 30014],
     ]);
   });
 
@@ -170,7 +212,9 @@ describe('devnet: a real pool (e2e)', function () {
     const started = await devnetOk(['--detach', '--data-dir', dir, '--base-port', String(base), '--timeout', '200', '--metrics']);
     expect(started.stdout).to.contain('The devnet is ordering: 4 nodes');
     // ready without a write: the background supervisor's log names the fresh multi-signature it read
-    expect(readFileSync(join(dir, SUPERVISOR_LOG), 'utf8')).to.match(/ordering: a multi-signature of Node\d, Node\d, Node\d(, Node\d)? made at .*, read from Node\d and verified/);
+    expect(readFileSync(join(dir, SUPERVISOR_LOG), 'utf8')).to.match(
+      /ordering: a multi-signature of Node\d, Node\d, Node\d(, Node\d)? made at .*, read from Node\d and verified/,
+    );
     // metrics: one URL per node, served
     const metricsUrls = [...started.stdout.matchAll(/metrics (http:\/\/127\.0\.0\.1:(\d+)\/metrics)/g)].map((m) => m[1]!);
     expect(metricsUrls).to.deep.equal([0, 1, 2, 3].map((i) => `http://127.0.0.1:${base + 1000 + i}/metrics`));
@@ -180,7 +224,10 @@ describe('devnet: a real pool (e2e)', function () {
     const genesisFile = join(dir, 'pool_transactions_genesis');
     const observerSeed = /--seed (\S+) follow/.exec(started.stdout)![1]!;
     const [exe, ...pre] = quireArgv();
-    follower = spawn(exe!, [...pre, '--genesis', genesisFile, '--seed', observerSeed, 'follow', '--ledger', 'config', '--count', '1'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    follower = spawn(exe!, [...pre, '--genesis', genesisFile, '--seed', observerSeed, 'follow', '--ledger', 'config', '--count', '1'], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let followOut = '';
     let followErr = '';
     const follow = follower;
@@ -202,8 +249,15 @@ describe('devnet: a real pool (e2e)', function () {
       });
     });
     expect(followCode, `follow: ${followErr}`).to.equal(0);
-    const batches = followOut.split('\n').filter((l) => l !== '').map((l) => parseJson(l) as Record<string, unknown>).filter((l) => l.event === 'batch');
-    expect(batches.map((b) => b.ledgerId), followOut).to.deep.equal([2]);
+    const batches = followOut
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => parseJson(l) as Record<string, unknown>)
+      .filter((l) => l.event === 'batch');
+    expect(
+      batches.map((b) => b.ledgerId),
+      followOut,
+    ).to.deep.equal([2]);
     expect(started.stdout).to.contain(join(dir, 'pool_transactions_genesis'));
     const state = readState(dir)!;
     expect(state.status).to.equal('ready');
@@ -215,7 +269,9 @@ describe('devnet: a real pool (e2e)', function () {
     expect(pids.every((p) => isAlive(p))).to.equal(true);
     // a second start is refused while it runs
     let refused: { code?: number; stderr?: string } = {};
-    await run(DEVNET[0]!, [...DEVNET.slice(1), '--data-dir', dir, '--base-port', String(base)], { cwd: REPO_ROOT }).catch((e: { code: number; stderr: string }) => (refused = e));
+    await run(DEVNET[0]!, [...DEVNET.slice(1), '--data-dir', dir, '--base-port', String(base)], { cwd: REPO_ROOT }).catch(
+      (e: { code: number; stderr: string }) => (refused = e),
+    );
     expect(refused.code).to.equal(1);
     expect(refused.stderr).to.contain('already running');
 

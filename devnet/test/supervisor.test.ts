@@ -29,7 +29,11 @@ describe('devnet: supervisor', function () {
   function make(mode: string, opts: Partial<SupervisorOptions> = {}): { startsFile: string; logFile: string } {
     const startsFile = join(dir, `${mode}.starts`);
     const logFile = join(dir, 'Node1', 'node.log');
-    sup = new Supervisor([{ name: 'Node1', argv: [process.execPath, FAKE, mode, startsFile], cwd: dir, logFile }], { initialBackoffMs: 20, maxBackoffMs: 100, stopGraceMs: 300, ...opts }, (e) => events.push(e));
+    sup = new Supervisor(
+      [{ name: 'Node1', argv: [process.execPath, FAKE, mode, startsFile], cwd: dir, logFile }],
+      { initialBackoffMs: 20, maxBackoffMs: 100, stopGraceMs: 300, ...opts },
+      (e) => events.push(e),
+    );
     sup.start();
     return { startsFile, logFile };
   }
@@ -87,7 +91,10 @@ describe('devnet: supervisor', function () {
 
   it('kills a node that ignores SIGTERM after the grace period', async () => {
     const { startsFile } = make('stubborn');
-    await until(() => starts(startsFile) === 1 && existsSync(join(dir, 'Node1', 'node.log')) && readFileSync(join(dir, 'Node1', 'node.log'), 'utf8').includes('start 1'), 'the start');
+    await until(
+      () => starts(startsFile) === 1 && existsSync(join(dir, 'Node1', 'node.log')) && readFileSync(join(dir, 'Node1', 'node.log'), 'utf8').includes('start 1'),
+      'the start',
+    );
     const pid = sup!.status()[0]!.pid!;
     const t = Date.now();
     await sup!.stop();

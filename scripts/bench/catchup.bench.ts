@@ -67,7 +67,8 @@ function report(name: string, ops: number, s: Sample, unit: string, target?: num
   const wall = (ops * 1000) / (e.wallMs - s.wallMs);
   const cpu = (ops * 1e6) / (e.cpuUs - s.cpuUs);
   const main = s.mainMs !== undefined && e.mainMs !== undefined && e.mainMs > s.mainMs ? (ops * 1000) / (e.mainMs - s.mainMs) : undefined;
-  const verdict = target === undefined ? '' : `  target >= ${fmt(target)}: ${wall >= target ? 'met' : 'not met'} (wall), ${cpu >= target ? 'met' : 'not met'} (CPU)`;
+  const verdict =
+    target === undefined ? '' : `  target >= ${fmt(target)}: ${wall >= target ? 'met' : 'not met'} (wall), ${cpu >= target ? 'met' : 'not met'} (CPU)`;
   console.log(
     `${name.padEnd(52)} wall ${fmt(wall).padStart(9)}  CPU ${fmt(cpu).padStart(9)}  main thread ${(main === undefined ? 'n/a' : fmt(main)).padStart(9)} ${unit}  load ${loadavg()[0]!.toFixed(1)}${verdict}`,
   );
@@ -90,7 +91,15 @@ async function openNode(dir: string): Promise<BenchNode> {
   const kv = await openLevelKvStore(dir, { writeBufferJitter: 0 });
   const ledgers = { 0: await Ledger.open(kv, 0), 1: await Ledger.open(kv, 1), 2: await Ledger.open(kv, 2), 3: await Ledger.open(kv, 3) };
   const states = { 0: await StateTrie.open(kv, 'pool'), 1: await StateTrie.open(kv, 'domain'), 2: await StateTrie.open(kv, 'config') };
-  const stores: NodeStores = { kv, ledgers, states, bls: new BlsStore(kv), seqNoIndex: new SeqNoIndex(kv), timestamps: new TimestampStore(kv), attributes: new AttributeStore(kv) };
+  const stores: NodeStores = {
+    kv,
+    ledgers,
+    states,
+    bls: new BlsStore(kv),
+    seqNoIndex: new SeqNoIndex(kv),
+    timestamps: new TimestampStore(kv),
+    attributes: new AttributeStore(kv),
+  };
   const requestStores: ExecutorStores = {
     kv,
     ledgers: { 0: ledgers[0], 1: ledgers[1], 2: ledgers[2] },
@@ -129,7 +138,11 @@ function nymRequests(count: number): Record<string, unknown>[] {
 
 // ---- the benchmark ----
 
-console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at start; signing ${fmt(BEHIND)} NYM requests...`);
+console.log(
+  `load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} at start; signing ${fmt(BEHIND)} NYM requests...`,
+);
 const dirs: string[] = [];
 const tempDir = (): string => {
   const d = mkdtempSync(join(tmpdir(), 'quire-catchup-bench-'));
@@ -145,7 +158,16 @@ try {
     const batch = requests.slice(b * BATCH, (b + 1) * BATCH);
     const ppTime = 1_700_000_000 + b;
     const digests = batch.map((_, i) => createHash('sha256').update(`${b}/${i}`).digest('hex'));
-    const applied = seeder.executor.applyBatch({ ledgerId: DOMAIN, requests: batch as never, digests, ppTime, ppSeqNo: b + 1, originalViewNo: 0, primaries: ['Node1'], digest: digests[0]! });
+    const applied = seeder.executor.applyBatch({
+      ledgerId: DOMAIN,
+      requests: batch as never,
+      digests,
+      ppTime,
+      ppSeqNo: b + 1,
+      originalViewNo: 0,
+      primaries: ['Node1'],
+      digest: digests[0]!,
+    });
     if (applied.discarded.length > 0) throw new Error(`seeder refused a request: ${applied.rejectReasons[0]}`);
     seeder.executor.commitBatch([]);
     if (b % 10 === 9) await seeder.executor.flush();
@@ -159,7 +181,10 @@ try {
   const ranges: [number, number][] = [];
   for (let from = base + 1; from <= target.size; from += CHUNK) ranges.push([from, Math.min(target.size, from + CHUNK - 1)]);
   const serve = (): { txns: unknown[]; consProof: string[] }[] =>
-    ranges.map(([from, to]) => ({ txns: seeder.executor.txnRange(DOMAIN, from, to), consProof: to === target.size ? [] : seeder.executor.consistencyProof(DOMAIN, to, target.size) }));
+    ranges.map(([from, to]) => ({
+      txns: seeder.executor.txnRange(DOMAIN, from, to),
+      consProof: to === target.size ? [] : seeder.executor.consistencyProof(DOMAIN, to, target.size),
+    }));
   serve(); // warm-up
   s = start();
   const ROUNDS = 3;
@@ -196,15 +221,26 @@ try {
   s = start();
   for (const [from, to] of ranges) frame(from, seeder.executor.txnRange(DOMAIN, from, to));
   report('serve as framed (encode, halve to 128 KiB)', BEHIND, s, 'txns/s', TARGET);
-  console.log(`${fmt(frames.length)} frames of ${fmt(BEHIND / frames.length)} txns on average (largest ${fmt(Math.max(...frames.map((f) => f.length)))} bytes)`);
+  console.log(
+    `${fmt(frames.length)} frames of ${fmt(BEHIND / frames.length)} txns on average (largest ${fmt(Math.max(...frames.map((f) => f.length)))} bytes)`,
+  );
 
   // 2. applying: a fresh leecher appends every reply (as decoded from the wire), then awaits the writes
   const decoded = (list: Uint8Array[]): { txns: unknown[]; consProof: string[] }[] =>
     list.map((bytes) => {
       const rep = decodeMsgpack(bytes) as { txns: Record<string, unknown>; consProof: string[] };
-      return { txns: Object.keys(rep.txns).map(Number).sort((a, b) => a - b).map((n) => rep.txns[String(n)]), consProof: rep.consProof };
+      return {
+        txns: Object.keys(rep.txns)
+          .map(Number)
+          .sort((a, b) => a - b)
+          .map((n) => rep.txns[String(n)]),
+        consProof: rep.consProof,
+      };
     });
-  for (const [label, list] of [[`${fmt(CHUNK)}-txn chunks`, wire], ['128 KiB frames', frames]] as const) {
+  for (const [label, list] of [
+    [`${fmt(CHUNK)}-txn chunks`, wire],
+    ['128 KiB frames', frames],
+  ] as const) {
     const replies = decoded(list);
     const leecher = await openNode(tempDir());
     s = start();

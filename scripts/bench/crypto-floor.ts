@@ -46,14 +46,24 @@ export async function measureCryptoCosts(n = 4, roundMs = 300): Promise<CryptoCo
   const pk = author.publicKey;
   const opts = { roundMs, rounds: 3 };
   const per = 32;
-  const ed = await measure('floor: ed25519 verify of a NYM request (native)', () => {
-    for (let i = 0; i < per; i++) ed25519Verify(pk, input, sig);
-  }, { ...opts, opsPerCall: per });
-  const ser = await measure('floor: signing serialization of a NYM request', () => {
-    for (let i = 0; i < per; i++) signatureInput(request);
-  }, { ...opts, opsPerCall: per });
+  const ed = await measure(
+    'floor: ed25519 verify of a NYM request (native)',
+    () => {
+      for (let i = 0; i < per; i++) ed25519Verify(pk, input, sig);
+    },
+    { ...opts, opsPerCall: per },
+  );
+  const ser = await measure(
+    'floor: signing serialization of a NYM request',
+    () => {
+      for (let i = 0; i < per; i++) signatureInput(request);
+    },
+    { ...opts, opsPerCall: per },
+  );
   // the multi-signature value of a batch: ledger id, roots and timestamp, about 200 bytes of canonical JSON
-  const value = new TextEncoder().encode('{"ledger_id":1,"pool_state_root_hash":"HNvueuQSgG8S19UR9YsVxNJBL4yd8c5MYsTyyi4QLwh1","state_root_hash":"C2t4zdcHiG3kekqEreK6vpvqwZDoKWRJcX3Q3ryPrPKa","timestamp":1700000000,"txn_root_hash":"C2t4zdcHiG3kekqEreK6vpvqwZDoKWRJcX3Q3ryPrPKa"}');
+  const value = new TextEncoder().encode(
+    '{"ledger_id":1,"pool_state_root_hash":"HNvueuQSgG8S19UR9YsVxNJBL4yd8c5MYsTyyi4QLwh1","state_root_hash":"C2t4zdcHiG3kekqEreK6vpvqwZDoKWRJcX3Q3ryPrPKa","timestamp":1700000000,"txn_root_hash":"C2t4zdcHiG3kekqEreK6vpvqwZDoKWRJcX3Q3ryPrPKa"}',
+  );
   const keys = Array.from({ length: n }, (_, i) => blsKeyFromSeed(`Node${i + 1}`.padStart(32, '0')));
   const shares = keys.map((k) => k.sign(value));
   const sign = await measure('floor: BLS sign (share over a state root)', () => keys[0]!.sign(value), opts);

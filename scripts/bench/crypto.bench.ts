@@ -1,18 +1,12 @@
 // Benchmarks of @quire/crypto on one core: Ed25519 (native and portable) and BLS12-381.
-import {
-  Ed25519Signer,
-  blsAggregateSignatures,
-  blsKeyFromSeed,
-  blsVerify,
-  blsVerifyAggregate,
-  ed25519Verify,
-  ed25519VerifyPortable,
-} from '@quire/crypto';
+import { Ed25519Signer, blsAggregateSignatures, blsKeyFromSeed, blsVerify, blsVerifyAggregate, ed25519Verify, ed25519VerifyPortable } from '@quire/crypto';
 import { measure } from './lib.js';
 
-const msg = new Uint8Array(Buffer.from(
-  'identifier:V4SGRU86Z58d6TV7PBUe6f|operation:dest:VsKV7grR1BUE29mG2Fm2kX|role:101|type:1|verkey:~CoRER63DVYnWZtK8uAzNbx|protocolVersion:2|reqId:1585221529670242337',
-));
+const msg = new Uint8Array(
+  Buffer.from(
+    'identifier:V4SGRU86Z58d6TV7PBUe6f|operation:dest:VsKV7grR1BUE29mG2Fm2kX|role:101|type:1|verkey:~CoRER63DVYnWZtK8uAzNbx|protocolVersion:2|reqId:1585221529670242337',
+  ),
+);
 
 const signer = Ed25519Signer.fromSeed('000000000000000000000000Trustee1');
 const sig = signer.sign(msg);

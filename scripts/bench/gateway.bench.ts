@@ -44,7 +44,11 @@ async function startGateway(genesisFile: string): Promise<{ child: ChildProcess;
   const argv = cliArgv({ dist: 'packages/gateway/dist/cli.js', built: 'packages/gateway/bin/quire-gateway.js', source: 'test/support/bin/quire-gateway.ts' });
   const prof = process.env.GATEWAY_BENCH_CPU_PROF; // a directory: profile the gateway process (node --cpu-prof)
   const flags = prof === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', prof];
-  const child = spawn(argv[0]!, [...flags, ...argv.slice(1), '--genesis', genesisFile, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0', '--log-level', 'warn', '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    argv[0]!,
+    [...flags, ...argv.slice(1), '--genesis', genesisFile, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0', '--log-level', 'warn', '--json'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<URL>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('quire-gateway printed no startup line in 60 s')), 60_000);
@@ -78,24 +82,28 @@ const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.leng
 /** `CONCURRENCY` loops calling `op` for `SECONDS` seconds (after a 2 s warm-up). */
 async function run(op: () => Promise<void>): Promise<Phase> {
   const warmEnd = performance.now() + 2000;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (performance.now() < warmEnd) await op().catch(() => undefined);
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < warmEnd) await op().catch(() => undefined);
+    }),
+  );
   const lat: number[] = [];
   let errors = 0;
   const t0 = performance.now();
   const end = t0 + SECONDS * 1000;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (performance.now() < end) {
-      const s = performance.now();
-      try {
-        await op();
-        lat.push(performance.now() - s);
-      } catch {
-        errors++;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < end) {
+        const s = performance.now();
+        try {
+          await op();
+          lat.push(performance.now() - s);
+        } catch {
+          errors++;
+        }
       }
-    }
-  }));
+    }),
+  );
   const elapsed = (performance.now() - t0) / 1000;
   lat.sort((a, b) => a - b);
   return { rate: lat.length / elapsed, p50: pct(lat, 50), p99: pct(lat, 99), errors, seconds: elapsed };
@@ -119,7 +127,9 @@ async function main(): Promise<void> {
       new Promise((resolve, reject) => {
         const req = request({ host: url.hostname, port: url.port, path, agent }, (res) => {
           res.resume();
-          res.on('end', () => (res.statusCode === 200 && res.headers['x-quire-verified'] === 'proof' ? resolve() : reject(new Error(`status ${res.statusCode}`))));
+          res.on('end', () =>
+            res.statusCode === 200 && res.headers['x-quire-verified'] === 'proof' ? resolve() : reject(new Error(`status ${res.statusCode}`)),
+          );
         });
         req.on('error', reject);
         req.end();
@@ -136,7 +146,12 @@ async function main(): Promise<void> {
       const out = await run(op);
       const b = process.cpuUsage(b0);
       const total = out.rate * (out.seconds + 2); // the warm-up's requests are counted in the CPU too
-      return { ...out, gatewayMs: ((cpuSecondsOf(gw?.pid) - g0) * 1000) / total, nodesMs: ((nodesCpu() - n0) * 1000) / total, benchMs: (b.user + b.system) / 1000 / total };
+      return {
+        ...out,
+        gatewayMs: ((cpuSecondsOf(gw?.pid) - g0) * 1000) / total,
+        nodesMs: ((nodesCpu() - n0) * 1000) / total,
+        benchMs: (b.user + b.system) / 1000 / total,
+      };
     };
     const g = await measured(viaGateway);
     const d = await measured(direct);
@@ -148,9 +163,13 @@ async function main(): Promise<void> {
     record('SDK submitRead p50', d.p50, undefined, 'ms');
     record('SDK submitRead p99', d.p99, undefined, 'ms');
     record('gateway / SDK throughput ratio', g.rate / d.rate, undefined, 'x');
-    console.log(`CPU per request (approximate: the 2 s warm-up counted at the measured rate): gateway phase: quire-gateway ${g.gatewayMs.toFixed(3)} ms, 4 nodes ${g.nodesMs.toFixed(3)} ms, HTTP load generator ${g.benchMs.toFixed(3)} ms; SDK phase: 4 nodes ${d.nodesMs.toFixed(3)} ms, SDK (verifying) ${d.benchMs.toFixed(3)} ms`);
+    console.log(
+      `CPU per request (approximate: the 2 s warm-up counted at the measured rate): gateway phase: quire-gateway ${g.gatewayMs.toFixed(3)} ms, 4 nodes ${g.nodesMs.toFixed(3)} ms, HTTP load generator ${g.benchMs.toFixed(3)} ms; SDK phase: 4 nodes ${d.nodesMs.toFixed(3)} ms, SDK (verifying) ${d.benchMs.toFixed(3)} ms`,
+    );
     if (g.errors + d.errors > 0) console.log(`errors: gateway ${g.errors}, SDK ${d.errors}`);
-    console.log(`RESULT gateway_rps=${Math.round(g.rate)} p50_ms=${g.p50.toFixed(2)} p99_ms=${g.p99.toFixed(2)} sdk_rps=${Math.round(d.rate)} ratio=${(g.rate / d.rate).toFixed(2)}`);
+    console.log(
+      `RESULT gateway_rps=${Math.round(g.rate)} p50_ms=${g.p50.toFixed(2)} p99_ms=${g.p99.toFixed(2)} sdk_rps=${Math.round(d.rate)} ratio=${(g.rate / d.rate).toFixed(2)}`,
+    );
   } finally {
     if (gw !== undefined) await stopGateway(gw);
     await pool.close();

@@ -15,7 +15,9 @@ let failed = 0;
 console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
 for (const s of scripts) {
   console.log(`\n== ${s}`);
-  const r = spawnSync(process.execPath, ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', join(here, s)], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', join(here, s)], {
+    stdio: 'inherit',
+  });
   if (r.status !== 0) failed++;
 }
 if (failed > 0) {

@@ -35,28 +35,40 @@ try {
   const kv = await openLevelKvStore(dir, { writeBufferJitter: 0 });
   const ledger = await Ledger.open(kv, 1);
 
-  await measure(`ledger append + commit, batches of ${BATCH}, awaited`, async () => {
-    ledger.append(makeBatch());
-    await ledger.commit();
-  }, { opsPerCall: BATCH, target: 50_000, unit: 'txns/s' });
+  await measure(
+    `ledger append + commit, batches of ${BATCH}, awaited`,
+    async () => {
+      ledger.append(makeBatch());
+      await ledger.commit();
+    },
+    { opsPerCall: BATCH, target: 50_000, unit: 'txns/s' },
+  );
 
   // consensus keeps batches in flight: the next batch is appended and committed while the
   // previous batch's write is still running in LevelDB's thread
   let inFlight: Promise<void> = Promise.resolve();
-  await measure(`ledger append + commit, batches of ${BATCH}, pipelined`, async () => {
-    ledger.append(makeBatch());
-    const previous = inFlight;
-    inFlight = ledger.commit();
-    await previous;
-  }, { opsPerCall: BATCH, target: 50_000, unit: 'txns/s' });
+  await measure(
+    `ledger append + commit, batches of ${BATCH}, pipelined`,
+    async () => {
+      ledger.append(makeBatch());
+      const previous = inFlight;
+      inFlight = ledger.commit();
+      await previous;
+    },
+    { opsPerCall: BATCH, target: 50_000, unit: 'txns/s' },
+  );
   await inFlight;
 
-  await measure(`ledger append + commit, shared batch, sync write`, async () => {
-    ledger.append(makeBatch());
-    const batch = kv.batch();
-    ledger.commit(undefined, batch);
-    await batch.write({ sync: true });
-  }, { opsPerCall: BATCH, unit: 'txns/s' });
+  await measure(
+    `ledger append + commit, shared batch, sync write`,
+    async () => {
+      ledger.append(makeBatch());
+      const batch = kv.batch();
+      ledger.commit(undefined, batch);
+      await batch.write({ sync: true });
+    },
+    { opsPerCall: BATCH, unit: 'txns/s' },
+  );
 
   const n = ledger.size;
   console.log(`ledger holds ${n.toLocaleString('en-US')} txns`);
@@ -67,15 +79,27 @@ try {
   };
   const root = ledger.root;
 
-  await measure('inclusion proof, random seqNo, committed size', async () => {
-    await ledger.inclusionProof(1 + rnd(n));
-  }, { unit: 'proofs/s' });
-  await measure('consistency proof, random old -> committed size', async () => {
-    await ledger.consistencyProof(1 + rnd(n), n);
-  }, { unit: 'proofs/s' });
-  await measure('rootAt(random size)', async () => {
-    await ledger.rootAt(1 + rnd(n));
-  }, { unit: 'roots/s' });
+  await measure(
+    'inclusion proof, random seqNo, committed size',
+    async () => {
+      await ledger.inclusionProof(1 + rnd(n));
+    },
+    { unit: 'proofs/s' },
+  );
+  await measure(
+    'consistency proof, random old -> committed size',
+    async () => {
+      await ledger.consistencyProof(1 + rnd(n), n);
+    },
+    { unit: 'proofs/s' },
+  );
+  await measure(
+    'rootAt(random size)',
+    async () => {
+      await ledger.rootAt(1 + rnd(n));
+    },
+    { unit: 'roots/s' },
+  );
 
   const seqNo = 1 + rnd(n);
   const leaf = merkleLeafHash((await ledger.getEncoded(seqNo))!);

@@ -33,7 +33,12 @@ async function startPool(policy: NodeHostOptions['gossipSignaturePolicy']): Prom
     pool.hosts.push(h);
   }
   const validators = await Promise.all(
-    pool.hosts.map(async (h, i) => ({ name: h.name, dest: b58encode((await generateKeyPairFromSeed('Ed25519', seed(i + 1))).publicKey.raw), host: '127.0.0.1', port: h.port })),
+    pool.hosts.map(async (h, i) => ({
+      name: h.name,
+      dest: b58encode((await generateKeyPairFromSeed('Ed25519', seed(i + 1))).publicKey.raw),
+      host: '127.0.0.1',
+      port: h.port,
+    })),
   );
   for (const h of pool.hosts) h.setValidators(validators);
   const end = Date.now() + 15_000;

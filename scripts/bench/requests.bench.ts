@@ -24,9 +24,19 @@ async function setup(verifySignatures: boolean): Promise<{ executor: RequestExec
   const kv = await openMemoryKvStore();
   const [l0, l1, l2] = await Promise.all([Ledger.open(kv, 0), Ledger.open(kv, 1), Ledger.open(kv, 2)]);
   const [s0, s1, s2] = await Promise.all([StateTrie.open(kv, 'pool'), StateTrie.open(kv, 'domain'), StateTrie.open(kv, 'config')]);
-  const stores: ExecutorStores = { kv, ledgers: { 0: l0, 1: l1, 2: l2 }, states: { 0: s0, 1: s1, 2: s2 }, attributes: new AttributeStore(kv), timestamps: new TimestampStore(kv), seqNoIndex: new SeqNoIndex(kv) };
+  const stores: ExecutorStores = {
+    kv,
+    ledgers: { 0: l0, 1: l1, 2: l2 },
+    states: { 0: s0, 1: s1, 2: s2 },
+    attributes: new AttributeStore(kv),
+    timestamps: new TimestampStore(kv),
+    seqNoIndex: new SeqNoIndex(kv),
+  };
   const executor = new RequestExecutor({ verifySignatures }, { stores });
-  await executor.applyGenesis(1, GENESIS.map((l) => parseJson(l) as Txn));
+  await executor.applyGenesis(
+    1,
+    GENESIS.map((l) => parseJson(l) as Txn),
+  );
   return { executor, close: () => kv.close() };
 }
 
@@ -34,7 +44,12 @@ const trustee = Ed25519Signer.fromSeed('000000000000000000000000Trustee1');
 const requests: Record<string, unknown>[] = [];
 for (let i = 0; i < BATCH; i++) {
   const user = Ed25519Signer.fromSeed(`bench-user-${String(i).padStart(21, '0')}`);
-  const req: Record<string, unknown> = { identifier: trustee.did, reqId: 1_700_000_000_000_000_000n + BigInt(i), protocolVersion: 2, operation: { type: '1', dest: user.did, verkey: user.verkey } };
+  const req: Record<string, unknown> = {
+    identifier: trustee.did,
+    reqId: 1_700_000_000_000_000_000n + BigInt(i),
+    protocolVersion: 2,
+    operation: { type: '1', dest: user.did, verkey: user.verkey },
+  };
   req.signature = trustee.signBase58(signatureInput(req));
   requests.push(req);
 }
@@ -55,7 +70,8 @@ for (const [verify, input] of [
   const batch = input === 'objects' ? requests : requestTexts;
   let ppTime = 1_700_000_000;
   const first = await executor.applyBatch(1, batch, ppTime);
-  if (first.validCount !== BATCH) throw new Error(`only ${first.validCount} of ${BATCH} valid: ${JSON.stringify((first.results.find((r) => !r.valid) as { reason?: string }).reason)}`);
+  if (first.validCount !== BATCH)
+    throw new Error(`only ${first.validCount} of ${BATCH} valid: ${JSON.stringify((first.results.find((r) => !r.valid) as { reason?: string }).reason)}`);
   executor.revert();
   const label = `NYM create ${verify ? 'with' : 'without'} sig check (${input})`;
   await run(

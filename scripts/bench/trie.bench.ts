@@ -50,7 +50,7 @@ try {
   const writeStart = performance.now();
   let waitMs = 0;
   const fill = sample();
-  for (let next = 0; next < TRIE_KEYS; ) {
+  for (let next = 0; next < TRIE_KEYS;) {
     for (let j = 0; j < COMMIT_EVERY; j++, next++) trie.set(fillKeys[next]!, fillValues[next]!);
     const c = trie.commit();
     const t = performance.now();

@@ -87,7 +87,12 @@ async function main(): Promise<void> {
   const seed = a.seed !== undefined ? num('seed', a.seed, 0, 1) : randomSeed();
   const minutes = num('minutes', a.minutes, 5, 0.2);
   const nodes = num('nodes', a.nodes, 4, 4);
-  const same = [a.nodes !== undefined ? ` --nodes ${a.nodes}` : '', a.clients !== undefined ? ` --clients ${a.clients}` : '', a.concurrency !== undefined ? ` --concurrency ${a.concurrency}` : '', kinds !== undefined ? ` --kinds ${kinds.join(',')}` : ''].join('');
+  const same = [
+    a.nodes !== undefined ? ` --nodes ${a.nodes}` : '',
+    a.clients !== undefined ? ` --clients ${a.clients}` : '',
+    a.concurrency !== undefined ? ` --concurrency ${a.concurrency}` : '',
+    kinds !== undefined ? ` --kinds ${kinds.join(',')}` : '',
+  ].join('');
   console.log(`chaos: seed ${seed} (replay: npm run chaos -- --seed ${seed} --minutes ${minutes}${loopback ? ' --loopback' : ''}${same})`);
   const ctl = new AbortController();
   let interrupts = 0;

@@ -12,7 +12,10 @@ export const LEDGER_TYPES = ['pool', 'domain', 'config', 'audit'] as const;
 export async function readLedgerLines(dataDir: string, type: (typeof LEDGER_TYPES)[number]): Promise<string[]> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await readLedgerMain(['--type', type, '--frm', '1', '--to', '100000000', '--data_dir', dataDir], { out: (t) => void out.push(t), err: (t) => void err.push(t) });
+  const code = await readLedgerMain(['--type', type, '--frm', '1', '--to', '100000000', '--data_dir', dataDir], {
+    out: (t) => void out.push(t),
+    err: (t) => void err.push(t),
+  });
   if (code !== 0) {
     // an empty ledger (a config ledger without txns) is not an error here
     if (/No transactions found/.test(err.join(''))) return [];
@@ -52,7 +55,12 @@ function digestOf(line: string): string | undefined {
  * `nodes` are the validators at the end (an acknowledged write must be on n-f of them); `others`
  * (nodes that were validators for a while) only take part in the fork check, as far as their ledgers go.
  */
-export async function checkLedgers(nodes: readonly { name: string; dataDir: string }[], acks: readonly AckRecord[], f: number, others: readonly { name: string; dataDir: string }[] = []): Promise<LedgerCheck> {
+export async function checkLedgers(
+  nodes: readonly { name: string; dataDir: string }[],
+  acks: readonly AckRecord[],
+  f: number,
+  others: readonly { name: string; dataDir: string }[] = [],
+): Promise<LedgerCheck> {
   const per = new Map<string, Record<string, string[]>>();
   for (const n of [...nodes, ...others]) {
     const l: Record<string, string[]> = {};
@@ -118,5 +126,12 @@ export function percentile(xs: readonly number[], p: number): number | null {
 /** A plain text table, columns padded. */
 export function table(rows: readonly (readonly (string | number)[])[]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => String(r[c] ?? '').length)));
-  return rows.map((r) => r.map((v, c) => String(v).padEnd(widths[c]!)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((v, c) => String(v).padEnd(widths[c]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

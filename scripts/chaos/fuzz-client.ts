@@ -206,7 +206,12 @@ export interface FuzzTarget {
  * Sends `count` mutated messages to the targets (round robin, `inFlight` at a time per target) and
  * classifies every answer. Sessions the node closes are opened again (and counted).
  */
-export async function fuzzClients(targets: readonly FuzzTarget[], count: number, seed: number, opts: { inFlight?: number; log?: (s: string) => void } = {}): Promise<FuzzStats> {
+export async function fuzzClients(
+  targets: readonly FuzzTarget[],
+  count: number,
+  seed: number,
+  opts: { inFlight?: number; log?: (s: string) => void } = {},
+): Promise<FuzzStats> {
   const rng = new Rng(seed);
   const stats: FuzzStats = { messages: 0, byKind: {}, byOutcome: {}, examples: [], reconnects: 0 };
   const inFlight = opts.inFlight ?? 32;
@@ -241,7 +246,8 @@ export async function fuzzClients(targets: readonly FuzzTarget[], count: number,
         note(m.kind, r.outcome, bytes, r.text);
       } catch (e) {
         const code = (e as { code?: unknown }).code;
-        if ((e as Error).name === 'ClientRequestError' || (e as { constructor: { name: string } }).constructor.name === 'ClientRequestError') note(m.kind, typeof code === 'string' && code.length > 0 ? 'refused' : 'uncoded-refusal', bytes, String(code));
+        if ((e as Error).name === 'ClientRequestError' || (e as { constructor: { name: string } }).constructor.name === 'ClientRequestError')
+          note(m.kind, typeof code === 'string' && code.length > 0 ? 'refused' : 'uncoded-refusal', bytes, String(code));
         else if (code === 'REQUEST_TIMEOUT') note(m.kind, 'no-answer', bytes, String(code));
         else note(m.kind, 'session-closed', bytes, `${String(code)} ${(e as Error).message}`);
       }
@@ -276,7 +282,9 @@ export async function poolOrders(genesisFile: string, timeoutMs = 60_000): Promi
 }
 
 async function main(): Promise<void> {
-  const a = parseArgs({ options: { messages: { type: 'string' }, seed: { type: 'string' }, json: { type: 'string' }, nodes: { type: 'string' }, 'in-flight': { type: 'string' } } }).values;
+  const a = parseArgs({
+    options: { messages: { type: 'string' }, seed: { type: 'string' }, json: { type: 'string' }, nodes: { type: 'string' }, 'in-flight': { type: 'string' } },
+  }).values;
   const seed = a.seed !== undefined ? Number(a.seed) : Math.floor(Math.random() * 1e9);
   const count = a.messages !== undefined ? Number(a.messages) : 100_000;
   console.log(`fuzz:client seed ${seed}, ${count} messages (replay: npm run fuzz:client -- --seed ${seed} --messages ${count})`);
@@ -306,7 +314,10 @@ async function main(): Promise<void> {
     const targets = pool.nodes.slice(0, 2).map((n) => ({ name: n.name, host: '127.0.0.1', port: n.layout.clientPort, dest: n.dest }));
     const rss = setInterval(() => pool.sampleRss(), 2000);
     const f0 = Date.now();
-    const stats = await fuzzClients(targets, count, seed, { inFlight: a['in-flight'] !== undefined ? Number(a['in-flight']) : 16, log: (s) => console.log(`  ${s}`) });
+    const stats = await fuzzClients(targets, count, seed, {
+      inFlight: a['in-flight'] !== undefined ? Number(a['in-flight']) : 16,
+      log: (s) => console.log(`  ${s}`),
+    });
     clearInterval(rss);
     const secs = (Date.now() - f0) / 1000;
     const orders = await poolOrders(pool.genesisFile);
@@ -314,7 +325,21 @@ async function main(): Promise<void> {
     const after = Object.fromEntries(pool.nodes.map((n) => [n.name, Math.round(n.maxRssMb)]));
     const bad = (stats.byOutcome['no-answer'] ?? 0) + (stats.byOutcome['uncoded-refusal'] ?? 0) + (stats.byOutcome.other ?? 0);
     failed = exits.length > 0 || !orders || bad > 0;
-    const report = { seed, messages: stats.messages, seconds: Math.round(secs), perSecond: Math.round(stats.messages / secs), byKind: stats.byKind, byOutcome: stats.byOutcome, reconnects: stats.reconnects, examples: stats.examples, exits, poolOrdersAfter: orders, rssMbBefore: before, rssMbMax: after, ok: !failed };
+    const report = {
+      seed,
+      messages: stats.messages,
+      seconds: Math.round(secs),
+      perSecond: Math.round(stats.messages / secs),
+      byKind: stats.byKind,
+      byOutcome: stats.byOutcome,
+      reconnects: stats.reconnects,
+      examples: stats.examples,
+      exits,
+      poolOrdersAfter: orders,
+      rssMbBefore: before,
+      rssMbMax: after,
+      ok: !failed,
+    };
     console.log(JSON.stringify(report, null, 2));
     if (a.json !== undefined) writeFileSync(a.json, JSON.stringify(report, null, 2) + '\n');
   } finally {

@@ -31,9 +31,42 @@ const HEX64 = 'ab'.repeat(32);
 export function handMade(viewNo: number, ppSeqNo: number): Obj[] {
   const roots = { stateRootHash: B58_32, txnRootHash: B58_32, auditTxnRootHash: B58_32, poolStateRootHash: B58_32 };
   return [
-    { op: 'PROPAGATE', request: { identifier: 'V4SGRU86Z58d6TV7PBUe6f', reqId: ppSeqNo, protocolVersion: 2, operation: { type: '1', dest: 'V4SGRU86Z58d6TV7PBUe6f' }, signature: '1' }, senderClient: 'x' },
-    { op: 'PREPREPARE', instId: 0, viewNo, ppSeqNo, ppTime: Math.floor(Date.now() / 1000), reqIdr: [HEX64], discarded: '[]', digest: HEX64, ledgerId: 1, ...roots, sub_seq_no: 0, final: true },
-    { op: 'PREPARE', instId: 0, viewNo, ppSeqNo, ppTime: Math.floor(Date.now() / 1000), digest: HEX64, stateRootHash: B58_32, txnRootHash: B58_32, auditTxnRootHash: B58_32 },
+    {
+      op: 'PROPAGATE',
+      request: {
+        identifier: 'V4SGRU86Z58d6TV7PBUe6f',
+        reqId: ppSeqNo,
+        protocolVersion: 2,
+        operation: { type: '1', dest: 'V4SGRU86Z58d6TV7PBUe6f' },
+        signature: '1',
+      },
+      senderClient: 'x',
+    },
+    {
+      op: 'PREPREPARE',
+      instId: 0,
+      viewNo,
+      ppSeqNo,
+      ppTime: Math.floor(Date.now() / 1000),
+      reqIdr: [HEX64],
+      discarded: '[]',
+      digest: HEX64,
+      ledgerId: 1,
+      ...roots,
+      sub_seq_no: 0,
+      final: true,
+    },
+    {
+      op: 'PREPARE',
+      instId: 0,
+      viewNo,
+      ppSeqNo,
+      ppTime: Math.floor(Date.now() / 1000),
+      digest: HEX64,
+      stateRootHash: B58_32,
+      txnRootHash: B58_32,
+      auditTxnRootHash: B58_32,
+    },
     { op: 'COMMIT', instId: 0, viewNo, ppSeqNo, blsSigs: { '1': B58_32 } },
     { op: 'CHECKPOINT', instId: 0, viewNo, seqNoStart: 0, seqNoEnd: ppSeqNo, digest: B58_32 },
     { op: 'INSTANCE_CHANGE', viewNo: viewNo + 1, reason: 25 },
@@ -48,7 +81,13 @@ export function handMade(viewNo: number, ppSeqNo: number): Obj[] {
 const anyValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
   { weight: 2, arbitrary: fc.constantFrom<unknown>(2 ** 53, -(2 ** 63), 1e308, -1, 0.5, 2n ** 64n, -(2n ** 70n), 4294967296, null, true, new Uint8Array(3)) },
-  { weight: 2, arbitrary: fc.oneof(fc.string({ maxLength: 40 }), fc.integer({ min: 1_000, max: 140_000 }).map((n) => 'z'.repeat(n))) },
+  {
+    weight: 2,
+    arbitrary: fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.integer({ min: 1_000, max: 140_000 }).map((n) => 'z'.repeat(n)),
+    ),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 10, max: 3_000 }).map((d) => deepNest(d)) },
   { weight: 1, arbitrary: fc.integer({ min: 100, max: 20_000 }).map((n) => Array.from({ length: n }, (_, i) => i)) },
 );
@@ -146,7 +185,13 @@ export interface PeerFuzzReport {
 export async function runPeerFuzz(count: number, seed: number, log: (s: string) => void = () => undefined, rssLimitMb = 1536): Promise<PeerFuzzReport> {
   const dir = mkdtempSync(join(tmpdir(), 'quire-fuzz-peer-'));
   const exits: string[] = [];
-  const pool = await ChaosPool.create({ dir, nodes: 4, net: undefined, basePort: await freePortRun(8), onUnexpectedExit: (n, e) => exits.push(`${n.name} code ${e.code} signal ${e.signal}`) });
+  const pool = await ChaosPool.create({
+    dir,
+    nodes: 4,
+    net: undefined,
+    basePort: await freePortRun(8),
+    onUnexpectedExit: (n, e) => exits.push(`${n.name} code ${e.code} signal ${e.signal}`),
+  });
   const honest = pool.nodes.slice(0, 3);
   const me = pool.nodes[3]!;
   const t0 = Date.now();
@@ -215,7 +260,20 @@ export async function runPeerFuzz(count: number, seed: number, log: (s: string) 
     pool.sampleRss();
     const rssMbMax = Object.fromEntries(honest.map((n) => [n.name, Math.round(n.maxRssMb)]));
     ok = after && exits.length === 0 && Object.values(rssMbMax).every((v) => v <= rssLimitMb);
-    return { seed, messages: count, sent, refusedBySender: refused, byKind, observedFromPool: observed, writesDuring: writes, poolOrdersAfter: after, exits, rssMbMax, seconds: Math.round((Date.now() - t0) / 1000), ok };
+    return {
+      seed,
+      messages: count,
+      sent,
+      refusedBySender: refused,
+      byKind,
+      observedFromPool: observed,
+      writesDuring: writes,
+      poolOrdersAfter: after,
+      exits,
+      rssMbMax,
+      seconds: Math.round((Date.now() - t0) / 1000),
+      ok,
+    };
   } finally {
     await host?.close();
     await pool.close();

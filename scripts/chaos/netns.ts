@@ -38,7 +38,8 @@ function has(cmd: string): boolean {
 
 /** Why namespaces cannot be used here, or undefined when they can (root, `ip`, `nft`, a namespace can be made). */
 export function netnsUnavailableReason(): string | undefined {
-  if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'network namespaces need root (run as root, or use --loopback for a pool on 127.0.0.1 without partitions)';
+  if (typeof process.getuid === 'function' && process.getuid() !== 0)
+    return 'network namespaces need root (run as root, or use --loopback for a pool on 127.0.0.1 without partitions)';
   if (!has('ip')) return 'the `ip` command (iproute2) is missing (install iproute2, or use --loopback)';
   if (!has('nft')) return 'the `nft` command is missing (apt-get install -y nftables, or use --loopback)';
   const probe = `${NS_PREFIX}${process.pid}-probe`;
@@ -225,7 +226,14 @@ export class ChaosNetwork {
       lines.push('}');
     }
     if (f.dupPercent > 0) {
-      lines.push('table netdev quire_chaos_dev {', '  chain eg {', `    type filter hook egress device "${h.dev}" priority 0; policy accept;`, `    numgen random mod 100 < ${Math.round(f.dupPercent)} dup to "${h.dev}"`, '  }', '}');
+      lines.push(
+        'table netdev quire_chaos_dev {',
+        '  chain eg {',
+        `    type filter hook egress device "${h.dev}" priority 0; policy accept;`,
+        `    numgen random mod 100 < ${Math.round(f.dupPercent)} dup to "${h.dev}"`,
+        '  }',
+        '}',
+      );
     }
     run(['ip', 'netns', 'exec', h.ns, 'nft', '-f', '-'], lines.join('\n') + '\n');
   }

@@ -135,7 +135,9 @@ export async function applyPerturbation(ctx: PerturbContext, p: PlannedPerturbat
           const done = nodes.filter(succeeded).map((n) => n.name);
           const restarted = ctx.pool.restartRequests - before;
           if (done.length < nodes.length && !ctx.stopped()) {
-            throw new Error(`POOL_UPGRADE to ${version} (${answer.result}): ${done.length} of ${nodes.length} nodes upgraded within ${POOL_UPGRADE_BOUND_MS / 1000} s (${done.join(',') || 'none'}), ${restarted} restarts`);
+            throw new Error(
+              `POOL_UPGRADE to ${version} (${answer.result}): ${done.length} of ${nodes.length} nodes upgraded within ${POOL_UPGRADE_BOUND_MS / 1000} s (${done.join(',') || 'none'}), ${restarted} restarts`,
+            );
           }
         },
       };
@@ -148,7 +150,16 @@ export async function applyPerturbation(ctx: PerturbContext, p: PlannedPerturbat
       const keys = deriveNodeKeys(spare.name, Buffer.from(nodeSeed(spare.name), 'utf8'));
       const data: NodeTxnArgs['data'] = spare.registered
         ? { alias: spare.name, services: ['VALIDATOR'] }
-        : { alias: spare.name, client_ip: spare.ip, client_port: spare.layout.clientPort, node_ip: spare.ip, node_port: spare.layout.nodePort, services: ['VALIDATOR'], blskey: keys.blskey, blskey_pop: keys.blskey_pop };
+        : {
+            alias: spare.name,
+            client_ip: spare.ip,
+            client_port: spare.layout.clientPort,
+            node_ip: spare.ip,
+            node_port: spare.layout.nodePort,
+            services: ['VALIDATOR'],
+            blskey: keys.blskey,
+            blskey_pop: keys.blskey_pop,
+          };
       const stewardIndex = ctx.pool.nodes.length + 1;
       const added = await ctx.nodeTxn({ stewardIndex, dest: keys.dest, data });
       if (added.seqNo === undefined) throw new Error(`NODE txn adding ${spare.name} not acknowledged: ${added.result}`);
@@ -189,7 +200,14 @@ export async function applyPerturbation(ctx: PerturbContext, p: PlannedPerturbat
             if (target < 0 && others.length > 0) target = Math.max(...others.map((i) => i.domainSize!));
             const everyoneKnows = others.length === validators.length && others.every((i) => i.validators?.includes(spare.name) === true);
             last = `${spare.name}: ${mine === undefined ? 'no answer' : `${mine.error ?? mine.mode}, domain ${mine.domainSize}, last ordered ${mine.lastOrdered?.ppSeqNo}`}; the pool's domain at its start ${target}; validators listing it ${others.filter((i) => i.validators?.includes(spare.name) === true).length} of ${validators.length}`;
-            if (mine?.mode === 'participating' && mine.domainSize !== undefined && target >= 0 && mine.domainSize >= target && mine.lastOrdered !== undefined && everyoneKnows) {
+            if (
+              mine?.mode === 'participating' &&
+              mine.domainSize !== undefined &&
+              target >= 0 &&
+              mine.domainSize >= target &&
+              mine.lastOrdered !== undefined &&
+              everyoneKnows
+            ) {
               // caught up; ordering once its last ordered batch moves on while it participates
               if (orderedFrom === undefined) orderedFrom = mine.lastOrdered.ppSeqNo;
               else if (mine.lastOrdered.ppSeqNo > orderedFrom) {
@@ -226,7 +244,8 @@ export async function applyPerturbation(ctx: PerturbContext, p: PlannedPerturbat
           await ctx.sleep(holdMs);
           while (ctx.pool.restartRequests - before < replied.length && Date.now() < until && !ctx.stopped()) await ctx.sleep(250);
           const restarted = ctx.pool.restartRequests - before;
-          if (restarted < replied.length) throw new Error(`${replied.length} nodes acknowledged POOL_RESTART, ${restarted} restarted within ${POOL_RESTART_BOUND_MS / 1000} s`);
+          if (restarted < replied.length)
+            throw new Error(`${replied.length} nodes acknowledged POOL_RESTART, ${restarted} restarted within ${POOL_RESTART_BOUND_MS / 1000} s`);
         },
       };
     }

@@ -85,7 +85,13 @@ export class ChaosNode {
   private onEvent(e: SupervisorEvent): void {
     if (e.kind === 'crashed' || e.kind === 'exited') {
       const expected = this.ending;
-      const exit: NodeExit = { node: this.name, code: e.kind === 'crashed' ? e.code : 0, signal: e.kind === 'crashed' ? e.signal : null, at: Date.now(), expected };
+      const exit: NodeExit = {
+        node: this.name,
+        code: e.kind === 'crashed' ? e.code : 0,
+        signal: e.kind === 'crashed' ? e.signal : null,
+        at: Date.now(),
+        expected,
+      };
       this.pool.exits.push(exit);
       if (!expected) {
         this.pool.onUnexpectedExit(this, exit);

@@ -13,7 +13,18 @@ import { ChaosNetwork, cleanupStale } from './netns.js';
 import { applyPerturbation, type Applied } from './perturb.js';
 import { ChaosPool, type NodeExit } from './pool.js';
 import { ALL_KINDS, PROCESS_KINDS, type PerturbationKind, planSchedule } from './schedule.js';
-import type { AckRecord, FromHarness, NodeInfo, NodeTxnArgs, PoolRestartAnswers, PoolUpgradeArgs, ReadRecord, ToHarness, WorkloadOptions, WriteAnswer } from './workload.js';
+import type {
+  AckRecord,
+  FromHarness,
+  NodeInfo,
+  NodeTxnArgs,
+  PoolRestartAnswers,
+  PoolUpgradeArgs,
+  ReadRecord,
+  ToHarness,
+  WorkloadOptions,
+  WriteAnswer,
+} from './workload.js';
 
 /** Omit over each member of a union. */
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -131,10 +142,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       workload.send({ ...q, id } as FromHarness);
     });
   const ask = (): Promise<NodeInfo[]> => askWorkload<NodeInfo[]>({ type: 'ask', what: 'info' }, []);
-  const poolRestart = (): Promise<PoolRestartAnswers> => askWorkload<PoolRestartAnswers>({ type: 'ask', what: 'pool-restart' }, { '*': 'no answer from the workload within 15 s' });
+  const poolRestart = (): Promise<PoolRestartAnswers> =>
+    askWorkload<PoolRestartAnswers>({ type: 'ask', what: 'pool-restart' }, { '*': 'no answer from the workload within 15 s' });
   // writes: the SDK's write timeout (30 s) for each of up to two writes, and the pool refreshes
-  const poolUpgrade = (args: PoolUpgradeArgs): Promise<WriteAnswer> => askWorkload<WriteAnswer>({ type: 'ask', what: 'pool-upgrade', args }, { result: 'no answer from the workload within 90 s' }, 90_000);
-  const nodeTxn = (args: NodeTxnArgs): Promise<WriteAnswer> => askWorkload<WriteAnswer>({ type: 'ask', what: 'node-txn', args }, { result: 'no answer from the workload within 90 s' }, 90_000);
+  const poolUpgrade = (args: PoolUpgradeArgs): Promise<WriteAnswer> =>
+    askWorkload<WriteAnswer>({ type: 'ask', what: 'pool-upgrade', args }, { result: 'no answer from the workload within 90 s' }, 90_000);
+  const nodeTxn = (args: NodeTxnArgs): Promise<WriteAnswer> =>
+    askWorkload<WriteAnswer>({ type: 'ask', what: 'node-txn', args }, { result: 'no answer from the workload within 90 s' }, 90_000);
 
   const primary = async (): Promise<string | undefined> => {
     const infos = await ask();
@@ -195,7 +209,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     pool.startAll();
     rssTimer = setInterval(() => pool?.sampleRss(), 2_000);
 
-    const wo: WorkloadOptions = { clients: o.clients, concurrency: o.concurrency, seed: o.seed, runTag: `${o.seed}-${process.pid}`, writeTimeoutMs: 30_000, readTimeoutMs: 20_000 };
+    const wo: WorkloadOptions = {
+      clients: o.clients,
+      concurrency: o.concurrency,
+      seed: o.seed,
+      runTag: `${o.seed}-${process.pid}`,
+      writeTimeoutMs: 30_000,
+      readTimeoutMs: 20_000,
+    };
     const argv = [
       ...(net?.execPrefix('client') ?? []),
       process.execPath,
@@ -293,7 +314,17 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       const recoveryMs = ackAt === null ? null : Math.max(0, ackAt - healedAt);
       const catchupMs = await waitCaughtUp(healedAt, target, o.catchupBoundMs);
       if (error !== undefined) o.log(`!! #${p.index} ${p.kind}: ${error}`);
-      const r: PerturbationResult = { index: p.index, kind: p.kind, targets: applied?.targets ?? [], detail: applied?.detail ?? '', startedAt, healedAt, recoveryMs, catchupMs, ...(error !== undefined ? { error } : {}) };
+      const r: PerturbationResult = {
+        index: p.index,
+        kind: p.kind,
+        targets: applied?.targets ?? [],
+        detail: applied?.detail ?? '',
+        startedAt,
+        healedAt,
+        recoveryMs,
+        catchupMs,
+        ...(error !== undefined ? { error } : {}),
+      };
       results.push(r);
       o.log(
         `   healed: first ack after ${recoveryMs === null ? `NONE within ${o.recoveryBoundMs / 1000} s` : `${(recoveryMs / 1000).toFixed(1)} s`}, ` +
@@ -375,7 +406,16 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const cat = results.map((r) => r.catchupMs).filter((x): x is number => x !== null);
   const byKind: Record<string, number> = {};
   for (const r of results) byKind[r.kind] = (byKind[r.kind] ?? 0) + 1;
-  const rss = Object.fromEntries([...(pool?.nodes ?? []), ...(pool?.spares ?? [])].map((n) => [n.name, { maxMb: Math.round(n.maxRssMb), lastMb: n.rssSamplesMb.length > 0 ? Math.round(n.rssSamplesMb[n.rssSamplesMb.length - 1]!) : null, samples: n.rssSamplesMb.length }]));
+  const rss = Object.fromEntries(
+    [...(pool?.nodes ?? []), ...(pool?.spares ?? [])].map((n) => [
+      n.name,
+      {
+        maxMb: Math.round(n.maxRssMb),
+        lastMb: n.rssSamplesMb.length > 0 ? Math.round(n.rssSamplesMb[n.rssSamplesMb.length - 1]!) : null,
+        samples: n.rssSamplesMb.length,
+      },
+    ]),
+  );
   if (ledgers.lost.length > 0) failures.push(`${ledgers.lost.length} acknowledged writes lost (on fewer than n-f ledgers)`);
   if (ledgers.forks.length > 0) failures.push(`${ledgers.forks.length} seqNos differ between nodes (fork)`);
   if (rc.stale.length > 0) failures.push(`${rc.stale.length} stale reads accepted`);
@@ -405,10 +445,37 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     byKind,
     kills9,
     writes: { acks: acks.length, failed: writeFailures, failedByCode },
-    reads: { total: rc.total, ok: rc.ok, failed: rc.failed, stale: rc.stale.length, unverified: rc.unverified.length, wrongValue: rc.wrongValue.length, examples: [...rc.stale, ...rc.unverified, ...rc.wrongValue].slice(0, 10) },
-    ledgers: { sizes: ledgers.sizes, forks: ledgers.forks, onAll: ledgers.onAll, acks: ledgers.acks, lost: ledgers.lost.length, lostExamples: ledgers.lost.slice(0, 10) },
-    recovery: { boundMs: o.recoveryBoundMs, p50: percentile(rec, 50), p90: percentile(rec, 90), max: rec.length > 0 ? Math.max(...rec) : null, overBound: overRecovery },
-    catchup: { boundMs: o.catchupBoundMs, p50: percentile(cat, 50), p90: percentile(cat, 90), max: cat.length > 0 ? Math.max(...cat) : null, overBound: overCatchup },
+    reads: {
+      total: rc.total,
+      ok: rc.ok,
+      failed: rc.failed,
+      stale: rc.stale.length,
+      unverified: rc.unverified.length,
+      wrongValue: rc.wrongValue.length,
+      examples: [...rc.stale, ...rc.unverified, ...rc.wrongValue].slice(0, 10),
+    },
+    ledgers: {
+      sizes: ledgers.sizes,
+      forks: ledgers.forks,
+      onAll: ledgers.onAll,
+      acks: ledgers.acks,
+      lost: ledgers.lost.length,
+      lostExamples: ledgers.lost.slice(0, 10),
+    },
+    recovery: {
+      boundMs: o.recoveryBoundMs,
+      p50: percentile(rec, 50),
+      p90: percentile(rec, 90),
+      max: rec.length > 0 ? Math.max(...rec) : null,
+      overBound: overRecovery,
+    },
+    catchup: {
+      boundMs: o.catchupBoundMs,
+      p50: percentile(cat, 50),
+      p90: percentile(cat, 90),
+      max: cat.length > 0 ? Math.max(...cat) : null,
+      overBound: overCatchup,
+    },
     rss,
     unexpectedExits: unexpected,
     restartRequests: pool?.restartRequests ?? 0,

@@ -49,7 +49,19 @@ export class Rng {
 }
 
 /** Perturbations on namespaces and on loopback; the network kinds need namespaces. */
-export const PROCESS_KINDS = ['kill9', 'kill9-primary', 'pause', 'pause-primary', 'restart', 'wipe-restart', 'clock-skew', 'kill9-repeat', 'pool-restart', 'pool-upgrade', 'node-add-demote'] as const;
+export const PROCESS_KINDS = [
+  'kill9',
+  'kill9-primary',
+  'pause',
+  'pause-primary',
+  'restart',
+  'wipe-restart',
+  'clock-skew',
+  'kill9-repeat',
+  'pool-restart',
+  'pool-upgrade',
+  'node-add-demote',
+] as const;
 export const NETWORK_KINDS = ['isolate', 'isolate-primary', 'partition-minority', 'partition-bridge', 'flap', 'loss', 'dup', 'slow-link'] as const;
 export const ALL_KINDS = [...PROCESS_KINDS, ...NETWORK_KINDS] as const;
 export type PerturbationKind = (typeof ALL_KINDS)[number];
@@ -75,7 +87,12 @@ export function randomSeed(): number {
  * `totalMs`. The first pass walks every kind once in a shuffled order, so that a run long enough
  * exercises each kind; later ones are drawn at random.
  */
-export function planSchedule(seed: number, kinds: readonly PerturbationKind[], totalMs: number, opts: { minHoldMs?: number; maxHoldMs?: number; minGapMs?: number; maxGapMs?: number } = {}): PlannedPerturbation[] {
+export function planSchedule(
+  seed: number,
+  kinds: readonly PerturbationKind[],
+  totalMs: number,
+  opts: { minHoldMs?: number; maxHoldMs?: number; minGapMs?: number; maxGapMs?: number } = {},
+): PlannedPerturbation[] {
   const rng = new Rng(seed);
   const minHold = opts.minHoldMs ?? 4_000;
   const maxHold = opts.maxHoldMs ?? 15_000;

@@ -94,7 +94,16 @@ export interface PoolUpgradeArgs {
 export interface NodeTxnArgs {
   stewardIndex: number;
   dest: string;
-  data: { alias: string; client_ip?: string; client_port?: number; node_ip?: string; node_port?: number; services?: string[]; blskey?: string; blskey_pop?: string };
+  data: {
+    alias: string;
+    client_ip?: string;
+    client_port?: number;
+    node_ip?: string;
+    node_port?: number;
+    services?: string[];
+    blskey?: string;
+    blskey_pop?: string;
+  };
 }
 
 /** 'REPLY' with the txn's seqNo, or the error code of the write. */
@@ -188,7 +197,11 @@ export async function runWorkload(genesisFile: string, o: WorkloadOptions): Prom
     const author = DidKey.random();
     // one request, sent again as it is: a duplicate is answered with the REPLY of the first
     const nym = signRequest(buildNymRequest({ submitter: trustee.did, dest: author.did, verkey: author.verkey, role: ENDORSER }), trustee);
-    await retry(`setup NYM of client ${i}`, () => admin.submitWrite(nym), () => stopping);
+    await retry(
+      `setup NYM of client ${i}`,
+      () => admin.submitWrite(nym),
+      () => stopping,
+    );
     const pool = i === 0 ? admin : await Pool.open(genesisFile, poolOpts);
     clients.push({ index: i, pool, author, submitter: DidKey.fromSeed(stewardSeed((i % 4) + 1)), rng: rng.fork(), counter: 0 });
   }
@@ -220,7 +233,10 @@ export async function runWorkload(genesisFile: string, o: WorkloadOptions): Prom
       try {
         out = await c.pool.submitRead(read);
       } catch (e) {
-        send({ type: 'read', rec: { client: c.index, kind, ackSeqNo: seqNo, readSeqNo: null, verdict: 'failed', node: null, error: codeOf(e), at: Date.now() } });
+        send({
+          type: 'read',
+          rec: { client: c.index, kind, ackSeqNo: seqNo, readSeqNo: null, verdict: 'failed', node: null, error: codeOf(e), at: Date.now() },
+        });
         continue;
       }
       const readSeqNo = typeof out.result.seqNo === 'number' ? out.result.seqNo : null;
@@ -280,7 +296,17 @@ export async function poolRestart(pool: Pool, trustee: DidKey): Promise<PoolRest
 /** The trustee's forced POOL_UPGRADE (acted on by each node at receipt, then ordered). */
 export async function poolUpgrade(pool: Pool, trustee: DidKey, a: PoolUpgradeArgs): Promise<WriteAnswer> {
   const req = signRequest(
-    buildPoolUpgradeRequest({ submitter: trustee.did, name: a.name, version: a.version, action: 'start', sha256: 'a'.repeat(64), schedule: a.schedule, timeout: 5, reinstall: a.reinstall, force: true }),
+    buildPoolUpgradeRequest({
+      submitter: trustee.did,
+      name: a.name,
+      version: a.version,
+      action: 'start',
+      sha256: 'a'.repeat(64),
+      schedule: a.schedule,
+      timeout: 5,
+      reinstall: a.reinstall,
+      force: true,
+    }),
     trustee,
   );
   try {

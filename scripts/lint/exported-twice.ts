@@ -10,8 +10,7 @@ import { pathToFileURL } from 'node:url';
 export const PACKAGES = ['common', 'crypto', 'storage', 'requests', 'consensus', 'network', 'node', 'client', 'gateway'] as const;
 
 /** Exported twice with different definitions today; to be merged into one definition each (#22). */
-export const KNOWN_EXPORTED_TWICE: readonly string[] = [
-];
+export const KNOWN_EXPORTED_TWICE: readonly string[] = [];
 
 export interface ExportedTwice {
   name: string;
@@ -23,7 +22,15 @@ export interface ExportedTwice {
 export function exportedTwice(entries: readonly { pkg: string; file: string }[], root = process.cwd()): ExportedTwice[] {
   const program = ts.createProgram(
     entries.map((e) => e.file),
-    { noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2023, customConditions: ['quire-source'], skipLibCheck: true, strict: true },
+    {
+      noEmit: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2023,
+      customConditions: ['quire-source'],
+      skipLibCheck: true,
+      strict: true,
+    },
   );
   const checker = program.getTypeChecker();
   const byName = new Map<string, Map<string, string>>();
@@ -51,7 +58,12 @@ export function packageEntries(root = process.cwd()): { pkg: string; file: strin
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const found = exportedTwice(packageEntries());
-  for (const f of found) console.log(`${KNOWN_EXPORTED_TWICE.includes(f.name) ? 'known' : 'NEW  '}  ${f.name}: ${Object.entries(f.definitions).map(([p, d]) => `${p} ${d}`).join(', ')}`);
+  for (const f of found)
+    console.log(
+      `${KNOWN_EXPORTED_TWICE.includes(f.name) ? 'known' : 'NEW  '}  ${f.name}: ${Object.entries(f.definitions)
+        .map(([p, d]) => `${p} ${d}`)
+        .join(', ')}`,
+    );
   const fresh = found.filter((f) => !KNOWN_EXPORTED_TWICE.includes(f.name));
   console.log(`${found.length} names exported twice with different definitions (${fresh.length} not in the known list)`);
   process.exitCode = fresh.length > 0 ? 1 : 0;

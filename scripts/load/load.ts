@@ -15,7 +15,8 @@ import { MIXES, parseMix } from './lib/workload.js';
 function positive(name: string, integer: boolean) {
   return (v: string): number => {
     const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isSafeInteger(n))) throw new InvalidArgumentError(`${name} must be a positive ${integer ? 'integer' : 'number'}`);
+    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isSafeInteger(n)))
+      throw new InvalidArgumentError(`${name} must be a positive ${integer ? 'integer' : 'number'}`);
     return n;
   };
 }
@@ -46,8 +47,8 @@ const program = new Command('load')
   .option('--connections <n>', 'client connections to every node (nodes rate-limit per connection)', positive('--connections', true), 4)
   .option('--presign <n>', 'closed loop: requests to pre-sign (2,000 per second of duration)', positive('--presign', true))
   .option('--timeout <ms>', 'deadline of one request', positive('--timeout', true), 30_000)
-  .option('--check <how>', 'after the run: network (GET_TXN to every node), data-dirs (read each node\'s database) or none', 'network')
-  .option('--data-dir <dir>', 'with --check data-dirs: the directory holding one data directory per node alias (a devnet\'s data dir)')
+  .option('--check <how>', "after the run: network (GET_TXN to every node), data-dirs (read each node's database) or none", 'network')
+  .option('--data-dir <dir>', "with --check data-dirs: the directory holding one data directory per node alias (a devnet's data dir)")
   .option('--json', 'print the report as JSON')
   .showHelpAfterError();
 
@@ -86,11 +87,21 @@ async function main(): Promise<number> {
     const validators = PoolLedger.fromGenesis(genesisText).validators();
     if (o.check === 'data-dirs') {
       log(`checking ${report.acks.length} acknowledged txns in each node's data directory ...`);
-      check = await checkDataDirs(devnetNodeDirs(resolve(o.dataDir!), validators.map((v) => v.alias)), report.acks, LOAD_LEDGER, report.unacked);
+      check = await checkDataDirs(
+        devnetNodeDirs(
+          resolve(o.dataDir!),
+          validators.map((v) => v.alias),
+        ),
+        report.acks,
+        LOAD_LEDGER,
+        report.unacked,
+      );
     } else if (o.check === 'network') {
       log(`checking ${report.acks.length} acknowledged txns on every node with GET_TXN ...`);
       check = await checkNetwork(
-        validators.filter((v) => v.clientIp !== undefined && v.clientPort !== undefined).map((v) => ({ alias: v.alias, dest: v.dest, host: v.clientIp!, port: v.clientPort! })),
+        validators
+          .filter((v) => v.clientIp !== undefined && v.clientPort !== undefined)
+          .map((v) => ({ alias: v.alias, dest: v.dest, host: v.clientIp!, port: v.clientPort! })),
         report.acks,
         { ledgerId: LOAD_LEDGER },
       );

@@ -37,7 +37,16 @@ const program = new Command()
   .option('--sweep-only', 'skip the scenario tests (what the sweeps alone catch)')
   .option('--json', 'machine-readable output');
 program.parse();
-const o = program.opts<{ only?: string; jobs: number; seeds?: number; start: number; fromWorktree?: boolean; keep?: boolean; json?: boolean; sweepOnly?: boolean }>();
+const o = program.opts<{
+  only?: string;
+  jobs: number;
+  seeds?: number;
+  start: number;
+  fromWorktree?: boolean;
+  keep?: boolean;
+  json?: boolean;
+  sweepOnly?: boolean;
+}>();
 
 const only = o.only?.split(',').filter((x) => x !== '');
 const selected = MUTATIONS.filter((m) => only === undefined || only.includes(m.id));
@@ -54,7 +63,11 @@ function makeCopy(): string {
       cpSync(join(ROOT, entry), join(dir, entry), { recursive: true, filter: (src) => !/[/\\](node_modules|dist)([/\\]|$)/.test(src) });
     }
   } else {
-    const tar = execFileSync('git', ['-C', ROOT, 'archive', '--format=tar', 'HEAD', 'packages', 'scripts', 'package.json', 'tsconfig.base.json', 'tsconfig.json', '.mocharc.json'], { maxBuffer: 1 << 30 });
+    const tar = execFileSync(
+      'git',
+      ['-C', ROOT, 'archive', '--format=tar', 'HEAD', 'packages', 'scripts', 'package.json', 'tsconfig.base.json', 'tsconfig.json', '.mocharc.json'],
+      { maxBuffer: 1 << 30 },
+    );
     execFileSync('tar', ['-x', '-C', dir], { input: tar });
   }
   const nm = join(dir, 'node_modules');
@@ -113,7 +126,10 @@ async function runTests(dir: string, tests: string[]): Promise<string | undefine
   }
   for (const [pkg, files] of byPackage) {
     const failure = await new Promise<string | undefined>((done, fail) => {
-      const child = spawn(process.execPath, [mocha, '--config', join(dir, '.mocharc.json'), '--reporter', 'spec', ...files], { cwd: join(dir, pkg), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [mocha, '--config', join(dir, '.mocharc.json'), '--reporter', 'spec', ...files], {
+        cwd: join(dir, pkg),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -124,7 +140,16 @@ async function runTests(dir: string, tests: string[]): Promise<string | undefine
         const lines = out.split('\n').map((l) => l.trim());
         const failing = lines.findIndex((l) => /^\d+ failing/.test(l));
         const at = failing < 0 ? -1 : lines.findIndex((l, i) => i > failing && /^1\) /.test(l));
-        const what = at >= 0 ? lines.slice(at, at + 6).filter((l) => l !== '').join(' ') : lines.filter((l) => l !== '').slice(-3).join(' | ');
+        const what =
+          at >= 0
+            ? lines
+                .slice(at, at + 6)
+                .filter((l) => l !== '')
+                .join(' ')
+            : lines
+                .filter((l) => l !== '')
+                .slice(-3)
+                .join(' | ');
         done(`${pkg}/${files.join(',')}: ${what}`);
       });
     });
@@ -163,7 +188,8 @@ async function main(): Promise<void> {
   if (o.json === true) console.log(JSON.stringify({ verdicts, survived: survived.length }, null, 1));
   else {
     console.log('');
-    for (const v of verdicts) console.log(`${v.status.padEnd(10)} ${v.id.padEnd(24)} ${String(v.runs).padStart(3)} runs ${v.seconds.toFixed(0).padStart(5)} s  ${v.by ?? v.what}`);
+    for (const v of verdicts)
+      console.log(`${v.status.padEnd(10)} ${v.id.padEnd(24)} ${String(v.runs).padStart(3)} runs ${v.seconds.toFixed(0).padStart(5)} s  ${v.by ?? v.what}`);
     const caught = verdicts.filter((v) => v.status === 'caught').length;
     const eq = verdicts.filter((v) => v.status === 'equivalent').length;
     console.log(`mutate: ${verdicts.length} mutations, ${caught} caught, ${eq} equivalent, ${survived.length} survived or not applied`);
@@ -177,7 +203,8 @@ async function gate(dir: string, m: Mutation, baseline: Map<string, boolean>): P
   if (m.equivalent !== undefined) return { id: m.id, what: m.what, status: 'equivalent', runs: 0, seconds: 0, by: m.equivalent };
   const file = join(dir, m.file);
   const original = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  if (original.split(m.find).length !== 2) return { id: m.id, what: m.what, status: 'SITE MOVED', runs: 0, seconds: 0, by: `"${m.find.slice(0, 60)}" is not in ${m.file} exactly once` };
+  if (original.split(m.find).length !== 2)
+    return { id: m.id, what: m.what, status: 'SITE MOVED', runs: 0, seconds: 0, by: `"${m.find.slice(0, 60)}" is not in ${m.file} exactly once` };
   if (m.tests !== undefined && m.tests.length > 0 && o.sweepOnly !== true) {
     process.stderr.write(`mutate: ${m.id}: ${m.what} (scenario tests: ${m.tests.join(', ')})\n`);
     writeFileSync(file, original.replace(m.find, m.replace));
@@ -223,7 +250,8 @@ async function gate(dir: string, m: Mutation, baseline: Map<string, boolean>): P
       baseline.set(key(failed), passes);
       if (!passes) process.stderr.write(`mutate: ${key(failed)} fails without any mutation too (${b?.violations[0] ?? '?'}); skipped\n`);
     }
-    if (passes) return { id: m.id, what: m.what, status: 'caught', runs, seconds: seconds(), by: `${key(failed)}: ${failed.violations[0] ?? ''}`.slice(0, 160) };
+    if (passes)
+      return { id: m.id, what: m.what, status: 'caught', runs, seconds: seconds(), by: `${key(failed)}: ${failed.violations[0] ?? ''}`.slice(0, 160) };
     skip.push(key(failed));
   }
 }

@@ -16,17 +16,14 @@ import { ALL_KINDS, PROCESS_KINDS, type PerturbationKind, randomSeed } from '../
  * node in turn, node-add-demote catches up a fresh validator): each can take minutes on a loaded
  * machine, beyond this run's two minutes. `npm run chaos` draws them.
  */
-const SHORT_KINDS: readonly PerturbationKind[] = (process.env.QUIRE_CHAOS_LOOPBACK === '1' ? PROCESS_KINDS : ALL_KINDS).filter((k) => k !== 'pool-upgrade' && k !== 'node-add-demote');
+const SHORT_KINDS: readonly PerturbationKind[] = (process.env.QUIRE_CHAOS_LOOPBACK === '1' ? PROCESS_KINDS : ALL_KINDS).filter(
+  (k) => k !== 'pool-upgrade' && k !== 'node-add-demote',
+);
 
 describe('chaos: a short seeded run on real processes', function () {
   this.timeout(15 * 60_000);
   const loopback = process.env.QUIRE_CHAOS_LOOPBACK === '1';
-  const why =
-    process.env.QUIRE_CHAOS === '0'
-      ? 'QUIRE_CHAOS=0'
-      : loopback
-      ? undefined
-      : netnsUnavailableReason();
+  const why = process.env.QUIRE_CHAOS === '0' ? 'QUIRE_CHAOS=0' : loopback ? undefined : netnsUnavailableReason();
   let report: ChaosReport | undefined;
 
   before(async function () {
@@ -35,7 +32,9 @@ describe('chaos: a short seeded run on real processes', function () {
       this.skip();
     }
     const seed = process.env.QUIRE_CHAOS_SEED !== undefined ? Number(process.env.QUIRE_CHAOS_SEED) : randomSeed();
-    console.log(`    chaos seed ${seed} (replay: QUIRE_CHAOS_SEED=${seed}, or npm run chaos -- --seed ${seed} --minutes 2 --clients 2${loopback ? ' --loopback' : ''} --kinds ${SHORT_KINDS.join(',')})`);
+    console.log(
+      `    chaos seed ${seed} (replay: QUIRE_CHAOS_SEED=${seed}, or npm run chaos -- --seed ${seed} --minutes 2 --clients 2${loopback ? ' --loopback' : ''} --kinds ${SHORT_KINDS.join(',')})`,
+    );
     report = await runChaos({
       seed,
       minutes: 2,
@@ -64,7 +63,7 @@ describe('chaos: a short seeded run on real processes', function () {
     expect(report!.ledgers.forks).to.deep.equal([]);
   });
 
-  it('no stale or unverified read was accepted after a client\'s own acknowledged write', () => {
+  it("no stale or unverified read was accepted after a client's own acknowledged write", () => {
     expect(report!.reads.examples).to.deep.equal([]);
   });
 

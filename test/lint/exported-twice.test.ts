@@ -12,8 +12,14 @@ describe('public names exported twice with different definitions (#22)', functio
 
   it('the packages export no such name beyond the known list, and every known one is still there', () => {
     const names = exportedTwice(packageEntries()).map((f) => f.name);
-    expect(names.filter((n) => !KNOWN_EXPORTED_TWICE.includes(n)), 'new names exported twice').to.deep.equal([]);
-    expect(KNOWN_EXPORTED_TWICE.filter((n) => !names.includes(n)), 'merged: remove from KNOWN_EXPORTED_TWICE').to.deep.equal([]);
+    expect(
+      names.filter((n) => !KNOWN_EXPORTED_TWICE.includes(n)),
+      'new names exported twice',
+    ).to.deep.equal([]);
+    expect(
+      KNOWN_EXPORTED_TWICE.filter((n) => !names.includes(n)),
+      'merged: remove from KNOWN_EXPORTED_TWICE',
+    ).to.deep.equal([]);
   });
 
   it('reports a planted pair, not a re-export of the same definition', () => {

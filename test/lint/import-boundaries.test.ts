@@ -53,7 +53,10 @@ describe('typed lint of the sources (#22)', function () {
 
   async function ruleErrors(file: string, source: string, rule: string): Promise<string[]> {
     const [result] = await eslint.lintText(source, { filePath: file });
-    expect(result!.messages.filter((m) => m.fatal === true).map((m) => m.message), 'parse errors').to.deep.equal([]);
+    expect(
+      result!.messages.filter((m) => m.fatal === true).map((m) => m.message),
+      'parse errors',
+    ).to.deep.equal([]);
     return result!.messages.filter((m) => m.ruleId === rule).map((m) => m.message);
   }
 

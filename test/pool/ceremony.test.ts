@@ -54,7 +54,22 @@ describe('whole pool: the genesis ceremony on four addresses, a wallet DID and a
     // 1. every host: init with its addresses
     const inits: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const out = await node(['init', '--data-dir', join(dir, `Node${i + 1}`), '--name', `Node${i + 1}`, '--node-ip', HOSTS[i]!, '--node-port', String(base), '--client-ip', HOSTS[i]!, '--client-port', String(base + 1), '--json']);
+      const out = await node([
+        'init',
+        '--data-dir',
+        join(dir, `Node${i + 1}`),
+        '--name',
+        `Node${i + 1}`,
+        '--node-ip',
+        HOSTS[i]!,
+        '--node-port',
+        String(base),
+        '--client-ip',
+        HOSTS[i]!,
+        '--client-port',
+        String(base + 1),
+        '--json',
+      ]);
       const file = join(dir, `Node${i + 1}.json`);
       writeFileSync(file, out[0]!);
       inits.push(file);
@@ -64,7 +79,15 @@ describe('whole pool: the genesis ceremony on four addresses, a wallet DID and a
       const k = DidKey.fromSeed(seed);
       return `${k.did}:${k.verkey}`;
     };
-    const out = await node(['genesis', ...inits.flatMap((f) => ['--node', f]), '--trustee', id(TRUSTEE_SEED), ...[1, 2, 3, 4].flatMap((i) => ['--steward', id(stewardSeed(i))]), '--out', join(dir, 'genesis')]);
+    const out = await node([
+      'genesis',
+      ...inits.flatMap((f) => ['--node', f]),
+      '--trustee',
+      id(TRUSTEE_SEED),
+      ...[1, 2, 3, 4].flatMap((i) => ['--steward', id(stewardSeed(i))]),
+      '--out',
+      join(dir, 'genesis'),
+    ]);
     expect(out[0]).to.match(/\(4 validators\)/);
     genesis = join(dir, 'genesis', 'pool_transactions_genesis');
     // 3. every host: both files into the data dir, start
@@ -75,7 +98,11 @@ describe('whole pool: the genesis ceremony on four addresses, a wallet DID and a
       for (const f of ['pool_transactions_genesis', 'domain_transactions_genesis']) writeFileSync(join(dataDir, f), readFileSync(join(dir, 'genesis', f)));
       const config = join(dataDir, 'node.json');
       writeFileSync(config, JSON.stringify({ name: `Node${i + 1}` }));
-      const sup = new Supervisor([{ name: `Node${i + 1}`, argv: nodeArgv(dataDir, config, binMode()), cwd: REPO_ROOT, logFile: join(dataDir, 'node.log') }], { restartExitCode: RESTART_EXIT_CODE }, () => undefined);
+      const sup = new Supervisor(
+        [{ name: `Node${i + 1}`, argv: nodeArgv(dataDir, config, binMode()), cwd: REPO_ROOT, logFile: join(dataDir, 'node.log') }],
+        { restartExitCode: RESTART_EXIT_CODE },
+        () => undefined,
+      );
       sup.start();
       sups.push(sup);
     }

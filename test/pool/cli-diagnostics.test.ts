@@ -52,7 +52,11 @@ describe('whole pool: quire diagnostics', function () {
     const r = await runQuire(args);
     expect(r.code).to.equal(1);
     const lines = r.stderr.trim().split('\n');
-    expect(lines[0]).to.match(new RegExp(`^error: request refused by the pool \\((REJECT|REQNACK)\\): client request invalid: UnauthorizedClientRequest\\('${trustee.did}', \\d+, 'The action is forbidden'\\)$`));
+    expect(lines[0]).to.match(
+      new RegExp(
+        `^error: request refused by the pool \\((REJECT|REQNACK)\\): client request invalid: UnauthorizedClientRequest\\('${trustee.did}', \\d+, 'The action is forbidden'\\)$`,
+      ),
+    );
     expect(lines[1]).to.equal('hint: a schema with this name and version already exists for this DID (a schema cannot be changed: publish a new version)');
   });
 
@@ -62,7 +66,11 @@ describe('whole pool: quire diagnostics', function () {
     const r = await runQuire([...g(), '--seed', TRUSTEE_SEED, 'nym', '--dest', owner.did, '--alias', 'renamed']);
     expect(r.code).to.equal(1);
     const lines = r.stderr.trim().split('\n');
-    expect(lines[0]).to.match(new RegExp(`^error: request refused by the pool \\((REJECT|REQNACK)\\): client request invalid: UnauthorizedClientRequest\\('${trustee.did}', \\d+, ''\\)$`));
+    expect(lines[0]).to.match(
+      new RegExp(
+        `^error: request refused by the pool \\((REJECT|REQNACK)\\): client request invalid: UnauthorizedClientRequest\\('${trustee.did}', \\d+, ''\\)$`,
+      ),
+    );
     expect(lines[1]).to.match(/^hint: only the DID's owner may change it/);
   });
 

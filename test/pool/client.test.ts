@@ -77,9 +77,19 @@ function richObjects(tag: string): { kind: RichSchemaKind; cli: string; id: stri
       kind: 'map',
       cli: 'rich-schema-mapping',
       id: id('map'),
-      content: { '@id': id('map'), '@type': 'rdfs:Class', schema: id('sch'), attributes: { issuer: [{ enc: id('enc'), rank: 1 }], issuanceDate: [{ enc: id('enc'), rank: 2 }] } },
+      content: {
+        '@id': id('map'),
+        '@type': 'rdfs:Class',
+        schema: id('sch'),
+        attributes: { issuer: [{ enc: id('enc'), rank: 1 }], issuanceDate: [{ enc: id('enc'), rank: 2 }] },
+      },
     },
-    { kind: 'cdf', cli: 'rich-schema-cred-def', id: id('cdf'), content: { signatureType: 'CL', mapping: id('map'), schema: id('sch'), publicKey: { primary: { n: '1' } } } },
+    {
+      kind: 'cdf',
+      cli: 'rich-schema-cred-def',
+      id: id('cdf'),
+      content: { signatureType: 'CL', mapping: id('map'), schema: id('sch'), publicKey: { primary: { n: '1' } } },
+    },
     { kind: 'pdf', cli: 'rich-schema-pres-def', id: id('pdf'), content: { '@id': id('pdf'), '@type': 'PresentationDefinition' } },
   ];
 }
@@ -128,7 +138,8 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
       async () => {
         const out = await client.submitRead({ ...req, reqId: nextReqId() });
         if (!out.verified) console.log(`      [read] type ${String(req.operation.type)} answered without proof by ${out.nodes.join(', ')}; asking again`);
-        else if (out.result.data === null) console.log(`      [read] type ${String(req.operation.type)}: ${out.nodes.join(', ')} proved it absent (not ordered there yet); asking again`);
+        else if (out.result.data === null)
+          console.log(`      [read] type ${String(req.operation.type)}: ${out.nodes.join(', ')} proved it absent (not ordered there yet); asking again`);
         return out.verified && out.result.data !== null ? out : undefined;
       },
       45_000,
@@ -174,7 +185,9 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
       const hash = sha256hex('a secret attribute');
       await write(buildAttribRequest({ submitter: owner.did, dest: owner.did, hash }), owner);
       await write(buildAttribRequest({ submitter: owner.did, dest: owner.did, enc: 'ciphertext-of-an-attribute' }), owner);
-      expect(parseJson(String((await verifiedRead(buildGetAttribRequest({ dest: owner.did, raw: 'endpoint' }))).data))).to.deep.equal({ endpoint: { ha: '127.0.0.1:5555' } });
+      expect(parseJson(String((await verifiedRead(buildGetAttribRequest({ dest: owner.did, raw: 'endpoint' }))).data))).to.deep.equal({
+        endpoint: { ha: '127.0.0.1:5555' },
+      });
       expect((await verifiedRead(buildGetAttribRequest({ dest: owner.did, hash }))).data).to.equal(hash);
       expect((await verifiedRead(buildGetAttribRequest({ dest: owner.did, enc: 'ciphertext-of-an-attribute' }))).data).to.equal('ciphertext-of-an-attribute');
       await readTxnBack(1, raw);
@@ -198,7 +211,13 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
           submitter: trustee.did,
           credDefId,
           tag: 'r1',
-          value: { issuanceType: 'ISSUANCE_BY_DEFAULT', maxCredNum: 100, publicKeys: { accumKey: { z: '1' } }, tailsHash: 'tails-hash', tailsLocation: 'https://tails.example' },
+          value: {
+            issuanceType: 'ISSUANCE_BY_DEFAULT',
+            maxCredNum: 100,
+            publicKeys: { accumKey: { z: '1' } },
+            tailsHash: 'tails-hash',
+            tailsLocation: 'https://tails.example',
+          },
         }),
       );
       expect(((await verifiedRead(buildGetRevocRegDefRequest({ id: defId }))).data as Json).id).to.equal(defId);
@@ -223,8 +242,13 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
       const cfg = await write(buildPoolConfigRequest({ submitter: trustee.did, writes: true, force: false }));
       await readTxnBack(2, cfg);
       // the default rule for a new SCHEMA, written explicitly (same constraint: 1 TRUSTEE, STEWARD or ENDORSER)
-      const anyOf = (roles: string[]): Json => ({ constraint_id: 'OR', auth_constraints: roles.map((role) => ({ constraint_id: 'ROLE', role, sig_count: 1, need_to_be_owner: false, metadata: {} })) });
-      const rule = await write(buildAuthRuleRequest({ submitter: trustee.did, authType: '101', authAction: 'ADD', field: '*', newValue: '*', constraint: anyOf(['0', '2', '101']) }));
+      const anyOf = (roles: string[]): Json => ({
+        constraint_id: 'OR',
+        auth_constraints: roles.map((role) => ({ constraint_id: 'ROLE', role, sig_count: 1, need_to_be_owner: false, metadata: {} })),
+      });
+      const rule = await write(
+        buildAuthRuleRequest({ submitter: trustee.did, authType: '101', authAction: 'ADD', field: '*', newValue: '*', constraint: anyOf(['0', '2', '101']) }),
+      );
       await readTxnBack(2, rule);
       const got = await verifiedRead(buildGetAuthRuleRequest({ authType: '101', authAction: 'ADD', field: '*', newValue: '*' }));
       expect(stringifyJson(got.data)).to.contain('"sig_count":1');
@@ -245,7 +269,9 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
       const at = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString().replace(/\.\d+Z$/, '+00:00');
       const schedule = Object.fromEntries(pool.nodes.map((n, i) => [n.dest, at(30 + i)]));
       const sha256 = sha256hex('quire-node 9.9.9');
-      const start = await write(buildPoolUpgradeRequest({ submitter: trustee.did, name: 'far-ahead', version: '9.9.9', action: 'start', sha256, schedule, timeout: 10 }));
+      const start = await write(
+        buildPoolUpgradeRequest({ submitter: trustee.did, name: 'far-ahead', version: '9.9.9', action: 'start', sha256, schedule, timeout: 10 }),
+      );
       await readTxnBack(2, start);
       const cancel = await write(buildPoolUpgradeRequest({ submitter: trustee.did, name: 'far-ahead', version: '9.9.9', action: 'cancel', sha256 }));
       await readTxnBack(2, cancel);
@@ -267,7 +293,9 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
       const constraint = '{"constraint_id":"ROLE","role":"0","sig_count":1,"need_to_be_owner":false,"metadata":{}}';
       const rulesFile = join(dir, `rules-${tag}.json`);
       writeFileSync(rulesFile, stringifyJson([{ auth_type: '113', auth_action: 'ADD', field: '*', new_value: '*', constraint: parseJson(constraint) }]));
-      const schedule = stringifyJson(Object.fromEntries(pool.nodes.map((n, i) => [n.dest, new Date(Date.now() + (40 + i) * 86_400_000).toISOString().replace(/\.\d+Z$/, '+00:00')])));
+      const schedule = stringifyJson(
+        Object.fromEntries(pool.nodes.map((n, i) => [n.dest, new Date(Date.now() + (40 + i) * 86_400_000).toISOString().replace(/\.\d+Z$/, '+00:00')])),
+      );
       const sha = sha256hex('quire-node 8.8.8');
       const json = (out: string): Json => parseJson(out) as Json;
 
@@ -281,7 +309,23 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
           () => asTrustee(['--json', 'pool-config', '--writes', 'true']),
           () => asTrustee(['--json', 'auth-rule', '--txn-type', '113', '--action', 'ADD', '--field', '*', '--new-value', '*', '--constraint', constraint]),
           () => asTrustee(['--json', 'taa-aml', '--version', `cli-aml-${tag}`, '--aml', '{"cli_click":"clicked in the CLI"}']),
-          () => asTrustee(['--json', 'pool-upgrade', '--name', `cli-${tag}`, '--version', '8.8.8', '--action', 'start', '--sha256', sha, '--schedule', schedule, '--upgrade-timeout', '10']),
+          () =>
+            asTrustee([
+              '--json',
+              'pool-upgrade',
+              '--name',
+              `cli-${tag}`,
+              '--version',
+              '8.8.8',
+              '--action',
+              'start',
+              '--sha256',
+              sha,
+              '--schedule',
+              schedule,
+              '--upgrade-timeout',
+              '10',
+            ]),
         ])
       ).map(json);
       const ref = seqNoOf(wave1[1]!);
@@ -298,7 +342,23 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
       ).map(json);
       const wave3 = (
         await inParallel([
-          () => asTrustee(['--json', 'revoc-reg-def', '--cred-def-id', credDefId, '--tag', 'r', '--max-cred-num', '10', '--public-keys', '{"accumKey":{"z":"2"}}', '--tails-hash', 'th', '--tails-location', 'https://t.example']),
+          () =>
+            asTrustee([
+              '--json',
+              'revoc-reg-def',
+              '--cred-def-id',
+              credDefId,
+              '--tag',
+              'r',
+              '--max-cred-num',
+              '10',
+              '--public-keys',
+              '{"accumKey":{"z":"2"}}',
+              '--tails-hash',
+              'th',
+              '--tails-location',
+              'https://t.example',
+            ]),
           () => asTrustee(richArgs('cdf')),
           () => asTrustee(richArgs('pdf')),
         ])
@@ -321,7 +381,18 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
         () => cli(['get-auth-rule', '--txn-type', '113', '--action', 'ADD', '--field', '*', '--new-value', '*']),
         () => cli(['get-taa-aml', '--version', `cli-aml-${tag}`]),
       ]);
-      const expected = [owner.did, 'https://owner.example', '"c"', '"n": "7"', defId, 'cli-accum', 'cli-accum', rich.get('map')!.id, '"sig_count": 1', 'cli_click'];
+      const expected = [
+        owner.did,
+        'https://owner.example',
+        '"c"',
+        '"n": "7"',
+        defId,
+        'cli-accum',
+        'cli-accum',
+        rich.get('map')!.id,
+        '"sig_count": 1',
+        'cli_click',
+      ];
       reads.forEach((out, i) => {
         expect(out, `CLI read ${i}`).to.contain(expected[i]);
         expect(out, `CLI read ${i}`).to.contain('verified by state proof');
@@ -349,11 +420,16 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
       await write(buildNymRequest({ submitter: trustee.did, dest: author.did, verkey: author.verkey }));
       // alone, the author may not
       let refused: unknown;
-      await write(buildSchemaRequest({ submitter: author.did, name: `alone-${uniq()}`, version: '1.0', attrNames: ['x'] }), author).catch((e: unknown) => (refused = e));
+      await write(buildSchemaRequest({ submitter: author.did, name: `alone-${uniq()}`, version: '1.0', attrNames: ['x'] }), author).catch(
+        (e: unknown) => (refused = e),
+      );
       expect(refused, 'a schema by an author without a role').to.be.instanceOf(ClientError);
       // SDK: the author signs with the endorser named, the endorser adds its signature
       const name = `endorsed-${uniq()}`;
-      const req = endorseRequest(prepareForEndorser(buildSchemaRequest({ submitter: author.did, name, version: '1.0', attrNames: ['x'] }), endorser.did, author), endorser);
+      const req = endorseRequest(
+        prepareForEndorser(buildSchemaRequest({ submitter: author.did, name, version: '1.0', attrNames: ['x'] }), endorser.did, author),
+        endorser,
+      );
       const w = await client.submitWrite(req);
       expect((w.result.txn as Json).metadata).to.include({ from: author.did, endorser: endorser.did });
       expect((await verifiedRead(buildGetSchemaRequest({ dest: author.did, name, version: '1.0' }))).data).to.not.equal(null);
@@ -376,10 +452,21 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
       await write(buildNymRequest({ submitter: trustee.did, dest: t3.did, verkey: t3.verkey, role: '0' }));
       const trustees = (n: number): Json => ({ constraint_id: 'ROLE', role: '0', sig_count: n, need_to_be_owner: false, metadata: {} });
       // from now on, changing a rule takes two trustees
-      await write(buildAuthRuleRequest({ submitter: trustee.did, authType: '120', authAction: 'EDIT', field: '*', oldValue: '*', newValue: '*', constraint: trustees(2) }));
+      await write(
+        buildAuthRuleRequest({
+          submitter: trustee.did,
+          authType: '120',
+          authAction: 'EDIT',
+          field: '*',
+          oldValue: '*',
+          newValue: '*',
+          constraint: trustees(2),
+        }),
+      );
       const got = await verifiedRead(buildGetAuthRuleRequest({ authType: '120', authAction: 'EDIT', field: '*', oldValue: '*', newValue: '*' }));
       expect(stringifyJson(got.data)).to.contain('"sig_count":2');
-      const change = (): Request => buildAuthRuleRequest({ submitter: trustee.did, authType: '1', authAction: 'ADD', field: 'role', newValue: '101', constraint: trustees(1) });
+      const change = (): Request =>
+        buildAuthRuleRequest({ submitter: trustee.did, authType: '1', authAction: 'ADD', field: 'role', newValue: '101', constraint: trustees(1) });
       let refused: unknown;
       await client.submitWrite(signRequest(change(), trustee)).catch((e: unknown) => (refused = e));
       expect(refused, 'one trustee signature').to.be.instanceOf(ClientError);
@@ -388,7 +475,15 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
       const both = multiSignRequest(multiSignRequest(change(), trustee), t2);
       await client.submitWrite(both);
       // and through the CLI: Trustee1 signs (--multi), Trustee3 adds a signature, then submit; the rule goes back to one trustee
-      const back = buildAuthRuleRequest({ submitter: trustee.did, authType: '120', authAction: 'EDIT', field: '*', oldValue: '*', newValue: '*', constraint: trustees(1) });
+      const back = buildAuthRuleRequest({
+        submitter: trustee.did,
+        authType: '120',
+        authAction: 'EDIT',
+        field: '*',
+        oldValue: '*',
+        newValue: '*',
+        constraint: trustees(1),
+      });
       const f0 = join(dir, `rule-${uniq()}.json`);
       writeFileSync(f0, stringifyJson(back));
       const f1 = join(dir, `rule1-${uniq()}.json`);
@@ -396,13 +491,22 @@ describe('whole pool: client acceptance (SDK and quire CLI)', function () {
       const f2 = join(dir, `rule2-${uniq()}.json`);
       writeFileSync(f2, await cli(['--seed', t3.seedHex, 'sign', '--multi', '--request-file', f1]));
       await cli(['submit', '--request-file', f2]);
-      expect(stringifyJson((await verifiedRead(buildGetAuthRuleRequest({ authType: '120', authAction: 'EDIT', field: '*', oldValue: '*', newValue: '*' }))).data)).to.contain('"sig_count":1');
+      expect(
+        stringifyJson((await verifiedRead(buildGetAuthRuleRequest({ authType: '120', authAction: 'EDIT', field: '*', oldValue: '*', newValue: '*' }))).data),
+      ).to.contain('"sig_count":1');
     });
 
     it('the TAA flow end to end: AML, agreement, writes refused without acceptance and accepted with it (SDK and CLI), then disabled', async () => {
       const version = `taa-${uniq()}`;
       const text = 'Quire test agreement: be excellent to each other.';
-      await write(buildTxnAuthorAgreementAmlRequest({ submitter: trustee.did, version: `aml-${version}`, aml: { click_agreement: 'clicked', on_file: 'on file' }, amlContext: 'https://example.org/aml' }));
+      await write(
+        buildTxnAuthorAgreementAmlRequest({
+          submitter: trustee.did,
+          version: `aml-${version}`,
+          aml: { click_agreement: 'clicked', on_file: 'on file' },
+          amlContext: 'https://example.org/aml',
+        }),
+      );
       const aml = await verifiedRead(buildGetAcceptanceMechanismsRequest({}));
       expect(stringifyJson(aml.data)).to.contain('click_agreement');
       await write(buildTxnAuthorAgreementRequest({ submitter: trustee.did, version, text, ratificationTs: Math.floor(Date.now() / 1000) - 60 }));

@@ -108,7 +108,9 @@ describe('whole pool: TAA disable and ledgers freeze (SDK and quire CLI)', funct
     await write(buildTxnAuthorAgreementAmlRequest({ submitter: trustee.did, version: `aml-${version}`, aml: { click_agreement: 'clicked' } }));
     await write(buildTxnAuthorAgreementRequest({ submitter: trustee.did, version, text, ratificationTs: Math.floor(Date.now() / 1000) - 60 }));
     await verifiedRead(buildGetTxnAuthorAgreementRequest({}), (d) => (d as Json | null)?.digest === digest, 'the agreement in force');
-    expect(await refusedReason(signRequest(buildNymRequest({ submitter: trustee.did, dest: DidKey.random().did }), trustee))).to.contain('Txn Author Agreement acceptance is required');
+    expect(await refusedReason(signRequest(buildNymRequest({ submitter: trustee.did, dest: DidKey.random().did }), trustee))).to.contain(
+      'Txn Author Agreement acceptance is required',
+    );
 
     // a steward cannot disable it (1 TRUSTEE by default)
     const steward = await quire(['--seed', '000000000000000000000000Steward1', 'taa-disable']);
@@ -121,7 +123,11 @@ describe('whole pool: TAA disable and ledgers freeze (SDK and quire CLI)', funct
     // GET_TAA: no latest agreement, proven; the agreement itself says it is retired
     const latest = await verifiedRead(buildGetTxnAuthorAgreementRequest({}), (d) => d === null, 'no latest agreement');
     expect(latest.data).to.equal(null);
-    const byDigest = await verifiedRead(buildGetTxnAuthorAgreementRequest({ digest }), (d) => typeof (d as Json | null)?.retirement_ts === 'number', 'the retired agreement');
+    const byDigest = await verifiedRead(
+      buildGetTxnAuthorAgreementRequest({ digest }),
+      (d) => typeof (d as Json | null)?.retirement_ts === 'number',
+      'the retired agreement',
+    );
     expect(byDigest.data).to.deep.include({ version, text, digest });
     // the CLI prints the verified absence too (a read that finds nothing may end with exit status 1)
     const printedTaa = await quire(['get-taa']);
@@ -139,7 +145,9 @@ describe('whole pool: TAA disable and ledgers freeze (SDK and quire CLI)', funct
     const text2 = 'Quire agreement, second edition.';
     await write(buildTxnAuthorAgreementRequest({ submitter: trustee.did, version: v2, text: text2, ratificationTs: Math.floor(Date.now() / 1000) - 60 }));
     await verifiedRead(buildGetTxnAuthorAgreementRequest({}), (d) => (d as Json | null)?.version === v2, 'the new agreement');
-    expect(await refusedReason(signRequest(buildNymRequest({ submitter: trustee.did, dest: DidKey.random().did }), trustee))).to.contain('Txn Author Agreement acceptance is required');
+    expect(await refusedReason(signRequest(buildNymRequest({ submitter: trustee.did, dest: DidKey.random().did }), trustee))).to.contain(
+      'Txn Author Agreement acceptance is required',
+    );
     const fetched = await fetchTaa(client);
     expect(fetched.taa?.version).to.equal(v2);
     const acceptance = buildTaaAcceptance({ text: fetched.taa!.text, version: fetched.taa!.version, mechanism: 'click_agreement', aml: fetched.aml! });

@@ -36,7 +36,12 @@ describe('whole pool: membership (a 5th node added, then demoted)', function () 
   before(async function () {
     this.timeout(150_000);
     fileStarted = Date.now();
-    pool = await TestPool.start({ name: 'membership', spareNodes: 1, orderingTimeoutMs: 120_000, config: { consensus: { stateFreshnessUpdateIntervalSec: 20 } } });
+    pool = await TestPool.start({
+      name: 'membership',
+      spareNodes: 1,
+      orderingTimeoutMs: 120_000,
+      config: { consensus: { stateFreshnessUpdateIntervalSec: 20 } },
+    });
     client = await pool.client();
     console.log(`      [timing] pool ordering ${secs(pool.startMs)} after spawn (${TestPool.binDescription()})`);
   });
@@ -57,7 +62,16 @@ describe('whole pool: membership (a 5th node added, then demoted)', function () 
     const node = buildNodeRequest({
       submitter: steward5.did,
       dest: node5Keys.dest,
-      data: { alias: 'Node5', client_ip: '127.0.0.1', client_port: ports.clientPort, node_ip: '127.0.0.1', node_port: ports.nodePort, services: ['VALIDATOR'], blskey: node5Keys.blskey, blskey_pop: node5Keys.blskey_pop },
+      data: {
+        alias: 'Node5',
+        client_ip: '127.0.0.1',
+        client_port: ports.clientPort,
+        node_ip: '127.0.0.1',
+        node_port: ports.nodePort,
+        services: ['VALIDATOR'],
+        blskey: node5Keys.blskey,
+        blskey_pop: node5Keys.blskey_pop,
+      },
     });
     const w = await client.submitWrite(signRequest(node, steward5));
     expect((w.result.txnMetadata as { seqNo: number }).seqNo).to.equal(5);
@@ -72,10 +86,14 @@ describe('whole pool: membership (a 5th node added, then demoted)', function () 
   it('Node5, given the pool ledger as its genesis, catches up and takes part: with Node4 down, five validators still order', async function () {
     this.timeout(150_000);
     // the operator's way: the current pool ledger (read_ledger of a running node) is the new node's pool genesis
-    const poolLedger = await waitFor('Node1 to hold 5 pool txns', async () => {
-      const text = await readLedger(pool.node('Node1').layout.dataDir, 'pool');
-      return text.split('\n').filter((l) => l !== '').length === 5 ? text : undefined;
-    }, 10_000);
+    const poolLedger = await waitFor(
+      'Node1 to hold 5 pool txns',
+      async () => {
+        const text = await readLedger(pool.node('Node1').layout.dataDir, 'pool');
+        return text.split('\n').filter((l) => l !== '').length === 5 ? text : undefined;
+      },
+      10_000,
+    );
     node5 = (await pool.addNode(5, poolLedger)).node;
     const started = Date.now();
     node5.start();
@@ -94,10 +112,14 @@ describe('whole pool: membership (a 5th node added, then demoted)', function () 
     await pool.node('Node4').kill9();
     const target = DidKey.random();
     await client.submitWrite(nym(target), { timeoutMs: 60_000 });
-    const signers = await waitFor('a multi-signature with Node5', async () => {
-      const s = await signersOf(client, target.did);
-      return s.includes('Node5') ? s : undefined;
-    }, 30_000);
+    const signers = await waitFor(
+      'a multi-signature with Node5',
+      async () => {
+        const s = await signersOf(client, target.did);
+        return s.includes('Node5') ? s : undefined;
+      },
+      30_000,
+    );
     expect(signers).to.not.include('Node4');
     expect(signers).to.have.length.at.least(4);
   });

@@ -48,7 +48,11 @@ describe('whole pool: node acceptance', function () {
     fileStarted = Date.now();
     // freshness batches every 20 s keep every ledger's multi-signature fresh (a node that caught up
     // holds none for its roots until the next batch) without flooding the ledgers during comparisons
-    pool = await TestPool.start({ name: 'node-acceptance', orderingTimeoutMs: 120_000, config: { consensus: { stateFreshnessUpdateIntervalSec: 20 }, limits: { clientRate: 50, clientBurst: 200 } } });
+    pool = await TestPool.start({
+      name: 'node-acceptance',
+      orderingTimeoutMs: 120_000,
+      config: { consensus: { stateFreshnessUpdateIntervalSec: 20 }, limits: { clientRate: 50, clientBurst: 200 } },
+    });
     client = await pool.client();
   });
 
@@ -105,15 +109,24 @@ describe('whole pool: node acceptance', function () {
   it('a peer whose key is not in the pool cannot open a node-to-node connection', async () => {
     // a libp2p peer with a key of its own: the client port (open to anyone) lets it speak the client
     // protocol, the node port (gated to the validators' keys) never lets it speak the node protocol
-    const stranger = await createLibp2p({ transports: [tcp()], connectionEncrypters: [noise()], streamMuxers: [yamux()], connectionManager: { reconnectRetries: 0 } });
+    const stranger = await createLibp2p({
+      transports: [tcp()],
+      connectionEncrypters: [noise()],
+      streamMuxers: [yamux()],
+      connectionManager: { reconnectRetries: 0 },
+    });
     try {
       for (const n of pool.nodes) {
         const id = peerIdFromVerkey(n.dest);
-        const control = await stranger.dialProtocol(multiaddr(`/ip4/127.0.0.1/tcp/${n.clientPort}/p2p/${id}`), CLIENT_PROTOCOL, { signal: AbortSignal.timeout(10_000) });
+        const control = await stranger.dialProtocol(multiaddr(`/ip4/127.0.0.1/tcp/${n.clientPort}/p2p/${id}`), CLIENT_PROTOCOL, {
+          signal: AbortSignal.timeout(10_000),
+        });
         await control.close();
         let refused: unknown;
         try {
-          const s = await stranger.dialProtocol(multiaddr(`/ip4/127.0.0.1/tcp/${n.nodePort}/p2p/${id}`), NODE_PROTOCOL, { signal: AbortSignal.timeout(10_000) });
+          const s = await stranger.dialProtocol(multiaddr(`/ip4/127.0.0.1/tcp/${n.nodePort}/p2p/${id}`), NODE_PROTOCOL, {
+            signal: AbortSignal.timeout(10_000),
+          });
           // the stream may look open on our side for an instant: writing on it must fail as the node hangs up
           await s.close();
         } catch (e) {
@@ -121,7 +134,8 @@ describe('whole pool: node acceptance', function () {
         }
         expect(refused, `${n.name} accepted a node-protocol stream from a stranger`).to.be.instanceOf(Error);
         // no connection to the node port stays open (the one to the client port is the control)
-        const toNodePort = (): boolean => stranger.getConnections(peerIdFromString(id)).some((c) => c.status === 'open' && c.remoteAddr.toString().includes(`/tcp/${n.nodePort}`));
+        const toNodePort = (): boolean =>
+          stranger.getConnections(peerIdFromString(id)).some((c) => c.status === 'open' && c.remoteAddr.toString().includes(`/tcp/${n.nodePort}`));
         await waitFor(`${n.name} to hang up on the stranger`, () => (toNodePort() ? undefined : true), 5000, 50);
       }
     } finally {
@@ -170,7 +184,9 @@ describe('whole pool: node acceptance', function () {
       const write = await client.submitWrite(nym());
       const writeMs = Date.now() - started;
       await Promise.all(flood);
-      console.log(`      [flood] 1600 reads: ${outcomes.answered} answered, ${outcomes.rateLimited} RATE_LIMITED; the other client's write took ${secs(writeMs)}`);
+      console.log(
+        `      [flood] 1600 reads: ${outcomes.answered} answered, ${outcomes.rateLimited} RATE_LIMITED; the other client's write took ${secs(writeMs)}`,
+      );
       expect(write.nodes.length).to.be.at.least(pool.f + 1);
       expect(outcomes.rateLimited, 'requests refused with RATE_LIMITED').to.be.at.least(4 * 150);
       expect(outcomes.answered, 'requests within the burst').to.be.at.least(4 * 200);
@@ -239,7 +255,12 @@ describe('whole pool: node acceptance', function () {
   it('the primary killed -9: a view change happens and writes resume', async function () {
     this.timeout(90_000);
     const view = currentView(pool);
-    const primary = pool.node(primaryOf(view, pool.nodes.map((n) => n.name)));
+    const primary = pool.node(
+      primaryOf(
+        view,
+        pool.nodes.map((n) => n.name),
+      ),
+    );
     // a write just before: the pool is ordering in this view
     await client.submitWrite(nym());
     const killedAt = Date.now();
@@ -249,7 +270,11 @@ describe('whole pool: node acceptance', function () {
     console.log(`      [timing] primary ${primary.name} killed in view ${view}: the next write was ordered ${secs(resumedMs)} later`);
     expect(w.nodes).to.not.include(primary.name);
     const survivors = pool.nodes.filter((n) => n !== primary);
-    await waitFor('the survivors to log the new view', () => (survivors.filter((n) => currentViewOf(n) > view).length >= 2 * pool.f + 1 ? true : undefined), 10_000);
+    await waitFor(
+      'the survivors to log the new view',
+      () => (survivors.filter((n) => currentViewOf(n) > view).length >= 2 * pool.f + 1 ? true : undefined),
+      10_000,
+    );
   });
 
   it('every node killed -9 at the same instant under a write load (a power loss): restarted, no acknowledged write is lost and writes resume', async function () {
@@ -292,7 +317,9 @@ describe('whole pool: node acceptance', function () {
       1000,
     );
     const restored = pool.nodes.map((n) => (n.logTail(1_000_000).match(/PRE-PREPARE restored/g) ?? []).length);
-    console.log(`      [timing] all four nodes killed -9 after ${ackedAtCrash.length} acknowledged writes under load: the next write was ordered ${secs(Date.now() - restarted)} after the restart; PRE-PREPAREs restored from the vote journals: ${restored.join(', ')}`);
+    console.log(
+      `      [timing] all four nodes killed -9 after ${ackedAtCrash.length} acknowledged writes under load: the next write was ordered ${secs(Date.now() - restarted)} after the restart; PRE-PREPAREs restored from the vote journals: ${restored.join(', ')}`,
+    );
     // every write acknowledged before the crash is on every node's domain ledger, and the domain and
     // audit ledgers agree (the config ledger may still be empty when this scenario runs alone)
     await waitFor(
@@ -310,4 +337,3 @@ describe('whole pool: node acceptance', function () {
     );
   });
 });
-

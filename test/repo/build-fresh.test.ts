@@ -28,11 +28,11 @@ describe('builtPackagesFresh', () => {
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  it('is fresh when every package was built after its own sources, whatever the outputs\' times', () => {
+  it("is fresh when every package was built after its own sources, whatever the outputs' times", () => {
     expect(builtPackagesFresh(root)).to.equal(true);
   });
 
-  it('is stale when a source (at any depth) is newer than its package\'s build record', () => {
+  it("is stale when a source (at any depth) is newer than its package's build record", () => {
     at('packages/a/src/deep/part.ts', 2_500);
     expect(builtPackagesFresh(root)).to.equal(false);
   });

@@ -120,7 +120,9 @@ export function dependencyProblems(root: string, knownUnused: readonly [string, 
   for (const [p, file] of importsUnder(root, ['devnet'], isDevnetTest)) {
     if (!rootDeps.has(p)) problems.push(`root: ${p} is imported by ${file} but is not a dependency`);
   }
-  const rootFiles = readdirSync(root).filter((f) => SOURCE.test(f)).map((f) => join(root, f));
+  const rootFiles = readdirSync(root)
+    .filter((f) => SOURCE.test(f))
+    .map((f) => join(root, f));
   const others = importsUnder(root, ['scripts', 'test', join('devnet', 'test')]);
   for (const f of rootFiles) for (const p of importedPackages(readFileSync(f, 'utf8'))) if (!others.has(p)) others.set(p, relative(root, f));
   for (const [p, file] of others) if (!rootAll.has(p)) problems.push(`root: ${p} is imported by ${file} but is not declared`);
@@ -134,9 +136,16 @@ describe('repository: dependencies', () => {
 
   it('every known exception is still needed (a dependency that is declared and not imported)', () => {
     for (const [pkg, dep] of KNOWN_UNUSED) {
-      const dir = readdirSync(join(ROOT, 'packages')).map((n) => join(ROOT, 'packages', n)).find((d) => manifest(d).name === pkg)!;
+      const dir = readdirSync(join(ROOT, 'packages'))
+        .map((n) => join(ROOT, 'packages', n))
+        .find((d) => manifest(d).name === pkg)!;
       expect(manifest(dir).dependencies ?? {}, `${pkg} still declares ${dep}`).to.have.property(dep);
-      expect(dependencyProblems(ROOT, KNOWN_UNUSED.filter(([p, d]) => p !== pkg || d !== dep))).to.include(`${pkg}: the dependency ${dep} is imported by nothing in src/ or bin/`);
+      expect(
+        dependencyProblems(
+          ROOT,
+          KNOWN_UNUSED.filter(([p, d]) => p !== pkg || d !== dep),
+        ),
+      ).to.include(`${pkg}: the dependency ${dep} is imported by nothing in src/ or bin/`);
     }
   });
 

@@ -16,7 +16,10 @@ const semver = createRequire(import.meta.url)('semver') as Semver;
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-interface LockEntry { version?: string; engines?: unknown }
+interface LockEntry {
+  version?: string;
+  engines?: unknown;
+}
 
 /** The lowest Node version a range accepts (`>=20.19` -> `20.19.0`). */
 export function lowestNode(range: string): string {

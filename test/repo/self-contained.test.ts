@@ -16,7 +16,11 @@ const CODE_FILE = /\.(?:[cm]?[jt]s|json|sh)$/;
 /** a reference to the specifications folder beside the repository (parent directory, then `shared`, or its spec and design folders) */
 const OUTSIDE = new RegExp(['\\.\\./', 'shared\\b|\\bshared/(?:spec|design)\\b'].join(''));
 
-export interface OutsideReference { file: string; line: number; text: string }
+export interface OutsideReference {
+  file: string;
+  line: number;
+  text: string;
+}
 
 /** Every line of a code file under `root` that refers to the folder beside the repository. */
 export function findOutsideReferences(root: string): OutsideReference[] {
@@ -63,8 +67,16 @@ describe('repository: self-contained', () => {
   });
 
   it('every vector file the package tests read is in test/vectors/', () => {
-    for (const f of ['identities.json', 'rfc6962.json', 'state_trie.json', 'msgpack.json', 'canonical_json.json',
-      'signing_serialization.json', 'auth-map.json', 'real-genesis/sovrin_pool_transactions_live_genesis']) {
+    for (const f of [
+      'identities.json',
+      'rfc6962.json',
+      'state_trie.json',
+      'msgpack.json',
+      'canonical_json.json',
+      'signing_serialization.json',
+      'auth-map.json',
+      'real-genesis/sovrin_pool_transactions_live_genesis',
+    ]) {
       expect(statSync(join(ROOT, 'test', 'vectors', f)).isFile(), f).to.equal(true);
     }
   });

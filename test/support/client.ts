@@ -93,7 +93,10 @@ export const LEDGER_TYPES = ['pool', 'domain', 'config', 'audit'] as const;
 export async function readLedger(dataDir: string, type: (typeof LEDGER_TYPES)[number]): Promise<string> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await readLedgerMain(['--type', type, '--frm', '1', '--to', '1000000', '--data_dir', dataDir], { out: (t) => void out.push(t), err: (t) => void err.push(t) });
+  const code = await readLedgerMain(['--type', type, '--frm', '1', '--to', '1000000', '--data_dir', dataDir], {
+    out: (t) => void out.push(t),
+    err: (t) => void err.push(t),
+  });
   if (code !== 0) throw new Error(`read_ledger --type ${type} --data_dir ${dataDir} exited ${code}: ${err.join('')}`);
   return out.join('');
 }
@@ -114,7 +117,8 @@ export function ledgerDifference(all: Map<string, Record<string, string>>): stri
   const diffs: string[] = [];
   for (const t of LEDGER_TYPES) {
     const outs = [...all.entries()].map(([name, per]) => [name, per[t]!] as const);
-    if (new Set(outs.map(([, o]) => o)).size > 1) diffs.push(`${t}: ${outs.map(([name, o]) => `${name}=${o.split('\n').filter((l) => l !== '').length} txns`).join(' ')}`);
+    if (new Set(outs.map(([, o]) => o)).size > 1)
+      diffs.push(`${t}: ${outs.map(([name, o]) => `${name}=${o.split('\n').filter((l) => l !== '').length} txns`).join(' ')}`);
   }
   return diffs.length > 0 ? diffs.join('; ') : undefined;
 }

@@ -145,7 +145,9 @@ export class TestNode {
   /** The last `lines` lines of the node's log, condensed (time, level, module, message, fields). */
   logTail(lines = 25): string {
     if (!existsSync(this.layout.logFile)) return '(no log yet)';
-    const all = readFileSync(this.layout.logFile, 'utf8').split('\n').filter((l) => l !== '');
+    const all = readFileSync(this.layout.logFile, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
     return all
       .slice(-lines)
       .map((l) => condense(l))
@@ -233,7 +235,9 @@ export class TestPool {
       pool.startMs = Date.now() - started;
       return pool;
     } catch (e) {
-      pool.dumpLogs(`the pool did not start: ${(e as Error).message}${isObject((e as { perNode?: unknown }).perNode) ? ' ' + JSON.stringify((e as { perNode: unknown }).perNode) : ''}`);
+      pool.dumpLogs(
+        `the pool did not start: ${(e as Error).message}${isObject((e as { perNode?: unknown }).perNode) ? ' ' + JSON.stringify((e as { perNode: unknown }).perNode) : ''}`,
+      );
       await pool.close();
       throw e;
     }

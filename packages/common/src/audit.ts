@@ -17,7 +17,8 @@ const DECIMAL_RE = /^(?:0|[1-9][0-9]{0,14})$/;
 export function integerKeyedMap(value: unknown): Map<number, unknown> {
   if (value instanceof Map) {
     for (const k of value.keys()) {
-      if (typeof k !== 'number' || !Number.isSafeInteger(k)) throw new EncodingError(EncodingErrorCode.INVALID_MAP_KEY, { key: String(k) }, 'integer map key expected');
+      if (typeof k !== 'number' || !Number.isSafeInteger(k))
+        throw new EncodingError(EncodingErrorCode.INVALID_MAP_KEY, { key: String(k) }, 'integer map key expected');
     }
     return value as Map<number, unknown>;
   }

@@ -8,7 +8,11 @@ import { sha256 } from './hash.js';
 
 function checkKey(vk: Uint8Array): void {
   if (!(vk instanceof Uint8Array) || vk.length !== 32) {
-    throw new IdentifierError(IdentifierErrorCode.INVALID_KEY_LENGTH, { expected: 32, length: vk instanceof Uint8Array ? vk.length : undefined }, 'an Ed25519 public key is 32 bytes');
+    throw new IdentifierError(
+      IdentifierErrorCode.INVALID_KEY_LENGTH,
+      { expected: 32, length: vk instanceof Uint8Array ? vk.length : undefined },
+      'an Ed25519 public key is 32 bytes',
+    );
   }
 }
 
@@ -21,7 +25,12 @@ function checkKey(vk: Uint8Array): void {
  */
 export function peerIdOfNodeDest(dest: string): string {
   const raw = typeof dest === 'string' ? b58decodeOrUndefined(dest) : undefined;
-  if (raw?.length !== 32) throw new IdentifierError(IdentifierErrorCode.INVALID_VERKEY, { verkey: dest, length: raw?.length ?? -1 }, 'a node dest is base58 of a 32-byte Ed25519 key');
+  if (raw?.length !== 32)
+    throw new IdentifierError(
+      IdentifierErrorCode.INVALID_VERKEY,
+      { verkey: dest, length: raw?.length ?? -1 },
+      'a node dest is base58 of a 32-byte Ed25519 key',
+    );
   return b58encode(concatPeerIdBytes(raw));
 }
 

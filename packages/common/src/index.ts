@@ -5,19 +5,7 @@
 export { QuireError, CodedError, EncodingError, EncodingErrorCode, IdentifierError, IdentifierErrorCode, TxnError, TxnErrorCode } from './errors.js';
 
 // codes and ids (formats appendix A)
-export {
-  TxnType,
-  Role,
-  LedgerId,
-  ledgerOfType,
-  txnKind,
-  isKnownTxnType,
-  isWriteType,
-  isReadType,
-  isLedgerId,
-  isRole,
-  defaultPayloadVersion,
-} from './codes.js';
+export { TxnType, Role, LedgerId, ledgerOfType, txnKind, isKnownTxnType, isWriteType, isReadType, isLedgerId, isRole, defaultPayloadVersion } from './codes.js';
 export type { TxnKind } from './codes.js';
 
 // bytes and hashes (formats 1.1-1.3)
@@ -30,16 +18,7 @@ export { sha256, sha256Hex, sha3_256 } from './hash.js';
 export type { HashInput } from './hash.js';
 
 // the JSON value model shared by every encoder
-export {
-  JsonFloat,
-  RECEIVED_KEY_ORDER,
-  receivedKeys,
-  setReceivedKeys,
-  codePointCompare,
-  isPlainObject,
-  pythonFloatRepr,
-  deepCopy,
-} from './json-value.js';
+export { JsonFloat, RECEIVED_KEY_ORDER, receivedKeys, setReceivedKeys, codePointCompare, isPlainObject, pythonFloatRepr, deepCopy } from './json-value.js';
 
 // encodings (formats 1.4-1.7)
 export { parseJson, stringifyJson } from './lossless-json.js';

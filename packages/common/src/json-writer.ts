@@ -74,7 +74,8 @@ export function writeJson(v: unknown, sorted: boolean, depth = 0): string {
 function mapEntries(m: Map<unknown, unknown>, sorted: boolean): [string, unknown][] {
   const entries = [...m].filter(([, x]) => x !== undefined);
   if (!sorted) {
-    for (const [k] of entries) if (typeof k !== 'number' && typeof k !== 'string') throw new EncodingError(EncodingErrorCode.INVALID_MAP_KEY, { type: typeof k });
+    for (const [k] of entries)
+      if (typeof k !== 'number' && typeof k !== 'string') throw new EncodingError(EncodingErrorCode.INVALID_MAP_KEY, { type: typeof k });
     return entries.map(([k, x]) => [String(k), x]);
   }
   const allNumbers = entries.every(([k]) => typeof k === 'number' && Number.isSafeInteger(k));

@@ -196,14 +196,30 @@ function parseString(): string {
       out += s.slice(chunk, p);
       const e = s.charCodeAt(p + 1);
       switch (e) {
-        case 34: out += '"'; break;
-        case 92: out += '\\'; break;
-        case 47: out += '/'; break;
-        case 98: out += '\b'; break;
-        case 102: out += '\f'; break;
-        case 110: out += '\n'; break;
-        case 114: out += '\r'; break;
-        case 116: out += '\t'; break;
+        case 34:
+          out += '"';
+          break;
+        case 92:
+          out += '\\';
+          break;
+        case 47:
+          out += '/';
+          break;
+        case 98:
+          out += '\b';
+          break;
+        case 102:
+          out += '\f';
+          break;
+        case 110:
+          out += '\n';
+          break;
+        case 114:
+          out += '\r';
+          break;
+        case 116:
+          out += '\t';
+          break;
         case 117: {
           let code = 0;
           for (let i = 2; i < 6; i++) {

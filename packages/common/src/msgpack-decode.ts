@@ -30,7 +30,8 @@ export function decodeMsgpack(bytes: Uint8Array): unknown {
   pos = 0;
   try {
     const v = dec(0);
-    if (pos !== bytes.length) throw new EncodingError(EncodingErrorCode.MSGPACK_TRAILING_BYTES, { offset: pos }, `${bytes.length - pos} bytes after the msgpack value`);
+    if (pos !== bytes.length)
+      throw new EncodingError(EncodingErrorCode.MSGPACK_TRAILING_BYTES, { offset: pos }, `${bytes.length - pos} bytes after the msgpack value`);
     return v;
   } finally {
     data = new Uint8Array(0);
@@ -131,7 +132,11 @@ function dec(depth: number): unknown {
       pos += 4;
       return readMap(view.getUint32(pos - 4), depth);
     default:
-      throw new EncodingError(EncodingErrorCode.MSGPACK_UNSUPPORTED_TYPE, { byte: b, offset: pos - 1 }, `msgpack type 0x${b.toString(16)} is not used by canonical MP`);
+      throw new EncodingError(
+        EncodingErrorCode.MSGPACK_UNSUPPORTED_TYPE,
+        { byte: b, offset: pos - 1 },
+        `msgpack type 0x${b.toString(16)} is not used by canonical MP`,
+      );
   }
 }
 
@@ -183,7 +188,8 @@ function readMap(n: number, depth: number): Record<string, unknown> | Map<number
     }
     return m;
   }
-  if (typeof first !== 'string') throw new EncodingError(EncodingErrorCode.INVALID_MAP_KEY, { offset: keyPos }, 'msgpack map key is neither a string nor a safe integer');
+  if (typeof first !== 'string')
+    throw new EncodingError(EncodingErrorCode.INVALID_MAP_KEY, { offset: keyPos }, 'msgpack map key is neither a string nor a safe integer');
   const obj: Record<string, unknown> = {};
   let order: string[] | null = null;
   let k: unknown = first;

@@ -162,7 +162,12 @@ export class CaughtUpMultiSigs {
           continue;
         }
         if (verdict !== MultiSigVerdict.VALID) {
-          const reason = verdict === MultiSigVerdict.SIGNATURE ? CaughtUpMultiSigDrop.SIGNATURE : verdict === MultiSigVerdict.MALFORMED ? CaughtUpMultiSigDrop.MALFORMED : CaughtUpMultiSigDrop.PARTICIPANTS;
+          const reason =
+            verdict === MultiSigVerdict.SIGNATURE
+              ? CaughtUpMultiSigDrop.SIGNATURE
+              : verdict === MultiSigVerdict.MALFORMED
+                ? CaughtUpMultiSigDrop.MALFORMED
+                : CaughtUpMultiSigDrop.PARTICIPANTS;
           this.drop(c.from, reason, true, c.ms);
           faulty.add(c.from);
           continue;

@@ -191,7 +191,14 @@ export class Catchup {
   }
 
   /** One CATCHUP_REP of txns seqNo `start`..; split in halves while its exact size is above MSG_LEN_LIMIT. */
-  private sendCatchupPiece(to: string, req: CatchupReq, start: number, txns: readonly unknown[], sizes: readonly number[], multiSigCache?: Map<string, MultiSigTuple | null>): void {
+  private sendCatchupPiece(
+    to: string,
+    req: CatchupReq,
+    start: number,
+    txns: readonly unknown[],
+    sizes: readonly number[],
+    multiSigCache?: Map<string, MultiSigTuple | null>,
+  ): void {
     const ex = this.ctx.modules.executor;
     const last = start + txns.length - 1;
     const map: Record<string, unknown> = {};
@@ -311,7 +318,9 @@ export class Catchup {
     const ctx = this.ctx;
     const ph = this.phase;
     if (!this.active || ph === undefined || rep.ledgerId !== ph.ledgerId) return;
-    const seqNos = Object.keys(rep.txns).map(Number).sort((a, b) => a - b);
+    const seqNos = Object.keys(rep.txns)
+      .map(Number)
+      .sort((a, b) => a - b);
     if (seqNos.length === 0 || seqNos.some((n) => !Number.isSafeInteger(n))) {
       ph.excluded.add(from);
       return;
@@ -397,7 +406,8 @@ export class Catchup {
     sigs.settle(store);
     this.multiSigs.reset();
     const dropped = Object.fromEntries(this.multiSigs.dropped);
-    if (this.multiSigs.stored > 0 || this.multiSigs.dropped.size > 0) ctx.modules.logger?.info({ stored: this.multiSigs.stored, dropped }, 'catch-up multi-signatures');
+    if (this.multiSigs.stored > 0 || this.multiSigs.dropped.size > 0)
+      ctx.modules.logger?.info({ stored: this.multiSigs.stored, dropped }, 'catch-up multi-signatures');
   }
 
   private finish(): void {

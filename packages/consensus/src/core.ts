@@ -209,7 +209,8 @@ export class ConsensusCore {
     if (!named || batchDigest(pv, pp.ppTime, pp.reqIdr, pp.ledgerId) !== pp.digest) return;
     const requests = Array.isArray(rec?.requests) ? (rec.requests as unknown[]) : [];
     const kept = this.intake.restoreBodies(pp.reqIdr, requests, pp.ppSeqNo);
-    if (kept < pp.reqIdr.length) ctx.modules.logger?.warn({ ppSeqNo: pp.ppSeqNo, requests: pp.reqIdr.length, kept }, '3PC vote journal: requests of a PRE-PREPARE missing');
+    if (kept < pp.reqIdr.length)
+      ctx.modules.logger?.warn({ ppSeqNo: pp.ppSeqNo, requests: pp.reqIdr.length, kept }, '3PC vote journal: requests of a PRE-PREPARE missing');
     this.viewChanger.restorePrePrepare(pp);
     ctx.modules.logger?.info({ viewNo: pv, ppSeqNo: pp.ppSeqNo, requests: kept }, '3PC vote journal: PRE-PREPARE restored');
   }

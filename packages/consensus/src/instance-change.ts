@@ -275,7 +275,11 @@ export class InstanceChangeVoting {
     if (this.primaryAbstains()) return undefined;
     if (this.throughputDegraded()) {
       const [first, last] = [this.samples[0], this.samples[this.samples.length - 1]];
-      this.monitorDetail = { monitor: 'M3', finalised: (last?.finalised ?? 0) - (first?.finalised ?? 0), ordered: (last?.ordered ?? 0) - (first?.ordered ?? 0) };
+      this.monitorDetail = {
+        monitor: 'M3',
+        finalised: (last?.finalised ?? 0) - (first?.finalised ?? 0),
+        ordered: (last?.ordered ?? 0) - (first?.ordered ?? 0),
+      };
       return Suspicion.PRIMARY_DEGRADED;
     }
     const oldest = this.intake.oldestFinalisedAt();
@@ -361,7 +365,8 @@ export class InstanceChangeVoting {
     this.sampleThroughput(now);
     const code = this.monitorSuspicion();
     if (code !== undefined) this.vote(code, undefined, this.monitorDetail);
-    if (this.primaryDownSince !== undefined && now - this.primaryDownSince >= ctx.opts.toleratePrimaryDisconnectionMs) this.vote(Suspicion.PRIMARY_DISCONNECTED);
+    if (this.primaryDownSince !== undefined && now - this.primaryDownSince >= ctx.opts.toleratePrimaryDisconnectionMs)
+      this.vote(Suspicion.PRIMARY_DISCONNECTED);
     let expired = false;
     for (const [voter, v] of this.votes) {
       if (!this.live(v, now) || v.view <= ctx.viewNo) {

@@ -11,7 +11,14 @@ export function viewChangeDigest(vc: ViewChange): string {
       stableCheckpoint: vc.stableCheckpoint,
       prepared: vc.prepared.map(batchIdMap),
       preprepared: vc.preprepared.map(batchIdMap),
-      checkpoints: vc.checkpoints.map((c) => ({ op: 'CHECKPOINT', instId: c.instId, viewNo: c.viewNo, seqNoStart: c.seqNoStart, seqNoEnd: c.seqNoEnd, digest: c.digest })),
+      checkpoints: vc.checkpoints.map((c) => ({
+        op: 'CHECKPOINT',
+        instId: c.instId,
+        viewNo: c.viewNo,
+        seqNoStart: c.seqNoStart,
+        seqNoEnd: c.seqNoEnd,
+        digest: c.digest,
+      })),
     }),
   );
 }
@@ -70,10 +77,7 @@ export function calcBatches(cp: Checkpoint, vcs: readonly ViewChange[], logSize:
           (v) =>
             s > v.stableCheckpoint &&
             v.prepared.every(
-              (e) =>
-                e.pp_seq_no !== s ||
-                e.view_no < b.view_no ||
-                (e.view_no === b.view_no && e.pp_digest === b.pp_digest && e.pp_view_no === b.pp_view_no),
+              (e) => e.pp_seq_no !== s || e.view_no < b.view_no || (e.view_no === b.view_no && e.pp_digest === b.pp_digest && e.pp_view_no === b.pp_view_no),
             ),
         ).length;
         if (preparedWitness < strong) continue;

@@ -90,7 +90,16 @@ export function resolveOptions(opts: Partial<ConsensusOptions> & Pick<ConsensusO
     throw new ConsensusError(ConsensusErrorCode.INVALID_OPTIONS, { field });
   };
   if (o.validators.length === 0 || new Set(o.validators).size !== o.validators.length) bad('validators');
-  for (const k of ['max3pcBatchSize', 'max3pcBatchesInFlight', 'chkFreq', 'logSize', 'tickMs', 'throughputWindowMs', 'msgLenLimit', 'acceptableFreshnessIntervalsCount'] as const) {
+  for (const k of [
+    'max3pcBatchSize',
+    'max3pcBatchesInFlight',
+    'chkFreq',
+    'logSize',
+    'tickMs',
+    'throughputWindowMs',
+    'msgLenLimit',
+    'acceptableFreshnessIntervalsCount',
+  ] as const) {
     if (!Number.isSafeInteger(o[k]) || o[k] < 1) bad(k);
   }
   if (o.logSize < o.chkFreq) bad('logSize');

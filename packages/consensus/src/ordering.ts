@@ -303,7 +303,11 @@ export class Ordering {
       const ms = multiSigFromTuple(t);
       const verdict = this.checkMultiSig(ms);
       if (verdict === MultiSigVerdict.VALID) out.push(ms);
-      else this.ctx.modules.logger?.debug({ ppSeqNo: pp.ppSeqNo, ledgerId: ms.value.ledger_id, poolStateRoot: ms.value.pool_state_root_hash, verdict }, 'multi-signature of a PRE-PREPARE not stored');
+      else
+        this.ctx.modules.logger?.debug(
+          { ppSeqNo: pp.ppSeqNo, ledgerId: ms.value.ledger_id, poolStateRoot: ms.value.pool_state_root_hash, verdict },
+          'multi-signature of a PRE-PREPARE not stored',
+        );
     }
     return out;
   }
@@ -405,7 +409,10 @@ export class Ordering {
     const ctx = this.ctx;
     const pp = r.pp!;
     const ledgers = r.applied!.signedLedgers;
-    const expected = ledgers.map((l) => String(l.ledgerId)).sort().join(',');
+    const expected = ledgers
+      .map((l) => String(l.ledgerId))
+      .sort()
+      .join(',');
     const candidates: string[] = [];
     for (const [from, c] of r.commits) {
       if (!ctx.isValidator(from)) continue;
@@ -420,8 +427,10 @@ export class Ordering {
     candidates.sort();
     const crypto = ctx.modules.crypto;
     const values = ledgers.map((l) => multiSigValue(l, pp.poolStateRootHash, pp.ppTime));
-    const aggregate = (who: string[]): (string | undefined)[] => values.map((v) => crypto.blsAggregate(who.map((c) => r.commits.get(c)!.blsSigs[String(v.ledger_id)]!)));
-    const verifyAll = (who: string[], sigs: (string | undefined)[]): boolean => values.every((v, i) => sigs[i] !== undefined && crypto.blsVerifyMulti(who, v, sigs[i]!));
+    const aggregate = (who: string[]): (string | undefined)[] =>
+      values.map((v) => crypto.blsAggregate(who.map((c) => r.commits.get(c)!.blsSigs[String(v.ledger_id)]!)));
+    const verifyAll = (who: string[], sigs: (string | undefined)[]): boolean =>
+      values.every((v, i) => sigs[i] !== undefined && crypto.blsVerifyMulti(who, v, sigs[i]!));
     let sigs = aggregate(candidates);
     // one aggregate verification for the whole set; every share inside counts as verified
     const verifiedNow = candidates.some((c) => !r.verifiedCommitters.has(c)) && verifyAll(candidates, sigs);
@@ -503,7 +512,11 @@ export class Ordering {
     }
     const times = this.stageTimes.get(pp.ppSeqNo);
     this.stageTimes.delete(pp.ppSeqNo);
-    return { requests, ...(times !== undefined ? { appliedAt: times.appliedAt, ...(times.preparedAt !== undefined ? { preparedAt: times.preparedAt } : {}) } : {}), orderedAt: this.ctx.now() };
+    return {
+      requests,
+      ...(times !== undefined ? { appliedAt: times.appliedAt, ...(times.preparedAt !== undefined ? { preparedAt: times.preparedAt } : {}) } : {}),
+      orderedAt: this.ctx.now(),
+    };
   }
 
   /**

@@ -225,12 +225,26 @@ export function parseNewView(m: Obj): NewView {
   const vcs = m.viewChanges;
   if (!Array.isArray(vcs) || vcs.length > 1000) fail(m.op, 'viewChanges');
   const viewChanges = vcs.map((e): [string, string] => {
-    if (!Array.isArray(e) || e.length !== 2 || typeof e[0] !== 'string' || e[0].length === 0 || e[0].length > 256 || typeof e[1] !== 'string' || !HEX64.test(e[1])) {
+    if (
+      !Array.isArray(e) ||
+      e.length !== 2 ||
+      typeof e[0] !== 'string' ||
+      e[0].length === 0 ||
+      e[0].length > 256 ||
+      typeof e[1] !== 'string' ||
+      !HEX64.test(e[1])
+    ) {
       fail(m.op, 'viewChanges');
     }
     return [e[0] as string, e[1] as string];
   });
-  const nv: NewView = { op: 'NEW_VIEW', viewNo: uint(m, 'viewNo'), viewChanges, checkpoint: embeddedCheckpoint(m.op, m.checkpoint), batches: batchIds(m, 'batches') };
+  const nv: NewView = {
+    op: 'NEW_VIEW',
+    viewNo: uint(m, 'viewNo'),
+    viewChanges,
+    checkpoint: embeddedCheckpoint(m.op, m.checkpoint),
+    batches: batchIds(m, 'batches'),
+  };
   if (m.primary !== undefined && m.primary !== null) nv.primary = str(m, 'primary', /^.+$/s);
   return nv;
 }
@@ -304,7 +318,13 @@ export function parseConsistencyProof(m: Obj): ConsistencyProof {
 }
 
 export function parseCatchupReq(m: Obj): CatchupReq {
-  const r: CatchupReq = { op: 'CATCHUP_REQ', ledgerId: ledgerId(m), seqNoStart: uint(m, 'seqNoStart', 1), seqNoEnd: uint(m, 'seqNoEnd', 1), catchupTill: uint(m, 'catchupTill', 1) };
+  const r: CatchupReq = {
+    op: 'CATCHUP_REQ',
+    ledgerId: ledgerId(m),
+    seqNoStart: uint(m, 'seqNoStart', 1),
+    seqNoEnd: uint(m, 'seqNoEnd', 1),
+    catchupTill: uint(m, 'catchupTill', 1),
+  };
   if (r.seqNoEnd < r.seqNoStart || r.catchupTill < r.seqNoEnd || r.seqNoEnd - r.seqNoStart >= MAX_CATCHUP_TXNS) fail(m.op, 'seqNoEnd');
   return r;
 }

@@ -7,7 +7,17 @@ import { Suspicion } from './context.js';
 import { batchDigest, multiSigValue } from './digest.js';
 import type { AppliedBatch, ThreePcVoteJournal } from './interfaces.js';
 import type { RequestIntake } from './intake.js';
-import { encodedSize, type BatchId, type Checkpoint, type NewView, type OldViewPrePrepareRep, type OldViewPrePrepareReq, type PrePrepare, type ViewChange, type ViewChangeAck } from './messages.js';
+import {
+  encodedSize,
+  type BatchId,
+  type Checkpoint,
+  type NewView,
+  type OldViewPrePrepareRep,
+  type OldViewPrePrepareReq,
+  type PrePrepare,
+  type ViewChange,
+  type ViewChangeAck,
+} from './messages.js';
 import { calcBatches, calcCheckpoint, initialCheckpoint, sameBatchId, sameCheckpoint, viewChangeDigest } from './new-view-calc.js';
 import type { Ordering } from './ordering.js';
 import { InstanceChangeVoting } from './instance-change.js';
@@ -694,7 +704,17 @@ export class ViewChanger {
     r.prepared = true;
     if (!ctx.participating) return;
     if (primary !== ctx.name) {
-      r.ownPrepare = { op: 'PREPARE', instId: 0, viewNo: pp.viewNo, ppSeqNo: pp.ppSeqNo, ppTime: pp.ppTime, digest: pp.digest, stateRootHash: pp.stateRootHash, txnRootHash: pp.txnRootHash, auditTxnRootHash: pp.auditTxnRootHash };
+      r.ownPrepare = {
+        op: 'PREPARE',
+        instId: 0,
+        viewNo: pp.viewNo,
+        ppSeqNo: pp.ppSeqNo,
+        ppTime: pp.ppTime,
+        digest: pp.digest,
+        stateRootHash: pp.stateRootHash,
+        txnRootHash: pp.txnRootHash,
+        auditTxnRootHash: pp.auditTxnRootHash,
+      };
       ctx.broadcast(r.ownPrepare);
     }
     const blsSigs: Record<string, string> = {};

@@ -7,8 +7,10 @@ import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SIGNATURE_LENGTH } from './ed25519.j
 
 function wellFormed(publicKey: Uint8Array, msg: Uint8Array, signature: Uint8Array): boolean {
   return (
-    publicKey instanceof Uint8Array && publicKey.length === ED25519_PUBLIC_KEY_LENGTH &&
-    signature instanceof Uint8Array && signature.length === ED25519_SIGNATURE_LENGTH &&
+    publicKey instanceof Uint8Array &&
+    publicKey.length === ED25519_PUBLIC_KEY_LENGTH &&
+    signature instanceof Uint8Array &&
+    signature.length === ED25519_SIGNATURE_LENGTH &&
     msg instanceof Uint8Array
   );
 }

@@ -35,17 +35,26 @@ export function registerAnonCredsRoutes(app: FastifyInstance, ctx: RouteContext,
   const ID = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 1024 } } };
   const tags = ['anoncreds'];
 
-  app.get(`${prefix}/did/:id`, { schema: { tags, summary: 'DID resolution result (Credo DidResolutionResult); a legacy DID is resolved as did:sov', params: ID } }, async (req, reply) => {
-    const { id } = req.params as { id: string };
-    const did = /^[a-zA-Z0-9]{21,22}$/.test(id) ? `did:sov:${id}` : id;
-    try {
-      const { result, verified } = await resolveDid(ctx.caller, ctx.namespace, did);
-      return sendValue(req, reply, { didDocument: result.didDocument, didDocumentMetadata: result.didDocumentMetadata, didResolutionMetadata: result.didResolutionMetadata }, verified);
-    } catch (e) {
-      if (!(e instanceof ResolutionFailure)) throw e;
-      return sendValue(req, reply, { didDocument: null, didDocumentMetadata: {}, didResolutionMetadata: { error: e.error, message: e.message } }, 'none');
-    }
-  });
+  app.get(
+    `${prefix}/did/:id`,
+    { schema: { tags, summary: 'DID resolution result (Credo DidResolutionResult); a legacy DID is resolved as did:sov', params: ID } },
+    async (req, reply) => {
+      const { id } = req.params as { id: string };
+      const did = /^[a-zA-Z0-9]{21,22}$/.test(id) ? `did:sov:${id}` : id;
+      try {
+        const { result, verified } = await resolveDid(ctx.caller, ctx.namespace, did);
+        return sendValue(
+          req,
+          reply,
+          { didDocument: result.didDocument, didDocumentMetadata: result.didDocumentMetadata, didResolutionMetadata: result.didResolutionMetadata },
+          verified,
+        );
+      } catch (e) {
+        if (!(e instanceof ResolutionFailure)) throw e;
+        return sendValue(req, reply, { didDocument: null, didDocumentMetadata: {}, didResolutionMetadata: { error: e.error, message: e.message } }, 'none');
+      }
+    },
+  );
 
   app.get(`${prefix}/schema/:id`, { schema: { tags, summary: 'GetSchemaReturn', params: ID } }, async (req, reply) => {
     const schemaId = (req.params as { id: string }).id;
@@ -74,7 +83,8 @@ export function registerAnonCredsRoutes(app: FastifyInstance, ctx: RouteContext,
     const c = parseCredDefId(credentialDefinitionId, 'credentialDefinitionId');
     const reads = new Reads(ctx);
     const r = await reads.result(buildGetCredDefRequest({ origin: c.origin, ref: c.ref, signatureType: c.signatureType, tag: c.tag }));
-    const missing = (why: string): unknown => sendValue(req, reply, { credentialDefinitionId, credentialDefinitionMetadata: {}, resolutionMetadata: notFound(why) }, reads.verified);
+    const missing = (why: string): unknown =>
+      sendValue(req, reply, { credentialDefinitionId, credentialDefinitionMetadata: {}, resolutionMetadata: notFound(why) }, reads.verified);
     if (!isPlainObject(r.data)) return missing(`unable to find credential definition with id ${credentialDefinitionId}`);
     // the schema id, from the schema txn the definition refers to (as Credo's registry finds it)
     const txn = await reads.result(buildGetTxnRequest({ ledgerId: 1, seqNo: c.ref }));
@@ -83,14 +93,22 @@ export function registerAnonCredsRoutes(app: FastifyInstance, ctx: RouteContext,
     const payload = inner !== undefined && isPlainObject(inner.data) ? (inner.data as Json) : undefined;
     const sd = payload !== undefined && isPlainObject(payload.data) ? (payload.data as Json) : payload;
     const from = inner !== undefined && isPlainObject(inner.metadata) ? (inner.metadata as Json).from : undefined;
-    if (inner?.type !== '101' || sd === undefined || typeof sd.name !== 'string' || typeof sd.version !== 'string' || typeof from !== 'string') return missing(`no schema at seqNo ${c.ref}`);
-    const schemaId = c.namespace !== undefined ? `did:indy:${c.namespace}:${from}/anoncreds/v0/SCHEMA/${sd.name}/${sd.version}` : `${from}:2:${sd.name}:${sd.version}`;
+    if (inner?.type !== '101' || sd === undefined || typeof sd.name !== 'string' || typeof sd.version !== 'string' || typeof from !== 'string')
+      return missing(`no schema at seqNo ${c.ref}`);
+    const schemaId =
+      c.namespace !== undefined ? `did:indy:${c.namespace}:${from}/anoncreds/v0/SCHEMA/${sd.name}/${sd.version}` : `${from}:2:${sd.name}:${sd.version}`;
     return sendValue(
       req,
       reply,
       {
         credentialDefinitionId,
-        credentialDefinition: { issuerId: issuerIdOf(c.origin, c.namespace), schemaId, tag: typeof r.tag === 'string' ? r.tag : c.tag, type: 'CL', value: r.data },
+        credentialDefinition: {
+          issuerId: issuerIdOf(c.origin, c.namespace),
+          schemaId,
+          tag: typeof r.tag === 'string' ? r.tag : c.tag,
+          type: 'CL',
+          value: r.data,
+        },
         credentialDefinitionMetadata: { didIndyNamespace: ctx.namespace },
         resolutionMetadata: {},
       },
@@ -105,7 +123,10 @@ export function registerAnonCredsRoutes(app: FastifyInstance, ctx: RouteContext,
     const data = r.data as Json | null;
     if (!isPlainObject(data) || !isPlainObject(data.value)) return undefined;
     const v = data.value as Json;
-    const credDefId = p.namespace !== undefined ? `did:indy:${p.namespace}:${p.credDefId.origin}/anoncreds/v0/CLAIM_DEF/${p.credDefId.ref}/${p.credDefId.tag}` : String(data.credDefId ?? p.credDefIdText);
+    const credDefId =
+      p.namespace !== undefined
+        ? `did:indy:${p.namespace}:${p.credDefId.origin}/anoncreds/v0/CLAIM_DEF/${p.credDefId.ref}/${p.credDefId.tag}`
+        : String(data.credDefId ?? p.credDefIdText);
     return {
       def: {
         issuerId: issuerIdOf(p.issuer, p.namespace),
@@ -118,45 +139,73 @@ export function registerAnonCredsRoutes(app: FastifyInstance, ctx: RouteContext,
     };
   }
 
-  app.get(`${prefix}/revocation-registry-definition/:id`, { schema: { tags, summary: 'GetRevocationRegistryDefinitionReturn', params: ID } }, async (req, reply) => {
-    const revocationRegistryDefinitionId = (req.params as { id: string }).id;
-    const reads = new Reads(ctx);
-    const d = await revRegDef(reads, revocationRegistryDefinitionId);
-    if (d === undefined) {
-      return sendValue(req, reply, { revocationRegistryDefinitionId, revocationRegistryDefinitionMetadata: {}, resolutionMetadata: notFound(`unable to find revocation registry definition ${revocationRegistryDefinitionId}`) }, reads.verified);
-    }
-    return sendValue(
-      req,
-      reply,
-      {
-        revocationRegistryDefinitionId,
-        revocationRegistryDefinition: d.def,
-        revocationRegistryDefinitionMetadata: { issuanceType: d.issuanceType, didIndyNamespace: ctx.namespace },
-        resolutionMetadata: {},
-      },
-      reads.verified,
-    );
-  });
+  app.get(
+    `${prefix}/revocation-registry-definition/:id`,
+    { schema: { tags, summary: 'GetRevocationRegistryDefinitionReturn', params: ID } },
+    async (req, reply) => {
+      const revocationRegistryDefinitionId = (req.params as { id: string }).id;
+      const reads = new Reads(ctx);
+      const d = await revRegDef(reads, revocationRegistryDefinitionId);
+      if (d === undefined) {
+        return sendValue(
+          req,
+          reply,
+          {
+            revocationRegistryDefinitionId,
+            revocationRegistryDefinitionMetadata: {},
+            resolutionMetadata: notFound(`unable to find revocation registry definition ${revocationRegistryDefinitionId}`),
+          },
+          reads.verified,
+        );
+      }
+      return sendValue(
+        req,
+        reply,
+        {
+          revocationRegistryDefinitionId,
+          revocationRegistryDefinition: d.def,
+          revocationRegistryDefinitionMetadata: { issuanceType: d.issuanceType, didIndyNamespace: ctx.namespace },
+          resolutionMetadata: {},
+        },
+        reads.verified,
+      );
+    },
+  );
 
   app.get(
     `${prefix}/revocation-status-list/:id/:timestamp`,
-    { schema: { tags, summary: 'GetRevocationStatusListReturn at a time (seconds): the list computed from GET_REVOC_REG_DELTA up to it, by issuance type', params: { type: 'object', required: ['id', 'timestamp'], properties: { id: { type: 'string', minLength: 1, maxLength: 1024 }, timestamp: { type: 'string', maxLength: 16 } } } } },
+    {
+      schema: {
+        tags,
+        summary: 'GetRevocationStatusListReturn at a time (seconds): the list computed from GET_REVOC_REG_DELTA up to it, by issuance type',
+        params: {
+          type: 'object',
+          required: ['id', 'timestamp'],
+          properties: { id: { type: 'string', minLength: 1, maxLength: 1024 }, timestamp: { type: 'string', maxLength: 16 } },
+        },
+      },
+    },
     async (req, reply) => {
       const { id, timestamp } = req.params as { id: string; timestamp: string };
       const to = parsePositive(timestamp, 'timestamp', 0);
       const reads = new Reads(ctx);
       const d = await revRegDef(reads, id);
-      const failed = (message: string): unknown => sendValue(req, reply, { resolutionMetadata: notFound(message), revocationStatusListMetadata: {} }, reads.verified);
+      const failed = (message: string): unknown =>
+        sendValue(req, reply, { resolutionMetadata: notFound(message), revocationStatusListMetadata: {} }, reads.verified);
       if (d === undefined) return failed(`unable to find revocation registry definition ${id}`);
       const legacyId = parseRevRegDefId(id, 'revocationRegistryDefinitionId').id;
       const r = await reads.result(buildGetRevocRegDeltaRequest({ revocRegDefId: legacyId, to }));
       const data = r.data as Json | null;
       const value = isPlainObject(data) && isPlainObject(data.value) ? (data.value as Json) : undefined;
       const accumTo = value !== undefined && isPlainObject(value.accum_to) ? (value.accum_to as Json) : undefined;
-      if (value === undefined || accumTo === undefined) return failed(`Error retrieving revocation registry delta '${id}' from ledger, potentially revocation interval ends before revocation registry creation`);
+      if (value === undefined || accumTo === undefined)
+        return failed(
+          `Error retrieving revocation registry delta '${id}' from ledger, potentially revocation interval ends before revocation registry creation`,
+        );
       const accumValue = isPlainObject(accumTo.value) ? (accumTo.value as Json) : {};
       const maxCredNum = Number((d.def.value as Json).maxCredNum);
-      if (!Number.isSafeInteger(maxCredNum) || maxCredNum < 0 || maxCredNum > 1_000_000) return failed(`maxCredNum ${String((d.def.value as Json).maxCredNum)} out of range`);
+      if (!Number.isSafeInteger(maxCredNum) || maxCredNum < 0 || maxCredNum > 1_000_000)
+        return failed(`maxCredNum ${String((d.def.value as Json).maxCredNum)} out of range`);
       // Credo's anonCredsRevocationStatusListFromIndyVdr: the default state by issuance type, then issued and revoked
       const revocationList: number[] = new Array<number>(maxCredNum).fill(d.issuanceType === 'ISSUANCE_ON_DEMAND' ? 1 : 0);
       const at = (i: unknown): number | undefined => (typeof i === 'number' && Number.isSafeInteger(i) && i >= 0 && i < maxCredNum ? i : undefined);
@@ -168,7 +217,13 @@ export function registerAnonCredsRoutes(app: FastifyInstance, ctx: RouteContext,
         reply,
         {
           resolutionMetadata: {},
-          revocationStatusList: { issuerId: d.def.issuerId, currentAccumulator: accumValue.accum ?? parseJsonField(accumValue.accum), revRegDefId: id, revocationList, timestamp: txnTime },
+          revocationStatusList: {
+            issuerId: d.def.issuerId,
+            currentAccumulator: accumValue.accum ?? parseJsonField(accumValue.accum),
+            revRegDefId: id,
+            revocationList,
+            timestamp: txnTime,
+          },
           revocationStatusListMetadata: { didIndyNamespace: ctx.namespace },
         },
         reads.verified,

@@ -89,7 +89,8 @@ export async function main(argv: string[]): Promise<number> {
     if (values['trust-proxy'] === true) opts.trustProxy = true;
     if (values['no-metrics'] === true) opts.metrics = false;
     const explorerSeed = (values['explorer-seed'] as string | undefined) ?? process.env.QUIRE_EXPLORER_SEED;
-    if (values['register-form'] === true && explorerSeed === undefined) throw invalidConfig('--register-form', 'needs --explorer-seed (the devnet trustee seed)');
+    if (values['register-form'] === true && explorerSeed === undefined)
+      throw invalidConfig('--register-form', 'needs --explorer-seed (the devnet trustee seed)');
     const indexMax = int(values['search-index-max'] as string | undefined, 'search-index-max', BLOCK);
     opts.explorer = {
       enabled: values['no-explorer'] !== true,
@@ -115,7 +116,9 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`error: cannot listen on ${gw.options.host}:${gw.options.port}: ${(e as Error).message}`);
     return 1;
   }
-  console.log(values.json === true ? JSON.stringify({ url, namespace: gw.options.namespace }) : `quire-gateway listening on ${url} (namespace ${gw.options.namespace})`);
+  console.log(
+    values.json === true ? JSON.stringify({ url, namespace: gw.options.namespace }) : `quire-gateway listening on ${url} (namespace ${gw.options.namespace})`,
+  );
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

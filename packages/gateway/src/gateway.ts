@@ -129,7 +129,8 @@ export class Gateway {
         },
       },
     });
-    if (options.cors !== false) await app.register(cors, { origin: options.cors === true ? true : options.cors, exposedHeaders: [VERIFIED_HEADER, 'x-quire-nodes', 'x-quire-error'] });
+    if (options.cors !== false)
+      await app.register(cors, { origin: options.cors === true ? true : options.cors, exposedHeaders: [VERIFIED_HEADER, 'x-quire-nodes', 'x-quire-error'] });
     if (options.rateLimit.max > 0) {
       await app.register(rateLimit, {
         max: options.rateLimit.max,
@@ -144,7 +145,12 @@ export class Gateway {
 
     app.setErrorHandler((err: FastifyError | GatewayError | PoolRefusal, req, reply) => {
       if (err instanceof PoolRefusal) {
-        return reply.code(400).header(VERIFIED_HEADER, 'consensus').header('x-quire-error', err.code).type('application/json').send(jsonText(err.message_, false));
+        return reply
+          .code(400)
+          .header(VERIFIED_HEADER, 'consensus')
+          .header('x-quire-error', err.code)
+          .type('application/json')
+          .send(jsonText(err.message_, false));
       }
       const g = gatewayErrorOf(err, req.method, req.url);
       if (g.code === GatewayErrorCode.INTERNAL) req.log.error({ err }, 'request failed');
@@ -175,11 +181,22 @@ export class Gateway {
     if (metrics !== undefined && this.explorer?.index !== undefined) metrics.watchSearchIndex(this.explorer.index);
 
     // operations
-    app.get('/health', { schema: { tags: ['operations'], summary: 'Liveness: the process serves HTTP' } }, async (req, reply) => sendValue(req, reply, { status: 'ok' }, 'none'));
-    app.get('/ready', { schema: { tags: ['operations'], summary: 'Readiness: the pool answers a verified read (GET_NYM of the first trustee or a probe DID)' } }, async (req, reply) => {
-      const out = await caller.read(buildGetNymRequest({ dest: 'V4SGRU86Z58d6TV7PBUe6f' }));
-      return sendValue(req, reply, { status: 'ready', verified: out.verified ? 'proof' : 'consensus', nodes: out.nodes }, out.verified ? 'proof' : 'consensus');
-    });
+    app.get('/health', { schema: { tags: ['operations'], summary: 'Liveness: the process serves HTTP' } }, async (req, reply) =>
+      sendValue(req, reply, { status: 'ok' }, 'none'),
+    );
+    app.get(
+      '/ready',
+      { schema: { tags: ['operations'], summary: 'Readiness: the pool answers a verified read (GET_NYM of the first trustee or a probe DID)' } },
+      async (req, reply) => {
+        const out = await caller.read(buildGetNymRequest({ dest: 'V4SGRU86Z58d6TV7PBUe6f' }));
+        return sendValue(
+          req,
+          reply,
+          { status: 'ready', verified: out.verified ? 'proof' : 'consensus', nodes: out.nodes },
+          out.verified ? 'proof' : 'consensus',
+        );
+      },
+    );
     if (metrics !== undefined) {
       app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics' } }, async (_req, reply) => {
         const text = await metrics.registry.metrics();
@@ -187,7 +204,12 @@ export class Gateway {
       });
     }
     app.get('/openapi.json', { schema: { hide: true } }, async (req, reply) => sendValue(req, reply, app.swagger(), 'none'));
-    app.get('/docs', { schema: { hide: true } }, async (_req, reply) => reply.header(VERIFIED_HEADER, 'none').type('text/html; charset=utf-8').send(referencePage(app.swagger() as OpenApiDoc)));
+    app.get('/docs', { schema: { hide: true } }, async (_req, reply) =>
+      reply
+        .header(VERIFIED_HEADER, 'none')
+        .type('text/html; charset=utf-8')
+        .send(referencePage(app.swagger() as OpenApiDoc)),
+    );
     await app.ready();
   }
 
@@ -275,7 +297,10 @@ function referencePage(doc: OpenApiDoc): string {
   const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const rows: string[] = [];
   for (const [path, ops] of Object.entries(doc.paths ?? {})) {
-    for (const [method, op] of Object.entries(ops)) rows.push(`<tr><td><code>${esc(method.toUpperCase())}</code></td><td><code>${esc(path)}</code></td><td>${esc(op.tags?.join(', ') ?? '')}</td><td>${esc(op.summary ?? '')}</td></tr>`);
+    for (const [method, op] of Object.entries(ops))
+      rows.push(
+        `<tr><td><code>${esc(method.toUpperCase())}</code></td><td><code>${esc(path)}</code></td><td>${esc(op.tags?.join(', ') ?? '')}</td><td>${esc(op.summary ?? '')}</td></tr>`,
+      );
   }
   return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(doc.info?.title ?? 'Quire gateway')}</title>
 <style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left}</style></head>

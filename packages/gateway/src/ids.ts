@@ -94,7 +94,8 @@ export interface CredDefId {
 /** `<did>:3:CL:<schemaSeqNo>:<tag>` (tag optional) or `did:indy:<ns>:<did>/anoncreds/v0/CLAIM_DEF/<schemaSeqNo>/<tag>`. */
 export function parseCredDefId(s: string, field = 'credDefId'): CredDefId {
   const indy = parseIndyObjectId(s, 'CLAIM_DEF', 2, field);
-  if (indy !== undefined) return { origin: indy.did.id, ref: seqNoOf(indy.parts[0]!, field), signatureType: 'CL', tag: indy.parts[1]!, namespace: indy.did.namespace };
+  if (indy !== undefined)
+    return { origin: indy.did.id, ref: seqNoOf(indy.parts[0]!, field), signatureType: 'CL', tag: indy.parts[1]!, namespace: indy.did.namespace };
   const p = s.split(':');
   if ((p.length !== 4 && p.length !== 5) || p[1] !== '3') throw invalidParameter(field, '<did>:3:CL:<schemaSeqNo>:<tag> expected');
   if (!isValidDid(p[0])) throw invalidParameter(field, 'the issuer part is not a DID');
@@ -125,7 +126,14 @@ export function parseRevRegDefId(s: string, field = 'revRegDefId'): RevRegDefId 
     const [seq, cdTag, tag] = indy.parts as [string, string, string];
     const issuer = indy.did.id;
     const credDefIdText = `${issuer}:3:CL:${seqNoOf(seq, field)}:${cdTag}`;
-    return { id: `${issuer}:4:${credDefIdText}:CL_ACCUM:${tag}`, issuer, credDefId: parseCredDefId(credDefIdText, field), credDefIdText, tag, namespace: indy.did.namespace };
+    return {
+      id: `${issuer}:4:${credDefIdText}:CL_ACCUM:${tag}`,
+      issuer,
+      credDefId: parseCredDefId(credDefIdText, field),
+      credDefIdText,
+      tag,
+      namespace: indy.did.namespace,
+    };
   }
   const p = s.split(':');
   if (p.length < 8 || p[1] !== '4') throw invalidParameter(field, '<did>:4:<credDefId>:CL_ACCUM:<tag> expected');
@@ -140,7 +148,7 @@ export function parseRevRegDefId(s: string, field = 'revRegDefId'): RevRegDefId 
 export function parseLedger(s: string, field = 'ledger'): number {
   const names: Record<string, number> = { pool: 0, domain: 1, config: 2, audit: 3, '0': 0, '1': 1, '2': 2, '3': 3 };
   const id = names[s.toLowerCase()];
-  if (id === undefined) throw invalidParameter(field, "one of pool, domain, config, audit (or 0-3) expected");
+  if (id === undefined) throw invalidParameter(field, 'one of pool, domain, config, audit (or 0-3) expected');
   return id;
 }
 

@@ -10,7 +10,12 @@ export interface IndexGaugeSource {
 export class GatewayMetrics {
   readonly registry = new Registry();
   /** HTTP requests by route (the route pattern, `unmatched` for 404s), method and status. */
-  readonly httpRequests = new Counter({ name: 'quire_gateway_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'] as const, registers: [this.registry] });
+  readonly httpRequests = new Counter({
+    name: 'quire_gateway_http_requests_total',
+    help: 'HTTP requests by route, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
   readonly httpSeconds = new Histogram({
     name: 'quire_gateway_http_request_duration_seconds',
     help: 'HTTP request time by route',
@@ -27,7 +32,12 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
   /** Verified reads by how: proof (state proof + BLS multi-signature) or consensus (f+1 matching replies). */
-  readonly reads = new Counter({ name: 'quire_gateway_reads_total', help: 'Reads answered, by verification', labelNames: ['verified'] as const, registers: [this.registry] });
+  readonly reads = new Counter({
+    name: 'quire_gateway_reads_total',
+    help: 'Reads answered, by verification',
+    labelNames: ['verified'] as const,
+    registers: [this.registry],
+  });
   /** Node replies the SDK refused (a failed proof, multi-signature or freshness check), by code. */
   readonly verificationFailures = new Counter({
     name: 'quire_gateway_verification_failures_total',
@@ -54,7 +64,11 @@ export class GatewayMetrics {
     };
     gauge('quire_gateway_search_index_txns', 'Domain txns in the explorer search index', (s) => s.count);
     gauge('quire_gateway_search_index_ledger_size', 'Domain ledger size the search index last saw', (s) => s.size);
-    gauge('quire_gateway_search_index_complete', '1 when the search index covers all it means to (the whole ledger, or its newest part within the bound)', (s) => (s.complete ? 1 : 0));
+    gauge(
+      'quire_gateway_search_index_complete',
+      '1 when the search index covers all it means to (the whole ledger, or its newest part within the bound)',
+      (s) => (s.complete ? 1 : 0),
+    );
     gauge('quire_gateway_search_index_name_chars', 'Characters of aliases and schema names the search index keeps', (s) => s.nameChars);
   }
 }

@@ -36,7 +36,8 @@ const VERIFICATION_CODES = new Set<string>([
 
 function countVerificationFailures(metrics: GatewayMetrics | undefined, tried: unknown): void {
   if (metrics === undefined || !Array.isArray(tried)) return;
-  for (const t of tried as { code?: unknown }[]) if (typeof t?.code === 'string' && VERIFICATION_CODES.has(t.code)) metrics.verificationFailures.inc({ code: t.code });
+  for (const t of tried as { code?: unknown }[])
+    if (typeof t?.code === 'string' && VERIFICATION_CODES.has(t.code)) metrics.verificationFailures.inc({ code: t.code });
 }
 
 /** Maps an SDK failure to what the caller gets. */
@@ -60,13 +61,17 @@ export function poolFailure(e: unknown, request: Request | undefined, f: number)
       // writes: {replies, errors, answered}; reads by agreement: {groups, errors}
       const answered = Array.isArray(d.answered) ? d.answered.length : Array.isArray(d.groups) ? (d.groups as string[][]).reduce((s, g) => s + g.length, 0) : 0;
       const code = answered >= f + 1 ? GatewayErrorCode.NO_CONSENSUS : GatewayErrorCode.POOL_UNAVAILABLE;
-      return new GatewayError(code, { tried: { replies: d.replies ?? d.groups ?? [], errors: d.errors ?? [], ...(d.reason !== undefined ? { reason: d.reason } : {}) } });
+      return new GatewayError(code, {
+        tried: { replies: d.replies ?? d.groups ?? [], errors: d.errors ?? [], ...(d.reason !== undefined ? { reason: d.reason } : {}) },
+      });
     }
     case ClientErrorCode.NO_VERIFIED_REPLY:
       return new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, { tried: { errors: d.errors ?? [], nacks: d.nacks ?? [] } });
     // every node that could prove the read is behind what this gateway already saw: retry later
     case ClientErrorCode.READ_BEHIND:
-      return new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, { tried: { errors: d.errors ?? [], reason: 'every node that proves the read is behind a state this gateway has seen' } });
+      return new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, {
+        tried: { errors: d.errors ?? [], reason: 'every node that proves the read is behind a state this gateway has seen' },
+      });
     case ClientErrorCode.CLOSED:
       return new GatewayError(GatewayErrorCode.SHUTTING_DOWN);
     case ClientErrorCode.INVALID_ARGUMENT:

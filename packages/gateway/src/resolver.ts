@@ -104,7 +104,15 @@ function legacyServices(did: string, vm: string, ep: Record<string, unknown>): R
   if (typeof ep.endpoint === 'string') {
     if (types.includes('endpoint')) out.push({ id: `${did}#endpoint`, type: 'endpoint', serviceEndpoint: ep.endpoint });
     if (types.includes('did-communication')) {
-      out.push({ id: `${did}#did-communication`, type: 'did-communication', priority: 0, recipientKeys: [vm], routingKeys, accept: ['didcomm/aip2;env=rfc19'], serviceEndpoint: ep.endpoint });
+      out.push({
+        id: `${did}#did-communication`,
+        type: 'did-communication',
+        priority: 0,
+        recipientKeys: [vm],
+        routingKeys,
+        accept: ['didcomm/aip2;env=rfc19'],
+        serviceEndpoint: ep.endpoint,
+      });
     }
     if (types.includes('DIDComm') || types.includes('DIDCommMessaging')) {
       out.push({ id: `${did}#didcomm-1`, type: 'DIDCommMessaging', serviceEndpoint: { uri: ep.endpoint, routingKeys, accept: ['didcomm/v2'] } });
@@ -125,7 +133,8 @@ function iso(seconds: unknown): string | undefined {
 export function parseVersionTime(v: string): number {
   if (/^[0-9]{1,12}$/.test(v)) return Number(v);
   const ms = Date.parse(v);
-  if (!Number.isFinite(ms) || !/^\d{4}-\d{2}-\d{2}/.test(v)) throw new ResolutionFailure('invalidDid', `versionTime '${v}' is not ISO 8601 or seconds since the epoch`);
+  if (!Number.isFinite(ms) || !/^\d{4}-\d{2}-\d{2}/.test(v))
+    throw new ResolutionFailure('invalidDid', `versionTime '${v}' is not ISO 8601 or seconds since the epoch`);
   return Math.floor(ms / 1000);
 }
 
@@ -135,7 +144,12 @@ export interface ResolveOptions {
 }
 
 /** Resolves a DID against the pool; every read is verified. */
-export async function resolveDid(caller: PoolCaller, namespace: string, didText: string, o: ResolveOptions = {}): Promise<{ result: ResolutionResult; verified: Verified }> {
+export async function resolveDid(
+  caller: PoolCaller,
+  namespace: string,
+  didText: string,
+  o: ResolveOptions = {},
+): Promise<{ result: ResolutionResult; verified: Verified }> {
   const method = didMethodOf(didText);
   if (method === undefined) throw new ResolutionFailure('invalidDid', `'${didText}' is not a DID`);
   if (method !== 'indy' && method !== 'sov') throw new ResolutionFailure('methodNotSupported', `DID method '${method}' is not supported (did:indy, did:sov)`);
@@ -145,7 +159,8 @@ export async function resolveDid(caller: PoolCaller, namespace: string, didText:
   } catch (e) {
     throw new ResolutionFailure('invalidDid', e instanceof GatewayError ? String(e.data.reason) : String(e));
   }
-  if (parsed.method === 'indy' && parsed.namespace !== namespace) throw new ResolutionFailure('notFound', `namespace '${parsed.namespace}' is not served here (this pool: '${namespace}')`);
+  if (parsed.method === 'indy' && parsed.namespace !== namespace)
+    throw new ResolutionFailure('notFound', `namespace '${parsed.namespace}' is not served here (this pool: '${namespace}')`);
   const historic: { seqNo?: number; timestamp?: number } = {};
   if (o.versionId !== undefined) {
     if (!/^[1-9][0-9]{0,15}$/.test(o.versionId)) throw new ResolutionFailure('invalidDid', `versionId '${o.versionId}' is not a txn seqNo`);
@@ -155,7 +170,11 @@ export async function resolveDid(caller: PoolCaller, namespace: string, didText:
   }
   const nym = await caller.read(buildGetNymRequest({ dest: parsed.id, ...historic }));
   const data = parseJsonField(nym.result.data);
-  if (!isPlainObject(data)) throw new ResolutionFailure('notFound', `${didText} is not on the ledger${o.versionId !== undefined || o.versionTime !== undefined ? ' at that version' : ''}`);
+  if (!isPlainObject(data))
+    throw new ResolutionFailure(
+      'notFound',
+      `${didText} is not on the ledger${o.versionId !== undefined || o.versionTime !== undefined ? ' at that version' : ''}`,
+    );
   let verified: Verified = nym.verified ? 'proof' : 'consensus';
   const verkey = typeof data.verkey === 'string' ? data.verkey : undefined;
   if (verkey === undefined) throw new ResolutionFailure('notFound', `${didText} has no verkey (deactivated)`);
@@ -174,7 +193,13 @@ export async function resolveDid(caller: PoolCaller, namespace: string, didText:
     if (isPlainObject(raw) && isPlainObject(raw.endpoint)) endpoint = raw.endpoint;
   }
   const did = parsed.method === 'indy' ? `did:indy:${namespace}:${parsed.id}` : `did:sov:${parsed.id}`;
-  const didDocument = indyDidDocument({ did, id: parsed.id, verkey, ...(diddocContent !== undefined ? { diddocContent } : {}), ...(endpoint !== undefined ? { endpoint } : {}) });
+  const didDocument = indyDidDocument({
+    did,
+    id: parsed.id,
+    verkey,
+    ...(diddocContent !== undefined ? { diddocContent } : {}),
+    ...(endpoint !== undefined ? { endpoint } : {}),
+  });
   if (parsed.method === 'sov' && diddocContent === undefined) {
     // did:sov documents also name the key for assertions (the Sovrin method's legacy shape)
     didDocument.assertionMethod = [`${did}#verkey`];
@@ -203,7 +228,12 @@ export function registerResolverRoutes(app: FastifyInstance, ctx: RouteContext):
       return sendJson(reply, 200, jsonText(result, 'fmt' in q), verified).type('application/ld+json;profile="https://w3id.org/did-resolution"');
     } catch (e) {
       if (!(e instanceof ResolutionFailure)) throw e;
-      const body: ResolutionResult = { '@context': DID_RESOLUTION_CONTEXT, didDocument: null, didResolutionMetadata: { error: e.error, errorMessage: e.message }, didDocumentMetadata: {} };
+      const body: ResolutionResult = {
+        '@context': DID_RESOLUTION_CONTEXT,
+        didDocument: null,
+        didResolutionMetadata: { error: e.error, errorMessage: e.message },
+        didDocumentMetadata: {},
+      };
       return sendJson(reply, ERROR_STATUS[e.error], jsonText(body, false)).header('x-quire-error', e.error);
     }
   };
@@ -213,7 +243,10 @@ export function registerResolverRoutes(app: FastifyInstance, ctx: RouteContext):
       schema: {
         tags: ['did'],
         summary: 'DID resolution (Universal Resolver driver format) of did:indy:<namespace>:<id> and did:sov:<id>; ?versionId=<seqNo>, ?versionTime=<ISO 8601>',
-        querystring: { type: 'object', properties: { versionId: { type: 'string', maxLength: 32 }, versionTime: { type: 'string', maxLength: 64 }, fmt: { type: 'string' } } },
+        querystring: {
+          type: 'object',
+          properties: { versionId: { type: 'string', maxLength: 32 }, versionTime: { type: 'string', maxLength: 64 }, fmt: { type: 'string' } },
+        },
       },
     },
     handler,

@@ -58,7 +58,13 @@ function readRoute(tag: string, summary: string, p: string[], querystring: objec
       summary,
       ...(p.length > 0 ? { params: params(...p) } : {}),
       querystring,
-      response: { 200: { description: "The ledger's reply {op: 'REPLY', result}, verified (X-Quire-Verified: proof | consensus)", type: 'object', additionalProperties: true } },
+      response: {
+        200: {
+          description: "The ledger's reply {op: 'REPLY', result}, verified (X-Quire-Verified: proof | consensus)",
+          type: 'object',
+          additionalProperties: true,
+        },
+      },
     },
   };
 }
@@ -77,24 +83,47 @@ export function poolStatusBody(ctx: RouteContext): Record<string, unknown> {
 }
 
 export function registerVdrRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  const read = async (req: FastifyRequest, reply: FastifyReply, request: Request): Promise<FastifyReply> => sendRead(req, reply, await ctx.caller.read(request));
+  const read = async (req: FastifyRequest, reply: FastifyReply, request: Request): Promise<FastifyReply> =>
+    sendRead(req, reply, await ctx.caller.read(request));
   type Q = { seq_no?: number; timestamp?: number };
-  const historic = (q: Q): { seqNo?: number; timestamp?: number } => ({ ...(q.seq_no !== undefined ? { seqNo: q.seq_no } : {}), ...(q.timestamp !== undefined ? { timestamp: q.timestamp } : {}) });
-
-  app.get('/', { schema: { tags: ['pool'], summary: "The pool status (indy-vdr-proxy's GET /)", querystring: FMT_ONLY } }, async (req, reply) => sendValue(req, reply, poolStatusBody(ctx), 'none'));
-  app.get('/status', { schema: { tags: ['pool'], summary: 'The pool status with the validators the gateway is connected to', querystring: FMT_ONLY } }, async (req, reply) => {
-    const st = ctx.pool.status();
-    return sendValue(req, reply, { ...poolStatusBody(ctx), namespace: ctx.namespace, n: st.n, f: st.f, validators: st.validators, demoted: st.demoted }, 'none');
+  const historic = (q: Q): { seqNo?: number; timestamp?: number } => ({
+    ...(q.seq_no !== undefined ? { seqNo: q.seq_no } : {}),
+    ...(q.timestamp !== undefined ? { timestamp: q.timestamp } : {}),
   });
 
-  app.get('/genesis', { schema: { tags: ['pool'], summary: 'The pool ledger the gateway holds (genesis and caught-up NODE txns), one txn per line' } }, async (_req, reply) => {
-    const lines: string[] = [];
-    for (let s = 1; s <= ctx.pool.ledger.size; s++) lines.push(stringifyJson(ctx.pool.ledger.txn(s)));
-    return sendJson(reply, 200, lines.join('\n'), 'consensus');
-  });
+  app.get('/', { schema: { tags: ['pool'], summary: "The pool status (indy-vdr-proxy's GET /)", querystring: FMT_ONLY } }, async (req, reply) =>
+    sendValue(req, reply, poolStatusBody(ctx), 'none'),
+  );
+  app.get(
+    '/status',
+    { schema: { tags: ['pool'], summary: 'The pool status with the validators the gateway is connected to', querystring: FMT_ONLY } },
+    async (req, reply) => {
+      const st = ctx.pool.status();
+      return sendValue(
+        req,
+        reply,
+        { ...poolStatusBody(ctx), namespace: ctx.namespace, n: st.n, f: st.f, validators: st.validators, demoted: st.demoted },
+        'none',
+      );
+    },
+  );
 
-  app.get('/taa', readRoute('ledger', 'GET_TXN_AUTHOR_AGREEMENT: the latest agreement', []), async (req, reply) => read(req, reply, buildGetTxnAuthorAgreementRequest()));
-  app.get('/aml', readRoute('ledger', 'GET_TXN_AUTHOR_AGREEMENT_AML: the latest acceptance mechanisms', []), async (req, reply) => read(req, reply, buildGetAcceptanceMechanismsRequest()));
+  app.get(
+    '/genesis',
+    { schema: { tags: ['pool'], summary: 'The pool ledger the gateway holds (genesis and caught-up NODE txns), one txn per line' } },
+    async (_req, reply) => {
+      const lines: string[] = [];
+      for (let s = 1; s <= ctx.pool.ledger.size; s++) lines.push(stringifyJson(ctx.pool.ledger.txn(s)));
+      return sendJson(reply, 200, lines.join('\n'), 'consensus');
+    },
+  );
+
+  app.get('/taa', readRoute('ledger', 'GET_TXN_AUTHOR_AGREEMENT: the latest agreement', []), async (req, reply) =>
+    read(req, reply, buildGetTxnAuthorAgreementRequest()),
+  );
+  app.get('/aml', readRoute('ledger', 'GET_TXN_AUTHOR_AGREEMENT_AML: the latest acceptance mechanisms', []), async (req, reply) =>
+    read(req, reply, buildGetAcceptanceMechanismsRequest()),
+  );
 
   app.get('/nym/:did', readRoute('ledger', 'GET_NYM (?seq_no, ?timestamp for an older version)', ['did'], HISTORIC), async (req, reply) => {
     const { did } = req.params as { did: string };
@@ -131,7 +160,9 @@ export function registerVdrRoutes(app: FastifyInstance, ctx: RouteContext): void
     return read(req, reply, buildGetRevocRegDeltaRequest({ revocRegDefId: r.id, to: ctx.now() }));
   });
 
-  app.get('/auth', readRoute('ledger', 'GET_AUTH_RULE: every rule (verified by f+1 matching replies)', []), async (req, reply) => read(req, reply, buildGetAuthRuleRequest({})));
+  app.get('/auth', readRoute('ledger', 'GET_AUTH_RULE: every rule (verified by f+1 matching replies)', []), async (req, reply) =>
+    read(req, reply, buildGetAuthRuleRequest({})),
+  );
   app.get(
     '/auth/:type/:action',
     readRoute('ledger', "GET_AUTH_RULE of one rule: field '*' and new_value '*' unless ?field, ?new_value, ?old_value", ['type', 'action'], {
@@ -141,17 +172,33 @@ export function registerVdrRoutes(app: FastifyInstance, ctx: RouteContext): void
     async (req, reply) => {
       const { type, action } = req.params as { type: string; action: string };
       const q = req.query as { field?: string; new_value?: string; old_value?: string };
-      if (action !== 'ADD' && action !== 'EDIT') throw new GatewayError(GatewayErrorCode.INVALID_PARAMETER, { field: 'action', reason: "'ADD' or 'EDIT' expected" });
-      return read(req, reply, buildGetAuthRuleRequest({ authType: type, authAction: action, field: q.field ?? '*', newValue: q.new_value ?? '*', ...(action === 'EDIT' ? { oldValue: q.old_value ?? '*' } : {}) }));
+      if (action !== 'ADD' && action !== 'EDIT')
+        throw new GatewayError(GatewayErrorCode.INVALID_PARAMETER, { field: 'action', reason: "'ADD' or 'EDIT' expected" });
+      return read(
+        req,
+        reply,
+        buildGetAuthRuleRequest({
+          authType: type,
+          authAction: action,
+          field: q.field ?? '*',
+          newValue: q.new_value ?? '*',
+          ...(action === 'EDIT' ? { oldValue: q.old_value ?? '*' } : {}),
+        }),
+      );
     },
   );
 
-  app.get('/txn/:ledger/:seqNo', readRoute('ledger', 'GET_TXN: one txn of the pool, domain, config or audit ledger (verified by its audit path)', ['ledger', 'seqNo']), async (req, reply) => {
-    const p = req.params as { ledger: string; seqNo: string };
-    const ledgerId = parseLedger(p.ledger, 'ledger');
-    if (!/^[1-9][0-9]{0,15}$/.test(p.seqNo) || !Number.isSafeInteger(Number(p.seqNo))) throw new GatewayError(GatewayErrorCode.INVALID_PARAMETER, { field: 'seqNo', reason: 'an integer >= 1 expected' });
-    return read(req, reply, buildGetTxnRequest({ ledgerId, seqNo: Number(p.seqNo) }));
-  });
+  app.get(
+    '/txn/:ledger/:seqNo',
+    readRoute('ledger', 'GET_TXN: one txn of the pool, domain, config or audit ledger (verified by its audit path)', ['ledger', 'seqNo']),
+    async (req, reply) => {
+      const p = req.params as { ledger: string; seqNo: string };
+      const ledgerId = parseLedger(p.ledger, 'ledger');
+      if (!/^[1-9][0-9]{0,15}$/.test(p.seqNo) || !Number.isSafeInteger(Number(p.seqNo)))
+        throw new GatewayError(GatewayErrorCode.INVALID_PARAMETER, { field: 'seqNo', reason: 'an integer >= 1 expected' });
+      return read(req, reply, buildGetTxnRequest({ ledgerId, seqNo: Number(p.seqNo) }));
+    },
+  );
 
   app.get('/submit', { schema: { hide: true } }, async (req) => {
     throw new GatewayError(GatewayErrorCode.METHOD_NOT_ALLOWED, { method: req.method, path: '/submit' });
@@ -161,14 +208,16 @@ export function registerVdrRoutes(app: FastifyInstance, ctx: RouteContext): void
     {
       schema: {
         tags: ['ledger'],
-        summary: 'Submits a signed request JSON as indy-vdr would: writes to every validator (f+1 matching REPLYs), reads verified, VALIDATOR_INFO and POOL_RESTART to every node',
+        summary:
+          'Submits a signed request JSON as indy-vdr would: writes to every validator (f+1 matching REPLYs), reads verified, VALIDATOR_INFO and POOL_RESTART to every node',
         body: { description: 'A signed request JSON (any content type)' },
       },
     },
     async (req, reply) => {
       const body = req.body;
       const bytes = body instanceof Uint8Array ? body : typeof body === 'string' ? new TextEncoder().encode(body) : undefined;
-      if (bytes === undefined || bytes.length === 0) throw new GatewayError(GatewayErrorCode.INVALID_REQUEST, { field: 'body', reason: 'a signed request JSON is required' });
+      if (bytes === undefined || bytes.length === 0)
+        throw new GatewayError(GatewayErrorCode.INVALID_REQUEST, { field: 'body', reason: 'a signed request JSON is required' });
       let request: unknown;
       try {
         request = parseJson(bytes);

@@ -71,7 +71,11 @@ export class ClientConnector extends TypedEmitter<ClientConnectorEvents> {
       connectionManager: { reconnectRetries: 0 },
       // a node whose event loop is late under overload is not dead: libp2p's default (a ping every
       // 10 s, closed after 5 s without an answer) failed every request in flight on it
-      connectionMonitor: { pingInterval: 10_000, pingTimeout: { minTimeout: CLIENT_PING_TIMEOUT_MS, maxTimeout: CLIENT_PING_TIMEOUT_MS }, abortConnectionOnPingFailure: true },
+      connectionMonitor: {
+        pingInterval: 10_000,
+        pingTimeout: { minTimeout: CLIENT_PING_TIMEOUT_MS, maxTimeout: CLIENT_PING_TIMEOUT_MS },
+        abortConnectionOnPingFailure: true,
+      },
     });
     let self: ClientConnector | undefined;
     try {

@@ -144,7 +144,11 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
         inboundConnectionThreshold: opts.inboundConnectionsPerSecond,
         reconnectRetries: 0,
       },
-      connectionMonitor: { pingInterval: opts.pingIntervalMs, pingTimeout: { minTimeout: opts.pingTimeoutMs, maxTimeout: opts.pingTimeoutMs }, abortConnectionOnPingFailure: true },
+      connectionMonitor: {
+        pingInterval: opts.pingIntervalMs,
+        pingTimeout: { minTimeout: opts.pingTimeoutMs, maxTimeout: opts.pingTimeoutMs },
+        abortConnectionOnPingFailure: true,
+      },
       services: { identify: identify() },
     });
     const self = new ClientHost(opts, libp2p, modules.logger ?? silentLogger);
@@ -209,7 +213,12 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
       pending: new Set(),
       fs: new FramedStream(
         stream,
-        { maxFrameLength: this.options.maxMessageLength, maxSkipLength: this.options.maxSkipLength, maxWriteBufferBytes: this.options.maxWriteBufferBytes, fatalOversize: 'report-and-close' },
+        {
+          maxFrameLength: this.options.maxMessageLength,
+          maxSkipLength: this.options.maxSkipLength,
+          maxWriteBufferBytes: this.options.maxWriteBufferBytes,
+          fatalOversize: 'report-and-close',
+        },
         {
           frame: (data) => this.onFrame(session, data),
           oversize: (_length, head) => {

@@ -172,7 +172,11 @@ export class NodeHost extends Libp2pHost<NodeHostEvents, { identify: Identify; p
         denyOutboundEncryptedConnection: (peerId) => deny(peerId),
       },
       connectionManager: { maxConnections: 256, inboundConnectionThreshold: 64, reconnectRetries: 0 },
-      connectionMonitor: { pingInterval: opts.pingIntervalMs, pingTimeout: { minTimeout: opts.pingTimeoutMs, maxTimeout: opts.pingTimeoutMs }, abortConnectionOnPingFailure: true },
+      connectionMonitor: {
+        pingInterval: opts.pingIntervalMs,
+        pingTimeout: { minTimeout: opts.pingTimeoutMs, maxTimeout: opts.pingTimeoutMs },
+        abortConnectionOnPingFailure: true,
+      },
       services: {
         identify: identify(),
         pubsub: gossipsub({
@@ -190,7 +194,7 @@ export class NodeHost extends Libp2pHost<NodeHostEvents, { identify: Identify; p
         }),
       },
     });
-    const self = new NodeHost(opts, libp2p, (modules.logger ?? silentLogger));
+    const self = new NodeHost(opts, libp2p, modules.logger ?? silentLogger);
     ref.host = self;
     await libp2p.handle(NODE_PROTOCOL, (stream, connection) => self.onInboundStream(stream, connection), {
       maxInboundStreams: 32,
@@ -316,8 +320,19 @@ export class NodeHost extends Libp2pHost<NodeHostEvents, { identify: Identify; p
       let p = this.peers.get(id);
       if (p === undefined) {
         p = {
-          name: info.name, dest: info.dest, peerId: info.peerId, peerIdStr: id, validator: false, self: id === this.peerId,
-          addr: undefined, out: undefined, opening: false, queue: [], attempt: 0, timer: undefined, dialing: false,
+          name: info.name,
+          dest: info.dest,
+          peerId: info.peerId,
+          peerIdStr: id,
+          validator: false,
+          self: id === this.peerId,
+          addr: undefined,
+          out: undefined,
+          opening: false,
+          queue: [],
+          attempt: 0,
+          timer: undefined,
+          dialing: false,
           inMsgs: new TokenBucket(this.options.nodeRate, this.options.nodeBurst),
           inBytes: new TokenBucket(this.options.nodeByteRate, this.options.nodeByteRate),
         };

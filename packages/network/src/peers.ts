@@ -36,7 +36,8 @@ export function resolvePeers<T extends ObserverInfo>(list: readonly T[], withAdd
     if (withAddress) {
       const v = p as unknown as ValidatorInfo;
       if (typeof v.host !== 'string' || v.host.length === 0) throw new NetworkError(NetworkErrorCode.INVALID_PEER_INFO, { name: p.name, field: 'host' });
-      if (!Number.isInteger(v.port) || v.port < 1 || v.port > 65535) throw new NetworkError(NetworkErrorCode.INVALID_PEER_INFO, { name: p.name, field: 'port' });
+      if (!Number.isInteger(v.port) || v.port < 1 || v.port > 65535)
+        throw new NetworkError(NetworkErrorCode.INVALID_PEER_INFO, { name: p.name, field: 'port' });
     }
     const peerId = peerIdObjectFromVerkey(p.dest);
     const peerIdStr = peerId.toString();

@@ -46,7 +46,12 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-function listField(value: string[], prev: AuditRecord | undefined, prevResolved: string[] | undefined, prevField: string[] | number | undefined): string[] | number {
+function listField(
+  value: string[],
+  prev: AuditRecord | undefined,
+  prevResolved: string[] | undefined,
+  prevField: string[] | number | undefined,
+): string[] | number {
   if (prev === undefined || prevResolved === undefined || !sameList(value, prevResolved)) return [...value];
   return typeof prevField === 'number' ? prevField + 1 : 1;
 }

@@ -46,18 +46,30 @@ export async function main(argv: string[], io: CliIo = stdio): Promise<number> {
     .option('--client-ip <ip>', "this host's address for clients (client_ip)")
     .option('--client-port <port>', 'its port for clients (client_port)')
     .option('--json', 'print JSON (the input of quire-node genesis --node)')
-    .action(async (o: { dataDir: string; name: string; seed: string; keysFile: string; json?: boolean; nodeIp?: string; nodePort?: string; clientIp?: string; clientPort?: string }) => {
-      const dataDir = resolve(o.dataDir);
-      const keys = await writeKeyFile(resolvePath(dataDir, o.keysFile), o.name, parseSeedArgument(o.seed));
-      const addresses: Record<string, string | number> = {};
-      if (o.nodeIp !== undefined) addresses.node_ip = o.nodeIp;
-      if (o.nodePort !== undefined) addresses.node_port = /^\d+$/.test(o.nodePort) ? Number(o.nodePort) : o.nodePort;
-      if (o.clientIp !== undefined) addresses.client_ip = o.clientIp;
-      if (o.clientPort !== undefined) addresses.client_port = /^\d+$/.test(o.clientPort) ? Number(o.clientPort) : o.clientPort;
-      const pub = { ...publicKeys(keys), ...addresses };
-      if (o.json === true) io.out(JSON.stringify(pub));
-      else for (const [k, v] of Object.entries(pub)) io.out(`${k}: ${v}`);
-    });
+    .action(
+      async (o: {
+        dataDir: string;
+        name: string;
+        seed: string;
+        keysFile: string;
+        json?: boolean;
+        nodeIp?: string;
+        nodePort?: string;
+        clientIp?: string;
+        clientPort?: string;
+      }) => {
+        const dataDir = resolve(o.dataDir);
+        const keys = await writeKeyFile(resolvePath(dataDir, o.keysFile), o.name, parseSeedArgument(o.seed));
+        const addresses: Record<string, string | number> = {};
+        if (o.nodeIp !== undefined) addresses.node_ip = o.nodeIp;
+        if (o.nodePort !== undefined) addresses.node_port = /^\d+$/.test(o.nodePort) ? Number(o.nodePort) : o.nodePort;
+        if (o.clientIp !== undefined) addresses.client_ip = o.clientIp;
+        if (o.clientPort !== undefined) addresses.client_port = /^\d+$/.test(o.clientPort) ? Number(o.clientPort) : o.clientPort;
+        const pub = { ...publicKeys(keys), ...addresses };
+        if (o.json === true) io.out(JSON.stringify(pub));
+        else for (const [k, v] of Object.entries(pub)) io.out(`${k}: ${v}`);
+      },
+    );
 
   const collect = (v: string, all: string[] = []): string[] => [...all, v];
   program
@@ -138,7 +150,10 @@ async function runNode(dataDir: string, config: NodeConfig, io: CliIo): Promise<
   };
   let node: QuireNode;
   try {
-    node = await QuireNode.create({ dataDir, config }, { logger, exit: exitFor('restart'), onFatal: (code) => exitFor(code === COMMIT_FAILED_EXIT_CODE ? 'commit-failed' : 'write-failed')(code) });
+    node = await QuireNode.create(
+      { dataDir, config },
+      { logger, exit: exitFor('restart'), onFatal: (code) => exitFor(code === COMMIT_FAILED_EXIT_CODE ? 'commit-failed' : 'write-failed')(code) },
+    );
   } catch (e) {
     logger.fatal({ err: e }, 'node failed to start');
     io.err(e instanceof QuireError ? e.message : `error: ${e instanceof Error ? e.message : String(e)}`);

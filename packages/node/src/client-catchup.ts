@@ -45,8 +45,13 @@ function refuse(reason: string): ClientCatchupAnswer {
 }
 
 /** Answers a LEDGER_STATUS or CATCHUP_REQ of a client from the committed pool ledger. */
-export async function answerClientCatchup(msg: Record<string, unknown>, ledger: Ledger, options: ClientCatchupOptions = defaultClientCatchupOptions): Promise<ClientCatchupAnswer> {
-  if (msg.ledgerId !== POOL_LEDGER) return refuse(`catch-up over the client protocol serves the pool ledger (ledgerId 0) only, got ledgerId ${stringifyJson(msg.ledgerId ?? null)}`);
+export async function answerClientCatchup(
+  msg: Record<string, unknown>,
+  ledger: Ledger,
+  options: ClientCatchupOptions = defaultClientCatchupOptions,
+): Promise<ClientCatchupAnswer> {
+  if (msg.ledgerId !== POOL_LEDGER)
+    return refuse(`catch-up over the client protocol serves the pool ledger (ledgerId 0) only, got ledgerId ${stringifyJson(msg.ledgerId ?? null)}`);
   if (msg.op === 'LEDGER_STATUS') return ledgerStatus(msg, ledger);
   if (msg.op === 'CATCHUP_REQ') return catchupRep(msg, ledger, options);
   return refuse(`unknown catch-up message ${stringifyJson(msg.op ?? null)}`);
@@ -59,13 +64,31 @@ async function ledgerStatus(msg: Record<string, unknown>, ledger: Ledger): Promi
   const size = ledger.size;
   const root = b58encode(ledger.root);
   if (theirSize >= size) {
-    return answer('LEDGER_STATUS', { op: 'LEDGER_STATUS', ledgerId: POOL_LEDGER, txnSeqNo: size, viewNo: null, ppSeqNo: null, merkleRoot: root, protocolVersion: 2 });
+    return answer('LEDGER_STATUS', {
+      op: 'LEDGER_STATUS',
+      ledgerId: POOL_LEDGER,
+      txnSeqNo: size,
+      viewNo: null,
+      ppSeqNo: null,
+      merkleRoot: root,
+      protocolVersion: 2,
+    });
   }
   // the proof starts at our root for their size: a client whose root differs discards it
   const oldRoot = b58encode(await ledger.rootAt(theirSize));
   // for an empty ledger the proof is the new root alone (consensus.md §7.3 step 3)
   const hashes = theirSize === 0 ? [root] : (await ledger.consistencyProof(theirSize, size)).map((h) => b58encode(h));
-  return answer('CONSISTENCY_PROOF', { op: 'CONSISTENCY_PROOF', ledgerId: POOL_LEDGER, seqNoStart: theirSize, seqNoEnd: size, viewNo: 0, ppSeqNo: 0, oldMerkleRoot: oldRoot, newMerkleRoot: root, hashes });
+  return answer('CONSISTENCY_PROOF', {
+    op: 'CONSISTENCY_PROOF',
+    ledgerId: POOL_LEDGER,
+    seqNoStart: theirSize,
+    seqNoEnd: size,
+    viewNo: 0,
+    ppSeqNo: 0,
+    oldMerkleRoot: oldRoot,
+    newMerkleRoot: root,
+    hashes,
+  });
 }
 
 async function catchupRep(msg: Record<string, unknown>, ledger: Ledger, o: ClientCatchupOptions): Promise<ClientCatchupAnswer> {

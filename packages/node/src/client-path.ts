@@ -12,7 +12,16 @@ import type { ParsedRequest, RequestPipeline } from '@quire/requests';
 import { RequestError, RequestErrorCode, parseMessage, toRequestError, wrapReason } from '@quire/requests';
 import type { BlsStore, Ledger, SeqNoIndex, StateTrie, AttributeStore } from '@quire/storage';
 import { answerClientCatchup, isClientCatchupMessage } from './client-catchup.js';
-import { type WriteProof, attachMultiSignatures, encodeReply, envelopeGuess, nackMessage as nack, rejectCode, writeProofs, writeResult } from './client-replies.js';
+import {
+  type WriteProof,
+  attachMultiSignatures,
+  encodeReply,
+  envelopeGuess,
+  nackMessage as nack,
+  rejectCode,
+  writeProofs,
+  writeResult,
+} from './client-replies.js';
 import { NodeError, NodeErrorCode } from './errors.js';
 import type { NodeLogger } from './logger.js';
 import type { NodeMetrics } from './metrics.js';
@@ -190,7 +199,15 @@ export class ClientPath {
           // requests.md §8.1: REQACK, then authorization; a failure is a REJECT
           channel.respond(encodeReply({ op: 'REQACK', identifier: id, reqId: r.reqId }));
           if (outcome.error !== null) {
-            channel.push(encodeReply({ op: 'REJECT', identifier: id, reqId: r.reqId, reason: wrapReason(outcome.error, r.identifier, r.reqId), code: outcome.error.replyCode }));
+            channel.push(
+              encodeReply({
+                op: 'REJECT',
+                identifier: id,
+                reqId: r.reqId,
+                reason: wrapReason(outcome.error, r.identifier, r.reqId),
+                code: outcome.error.replyCode,
+              }),
+            );
             this.count('action', 'reject');
             return;
           }
@@ -214,7 +231,15 @@ export class ClientPath {
           const r = outcome.request;
           if (outcome.forced) this.modules.onForced?.(r.request, r.digest);
           const connId = `c${this.nextConn++}`;
-          this.pending.set(connId, { channel, identifier: r.identifier ?? r.author, reqId: r.reqId, answered: false, receivedAt: started, digest: r.digest, payloadDigest: r.payloadDigest });
+          this.pending.set(connId, {
+            channel,
+            identifier: r.identifier ?? r.author,
+            reqId: r.reqId,
+            answered: false,
+            receivedAt: started,
+            digest: r.digest,
+            payloadDigest: r.payloadDigest,
+          });
           this.modules.metrics?.writeStages.observe({ stage: 'verify' }, (this.clock() - started) / 1000);
           this.modules.submit(connId, r.request as unknown as Record<string, unknown>, admittedInfo(r, outcome.handler.ledgerId));
           return;
@@ -237,7 +262,10 @@ export class ClientPath {
 
   /** A pool-ledger catch-up message of a light client (consensus.md §9.4). */
   private async catchup(msg: Record<string, unknown>, channel: ClientChannel): Promise<void> {
-    const a = await answerClientCatchup(msg, this.modules.stores.ledgers[LedgerId.POOL], { maxMessageLength: this.options.maxMessageLength, maxTxns: this.options.maxCatchupTxns });
+    const a = await answerClientCatchup(msg, this.modules.stores.ledgers[LedgerId.POOL], {
+      maxMessageLength: this.options.maxMessageLength,
+      maxTxns: this.options.maxCatchupTxns,
+    });
     if (a.ok) {
       channel.respond(a.reply);
       this.count('catchup', 'reply');
@@ -267,21 +295,34 @@ export class ClientPath {
         } else {
           const reason = typeof m.reason === 'string' ? m.reason : `unexpected ${String(m.op)}`;
           if (!settled) reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: request.operation.type, reason }));
-          else this.modules.logger.warn({ type: request.operation.type, reqId: String(request.reqId), reason }, 'a request of this node was rejected at ordering');
+          else
+            this.modules.logger.warn({ type: request.operation.type, reqId: String(request.reqId), reason }, 'a request of this node was rejected at ordering');
         }
         settled = true;
         return true;
       };
       void (async () => {
-        if (this.stopped) return reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: request.operation.type, reason: 'the node is shutting down' }));
+        if (this.stopped)
+          return reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: request.operation.type, reason: 'the node is shutting down' }));
         const outcome = await this.modules.pipeline.receive(request, { now: this.modules.now(), writable: true, fromClient: false });
         if (outcome.kind !== 'write') {
-          const reason = outcome.kind === 'nack' ? wrapReason(outcome.error, outcome.request?.identifier ?? null, outcome.request?.reqId ?? request.reqId) : `not a write (${outcome.kind})`;
+          const reason =
+            outcome.kind === 'nack'
+              ? wrapReason(outcome.error, outcome.request?.identifier ?? null, outcome.request?.reqId ?? request.reqId)
+              : `not a write (${outcome.kind})`;
           return reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: request.operation.type, reason }));
         }
         const r = outcome.request;
         const connId = `c${this.nextConn++}`;
-        this.pending.set(connId, { channel: { respond: settle, push: settle }, identifier: r.identifier ?? r.author, reqId: r.reqId, answered: false, receivedAt: this.clock(), digest: r.digest, payloadDigest: r.payloadDigest });
+        this.pending.set(connId, {
+          channel: { respond: settle, push: settle },
+          identifier: r.identifier ?? r.author,
+          reqId: r.reqId,
+          answered: false,
+          receivedAt: this.clock(),
+          digest: r.digest,
+          payloadDigest: r.payloadDigest,
+        });
         this.modules.submit(connId, r.request as unknown as Record<string, unknown>, admittedInfo(r, outcome.handler.ledgerId));
       })().catch(reject);
     });
@@ -366,7 +407,11 @@ export class ClientPath {
   }
 
   /** REPLY / REJECT for the client connections of an ordered batch (after its write is durable). */
-  async ordered(ledgerId: number, replies: readonly { seqNo: number; connIds: readonly string[] }[], rejects: readonly { reason: string; connIds: readonly string[] }[]): Promise<void> {
+  async ordered(
+    ledgerId: number,
+    replies: readonly { seqNo: number; connIds: readonly string[] }[],
+    rejects: readonly { reason: string; connIds: readonly string[] }[],
+  ): Promise<void> {
     const answered = replies.filter((r) => r.connIds.some((c) => this.pending.has(c)));
     let proofs: Map<number, WriteProof> | undefined;
     if (answered.length > 1) {

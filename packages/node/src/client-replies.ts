@@ -110,7 +110,13 @@ export function rootText(root: Uint8Array): string {
  * stored for the `from` root, as `data.stateProofFrom.multi_signature`; for GET_TXN the one of the
  * ledger's current state root. A root without a stored multi-signature gets none.
  */
-export function attachMultiSignatures(stores: ReplyStores, result: Record<string, unknown>, reply: UnsignedReadReply, type: string, operation: Readonly<Record<string, unknown>>): void {
+export function attachMultiSignatures(
+  stores: ReplyStores,
+  result: Record<string, unknown>,
+  reply: UnsignedReadReply,
+  type: string,
+  operation: Readonly<Record<string, unknown>>,
+): void {
   const bls = stores.bls;
   const { stateRoot, stateRootFrom } = reply;
   if (stateRootFrom !== undefined && isPlainObject(result.data) && isPlainObject(result.data.stateProofFrom)) {

@@ -195,7 +195,8 @@ export function mergeConfig(base: NodeConfig, override: unknown): NodeConfig {
     const group = nested[k];
     if (group !== undefined) {
       if (!isObject(v)) bad(k, 'expected an object');
-      if (k === 'consensus' && Object.prototype.hasOwnProperty.call(v, 'msgLenLimit')) bad('consensus.msgLenLimit', 'derived from limits.maxMessageLength: set that instead');
+      if (k === 'consensus' && Object.prototype.hasOwnProperty.call(v, 'msgLenLimit'))
+        bad('consensus.msgLenLimit', 'derived from limits.maxMessageLength: set that instead');
       for (const sub of Object.keys(v)) if (!Object.prototype.hasOwnProperty.call(group, sub)) bad(`${k}.${sub}`, 'unknown option');
       out[k] = { ...group, ...v };
     } else {
@@ -209,7 +210,8 @@ export function mergeConfig(base: NodeConfig, override: unknown): NodeConfig {
 
 /** Checks every option; throws NodeError CONFIG_INVALID naming the first bad one. */
 export function validateConfig(c: NodeConfig): void {
-  if (c.name !== null && (typeof c.name !== 'string' || c.name.length === 0 || c.name.length > 256)) bad('name', 'expected an alias of 1..256 characters or null');
+  if (c.name !== null && (typeof c.name !== 'string' || c.name.length === 0 || c.name.length > 256))
+    bad('name', 'expected an alias of 1..256 characters or null');
   checkString('dbDir', c.dbDir, false);
   checkString('keysFile', c.keysFile, false);
   checkString('poolGenesisFile', c.poolGenesisFile, false);

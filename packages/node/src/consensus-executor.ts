@@ -13,15 +13,7 @@
 // the requests implementation and the node's stores, which only the composition root may combine
 // (requests never imports consensus; consensus imports only the interfaces of requests).
 import { b58decode, b58decodeOrUndefined, b58encode, integerKeyedMap, LedgerId, type Txn as CommonTxn } from '@quire/common';
-import type {
-  AppliedBatch,
-  ApplyBatchInput,
-  AuditSummary,
-  BatchExecutor,
-  CommittedBatch,
-  MultiSignature,
-  SignedLedgerRoots,
-} from '@quire/consensus';
+import type { AppliedBatch, ApplyBatchInput, AuditSummary, BatchExecutor, CommittedBatch, MultiSignature, SignedLedgerRoots } from '@quire/consensus';
 import { type RequestExecutor, type Txn, wrapReason } from '@quire/requests';
 import {
   type AttributeStore,
@@ -256,7 +248,8 @@ export class ConsensusExecutor implements BatchExecutor {
     const s = this.stores;
     const wb = s.kv.batch();
     const [c] = this.ex.commitInto(wb, b.batchId);
-    if (c?.batchId !== b.batchId) throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: `request executor committed ${String(c?.batchId)} instead of batch ${b.batchId}` });
+    if (c?.batchId !== b.batchId)
+      throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: `request executor committed ${String(c?.batchId)} instead of batch ${b.batchId}` });
     void s.ledgers[AUDIT_LEDGER].commit(1, wb);
     // the request executor records the batch ledger's root; the audit txn signs the others too
     for (const l of b.audit.signed) if (l !== b.ledgerId) s.timestamps.set(l, b.ppTime, b58decode(b.audit.stateRoots.get(l)!), wb);
@@ -348,7 +341,13 @@ export class ConsensusExecutor implements BatchExecutor {
 
   verifyConsistency(oldSize: number, oldRoot: string, newSize: number, newRoot: string, proof: readonly string[]): boolean {
     try {
-      verifyConsistency(oldSize, newSize, b58decode(oldRoot), b58decode(newRoot), proof.map((p) => b58decode(p)));
+      verifyConsistency(
+        oldSize,
+        newSize,
+        b58decode(oldRoot),
+        b58decode(newRoot),
+        proof.map((p) => b58decode(p)),
+      );
       return true;
     } catch {
       return false;
@@ -576,8 +575,8 @@ export class ConsensusExecutor implements BatchExecutor {
   }
 
   private ledger(ledgerId: number): Ledger {
-    if (ledgerId !== 0 && ledgerId !== 1 && ledgerId !== 2 && ledgerId !== 3) throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: `unknown ledger ${ledgerId}` });
+    if (ledgerId !== 0 && ledgerId !== 1 && ledgerId !== 2 && ledgerId !== 3)
+      throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: `unknown ledger ${ledgerId}` });
     return this.stores.ledgers[ledgerId];
   }
-
 }

@@ -17,7 +17,11 @@ export function checkCommittedSizes(l: Ledger, oldSize: number, newSize: number)
  * root) or extends to it by `consProof` (RFC 6962 consistency from that size to the target).
  * The target root and the proof are decoded once; undefined when they are not base58 hashes.
  */
-export function catchupProofCheck(consProof: readonly string[], targetSize: number, targetRoot: string): ((root: Uint8Array, size: number) => boolean) | undefined {
+export function catchupProofCheck(
+  consProof: readonly string[],
+  targetSize: number,
+  targetRoot: string,
+): ((root: Uint8Array, size: number) => boolean) | undefined {
   let target: Uint8Array;
   let proof: Uint8Array[];
   try {

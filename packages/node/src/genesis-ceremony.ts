@@ -50,7 +50,8 @@ function invalid(field: string, reason: string): NodeError {
 
 function port(v: unknown, field: string): number {
   const n = typeof v === 'string' && /^[0-9]+$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1 || n > 65535) throw invalid(field, `a port from 1 to 65535 is needed, got ${JSON.stringify(v)}`);
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1 || n > 65535)
+    throw invalid(field, `a port from 1 to 65535 is needed, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -89,8 +90,10 @@ export function checkInitOutput(v: unknown, source: string): InitOutput {
     client_ip: text(o.client_ip, `${source}: client_ip`),
     client_port: port(o.client_port, `${source}: client_port`),
   };
-  for (const f of ['node_ip', 'client_ip'] as const) if (isIP(out[f]) !== 4) throw invalid(`${source}: ${f}`, `an IPv4 address is needed, got ${JSON.stringify(out[f])}`);
-  if (out.node_ip === out.client_ip && out.node_port === out.client_port) throw invalid(`${source}: client_port`, 'the node and client listeners need different addresses');
+  for (const f of ['node_ip', 'client_ip'] as const)
+    if (isIP(out[f]) !== 4) throw invalid(`${source}: ${f}`, `an IPv4 address is needed, got ${JSON.stringify(out[f])}`);
+  if (out.node_ip === out.client_ip && out.node_port === out.client_port)
+    throw invalid(`${source}: client_port`, 'the node and client listeners need different addresses');
   return out;
 }
 
@@ -116,7 +119,8 @@ export function parseIdentity(v: string, field: string): GenesisIdentity {
 export function genesisCeremony(input: CeremonyInput): CeremonyOutput {
   if (input.nodes.length === 0) throw invalid('--node', 'at least one node is needed (the output of quire-node init --json on each host)');
   if (input.trustees.length === 0) throw invalid('--trustee', 'at least one trustee DID:VERKEY is needed');
-  if (input.stewards.length !== input.nodes.length) throw invalid('--steward', `one steward per node, in the order of the nodes: ${input.nodes.length} nodes, ${input.stewards.length} stewards`);
+  if (input.stewards.length !== input.nodes.length)
+    throw invalid('--steward', `one steward per node, in the order of the nodes: ${input.nodes.length} nodes, ${input.stewards.length} stewards`);
   const nodes = input.nodes.map((n) => checkInitOutput(n.init, n.source));
   input.trustees.forEach((t, i) => checkIdentity(t, `--trustee ${i + 1}`));
   input.stewards.forEach((s, i) => checkIdentity(s, `--steward ${i + 1}`));
@@ -151,7 +155,12 @@ export function genesisCeremony(input: CeremonyInput): CeremonyOutput {
   }));
   const author = input.trustees[0]!.did;
   const nym = (id: GenesisIdentity, role: string, seqNo: number, from: string | undefined): string =>
-    canonicalJson({ reqSignature: {}, txn: { data: { dest: id.did, role, verkey: id.verkey }, metadata: from === undefined ? {} : { from }, type: '1' }, txnMetadata: { seqNo }, ver: '1' });
+    canonicalJson({
+      reqSignature: {},
+      txn: { data: { dest: id.did, role, verkey: id.verkey }, metadata: from === undefined ? {} : { from }, type: '1' },
+      txnMetadata: { seqNo },
+      ver: '1',
+    });
   const domain = [
     ...input.trustees.map((t, i) => nym(t, '0', i + 1, i === 0 ? undefined : author)),
     ...input.stewards.map((s, i) => nym(s, '2', input.trustees.length + i + 1, author)),

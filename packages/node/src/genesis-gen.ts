@@ -43,7 +43,8 @@ export interface GenesisNodeSpec {
 }
 
 function checkPort(field: string, v: number): void {
-  if (!Number.isSafeInteger(v) || v < 1 || v > 65535) throw new NodeError(NodeErrorCode.GENESIS_GEN_INVALID, { field, reason: `port ${String(v)} out of range` });
+  if (!Number.isSafeInteger(v) || v < 1 || v > 65535)
+    throw new NodeError(NodeErrorCode.GENESIS_GEN_INVALID, { field, reason: `port ${String(v)} out of range` });
 }
 
 /** The pool genesis NODE txn of one validator at `seqNo`, as one JSON line (no newline). */
@@ -51,7 +52,8 @@ export function poolGenesisLine(node: GenesisNodeSpec, seqNo: number): string {
   if (typeof node.alias !== 'string' || node.alias.length === 0 || node.alias.length > 256) {
     throw new NodeError(NodeErrorCode.GENESIS_GEN_INVALID, { field: 'alias', reason: 'expected 1..256 characters' });
   }
-  if (!Number.isSafeInteger(seqNo) || seqNo < 1) throw new NodeError(NodeErrorCode.GENESIS_GEN_INVALID, { field: 'seqNo', reason: 'expected a positive integer' });
+  if (!Number.isSafeInteger(seqNo) || seqNo < 1)
+    throw new NodeError(NodeErrorCode.GENESIS_GEN_INVALID, { field: 'seqNo', reason: 'expected a positive integer' });
   checkPort('nodePort', node.nodePort);
   checkPort('clientPort', node.clientPort);
   const txn = {
@@ -97,7 +99,8 @@ export function standardDomainGenesis(): string {
  * by Steward i) on `ip` with the given (node, client) ports.
  */
 export function standardPoolNodes(ports: readonly { nodePort: number; clientPort: number }[], ip = '127.0.0.1'): GenesisNodeSpec[] {
-  if (ports.length < 1 || ports.length > 4) throw new NodeError(NodeErrorCode.GENESIS_GEN_INVALID, { field: 'ports', reason: 'the standard pool has 1 to 4 nodes' });
+  if (ports.length < 1 || ports.length > 4)
+    throw new NodeError(NodeErrorCode.GENESIS_GEN_INVALID, { field: 'ports', reason: 'the standard pool has 1 to 4 nodes' });
   return ports.map((p, i) => {
     const alias = `Node${i + 1}`;
     const keys = deriveNodeKeys(alias, Buffer.from(nodeSeed(alias), 'utf8'));

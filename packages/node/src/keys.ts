@@ -37,7 +37,8 @@ export interface NodeKeys extends NodePublicKeys {
 export function parseSeedArgument(text: string): Uint8Array {
   if (text === 'random') return new Uint8Array(randomBytes(32));
   const bytes = decodeSeed(text);
-  if (typeof bytes === 'number') throw new NodeError(NodeErrorCode.SEED_INVALID, { reason: `expected 32 characters, 64 hex digits or "random", got ${bytes} bytes` });
+  if (typeof bytes === 'number')
+    throw new NodeError(NodeErrorCode.SEED_INVALID, { reason: `expected 32 characters, 64 hex digits or "random", got ${bytes} bytes` });
   return bytes;
 }
 
@@ -65,7 +66,8 @@ export function publicKeys(k: NodePublicKeys): NodePublicKeys {
 
 /** Writes a new key file (refuses to overwrite one) with mode 0600; returns the keys. */
 export async function writeKeyFile(file: string, name: string, seed: Uint8Array): Promise<NodeKeys> {
-  if (typeof name !== 'string' || name.length === 0 || name.length > 256) throw new NodeError(NodeErrorCode.KEYS_INVALID, { file, reason: 'the node name must have 1..256 characters' });
+  if (typeof name !== 'string' || name.length === 0 || name.length > 256)
+    throw new NodeError(NodeErrorCode.KEYS_INVALID, { file, reason: 'the node name must have 1..256 characters' });
   const keys = deriveNodeKeys(name, seed);
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   let fh;
@@ -96,7 +98,10 @@ export async function readKeyFile(file: string): Promise<NodeKeys> {
     text = await readFile(file, 'utf8');
   } catch (e) {
     if (e instanceof NodeError) throw e;
-    throw new NodeError(NodeErrorCode.KEYS_INVALID, { file, reason: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found (run quire-node init first)' : reasonOf(e) });
+    throw new NodeError(NodeErrorCode.KEYS_INVALID, {
+      file,
+      reason: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found (run quire-node init first)' : reasonOf(e),
+    });
   }
   let v: unknown;
   try {
@@ -105,9 +110,11 @@ export async function readKeyFile(file: string): Promise<NodeKeys> {
     throw new NodeError(NodeErrorCode.KEYS_INVALID, { file, reason: `not JSON: ${reasonOf(e)}` });
   }
   const o = v as Record<string, unknown>;
-  if (o === null || typeof o !== 'object' || o.version !== KEY_FILE_VERSION) throw new NodeError(NodeErrorCode.KEYS_INVALID, { file, reason: `expected a version ${KEY_FILE_VERSION} key file` });
+  if (o === null || typeof o !== 'object' || o.version !== KEY_FILE_VERSION)
+    throw new NodeError(NodeErrorCode.KEYS_INVALID, { file, reason: `expected a version ${KEY_FILE_VERSION} key file` });
   if (typeof o.name !== 'string' || o.name.length === 0) throw new NodeError(NodeErrorCode.KEYS_INVALID, { file, reason: 'missing name' });
-  if (typeof o.seed !== 'string' || !/^[0-9a-f]{64}$/.test(o.seed)) throw new NodeError(NodeErrorCode.KEYS_INVALID, { file, reason: 'seed must be 64 lowercase hex digits' });
+  if (typeof o.seed !== 'string' || !/^[0-9a-f]{64}$/.test(o.seed))
+    throw new NodeError(NodeErrorCode.KEYS_INVALID, { file, reason: 'seed must be 64 lowercase hex digits' });
   const keys = deriveNodeKeys(o.name, fromHex(o.seed));
   for (const f of ['dest', 'blskey', 'blskey_pop'] as const) {
     if (o[f] !== undefined && o[f] !== keys[f]) throw new NodeError(NodeErrorCode.KEYS_INVALID, { file, reason: `${f} does not match the seed` });

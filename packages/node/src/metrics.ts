@@ -53,21 +53,52 @@ export class NodeMetrics {
     const registers = [this.registry];
     this.registry.setDefaultLabels(labels);
     collectDefaultMetrics({ register: this.registry, prefix: 'quire_' }); // quire_process_cpu_seconds_total, quire_nodejs_heap_size_used_bytes, ...
-    this.requests = new Counter({ name: 'quire_client_requests_total', help: 'Client requests by kind and outcome', labelNames: ['kind', 'outcome'], registers });
-    this.writeLatency = new Histogram({ name: 'quire_write_reply_seconds', help: 'Write requests: REQACK to REPLY/REJECT', buckets: LATENCY_BUCKETS, registers });
+    this.requests = new Counter({
+      name: 'quire_client_requests_total',
+      help: 'Client requests by kind and outcome',
+      labelNames: ['kind', 'outcome'],
+      registers,
+    });
+    this.writeLatency = new Histogram({
+      name: 'quire_write_reply_seconds',
+      help: 'Write requests: REQACK to REPLY/REJECT',
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     this.readLatency = new Histogram({ name: 'quire_read_reply_seconds', help: 'Read requests: receipt to REPLY', buckets: LATENCY_BUCKETS, registers });
     this.batches = new Counter({ name: 'quire_batches_ordered_total', help: 'Ordered batches by ledger', labelNames: ['ledger'], registers });
     this.txns = new Counter({ name: 'quire_txns_committed_total', help: 'Committed txns by ledger', labelNames: ['ledger'], registers });
-    this.batchCommit = new Histogram({ name: 'quire_batch_commit_seconds', help: 'Time to make an ordered batch durable', buckets: LATENCY_BUCKETS, registers });
+    this.batchCommit = new Histogram({
+      name: 'quire_batch_commit_seconds',
+      help: 'Time to make an ordered batch durable',
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     this.viewChanges = new Counter({ name: 'quire_view_changes_total', help: 'View changes completed', registers });
     this.viewNo = new Gauge({ name: 'quire_view_no', help: 'Current view number', registers });
     this.catchups = new Counter({ name: 'quire_catchups_total', help: 'Catch-up rounds by phase (started, finished)', labelNames: ['phase'], registers });
     this.catchupDuration = new Histogram({ name: 'quire_catchup_seconds', help: 'Catch-up duration', buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 300], registers });
     this.suspicions = new Counter({ name: 'quire_suspicions_total', help: 'Suspicions raised against peers by code', labelNames: ['code'], registers });
-    this.peerMessagesDropped = new Counter({ name: 'quire_peer_messages_dropped_total', help: 'Peer messages dropped before the consensus core, by reason', labelNames: ['reason'], registers });
+    this.peerMessagesDropped = new Counter({
+      name: 'quire_peer_messages_dropped_total',
+      help: 'Peer messages dropped before the consensus core, by reason',
+      labelNames: ['reason'],
+      registers,
+    });
     this.blsOps = new Counter({ name: 'quire_bls_operations_total', help: 'BLS operations of the consensus core by op', labelNames: ['op'], registers });
-    this.blsSeconds = new Counter({ name: 'quire_bls_seconds_total', help: 'Time spent in BLS operations of the consensus core by op', labelNames: ['op'], registers });
-    this.writeStages = new Histogram({ name: 'quire_write_stage_seconds', help: 'Time of a write at this node by stage of the write path', labelNames: ['stage'], buckets: LATENCY_BUCKETS, registers });
+    this.blsSeconds = new Counter({
+      name: 'quire_bls_seconds_total',
+      help: 'Time spent in BLS operations of the consensus core by op',
+      labelNames: ['op'],
+      registers,
+    });
+    this.writeStages = new Histogram({
+      name: 'quire_write_stage_seconds',
+      help: 'Time of a write at this node by stage of the write path',
+      labelNames: ['stage'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
     this.loopMonitor = loop;

@@ -122,7 +122,10 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
     if (behind.length > 0) log.warn({ ledgers: behind }, 'ledgers behind the audit ledger (an interrupted catch-up): catch-up completes them');
     await repairStateAgainstAudit(reqExecutor, stores, audit, log);
     const metrics = cfg.metricsPort !== null ? new NodeMetrics({ node: name }) : undefined;
-    const executor = new ConsensusExecutor({ durable: cfg.durable }, { stores, executor: reqExecutor, registry, audit, onCommitted: (lid, txns) => hooks.onCommitted(lid, txns), onFatal: (e) => hooks.fatal(e) });
+    const executor = new ConsensusExecutor(
+      { durable: cfg.durable },
+      { stores, executor: reqExecutor, registry, audit, onCommitted: (lid, txns) => hooks.onCommitted(lid, txns), onFatal: (e) => hooks.fatal(e) },
+    );
     const execLog = root.child({ module: 'executor' });
     executor.log = (msg) => execLog.warn({}, msg);
     const crypto = countedBlsCrypto(
@@ -135,7 +138,8 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
     const consensusLog = root.child({ module: 'consensus' });
     const voteStore = new KvVoteStore(kv, (reason) => consensusLog.warn({}, reason));
     // the 3PC vote journal (#15 F8): a file beside the database, or nothing when kept in memory
-    const threePcStore = options.inMemory === true ? undefined : new FileVoteJournalStore(resolvePath(dir, '3pc-votes.json'), {}, (reason) => consensusLog.warn({}, reason));
+    const threePcStore =
+      options.inMemory === true ? undefined : new FileVoteJournalStore(resolvePath(dir, '3pc-votes.json'), {}, (reason) => consensusLog.warn({}, reason));
     const core = new ConsensusCore(
       { ...consensusOptionsOf(cfg), name, validators: [...registry.validators] },
       {

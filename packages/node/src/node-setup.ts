@@ -53,7 +53,8 @@ export async function loadPoolRegistry(pool: Ledger, name: string, keys: NodeKey
   }
   const self = registry.node(name);
   if (self === undefined) throw new NodeError(NodeErrorCode.NOT_IN_POOL, { name, reason: 'no NODE txn with this alias in the pool ledger' });
-  if (self.dest !== keys.dest) throw new NodeError(NodeErrorCode.NOT_IN_POOL, { name, reason: `the key file's dest ${keys.dest} differs from NODE.dest ${self.dest}` });
+  if (self.dest !== keys.dest)
+    throw new NodeError(NodeErrorCode.NOT_IN_POOL, { name, reason: `the key file's dest ${keys.dest} differs from NODE.dest ${self.dest}` });
   return { registry, poolTxns };
 }
 
@@ -82,7 +83,9 @@ export function checkAgainstAudit(audit: AuditTrail, ledgers: NodeStores['ledger
     if (l !== 0 && l !== 1 && l !== 2) continue;
     const have = ledgers[l].size;
     if (have > size.size || (have < size.size && !catchupInterrupted)) {
-      throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, { reason: `ledger ${l} has ${have} txns, the last audit txn says ${size.size}${have < size.size ? ' (and no catch-up was under way)' : ''}` });
+      throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, {
+        reason: `ledger ${l} has ${have} txns, the last audit txn says ${size.size}${have < size.size ? ' (and no catch-up was under way)' : ''}`,
+      });
     }
     if (have < size.size) behind.push({ ledgerId: l, size: have, auditSize: size.size });
   }

@@ -11,7 +11,14 @@ import type { Ed25519Signer } from '@quire/crypto';
 import type { SoftwareInfo } from '@quire/requests';
 import type { UpgradeConfig } from './config.js';
 import type { NodeLogger } from './logger.js';
-import { type UpgradeClock, type RestartDecision, type UpgradeActionRunner, UpgradeService, nodeUpgradeSubmitter, readInstalledVersion } from './upgrade/index.js';
+import {
+  type UpgradeClock,
+  type RestartDecision,
+  type UpgradeActionRunner,
+  UpgradeService,
+  nodeUpgradeSubmitter,
+  readInstalledVersion,
+} from './upgrade/index.js';
 
 export type { SoftwareInfo } from '@quire/requests';
 

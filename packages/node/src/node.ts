@@ -191,7 +191,15 @@ export class QuireNode {
     if (cfg.metricsPort !== null && this.metrics !== undefined) this.metricsPort = await this.metrics.listen(cfg.metricsPort);
     const st = this.core.status();
     this.log.info(
-      { nodePort: this.nodePort, clientPort: this.clientPort, validators: st.validators, viewNo: st.viewNo, lastOrdered: st.lastOrdered, poolId: this.poolId, version: this.upgrades.currentVersion },
+      {
+        nodePort: this.nodePort,
+        clientPort: this.clientPort,
+        validators: st.validators,
+        viewNo: st.viewNo,
+        lastOrdered: st.lastOrdered,
+        poolId: this.poolId,
+        version: this.upgrades.currentVersion,
+      },
       'node started',
     );
     this.seenView = st.viewNo;
@@ -232,7 +240,8 @@ export class QuireNode {
       const dropped = this.peerMessages.drop(from);
       this.metrics?.peerMessagesDropped.inc({ reason: 'queue_full' });
       // 1st, 10th, 100th, ... drop of this peer: a log line per order of magnitude
-      if (/^10*$/.test(String(dropped))) this.log.warn({ peer: from, dropped, waiting: this.peerMessages.waiting(from) }, 'peer messages dropped: its queue is full');
+      if (/^10*$/.test(String(dropped)))
+        this.log.warn({ peer: from, dropped, waiting: this.peerMessages.waiting(from) }, 'peer messages dropped: its queue is full');
       return;
     }
     let msg: unknown;
@@ -338,7 +347,10 @@ export class QuireNode {
    */
   private stopOnFatal(e: NodeError, exitCode: number): void {
     if (this.closing !== undefined) return;
-    this.log.fatal({ err: e, code: e.code, exitCode }, e.code === NodeErrorCode.WRITE_FAILED ? 'a committed batch could not be written; stopping' : 'a commit failed half-way; stopping');
+    this.log.fatal(
+      { err: e, code: e.code, exitCode },
+      e.code === NodeErrorCode.WRITE_FAILED ? 'a committed batch could not be written; stopping' : 'a commit failed half-way; stopping',
+    );
     const stopped = this.modules.onFatal;
     void this.close().finally(() => stopped?.(exitCode));
   }
@@ -356,10 +368,13 @@ export class QuireNode {
         if (old !== undefined) clearTimeout(old);
         this.timers.set(
           eff.id,
-          setTimeout(() => {
-            this.timers.delete(eff.id);
-            this.enqueue({ kind: 'timer', id: eff.id });
-          }, Math.max(0, eff.delayMs)),
+          setTimeout(
+            () => {
+              this.timers.delete(eff.id);
+              this.enqueue({ kind: 'timer', id: eff.id });
+            },
+            Math.max(0, eff.delayMs),
+          ),
         );
         return;
       }
@@ -429,13 +444,17 @@ export class QuireNode {
     this.metrics?.txns.inc({ ledger: String(eff.ledgerId) }, eff.replies.length);
     this.metrics?.lastOrdered.set(eff.ppSeqNo);
     this.metrics?.viewNo.set(eff.viewNo);
-    this.log.debug({ viewNo: eff.viewNo, ppSeqNo: eff.ppSeqNo, ledgerId: eff.ledgerId, txns: eff.replies.length, rejected: eff.rejects.length }, 'batch ordered');
+    this.log.debug(
+      { viewNo: eff.viewNo, ppSeqNo: eff.ppSeqNo, ledgerId: eff.ledgerId, txns: eff.replies.length, rejected: eff.rejects.length },
+      'batch ordered',
+    );
     await this.clientPath.ordered(eff.ledgerId, eff.replies, eff.rejects);
     if (this.metrics !== undefined && eff.stages !== undefined) observeStages(this.metrics, eff.stages, durable, performance.now());
     if (eff.ledgerId === LedgerId.CONFIG) {
       for (const r of eff.replies) {
         const txn = (await this.stores.ledgers[LedgerId.CONFIG].get(r.seqNo)) as unknown as Txn | undefined;
-        if (txn !== undefined) this.upgrades.configTxnCommitted(txn).catch((e: unknown) => this.log.error({ err: e }, 'upgrade service failed on a config txn'));
+        if (txn !== undefined)
+          this.upgrades.configTxnCommitted(txn).catch((e: unknown) => this.log.error({ err: e }, 'upgrade service failed on a config txn'));
       }
     }
     this.announcer?.announce(eff);
@@ -451,7 +470,8 @@ export class QuireNode {
       for (const t of txns) {
         const body = (t as { txn?: { type?: string; data?: Record<string, unknown> } }).txn;
         // a forced POOL_CONFIG took effect on receipt and is not applied again (requests.md §5.4)
-        if (body?.type === TxnType.POOL_CONFIG && typeof body.data?.writes === 'boolean' && body.data.force !== true) this.clientPath.setWritable(body.data.writes);
+        if (body?.type === TxnType.POOL_CONFIG && typeof body.data?.writes === 'boolean' && body.data.force !== true)
+          this.clientPath.setWritable(body.data.writes);
       }
     }
   }
@@ -490,7 +510,10 @@ export class QuireNode {
       inFlight = st.lastPrePrepareSeqNo > st.lastOrdered.ppSeqNo;
     }
     const st = this.core.status();
-    this.log.info({ waitedMs: Date.now() - started, drained: !inFlight, lastOrdered: st.lastOrdered.ppSeqNo, lastPrePrepared: st.lastPrePrepareSeqNo }, 'batches in flight before the exit');
+    this.log.info(
+      { waitedMs: Date.now() - started, drained: !inFlight, lastOrdered: st.lastOrdered.ppSeqNo, lastPrePrepared: st.lastPrePrepareSeqNo },
+      'batches in flight before the exit',
+    );
   }
 
   /** The VALIDATOR_INFO `data` of this node, from its live state. */

@@ -29,7 +29,13 @@ export async function configTxns(ledger: Ledger): Promise<Txn[]> {
 }
 
 /** Loads genesis into empty ledgers (with their state); checks it against non-empty ones. */
-export async function loadGenesisFiles(ex: RequestExecutor, ledgers: Record<0 | 1 | 2 | 3, Ledger>, dir: string, cfg: NodeConfig, log: NodeLogger): Promise<void> {
+export async function loadGenesisFiles(
+  ex: RequestExecutor,
+  ledgers: Record<0 | 1 | 2 | 3, Ledger>,
+  dir: string,
+  cfg: NodeConfig,
+  log: NodeLogger,
+): Promise<void> {
   const files: [0 | 1 | 2, string | null][] = [
     [0, cfg.poolGenesisFile],
     [1, cfg.domainGenesisFile],
@@ -46,7 +52,10 @@ export async function loadGenesisFiles(ex: RequestExecutor, ledgers: Record<0 | 
       throw new NodeError(NodeErrorCode.GENESIS_INVALID, { file, reason: reasonOf(e) }, { cause: e });
     }
     if (ledgers[lid].size === 0) {
-      await ex.applyGenesis(lid, entries.map((e) => e.txn as unknown as Txn));
+      await ex.applyGenesis(
+        lid,
+        entries.map((e) => e.txn as unknown as Txn),
+      );
       log.info({ ledgerId: lid, txns: entries.length, file }, 'genesis loaded');
     } else {
       try {
@@ -65,7 +74,8 @@ export async function repairState(ex: RequestExecutor, stores: NodeStores, log: 
     if (stores.ledgers[lid].size > 0 && b58encode(stores.states[lid].committedRoot) === blank) {
       // a ledger of stateless txns only (POOL_UPGRADE, NODE_UPGRADE) legitimately has an empty state
       await ex.rebuildState(lid);
-      if (b58encode(stores.states[lid].committedRoot) !== blank) log.warn({ ledgerId: lid, state: STATE_NAMES[lid] }, 'state was missing: rebuilt it from the ledger');
+      if (b58encode(stores.states[lid].committedRoot) !== blank)
+        log.warn({ ledgerId: lid, state: STATE_NAMES[lid] }, 'state was missing: rebuilt it from the ledger');
     }
   }
 }
@@ -93,7 +103,9 @@ export async function repairStateAgainstAudit(ex: RequestExecutor, stores: NodeS
     await ex.rebuildState(lid);
     const rebuilt = b58encode(trie.committedRoot);
     if (rebuilt !== expected) {
-      throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, { reason: `state ${lid} rebuilt from its ledger has root ${rebuilt}, the audit ledger says ${expected}` });
+      throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, {
+        reason: `state ${lid} rebuilt from its ledger has root ${rebuilt}, the audit ledger says ${expected}`,
+      });
     }
   }
 }

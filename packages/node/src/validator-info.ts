@@ -104,7 +104,13 @@ function nodeSection(src: ValidatorInfoSource, nowMs: number): Record<string, un
     watermarks: { low: st.watermarks[0], high: st.watermarks[1] },
     ledgers,
     catchup: { catchingUp: st.catchingUp, rounds: st.catchupRounds, lagging: st.lagging },
-    requests: { pendingInConsensus: st.pendingRequests, admissionLimit: st.admissionLimit, pendingClientWrites: src.pendingClientWrites, stashedMessages: st.stashed, threePcLog: st.logSize },
+    requests: {
+      pendingInConsensus: st.pendingRequests,
+      admissionLimit: st.admissionLimit,
+      pendingClientWrites: src.pendingClientWrites,
+      stashedMessages: st.stashed,
+      threePcLog: st.logSize,
+    },
   };
 }
 

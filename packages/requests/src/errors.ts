@@ -53,13 +53,15 @@ export function renderValue(v: unknown, max = 200): string {
 const pyList = (v: unknown): string => (Array.isArray(v) ? `[${v.map((x) => renderValue(x, 40)).join(', ')}]` : renderValue(v));
 
 /** `validation error [<Validator>]: <problem> (<field>=<value>)` (requests.md §1.2). */
-const field = (problem: (d: Data) => string) => (d: Data) =>
-  `validation error [${s(d.validator)}]: ${problem(d)} (${s(d.field)}=${renderValue(d.value, 100)})`;
+const field = (problem: (d: Data) => string) => (d: Data) => `validation error [${s(d.validator)}]: ${problem(d)} (${s(d.field)}=${renderValue(d.value, 100)})`;
 
 const CATALOGUE = {
   // ---- transport and parsing -------------------------------------------------------------------
   /** Message longer than MSG_LEN_LIMIT. Data: length, limit. */
-  MESSAGE_TOO_LARGE: { kind: ErrorKind.PLAIN, reason: (d) => `Message will be discarded due to Message len ${s(d.length)} exceeded allowed limit of ${s(d.limit)}` },
+  MESSAGE_TOO_LARGE: {
+    kind: ErrorKind.PLAIN,
+    reason: (d) => `Message will be discarded due to Message len ${s(d.length)} exceeded allowed limit of ${s(d.limit)}`,
+  },
   /** Not parseable JSON (lossless parser), or not a JSON object. Data: problem. */
   MALFORMED_JSON: { kind: ErrorKind.INVALID, reason: (d) => `invalid request: ${s(d.problem)}` },
 
@@ -73,7 +75,10 @@ const CATALOGUE = {
   /** String or array over its limit. Data: max. */
   FIELD_TOO_LONG: { kind: ErrorKind.INVALID, reason: field((d) => `${renderValue(d.value, 100)}... is longer than ${s(d.max)} symbols`) },
   /** Value not in an enum. Data: allowed (string[]). */
-  FIELD_ENUM: { kind: ErrorKind.INVALID, reason: field((d) => `expected one of '${(d.allowed as string[]).join(', ')}', unknown value '${renderValue(d.value)}'`) },
+  FIELD_ENUM: {
+    kind: ErrorKind.INVALID,
+    reason: field((d) => `expected one of '${(d.allowed as string[]).join(', ')}', unknown value '${renderValue(d.value)}'`),
+  },
   /** Base58 text with characters outside the alphabet. Data: chars. */
   FIELD_BASE58_CHARS: { kind: ErrorKind.INVALID, reason: field((d) => `should not contain the following chars ${renderValue(d.chars)}`) },
   /** Base58 decodes to the wrong number of bytes. Data: length, allowed (number[]). */
@@ -81,7 +86,9 @@ const CATALOGUE = {
     kind: ErrorKind.INVALID,
     reason: field((d) => {
       const allowed = d.allowed as number[];
-      return allowed.length === 1 ? `b58 decoded value length ${s(d.length)} should be ${allowed[0]}` : `b58 decoded value length ${s(d.length)} should be one of [${allowed.join(', ')}]`;
+      return allowed.length === 1
+        ? `b58 decoded value length ${s(d.length)} should be ${allowed[0]}`
+        : `b58 decoded value length ${s(d.length)} should be one of [${allowed.join(', ')}]`;
     }),
   },
   /** Neither a full nor an abbreviated verkey. */
@@ -114,8 +121,15 @@ const CATALOGUE = {
   ENDORSED_WITHOUT_AUTHOR: { kind: ErrorKind.INVALID, reason: () => "Author's Identifier must be present when sending via Endorser" },
   ENDORSED_AUTHOR_NOT_SIGNED: { kind: ErrorKind.INVALID, reason: () => 'Author must sign the request when sending via Endorser' },
   PROTOCOL_VERSION_MISSING: { kind: ErrorKind.INVALID, reason: () => 'missed fields - protocolVersion' },
-  PROTOCOL_VERSION_OLD: { kind: ErrorKind.INVALID, reason: (d) => `Message version (${s(d.version)}) differs from current protocol version. Make sure that the latest LibIndy is used and \`set_protocol_version(2)\` is called` },
-  PROTOCOL_VERSION_UNKNOWN: { kind: ErrorKind.INVALID, reason: () => 'Unknown protocol version value. Make sure that the latest LibIndy is used and `set_protocol_version(2)` is called' },
+  PROTOCOL_VERSION_OLD: {
+    kind: ErrorKind.INVALID,
+    reason: (d) =>
+      `Message version (${s(d.version)}) differs from current protocol version. Make sure that the latest LibIndy is used and \`set_protocol_version(2)\` is called`,
+  },
+  PROTOCOL_VERSION_UNKNOWN: {
+    kind: ErrorKind.INVALID,
+    reason: () => 'Unknown protocol version value. Make sure that the latest LibIndy is used and `set_protocol_version(2)` is called',
+  },
   /** A write or action without any signature. */
   SIGNATURE_MISSING: { kind: ErrorKind.SIGNATURE, reason: () => 'missing signature' },
   /** Request JSON whose ATTRIB hashing or serialization fails (e.g. non-string raw). Data: problem. */
@@ -145,19 +159,35 @@ const CATALOGUE = {
   EXTERNAL_AUDIT: { kind: ErrorKind.INVALID, reason: () => 'External audit requests are not allowed' },
 
   // ---- TAA acceptance (requests.md §1.6; REJECT codes 200-207) ---------------------------------
-  TAA_NOT_EXPECTED: { kind: ErrorKind.TAA, replyCode: RejectCode.TAA_NOT_EXPECTED_FOR_LEDGER, reason: (d) => rejectReason(RejectCode.TAA_NOT_EXPECTED_FOR_LEDGER, s(d.ledgerId)) },
+  TAA_NOT_EXPECTED: {
+    kind: ErrorKind.TAA,
+    replyCode: RejectCode.TAA_NOT_EXPECTED_FOR_LEDGER,
+    reason: (d) => rejectReason(RejectCode.TAA_NOT_EXPECTED_FOR_LEDGER, s(d.ledgerId)),
+  },
   TAA_MISSING: { kind: ErrorKind.TAA, replyCode: RejectCode.TAA_MISSING, reason: (d) => rejectReason(RejectCode.TAA_MISSING, s(d.ledgerId)) },
   TAA_WRONG_DIGEST: { kind: ErrorKind.TAA, replyCode: RejectCode.TAA_WRONG_DIGEST, reason: (d) => rejectReason(RejectCode.TAA_WRONG_DIGEST, s(d.digest)) },
-  TAA_RETIRED: { kind: ErrorKind.TAA, replyCode: RejectCode.TAA_RETIRED, reason: (d) => rejectReason(RejectCode.TAA_RETIRED, s(d.version), s(d.seqNo), s(d.txnTime)) },
+  TAA_RETIRED: {
+    kind: ErrorKind.TAA,
+    replyCode: RejectCode.TAA_RETIRED,
+    reason: (d) => rejectReason(RejectCode.TAA_RETIRED, s(d.version), s(d.seqNo), s(d.txnTime)),
+  },
   TAA_TIME_TOO_PRECISE: { kind: ErrorKind.TAA, replyCode: RejectCode.TAA_TOO_PRECISE, reason: (d) => rejectReason(RejectCode.TAA_TOO_PRECISE, s(d.time)) },
-  TAA_TIME_INAPPROPRIATE: { kind: ErrorKind.TAA, replyCode: RejectCode.TAA_TIME_INAPPROPRIATE, reason: (d) => rejectReason(RejectCode.TAA_TIME_INAPPROPRIATE, s(d.time), s(d.low), s(d.high)) },
+  TAA_TIME_INAPPROPRIATE: {
+    kind: ErrorKind.TAA,
+    replyCode: RejectCode.TAA_TIME_INAPPROPRIATE,
+    reason: (d) => rejectReason(RejectCode.TAA_TIME_INAPPROPRIATE, s(d.time), s(d.low), s(d.high)),
+  },
   /** Data: mechanism, labels (string[], rendered as Python renders a list of strings). */
   TAA_MECHANISM_INAPPROPRIATE: {
     kind: ErrorKind.TAA,
     replyCode: RejectCode.TAA_MECHANISM_INAPPROPRIATE,
     reason: (d) => rejectReason(RejectCode.TAA_MECHANISM_INAPPROPRIATE, s(d.mechanism), `[${(d.labels as string[]).map((l) => `'${l}'`).join(', ')}]`),
   },
-  TAA_TIME_OUT_OF_RANGE: { kind: ErrorKind.TAA, replyCode: RejectCode.TAA_TIME_OUT_OF_RANGE, reason: (d) => rejectReason(RejectCode.TAA_TIME_OUT_OF_RANGE, s(d.time)) },
+  TAA_TIME_OUT_OF_RANGE: {
+    kind: ErrorKind.TAA,
+    replyCode: RejectCode.TAA_TIME_OUT_OF_RANGE,
+    reason: (d) => rejectReason(RejectCode.TAA_TIME_OUT_OF_RANGE, s(d.time)),
+  },
 
   // ---- authorization (auth-rules.md §4) --------------------------------------------------------
   AUTH_NOT_ALLOWED: { kind: ErrorKind.UNAUTHORIZED, reason: (d) => `Request can not be authorized as action is not allowed: ${s(d.request)}` },
@@ -165,13 +195,19 @@ const CATALOGUE = {
   /** Data: roleName, field, typeName. */
   AUTH_NOT_OWNER: {
     kind: ErrorKind.UNAUTHORIZED,
-    reason: (d) => (d.field !== '*' ? `${s(d.roleName)} can not touch ${s(d.field)} field since only the owner can modify it` : `${s(d.roleName)} can not edit ${s(d.typeName)} txn since only owner can modify it`),
+    reason: (d) =>
+      d.field !== '*'
+        ? `${s(d.roleName)} can not touch ${s(d.field)} field since only the owner can modify it`
+        : `${s(d.roleName)} can not edit ${s(d.typeName)} txn since only owner can modify it`,
   },
   AUTH_AUTHOR_NOT_FOUND: { kind: ErrorKind.UNAUTHORIZED, reason: (d) => `sender's DID ${s(d.did)} is not found in the Ledger` },
   AUTH_AUTHOR_MUST_SIGN: { kind: ErrorKind.UNAUTHORIZED, reason: () => 'Author must sign the transaction' },
   AUTH_NOT_ENOUGH_SIGNATURES: { kind: ErrorKind.UNAUTHORIZED, reason: (d) => `Not enough ${s(d.roleName)} signatures` },
   /** Data: rule (str of the OR), failures (string[] already rendered). */
-  AUTH_OR_FAILED: { kind: ErrorKind.UNAUTHORIZED, reason: (d) => `Rule for this action is: ${s(d.rule)}\nFailed checks:\n${(d.failures as string[]).join('\n')}` },
+  AUTH_OR_FAILED: {
+    kind: ErrorKind.UNAUTHORIZED,
+    reason: (d) => `Rule for this action is: ${s(d.rule)}\nFailed checks:\n${(d.failures as string[]).join('\n')}`,
+  },
   AUTH_ENDORSER_ROLE: { kind: ErrorKind.UNAUTHORIZED, reason: () => "Endorser must have one of the following roles: {'ENDORSER'}" },
   AUTH_ENDORSER_MUST_SIGN: { kind: ErrorKind.UNAUTHORIZED, reason: () => 'Endorser must sign the transaction' },
   AUTH_ENDORSER_FIELD_REQUIRED: { kind: ErrorKind.UNAUTHORIZED, reason: () => "'Endorser' field must be explicitly set for the endorsed transaction" },
@@ -183,10 +219,19 @@ const CATALOGUE = {
   CONSTRAINT_ID_REQUIRED: { kind: ErrorKind.INVALID, reason: () => 'Field constraint_id is required' },
   CONSTRAINT_LIST_EMPTY: { kind: ErrorKind.INVALID, reason: () => 'Fields auth_constraints should not be an empty list.' },
   CONSTRAINT_ROLE: { kind: ErrorKind.INVALID, reason: (d) => `Role ${renderValue(d.role)} is not acceptable` },
-  CONSTRAINT_OFF_LEDGER_ROLE: { kind: ErrorKind.INVALID, reason: (d) => `'off_ledger_signature' can be set to True only if any role is accepted (role='*'). Got ${renderValue(d.role)} role instead.` },
+  CONSTRAINT_OFF_LEDGER_ROLE: {
+    kind: ErrorKind.INVALID,
+    reason: (d) => `'off_ledger_signature' can be set to True only if any role is accepted (role='*'). Got ${renderValue(d.role)} role instead.`,
+  },
   CONSTRAINT_UNEXPECTED_FIELD: { kind: ErrorKind.INVALID, reason: (d) => `Unexpected field ${s(d.name)} in ${s(d.constraintId)} constraint` },
-  AUTH_RULE_EDIT_NEEDS_OLD: { kind: ErrorKind.INVALID, reason: () => 'Transaction for change authentication rule for auth_action=EDIT must contain field old_value' },
-  AUTH_RULE_ADD_WITH_OLD: { kind: ErrorKind.INVALID, reason: () => 'Transaction for change authentication rule for auth_action=ADD must not contain field old_value' },
+  AUTH_RULE_EDIT_NEEDS_OLD: {
+    kind: ErrorKind.INVALID,
+    reason: () => 'Transaction for change authentication rule for auth_action=EDIT must contain field old_value',
+  },
+  AUTH_RULE_ADD_WITH_OLD: {
+    kind: ErrorKind.INVALID,
+    reason: () => 'Transaction for change authentication rule for auth_action=ADD must not contain field old_value',
+  },
   AUTH_RULE_UNKNOWN: { kind: ErrorKind.INVALID, reason: (d) => `Unknown authorization rule: key '${s(d.key)}' is not found in authorization map.` },
   AUTH_RULE_KEY_INCOMPLETE: { kind: ErrorKind.INVALID, reason: () => 'Not enough fields to build an auth key.' },
 
@@ -200,7 +245,10 @@ const CATALOGUE = {
   NODE_SAME_HA: { kind: ErrorKind.UNAUTHORIZED, reason: () => 'node and client ha cannot be same' },
   NODE_STEWARD_HAS_NODE: { kind: ErrorKind.UNAUTHORIZED, reason: (d) => `${s(d.author)} already has a node` },
   /** Data: data (request data), problem: one of the conflict texts. */
-  NODE_CONFLICT: { kind: ErrorKind.UNAUTHORIZED, reason: (d) => `existing data has conflicts with request data ${renderValue(d.data, 1000)}. Error: ${s(d.problem)}` },
+  NODE_CONFLICT: {
+    kind: ErrorKind.UNAUTHORIZED,
+    reason: (d) => `existing data has conflicts with request data ${renderValue(d.data, 1000)}. Error: ${s(d.problem)}`,
+  },
   NODE_SAME_DATA: { kind: ErrorKind.UNAUTHORIZED, reason: () => 'node already has the same data as requested' },
 
   // ---- POOL_UPGRADE (requests.md §5.2) ----------------------------------------------------------
@@ -243,7 +291,10 @@ const CATALOGUE = {
   READ_INVALID_LEDGER: { kind: ErrorKind.INVALID, reason: (d) => `Invalid ledger id ${s(d.ledgerId)}` },
   READ_INVALID_SEQNO: { kind: ErrorKind.INVALID, reason: (d) => `Invalid sequence number: ${s(d.seqNo)} is smaller than 1` },
   READ_SEQNO_AND_TIMESTAMP: { kind: ErrorKind.INVALID, reason: () => 'seqNo and timestamp are mutually exclusive; only one should be specified' },
-  GET_TAA_SELECTORS: { kind: ErrorKind.INVALID, reason: () => 'GET_TXN_AUTHOR_AGREEMENT request can have at most one of the following parameters: version, digest, timestamp' },
+  GET_TAA_SELECTORS: {
+    kind: ErrorKind.INVALID,
+    reason: () => 'GET_TXN_AUTHOR_AGREEMENT request can have at most one of the following parameters: version, digest, timestamp',
+  },
   GET_TAA_AML_SELECTORS: { kind: ErrorKind.INVALID, reason: () => '"version" and "timestamp" cannot be used in GET_TXN_AUTHOR_AGREEMENT_AML request together' },
 
   // ---- domain types (requests.md §3, §4): the reason is given by the handler as data.text --------
@@ -259,7 +310,10 @@ const CATALOGUE = {
   NYM_VERSION_INVALID: { kind: ErrorKind.INVALID, reason: (d) => `Version must be one of {0, 1, 2}, received ${s(d.version)}` },
   NYM_DIDDOC_ID: { kind: ErrorKind.INVALID, reason: () => 'diddocContent must not have `id` at root' },
   NYM_DIDDOC_VERKEY_FRAGMENT: { kind: ErrorKind.INVALID, reason: () => 'diddocContent must not have object with `id` containing fragment `verkey`' },
-  NYM_OFF_LEDGER_NOT_SELF: { kind: ErrorKind.INVALID, reason: () => 'DID which is not stored on ledger can send nym txn only if appropriate auth_rules set and sender did equal to destination nym' },
+  NYM_OFF_LEDGER_NOT_SELF: {
+    kind: ErrorKind.INVALID,
+    reason: () => 'DID which is not stored on ledger can send nym txn only if appropriate auth_rules set and sender did equal to destination nym',
+  },
   NYM_OFF_LEDGER_NO_VERKEY: { kind: ErrorKind.INVALID, reason: () => 'Non-ledger nym txn must contain verkey for new did' },
   NYM_VERSION_1_MISMATCH: { kind: ErrorKind.INVALID, reason: () => 'Identifier with version 1 must be first 16 bytes of verkey' },
   NYM_VERSION_2_MISMATCH: { kind: ErrorKind.INVALID, reason: () => 'Identifier with version 2 must be first 16 bytes of SHA256 of verkey' },
@@ -278,29 +332,51 @@ const CATALOGUE = {
   SCHEMA_IMMUTABLE: { kind: ErrorKind.INVALID, reason: () => 'SCHEMA objects are immutable and cannot be updated' },
   CLAIM_DEF_REF_UNKNOWN: { kind: ErrorKind.INVALID, reason: (d) => `Mentioned seqNo (${s(d.ref)}) doesn't exist.` },
   CLAIM_DEF_REF_NOT_SCHEMA: { kind: ErrorKind.INVALID, reason: (d) => `Mentioned seqNo (${s(d.ref)}) isn't seqNo of the schema.` },
-  REVOC_CRED_DEF_ID_FORMAT: { kind: ErrorKind.INVALID, reason: () => "Format of credDefId field is not acceptable. Expected: 'did:marker:signature_type:schema_ref' or 'did:marker:signature_type:schema_ref:tag'" },
+  REVOC_CRED_DEF_ID_FORMAT: {
+    kind: ErrorKind.INVALID,
+    reason: () => "Format of credDefId field is not acceptable. Expected: 'did:marker:signature_type:schema_ref' or 'did:marker:signature_type:schema_ref:tag'",
+  },
   REVOC_CRED_DEF_UNKNOWN: { kind: ErrorKind.INVALID, reason: (d) => `There is no any CRED_DEF by path: ${s(d.credDefId)}` },
   REVOC_DEF_UNKNOWN: { kind: ErrorKind.INVALID, reason: (d) => `There is no any REVOC_REG_DEF by path: ${s(d.revocRegDefId)}` },
   REVOC_INDEX_IN_BOTH: { kind: ErrorKind.INVALID, reason: () => "Can not have an index in both 'issued' and 'revoked' lists" },
   REVOC_PREV_ACCUM_WITHOUT_ENTRY: { kind: ErrorKind.INVALID, reason: (d) => `Got 'prevAccum': ${s(d.prevAccum)} but there is no previous REVOC_REG_ENTRY` },
-  REVOC_ACCUM_MISMATCH: { kind: ErrorKind.INVALID, reason: (d) => `The current accumulator value: ${s(d.current)} must be equal to the last accumulator value: ${s(d.last)} in transaction` },
+  REVOC_ACCUM_MISMATCH: {
+    kind: ErrorKind.INVALID,
+    reason: (d) => `The current accumulator value: ${s(d.current)} must be equal to the last accumulator value: ${s(d.last)} in transaction`,
+  },
   REVOC_LISTS_EMPTY: { kind: ErrorKind.INVALID, reason: () => "Got 'prevAccum' and 'accum' but 'issued' and 'revoked' lists are empty" },
   REVOC_ACCUM_UNCHANGED: { kind: ErrorKind.INVALID, reason: () => 'Got equal accum and prev_accum but issued and revoked indices are not empty' },
   /** ISSUANCE_BY_DEFAULT: issued indices not in the revoked set. Data: indices, current (rendered lists). */
-  REVOC_ISSUED_NOT_REVOKED: { kind: ErrorKind.INVALID, reason: (d) => `Issued indices from txn: ${s(d.indices)} are not present in the current revoked list from state: ${s(d.current)}` },
+  REVOC_ISSUED_NOT_REVOKED: {
+    kind: ErrorKind.INVALID,
+    reason: (d) => `Issued indices from txn: ${s(d.indices)} are not present in the current revoked list from state: ${s(d.current)}`,
+  },
   /** ISSUANCE_BY_DEFAULT: revoked indices already revoked. Data: indices, current. */
-  REVOC_ALREADY_REVOKED: { kind: ErrorKind.INVALID, reason: (d) => `Revoked indices from txn: ${s(d.indices)} are already revoked in current state: ${s(d.current)}` },
+  REVOC_ALREADY_REVOKED: {
+    kind: ErrorKind.INVALID,
+    reason: (d) => `Revoked indices from txn: ${s(d.indices)} are already revoked in current state: ${s(d.current)}`,
+  },
   /** ISSUANCE_ON_DEMAND: revoked indices not in the issued set. Data: indices, current. */
-  REVOC_REVOKED_NOT_ISSUED: { kind: ErrorKind.INVALID, reason: (d) => `Revoked indices from txn: ${s(d.indices)} are not present in the current issued list from state: ${s(d.current)}` },
+  REVOC_REVOKED_NOT_ISSUED: {
+    kind: ErrorKind.INVALID,
+    reason: (d) => `Revoked indices from txn: ${s(d.indices)} are not present in the current issued list from state: ${s(d.current)}`,
+  },
   /** ISSUANCE_ON_DEMAND: issued indices already issued. Data: indices, current. */
-  REVOC_ALREADY_ISSUED: { kind: ErrorKind.INVALID, reason: (d) => `Issued indices from txn: ${s(d.indices)} are already issued in current state: ${s(d.current)}` },
+  REVOC_ALREADY_ISSUED: {
+    kind: ErrorKind.INVALID,
+    reason: (d) => `Issued indices from txn: ${s(d.indices)} are already issued in current state: ${s(d.current)}`,
+  },
   GET_REVOC_DELTA_RANGE: { kind: ErrorKind.INVALID, reason: (d) => `Timestamp FROM more then TO: ${s(d.from)} > ${s(d.to)}` },
 
   // ---- rich schema (requests.md §4) ---------------------------------------------------------------
   RS_CONTENT_NOT_JSON: { kind: ErrorKind.INVALID, reason: () => "'content' must be a JSON serialized string" },
   RS_JSONLD_FIELD: { kind: ErrorKind.INVALID, reason: (d) => `'content' must be a valid JSON-LD and have non-empty '${s(d.field)}' field` },
   RS_ID_MISMATCH: { kind: ErrorKind.INVALID, reason: (d) => `content's @id must be equal to id=${s(d.id)}` },
-  RS_DUPLICATE_METADATA: { kind: ErrorKind.INVALID, reason: (d) => `An object with rsName="${s(d.rsName)}", rsVersion="${s(d.rsVersion)}" and rsType="${s(d.rsType)}" already exists. Please choose different rsName, rsVersion or rsType` },
+  RS_DUPLICATE_METADATA: {
+    kind: ErrorKind.INVALID,
+    reason: (d) =>
+      `An object with rsName="${s(d.rsName)}", rsVersion="${s(d.rsVersion)}" and rsType="${s(d.rsType)}" already exists. Please choose different rsName, rsVersion or rsType`,
+  },
   RS_IMMUTABLE: { kind: ErrorKind.INVALID, reason: (d) => `${s(d.typeName)} objects are immutable and cannot be updated` },
   RS_NAME_VERSION_CHANGE: { kind: ErrorKind.INVALID, reason: () => 'rsName and rsVersion of an existing object cannot be changed' },
   /** JSON_LD_CONTEXT content without `@context`. */
@@ -319,7 +395,10 @@ const CATALOGUE = {
   /** A mapping leaf without enc and/or rank. Data: missing ('enc and rank' | 'enc' | 'rank'), name. */
   RS_MAPPING_ENC_RANK: { kind: ErrorKind.INVALID, reason: (d) => `${s(d.missing)} must be set for the attribute '${s(d.name)}'` },
   /** Mapping ranks not exactly 1..N. Data: count. */
-  RS_MAPPING_RANKS: { kind: ErrorKind.INVALID, reason: (d) => `the attribute's ranks are not sequential: expected ranks are all values from 1 to ${s(d.count)}` },
+  RS_MAPPING_RANKS: {
+    kind: ErrorKind.INVALID,
+    reason: (d) => `the attribute's ranks are not sequential: expected ranks are all values from 1 to ${s(d.count)}`,
+  },
   /** A referenced rich schema object that is not on the ledger (wording per type, requests.md §4.2). Data: text, id. */
   RS_REFERENCE_MISSING: { kind: ErrorKind.INVALID, reason: (d) => s(d.text) },
   /** A referenced object of the wrong rsType (wording per field, requests.md §4.2). Data: text, id. */

@@ -363,6 +363,4 @@ export interface ReadHandler extends HandlerBase {
 export type RequestHandler = WriteHandler | ActionHandler | ReadHandler;
 
 /** Outcome of one request inside a batch. */
-export type RequestOutcome =
-  | { valid: true; seqNo: number; txn: Txn }
-  | { valid: false; error: RequestError };
+export type RequestOutcome = { valid: true; seqNo: number; txn: Txn } | { valid: false; error: RequestError };

@@ -28,13 +28,28 @@ export { RequestPipeline } from './pipeline/receive.js';
 export type { ReceiveOptions, ReceiveOutcome } from './pipeline/receive.js';
 // execution
 export { RequestExecutor, defaultExecutorOptions } from './executor/executor.js';
-export type { ExecutorOptions, ExecutorModules, BatchResult, RequestResult, CommittedLedgerBatch, OrderedRequest, RequestIdentity } from './executor/executor.js';
+export type {
+  ExecutorOptions,
+  ExecutorModules,
+  BatchResult,
+  RequestResult,
+  CommittedLedgerBatch,
+  OrderedRequest,
+  RequestIdentity,
+} from './executor/executor.js';
 export type { CaughtUpTxns } from './executor/replay.js';
 export { catchupFormOf, storedFormOfCaughtUp } from './executor/catchup-txns.js';
 export type { StoredFormOfCaughtUp } from './executor/catchup-txns.js';
 export { StatePoolNodeIndex, LedgerUpgradeIndex } from './executor/indexes.js';
 export type { PoolTrieReader, CommittedLedgerSource } from './executor/indexes.js';
-export type { ExecutorStores, ExecutorLedger, ExecutorStateTrie, ExecutorAttributeStore, ExecutorTimestampStore, ExecutorSeqNoIndex } from './executor/stores.js';
+export type {
+  ExecutorStores,
+  ExecutorLedger,
+  ExecutorStateTrie,
+  ExecutorAttributeStore,
+  ExecutorTimestampStore,
+  ExecutorSeqNoIndex,
+} from './executor/stores.js';
 export { parsedRequestToTxn, cloneJson } from './executor/txn.js';
 // reads
 export { StoresReadContext, answerRead, stateProofOf, type ReadRootChoice } from './reads/read-context.js';

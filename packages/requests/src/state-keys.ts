@@ -134,16 +134,8 @@ const NYM_MERGED_FIELDS = ['role', 'verkey', 'diddocContent', 'version'] as cons
  * null}`), overwrite every one of role, verkey, diddocContent, version that is a key of txn.data,
  * and always set seqNo/txnTime to this txn's.
  */
-export function mergeNymRecord(
-  current: NymRecord | undefined,
-  txnData: JsonObject,
-  from: string | null,
-  seqNo: number,
-  txnTime: number | null,
-): NymRecord {
-  const rec: NymRecord = current
-    ? { ...current }
-    : { identifier: from, role: null, verkey: null, seqNo, txnTime };
+export function mergeNymRecord(current: NymRecord | undefined, txnData: JsonObject, from: string | null, seqNo: number, txnTime: number | null): NymRecord {
+  const rec: NymRecord = current ? { ...current } : { identifier: from, role: null, verkey: null, seqNo, txnTime };
   const merged = rec as Record<string, unknown>;
   for (const f of NYM_MERGED_FIELDS) {
     if (Object.hasOwn(txnData, f)) merged[f] = txnData[f];
@@ -226,13 +218,19 @@ export function indexSet(items: readonly RevocIndex[]): Map<string, RevocIndex> 
 /** a − b, ascending. */
 export function indexDifference(a: readonly RevocIndex[], b: readonly RevocIndex[]): RevocIndex[] {
   const bs = indexSet(b);
-  return [...indexSet(a)].filter(([k]) => !bs.has(k)).map(([, v]) => v).sort(compareIndex);
+  return [...indexSet(a)]
+    .filter(([k]) => !bs.has(k))
+    .map(([, v]) => v)
+    .sort(compareIndex);
 }
 
 /** a ∩ b, ascending. */
 export function indexIntersection(a: readonly RevocIndex[], b: readonly RevocIndex[]): RevocIndex[] {
   const bs = indexSet(b);
-  return [...indexSet(a)].filter(([k]) => bs.has(k)).map(([, v]) => v).sort(compareIndex);
+  return [...indexSet(a)]
+    .filter(([k]) => bs.has(k))
+    .map(([, v]) => v)
+    .sort(compareIndex);
 }
 
 /** a ∪ b, ascending. */
@@ -251,11 +249,7 @@ export function indexList(value: unknown, field: 'issued' | 'revoked'): RevocInd
  * The accumulated entry E of formats.md §8.2: the first entry is txn.data as submitted; later ones
  * fold the delta into the current entry's list per issuance type and clear the other list.
  */
-export function accumulateRevocEntry(
-  current: JsonObject | undefined,
-  txnData: JsonObject,
-  issuanceType: IssuanceType,
-): JsonObject {
+export function accumulateRevocEntry(current: JsonObject | undefined, txnData: JsonObject, issuanceType: IssuanceType): JsonObject {
   if (current === undefined) return deepCopy(txnData);
   const submitted = isJsonObject(txnData.value) ? txnData.value : {};
   const issued = indexList(submitted, 'issued');

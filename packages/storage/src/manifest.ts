@@ -5,8 +5,23 @@
 
 const BLOCK_SIZE = 32768;
 const HEADER_SIZE = 7;
-const enum RecordType { ZERO = 0, FULL = 1, FIRST = 2, MIDDLE = 3, LAST = 4 }
-const enum Tag { COMPARATOR = 1, LOG_NUMBER = 2, NEXT_FILE_NUMBER = 3, LAST_SEQUENCE = 4, COMPACT_POINTER = 5, DELETED_FILE = 6, NEW_FILE = 7, PREV_LOG_NUMBER = 9 }
+const enum RecordType {
+  ZERO = 0,
+  FULL = 1,
+  FIRST = 2,
+  MIDDLE = 3,
+  LAST = 4,
+}
+const enum Tag {
+  COMPARATOR = 1,
+  LOG_NUMBER = 2,
+  NEXT_FILE_NUMBER = 3,
+  LAST_SEQUENCE = 4,
+  COMPACT_POINTER = 5,
+  DELETED_FILE = 6,
+  NEW_FILE = 7,
+  PREV_LOG_NUMBER = 9,
+}
 
 export class ManifestFormatError extends Error {}
 

@@ -184,5 +184,9 @@ export async function snapshotLevelDb(src: string, opts: SnapshotOptions = {}): 
       delay = Math.min(delay * 2, 500);
     }
   }
-  throw new SnapshotError(SnapshotErrorCode.UNSTABLE, { path: src, attempts: o.attempts, reason: lastReason }, `no consistent copy of ${src} after ${o.attempts} attempts: ${lastReason}`);
+  throw new SnapshotError(
+    SnapshotErrorCode.UNSTABLE,
+    { path: src, attempts: o.attempts, reason: lastReason },
+    `no consistent copy of ${src} after ${o.attempts} attempts: ${lastReason}`,
+  );
 }

@@ -34,7 +34,13 @@ export async function codeOfAsync(p: Promise<unknown> | (() => unknown)): Promis
   return undefined;
 }
 
-function checkCaught<E extends QuireError>(caught: unknown, threw: boolean, cls: CodedErrorClass<E>, code: string, data: Record<string, unknown> | undefined): E {
+function checkCaught<E extends QuireError>(
+  caught: unknown,
+  threw: boolean,
+  cls: CodedErrorClass<E>,
+  code: string,
+  data: Record<string, unknown> | undefined,
+): E {
   if (!threw) return expect.fail(`expected ${cls.name} ${code}, but nothing was thrown`);
   expect(caught, String(caught)).to.be.instanceOf(cls);
   expect(caught).to.be.instanceOf(QuireError);
@@ -61,7 +67,12 @@ export function expectCode<E extends QuireError>(fn: () => unknown, cls: CodedEr
 }
 
 /** {@link expectCode} for a promise or an async function. */
-export async function expectCodeAsync<E extends QuireError>(p: Promise<unknown> | (() => unknown), cls: CodedErrorClass<E>, code: string, data?: Record<string, unknown>): Promise<E> {
+export async function expectCodeAsync<E extends QuireError>(
+  p: Promise<unknown> | (() => unknown),
+  cls: CodedErrorClass<E>,
+  code: string,
+  data?: Record<string, unknown>,
+): Promise<E> {
   let caught: unknown;
   let threw = false;
   try {

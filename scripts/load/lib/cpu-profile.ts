@@ -36,14 +36,20 @@ export interface ProfileSummary {
 
 /** The areas of a node's work, by the package a frame belongs to (first match). */
 const AREAS: [RegExp, string][] = [
-  [/^@quire\/network$|^@libp2p\/|^libp2p$|^@chainsafe\/libp2p-|^@chainsafe\/as-|^@chainsafe\/netmask$|^uint8arraylist$|^uint8arrays$|^it-|^main-event$|^race-|^weald$|^@multiformats\/|^multiformats$|^progress-events$|^p-queue$|^p-event$|^@noble\/|^any-signal$|^abort-error$|^datastore-|^interface-datastore$|^protons-runtime$|^@leichtgewicht\/|^delay$|^mortice$|^uint8-varint$|^denque$|^netmask$|^cborg$|^p-defer$|^@opentelemetry\/|^interface-store$/, 'network (libp2p: TCP, Noise, Yamux, gossipsub; framing)'],
+  [
+    /^@quire\/network$|^@libp2p\/|^libp2p$|^@chainsafe\/libp2p-|^@chainsafe\/as-|^@chainsafe\/netmask$|^uint8arraylist$|^uint8arrays$|^it-|^main-event$|^race-|^weald$|^@multiformats\/|^multiformats$|^progress-events$|^p-queue$|^p-event$|^@noble\/|^any-signal$|^abort-error$|^datastore-|^interface-datastore$|^protons-runtime$|^@leichtgewicht\/|^delay$|^mortice$|^uint8-varint$|^denque$|^netmask$|^cborg$|^p-defer$|^@opentelemetry\/|^interface-store$/,
+    'network (libp2p: TCP, Noise, Yamux, gossipsub; framing)',
+  ],
   [/^@quire\/crypto$|^@chainsafe\/blst$/, 'crypto (ed25519, BLS)'],
   [/^@quire\/consensus$/, 'consensus'],
   [/^@quire\/requests$/, 'execution (validation, authorization, state updates)'],
   [/^@quire\/storage$|level/, 'storage (ledgers, trie, LevelDB)'],
   [/^@quire\/common$|^bs58$|^base-x$/, 'encodings and digests (@quire/common)'],
   [/^node-gyp-build$/, 'module loading (start-up)'],
-  [/^@quire\/node$|^prom-client$|^pino|^commander$|^sonic-boom$|^thread-stream$|^on-exit-leak-free$|^atomic-sleep$|^safe-stable-stringify$|^bintrees$|^tdigest$/, 'node (client path, replies, metrics, logs)'],
+  [
+    /^@quire\/node$|^prom-client$|^pino|^commander$|^sonic-boom$|^thread-stream$|^on-exit-leak-free$|^atomic-sleep$|^safe-stable-stringify$|^bintrees$|^tdigest$/,
+    'node (client path, replies, metrics, logs)',
+  ],
 ];
 
 function areaOf(pkg: string): string {
@@ -59,11 +65,17 @@ export function packageOf(url: string): string {
   m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (m) return m[1]!;
   if (url.startsWith('node:')) return 'node internals';
-  return url.replace(/^file:\/\//, '').split('/').slice(-2).join('/');
+  return url
+    .replace(/^file:\/\//, '')
+    .split('/')
+    .slice(-2)
+    .join('/');
 }
 
 function profileFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? profileFiles(join(dir, e.name)) : e.name.endsWith('.cpuprofile') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? profileFiles(join(dir, e.name)) : e.name.endsWith('.cpuprofile') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Sums self time of every .cpuprofile under `dir` (idle time counted apart: shares are of busy time). */

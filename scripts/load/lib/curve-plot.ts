@@ -37,7 +37,12 @@ function polyline(points: [number, number][], color: string, dash = ''): string 
 }
 
 function legend(x: number, y: number, items: [string, string][]): string {
-  return items.map(([label, color], i) => `<rect x="${x}" y="${y + i * 16 - 9}" width="12" height="3" fill="${color}"/><text x="${x + 18}" y="${y + i * 16}" font-size="11">${esc(label)}</text>`).join('');
+  return items
+    .map(
+      ([label, color], i) =>
+        `<rect x="${x}" y="${y + i * 16 - 9}" width="12" height="3" fill="${color}"/><text x="${x + 18}" y="${y + i * 16}" font-size="11">${esc(label)}</text>`,
+    )
+    .join('');
 }
 
 /** An SVG document of the curve; `title` goes on top (the command and host, typically). */
@@ -49,7 +54,8 @@ export function curveSvg(points: readonly CurvePoint[], title: string): string {
   const lats = points.flatMap((p) => [p.p50, p.p99]).filter((v): v is number => v !== undefined && v > 0);
   const lMin = 10 ** Math.floor(Math.log10(Math.max(1, Math.min(...lats, 10))));
   const lMax = 10 ** Math.ceil(Math.log10(Math.max(...lats, 100)));
-  const ly = (v: number): number => PANEL.top + PANEL.h - ((Math.log10(Math.max(v, lMin)) - Math.log10(lMin)) / (Math.log10(lMax) - Math.log10(lMin))) * PANEL.h;
+  const ly = (v: number): number =>
+    PANEL.top + PANEL.h - ((Math.log10(Math.max(v, lMin)) - Math.log10(lMin)) / (Math.log10(lMax) - Math.log10(lMin))) * PANEL.h;
   const out: string[] = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif">`);
   out.push(`<rect width="${W}" height="${H}" fill="white"/>`);
@@ -58,29 +64,86 @@ export function curveSvg(points: readonly CurvePoint[], title: string): string {
     out.push(`<rect x="${x0}" y="${PANEL.top}" width="${PANEL.w}" height="${PANEL.h}" fill="none" stroke="#333"/>`);
     for (let i = 0; i <= 5; i++) {
       const v = (xMax * i) / 5;
-      out.push(`<line x1="${px(x0, v)}" y1="${PANEL.top + PANEL.h}" x2="${px(x0, v)}" y2="${PANEL.top + PANEL.h + 4}" stroke="#333"/><text x="${px(x0, v)}" y="${PANEL.top + PANEL.h + 16}" font-size="10" text-anchor="middle">${num(v)}</text>`);
+      out.push(
+        `<line x1="${px(x0, v)}" y1="${PANEL.top + PANEL.h}" x2="${px(x0, v)}" y2="${PANEL.top + PANEL.h + 4}" stroke="#333"/><text x="${px(x0, v)}" y="${PANEL.top + PANEL.h + 16}" font-size="10" text-anchor="middle">${num(v)}</text>`,
+      );
     }
     out.push(`<text x="${x0 + PANEL.w / 2}" y="${PANEL.top + PANEL.h + 34}" font-size="11" text-anchor="middle">NYM writes offered per second</text>`);
   }
   // left: throughput
   for (let i = 0; i <= 5; i++) {
     const v = (yMax * i) / 5;
-    out.push(`<line x1="${LEFT_X}" y1="${py(v)}" x2="${LEFT_X + PANEL.w}" y2="${py(v)}" stroke="#eee"/><text x="${LEFT_X - 6}" y="${py(v) + 3}" font-size="10" text-anchor="end">${num(v)}</text>`);
+    out.push(
+      `<line x1="${LEFT_X}" y1="${py(v)}" x2="${LEFT_X + PANEL.w}" y2="${py(v)}" stroke="#eee"/><text x="${LEFT_X - 6}" y="${py(v) + 3}" font-size="10" text-anchor="end">${num(v)}</text>`,
+    );
   }
-  out.push(`<text x="${LEFT_X - 45}" y="${PANEL.top + PANEL.h / 2}" font-size="11" text-anchor="middle" transform="rotate(-90 ${LEFT_X - 45} ${PANEL.top + PANEL.h / 2})">writes per second</text>`);
-  out.push(polyline([[px(LEFT_X, 0), py(0)], [px(LEFT_X, Math.min(xMax, yMax)), py(Math.min(xMax, yMax))]], COLORS.ideal, '4 4').replace(/<circle[^>]*>/g, ''));
-  out.push(polyline(points.map((p) => [px(LEFT_X, p.offered), py(p.acked)]), COLORS.acked));
-  out.push(polyline(points.map((p) => [px(LEFT_X, p.offered), py(p.refused)]), COLORS.refused));
-  if (points.some((p) => p.failed > 0)) out.push(polyline(points.map((p) => [px(LEFT_X, p.offered), py(p.failed)]), COLORS.failed));
-  out.push(legend(LEFT_X + 10, PANEL.top + 16, [['acknowledged', COLORS.acked], ['refused (pool overloaded)', COLORS.refused], ...(points.some((p) => p.failed > 0) ? ([['timed out / failed', COLORS.failed]] as [string, string][]) : []), ['acknowledged = offered', COLORS.ideal]]));
+  out.push(
+    `<text x="${LEFT_X - 45}" y="${PANEL.top + PANEL.h / 2}" font-size="11" text-anchor="middle" transform="rotate(-90 ${LEFT_X - 45} ${PANEL.top + PANEL.h / 2})">writes per second</text>`,
+  );
+  out.push(
+    polyline(
+      [
+        [px(LEFT_X, 0), py(0)],
+        [px(LEFT_X, Math.min(xMax, yMax)), py(Math.min(xMax, yMax))],
+      ],
+      COLORS.ideal,
+      '4 4',
+    ).replace(/<circle[^>]*>/g, ''),
+  );
+  out.push(
+    polyline(
+      points.map((p) => [px(LEFT_X, p.offered), py(p.acked)]),
+      COLORS.acked,
+    ),
+  );
+  out.push(
+    polyline(
+      points.map((p) => [px(LEFT_X, p.offered), py(p.refused)]),
+      COLORS.refused,
+    ),
+  );
+  if (points.some((p) => p.failed > 0))
+    out.push(
+      polyline(
+        points.map((p) => [px(LEFT_X, p.offered), py(p.failed)]),
+        COLORS.failed,
+      ),
+    );
+  out.push(
+    legend(LEFT_X + 10, PANEL.top + 16, [
+      ['acknowledged', COLORS.acked],
+      ['refused (pool overloaded)', COLORS.refused],
+      ...(points.some((p) => p.failed > 0) ? ([['timed out / failed', COLORS.failed]] as [string, string][]) : []),
+      ['acknowledged = offered', COLORS.ideal],
+    ]),
+  );
   // right: latency, log scale
   for (let v = lMin; v <= lMax; v *= 10) {
-    out.push(`<line x1="${RIGHT_X}" y1="${ly(v)}" x2="${RIGHT_X + PANEL.w}" y2="${ly(v)}" stroke="#eee"/><text x="${RIGHT_X - 6}" y="${ly(v) + 3}" font-size="10" text-anchor="end">${num(v)}</text>`);
+    out.push(
+      `<line x1="${RIGHT_X}" y1="${ly(v)}" x2="${RIGHT_X + PANEL.w}" y2="${ly(v)}" stroke="#eee"/><text x="${RIGHT_X - 6}" y="${ly(v) + 3}" font-size="10" text-anchor="end">${num(v)}</text>`,
+    );
   }
-  out.push(`<text x="${RIGHT_X - 45}" y="${PANEL.top + PANEL.h / 2}" font-size="11" text-anchor="middle" transform="rotate(-90 ${RIGHT_X - 45} ${PANEL.top + PANEL.h / 2})">latency of acknowledged writes, ms</text>`);
-  out.push(polyline(points.filter((p) => p.p50 !== undefined).map((p) => [px(RIGHT_X, p.offered), ly(p.p50!)]), COLORS.p50));
-  out.push(polyline(points.filter((p) => p.p99 !== undefined).map((p) => [px(RIGHT_X, p.offered), ly(p.p99!)]), COLORS.p99));
-  out.push(legend(RIGHT_X + 10, PANEL.top + 16, [['p50', COLORS.p50], ['p99', COLORS.p99]]));
+  out.push(
+    `<text x="${RIGHT_X - 45}" y="${PANEL.top + PANEL.h / 2}" font-size="11" text-anchor="middle" transform="rotate(-90 ${RIGHT_X - 45} ${PANEL.top + PANEL.h / 2})">latency of acknowledged writes, ms</text>`,
+  );
+  out.push(
+    polyline(
+      points.filter((p) => p.p50 !== undefined).map((p) => [px(RIGHT_X, p.offered), ly(p.p50!)]),
+      COLORS.p50,
+    ),
+  );
+  out.push(
+    polyline(
+      points.filter((p) => p.p99 !== undefined).map((p) => [px(RIGHT_X, p.offered), ly(p.p99!)]),
+      COLORS.p99,
+    ),
+  );
+  out.push(
+    legend(RIGHT_X + 10, PANEL.top + 16, [
+      ['p50', COLORS.p50],
+      ['p99', COLORS.p99],
+    ]),
+  );
   out.push('</svg>');
   return out.join('\n') + '\n';
 }

@@ -57,7 +57,8 @@ export interface ScheduleResult {
 }
 
 function checkPositive(code: ScheduleError['code'], name: string, v: number, integer = false): void {
-  if (!Number.isFinite(v) || v <= 0 || (integer && !Number.isSafeInteger(v))) throw new ScheduleError(code, `${name} must be a positive ${integer ? 'integer' : 'number'}, got ${v}`);
+  if (!Number.isFinite(v) || v <= 0 || (integer && !Number.isSafeInteger(v)))
+    throw new ScheduleError(code, `${name} must be a positive ${integer ? 'integer' : 'number'}, got ${v}`);
 }
 
 /** The number of requests an open-loop run of `rate` per second for `durationMs` offers. */
@@ -70,7 +71,8 @@ export async function runOpenLoop(opts: OpenLoopOptions, send: SendFn): Promise<
   checkPositive('INVALID_RATE', 'rate', opts.rate);
   checkPositive('INVALID_DURATION', 'duration', opts.durationMs);
   if (opts.maxInFlight !== undefined) checkPositive('INVALID_CONCURRENCY', 'maxInFlight', opts.maxInFlight, true);
-  if (opts.available !== undefined && (!Number.isSafeInteger(opts.available) || opts.available < 0)) throw new ScheduleError('INVALID_COUNT', `available must be an integer >= 0, got ${opts.available}`);
+  if (opts.available !== undefined && (!Number.isSafeInteger(opts.available) || opts.available < 0))
+    throw new ScheduleError('INVALID_COUNT', `available must be an integer >= 0, got ${opts.available}`);
   const clock = opts.clock ?? realClock;
   const total = Math.min(openLoopCount(opts.rate, opts.durationMs), opts.available ?? Number.MAX_SAFE_INTEGER);
   const interval = 1000 / opts.rate;
@@ -119,7 +121,8 @@ export interface ClosedLoopOptions {
 export async function runClosedLoop(opts: ClosedLoopOptions, send: SendFn): Promise<ScheduleResult> {
   checkPositive('INVALID_CONCURRENCY', 'concurrency', opts.concurrency, true);
   checkPositive('INVALID_DURATION', 'duration', opts.durationMs);
-  if (!Number.isSafeInteger(opts.available) || opts.available < 0) throw new ScheduleError('INVALID_COUNT', `available must be an integer >= 0, got ${opts.available}`);
+  if (!Number.isSafeInteger(opts.available) || opts.available < 0)
+    throw new ScheduleError('INVALID_COUNT', `available must be an integer >= 0, got ${opts.available}`);
   const clock = opts.clock ?? realClock;
   const startedAt = clock.now();
   const endAt = startedAt + opts.durationMs;

@@ -36,7 +36,28 @@ export interface PreparedRequest {
  * Composition of the `mixed` workload, per 20 requests: 10 NYM, 4 ATTRIB, 2 SCHEMA, 4 GET_NYM.
  * Interleaved so that any window of the run has the same mix.
  */
-const MIXED_PATTERN: RequestKind[] = ['nym', 'read', 'nym', 'attrib', 'nym', 'schema', 'nym', 'read', 'nym', 'attrib', 'nym', 'read', 'nym', 'attrib', 'nym', 'schema', 'nym', 'read', 'nym', 'attrib'];
+const MIXED_PATTERN: RequestKind[] = [
+  'nym',
+  'read',
+  'nym',
+  'attrib',
+  'nym',
+  'schema',
+  'nym',
+  'read',
+  'nym',
+  'attrib',
+  'nym',
+  'read',
+  'nym',
+  'attrib',
+  'nym',
+  'schema',
+  'nym',
+  'read',
+  'nym',
+  'attrib',
+];
 
 export function parseMix(s: string): Mix {
   if (!(MIXES as readonly string[]).includes(s)) throw new WorkloadError('INVALID_MIX', `--mix must be one of ${MIXES.join(', ')}, got "${s}"`);
@@ -113,7 +134,8 @@ export function prepareWorkload(input: PrepareInput): Promise<PreparedWorkload> 
   const kinds = new Set<RequestKind>();
   for (let i = 0; i < Math.min(count, MIXED_PATTERN.length); i++) kinds.add(kindAt(mix, i));
   if (kinds.has('nym') && input.submitters.length === 0) throw new WorkloadError('NO_SUBMITTERS', 'NYM writes need a trustee or steward key');
-  if ((kinds.has('attrib') || kinds.has('schema')) && input.authors.length === 0) throw new WorkloadError('NO_AUTHORS', 'ATTRIB and SCHEMA writes need author DIDs created in the setup phase');
+  if ((kinds.has('attrib') || kinds.has('schema')) && input.authors.length === 0)
+    throw new WorkloadError('NO_AUTHORS', 'ATTRIB and SCHEMA writes need author DIDs created in the setup phase');
   const targets = [...input.readTargets, ...input.authors.map((a) => a.did)];
   if (kinds.has('read') && targets.length === 0) throw new WorkloadError('NO_READ_TARGETS', 'GET_NYM reads need DIDs on the ledger');
   return signWorkload(input, started, targets);
@@ -142,12 +164,23 @@ async function signWorkload(input: PrepareInput, started: number, targets: strin
       }
       case 'attrib': {
         const owner = input.authors[n % input.authors.length]!;
-        request = signRequest(buildAttribRequest({ submitter: owner.did, dest: owner.did, raw: { [`load-${input.runTag}-${n}`]: { endpoint: `https://agent.example/${n}` } } }), owner);
+        request = signRequest(
+          buildAttribRequest({ submitter: owner.did, dest: owner.did, raw: { [`load-${input.runTag}-${n}`]: { endpoint: `https://agent.example/${n}` } } }),
+          owner,
+        );
         break;
       }
       case 'schema': {
         const author = input.authors[n % input.authors.length]!;
-        request = signRequest(buildSchemaRequest({ submitter: author.did, name: `load-${input.runTag}`, version: `${Math.floor(n / input.authors.length)}.${n % input.authors.length}`, attrNames: ['name', 'age', 'sex', 'height'] }), author);
+        request = signRequest(
+          buildSchemaRequest({
+            submitter: author.did,
+            name: `load-${input.runTag}`,
+            version: `${Math.floor(n / input.authors.length)}.${n % input.authors.length}`,
+            attrNames: ['name', 'age', 'sex', 'height'],
+          }),
+          author,
+        );
         break;
       }
       case 'read': {

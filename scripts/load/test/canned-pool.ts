@@ -21,7 +21,16 @@ export function cannedGenesis(ports: number[]): string {
         reqSignature: {},
         txn: {
           data: {
-            data: { alias, blskey: b58encode(bls[i]!.publicKey), blskey_pop: b58encode(bls[i]!.proofOfPossession()), client_ip: '127.0.0.1', client_port: ports[i], node_ip: '127.0.0.1', node_port: 9701 + 2 * i, services: ['VALIDATOR'] },
+            data: {
+              alias,
+              blskey: b58encode(bls[i]!.publicKey),
+              blskey_pop: b58encode(bls[i]!.proofOfPossession()),
+              client_ip: '127.0.0.1',
+              client_port: ports[i],
+              node_ip: '127.0.0.1',
+              node_port: 9701 + 2 * i,
+              services: ['VALIDATOR'],
+            },
             dest: Ed25519Signer.fromSeed(seedOf(alias)).fullVerkey,
           },
           metadata: {},
@@ -83,20 +92,37 @@ export class CannedPool {
       const raw = this.trie.get(nymKey(dest), { committed: true });
       const rec = raw === undefined ? undefined : (parseJson(new TextDecoder().decode(raw)) as NymRecord);
       const root = b58encode(this.trie.committedRoot);
-      const value = { ledger_id: 1, pool_state_root_hash: 'HNvueuQSgG8S19UR9YsVxNJBL4yd8c5MYsTyyi4QLwh1', state_root_hash: root, timestamp: this.lastTxnTime > 0 ? this.lastTxnTime : Math.floor(Date.now() / 1000) - 1, txn_root_hash: 'C2t4zdcHiG3kekqEreK6vpvqwZDoKWRJcX3Q3ryPrPKa' };
+      const value = {
+        ledger_id: 1,
+        pool_state_root_hash: 'HNvueuQSgG8S19UR9YsVxNJBL4yd8c5MYsTyyi4QLwh1',
+        state_root_hash: root,
+        timestamp: this.lastTxnTime > 0 ? this.lastTxnTime : Math.floor(Date.now() / 1000) - 1,
+        txn_root_hash: 'C2t4zdcHiG3kekqEreK6vpvqwZDoKWRJcX3Q3ryPrPKa',
+      };
       const msg = multiSignatureMessage(value);
       const multi = { signature: b58encode(blsAggregateSignatures([0, 1, 2].map((k) => bls[k]!.sign(msg)))), participants: ['Node1', 'Node2', 'Node3'], value };
       return [
         {
           op: 'REPLY',
-          result: { ...op, identifier: req.identifier, reqId: req.reqId, data: rec === undefined ? null : nymReadData(rec, dest), seqNo: rec?.seqNo ?? null, txnTime: rec?.txnTime ?? null, state_proof: { root_hash: root, proof_nodes: b64encode(this.trie.generateProof(nymKey(dest))), multi_signature: multi } },
+          result: {
+            ...op,
+            identifier: req.identifier,
+            reqId: req.reqId,
+            data: rec === undefined ? null : nymReadData(rec, dest),
+            seqNo: rec?.seqNo ?? null,
+            txnTime: rec?.txnTime ?? null,
+            state_proof: { root_hash: root, proof_nodes: b64encode(this.trie.generateProof(nymKey(dest))), multi_signature: multi },
+          },
         },
       ];
     }
     if (type === '3') {
       const seqNo = Number(op.data);
       const t = this.txns[seqNo - 1];
-      const data = t === undefined || this.hidden[host]!.has(seqNo) ? null : { ...t, rootHash: this.hidden[host]!.size > 0 ? 'forked' : this.root, auditPath: [], ledgerSize: this.txns.length };
+      const data =
+        t === undefined || this.hidden[host]!.has(seqNo)
+          ? null
+          : { ...t, rootHash: this.hidden[host]!.size > 0 ? 'forked' : this.root, auditPath: [], ledgerSize: this.txns.length };
       return [{ op: 'REPLY', result: { ...op, identifier: req.identifier, reqId: req.reqId, seqNo, data } }];
     }
     const ack = { op: 'REQACK', identifier: req.identifier, reqId: req.reqId };
@@ -117,11 +143,23 @@ export class CannedPool {
         reqSignature: { type: 'ED25519', values: [{ from: req.identifier, value: req.signature }] },
       };
       // the ledger keeps an ATTRIB's raw as the hex SHA-256 of its canonical JSON (formats.md 4)
-      const stored = type === '100' && typeof data.raw === 'string' ? { ...txn, txn: { ...(txn.txn as object), data: { ...data, raw: sha256Hex(canonicalJson(parseJson(data.raw))) } } } : txn;
+      const stored =
+        type === '100' && typeof data.raw === 'string'
+          ? { ...txn, txn: { ...(txn.txn as object), data: { ...data, raw: sha256Hex(canonicalJson(parseJson(data.raw))) } } }
+          : txn;
       this.txns.push(stored);
       this.byKey.set(key, txn);
       if (type === '1') {
-        this.trie.set(nymKey(String(op.dest)), encodeNymRecord({ identifier: String(req.identifier), role: (op.role as string | undefined) ?? null, verkey: (op.verkey as string | undefined) ?? null, seqNo, txnTime }));
+        this.trie.set(
+          nymKey(String(op.dest)),
+          encodeNymRecord({
+            identifier: String(req.identifier),
+            role: (op.role as string | undefined) ?? null,
+            verkey: (op.verkey as string | undefined) ?? null,
+            seqNo,
+            txnTime,
+          }),
+        );
         await this.trie.commit();
       }
     }

@@ -9,12 +9,32 @@ import { checkDataDirs, devnetNodeDirs } from '../lib/ledger-check.js';
 import { ackOf } from '../lib/target.js';
 
 function nym(i: number, from = 'V4SGRU86Z58d6TV7PBUe6f'): Txn {
-  return { ver: '1', txn: { type: '1', protocolVersion: 2, data: { dest: `Dest${String(i).padStart(18, 'x')}` }, metadata: { from, reqId: 1000 + i, digest: sha256Hex(String(i)) } }, txnMetadata: { seqNo: i, txnTime: 1_700_000_000 }, reqSignature: {} };
+  return {
+    ver: '1',
+    txn: {
+      type: '1',
+      protocolVersion: 2,
+      data: { dest: `Dest${String(i).padStart(18, 'x')}` },
+      metadata: { from, reqId: 1000 + i, digest: sha256Hex(String(i)) },
+    },
+    txnMetadata: { seqNo: i, txnTime: 1_700_000_000 },
+    reqSignature: {},
+  };
 }
 
 function attrib(i: number, raw: string, ledgerForm: boolean): Txn {
   const value = ledgerForm ? sha256Hex(canonicalJson(JSON.parse(raw))) : raw;
-  return { ver: '1', txn: { type: '100', protocolVersion: 2, data: { dest: 'V4SGRU86Z58d6TV7PBUe6f', raw: value }, metadata: { from: 'V4SGRU86Z58d6TV7PBUe6f', reqId: 1000 + i } }, txnMetadata: { seqNo: i, txnTime: 1_700_000_000 }, reqSignature: {} };
+  return {
+    ver: '1',
+    txn: {
+      type: '100',
+      protocolVersion: 2,
+      data: { dest: 'V4SGRU86Z58d6TV7PBUe6f', raw: value },
+      metadata: { from: 'V4SGRU86Z58d6TV7PBUe6f', reqId: 1000 + i },
+    },
+    txnMetadata: { seqNo: i, txnTime: 1_700_000_000 },
+    reqSignature: {},
+  };
 }
 
 async function writeLedger(dataDir: string, txns: Txn[]): Promise<void> {

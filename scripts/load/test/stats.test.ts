@@ -35,24 +35,36 @@ describe('LatencyRecorder', () => {
 
   it('matches a sorted-array reference for any samples and percentile (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: 0, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 300 }), fc.double({ min: 0.001, max: 100, noNaN: true }), (xs, p) => {
-        const r = new LatencyRecorder(1);
-        for (const x of xs) r.record(x);
-        expect(r.percentile(p)).to.equal(reference(xs, p));
-        r.record(xs[0]!); // recording after a read keeps it exact
-        expect(r.percentile(p)).to.equal(reference([...xs, xs[0]!], p));
-      }),
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 300 }),
+        fc.double({ min: 0.001, max: 100, noNaN: true }),
+        (xs, p) => {
+          const r = new LatencyRecorder(1);
+          for (const x of xs) r.record(x);
+          expect(r.percentile(p)).to.equal(reference(xs, p));
+          r.record(xs[0]!); // recording after a read keeps it exact
+          expect(r.percentile(p)).to.equal(reference([...xs, xs[0]!], p));
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it('refuses bad samples and percentiles with stable codes', () => {
     const r = new LatencyRecorder();
-    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => r.record(bad)).to.throw(StatsError).with.property('code', 'INVALID_SAMPLE');
-    expect(() => r.percentile(50)).to.throw(StatsError).with.property('code', 'NO_SAMPLES');
+    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => r.record(bad))
+        .to.throw(StatsError)
+        .with.property('code', 'INVALID_SAMPLE');
+    expect(() => r.percentile(50))
+      .to.throw(StatsError)
+      .with.property('code', 'NO_SAMPLES');
     expect(r.summary()).to.equal(undefined);
     r.record(1);
-    for (const bad of [0, -5, 101, Number.NaN]) expect(() => r.percentile(bad)).to.throw(StatsError).with.property('code', 'INVALID_PERCENTILE');
+    for (const bad of [0, -5, 101, Number.NaN])
+      expect(() => r.percentile(bad))
+        .to.throw(StatsError)
+        .with.property('code', 'INVALID_PERCENTILE');
   });
 
   it('merges recorders', () => {

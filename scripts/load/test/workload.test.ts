@@ -14,7 +14,13 @@ describe('workload', () => {
   const submitters = standardSubmitters();
 
   it('uses the standard local trustee and stewards (formats.md 2.3)', () => {
-    expect(submitters.map((s) => s.did)).to.deep.equal(['V4SGRU86Z58d6TV7PBUe6f', 'Th7MpTaRZVRYnPiabds81Y', 'EbP4aYNeTHL6q385GuVpRV', '4cU41vWW82ArfxJxHkzXPG', 'TWwCRQRZ2ZHMJFn9TzLp7W']);
+    expect(submitters.map((s) => s.did)).to.deep.equal([
+      'V4SGRU86Z58d6TV7PBUe6f',
+      'Th7MpTaRZVRYnPiabds81Y',
+      'EbP4aYNeTHL6q385GuVpRV',
+      '4cU41vWW82ArfxJxHkzXPG',
+      'TWwCRQRZ2ZHMJFn9TzLp7W',
+    ]);
   });
 
   it('mixed: 10 NYM, 4 ATTRIB, 2 SCHEMA, 4 GET_NYM per 20, every write signed by its author, payload = the request', async () => {
@@ -29,7 +35,12 @@ describe('workload', () => {
       const type = r.request.operation.type;
       if (r.kind === 'nym') {
         expect(type).to.equal('1');
-        expect(signedBy(r.request, submitters.find((s) => s.did === r.request.identifier)!)).to.equal(true);
+        expect(
+          signedBy(
+            r.request,
+            submitters.find((s) => s.did === r.request.identifier)!,
+          ),
+        ).to.equal(true);
       } else if (r.kind === 'read') {
         expect(type).to.equal('105');
         expect(r.request.signature).to.equal(undefined);
@@ -68,10 +79,20 @@ describe('workload', () => {
     expect(setupNeeds('schema', 100_000).authors).to.equal(500);
     expect(setupNeeds('read', 10)).to.deep.equal({ authors: 0, readTargets: 64 });
     expect(kindAt('schema', 7)).to.equal('schema');
-    expect(() => parseMix('writes')).to.throw(WorkloadError).with.property('code', 'INVALID_MIX');
-    expect(() => prepareWorkload({ mix: 'attrib', count: 1, submitters, authors: [], readTargets: [], runTag: 'x' })).to.throw(WorkloadError).with.property('code', 'NO_AUTHORS');
-    expect(() => prepareWorkload({ mix: 'read', count: 1, submitters, authors: [], readTargets: [], runTag: 'x' })).to.throw(WorkloadError).with.property('code', 'NO_READ_TARGETS');
-    expect(() => prepareWorkload({ mix: 'nym', count: 1, submitters: [], authors: [], readTargets: [], runTag: 'x' })).to.throw(WorkloadError).with.property('code', 'NO_SUBMITTERS');
-    expect(() => prepareWorkload({ mix: 'nym', count: -1, submitters, authors: [], readTargets: [], runTag: 'x' })).to.throw(WorkloadError).with.property('code', 'INVALID_COUNT');
+    expect(() => parseMix('writes'))
+      .to.throw(WorkloadError)
+      .with.property('code', 'INVALID_MIX');
+    expect(() => prepareWorkload({ mix: 'attrib', count: 1, submitters, authors: [], readTargets: [], runTag: 'x' }))
+      .to.throw(WorkloadError)
+      .with.property('code', 'NO_AUTHORS');
+    expect(() => prepareWorkload({ mix: 'read', count: 1, submitters, authors: [], readTargets: [], runTag: 'x' }))
+      .to.throw(WorkloadError)
+      .with.property('code', 'NO_READ_TARGETS');
+    expect(() => prepareWorkload({ mix: 'nym', count: 1, submitters: [], authors: [], readTargets: [], runTag: 'x' }))
+      .to.throw(WorkloadError)
+      .with.property('code', 'NO_SUBMITTERS');
+    expect(() => prepareWorkload({ mix: 'nym', count: -1, submitters, authors: [], readTargets: [], runTag: 'x' }))
+      .to.throw(WorkloadError)
+      .with.property('code', 'INVALID_COUNT');
   });
 });

@@ -92,7 +92,12 @@ export function given<K extends string, V>(key: K, v: unknown, f: (x: string) =>
 }
 
 export function listArg(v: string | undefined): string[] | undefined {
-  return v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  return v === undefined
+    ? undefined
+    : v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0);
 }
 
 /** The signing key: --seed, then --key-file (seed text or JSON {"seed"}), then $QUIRE_SEED; none is a usage error. */
@@ -140,7 +145,8 @@ export class Context {
   genesisFile(): string {
     const env = process.env[GENESIS_ENV];
     const file = this.g.genesis ?? (env !== undefined && env !== '' ? env : undefined) ?? profileGenesis();
-    if (file === undefined) throw usage('--genesis', `a pool genesis file is needed (--genesis, $${GENESIS_ENV}, or a pool profile: quire pool add NAME --genesis FILE)`);
+    if (file === undefined)
+      throw usage('--genesis', `a pool genesis file is needed (--genesis, $${GENESIS_ENV}, or a pool profile: quire pool add NAME --genesis FILE)`);
     return file;
   }
 
@@ -176,7 +182,9 @@ export class Context {
         if (taa === null) {
           if (this.g.taaMechanism !== undefined) throw usage('--taa-mechanism', 'the ledger has no transaction author agreement in force');
         } else if (remembered !== undefined && remembered.digest !== taa.digest) {
-          this.io.err(`note: the agreement in force (version ${taa.version}) is not the one accepted for this pool (version ${remembered.version}): accept it with --taa-mechanism <label>`);
+          this.io.err(
+            `note: the agreement in force (version ${taa.version}) is not the one accepted for this pool (version ${remembered.version}): accept it with --taa-mechanism <label>`,
+          );
         } else {
           req = appendTaaAcceptance(req, buildTaaAcceptance({ text: taa.text, version: taa.version, mechanism, aml }));
           if (this.g.taaMechanism !== undefined) accepted = { version: taa.version, digest: taa.digest, mechanism };
@@ -197,7 +205,8 @@ export class Context {
   /** The signing key: --seed, --key-file or $QUIRE_SEED; else the DID in use of the wallet in use. */
   async signingKey(): Promise<DidKey> {
     const key = loadKey(this.g, false) ?? (await walletKey());
-    if (key === undefined) throw usage('--seed', `a key is needed: --seed, --key-file, $${SEED_ENV}, or a wallet DID (quire wallet create, did new --alias, did use)`);
+    if (key === undefined)
+      throw usage('--seed', `a key is needed: --seed, --key-file, $${SEED_ENV}, or a wallet DID (quire wallet create, did new --alias, did use)`);
     return key;
   }
 
@@ -249,7 +258,9 @@ export class Context {
     if (this.g.json === true) return this.io.out(stringifyJson(w.result));
     const txn = isPlainObject(w.result.txn) ? w.result.txn : {};
     const meta = isPlainObject(w.result.txnMetadata) ? w.result.txnMetadata : {};
-    this.io.out(`Committed: type ${String(txn.type)}, seqNo ${String(meta.seqNo)}, txnTime ${String(meta.txnTime)}${meta.txnId !== undefined ? `, txnId ${String(meta.txnId)}` : ''}`);
+    this.io.out(
+      `Committed: type ${String(txn.type)}, seqNo ${String(meta.seqNo)}, txnTime ${String(meta.txnTime)}${meta.txnId !== undefined ? `, txnId ${String(meta.txnId)}` : ''}`,
+    );
     this.io.out(`Agreed by ${w.nodes.join(', ')}`);
     this.io.out(pretty(txn.data ?? null));
   }
@@ -263,7 +274,9 @@ export class Context {
       if (missing) throw new CliExit(ExitCode.FAILED);
       return;
     }
-    const how = r.verified ? `verified by state proof and BLS multi-signature (answered by ${r.nodes.join(', ')})` : `no proof available: ${r.nodes.length} nodes gave identical answers (${r.nodes.join(', ')})`;
+    const how = r.verified
+      ? `verified by state proof and BLS multi-signature (answered by ${r.nodes.join(', ')})`
+      : `no proof available: ${r.nodes.length} nodes gave identical answers (${r.nodes.join(', ')})`;
     let data = r.result.data;
     if (typeof data === 'string' && (data.startsWith('{') || data.startsWith('['))) {
       try {
@@ -288,7 +301,7 @@ export class Context {
       if (a.kind === 'error') {
         const { code, reason } = nodeFailure(node, a.error);
         out[node] = { error: code, ...(reason === undefined ? {} : { reason }) };
-      } else out[node] = a.kind === 'reply' ? a.message.result ?? a.message : { op: a.kind === 'nack' ? 'REQNACK' : 'REJECT', reason: a.reason };
+      } else out[node] = a.kind === 'reply' ? (a.message.result ?? a.message) : { op: a.kind === 'nack' ? 'REQNACK' : 'REJECT', reason: a.reason };
     }
     if (this.g.json === true) return this.io.out(stringifyJson(out));
     for (const [node, v] of Object.entries(out)) this.io.out(`${node}: ${stringifyJson(v)}`);

@@ -61,12 +61,14 @@ export function unwrapReason(reason: string): WrappedReason | undefined {
 export function reasonHint(requestType: string | undefined, reason: string): string | undefined {
   const w = unwrapReason(reason);
   const text = w?.text ?? reason;
-  if (requestType === TxnType.SCHEMA && text === 'The action is forbidden') return 'a schema with this name and version already exists for this DID (a schema cannot be changed: publish a new version)';
+  if (requestType === TxnType.SCHEMA && text === 'The action is forbidden')
+    return 'a schema with this name and version already exists for this DID (a schema cannot be changed: publish a new version)';
   if (requestType === TxnType.NYM && w?.kind === 'UnauthorizedClientRequest' && text === '')
     return "only the DID's owner may change it without changing its role or verkey (its alias or DID document); a trustee may change only its role";
   if (w?.kind === 'UnauthorizedClientRequest' && text === '') return 'the pool gave no reason text: the author is not allowed to make this change';
   if (reason === '') return 'the pool gave no reason text';
-  if (/^sender's DID \S+ is not found in the Ledger$/.test(text)) return 'the signing DID is not on this ledger: write its NYM first (by a trustee, steward or endorser)';
+  if (/^sender's DID \S+ is not found in the Ledger$/.test(text))
+    return 'the signing DID is not on this ledger: write its NYM first (by a trustee, steward or endorser)';
   if (/(transaction|txn) author agreement|TAA/i.test(text) && /missing|required|not accepted/i.test(text))
     return 'accept the agreement: add --taa-mechanism <label> once (see quire get-taa and get-taa-aml); later writes to this pool carry it';
   return undefined;
@@ -95,7 +97,9 @@ function failureText(f: NodeFailureLike): string {
  */
 export function quorumLine(data: Record<string, unknown>, shape: PoolShape, kind: 'write' | 'read', timedOut = true): string | undefined {
   const failed = new Set(failures(data).map((f) => String(f.node)));
-  const finalAnswers = new Set((Array.isArray(data.replies) ? (data.replies as unknown[]).filter(isPlainObject) : []).flatMap((r) => (Array.isArray(r.nodes) ? r.nodes.map(String) : [])));
+  const finalAnswers = new Set(
+    (Array.isArray(data.replies) ? (data.replies as unknown[]).filter(isPlainObject) : []).flatMap((r) => (Array.isArray(r.nodes) ? r.nodes.map(String) : [])),
+  );
   const answered = Array.isArray(data.answered) ? data.answered.length : timedOut ? Math.max(0, shape.n - failed.size) : finalAnswers.size;
   const needed = kind === 'write' ? shape.n - shape.f : 1;
   if (answered >= needed && kind === 'write') return undefined;
@@ -116,19 +120,28 @@ export function errorLines(e: unknown, context: { shape?: PoolShape; requestType
     return lines;
   }
   if (e.code === ClientErrorCode.INVALID_ARGUMENT && typeof e.data.field === 'string' && reason !== undefined) return [`error: ${e.data.field}: ${reason}`];
-  if ((e.code === ClientErrorCode.TIMEOUT || e.code === ClientErrorCode.NO_CONSENSUS) && context.shape !== undefined && (Array.isArray(e.data.errors) || Array.isArray(e.data.replies))) {
+  if (
+    (e.code === ClientErrorCode.TIMEOUT || e.code === ClientErrorCode.NO_CONSENSUS) &&
+    context.shape !== undefined &&
+    (Array.isArray(e.data.errors) || Array.isArray(e.data.replies))
+  ) {
     const first = quorumLine(e.data, context.shape, 'write', e.code === ClientErrorCode.TIMEOUT);
-    const lines = [first !== undefined ? `error: ${first}` : `error: no agreement: the nodes answered but no ${context.shape.f + 1} of them gave the same answer`];
+    const lines = [
+      first !== undefined ? `error: ${first}` : `error: no agreement: the nodes answered but no ${context.shape.f + 1} of them gave the same answer`,
+    ];
     for (const r of Array.isArray(e.data.replies) ? (e.data.replies as unknown[]).filter(isPlainObject) : []) {
       lines.push(`  ${String(r.kind)} from ${Array.isArray(r.nodes) ? r.nodes.join(', ') : '?'}${typeof r.reason === 'string' ? `: ${r.reason}` : ''}`);
     }
     for (const f of failures(e.data)) lines.push(`  ${failureText(f)}`);
-    if (e.code === ClientErrorCode.TIMEOUT) lines.push(`hint: the write may still be committed if the pool recovers; check with a read (quire get-txn / get-nym) before sending it again`);
+    if (e.code === ClientErrorCode.TIMEOUT)
+      lines.push(`hint: the write may still be committed if the pool recovers; check with a read (quire get-txn / get-nym) before sending it again`);
     return lines;
   }
   if (e.code === ClientErrorCode.NO_VERIFIED_REPLY && context.shape !== undefined) {
     const fs = failures(e.data);
-    const lines = [`error: no verified reply: ${context.shape.n - new Set(fs.filter((f) => String(f.code) === ClientErrorCode.NODE_UNREACHABLE || String(f.code) === ClientErrorCode.TIMEOUT).map((f) => String(f.node))).size} of ${context.shape.n} answered, none with a reply that verifies`];
+    const lines = [
+      `error: no verified reply: ${context.shape.n - new Set(fs.filter((f) => String(f.code) === ClientErrorCode.NODE_UNREACHABLE || String(f.code) === ClientErrorCode.TIMEOUT).map((f) => String(f.node))).size} of ${context.shape.n} answered, none with a reply that verifies`,
+    ];
     for (const f of fs) lines.push(`  ${failureText(f)}`);
     return lines;
   }

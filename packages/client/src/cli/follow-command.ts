@@ -76,7 +76,7 @@ export function addFollowCommand(program: Command, run: Run, stop?: AbortSignal)
     program
       .command('follow')
       .description(
-        'follow ordered batches as an observer (the key is the observer key listed in the validators\' observers config): one JSON line per accepted batch and per gap, until interrupted',
+        "follow ordered batches as an observer (the key is the observer key listed in the validators' observers config): one JSON line per accepted batch and per gap, until interrupted",
       )
       .option('--ledger <ids>', 'only these ledgers: pool, domain, config, audit or ids, comma-separated')
       .option('--txns', "include each batch's committed txns")
@@ -121,7 +121,9 @@ export function addFollowCommand(program: Command, run: Run, stop?: AbortSignal)
         ctx.io.err(`following ${f.topic} as ${f.peerId} (observer verkey ${key.fullVerkey}); interrupt to stop`);
         await Promise.race([wait.done, enough]);
         const st = f.stats();
-        ctx.io.err(`stopped: ${printed} batches printed; received ${st.received}, accepted ${st.accepted}, duplicates ${st.duplicates}, gaps ${st.gaps}, dropped ${stringifyJson(st.dropped)}`);
+        ctx.io.err(
+          `stopped: ${printed} batches printed; received ${st.received}, accepted ${st.accepted}, duplicates ${st.duplicates}, gaps ${st.gaps}, dropped ${stringifyJson(st.dropped)}`,
+        );
       } finally {
         wait.release();
         await follower?.close();

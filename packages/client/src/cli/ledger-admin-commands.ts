@@ -44,5 +44,7 @@ export function addLedgerAdminCommands(program: Command, run: Run): void {
       await ctx.send(req);
     },
   );
-  run(program.command('get-frozen-ledgers').description('read the frozen ledgers with their roots and sizes (verified by state proof)'), (ctx) => ctx.read(b.buildGetFrozenLedgersRequest()));
+  run(program.command('get-frozen-ledgers').description('read the frozen ledgers with their roots and sizes (verified by state proof)'), (ctx) =>
+    ctx.read(b.buildGetFrozenLedgersRequest()),
+  );
 }

@@ -10,7 +10,16 @@ import { openCurrentWallet } from './wallet.js';
 
 type Run = (cmd: Command, fn: (ctx: Context, o: Record<string, string | boolean | undefined>) => Promise<void>) => void;
 
-const LEDGERS: Readonly<Record<string, number>> = { pool: LedgerId.POOL, domain: LedgerId.DOMAIN, config: LedgerId.CONFIG, audit: LedgerId.AUDIT, '0': 0, '1': 1, '2': 2, '3': 3 };
+const LEDGERS: Readonly<Record<string, number>> = {
+  pool: LedgerId.POOL,
+  domain: LedgerId.DOMAIN,
+  config: LedgerId.CONFIG,
+  audit: LedgerId.AUDIT,
+  '0': 0,
+  '1': 1,
+  '2': 2,
+  '3': 3,
+};
 
 function readRequestFile(path: string): { request: Request; text: string } {
   const text = readText(path, '--request-file').trim();
@@ -31,56 +40,145 @@ export function addReadCommands(program: Command, run: Run): void {
     ...given('timestamp', o.timestamp, (v) => intOf(v, '--timestamp')),
   });
 
-  run(read('get-nym', 'read a DID').requiredOption('--dest <did>').option('--seq-no <n>').option('--timestamp <ts>'), (ctx, o) => ctx.read(b.buildGetNymRequest({ dest: requiredArg(o.dest, '--dest'), ...historic(o) })));
-  run(read('get-attrib', 'read an attribute').requiredOption('--dest <did>').option('--raw <name>', 'attribute name').option('--enc <text>').option('--hash <hex>').option('--seq-no <n>').option('--timestamp <ts>'), (ctx, o) =>
-    ctx.read(b.buildGetAttribRequest({ dest: requiredArg(o.dest, '--dest'), ...given('raw', o.raw, (v) => v), ...given('enc', o.enc, (v) => v), ...given('hash', o.hash, (v) => v), ...historic(o) })),
+  run(read('get-nym', 'read a DID').requiredOption('--dest <did>').option('--seq-no <n>').option('--timestamp <ts>'), (ctx, o) =>
+    ctx.read(b.buildGetNymRequest({ dest: requiredArg(o.dest, '--dest'), ...historic(o) })),
   );
-  run(read('get-schema', 'read a schema').requiredOption('--dest <did>', 'author').requiredOption('--name <name>').requiredOption('--version <version>'), (ctx, o) =>
-    ctx.read(b.buildGetSchemaRequest({ dest: requiredArg(o.dest, '--dest'), name: requiredArg(o.name, '--name'), version: requiredArg(o.version, '--version') })),
+  run(
+    read('get-attrib', 'read an attribute')
+      .requiredOption('--dest <did>')
+      .option('--raw <name>', 'attribute name')
+      .option('--enc <text>')
+      .option('--hash <hex>')
+      .option('--seq-no <n>')
+      .option('--timestamp <ts>'),
+    (ctx, o) =>
+      ctx.read(
+        b.buildGetAttribRequest({
+          dest: requiredArg(o.dest, '--dest'),
+          ...given('raw', o.raw, (v) => v),
+          ...given('enc', o.enc, (v) => v),
+          ...given('hash', o.hash, (v) => v),
+          ...historic(o),
+        }),
+      ),
   );
-  run(read('get-cred-def', 'read a credential definition').requiredOption('--origin <did>').requiredOption('--ref <seqNo>').option('--tag <tag>').option('--signature-type <type>'), (ctx, o) =>
-    ctx.read(b.buildGetCredDefRequest({ origin: requiredArg(o.origin, '--origin'), ref: intOf(requiredArg(o.ref, '--ref'), '--ref'), ...given('tag', o.tag, (v) => v), ...given('signatureType', o.signatureType, (v) => v) })),
+  run(
+    read('get-schema', 'read a schema').requiredOption('--dest <did>', 'author').requiredOption('--name <name>').requiredOption('--version <version>'),
+    (ctx, o) =>
+      ctx.read(
+        b.buildGetSchemaRequest({ dest: requiredArg(o.dest, '--dest'), name: requiredArg(o.name, '--name'), version: requiredArg(o.version, '--version') }),
+      ),
   );
-  run(read('get-revoc-reg-def', 'read a revocation registry definition').requiredOption('--id <id>'), (ctx, o) => ctx.read(b.buildGetRevocRegDefRequest({ id: requiredArg(o.id, '--id') })));
-  run(read('get-revoc-reg', 'read a revocation registry accumulator as of a time').requiredOption('--id <revocRegDefId>').requiredOption('--timestamp <ts>'), (ctx, o) =>
-    ctx.read(b.buildGetRevocRegRequest({ revocRegDefId: requiredArg(o.id, '--id'), timestamp: intOf(requiredArg(o.timestamp, '--timestamp'), '--timestamp') })),
+  run(
+    read('get-cred-def', 'read a credential definition')
+      .requiredOption('--origin <did>')
+      .requiredOption('--ref <seqNo>')
+      .option('--tag <tag>')
+      .option('--signature-type <type>'),
+    (ctx, o) =>
+      ctx.read(
+        b.buildGetCredDefRequest({
+          origin: requiredArg(o.origin, '--origin'),
+          ref: intOf(requiredArg(o.ref, '--ref'), '--ref'),
+          ...given('tag', o.tag, (v) => v),
+          ...given('signatureType', o.signatureType, (v) => v),
+        }),
+      ),
   );
-  run(read('get-revoc-reg-delta', 'read a revocation delta between two times').requiredOption('--id <revocRegDefId>').option('--from <ts>').requiredOption('--to <ts>'), (ctx, o) =>
-    ctx.read(b.buildGetRevocRegDeltaRequest({ revocRegDefId: requiredArg(o.id, '--id'), ...given('from', o.from, (v) => intOf(v, '--from')), to: intOf(requiredArg(o.to, '--to'), '--to') })),
+  run(read('get-revoc-reg-def', 'read a revocation registry definition').requiredOption('--id <id>'), (ctx, o) =>
+    ctx.read(b.buildGetRevocRegDefRequest({ id: requiredArg(o.id, '--id') })),
   );
-  run(read('get-auth-rule', 'read one authorization rule, or all').option('--txn-type <code>').option('--action <action>').option('--field <field>').option('--old-value <value>').option('--new-value <value>'), (ctx, o) =>
+  run(
+    read('get-revoc-reg', 'read a revocation registry accumulator as of a time').requiredOption('--id <revocRegDefId>').requiredOption('--timestamp <ts>'),
+    (ctx, o) =>
+      ctx.read(
+        b.buildGetRevocRegRequest({ revocRegDefId: requiredArg(o.id, '--id'), timestamp: intOf(requiredArg(o.timestamp, '--timestamp'), '--timestamp') }),
+      ),
+  );
+  run(
+    read('get-revoc-reg-delta', 'read a revocation delta between two times')
+      .requiredOption('--id <revocRegDefId>')
+      .option('--from <ts>')
+      .requiredOption('--to <ts>'),
+    (ctx, o) =>
+      ctx.read(
+        b.buildGetRevocRegDeltaRequest({
+          revocRegDefId: requiredArg(o.id, '--id'),
+          ...given('from', o.from, (v) => intOf(v, '--from')),
+          to: intOf(requiredArg(o.to, '--to'), '--to'),
+        }),
+      ),
+  );
+  run(
+    read('get-auth-rule', 'read one authorization rule, or all')
+      .option('--txn-type <code>')
+      .option('--action <action>')
+      .option('--field <field>')
+      .option('--old-value <value>')
+      .option('--new-value <value>'),
+    (ctx, o) =>
+      ctx.read(
+        b.buildGetAuthRuleRequest({
+          ...given('authType', o.txnType, (v) => v),
+          ...given('authAction', o.action, (v) => v as 'ADD'),
+          ...given('field', o.field, (v) => v),
+          ...given('oldValue', o.oldValue, (v) => v),
+          ...given('newValue', o.newValue, (v) => v),
+        }),
+      ),
+  );
+  run(read('get-taa', 'read the transaction author agreement').option('--version <version>').option('--digest <hex>').option('--timestamp <ts>'), (ctx, o) =>
     ctx.read(
-      b.buildGetAuthRuleRequest({
-        ...given('authType', o.txnType, (v) => v),
-        ...given('authAction', o.action, (v) => v as 'ADD'),
-        ...given('field', o.field, (v) => v),
-        ...given('oldValue', o.oldValue, (v) => v),
-        ...given('newValue', o.newValue, (v) => v),
+      b.buildGetTxnAuthorAgreementRequest({
+        ...given('version', o.version, (v) => v),
+        ...given('digest', o.digest, (v) => v),
+        ...given('timestamp', o.timestamp, (v) => intOf(v, '--timestamp')),
       }),
     ),
   );
-  run(read('get-taa', 'read the transaction author agreement').option('--version <version>').option('--digest <hex>').option('--timestamp <ts>'), (ctx, o) =>
-    ctx.read(b.buildGetTxnAuthorAgreementRequest({ ...given('version', o.version, (v) => v), ...given('digest', o.digest, (v) => v), ...given('timestamp', o.timestamp, (v) => intOf(v, '--timestamp')) })),
-  );
   run(read('get-taa-aml', 'read the acceptance mechanisms').option('--version <version>').option('--timestamp <ts>'), (ctx, o) =>
-    ctx.read(b.buildGetAcceptanceMechanismsRequest({ ...given('version', o.version, (v) => v), ...given('timestamp', o.timestamp, (v) => intOf(v, '--timestamp')) })),
+    ctx.read(
+      b.buildGetAcceptanceMechanismsRequest({ ...given('version', o.version, (v) => v), ...given('timestamp', o.timestamp, (v) => intOf(v, '--timestamp')) }),
+    ),
   );
-  run(read('get-txn', 'read a transaction by ledger and seqNo').requiredOption('--ledger <ledger>', 'pool, domain, config, audit or 0-3').requiredOption('--seq-no <n>'), (ctx, o) => {
-    const name = requiredArg(o.ledger, '--ledger').toLowerCase();
-    const ledgerId = Object.hasOwn(LEDGERS, name) ? LEDGERS[name] : undefined;
-    if (ledgerId === undefined) throw usage('--ledger', 'pool, domain, config, audit or 0-3');
-    return ctx.read(b.buildGetTxnRequest({ ledgerId, seqNo: intOf(requiredArg(o.seqNo, '--seq-no'), '--seq-no') }));
-  });
-  run(read('get-rich-schema', 'read a rich schema object by id or by type, name and version').option('--id <id>').option('--rs-type <type>').option('--rs-name <name>').option('--rs-version <version>'), (ctx, o) => {
-    if (o.id !== undefined) return ctx.read(b.buildGetRichSchemaObjectByIdRequest({ id: requiredArg(o.id, '--id') }));
-    if (o.rsType === undefined || o.rsName === undefined || o.rsVersion === undefined) throw usage('--id', 'give --id, or --rs-type, --rs-name and --rs-version');
-    return ctx.read(b.buildGetRichSchemaObjectByMetadataRequest({ rsType: textArg(o.rsType) as b.RichSchemaKind, rsName: requiredArg(o.rsName, '--rs-name'), rsVersion: requiredArg(o.rsVersion, '--rs-version') }));
-  });
+  run(
+    read('get-txn', 'read a transaction by ledger and seqNo')
+      .requiredOption('--ledger <ledger>', 'pool, domain, config, audit or 0-3')
+      .requiredOption('--seq-no <n>'),
+    (ctx, o) => {
+      const name = requiredArg(o.ledger, '--ledger').toLowerCase();
+      const ledgerId = Object.hasOwn(LEDGERS, name) ? LEDGERS[name] : undefined;
+      if (ledgerId === undefined) throw usage('--ledger', 'pool, domain, config, audit or 0-3');
+      return ctx.read(b.buildGetTxnRequest({ ledgerId, seqNo: intOf(requiredArg(o.seqNo, '--seq-no'), '--seq-no') }));
+    },
+  );
+  run(
+    read('get-rich-schema', 'read a rich schema object by id or by type, name and version')
+      .option('--id <id>')
+      .option('--rs-type <type>')
+      .option('--rs-name <name>')
+      .option('--rs-version <version>'),
+    (ctx, o) => {
+      if (o.id !== undefined) return ctx.read(b.buildGetRichSchemaObjectByIdRequest({ id: requiredArg(o.id, '--id') }));
+      if (o.rsType === undefined || o.rsName === undefined || o.rsVersion === undefined)
+        throw usage('--id', 'give --id, or --rs-type, --rs-name and --rs-version');
+      return ctx.read(
+        b.buildGetRichSchemaObjectByMetadataRequest({
+          rsType: textArg(o.rsType) as b.RichSchemaKind,
+          rsName: requiredArg(o.rsName, '--rs-name'),
+          rsVersion: requiredArg(o.rsVersion, '--rs-version'),
+        }),
+      );
+    },
+  );
 
-  run(program.command('submit').description('send a pre-built, pre-signed request JSON verbatim and print the reply').requiredOption('--request-file <file>'), (ctx, o) => {
-    const { request, text } = readRequestFile(requiredArg(o.requestFile, '--request-file'));
-    return ctx.send(request, new TextEncoder().encode(text));
-  });
+  run(
+    program.command('submit').description('send a pre-built, pre-signed request JSON verbatim and print the reply').requiredOption('--request-file <file>'),
+    (ctx, o) => {
+      const { request, text } = readRequestFile(requiredArg(o.requestFile, '--request-file'));
+      return ctx.send(request, new TextEncoder().encode(text));
+    },
+  );
   run(
     program
       .command('sign')
@@ -90,7 +188,8 @@ export function addReadCommands(program: Command, run: Run): void {
     async (ctx, o) => {
       const { request } = readRequestFile(requiredArg(o.requestFile, '--request-file'));
       const key = loadKey(ctx.g);
-      const signed = request.endorser === key.did ? endorseRequest(request, key) : o.multi === true ? multiSignRequest(request, key) : signRequest(request, key);
+      const signed =
+        request.endorser === key.did ? endorseRequest(request, key) : o.multi === true ? multiSignRequest(request, key) : signRequest(request, key);
       ctx.io.out(stringifyJson(signed));
     },
   );
@@ -134,7 +233,14 @@ export function addReadCommands(program: Command, run: Run): void {
       const nodes = st.validators.map((v) => {
         const a = answers.get(v.alias);
         const answered = a !== undefined && a.kind !== 'error';
-        const how = a === undefined ? 'no client address' : a.kind === 'reply' ? 'answered' : a.kind === 'error' ? `no answer: ${a.error.code}${typeof a.error.data.reason === 'string' ? ` (${a.error.data.reason})` : ''}` : `answered with ${a.kind === 'nack' ? 'REQNACK' : 'REJECT'}: ${a.reason}`;
+        const how =
+          a === undefined
+            ? 'no client address'
+            : a.kind === 'reply'
+              ? 'answered'
+              : a.kind === 'error'
+                ? `no answer: ${a.error.code}${typeof a.error.data.reason === 'string' ? ` (${a.error.data.reason})` : ''}`
+                : `answered with ${a.kind === 'nack' ? 'REQNACK' : 'REJECT'}: ${a.reason}`;
         return { ...v, answered, answer: how };
       });
       const answered = nodes.filter((v) => v.answered).length;
@@ -142,7 +248,9 @@ export function addReadCommands(program: Command, run: Run): void {
       const quorum = answered >= needed;
       if (ctx.g.json === true) ctx.io.out(stringifyJson({ ...st, validators: nodes, answered, needed, quorum }));
       else {
-        ctx.io.out(quorum ? `Pool: ${answered} of ${st.n} validators answered (quorum ${needed})` : `no quorum: ${answered} of ${st.n} answered, ${needed} needed`);
+        ctx.io.out(
+          quorum ? `Pool: ${answered} of ${st.n} validators answered (quorum ${needed})` : `no quorum: ${answered} of ${st.n} answered, ${needed} needed`,
+        );
         ctx.io.out(`Pool ledger: ${st.ledgerSize} txns, root ${st.root}`);
         ctx.io.out(`Validators: n=${st.n}, f=${st.f} (writes need ${st.f + 1} matching replies; proofs need ${st.n - st.f} signers)`);
         for (const v of nodes) ctx.io.out(`  ${v.alias.padEnd(12)} ${String(v.client ?? '-').padEnd(22)} bls:${v.bls ? 'yes' : 'no '} ${v.answer}`);

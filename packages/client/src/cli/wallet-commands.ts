@@ -6,20 +6,24 @@ import { addPool, cliHome, passphrase, readConfig, usePool, Wallet, walletNames,
 
 type Run = (cmd: Command, fn: (ctx: Context, o: Record<string, string | boolean | undefined>) => Promise<void>) => void;
 
-const sub = (program: Command, name: string, description: string): Command => program.commands.find((c) => c.name() === name) ?? program.command(name).description(description);
+const sub = (program: Command, name: string, description: string): Command =>
+  program.commands.find((c) => c.name() === name) ?? program.command(name).description(description);
 
 export function addWalletCommands(program: Command, run: Run): void {
   const wallet = program.command('wallet').description(`wallets of DID keys, encrypted under a passphrase (scrypt + AES-256-GCM; files in ${cliHome()})`);
-  run(wallet.command('create').description('create a wallet and use it (passphrase from $QUIRE_WALLET_PASSPHRASE or asked twice)').argument('<name>'), async (ctx) => {
-    const name = String(ctx.args[0]);
-    const pass = await passphrase(`passphrase for the new wallet ${name}: `);
-    if (process.env.QUIRE_WALLET_PASSPHRASE === undefined && (await passphrase('again: ')) !== pass) throw usage('passphrase', 'the two passphrases differ');
-    Wallet.create(name, pass);
-    const c = readConfig();
-    c.wallet = name;
-    writeConfig(c);
-    ctx.io.out(`wallet ${name} created and in use`);
-  });
+  run(
+    wallet.command('create').description('create a wallet and use it (passphrase from $QUIRE_WALLET_PASSPHRASE or asked twice)').argument('<name>'),
+    async (ctx) => {
+      const name = String(ctx.args[0]);
+      const pass = await passphrase(`passphrase for the new wallet ${name}: `);
+      if (process.env.QUIRE_WALLET_PASSPHRASE === undefined && (await passphrase('again: ')) !== pass) throw usage('passphrase', 'the two passphrases differ');
+      Wallet.create(name, pass);
+      const c = readConfig();
+      c.wallet = name;
+      writeConfig(c);
+      ctx.io.out(`wallet ${name} created and in use`);
+    },
+  );
   run(wallet.command('open').description('use a wallet (its passphrase is checked)').argument('<name>'), async (ctx) => {
     const name = String(ctx.args[0]);
     const w = Wallet.open(name, await passphrase(`passphrase of wallet ${name}: `));
@@ -59,13 +63,16 @@ export function addWalletCommands(program: Command, run: Run): void {
   });
 
   const pool = sub(program, 'pool', 'the pool');
-  run(pool.command('add').description('a pool profile: a name for a genesis file, given with --genesis (the first one added is used)').argument('<name>'), async (ctx) => {
-    const name = String(ctx.args[0]);
-    // --genesis is the global option: `quire pool add NAME --genesis FILE`
-    if (ctx.g.genesis === undefined) throw usage('--genesis', 'pool add: give the genesis file with --genesis FILE');
-    const file = addPool(name, ctx.g.genesis);
-    ctx.io.out(`pool ${name}: ${file}${readConfig().pool === name ? ' (in use)' : ''}`);
-  });
+  run(
+    pool.command('add').description('a pool profile: a name for a genesis file, given with --genesis (the first one added is used)').argument('<name>'),
+    async (ctx) => {
+      const name = String(ctx.args[0]);
+      // --genesis is the global option: `quire pool add NAME --genesis FILE`
+      if (ctx.g.genesis === undefined) throw usage('--genesis', 'pool add: give the genesis file with --genesis FILE');
+      const file = addPool(name, ctx.g.genesis);
+      ctx.io.out(`pool ${name}: ${file}${readConfig().pool === name ? ' (in use)' : ''}`);
+    },
+  );
   run(pool.command('use').description('use this pool profile when no --genesis is given').argument('<name>'), async (ctx) => {
     const name = String(ctx.args[0]);
     usePool(name);

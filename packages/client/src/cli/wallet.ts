@@ -106,7 +106,14 @@ function seal(plain: Record<string, unknown>, passphrase: string): string {
   const data = Buffer.concat([c.update(JSON.stringify(plain), 'utf8'), c.final()]);
   return (
     JSON.stringify(
-      { version: 1, kdf: { name: 'scrypt', ...KDF, salt: salt.toString('base64') }, cipher: 'aes-256-gcm', iv: iv.toString('base64'), tag: c.getAuthTag().toString('base64'), data: data.toString('base64') },
+      {
+        version: 1,
+        kdf: { name: 'scrypt', ...KDF, salt: salt.toString('base64') },
+        cipher: 'aes-256-gcm',
+        iv: iv.toString('base64'),
+        tag: c.getAuthTag().toString('base64'),
+        data: data.toString('base64'),
+      },
       null,
       2,
     ) + '\n'
@@ -125,7 +132,9 @@ function unseal(text: string, passphrase: string, name: string): { dids: Record<
   const r = kdfParam(kdf?.r, KDF_MAX.r);
   const p = kdfParam(kdf?.p, KDF_MAX.p);
   if (kdf?.name !== 'scrypt' || N === undefined || r === undefined || p === undefined || (N & (N - 1)) !== 0 || N < 2) {
-    throw walletError(`the file of wallet ${name} asks for a key derivation this CLI does not do (scrypt with N a power of 2 up to 2^20, r up to 16, p up to 4)`);
+    throw walletError(
+      `the file of wallet ${name} asks for a key derivation this CLI does not do (scrypt with N a power of 2 up to 2^20, r up to 16, p up to 4)`,
+    );
   }
   try {
     const key = scryptSync(passphrase, Buffer.from(f.kdf.salt, 'base64'), 32, { N, r, p, maxmem: 128 * N * r * 2 });

@@ -65,7 +65,14 @@ function authRulesArg(v: string): b.AuthRuleFields[] {
   if (!Array.isArray(rules)) throw usage('--rules', 'a JSON list is required');
   return rules.map((r) => {
     const x = r as Record<string, unknown>;
-    return { authType: x.auth_type, authAction: x.auth_action, field: x.field, ...(x.old_value !== undefined ? { oldValue: x.old_value } : {}), newValue: x.new_value, constraint: x.constraint } as b.AuthRuleFields;
+    return {
+      authType: x.auth_type,
+      authAction: x.auth_action,
+      field: x.field,
+      ...(x.old_value !== undefined ? { oldValue: x.old_value } : {}),
+      newValue: x.new_value,
+      constraint: x.constraint,
+    } as b.AuthRuleFields;
   });
 }
 
@@ -121,7 +128,13 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
       version: { flags: '--version <version>', required: true },
       attrs: { flags: '--attrs <names>', help: 'comma-separated attribute names', required: true },
     },
-    build: (o, submitter) => b.buildSchemaRequest({ submitter, name: requiredArg(o.name, '--name'), version: requiredArg(o.version, '--version'), attrNames: listArg(requiredArg(o.attrs, '--attrs')) ?? [] }),
+    build: (o, submitter) =>
+      b.buildSchemaRequest({
+        submitter,
+        name: requiredArg(o.name, '--name'),
+        version: requiredArg(o.version, '--version'),
+        attrNames: listArg(requiredArg(o.attrs, '--attrs')) ?? [],
+      }),
   }),
   command({
     name: 'cred-def',
@@ -137,7 +150,10 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
         submitter,
         ref: intOf(requiredArg(o.ref, '--ref'), '--ref'),
         ...given('tag', o.tag, (v) => v),
-        data: { primary: jsonObjectArg(requiredArg(o.primary, '--primary'), '--primary'), ...given('revocation', o.revocation, (v) => jsonObjectArg(v, '--revocation')) },
+        data: {
+          primary: jsonObjectArg(requiredArg(o.primary, '--primary'), '--primary'),
+          ...given('revocation', o.revocation, (v) => jsonObjectArg(v, '--revocation')),
+        },
       }),
   }),
   command({
@@ -200,7 +216,15 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
         ver: { flags: '--ver <ver>', help: 'payload version' },
       },
       build: (o, submitter) =>
-        b.buildRichSchemaRequest({ submitter, kind, id: requiredArg(o.id, '--id'), content: jsonObjectArg(requiredArg(o.content, '--content'), '--content'), rsName: requiredArg(o.name, '--name'), rsVersion: requiredArg(o.version, '--version'), ...given('ver', o.ver, (v) => v) }),
+        b.buildRichSchemaRequest({
+          submitter,
+          kind,
+          id: requiredArg(o.id, '--id'),
+          content: jsonObjectArg(requiredArg(o.content, '--content'), '--content'),
+          rsName: requiredArg(o.name, '--name'),
+          rsVersion: requiredArg(o.version, '--version'),
+          ...given('ver', o.ver, (v) => v),
+        }),
     }),
   ),
   command({
@@ -275,8 +299,12 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
   command({
     name: 'pool-restart',
     description: 'restart the pool nodes (an action: every node answers on its own)',
-    options: { action: { flags: '--action <action>', help: 'start or cancel', required: true }, datetime: { flags: '--datetime <iso>', help: 'when; absent or "0" = now' } },
-    build: (o, submitter) => b.buildPoolRestartRequest({ submitter, action: requiredArg(o.action, '--action') as 'start', ...given('datetime', o.datetime, (v) => v) }),
+    options: {
+      action: { flags: '--action <action>', help: 'start or cancel', required: true },
+      datetime: { flags: '--datetime <iso>', help: 'when; absent or "0" = now' },
+    },
+    build: (o, submitter) =>
+      b.buildPoolRestartRequest({ submitter, action: requiredArg(o.action, '--action') as 'start', ...given('datetime', o.datetime, (v) => v) }),
   }),
   command({
     name: 'validator-info',
@@ -309,7 +337,9 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
   command({
     name: 'auth-rules',
     description: 'change several authorization rules in one txn',
-    options: { rules: { flags: '--rules <json>', help: 'list of {auth_type, auth_action, field, [old_value], new_value, constraint} (JSON or @file)', required: true } },
+    options: {
+      rules: { flags: '--rules <json>', help: 'list of {auth_type, auth_action, field, [old_value], new_value, constraint} (JSON or @file)', required: true },
+    },
     check: (o) => void authRulesArg(requiredArg(o.rules, '--rules')),
     build: (o, submitter) => b.buildAuthRulesRequest({ submitter, rules: authRulesArg(requiredArg(o.rules, '--rules')) }),
   }),
@@ -338,9 +368,18 @@ export const WRITE_COMMANDS: readonly WriteCommand[] = [
   command({
     name: 'taa-aml',
     description: 'write the acceptance mechanisms list',
-    options: { version: { flags: '--version <version>', required: true }, aml: { flags: '--aml <json>', help: 'label -> description (JSON or @file)', required: true }, context: { flags: '--context <text>' } },
+    options: {
+      version: { flags: '--version <version>', required: true },
+      aml: { flags: '--aml <json>', help: 'label -> description (JSON or @file)', required: true },
+      context: { flags: '--context <text>' },
+    },
     build: (o, submitter) =>
-      b.buildTxnAuthorAgreementAmlRequest({ submitter, version: requiredArg(o.version, '--version'), aml: jsonObjectArg(requiredArg(o.aml, '--aml'), '--aml') as Record<string, string>, ...given('amlContext', o.context, (v) => v) }),
+      b.buildTxnAuthorAgreementAmlRequest({
+        submitter,
+        version: requiredArg(o.version, '--version'),
+        aml: jsonObjectArg(requiredArg(o.aml, '--aml'), '--aml') as Record<string, string>,
+        ...given('amlContext', o.context, (v) => v),
+      }),
   }),
 ];
 
@@ -350,7 +389,10 @@ export function registerWriteCommand(program: Command, run: Run, c: WriteCommand
   for (const [key, d] of Object.entries<OptionDef>(c.options)) {
     const opt = new Option(d.flags, d.help);
     if (opt.attributeName() !== key) {
-      throw new ClientError(ClientErrorCode.INVALID_ARGUMENT, { field: `${c.name} ${d.flags}`, reason: `defined as "${key}", parsed as "${opt.attributeName()}"` });
+      throw new ClientError(ClientErrorCode.INVALID_ARGUMENT, {
+        field: `${c.name} ${d.flags}`,
+        reason: `defined as "${key}", parsed as "${opt.attributeName()}"`,
+      });
     }
     if (d.required === true) opt.makeOptionMandatory();
     if (d.default !== undefined) opt.default(d.default);

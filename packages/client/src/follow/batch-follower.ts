@@ -15,7 +15,15 @@ import { PoolLedger } from '../pool/pool-ledger.js';
 import type { NodeAddress } from '../transport/connection.js';
 import { GossipTransport } from '../transport/libp2p.js';
 import { MultiSignatureCache, verifyMultiSignature } from '../verify/multi-signature.js';
-import { AnnouncementError, type AnnouncementProblem, agreementKey, decodeAnnouncement, ownMultiSignature, verifySender, verifyTxnsAgainstRoot } from './announcement.js';
+import {
+  AnnouncementError,
+  type AnnouncementProblem,
+  agreementKey,
+  decodeAnnouncement,
+  ownMultiSignature,
+  verifySender,
+  verifyTxnsAgainstRoot,
+} from './announcement.js';
 
 /** An accepted batch. */
 export interface FollowedBatch {

@@ -49,7 +49,13 @@ interface Target {
  * Runs one catch-up of the pool ledger against `conns` (the validators), within `timeoutMs` (CATCHUP_FAILED) or until
  * `abort` aborts (ABORTED; the txns verified and appended so far stay).
  */
-export async function catchUpPoolLedger(ledger: PoolLedger, conns: NodeConnection[], f: number, timeoutMs: number, abort?: AbortSignal): Promise<CatchupResult> {
+export async function catchUpPoolLedger(
+  ledger: PoolLedger,
+  conns: NodeConnection[],
+  f: number,
+  timeoutMs: number,
+  abort?: AbortSignal,
+): Promise<CatchupResult> {
   const discarded: CatchupResult['discarded'] = [];
   const deadline = deadlineSignal(timeoutMs, abort);
   try {
@@ -62,7 +68,13 @@ export async function catchUpPoolLedger(ledger: PoolLedger, conns: NodeConnectio
   }
 }
 
-async function catchUp(ledger: PoolLedger, conns: NodeConnection[], f: number, signal: AbortSignal, discarded: CatchupResult['discarded']): Promise<CatchupResult> {
+async function catchUp(
+  ledger: PoolLedger,
+  conns: NodeConnection[],
+  f: number,
+  signal: AbortSignal,
+  discarded: CatchupResult['discarded'],
+): Promise<CatchupResult> {
   const from = ledger.size;
   const status = enc.encode(
     stringifyJson({ op: 'LEDGER_STATUS', ledgerId: 0, txnSeqNo: ledger.size, viewNo: null, ppSeqNo: null, merkleRoot: ledger.rootBase58, protocolVersion: 2 }),
@@ -128,7 +140,10 @@ async function transfer(ledger: PoolLedger, target: Target, discarded: CatchupRe
     const req = enc.encode(stringifyJson({ op: 'CATCHUP_REQ', ledgerId: 0, seqNoStart: start, seqNoEnd: end, catchupTill: target.size }));
     const a = await exchange(conn, req, undefined, undefined, { signal, retries: 1 });
     if (signal.aborted) throw new ClientError(ClientErrorCode.CATCHUP_FAILED, { reason: 'timed out', at: ledger.size, target: target.size });
-    const problem = a.kind === 'reply' ? applyCatchupRep(ledger, a.message, start, end, target.size, targetRoot) : `no reply (${a.kind === 'error' ? a.error.code : a.reason})`;
+    const problem =
+      a.kind === 'reply'
+        ? applyCatchupRep(ledger, a.message, start, end, target.size, targetRoot)
+        : `no reply (${a.kind === 'error' ? a.error.code : a.reason})`;
     if (problem !== undefined) {
       excluded.add(conn.alias);
       discarded.push({ node: conn.alias, reason: problem });

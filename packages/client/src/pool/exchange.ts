@@ -142,7 +142,13 @@ export function abortedBy(signal: AbortSignal): ClientError {
 }
 
 /** Sends `payload` to one node and resolves with its final answer (never rejects). */
-export function exchange(conn: NodeConnection, payload: Uint8Array, key: string | undefined, router: PushRouter | undefined, opts: ExchangeOptions): Promise<NodeAnswer> {
+export function exchange(
+  conn: NodeConnection,
+  payload: Uint8Array,
+  key: string | undefined,
+  router: PushRouter | undefined,
+  opts: ExchangeOptions,
+): Promise<NodeAnswer> {
   const node = conn.alias;
   let retriesLeft = opts.retries ?? 1;
   return new Promise<NodeAnswer>((resolve) => {
@@ -159,7 +165,11 @@ export function exchange(conn: NodeConnection, payload: Uint8Array, key: string 
     };
     const onAbort = (): void =>
       // abandoned because the caller has its answer: nobody reads this one, so no error object is built for it
-      finish(opts.signal.reason === SETTLED ? { node, kind: 'error', error: settledError } : { node, kind: 'error', error: new ClientError(ClientErrorCode.TIMEOUT, { node }) });
+      finish(
+        opts.signal.reason === SETTLED
+          ? { node, kind: 'error', error: settledError }
+          : { node, kind: 'error', error: new ClientError(ClientErrorCode.TIMEOUT, { node }) },
+      );
     /** `raw`: the bytes `m` was parsed from, kept on a reply (equal bytes need no second canonicalization) */
     const onParsed = (m: Record<string, unknown>, raw?: Uint8Array): void => {
       const a = classify(node, m);
@@ -169,7 +179,11 @@ export function exchange(conn: NodeConnection, payload: Uint8Array, key: string 
     const onMessage = (msg: ConnectionMessage): void => {
       if (done) return;
       if (msg.kind === 'refused') {
-        const error = new ClientError(ClientErrorCode.NODE_REFUSED, { node, refusal: msg.code, reason: msg.reason }, `${node} refused the request: ${msg.code}: ${msg.reason}`);
+        const error = new ClientError(
+          ClientErrorCode.NODE_REFUSED,
+          { node, refusal: msg.code, reason: msg.reason },
+          `${node} refused the request: ${msg.code}: ${msg.reason}`,
+        );
         finish({ node, kind: 'error', error });
       } else if (msg.kind === 'closed') {
         release = undefined;
@@ -180,7 +194,11 @@ export function exchange(conn: NodeConnection, payload: Uint8Array, key: string 
         try {
           m = parseJson(msg.payload);
         } catch (e) {
-          finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.MALFORMED_REPLY, { node, reason: (e as { code?: string }).code ?? 'not JSON' }) });
+          finish({
+            node,
+            kind: 'error',
+            error: new ClientError(ClientErrorCode.MALFORMED_REPLY, { node, reason: (e as { code?: string }).code ?? 'not JSON' }),
+          });
           return;
         }
         if (!isPlainObject(m)) finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.MALFORMED_REPLY, { node, reason: 'not a JSON object' }) });
@@ -194,7 +212,8 @@ export function exchange(conn: NodeConnection, payload: Uint8Array, key: string 
         else release = r.release;
       } catch (e) {
         if (opts.signal.aborted) onAbort();
-        else finish({ node, kind: 'error', error: e instanceof ClientError ? e : new ClientError(ClientErrorCode.NODE_UNREACHABLE, { node, reason: String(e) }) });
+        else
+          finish({ node, kind: 'error', error: e instanceof ClientError ? e : new ClientError(ClientErrorCode.NODE_UNREACHABLE, { node, reason: String(e) }) });
       }
     };
     if (opts.signal.aborted) return onAbort();

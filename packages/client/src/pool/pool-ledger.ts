@@ -142,7 +142,8 @@ export class PoolLedger {
     for (const { txn, encoded } of items) {
       const meta = txn.txnMetadata;
       const seqNo = isPlainObject(meta) ? meta.seqNo : undefined;
-      if (seqNo !== this.txns.length + 1) throw new ClientError(ClientErrorCode.CATCHUP_FAILED, { reason: 'txn out of sequence', expected: this.txns.length + 1, actual: String(seqNo) });
+      if (seqNo !== this.txns.length + 1)
+        throw new ClientError(ClientErrorCode.CATCHUP_FAILED, { reason: 'txn out of sequence', expected: this.txns.length + 1, actual: String(seqNo) });
       this.txns.push(txn);
       this.leaves.push(merkleLeafHash(encoded));
       this.applyNodeTxn(txn);

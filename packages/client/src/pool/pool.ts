@@ -158,7 +158,11 @@ export class Pool {
     }
     for (const [dest, v] of wanted) {
       if (this.conns.has(dest)) continue;
-      const c = new NodeConnection(this.libp2p, { alias: v.alias, dest, host: v.clientIp!, port: v.clientPort! }, { ...defaultNodeConnectionOptions, dialTimeoutMs: this.options.dialTimeoutMs });
+      const c = new NodeConnection(
+        this.libp2p,
+        { alias: v.alias, dest, host: v.clientIp!, port: v.clientPort! },
+        { ...defaultNodeConnectionOptions, dialTimeoutMs: this.options.dialTimeoutMs },
+      );
       this.router.attach(c);
       this.conns.set(dest, c);
     }
@@ -288,10 +292,13 @@ export class Pool {
         if (c === undefined) continue;
         const k = attempts.get(node) ?? 0;
         attempts.set(node, k + 1);
-        const t = setTimeout(() => {
-          timers.delete(t);
-          if (!deadline.signal.aborted) ask(c);
-        }, Math.min(2_000, 250 * 2 ** k));
+        const t = setTimeout(
+          () => {
+            timers.delete(t);
+            if (!deadline.signal.aborted) ask(c);
+          },
+          Math.min(2_000, 250 * 2 ** k),
+        );
         timers.add(t);
       }
     };
@@ -326,7 +333,10 @@ export class Pool {
    * f+1 identical REQNACK reasons reject with REQUEST_NACKED. When nothing verified is recent enough: READ_BEHIND;
    * when nothing verified at all: NO_CONSENSUS (answers without proof that do not agree) or NO_VERIFIED_REPLY.
    */
-  async submitRead(request: Request, opts: { timeoutMs?: number; freshnessSeconds?: number; payload?: Uint8Array; signal?: AbortSignal } = {}): Promise<ReadOutcome> {
+  async submitRead(
+    request: Request,
+    opts: { timeoutMs?: number; freshnessSeconds?: number; payload?: Uint8Array; signal?: AbortSignal } = {},
+  ): Promise<ReadOutcome> {
     this.checkOpen();
     const conns = this.readOrder(this.validatorConns());
     const f = this.f;
@@ -351,7 +361,8 @@ export class Pool {
         const g = nacks.get(a.reason) ?? { nodes: [], code: a.code };
         g.nodes.push(a.node);
         nacks.set(a.reason, g);
-        if (g.nodes.length >= f + 1) return { error: new ClientError(ClientErrorCode.REQUEST_NACKED, { reason: a.reason, code: g.code, nodes: g.nodes }, a.reason) };
+        if (g.nodes.length >= f + 1)
+          return { error: new ClientError(ClientErrorCode.REQUEST_NACKED, { reason: a.reason, code: g.code, nodes: g.nodes }, a.reason) };
         return undefined;
       }
       let v: VerifiedRead;
@@ -483,7 +494,11 @@ export class Pool {
    * f+1 identical answers without proof (compared without `state_proof`) from different nodes, leaving out the
    * answers that contradict what this handle has seen (REPLY_BEHIND); else the groups of nodes that agree.
    */
-  private readByAgreement(request: Request, unproven: { node: string; result: Record<string, unknown> }[], rejected: ReadOutcome['rejected']): { outcome: ReadOutcome } | { groups: string[][] } {
+  private readByAgreement(
+    request: Request,
+    unproven: { node: string; result: Record<string, unknown> }[],
+    rejected: ReadOutcome['rejected'],
+  ): { outcome: ReadOutcome } | { groups: string[][] } {
     const current = unproven.filter((u) => {
       if (!unprovenIsBehind(request, u.result, this.seenLedgers)) return true;
       rejected.push({ node: u.node, code: ClientErrorCode.REPLY_BEHIND });
@@ -500,7 +515,10 @@ export class Pool {
    * Sends an action (POOL_RESTART, VALIDATOR_INFO) to every validator, or to the nodes named, and collects each
    * node's answer until all answered or the deadline passed (a restarting node may never answer).
    */
-  async submitAction(request: Request, opts: { nodes?: string[]; timeoutMs?: number; payload?: Uint8Array; signal?: AbortSignal } = {}): Promise<Map<string, NodeAnswer>> {
+  async submitAction(
+    request: Request,
+    opts: { nodes?: string[]; timeoutMs?: number; payload?: Uint8Array; signal?: AbortSignal } = {},
+  ): Promise<Map<string, NodeAnswer>> {
     this.checkOpen();
     const conns = this.validatorConns().filter((c) => opts.nodes === undefined || opts.nodes.includes(c.alias));
     const payload = opts.payload ?? enc.encode(stringifyJson(request));
@@ -526,7 +544,11 @@ export class Pool {
 }
 
 /** Answers without proof grouped by their result without `state_proof` (those not for the request go to `rejected`). */
-function agreementGroups(request: Request, answers: { node: string; result: Record<string, unknown> }[], rejected: ReadOutcome['rejected']): { nodes: string[]; result: Record<string, unknown> }[] {
+function agreementGroups(
+  request: Request,
+  answers: { node: string; result: Record<string, unknown> }[],
+  rejected: ReadOutcome['rejected'],
+): { nodes: string[]; result: Record<string, unknown> }[] {
   const groups = new Map<string, { nodes: string[]; result: Record<string, unknown> }>();
   for (const a of answers) {
     if (!sameQuery(a.result, request)) {

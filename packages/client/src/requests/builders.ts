@@ -159,7 +159,13 @@ export interface RevocRegDefOptions extends BaseRequestOptions {
   credDefId: string;
   tag: string;
   revocDefType?: string;
-  value: { issuanceType: 'ISSUANCE_BY_DEFAULT' | 'ISSUANCE_ON_DEMAND'; maxCredNum: number; publicKeys: Record<string, unknown>; tailsHash: string; tailsLocation: string };
+  value: {
+    issuanceType: 'ISSUANCE_BY_DEFAULT' | 'ISSUANCE_ON_DEMAND';
+    maxCredNum: number;
+    publicKeys: Record<string, unknown>;
+    tailsHash: string;
+    tailsLocation: string;
+  };
   /** Default: the state key `<submitter>:4:<credDefId>:<revocDefType>:<tag>` by which entries and reads address it. */
   id?: string;
 }
@@ -405,7 +411,9 @@ export function buildGetNymRequest(o: BaseRequestOptions & { dest: string; seqNo
   return envelope(op, o, false);
 }
 
-export function buildGetAttribRequest(o: BaseRequestOptions & { dest: string; raw?: string; enc?: string; hash?: string; seqNo?: number; timestamp?: number }): Request {
+export function buildGetAttribRequest(
+  o: BaseRequestOptions & { dest: string; raw?: string; enc?: string; hash?: string; seqNo?: number; timestamp?: number },
+): Request {
   const op: Record<string, unknown> = { type: TxnType.GET_ATTR, dest: did(o.dest, 'dest') };
   const given = (['raw', 'enc', 'hash'] as const).filter((k) => o[k] !== undefined);
   if (given.length !== 1) throw bad('raw/enc/hash', 'exactly one is required');
@@ -419,7 +427,12 @@ export function buildGetSchemaRequest(o: BaseRequestOptions & { dest: string; na
 }
 
 export function buildGetCredDefRequest(o: BaseRequestOptions & { origin: string; ref: number; signatureType?: string; tag?: string }): Request {
-  const op: Record<string, unknown> = { type: TxnType.GET_CLAIM_DEF, origin: did(o.origin, 'origin'), ref: int(o.ref, 'ref', 1), signature_type: o.signatureType ?? 'CL' };
+  const op: Record<string, unknown> = {
+    type: TxnType.GET_CLAIM_DEF,
+    origin: did(o.origin, 'origin'),
+    ref: int(o.ref, 'ref', 1),
+    signature_type: o.signatureType ?? 'CL',
+  };
   put(op, 'tag', o.tag);
   return envelope(op, o, false);
 }
@@ -489,5 +502,14 @@ export function buildGetRichSchemaObjectByIdRequest(o: BaseRequestOptions & { id
 }
 
 export function buildGetRichSchemaObjectByMetadataRequest(o: BaseRequestOptions & { rsType: RichSchemaKind; rsName: string; rsVersion: string }): Request {
-  return envelope({ type: TxnType.GET_RICH_SCHEMA_OBJECT_BY_METADATA, rsType: text(o.rsType, 'rsType'), rsName: text(o.rsName, 'rsName'), rsVersion: text(o.rsVersion, 'rsVersion') }, o, false);
+  return envelope(
+    {
+      type: TxnType.GET_RICH_SCHEMA_OBJECT_BY_METADATA,
+      rsType: text(o.rsType, 'rsType'),
+      rsName: text(o.rsName, 'rsName'),
+      rsVersion: text(o.rsVersion, 'rsVersion'),
+    },
+    o,
+    false,
+  );
 }

@@ -8,7 +8,8 @@ import { ClientError, ClientErrorCode } from '../errors.js';
 import type { DidKey } from './did.js';
 
 function checkRequest(request: unknown): asserts request is Request {
-  if (!isPlainObject(request) || !isPlainObject(request.operation)) throw new ClientError(ClientErrorCode.INVALID_REQUEST, { reason: 'not a request object with an operation' });
+  if (!isPlainObject(request) || !isPlainObject(request.operation))
+    throw new ClientError(ClientErrorCode.INVALID_REQUEST, { reason: 'not a request object with an operation' });
 }
 
 /**
@@ -51,13 +52,15 @@ export function prepareForEndorser<T extends Request>(request: T, endorserDid: s
   if (request.signature !== undefined || request.signatures !== undefined) {
     throw new ClientError(ClientErrorCode.INVALID_REQUEST, { reason: 'the endorser must be set before anyone signs' });
   }
-  if (request.identifier !== author.did) throw new ClientError(ClientErrorCode.SIGNER_MISMATCH, { did: author.did, reason: 'the author must be the request identifier' });
+  if (request.identifier !== author.did)
+    throw new ClientError(ClientErrorCode.SIGNER_MISMATCH, { did: author.did, reason: 'the author must be the request identifier' });
   return multiSignRequest({ ...request, endorser: endorserDid }, author);
 }
 
 /** Endorser flow, endorser side: adds the endorser's signature. Throws SIGNER_MISMATCH when `key` is not the named endorser. */
 export function endorseRequest<T extends Request>(request: T, key: DidKey): T {
   checkRequest(request);
-  if (request.endorser !== key.did) throw new ClientError(ClientErrorCode.SIGNER_MISMATCH, { did: key.did, reason: `the request names endorser ${String(request.endorser)}` });
+  if (request.endorser !== key.did)
+    throw new ClientError(ClientErrorCode.SIGNER_MISMATCH, { did: key.did, reason: `the request names endorser ${String(request.endorser)}` });
   return multiSignRequest(request, key);
 }

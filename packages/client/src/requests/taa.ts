@@ -39,9 +39,11 @@ export interface TaaAcceptanceInput {
 export function buildTaaAcceptance(i: TaaAcceptanceInput): TaaAcceptance {
   let digest = i.taaDigest;
   if (digest === undefined) {
-    if (typeof i.text !== 'string' || typeof i.version !== 'string') throw new ClientError(ClientErrorCode.INVALID_ARGUMENT, { field: 'text/version', reason: 'text and version, or taaDigest, are required' });
+    if (typeof i.text !== 'string' || typeof i.version !== 'string')
+      throw new ClientError(ClientErrorCode.INVALID_ARGUMENT, { field: 'text/version', reason: 'text and version, or taaDigest, are required' });
     digest = taaDigest(i.version, i.text);
-  } else if (!/^[0-9a-f]{64}$/.test(digest)) throw new ClientError(ClientErrorCode.INVALID_ARGUMENT, { field: 'taaDigest', reason: 'not 64 lowercase hex digits' });
+  } else if (!/^[0-9a-f]{64}$/.test(digest))
+    throw new ClientError(ClientErrorCode.INVALID_ARGUMENT, { field: 'taaDigest', reason: 'not 64 lowercase hex digits' });
   if (typeof i.mechanism !== 'string' || i.mechanism.length === 0 || i.mechanism.length > 64) {
     throw new ClientError(ClientErrorCode.INVALID_ARGUMENT, { field: 'mechanism', reason: 'a string of 1 to 64 characters is required' });
   }

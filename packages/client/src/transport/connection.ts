@@ -25,9 +25,7 @@ import { ClientError, ClientErrorCode } from '../errors.js';
 
 /** What a request listener receives from the node. */
 export type ConnectionMessage =
-  | { kind: 'response' | 'push'; payload: Uint8Array }
-  | { kind: 'refused'; code: string; reason: string }
-  | { kind: 'closed'; reason: string };
+  { kind: 'response' | 'push'; payload: Uint8Array } | { kind: 'refused'; code: string; reason: string } | { kind: 'closed'; reason: string };
 
 export type ConnectionMessageListener = (msg: ConnectionMessage) => void;
 

@@ -117,7 +117,14 @@ export class GossipTransport {
     const opts: GossipTransportOptions = { ...defaultGossipTransportOptions, ...options };
     const log = modules.logger ?? silentLogger;
     const privateKey = await privateKeyFromSeed(opts.seed);
-    const peers: Peer[] = opts.validators.map((v) => ({ alias: v.alias, peerId: peerIdOfDest(v.dest), addr: clientMultiaddr(v), attempt: 0, timer: undefined, dialing: false }));
+    const peers: Peer[] = opts.validators.map((v) => ({
+      alias: v.alias,
+      peerId: peerIdOfDest(v.dest),
+      addr: clientMultiaddr(v),
+      attempt: 0,
+      timer: undefined,
+      dialing: false,
+    }));
     const admitted = new Set(peers.map((p) => p.peerId));
     const deny = (peerId: PeerId): boolean => !admitted.has(peerId.toString());
     const libp2p = await createLibp2p({

@@ -138,7 +138,9 @@ export class MultiSignatureCache {
 
   static fingerprint(ms: MultiSignature): string {
     const v = ms.value;
-    return [ms.signature, [...ms.participants].sort().join(','), v.ledger_id, v.pool_state_root_hash, v.state_root_hash, v.timestamp, v.txn_root_hash].join('|');
+    return [ms.signature, [...ms.participants].sort().join(','), v.ledger_id, v.pool_state_root_hash, v.state_root_hash, v.timestamp, v.txn_root_hash].join(
+      '|',
+    );
   }
 
   has(root: string, fingerprint: string, epoch: number | string | undefined): boolean {

@@ -66,10 +66,15 @@ export function same(a: unknown, b: unknown): boolean {
 function checkAnswersRequest(result: Record<string, unknown>, request: NonNullable<VerifyReadReplyInput['request']>): void {
   const op = request.operation;
   const mismatch = (field: string, requested: unknown, answered: unknown): never => {
-    throw new VerificationError(ClientErrorCode.REPLY_NOT_FOR_REQUEST, { field, requested: stringifyJson(requested ?? null), answered: stringifyJson(answered ?? null) });
+    throw new VerificationError(ClientErrorCode.REPLY_NOT_FOR_REQUEST, {
+      field,
+      requested: stringifyJson(requested ?? null),
+      answered: stringifyJson(answered ?? null),
+    });
   };
   if (request.reqId !== undefined && !same(request.reqId, result.reqId)) mismatch('reqId', request.reqId, result.reqId);
-  if (request.identifier !== undefined && result.identifier !== undefined && !same(request.identifier, result.identifier)) mismatch('identifier', request.identifier, result.identifier);
+  if (request.identifier !== undefined && result.identifier !== undefined && !same(request.identifier, result.identifier))
+    mismatch('identifier', request.identifier, result.identifier);
   if (result.type !== op.type) mismatch('type', op.type, result.type);
   if (op.type === TxnType.GET_TXN) return; // GET_TXN echoes nothing else; its seqNo is checked by the audit path
   for (const [k, v] of Object.entries(op)) {
@@ -105,9 +110,18 @@ export function verifyReadReply(input: VerifyReadReplyInput): VerifiedRead {
     const sp = t.stateProof;
     if (!isPlainObject(sp) || sp.multi_signature === undefined || sp.multi_signature === null) throw new VerificationError(ClientErrorCode.NO_PROOF, { type });
     if (typeof sp.root_hash !== 'string' || typeof sp.proof_nodes !== 'string') throw malformed('state_proof', 'root_hash and proof_nodes expected');
-    const ms = verifyMultiSignature({ multiSignature: sp.multi_signature, pool: input.pool, freshness: freshnessOf(t.freshness, now, seconds), cache: input.cache });
+    const ms = verifyMultiSignature({
+      multiSignature: sp.multi_signature,
+      pool: input.pool,
+      freshness: freshnessOf(t.freshness, now, seconds),
+      cache: input.cache,
+    });
     if (ms.value.state_root_hash !== sp.root_hash) {
-      throw new VerificationError(ClientErrorCode.MULTISIG_ROOT_MISMATCH, { field: 'state_root_hash', expected: sp.root_hash, signed: ms.value.state_root_hash });
+      throw new VerificationError(ClientErrorCode.MULTISIG_ROOT_MISMATCH, {
+        field: 'state_root_hash',
+        expected: sp.root_hash,
+        signed: ms.value.state_root_hash,
+      });
     }
     if (ms.value.ledger_id !== ledgerId) {
       throw new VerificationError(ClientErrorCode.MULTISIG_ROOT_MISMATCH, { field: 'ledger_id', expected: ledgerId, signed: ms.value.ledger_id });
@@ -136,7 +150,8 @@ function verifyGetTxn(result: Record<string, unknown>, op: Record<string, unknow
   const data = result.data;
   const sp = result.state_proof;
   // a missing txn cannot be proven by an audit path: only f+1 matching replies settle it
-  if (data === null || data === undefined || !isPlainObject(sp) || sp.multi_signature === undefined) throw new VerificationError(ClientErrorCode.NO_PROOF, { type: TxnType.GET_TXN });
+  if (data === null || data === undefined || !isPlainObject(sp) || sp.multi_signature === undefined)
+    throw new VerificationError(ClientErrorCode.NO_PROOF, { type: TxnType.GET_TXN });
   if (!isPlainObject(data)) throw malformed('data', 'not an object');
   const ledgerId = op.ledgerId === undefined || op.ledgerId === null ? LedgerId.DOMAIN : op.ledgerId;
   const seqNo = op === result ? result.seqNo : op.data;
@@ -149,7 +164,8 @@ function verifyGetTxn(result: Record<string, unknown>, op: Record<string, unknow
   if (ms.value.txn_root_hash !== data.rootHash) {
     throw new VerificationError(ClientErrorCode.MULTISIG_ROOT_MISMATCH, { field: 'txn_root_hash', expected: data.rootHash, signed: ms.value.txn_root_hash });
   }
-  if (ms.value.ledger_id !== ledgerId) throw new VerificationError(ClientErrorCode.MULTISIG_ROOT_MISMATCH, { field: 'ledger_id', expected: ledgerId, signed: ms.value.ledger_id });
+  if (ms.value.ledger_id !== ledgerId)
+    throw new VerificationError(ClientErrorCode.MULTISIG_ROOT_MISMATCH, { field: 'ledger_id', expected: ledgerId, signed: ms.value.ledger_id });
   try {
     verifyAuditPath({ rootHash: data.rootHash, seqNo, ledgerSize: data.ledgerSize, auditPath: data.auditPath as string[], txn: data });
   } catch (e) {

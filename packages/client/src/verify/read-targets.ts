@@ -163,7 +163,8 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
         const h = kind === 'raw' ? sha256Hex(canonicalJson(parseData(data))) : kind === 'enc' ? sha256Hex(data) : '';
         if (kind === 'raw') {
           const obj = parseData(data);
-          if (!isPlainObject(obj) || !Object.prototype.hasOwnProperty.call(obj, name)) throw malformed('data', 'raw attribute does not hold the name asked for');
+          if (!isPlainObject(obj) || !Object.prototype.hasOwnProperty.call(obj, name))
+            throw malformed('data', 'raw attribute does not hold the name asked for');
         }
         value = wrapped(h, result);
       }
@@ -175,7 +176,8 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
       if (!isPlainObject(q)) throw malformed('data', 'schema query without name/version');
       const key = schemaKey(dest, str(q, 'name', q, 'data.'), str(q, 'version', q, 'data.'));
       const ans = isPlainObject(data) ? data : {};
-      const value = ans.attr_names === undefined || result.seqNo === null || result.seqNo === undefined ? null : wrapped({ attr_names: ans.attr_names }, result);
+      const value =
+        ans.attr_names === undefined || result.seqNo === null || result.seqNo === undefined ? null : wrapped({ attr_names: ans.attr_names }, result);
       return one(LedgerId.DOMAIN, key, value, { kind: 'current' });
     }
     case TxnType.GET_CLAIM_DEF: {
@@ -251,7 +253,8 @@ function taaTargets(result: Record<string, unknown>, op: Record<string, unknown>
     if (!isPlainObject(data)) throw malformed('data', 'not an object');
     const digest = str(data, 'digest', data, 'data.');
     // the proof covers the digest only; the digest binds version and text
-    if (digest !== taaDigest(str(data, 'version', data, 'data.'), str(data, 'text', data, 'data.'))) throw malformed('data.digest', 'is not the digest of version and text');
+    if (digest !== taaDigest(str(data, 'version', data, 'data.'), str(data, 'text', data, 'data.')))
+      throw malformed('data.digest', 'is not the digest of version and text');
     if (present('version') && data.version !== op.version) throw malformed('data.version', 'differs from the query');
     value = utf8.encode(digest);
   }
@@ -282,7 +285,11 @@ function revocDeltaTargets(result: Record<string, unknown>, op: Record<string, u
     let value: Uint8Array | null = null;
     if (accumFrom !== null && accumFrom !== undefined) {
       if (!isPlainObject(accumFrom)) throw malformed('data.value.accum_from', 'not an object');
-      value = canonicalJsonBytes({ lsn: intOrNull(accumFrom.seqNo, 'accum_from.seqNo'), lut: intOrNull(accumFrom.txnTime, 'accum_from.txnTime'), val: accumFrom });
+      value = canonicalJsonBytes({
+        lsn: intOrNull(accumFrom.seqNo, 'accum_from.seqNo'),
+        lut: intOrNull(accumFrom.txnTime, 'accum_from.txnTime'),
+        val: accumFrom,
+      });
     }
     targets.push({ key: revocRegAccumKey(id), value, freshness: fromRule, stateProof: data.stateProofFrom });
   }

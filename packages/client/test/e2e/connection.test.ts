@@ -36,7 +36,12 @@ describe('NodeConnection: one dial shared by the requests waiting for it', funct
       const settled = new AbortController();
       const first = conn.request(enc.encode(stringifyJson({ n: 1 })), () => undefined, settled.signal);
       settled.abort(SETTLED);
-      const reply = new Promise<ConnectionMessage>((resolve) => void conn.request(enc.encode(stringifyJson({ n: 2 })), resolve, AbortSignal.timeout(20_000)).catch((e: unknown) => resolve({ kind: 'closed', reason: String(e) })));
+      const reply = new Promise<ConnectionMessage>(
+        (resolve) =>
+          void conn
+            .request(enc.encode(stringifyJson({ n: 2 })), resolve, AbortSignal.timeout(20_000))
+            .catch((e: unknown) => resolve({ kind: 'closed', reason: String(e) })),
+      );
       const firstOutcome = await first.then(
         () => 'sent',
         (e: unknown) => (e === SETTLED ? 'gave up' : String(e)),

@@ -7,7 +7,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { b58encode, encodeMsgpack, observedBatchDigest, observedBatchSigningInputOfDigest, orderedBatchTopic, parseJson, type BatchCommitted } from '@quire/common';
+import {
+  b58encode,
+  encodeMsgpack,
+  observedBatchDigest,
+  observedBatchSigningInputOfDigest,
+  orderedBatchTopic,
+  parseJson,
+  type BatchCommitted,
+} from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { NodeHost } from '@quire/network';
 import { main } from '../../src/cli/main.js';
@@ -19,7 +27,6 @@ const enc = new TextEncoder();
 const waitFor = <T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> => waitForWithin(what, probe, timeoutMs);
 const OBSERVER_SEED = '0000000000000000000000Observer01';
 const observer = DidKey.fromSeed(OBSERVER_SEED);
-
 
 /** A free port below the ephemeral range (outgoing connections cannot take it meanwhile). */
 async function freePort(): Promise<number> {
@@ -101,14 +108,20 @@ describe('quire follow (4 validator node hosts)', function () {
   const observed = (): boolean => hosts.every((h) => h.topicPeers(topic).includes('Obs1'));
   // every test's follower has the same key: the previous one must be gone before the next counts as subscribed
   afterEach(async () => {
-    await waitFor('the follower gone', () => (hosts.every((h) => !h.topicPeers(topic).includes('Obs1') && !h.connectedPeers().includes('Obs1')) ? true : undefined));
+    await waitFor('the follower gone', () =>
+      hosts.every((h) => !h.topicPeers(topic).includes('Obs1') && !h.connectedPeers().includes('Obs1')) ? true : undefined,
+    );
   });
 
   it('prints a line per accepted batch and per gap, filters ledgers, and stops on the stop signal', async () => {
     const out: string[] = [];
     const err: string[] = [];
     const stop = new AbortController();
-    const running = main(['--genesis', genesis, '--seed', OBSERVER_SEED, 'follow', '--ledger', 'domain', '--reorder-timeout', '300'], { out: (l) => out.push(l), err: (l) => err.push(l) }, { stop: stop.signal });
+    const running = main(
+      ['--genesis', genesis, '--seed', OBSERVER_SEED, 'follow', '--ledger', 'domain', '--reorder-timeout', '300'],
+      { out: (l) => out.push(l), err: (l) => err.push(l) },
+      { stop: stop.signal },
+    );
     await waitFor('the follower on every validator topic', () => (observed() ? true : undefined));
     expect(err[0]).to.match(/^following \/quire\/.+\/ordered\/1 as 12D3KooW/);
     await announce([0, 1], batch(1, 1, 2, 1));
@@ -140,7 +153,10 @@ describe('quire follow (4 validator node hosts)', function () {
     const noKey = await main(['--genesis', genesis, 'follow'], { out: () => undefined, err: () => undefined });
     expect(noKey).to.equal(1);
     const err: string[] = [];
-    const badLedger = await main(['--genesis', genesis, '--seed', OBSERVER_SEED, 'follow', '--ledger', 'nope'], { out: () => undefined, err: (l) => err.push(l) });
+    const badLedger = await main(['--genesis', genesis, '--seed', OBSERVER_SEED, 'follow', '--ledger', 'nope'], {
+      out: () => undefined,
+      err: (l) => err.push(l),
+    });
     expect(badLedger).to.equal(1);
     expect(err.join('\n')).to.contain('--ledger');
   });

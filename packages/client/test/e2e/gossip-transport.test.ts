@@ -11,7 +11,6 @@ import { waitFor } from './wait.js';
 
 const TOPIC = '/quire/TestPool/ordered/1';
 
-
 describe('GossipTransport (observer) against validator node hosts', function () {
   this.timeout(30_000);
   const observerSeed = randomBytes(32);

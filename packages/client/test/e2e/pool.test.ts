@@ -85,7 +85,9 @@ describe('Pool over the client protocol (4 client hosts)', function () {
         push({ op: 'REPLY', result: i === 2 ? reorder(txn) : txn });
       };
     }
-    const reqs = Array.from({ length: 40 }, (_, i) => signRequest(buildNymRequest({ submitter: trustee.did, dest: b58encode(new Uint8Array(16).fill(i + 1)) }), trustee));
+    const reqs = Array.from({ length: 40 }, (_, i) =>
+      signRequest(buildNymRequest({ submitter: trustee.did, dest: b58encode(new Uint8Array(16).fill(i + 1)) }), trustee),
+    );
     const outs = await Promise.all(reqs.map((r) => pool.submitWrite(r)));
     expect(seen).to.deep.equal([40, 40, 40, 40]);
     for (const [i, out] of outs.entries()) {
@@ -104,7 +106,10 @@ describe('Pool over the client protocol (4 client hosts)', function () {
   it('a write rejects on f+1 matching REQNACKs with that reason', async () => {
     const reason = "client request invalid: InvalidClientRequest('x', 1, 'dest should be added')";
     for (let i = 0; i < 4; i++) {
-      handlers[i] = (req, reply) => reply(i === 3 ? { op: 'REQACK', identifier: req.identifier, reqId: req.reqId } : { op: 'REQNACK', identifier: req.identifier, reqId: req.reqId, reason });
+      handlers[i] = (req, reply) =>
+        reply(
+          i === 3 ? { op: 'REQACK', identifier: req.identifier, reqId: req.reqId } : { op: 'REQNACK', identifier: req.identifier, reqId: req.reqId, reason },
+        );
     }
     const req = signRequest(buildNymRequest({ submitter: trustee.did, dest: DEST }), trustee);
     try {
@@ -303,8 +308,30 @@ describe('Pool over the client protocol (4 client hosts)', function () {
     for (let i = 0; i < 4; i++) {
       handlers[i] = (req, reply) => {
         if (req.op === 'LEDGER_STATUS') {
-          if (i === 0) reply({ op: 'CONSISTENCY_PROOF', ledgerId: 0, seqNoStart: 4, seqNoEnd: 9, viewNo: 0, ppSeqNo: 0, oldMerkleRoot: root4, newMerkleRoot: root5, hashes: proof });
-          else reply({ op: 'CONSISTENCY_PROOF', ledgerId: 0, seqNoStart: 4, seqNoEnd: 5, viewNo: 0, ppSeqNo: 0, oldMerkleRoot: root4, newMerkleRoot: root5, hashes: proof });
+          if (i === 0)
+            reply({
+              op: 'CONSISTENCY_PROOF',
+              ledgerId: 0,
+              seqNoStart: 4,
+              seqNoEnd: 9,
+              viewNo: 0,
+              ppSeqNo: 0,
+              oldMerkleRoot: root4,
+              newMerkleRoot: root5,
+              hashes: proof,
+            });
+          else
+            reply({
+              op: 'CONSISTENCY_PROOF',
+              ledgerId: 0,
+              seqNoStart: 4,
+              seqNoEnd: 5,
+              viewNo: 0,
+              ppSeqNo: 0,
+              oldMerkleRoot: root4,
+              newMerkleRoot: root5,
+              hashes: proof,
+            });
         } else if (req.op === 'CATCHUP_REQ') {
           // Node2 serves a forged txn; the others the real one
           const txn = i === 1 ? { ...full[4]!, txn: { ...(full[4]!.txn as object), type: '1' } } : full[4];
@@ -335,7 +362,18 @@ describe('Pool over the client protocol (4 client hosts)', function () {
       handlers[i] = (req, reply) => {
         const op = req.operation as Record<string, unknown>;
         if (op.type === '105') {
-          reply({ op: 'REPLY', result: { ...op, identifier: req.identifier, reqId: req.reqId, data: nymReadData(rec, DEST), seqNo: 9, txnTime: rec.txnTime, state_proof: stateProof(trie, nymKey(DEST), 1, now - 5) } });
+          reply({
+            op: 'REPLY',
+            result: {
+              ...op,
+              identifier: req.identifier,
+              reqId: req.reqId,
+              data: nymReadData(rec, DEST),
+              seqNo: 9,
+              txnTime: rec.txnTime,
+              state_proof: stateProof(trie, nymKey(DEST), 1, now - 5),
+            },
+          });
         } else reply({ op: 'REQNACK', identifier: req.identifier, reqId: req.reqId, reason: 'insufficient number of valid signatures' });
       };
     }
@@ -365,7 +403,11 @@ describe('Pool against client hosts that refuse at the transport', function () {
       const h = await ClientHost.create({ seed: enc.encode(nodeSeed(NODE_NAMES[i]!)), host: '127.0.0.1', port: 0, ...limits[i] });
       h.on('request', (_clientId, bytes, respond) => {
         const req = parseJson(bytes) as Record<string, unknown>;
-        handlers[i - 2]?.(req, (m) => void respond(enc.encode(stringifyJson(m))), () => undefined);
+        handlers[i - 2]?.(
+          req,
+          (m) => void respond(enc.encode(stringifyJson(m))),
+          () => undefined,
+        );
       });
       hosts.push(h);
     }
@@ -381,7 +423,7 @@ describe('Pool against client hosts that refuse at the transport', function () {
     { node: 'Node1', code: 'RATE_LIMITED', reason: 'rate limited' },
     { node: 'Node2', code: 'TOO_MANY_PENDING', reason: 'too many requests in flight' },
   ];
-  const errorsOf = (e: unknown): unknown[] => [...((e as { data: { errors: { node: string }[] } }).data.errors)].sort((a, b) => a.node.localeCompare(b.node));
+  const errorsOf = (e: unknown): unknown[] => [...(e as { data: { errors: { node: string }[] } }).data.errors].sort((a, b) => a.node.localeCompare(b.node));
 
   it('TIMEOUT names each refusing node with its own refusal code and reason', async () => {
     handlers[0] = handlers[1] = () => undefined;
@@ -465,7 +507,10 @@ describe('Pool against client hosts that refuse for now (a write another node to
     const out = await pool.submitWrite(req);
     expect(out.nodes).to.have.length(2);
     expect(out.nodes).to.include('Node3');
-    expect(out.nodes.some((n) => n === 'Node1' || n === 'Node2'), 'a REPLY of a node asked again').to.equal(true);
+    expect(
+      out.nodes.some((n) => n === 'Node1' || n === 'Node2'),
+      'a REPLY of a node asked again',
+    ).to.equal(true);
     expect(asked[0]! + asked[1]!).to.be.greaterThan(before); // asked again after the refusals
   });
 });

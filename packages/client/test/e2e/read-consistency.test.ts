@@ -231,7 +231,12 @@ describe('Pool reads never go back behind what the handle has seen (4 client hos
     expect(out.verified).to.equal(false);
     expect([...out.nodes].sort()).to.deep.equal(['Node3', 'Node4']);
     expect(JSON.parse(out.result.data as string).seqNo).to.equal(43);
-    expect(out.rejected.filter((r) => r.code === ClientErrorCode.REPLY_BEHIND).map((r) => r.node).sort()).to.deep.equal(['Node1', 'Node2']);
+    expect(
+      out.rejected
+        .filter((r) => r.code === ClientErrorCode.REPLY_BEHIND)
+        .map((r) => r.node)
+        .sort(),
+    ).to.deep.equal(['Node1', 'Node2']);
     // a handle that saw no write settles on the first f+1 identical answers, as before
     const fresh = await open();
     nodes((_i, req, reply) => reply(nymReply(req, before43, T, { proof: false })));

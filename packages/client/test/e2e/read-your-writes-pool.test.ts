@@ -18,7 +18,10 @@ describe('read your writes on a real pool with a node behind', function () {
   // Opt-in (QUIRE_RYW_POOL=1) until the node-side half of docs/reliability.md F2 is fixed: a primary
   // killed -9 and restarted beside a node that is behind sometimes answers its newest root without a
   // multi-signature, so the writer gets no verified read of the NYM (seen once in three clean-clone runs).
-  const why = process.env.QUIRE_RYW_POOL === '1' ? undefined : 'the real-pool read-your-writes run is opt-in until the node side of F2 in docs/reliability.md is fixed: QUIRE_RYW_POOL=1';
+  const why =
+    process.env.QUIRE_RYW_POOL === '1'
+      ? undefined
+      : 'the real-pool read-your-writes run is opt-in until the node side of F2 in docs/reliability.md is fixed: QUIRE_RYW_POOL=1';
 
   before(async function () {
     if (why !== undefined) {
@@ -35,7 +38,12 @@ describe('read your writes on a real pool with a node behind', function () {
   it('a node restarted behind the write is never read from by the writer; READ_BEHIND while it alone is up', async () => {
     const pool = tp!;
     // Node4 is asked first by both handles; the freshness window is wide because restarts are slow on a loaded machine
-    const opts = { readOrder: (a: string[]) => ['Node4', ...a.filter((x) => x !== 'Node4')], freshnessSeconds: 3600, nodeReadTimeoutMs: 10_000, readTimeoutMs: 60_000 };
+    const opts = {
+      readOrder: (a: string[]) => ['Node4', ...a.filter((x) => x !== 'Node4')],
+      freshnessSeconds: 3600,
+      nodeReadTimeoutMs: 10_000,
+      readTimeoutMs: 60_000,
+    };
     const writer = await pool.client(opts);
     const node4 = pool.node('Node4');
     try {

@@ -64,7 +64,10 @@ describe('quire validator-info (4 client hosts)', function () {
       answers[i] =
         i === 3
           ? (req) => [ack(req), { op: 'REJECT', identifier: req.identifier, reqId: req.reqId, reason: 'no info today', code: null }]
-          : (req) => [ack(req), { op: 'REPLY', result: { ...(req.operation as object), identifier: req.identifier, reqId: req.reqId, data: { node: { alias: NODE_NAMES[i] } } } }];
+          : (req) => [
+              ack(req),
+              { op: 'REPLY', result: { ...(req.operation as object), identifier: req.identifier, reqId: req.reqId, data: { node: { alias: NODE_NAMES[i] } } } },
+            ];
     }
     const r = await runCli(['--genesis', genesis, '--seed', TRUSTEE_SEED, 'validator-info']);
     expect(r.code, r.err.join('\n')).to.equal(0);
@@ -90,7 +93,8 @@ describe('quire validator-info (4 client hosts)', function () {
   });
 
   it('--json prints every node in one JSON map', async () => {
-    for (let i = 0; i < 4; i++) answers[i] = (req) => [ack(req), { op: 'REPLY', result: { ...(req.operation as object), identifier: req.identifier, reqId: req.reqId, data: { n: i } } }];
+    for (let i = 0; i < 4; i++)
+      answers[i] = (req) => [ack(req), { op: 'REPLY', result: { ...(req.operation as object), identifier: req.identifier, reqId: req.reqId, data: { n: i } } }];
     const r = await runCli(['--genesis', genesis, '--seed', TRUSTEE_SEED, '--json', 'validator-info']);
     expect(r.code, r.err.join('\n')).to.equal(0);
     const map = parseJson(r.out[0]!) as Record<string, { data: { n: number } }>;

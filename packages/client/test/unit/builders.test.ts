@@ -4,10 +4,21 @@ import { b58decode, b58encode, parseJson, signatureInput, stringifyJson, taaDige
 import { ed25519Verify } from '@quire/crypto';
 import { createDefaultRegistry, parseRequest } from '@quire/requests';
 import * as client from '../../src/index.js';
-import { ClientErrorCode, DidKey, buildTaaAcceptance, appendTaaAcceptance, endorseRequest, multiSignRequest, prepareForEndorser, signRequest } from '../../src/index.js';
+import {
+  ClientErrorCode,
+  DidKey,
+  buildTaaAcceptance,
+  appendTaaAcceptance,
+  endorseRequest,
+  multiSignRequest,
+  prepareForEndorser,
+  signRequest,
+} from '../../src/index.js';
 import { blsKeys, codeOf, nodeDests } from './fixtures.js';
 
-const identities = (parseJson(readFileSync(new URL('../../../../test/vectors/identities.json', import.meta.url), 'utf8')) as { identities: Record<string, string>[] }).identities;
+const identities = (
+  parseJson(readFileSync(new URL('../../../../test/vectors/identities.json', import.meta.url), 'utf8')) as { identities: Record<string, string>[] }
+).identities;
 const trustee = DidKey.fromSeed('000000000000000000000000Trustee1');
 const steward = DidKey.fromSeed('000000000000000000000000Steward1');
 const registry = createDefaultRegistry();
@@ -58,27 +69,78 @@ describe('request builders', () => {
         value: { issuanceType: 'ISSUANCE_BY_DEFAULT', maxCredNum: 100, publicKeys: { accumKey: { z: '1 0' } }, tailsHash: 'h', tailsLocation: '/tmp/t' },
       }),
     ],
-    ['revoc-reg-entry', client.buildRevocRegEntryRequest({ ...base, revocRegDefId: `${trustee.did}:4:x:CL_ACCUM:r1`, value: { accum: '1 2', revoked: [1, 2] } })],
-    ['ctx', client.buildRichSchemaRequest({ ...base, kind: 'ctx', id: 'did:sov:ctx1', content: { '@context': { a: 'https://x.org/a' } }, rsName: 'c', rsVersion: '1.0' })],
+    [
+      'revoc-reg-entry',
+      client.buildRevocRegEntryRequest({ ...base, revocRegDefId: `${trustee.did}:4:x:CL_ACCUM:r1`, value: { accum: '1 2', revoked: [1, 2] } }),
+    ],
+    [
+      'ctx',
+      client.buildRichSchemaRequest({
+        ...base,
+        kind: 'ctx',
+        id: 'did:sov:ctx1',
+        content: { '@context': { a: 'https://x.org/a' } },
+        rsName: 'c',
+        rsVersion: '1.0',
+      }),
+    ],
     [
       'sch',
-      client.buildRichSchemaRequest({ ...base, kind: 'sch', id: 'did:sov:sch1', content: { '@id': 'did:sov:sch1', '@type': 'rdfs:Class' }, rsName: 's', rsVersion: '1.0' }),
+      client.buildRichSchemaRequest({
+        ...base,
+        kind: 'sch',
+        id: 'did:sov:sch1',
+        content: { '@id': 'did:sov:sch1', '@type': 'rdfs:Class' },
+        rsName: 's',
+        rsVersion: '1.0',
+      }),
     ],
     [
       'node',
       client.buildNodeRequest({
         submitter: steward.did,
         dest: nodeDests[0]!,
-        data: { alias: 'Node1', client_ip: '10.0.0.1', client_port: 9702, node_ip: '10.0.0.1', node_port: 9701, services: ['VALIDATOR'], blskey: '', blskey_pop: '' },
+        data: {
+          alias: 'Node1',
+          client_ip: '10.0.0.1',
+          client_port: 9702,
+          node_ip: '10.0.0.1',
+          node_port: 9701,
+          services: ['VALIDATOR'],
+          blskey: '',
+          blskey_pop: '',
+        },
       }),
     ],
     ['pool-upgrade', client.buildPoolUpgradeRequest({ ...base, name: 'up', version: '1.2.3', action: 'cancel', sha256: 'a'.repeat(64) })],
     ['pool-config', client.buildPoolConfigRequest({ ...base, writes: false })],
     ['pool-restart', client.buildPoolRestartRequest({ ...base, action: 'start', datetime: '0' })],
-    ['auth-rule', client.buildAuthRuleRequest({ ...base, authType: '1', authAction: 'ADD', field: 'role', newValue: '101', constraint: { constraint_id: 'ROLE', role: '0', sig_count: 1, need_to_be_owner: false, metadata: {} } })],
+    [
+      'auth-rule',
+      client.buildAuthRuleRequest({
+        ...base,
+        authType: '1',
+        authAction: 'ADD',
+        field: 'role',
+        newValue: '101',
+        constraint: { constraint_id: 'ROLE', role: '0', sig_count: 1, need_to_be_owner: false, metadata: {} },
+      }),
+    ],
     [
       'auth-rules',
-      client.buildAuthRulesRequest({ ...base, rules: [{ authType: '1', authAction: 'EDIT', field: 'role', oldValue: '0', newValue: '', constraint: { constraint_id: 'ROLE', role: '0', sig_count: 2, need_to_be_owner: false, metadata: {} } }] }),
+      client.buildAuthRulesRequest({
+        ...base,
+        rules: [
+          {
+            authType: '1',
+            authAction: 'EDIT',
+            field: 'role',
+            oldValue: '0',
+            newValue: '',
+            constraint: { constraint_id: 'ROLE', role: '0', sig_count: 2, need_to_be_owner: false, metadata: {} },
+          },
+        ],
+      }),
     ],
     ['taa', client.buildTxnAuthorAgreementRequest({ ...base, version: '1.0', text: 'agree', ratificationTs: 1_600_000_000 })],
     ['taa-aml', client.buildTxnAuthorAgreementAmlRequest({ ...base, version: '1', aml: { click: 'clicked agree' } })],
@@ -175,7 +237,9 @@ describe('signing', () => {
     const acc = buildTaaAcceptance({ text: 'text', version: '1.0', mechanism: 'click', time: 1562367600, aml: { version: '1', aml: { click: 'x' } } });
     expect(acc).to.deep.equal({ mechanism: 'click', taaDigest: '392b1cdb2b0e57c8e78a9e379afad82dcf1f83b8b65ae260496f28ee6976be2b', time: 1562284800 });
     expect(acc.taaDigest).to.equal(taaDigest('1.0', 'text'));
-    expect(codeOf(() => buildTaaAcceptance({ text: 't', version: '1', mechanism: 'wave', aml: { version: '1', aml: { click: 'x' } } }))).to.equal(ClientErrorCode.INVALID_ARGUMENT);
+    expect(codeOf(() => buildTaaAcceptance({ text: 't', version: '1', mechanism: 'wave', aml: { version: '1', aml: { click: 'x' } } }))).to.equal(
+      ClientErrorCode.INVALID_ARGUMENT,
+    );
     const signed = signRequest(appendTaaAcceptance(req, acc), trustee);
     expect(new TextDecoder().decode(signatureInput(signed))).to.contain('taaAcceptance:mechanism:click|taaDigest:392b');
     nodeAccepts(signed);

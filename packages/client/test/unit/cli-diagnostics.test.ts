@@ -68,9 +68,13 @@ describe('quire CLI diagnostics (no pool)', function () {
   it('a closed stdout (quire ... | head -0) ends quietly with exit 0, no stack trace', async () => {
     // the CLI from its sources, as a separate process whose stdout the reader closes before anything is printed
     const bin = new URL('../../../../test/support/bin/quire.ts', import.meta.url).pathname;
-    const child = spawn(process.execPath, ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', bin, 'did', 'new', '--seed', TRUSTEE_SEED], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', bin, 'did', 'new', '--seed', TRUSTEE_SEED],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child.stdout.destroy();
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -154,9 +158,29 @@ describe('quire CLI diagnostics (no pool)', function () {
       const file = join(dir, 'silent-sigint.txn');
       writeFileSync(file, poolGenesis({ ports: nodes.ports }));
       const bin = new URL('../../../../test/support/bin/quire.ts', import.meta.url).pathname;
-      child = spawn(process.execPath, ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', bin, '--genesis', file, '--seed', TRUSTEE_SEED, '--timeout', '600000', 'nym', '--dest', DEST], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      child = spawn(
+        process.execPath,
+        [
+          '--conditions=quire-source',
+          '--import',
+          'tsx',
+          '--import',
+          '@quire/common/polyfill',
+          bin,
+          '--genesis',
+          file,
+          '--seed',
+          TRUSTEE_SEED,
+          '--timeout',
+          '600000',
+          'nym',
+          '--dest',
+          DEST,
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       const proc = child;
       let stdout = '';
       let stderr = '';
@@ -188,25 +212,41 @@ describe('quire CLI diagnostics (no pool)', function () {
     const out: string[] = [];
     const ctx = new Context({}, { out: (l) => out.push(l), err: () => undefined });
     const req = buildGetSchemaRequest({ dest: TRUSTEE_DID, name: 'degree', version: '1.0' });
-    const reply = { result: { type: '107', dest: TRUSTEE_DID, data: { name: 'degree', version: '1.0' }, seqNo: null, txnTime: null }, verified: true, nodes: ['Node2'], rejected: [] };
-    expect(() => ctx.printRead(reply, req)).to.throw(CliExit).with.property('exitCode', 1);
+    const reply = {
+      result: { type: '107', dest: TRUSTEE_DID, data: { name: 'degree', version: '1.0' }, seqNo: null, txnTime: null },
+      verified: true,
+      nodes: ['Node2'],
+      rejected: [],
+    };
+    expect(() => ctx.printRead(reply, req))
+      .to.throw(CliExit)
+      .with.property('exitCode', 1);
     expect(out[0]).to.equal(`not found: schema 'degree' version '1.0' by DID ${TRUSTEE_DID}`);
     out.length = 0;
     const found = { ...reply, result: { ...reply.result, data: { name: 'degree', version: '1.0', attr_names: ['a'] }, seqNo: 12, txnTime: 1 } };
     ctx.printRead(found, req);
     expect(out[0]).to.match(/^\{\n {2}"name": "degree"/);
     out.length = 0;
-    expect(() => ctx.printRead({ ...reply, result: { type: '105', dest: DEST, data: null } }, { ...req, operation: { type: '105', dest: DEST } })).to.throw(CliExit);
+    expect(() => ctx.printRead({ ...reply, result: { type: '105', dest: DEST, data: null } }, { ...req, operation: { type: '105', dest: DEST } })).to.throw(
+      CliExit,
+    );
     expect(out[0]).to.equal(`not found: DID ${DEST}`);
   });
 
   it('pool reasons keep their Indy text and code and get a hint where the text says nothing', () => {
-    const dup = new ClientError(ClientErrorCode.REQUEST_REJECTED, { reason: `client request invalid: UnauthorizedClientRequest('${TRUSTEE_DID}', 1764000000000000000, 'The action is forbidden')`, code: null, nodes: ['Node1', 'Node2'] });
+    const dup = new ClientError(ClientErrorCode.REQUEST_REJECTED, {
+      reason: `client request invalid: UnauthorizedClientRequest('${TRUSTEE_DID}', 1764000000000000000, 'The action is forbidden')`,
+      code: null,
+      nodes: ['Node1', 'Node2'],
+    });
     expect(errorLines(dup, { requestType: '101' })).to.deep.equal([
       `error: request refused by the pool (REJECT): client request invalid: UnauthorizedClientRequest('${TRUSTEE_DID}', 1764000000000000000, 'The action is forbidden')`,
       'hint: a schema with this name and version already exists for this DID (a schema cannot be changed: publish a new version)',
     ]);
-    const alias = new ClientError(ClientErrorCode.REQUEST_REJECTED, { reason: `client request invalid: UnauthorizedClientRequest('${TRUSTEE_DID}', 17, '')`, code: null });
+    const alias = new ClientError(ClientErrorCode.REQUEST_REJECTED, {
+      reason: `client request invalid: UnauthorizedClientRequest('${TRUSTEE_DID}', 17, '')`,
+      code: null,
+    });
     const lines = errorLines(alias, { requestType: '1' });
     expect(lines[0]).to.equal(`error: request refused by the pool (REJECT): client request invalid: UnauthorizedClientRequest('${TRUSTEE_DID}', 17, '')`);
     expect(lines[1]).to.match(/^hint: only the DID's owner may change it/);
@@ -215,7 +255,10 @@ describe('quire CLI diagnostics (no pool)', function () {
       'error: request refused by the pool (REJECT [code 201]): Txn Author Agreement acceptance is required for ledger with id 1',
       'hint: accept the agreement: add --taa-mechanism <label> once (see quire get-taa and get-taa-aml); later writes to this pool carry it',
     ]);
-    const plain = new ClientError(ClientErrorCode.REQUEST_NACKED, { reason: "client request invalid: InvalidClientRequest('x', 1, 'validation error [ClientNodeOperation]: invalid network ip address')", code: null });
+    const plain = new ClientError(ClientErrorCode.REQUEST_NACKED, {
+      reason: "client request invalid: InvalidClientRequest('x', 1, 'validation error [ClientNodeOperation]: invalid network ip address')",
+      code: null,
+    });
     expect(errorLines(plain, { requestType: '0' })).to.have.length(1);
     expect(reasonHint('101', 'anything else')).to.equal(undefined);
   });
@@ -232,13 +275,25 @@ describe('quire CLI diagnostics (no pool)', function () {
     const lines = errorLines(e, { shape: { n: 4, f: 1 } });
     expect(lines[0]).to.equal('error: no quorum: 2 of 4 answered, 3 needed');
     expect(lines).to.include('  Node3: NODE_UNREACHABLE (connection refused)');
-    const seven = errorLines(new ClientError(ClientErrorCode.TIMEOUT, { replies: [], errors: [1, 2, 3, 4, 5].map((i) => ({ node: `Node${i}`, code: 'NODE_UNREACHABLE' })) }), { shape: { n: 7, f: 2 } });
+    const seven = errorLines(
+      new ClientError(ClientErrorCode.TIMEOUT, { replies: [], errors: [1, 2, 3, 4, 5].map((i) => ({ node: `Node${i}`, code: 'NODE_UNREACHABLE' })) }),
+      { shape: { n: 7, f: 2 } },
+    );
     expect(seven[0]).to.equal('error: no quorum: 2 of 7 answered, 5 needed');
     // given up before the deadline: the nodes that gave a final answer answered, the others did not (yet)
-    const early = errorLines(new ClientError(ClientErrorCode.NO_CONSENSUS, { replies: [{ kind: 'nack', nodes: ['Node1'], reason: 'x' }], errors: [2, 3, 4].map((i) => ({ node: `Node${i}`, code: 'NODE_UNREACHABLE' })) }), { shape: { n: 4, f: 1 } });
+    const early = errorLines(
+      new ClientError(ClientErrorCode.NO_CONSENSUS, {
+        replies: [{ kind: 'nack', nodes: ['Node1'], reason: 'x' }],
+        errors: [2, 3, 4].map((i) => ({ node: `Node${i}`, code: 'NODE_UNREACHABLE' })),
+      }),
+      { shape: { n: 4, f: 1 } },
+    );
     expect(early[0]).to.equal('error: no quorum: 1 of 4 answered, 3 needed');
     expect(early).to.include('  nack from Node1: x');
-    const disagree = errorLines(new ClientError(ClientErrorCode.NO_CONSENSUS, { replies: [1, 2, 3, 4].map((i) => ({ kind: 'reply', nodes: [`Node${i}`] })), errors: [] }), { shape: { n: 4, f: 1 } });
+    const disagree = errorLines(
+      new ClientError(ClientErrorCode.NO_CONSENSUS, { replies: [1, 2, 3, 4].map((i) => ({ kind: 'reply', nodes: [`Node${i}`] })), errors: [] }),
+      { shape: { n: 4, f: 1 } },
+    );
     expect(disagree[0]).to.equal('error: no agreement: the nodes answered but no 2 of them gave the same answer');
   });
 });

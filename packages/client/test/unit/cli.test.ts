@@ -48,7 +48,19 @@ describe('quire CLI (offline commands)', () => {
 
   it('the endorser flow: --endorser prints the author-signed request, the endorser signs it', async () => {
     const author = DidKey.fromSeed('00000000000000000000000000Author');
-    const r = await runCli(['--seed', '00000000000000000000000000Author', '--endorser', trustee.did, 'schema', '--name', 'n', '--version', '1.0', '--attrs', 'a,b']);
+    const r = await runCli([
+      '--seed',
+      '00000000000000000000000000Author',
+      '--endorser',
+      trustee.did,
+      'schema',
+      '--name',
+      'n',
+      '--version',
+      '1.0',
+      '--attrs',
+      'a,b',
+    ]);
     expect(r.code, r.err.join('\n')).to.equal(0);
     const file = join(dir, 'endorse.json');
     writeFileSync(file, r.out[0]!);

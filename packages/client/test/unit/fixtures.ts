@@ -78,7 +78,10 @@ export function stateProof(trie: StateTrie, key: Uint8Array | string, ledgerId: 
   return {
     root_hash: root,
     proof_nodes: b64encode(trie.generateProof(key)),
-    multi_signature: multiSign({ ledger_id: ledgerId, pool_state_root_hash: POOL_STATE_ROOT, state_root_hash: root, timestamp, txn_root_hash: TXN_ROOT }, signers),
+    multi_signature: multiSign(
+      { ledger_id: ledgerId, pool_state_root_hash: POOL_STATE_ROOT, state_root_hash: root, timestamp, txn_root_hash: TXN_ROOT },
+      signers,
+    ),
   };
 }
 
@@ -89,4 +92,3 @@ export async function ledgerWith(txns: Record<string, unknown>[], ledgerId = 1):
   await ledger.commit();
   return ledger;
 }
-

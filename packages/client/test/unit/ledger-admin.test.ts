@@ -8,7 +8,14 @@ import { b58decode, parseJson, signatureInput, stringifyJson } from '@quire/comm
 import { ed25519Verify } from '@quire/crypto';
 import { encodeWrapped } from '@quire/requests';
 import { main } from '../../src/cli/main.js';
-import { ClientErrorCode, DidKey, buildDisableAllTxnAuthorAgreementsRequest, buildGetFrozenLedgersRequest, buildLedgersFreezeRequest, verifyReadReply } from '../../src/index.js';
+import {
+  ClientErrorCode,
+  DidKey,
+  buildDisableAllTxnAuthorAgreementsRequest,
+  buildGetFrozenLedgersRequest,
+  buildLedgersFreezeRequest,
+  verifyReadReply,
+} from '../../src/index.js';
 import { codeOf, poolLedger, stateProof, stateWith } from './fixtures.js';
 
 const TRUSTEE = DidKey.fromSeed('000000000000000000000000Trustee1');
@@ -36,9 +43,14 @@ describe('ledger administration requests (TAA disable, ledgers freeze)', () => {
       const r = buildLedgersFreezeRequest({ submitter: TRUSTEE.did, ledgersIds: [909, 910], reqId: 6 });
       expect(r.operation).to.deep.equal({ type: '9', ledgers_ids: [909, 910] });
       for (const bad of [[0], [909, 3], [-1], [1.5], ['909']] as unknown[][]) {
-        expect(codeOf(() => buildLedgersFreezeRequest({ submitter: TRUSTEE.did, ledgersIds: bad as number[] })), stringifyJson(bad)).to.equal(ClientErrorCode.INVALID_ARGUMENT);
+        expect(
+          codeOf(() => buildLedgersFreezeRequest({ submitter: TRUSTEE.did, ledgersIds: bad as number[] })),
+          stringifyJson(bad),
+        ).to.equal(ClientErrorCode.INVALID_ARGUMENT);
       }
-      expect(codeOf(() => buildLedgersFreezeRequest({ submitter: TRUSTEE.did, ledgersIds: 909 as unknown as number[] }))).to.equal(ClientErrorCode.INVALID_ARGUMENT);
+      expect(codeOf(() => buildLedgersFreezeRequest({ submitter: TRUSTEE.did, ledgersIds: 909 as unknown as number[] }))).to.equal(
+        ClientErrorCode.INVALID_ARGUMENT,
+      );
     });
 
     it('GET_FROZEN_LEDGERS: type 10, a read with the default identifier', () => {
@@ -51,12 +63,29 @@ describe('ledger administration requests (TAA disable, ledgers freeze)', () => {
     const frozen = { '909': { ledger: 'GKot5hBsd81kMupNCXHaqbhv3huEbxAFMLnpcX2hniwn', state: 'DfNLmH4DAHTKv63YPFJzuRdeEtVwF5RtVnvKYHd8iLEA', seq_no: 12 } };
 
     async function fixture(record: boolean): Promise<{ request: ReturnType<typeof buildGetFrozenLedgersRequest>; result: Record<string, unknown> }> {
-      const trie = await stateWith(record ? [[KEY, encodeWrapped(frozen, 31, TS)], ['2:latest', new TextEncoder().encode('x')]] : [['2:latest', new TextEncoder().encode('x')]], 'config');
+      const trie = await stateWith(
+        record
+          ? [
+              [KEY, encodeWrapped(frozen, 31, TS)],
+              ['2:latest', new TextEncoder().encode('x')],
+            ]
+          : [['2:latest', new TextEncoder().encode('x')]],
+        'config',
+      );
       const request = buildGetFrozenLedgersRequest({ reqId: 9 });
-      const result = { ...request.operation, identifier: request.identifier, reqId: request.reqId, data: record ? frozen : null, seqNo: record ? 31 : null, txnTime: record ? TS : null, state_proof: stateProof(trie, KEY, 2, TS) };
+      const result = {
+        ...request.operation,
+        identifier: request.identifier,
+        reqId: request.reqId,
+        data: record ? frozen : null,
+        seqNo: record ? 31 : null,
+        txnTime: record ? TS : null,
+        state_proof: stateProof(trie, KEY, 2, TS),
+      };
       return { request, result: parseJson(stringifyJson(result)) as Record<string, unknown> };
     }
-    const verify = (request: ReturnType<typeof buildGetFrozenLedgersRequest>, result: Record<string, unknown>) => verifyReadReply({ reply: { op: 'REPLY', result }, request, pool, now: NOW });
+    const verify = (request: ReturnType<typeof buildGetFrozenLedgersRequest>, result: Record<string, unknown>) =>
+      verifyReadReply({ reply: { op: 'REPLY', result }, request, pool, now: NOW });
 
     it('accepts the record and its absence, each proven', async () => {
       const present = await fixture(true);
@@ -99,7 +128,18 @@ describe('ledger administration requests (TAA disable, ledgers freeze)', () => {
         writeFileSync(f, stringifyJson({ seed }));
         return f;
       });
-      const r = await runCli(['--seed', seeds[0]!, '--dry-run', 'ledgers-freeze', '--ledgers', '909,910', '--cosigner-key-file', files[0]!, '--cosigner-key-file', files[1]!]);
+      const r = await runCli([
+        '--seed',
+        seeds[0]!,
+        '--dry-run',
+        'ledgers-freeze',
+        '--ledgers',
+        '909,910',
+        '--cosigner-key-file',
+        files[0]!,
+        '--cosigner-key-file',
+        files[1]!,
+      ]);
       expect(r.code, r.err.join('\n')).to.equal(0);
       const req = parseJson(r.out[0]!) as { identifier: string; operation: unknown; signatures: Record<string, string>; signature?: string };
       expect(req.operation).to.deep.equal({ type: '9', ledgers_ids: [909, 910] });

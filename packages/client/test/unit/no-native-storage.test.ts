@@ -23,11 +23,24 @@ function importWithoutClassicLevel(specifier: string): { ok: boolean; output: st
     const register = join(dir, 'register.mjs');
     writeFileSync(hooks, HOOKS);
     writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-    const r = spawnSync(process.execPath, ['--conditions=quire-source', '--import', 'tsx', '--import', pathToFileURL(register).href, '--input-type=module', '-e', `await import(${JSON.stringify(specifier)}); console.log('loaded');`], {
-      cwd: process.cwd(),
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--conditions=quire-source',
+        '--import',
+        'tsx',
+        '--import',
+        pathToFileURL(register).href,
+        '--input-type=module',
+        '-e',
+        `await import(${JSON.stringify(specifier)}); console.log('loaded');`,
+      ],
+      {
+        cwd: process.cwd(),
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
     return { ok: r.status === 0 && r.stdout.includes('loaded'), output: `${r.stdout}${r.stderr}`.slice(0, 2000) };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,17 @@
 // nodes at any point of the ledger up to its head.
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { buildAttribRequest, buildCredDefRequest, buildGetAttribRequest, buildGetCredDefRequest, buildGetNymRequest, buildGetSchemaRequest, buildNymRequest, buildSchemaRequest, readTargets } from '../../src/index.js';
+import {
+  buildAttribRequest,
+  buildCredDefRequest,
+  buildGetAttribRequest,
+  buildGetCredDefRequest,
+  buildGetNymRequest,
+  buildGetSchemaRequest,
+  buildNymRequest,
+  buildSchemaRequest,
+  readTargets,
+} from '../../src/index.js';
 import { SeenLedgers, writeKey, writePosition, type ReadPosition } from '../../src/pool/seen.js';
 import { toHex } from '@quire/common';
 
@@ -42,7 +52,10 @@ class Model {
 const KEYS = 4;
 
 const batchesArb = fc
-  .array(fc.record({ step: fc.constantFrom(0, 0, 0, 1, 2), key: fc.option(fc.integer({ min: 0, max: KEYS - 1 }), { freq: 4 }) }), { minLength: 1, maxLength: 25 })
+  .array(fc.record({ step: fc.constantFrom(0, 0, 0, 1, 2), key: fc.option(fc.integer({ min: 0, max: KEYS - 1 }), { freq: 4 }) }), {
+    minLength: 1,
+    maxLength: 25,
+  })
   .map((xs) => {
     let t = 1_700_000_000;
     return xs.map((x) => ({ time: (t += x.step), key: x.key }));

@@ -84,16 +84,22 @@ describe('verifyMultiSignature', () => {
   const value = { ledger_id: 1, pool_state_root_hash: POOL_STATE_ROOT, state_root_hash: TXN_ROOT, timestamp: TS, txn_root_hash: TXN_ROOT };
 
   it('accepts n-f known participants and checks freshness', () => {
-    expect(verifyMultiSignature({ multiSignature: multiSign(value), pool, freshness: { kind: 'current', now: NOW, seconds: 300 } }).participants).to.have.length(3);
-    expect(codeOf(() => verifyMultiSignature({ multiSignature: multiSign(value), pool, freshness: { kind: 'current', now: TS + 301, seconds: 300 } }))).to.equal(
-      ClientErrorCode.MULTISIG_STALE,
+    expect(
+      verifyMultiSignature({ multiSignature: multiSign(value), pool, freshness: { kind: 'current', now: NOW, seconds: 300 } }).participants,
+    ).to.have.length(3);
+    expect(
+      codeOf(() => verifyMultiSignature({ multiSignature: multiSign(value), pool, freshness: { kind: 'current', now: TS + 301, seconds: 300 } })),
+    ).to.equal(ClientErrorCode.MULTISIG_STALE);
+    expect(codeOf(() => verifyMultiSignature({ multiSignature: multiSign(value), pool, freshness: { kind: 'as-of', at: TS + 300, seconds: 300 } }))).to.equal(
+      undefined,
     );
-    expect(codeOf(() => verifyMultiSignature({ multiSignature: multiSign(value), pool, freshness: { kind: 'as-of', at: TS + 300, seconds: 300 } }))).to.equal(undefined);
   });
 
   it('rejects too few, unknown, duplicate participants and a forged aggregate with precise codes', () => {
     const fresh = { kind: 'current' as const, now: NOW, seconds: 300 };
-    expect(codeOf(() => verifyMultiSignature({ multiSignature: multiSign(value, [0, 1]), pool, freshness: fresh }))).to.equal(ClientErrorCode.MULTISIG_TOO_FEW_PARTICIPANTS);
+    expect(codeOf(() => verifyMultiSignature({ multiSignature: multiSign(value, [0, 1]), pool, freshness: fresh }))).to.equal(
+      ClientErrorCode.MULTISIG_TOO_FEW_PARTICIPANTS,
+    );
     const unknown = { ...multiSign(value), participants: ['Node1', 'Node2', 'Node9'] };
     expect(codeOf(() => verifyMultiSignature({ multiSignature: unknown, pool, freshness: fresh }))).to.equal(ClientErrorCode.MULTISIG_UNKNOWN_PARTICIPANT);
     const dup = { ...multiSign(value), participants: ['Node1', 'Node1', 'Node2'] };
@@ -116,9 +122,9 @@ describe('verifyMultiSignature', () => {
     const forged = { ...multiSign(value), participants: ['Node1', 'Node2', 'Node4'] };
     expect(codeOf(() => verifyMultiSignature({ multiSignature: forged, pool, freshness: fresh, cache }))).to.equal(ClientErrorCode.MULTISIG_INVALID);
     // freshness is checked even on a cache hit
-    expect(codeOf(() => verifyMultiSignature({ multiSignature: multiSign(value), pool, freshness: { kind: 'current', now: TS + 1000, seconds: 300 }, cache }))).to.equal(
-      ClientErrorCode.MULTISIG_STALE,
-    );
+    expect(
+      codeOf(() => verifyMultiSignature({ multiSignature: multiSign(value), pool, freshness: { kind: 'current', now: TS + 1000, seconds: 300 }, cache })),
+    ).to.equal(ClientErrorCode.MULTISIG_STALE);
   });
 
   it('keeps the different honest multi-signatures of one root (each node aggregates its own n-f COMMITs), bounded per root', () => {
@@ -167,7 +173,9 @@ describe('verifyReadReply', () => {
     void _sp;
     expect(verifyCode({ reply: withResult({ ...unproven, data: '{"a":' }), request, pool, now: NOW })).to.equal(ClientErrorCode.REPLY_MALFORMED);
     // claims absence of a present key
-    expect(verifyCode({ reply: withResult({ ...result, data: null, seqNo: null, txnTime: null }), request, pool, now: NOW })).to.equal(ClientErrorCode.PROOF_VALUE_MISMATCH);
+    expect(verifyCode({ reply: withResult({ ...result, data: null, seqNo: null, txnTime: null }), request, pool, now: NOW })).to.equal(
+      ClientErrorCode.PROOF_VALUE_MISMATCH,
+    );
     // stale multi-signature
     expect(verifyCode({ reply, request, pool, now: TS + 301 })).to.equal(ClientErrorCode.MULTISIG_STALE);
     expect(verifyCode({ reply, request, pool, now: TS + 3600, freshnessSeconds: 7200 })).to.equal(undefined);
@@ -176,7 +184,9 @@ describe('verifyReadReply', () => {
     expect(verifyCode({ reply: withResult({ ...result, state_proof: few }), request, pool, now: NOW })).to.equal(ClientErrorCode.MULTISIG_TOO_FEW_PARTICIPANTS);
     // unknown participant
     const unknown = { ...sp, multi_signature: { ...ms, participants: ['Node1', 'Node2', 'Mallory'] } };
-    expect(verifyCode({ reply: withResult({ ...result, state_proof: unknown }), request, pool, now: NOW })).to.equal(ClientErrorCode.MULTISIG_UNKNOWN_PARTICIPANT);
+    expect(verifyCode({ reply: withResult({ ...result, state_proof: unknown }), request, pool, now: NOW })).to.equal(
+      ClientErrorCode.MULTISIG_UNKNOWN_PARTICIPANT,
+    );
     // proof for another key: a valid proof and signature of Steward1's NYM, answering for DEST
     const otherTrie = await stateWith([[nymKey(DEST), encodeNymRecord(rec)]]);
     void otherTrie;
@@ -209,13 +219,46 @@ describe('verifyReadReply', () => {
       [skey, encodeWrapped({ attr_names: ['name', 'age'] }, 8, TS)],
     ]);
     const ra = buildGetAttribRequest({ dest: DEST, raw: 'endpoint' });
-    const attrReply = { op: 'REPLY', result: { ...ra.operation, identifier: ra.identifier, reqId: ra.reqId, data: canonicalJson(raw), seqNo: 7, txnTime: TS, state_proof: stateProof(trie, akey, 1, TS) } };
+    const attrReply = {
+      op: 'REPLY',
+      result: {
+        ...ra.operation,
+        identifier: ra.identifier,
+        reqId: ra.reqId,
+        data: canonicalJson(raw),
+        seqNo: 7,
+        txnTime: TS,
+        state_proof: stateProof(trie, akey, 1, TS),
+      },
+    };
     expect(verifyReadReply({ reply: attrReply, request: ra, pool, now: NOW }).type).to.equal('104');
     const rs = buildGetSchemaRequest({ dest: DEST, name: 'degree', version: '1.0' });
-    const schemaReply = { op: 'REPLY', result: { ...rs.operation, identifier: rs.identifier, reqId: rs.reqId, data: { attr_names: ['name', 'age'], name: 'degree', version: '1.0' }, seqNo: 8, txnTime: TS, state_proof: stateProof(trie, skey, 1, TS) } };
+    const schemaReply = {
+      op: 'REPLY',
+      result: {
+        ...rs.operation,
+        identifier: rs.identifier,
+        reqId: rs.reqId,
+        data: { attr_names: ['name', 'age'], name: 'degree', version: '1.0' },
+        seqNo: 8,
+        txnTime: TS,
+        state_proof: stateProof(trie, skey, 1, TS),
+      },
+    };
     expect(verifyReadReply({ reply: schemaReply, request: rs, pool, now: NOW }).type).to.equal('107');
     const rs2 = buildGetSchemaRequest({ dest: DEST, name: 'degree', version: '2.0' });
-    const absent = { op: 'REPLY', result: { ...rs2.operation, identifier: rs2.identifier, reqId: rs2.reqId, data: { name: 'degree', version: '2.0' }, seqNo: null, txnTime: null, state_proof: stateProof(trie, schemaKey(DEST, 'degree', '2.0'), 1, TS) } };
+    const absent = {
+      op: 'REPLY',
+      result: {
+        ...rs2.operation,
+        identifier: rs2.identifier,
+        reqId: rs2.reqId,
+        data: { name: 'degree', version: '2.0' },
+        seqNo: null,
+        txnTime: null,
+        state_proof: stateProof(trie, schemaKey(DEST, 'degree', '2.0'), 1, TS),
+      },
+    };
     expect(verifyReadReply({ reply: absent, request: rs2, pool, now: NOW }).type).to.equal('107');
     // claiming the schema absent against a proof of presence
     const hidden = { op: 'REPLY', result: { ...schemaReply.result, data: { name: 'degree', version: '1.0' }, seqNo: null, txnTime: null } };
@@ -227,7 +270,15 @@ describe('verifyReadReply', () => {
     const digest = taaDigest('1.0', text);
     const trie = await stateWith([['2:latest', new TextEncoder().encode(digest)]], 'config');
     const r = buildGetTxnAuthorAgreementRequest();
-    const result = { ...r.operation, identifier: r.identifier, reqId: r.reqId, data: { text, version: '1.0', digest, ratification_ts: TS }, seqNo: 3, txnTime: TS, state_proof: stateProof(trie, '2:latest', 2, TS) };
+    const result = {
+      ...r.operation,
+      identifier: r.identifier,
+      reqId: r.reqId,
+      data: { text, version: '1.0', digest, ratification_ts: TS },
+      seqNo: 3,
+      txnTime: TS,
+      state_proof: stateProof(trie, '2:latest', 2, TS),
+    };
     expect(verifyReadReply({ reply: { op: 'REPLY', result }, request: r, pool, now: NOW }).ledgerId).to.equal(2);
     const changed = { ...result, data: { text: 'other', version: '1.0', digest, ratification_ts: TS } };
     expect(verifyCode({ reply: { op: 'REPLY', result: changed }, request: r, pool, now: NOW })).to.equal(ClientErrorCode.REPLY_MALFORMED);
@@ -239,15 +290,51 @@ describe('the position of a verified read (seen.ts readPosition)', () => {
     const { request, reply } = await nymFixture();
     const raw = { endpoint: { ha: '127.0.0.1:5555' } };
     const akey = attribKey(DEST, 'raw', 'endpoint');
-    const trie = await stateWith([[akey, encodeWrapped(attribStoredHash('raw', raw), 7, TS)], [nymKey(DEST), encodeNymRecord(rec)]]);
+    const trie = await stateWith([
+      [akey, encodeWrapped(attribStoredHash('raw', raw), 7, TS)],
+      [nymKey(DEST), encodeNymRecord(rec)],
+    ]);
     const ra = buildGetAttribRequest({ dest: DEST, raw: 'endpoint' });
-    const attrReply = { op: 'REPLY', result: { ...ra.operation, identifier: ra.identifier, reqId: ra.reqId, data: canonicalJson(raw), seqNo: 7, txnTime: TS, state_proof: stateProof(trie, akey, 1, TS) } };
+    const attrReply = {
+      op: 'REPLY',
+      result: {
+        ...ra.operation,
+        identifier: ra.identifier,
+        reqId: ra.reqId,
+        data: canonicalJson(raw),
+        seqNo: 7,
+        txnTime: TS,
+        state_proof: stateProof(trie, akey, 1, TS),
+      },
+    };
     const absentDid = 'Th7MpTaRZVRYnPiabds81Y';
     const rn = buildGetNymRequest({ dest: absentDid });
-    const absentNym = { op: 'REPLY', result: { ...rn.operation, identifier: rn.identifier, reqId: rn.reqId, data: null, seqNo: null, txnTime: null, state_proof: stateProof(trie, nymKey(absentDid), 1, TS) } };
+    const absentNym = {
+      op: 'REPLY',
+      result: {
+        ...rn.operation,
+        identifier: rn.identifier,
+        reqId: rn.reqId,
+        data: null,
+        seqNo: null,
+        txnTime: null,
+        state_proof: stateProof(trie, nymKey(absentDid), 1, TS),
+      },
+    };
     const taaTrie = await stateWith([['2:latest', new TextEncoder().encode(taaDigest('1.0', 'agreement'))]], 'config');
     const rt = buildGetTxnAuthorAgreementRequest();
-    const taaReply = { op: 'REPLY', result: { ...rt.operation, identifier: rt.identifier, reqId: rt.reqId, data: { text: 'agreement', version: '1.0', digest: taaDigest('1.0', 'agreement'), ratification_ts: TS }, seqNo: 3, txnTime: TS, state_proof: stateProof(taaTrie, '2:latest', 2, TS) } };
+    const taaReply = {
+      op: 'REPLY',
+      result: {
+        ...rt.operation,
+        identifier: rt.identifier,
+        reqId: rt.reqId,
+        data: { text: 'agreement', version: '1.0', digest: taaDigest('1.0', 'agreement'), ratification_ts: TS },
+        seqNo: 3,
+        txnTime: TS,
+        state_proof: stateProof(taaTrie, '2:latest', 2, TS),
+      },
+    };
     const cases: [Request, unknown][] = [
       [request, reply],
       [ra, attrReply],
@@ -289,9 +376,13 @@ describe('verifyAuditPath and GET_TXN', () => {
       verifyAuditPath({ rootHash, seqNo: s, ledgerSize: 7, auditPath, txn: encodeMsgpack(txns[s - 1]!) });
     }
     const path3 = (await ledger.inclusionProof(3)).map(b58encode);
-    expect(codeOf(() => verifyAuditPath({ rootHash, seqNo: 4, ledgerSize: 7, auditPath: path3, txn: txns[3]! }))).to.equal(StorageErrorCode.PROOF_ROOT_MISMATCH);
+    expect(codeOf(() => verifyAuditPath({ rootHash, seqNo: 4, ledgerSize: 7, auditPath: path3, txn: txns[3]! }))).to.equal(
+      StorageErrorCode.PROOF_ROOT_MISMATCH,
+    );
     expect(codeOf(() => verifyAuditPath({ rootHash, seqNo: 3, ledgerSize: 7, auditPath: path3.slice(1), txn: txns[2]! }))).to.match(/PROOF_/);
-    expect(codeOf(() => verifyAuditPath({ rootHash, seqNo: 3, ledgerSize: 7, auditPath: path3, txn: txns[4]! }))).to.equal(StorageErrorCode.PROOF_ROOT_MISMATCH);
+    expect(codeOf(() => verifyAuditPath({ rootHash, seqNo: 3, ledgerSize: 7, auditPath: path3, txn: txns[4]! }))).to.equal(
+      StorageErrorCode.PROOF_ROOT_MISMATCH,
+    );
     expect(merkleLeafHash(encodeMsgpack(txns[0]!))).to.have.length(32);
   });
 
@@ -301,15 +392,49 @@ describe('verifyAuditPath and GET_TXN', () => {
     const request = buildGetTxnRequest({ ledgerId: 1, seqNo: 5 });
     const data = { ...txns[4]!, rootHash, auditPath: (await ledger.inclusionProof(5)).map(b58encode), ledgerSize: 7 };
     const ms = multiSign({ ledger_id: 1, pool_state_root_hash: POOL_STATE_ROOT, state_root_hash: TXN_ROOT, timestamp: TS, txn_root_hash: rootHash });
-    const reply = parseJson(stringifyJson({ op: 'REPLY', result: { identifier: request.identifier, reqId: request.reqId, type: '3', data, seqNo: 5, state_proof: { multi_signature: ms } } }));
+    const reply = parseJson(
+      stringifyJson({
+        op: 'REPLY',
+        result: { identifier: request.identifier, reqId: request.reqId, type: '3', data, seqNo: 5, state_proof: { multi_signature: ms } },
+      }),
+    );
     // GET_TXN is always fresh
     expect(verifyReadReply({ reply, request, pool, now: NOW + 10_000_000 }).root).to.equal(rootHash);
-    const bad = parseJson(stringifyJson({ op: 'REPLY', result: { identifier: request.identifier, reqId: request.reqId, type: '3', data: { ...data, auditPath: (await ledger.inclusionProof(4)).map(b58encode) }, seqNo: 5, state_proof: { multi_signature: ms } } }));
+    const bad = parseJson(
+      stringifyJson({
+        op: 'REPLY',
+        result: {
+          identifier: request.identifier,
+          reqId: request.reqId,
+          type: '3',
+          data: { ...data, auditPath: (await ledger.inclusionProof(4)).map(b58encode) },
+          seqNo: 5,
+          state_proof: { multi_signature: ms },
+        },
+      }),
+    );
     expect(verifyCode({ reply: bad, request, pool, now: NOW })).to.equal(ClientErrorCode.AUDIT_PATH_INVALID);
-    const otherTxn = parseJson(stringifyJson({ op: 'REPLY', result: { identifier: request.identifier, reqId: request.reqId, type: '3', data: { ...data, txn: txns[3]!.txn }, seqNo: 5, state_proof: { multi_signature: ms } } }));
+    const otherTxn = parseJson(
+      stringifyJson({
+        op: 'REPLY',
+        result: {
+          identifier: request.identifier,
+          reqId: request.reqId,
+          type: '3',
+          data: { ...data, txn: txns[3]!.txn },
+          seqNo: 5,
+          state_proof: { multi_signature: ms },
+        },
+      }),
+    );
     expect(verifyCode({ reply: otherTxn, request, pool, now: NOW })).to.equal(ClientErrorCode.AUDIT_PATH_INVALID);
     const unsigned = multiSign({ ledger_id: 1, pool_state_root_hash: POOL_STATE_ROOT, state_root_hash: TXN_ROOT, timestamp: TS, txn_root_hash: TXN_ROOT });
-    const wrongRoot = parseJson(stringifyJson({ op: 'REPLY', result: { identifier: request.identifier, reqId: request.reqId, type: '3', data, seqNo: 5, state_proof: { multi_signature: unsigned } } }));
+    const wrongRoot = parseJson(
+      stringifyJson({
+        op: 'REPLY',
+        result: { identifier: request.identifier, reqId: request.reqId, type: '3', data, seqNo: 5, state_proof: { multi_signature: unsigned } },
+      }),
+    );
     expect(verifyCode({ reply: wrongRoot, request, pool, now: NOW })).to.equal(ClientErrorCode.MULTISIG_ROOT_MISMATCH);
     expect(NODE_NAMES).to.have.length(4);
   });
@@ -324,7 +449,19 @@ describe('same (a reply field equal as JSON to the query field)', () => {
         return false;
       }
     };
-    const value = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constant('\uD800'), fc.integer(), fc.double(), fc.bigInt(), fc.constant(Number.NaN), fc.constant(Number.POSITIVE_INFINITY), fc.constant(null), fc.boolean(), fc.array(fc.integer(), { maxLength: 3 }));
+    const value = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      fc.constant('\uD800'),
+      fc.integer(),
+      fc.double(),
+      fc.bigInt(),
+      fc.constant(Number.NaN),
+      fc.constant(Number.POSITIVE_INFINITY),
+      fc.constant(null),
+      fc.boolean(),
+      fc.array(fc.integer(), { maxLength: 3 }),
+    );
     fc.assert(
       fc.property(value, value, fc.boolean(), (a, b, identical) => {
         const y = identical ? a : b;

@@ -31,7 +31,10 @@ describe('quire wallet, DIDs and pool profiles', function () {
     process.env.QUIRE_WALLET_PASSPHRASE = 'correct horse battery';
   });
   after(() => {
-    for (const [k, v] of [['QUIRE_CLI_HOME', saved.home], ['QUIRE_WALLET_PASSPHRASE', saved.pass]] as const) {
+    for (const [k, v] of [
+      ['QUIRE_CLI_HOME', saved.home],
+      ['QUIRE_WALLET_PASSPHRASE', saved.pass],
+    ] as const) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }

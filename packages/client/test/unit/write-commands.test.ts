@@ -17,7 +17,10 @@ describe('write command definitions', () => {
     expect(new Set(names).size).to.equal(names.length);
     for (const c of WRITE_COMMANDS) {
       const cmd = program.commands.find((x) => x.name() === c.name)!;
-      expect(cmd.options.map((o) => o.attributeName()), c.name).to.deep.equal(Object.keys(c.options));
+      expect(
+        cmd.options.map((o) => o.attributeName()),
+        c.name,
+      ).to.deep.equal(Object.keys(c.options));
       for (const o of cmd.options) expect(o.mandatory, `${c.name} ${o.flags}`).to.equal(c.options[o.attributeName()]!.required === true);
     }
   });

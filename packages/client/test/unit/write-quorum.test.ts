@@ -15,8 +15,18 @@ const reply = (node: string, result: unknown, raw?: string): NodeAnswer => ({
   message: { op: 'REPLY', result },
   ...(raw !== undefined ? { raw: enc.encode(raw) } : {}),
 });
-const nack = (node: string, reason: string, kind: 'nack' | 'reject' = 'nack'): NodeAnswer => ({ node, kind, reason, code: kind === 'reject' ? 304 : null, message: {} });
-const failure = (node: string, code: string = ClientErrorCode.NODE_UNREACHABLE): NodeAnswer => ({ node, kind: 'error', error: new ClientError(code as never, { node }) });
+const nack = (node: string, reason: string, kind: 'nack' | 'reject' = 'nack'): NodeAnswer => ({
+  node,
+  kind,
+  reason,
+  code: kind === 'reject' ? 304 : null,
+  message: {},
+});
+const failure = (node: string, code: string = ClientErrorCode.NODE_UNREACHABLE): NodeAnswer => ({
+  node,
+  kind: 'error',
+  error: new ClientError(code as never, { node }),
+});
 
 function failedCode(d: WriteDecision | undefined): string | undefined {
   return d?.kind === 'failed' ? d.error.code : undefined;
@@ -103,7 +113,11 @@ describe('WriteQuorum: the decision of a write from the nodes answers', () => {
 
   it("a node's transient refusal (TOO_MANY_PENDING, RATE_LIMITED) is set aside and asked again once another node took the request in", () => {
     const q = new WriteQuorum(4, 1);
-    const refused = (node: string, refusal: string): NodeAnswer => ({ node, kind: 'error', error: new ClientError(ClientErrorCode.NODE_REFUSED, { node, refusal, reason: 'later' }) });
+    const refused = (node: string, refusal: string): NodeAnswer => ({
+      node,
+      kind: 'error',
+      error: new ClientError(ClientErrorCode.NODE_REFUSED, { node, refusal, reason: 'later' }),
+    });
     expect(q.add(refused('Node1', 'TOO_MANY_PENDING'))).to.equal(undefined);
     expect(q.add(refused('Node2', 'RATE_LIMITED'))).to.equal(undefined);
     expect(q.add(refused('Node4', 'TOO_MANY_PENDING'))).to.equal(undefined); // counted as failures, NO_CONSENSUS would be decided here
@@ -120,13 +134,20 @@ describe('WriteQuorum: the decision of a write from the nodes answers', () => {
 
   it('transient refusals count as failures when no node took the request in and every other node answered', () => {
     const q = new WriteQuorum(4, 1);
-    const refused = (node: string, refusal: string): NodeAnswer => ({ node, kind: 'error', error: new ClientError(ClientErrorCode.NODE_REFUSED, { node, refusal, reason: 'later' }) });
+    const refused = (node: string, refusal: string): NodeAnswer => ({
+      node,
+      kind: 'error',
+      error: new ClientError(ClientErrorCode.NODE_REFUSED, { node, refusal, reason: 'later' }),
+    });
     q.add(refused('Node1', 'RATE_LIMITED'));
     q.add(refused('Node2', 'TOO_MANY_PENDING'));
     q.add(nack('Node3', 'first reason'));
     const d = q.add(nack('Node4', 'second reason'));
     expect(failedCode(d)).to.equal(ClientErrorCode.NO_CONSENSUS);
-    expect(d?.kind === 'failed' && (d.error.data.errors as { node: string; code: string }[]).map((e) => `${e.node} ${e.code}`)).to.deep.equal(['Node1 RATE_LIMITED', 'Node2 TOO_MANY_PENDING']);
+    expect(d?.kind === 'failed' && (d.error.data.errors as { node: string; code: string }[]).map((e) => `${e.node} ${e.code}`)).to.deep.equal([
+      'Node1 RATE_LIMITED',
+      'Node2 TOO_MANY_PENDING',
+    ]);
     // another refusal code is the node's answer at once
     const o = new WriteQuorum(4, 1);
     o.add(refused('Node1', 'MESSAGE_TOO_LARGE'));

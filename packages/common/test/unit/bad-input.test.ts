@@ -17,7 +17,10 @@ import { acceptedJsonValue, expectCode } from './helpers.js';
 
 describe('bad input yields documented error codes', () => {
   it('every proper prefix of a JSON object or array is INVALID_JSON', () => {
-    const container = fc.oneof(fc.dictionary(fc.string({ maxLength: 5 }), acceptedJsonValue(2), { minKeys: 1, maxKeys: 4 }), fc.array(acceptedJsonValue(2), { minLength: 1, maxLength: 4 }));
+    const container = fc.oneof(
+      fc.dictionary(fc.string({ maxLength: 5 }), acceptedJsonValue(2), { minKeys: 1, maxKeys: 4 }),
+      fc.array(acceptedJsonValue(2), { minLength: 1, maxLength: 4 }),
+    );
     fc.assert(
       fc.property(container, fc.nat(), (v, cut) => {
         const text = JSON.stringify(v);

@@ -21,7 +21,15 @@ describe('canonicalJson CJ (formats 1.6)', () => {
   });
 
   it('writes integer map keys as decimal strings in numeric order', () => {
-    expect(canonicalJson({ ledgerSize: new Map([[10, 1], [2, 5], [0, 3]]) })).to.equal('{"ledgerSize":{"0":3,"2":5,"10":1}}');
+    expect(
+      canonicalJson({
+        ledgerSize: new Map([
+          [10, 1],
+          [2, 5],
+          [0, 3],
+        ]),
+      }),
+    ).to.equal('{"ledgerSize":{"0":3,"2":5,"10":1}}');
   });
 
   it('sorts keys at every depth including inside arrays of arrays', () => {

@@ -14,7 +14,15 @@ describe('base58 (formats 1.1)', () => {
   });
 
   it('rejects characters outside the alphabet with INVALID_BASE58 and the position', () => {
-    for (const [s, p] of [['0abc', 0], ['abcI', 3], ['aOb', 1], ['abl', 2], ['ab c', 2], ['~abc', 0], ['abc+', 3]] as const) {
+    for (const [s, p] of [
+      ['0abc', 0],
+      ['abcI', 3],
+      ['aOb', 1],
+      ['abl', 2],
+      ['ab c', 2],
+      ['~abc', 0],
+      ['abc+', 3],
+    ] as const) {
       const e = expectCode(() => b58decode(s), EncodingError, C.INVALID_BASE58);
       expect(e.data.position).to.equal(p);
     }
@@ -28,7 +36,12 @@ describe('base58 (formats 1.1)', () => {
       }),
       { numRuns: 200 },
     );
-    for (const [n, hi] of [[16, 22], [32, 44], [48, 66], [96, 132]] as const) {
+    for (const [n, hi] of [
+      [16, 22],
+      [32, 44],
+      [48, 66],
+      [96, 132],
+    ] as const) {
       expect(b58encode(new Uint8Array(n).fill(0xff))).to.have.length(hi);
     }
   });

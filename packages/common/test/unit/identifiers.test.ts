@@ -25,7 +25,14 @@ import {
 import { expectCode } from './helpers.js';
 import { loadVectors } from './vectors.js';
 
-interface Identity { name: string; verkey_hex: string; verkey_base58: string; did: string; abbreviated_verkey: string; did_indy_v2_id: string }
+interface Identity {
+  name: string;
+  verkey_hex: string;
+  verkey_base58: string;
+  did: string;
+  abbreviated_verkey: string;
+  did_indy_v2_id: string;
+}
 const { identities } = loadVectors<{ identities: Identity[] }>('identities.json');
 
 describe('identifiers (formats 2.1-2.2)', () => {

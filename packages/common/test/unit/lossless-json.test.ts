@@ -5,7 +5,8 @@ import { acceptedJsonValue, expectCode } from './helpers.js';
 
 describe('parseJson / stringifyJson (formats 1.4)', () => {
   it('keeps reqId above 2^53 exact (bigint) and writes it back as a bare number', () => {
-    const text = '{"identifier":"V4SGRU86Z58d6TV7PBUe6f","operation":{"dest":"VsKV7grR1BUE29mG2Fm2kX","type":"1"},"protocolVersion":2,"reqId":1585221529670242337}';
+    const text =
+      '{"identifier":"V4SGRU86Z58d6TV7PBUe6f","operation":{"dest":"VsKV7grR1BUE29mG2Fm2kX","type":"1"},"protocolVersion":2,"reqId":1585221529670242337}';
     const v = parseJson(text) as Record<string, unknown>;
     expect(v.reqId).to.equal(1585221529670242337n);
     expect(v.protocolVersion).to.equal(2);
@@ -71,8 +72,36 @@ describe('parseJson / stringifyJson (formats 1.4)', () => {
   });
 
   it('rejects malformed JSON with INVALID_JSON and a position', () => {
-    const bad = ['', ' ', '{', '}', '[1,]', '{"a":1,}', '{"a" 1}', '{a:1}', "'a'", '01', '1.', '.5', '1e', '+1', '-', 'tru', 'nul', 'true false',
-      '"abc', '"a\u0001b"', '"\\x"', '"\\u12g4"', '[1 2]', '{"a":1}x', '\ufeff{}', '[', '{"a"', '{"a":'];
+    const bad = [
+      '',
+      ' ',
+      '{',
+      '}',
+      '[1,]',
+      '{"a":1,}',
+      '{"a" 1}',
+      '{a:1}',
+      "'a'",
+      '01',
+      '1.',
+      '.5',
+      '1e',
+      '+1',
+      '-',
+      'tru',
+      'nul',
+      'true false',
+      '"abc',
+      '"a\u0001b"',
+      '"\\x"',
+      '"\\u12g4"',
+      '[1 2]',
+      '{"a":1}x',
+      '\ufeff{}',
+      '[',
+      '{"a"',
+      '{"a":',
+    ];
     for (const t of bad) {
       const e = expectCode(() => parseJson(t), EncodingError, C.INVALID_JSON);
       expect(e.data.position, t).to.be.a('number');
@@ -121,7 +150,14 @@ describe('parseJson / stringifyJson (formats 1.4)', () => {
     cyclic.self = cyclic;
     expectCode(() => stringifyJson(cyclic), EncodingError, C.TOO_DEEP);
     expect(stringifyJson({ a: undefined, b: 1 })).to.equal('{"b":1}');
-    expect(stringifyJson(new Map([[1, 'x'], [0, 'y']]))).to.equal('{"1":"x","0":"y"}');
+    expect(
+      stringifyJson(
+        new Map([
+          [1, 'x'],
+          [0, 'y'],
+        ]),
+      ),
+    ).to.equal('{"1":"x","0":"y"}');
   });
 
   describe('properties', () => {

@@ -19,15 +19,34 @@ describe('encodeMsgpack / decodeMsgpack MP (formats 1.7)', () => {
     expect(hx(-33)).to.equal('d0df');
     expect(hx(-129)).to.equal('d1ff7f');
     expect(hx('a'.repeat(32))).to.equal('d920' + '61'.repeat(32));
-    expect(hx(new Map<number, unknown>([[2, 'b'], [0, 'a'], [1, null]]))).to.equal('8300a16101c002a162');
+    expect(
+      hx(
+        new Map<number, unknown>([
+          [2, 'b'],
+          [0, 'a'],
+          [1, null],
+        ]),
+      ),
+    ).to.equal('8300a16101c002a162');
     expect(hx(14.8639)).to.equal('cb402dba5119ce075f');
   });
 
   it('uses the smallest integer encodings at every boundary', () => {
     const cases: [number | bigint, string][] = [
-      [255, 'ccff'], [65535, 'cdffff'], [4294967295, 'ceffffffff'], [2 ** 53 - 1, 'cf001fffffffffffff'], [2n ** 64n - 1n, 'cfffffffffffffffff'],
-      [-32, 'e0'], [-128, 'd080'], [-32768, 'd18000'], [-32769, 'd2ffff7fff'], [-(2 ** 31), 'd280000000'], [-(2 ** 31) - 1, 'd3ffffffff7fffffff'],
-      [-(2 ** 53) + 1, 'd3ffe0000000000001'], [-(2n ** 63n), 'd38000000000000000'], [5n, '05'],
+      [255, 'ccff'],
+      [65535, 'cdffff'],
+      [4294967295, 'ceffffffff'],
+      [2 ** 53 - 1, 'cf001fffffffffffff'],
+      [2n ** 64n - 1n, 'cfffffffffffffffff'],
+      [-32, 'e0'],
+      [-128, 'd080'],
+      [-32768, 'd18000'],
+      [-32769, 'd2ffff7fff'],
+      [-(2 ** 31), 'd280000000'],
+      [-(2 ** 31) - 1, 'd3ffffffff7fffffff'],
+      [-(2 ** 53) + 1, 'd3ffe0000000000001'],
+      [-(2n ** 63n), 'd38000000000000000'],
+      [5n, '05'],
     ];
     for (const [v, h] of cases) {
       expect(hx(v), String(v)).to.equal(h);
@@ -101,10 +120,22 @@ describe('encodeMsgpack / decodeMsgpack MP (formats 1.7)', () => {
     const b = Buffer.from(multiSignatureMessage(value));
     expect(b.length).to.equal(216);
     const expected = Buffer.concat([
-      Buffer.from('85a9', 'hex'), Buffer.from('ledger_id'), Buffer.from('01b4', 'hex'), Buffer.from('pool_state_root_hash'),
-      Buffer.from('d92c', 'hex'), Buffer.from(value.pool_state_root_hash), Buffer.from('af', 'hex'), Buffer.from('state_root_hash'),
-      Buffer.from('d92c', 'hex'), Buffer.from(value.state_root_hash), Buffer.from('a9', 'hex'), Buffer.from('timestamp'),
-      Buffer.from('ce6553f100ad', 'hex'), Buffer.from('txn_root_hash'), Buffer.from('d92c', 'hex'), Buffer.from(value.txn_root_hash),
+      Buffer.from('85a9', 'hex'),
+      Buffer.from('ledger_id'),
+      Buffer.from('01b4', 'hex'),
+      Buffer.from('pool_state_root_hash'),
+      Buffer.from('d92c', 'hex'),
+      Buffer.from(value.pool_state_root_hash),
+      Buffer.from('af', 'hex'),
+      Buffer.from('state_root_hash'),
+      Buffer.from('d92c', 'hex'),
+      Buffer.from(value.state_root_hash),
+      Buffer.from('a9', 'hex'),
+      Buffer.from('timestamp'),
+      Buffer.from('ce6553f100ad', 'hex'),
+      Buffer.from('txn_root_hash'),
+      Buffer.from('d92c', 'hex'),
+      Buffer.from(value.txn_root_hash),
     ]);
     expect(b.toString('hex')).to.equal(expected.toString('hex'));
     expect(hx({ r: 'x'.repeat(43) }).slice(0, 8)).to.equal('81a172d9');
@@ -140,13 +171,32 @@ describe('encodeMsgpack / decodeMsgpack MP (formats 1.7)', () => {
     });
 
     it('encodes integer-keyed maps with integer keys sorted numerically, decodes them as Map', () => {
-      const audit = { ledgerSize: new Map([[10, 5], [2, 7]]), ledgerRoot: new Map([[1, 'r']]) };
+      const audit = {
+        ledgerSize: new Map([
+          [10, 5],
+          [2, 7],
+        ]),
+        ledgerRoot: new Map([[1, 'r']]),
+      };
       const h = hx(audit);
       expect(h).to.equal('82aa6c6564676572526f6f7481' + '01a172' + 'aa6c656467657253697a65820207' + '0a05');
       const back = decodeMsgpack(encodeMsgpack(audit)) as Record<string, unknown>;
       expect(back.ledgerSize).to.be.instanceOf(Map);
-      expect([...(back.ledgerSize as Map<number, number>)]).to.deep.equal([[2, 7], [10, 5]]);
-      expectCode(() => encodeMsgpack(new Map<unknown, unknown>([[1, 'a'], ['b', 2]])), EncodingError, C.INVALID_MAP_KEY);
+      expect([...(back.ledgerSize as Map<number, number>)]).to.deep.equal([
+        [2, 7],
+        [10, 5],
+      ]);
+      expectCode(
+        () =>
+          encodeMsgpack(
+            new Map<unknown, unknown>([
+              [1, 'a'],
+              ['b', 2],
+            ]),
+          ),
+        EncodingError,
+        C.INVALID_MAP_KEY,
+      );
       expectCode(() => encodeMsgpack(new Map([[1.5, 'a']])), EncodingError, C.INVALID_MAP_KEY);
     });
   });
@@ -239,7 +289,8 @@ describe('encodeMsgpack / decodeMsgpack MP (formats 1.7)', () => {
       if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
         const o = v as Record<string, unknown>;
         const out: Record<string, unknown> = {};
-        for (const k of order(Object.keys(o))) Object.defineProperty(out, k, { value: reinsert(o[k], order), enumerable: true, writable: true, configurable: true });
+        for (const k of order(Object.keys(o)))
+          Object.defineProperty(out, k, { value: reinsert(o[k], order), enumerable: true, writable: true, configurable: true });
         return out;
       }
       return v;

@@ -53,18 +53,33 @@ describe('requestToTxn (formats 4.2-4.5)', () => {
     const multi = requestToTxn({ ...base, operation: { type: '1', dest: 'D' }, signatures: { b: 'S2', V4SGRU86Z58d6TV7PBUe6f: 'S1', B: 'S3' } });
     expect(multi.reqSignature).to.deep.equal({
       type: 'ED25519_MULTI',
-      values: [{ from: 'B', value: 'S3' }, { from: 'V4SGRU86Z58d6TV7PBUe6f', value: 'S1' }, { from: 'b', value: 'S2' }],
+      values: [
+        { from: 'B', value: 'S3' },
+        { from: 'V4SGRU86Z58d6TV7PBUe6f', value: 'S1' },
+        { from: 'b', value: 'S2' },
+      ],
     });
     expect(requestToTxn({ ...base, operation: { type: '1', dest: 'D' } }).reqSignature).to.deep.equal({});
   });
 
   it('omits metadata.from without identifier, keeps endorser and taaAcceptance', () => {
-    const req = { reqId: 5, protocolVersion: 2, operation: { type: '101', data: { name: 'n', version: '1.0', attr_names: ['a'] } }, signatures: { A: 'x', B: 'y' } };
+    const req = {
+      reqId: 5,
+      protocolVersion: 2,
+      operation: { type: '101', data: { name: 'n', version: '1.0', attr_names: ['a'] } },
+      signatures: { A: 'x', B: 'y' },
+    };
     const txn = requestToTxn(req);
     expect(txn.txn.metadata).to.not.have.property('from');
     expect(txn.txn.metadata.reqId).to.equal(5);
     const taa = { mechanism: 'click', taaDigest: 'ab'.repeat(32), time: 1562284800 };
-    const t2 = requestToTxn({ ...base, operation: { type: '1', dest: 'D' }, endorser: 'E', taaAcceptance: taa, signatures: { E: 'a', [base.identifier]: 'b' } });
+    const t2 = requestToTxn({
+      ...base,
+      operation: { type: '1', dest: 'D' },
+      endorser: 'E',
+      taaAcceptance: taa,
+      signatures: { E: 'a', [base.identifier]: 'b' },
+    });
     expect(t2.txn.metadata.endorser).to.equal('E');
     expect(t2.txn.metadata.taaAcceptance).to.deep.equal(taa);
     expect(t2.txn.metadata.taaAcceptance).to.not.equal(taa);
@@ -124,8 +139,15 @@ describe('audit txn integer keys (formats 10.1)', () => {
         ver: '1',
         viewNo: 0,
         ppSeqNo: 7,
-        ledgerSize: new Map([[0, 4], [1, 12], [2, 0]]),
-        ledgerRoot: new Map<number, string | number>([[0, 2], [1, 'GKot5hBsd81kMupNCXHaqbhv3huEbxAFMLnpcX2hniwn']]),
+        ledgerSize: new Map([
+          [0, 4],
+          [1, 12],
+          [2, 0],
+        ]),
+        ledgerRoot: new Map<number, string | number>([
+          [0, 2],
+          [1, 'GKot5hBsd81kMupNCXHaqbhv3huEbxAFMLnpcX2hniwn'],
+        ]),
         stateRoot: new Map([[1, 'DfNLmH4DAHTKv63YPFJzuRdeEtVwF5RtVnvKYHd8iLEA']]),
         primaries: ['Node1'],
         digest: 'ab'.repeat(32),

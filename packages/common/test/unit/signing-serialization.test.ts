@@ -38,9 +38,20 @@ describe('signingSerialization SER (formats 1.5)', () => {
 
   it('renders floats as Python repr', () => {
     const cases: [number, string][] = [
-      [14.8639, '14.8639'], [100, '100'], [0.0001, '0.0001'], [0.00001, '1e-05'], [1e16, '1e+16'], [1e15 + 0.5, '1000000000000000.5'],
-      [123456789.125, '123456789.125'], [-2.5, '-2.5'], [1.5e-10, '1.5e-10'], [5e-324, '5e-324'], [1.7976931348623157e308, '1.7976931348623157e+308'],
-      [2 ** 53 + 2, '9007199254740994.0'], [1e21, '1e+21'], [0.1 + 0.2, '0.30000000000000004'],
+      [14.8639, '14.8639'],
+      [100, '100'],
+      [0.0001, '0.0001'],
+      [0.00001, '1e-05'],
+      [1e16, '1e+16'],
+      [1e15 + 0.5, '1000000000000000.5'],
+      [123456789.125, '123456789.125'],
+      [-2.5, '-2.5'],
+      [1.5e-10, '1.5e-10'],
+      [5e-324, '5e-324'],
+      [1.7976931348623157e308, '1.7976931348623157e+308'],
+      [2 ** 53 + 2, '9007199254740994.0'],
+      [1e21, '1e+21'],
+      [0.1 + 0.2, '0.30000000000000004'],
     ];
     for (const [v, s] of cases) expect(signingSerialization(v), String(v)).to.equal(s);
     expect(pythonFloatRepr(100)).to.equal('100.0');
@@ -75,8 +86,25 @@ describe('signingSerialization SER (formats 1.5)', () => {
     expectCode(() => signingSerialization([1, undefined]), EncodingError, C.UNSUPPORTED_VALUE);
     expectCode(() => signingSerialization({ a: new Date(0) }), EncodingError, C.UNSUPPORTED_VALUE);
     expectCode(() => signingSerialization(Symbol('x')), EncodingError, C.UNSUPPORTED_VALUE);
-    expectCode(() => signingSerialization(new Map<unknown, unknown>([[1, 'a'], ['b', 2]])), EncodingError, C.INVALID_MAP_KEY);
-    expect(signingSerialization(new Map([[10, 'a'], [2, 'b']]))).to.equal('2:b|10:a');
+    expectCode(
+      () =>
+        signingSerialization(
+          new Map<unknown, unknown>([
+            [1, 'a'],
+            ['b', 2],
+          ]),
+        ),
+      EncodingError,
+      C.INVALID_MAP_KEY,
+    );
+    expect(
+      signingSerialization(
+        new Map([
+          [10, 'a'],
+          [2, 'b'],
+        ]),
+      ),
+    ).to.equal('2:b|10:a');
   });
 });
 
@@ -105,7 +133,9 @@ describe('signatureInput (formats 3.2)', () => {
 
   it('hashes ATTRIB raw/enc/hash (sha256 of "cool hash" from the vectors)', () => {
     const r = { identifier: 'X', reqId: 1, protocolVersion: 2, operation: { type: '100', dest: 'D', hash: 'cool hash' } };
-    expect(signatureInputString(r)).to.equal('identifier:X|operation:dest:D|hash:46aa0c92129b33ee72ee1478d2ae62fa6e756869dedc6c858af3214a6fcf1904|type:100|protocolVersion:2|reqId:1');
+    expect(signatureInputString(r)).to.equal(
+      'identifier:X|operation:dest:D|hash:46aa0c92129b33ee72ee1478d2ae62fa6e756869dedc6c858af3214a6fcf1904|type:100|protocolVersion:2|reqId:1',
+    );
     expect(r.operation.hash).to.equal('cool hash');
   });
 

@@ -2,9 +2,24 @@ import { expect } from 'chai';
 import { canonicalJson, canonicalJsonBytes, decodeMsgpack, encodeMsgpack, parseJson, signingSerialization, stringifyJson } from '@quire/common';
 import { hex, loadVectors } from './vectors.js';
 
-interface CjCase { name: string; input_json: string; expected: string; expected_utf8_hex: string }
-interface MpCase { name: string; input_json: string; expected_hex: string; expected_length: number }
-interface SerCase { name: string; input_json: string; skip_top_level: string[]; expected: string }
+interface CjCase {
+  name: string;
+  input_json: string;
+  expected: string;
+  expected_utf8_hex: string;
+}
+interface MpCase {
+  name: string;
+  input_json: string;
+  expected_hex: string;
+  expected_length: number;
+}
+interface SerCase {
+  name: string;
+  input_json: string;
+  skip_top_level: string[];
+  expected: string;
+}
 
 describe('spec vectors', () => {
   describe('canonical_json.json (formats 1.6)', () => {

@@ -77,7 +77,17 @@ export function garbageMessage(rng: Prng): unknown {
     case 3:
       return { op: 'COMMIT', instId: 0, viewNo: 0, ppSeqNo: rng.int(1, 50), blsSigs: { '1': 'not base58 0OIl' } };
     case 4:
-      return { op: 'PREPARE', instId: 0, viewNo: 0, ppSeqNo: rng.int(1, 50), ppTime: 1, digest: randomHex(rng), stateRootHash: 'x', txnRootHash: 'y', auditTxnRootHash: 'z' };
+      return {
+        op: 'PREPARE',
+        instId: 0,
+        viewNo: 0,
+        ppSeqNo: rng.int(1, 50),
+        ppTime: 1,
+        digest: randomHex(rng),
+        stateRootHash: 'x',
+        txnRootHash: 'y',
+        auditTxnRootHash: 'z',
+      };
     case 5:
       return [1, 2, 3];
     default:
@@ -143,7 +153,12 @@ function badNewView(msg: NodeMessage, to: string, peers: readonly string[], rng:
       if (roll === 1) return { ...msg, batches: msg.batches.map((b, i) => (i === msg.batches.length - 1 ? { ...b, pp_digest: randomHex(rng) } : b)) };
       if (roll === 2) {
         const last = msg.batches[msg.batches.length - 1];
-        const extra: BatchId = { view_no: msg.viewNo - 1, pp_view_no: msg.viewNo - 1, pp_seq_no: (last?.pp_seq_no ?? msg.checkpoint.seqNoEnd) + 1, pp_digest: randomHex(rng) };
+        const extra: BatchId = {
+          view_no: msg.viewNo - 1,
+          pp_view_no: msg.viewNo - 1,
+          pp_seq_no: (last?.pp_seq_no ?? msg.checkpoint.seqNoEnd) + 1,
+          pp_digest: randomHex(rng),
+        };
         return { ...msg, batches: [...msg.batches, extra] };
       }
       return { ...msg, checkpoint: { ...msg.checkpoint, seqNoEnd: msg.checkpoint.seqNoEnd + 1, digest: randomB58Bytes(rng, 32) } };
@@ -156,14 +171,23 @@ function badNewView(msg: NodeMessage, to: string, peers: readonly string[], rng:
       if (rng.chance(0.5)) return { ...msg, prepared: [...msg.prepared, forged], preprepared: [...msg.preprepared, forged] };
       // or a checkpoint nobody else made
       const last = msg.checkpoints[msg.checkpoints.length - 1];
-      const cp = { op: 'CHECKPOINT' as const, instId: 0, viewNo: msg.viewNo - 1, seqNoStart: 0, seqNoEnd: (last?.seqNoEnd ?? msg.stableCheckpoint) + rng.int(1, 10), digest: randomB58Bytes(rng, 32) };
+      const cp = {
+        op: 'CHECKPOINT' as const,
+        instId: 0,
+        viewNo: msg.viewNo - 1,
+        seqNoStart: 0,
+        seqNoEnd: (last?.seqNoEnd ?? msg.stableCheckpoint) + rng.int(1, 10),
+        digest: randomB58Bytes(rng, 32),
+      };
       return { ...msg, checkpoints: [...msg.checkpoints, cp] };
     }
     case 'OLD_VIEW_PREPREPARE_REP':
       // same digest, tampered contents
       return {
         ...msg,
-        preprepares: msg.preprepares.map((pp) => (rng.chance(0.5) ? { ...pp, stateRootHash: randomB58Bytes(rng, 32) } : { ...pp, reqIdr: [...pp.reqIdr].reverse(), ppTime: pp.ppTime + 1 })),
+        preprepares: msg.preprepares.map((pp) =>
+          rng.chance(0.5) ? { ...pp, stateRootHash: randomB58Bytes(rng, 32) } : { ...pp, reqIdr: [...pp.reqIdr].reverse(), ppTime: pp.ppTime + 1 },
+        ),
       };
     case 'MESSAGE_RESPONSE':
       if (msg.msg?.op === 'NEW_VIEW') return { ...msg, msg: badNewView(msg.msg, to, peers, rng) as NodeMessage & { op: 'NEW_VIEW' } };
@@ -283,8 +307,16 @@ function forgedViewChange(vc: ViewChange): ViewChange {
   const top = Math.max(vc.stableCheckpoint, ...vc.prepared.map((b) => b.pp_seq_no), ...vc.preprepared.map((b) => b.pp_seq_no));
   const batch: BatchId = { view_no: vc.viewNo - 1, pp_view_no: vc.viewNo - 1, pp_seq_no: top + 1, pp_digest: sha256Hex(`${seed}|batch`) };
   const last = vc.checkpoints[vc.checkpoints.length - 1];
-  const cp = { op: 'CHECKPOINT' as const, instId: 0, viewNo: Math.max(0, vc.viewNo - 1), seqNoStart: 0, seqNoEnd: Math.max(top, last?.seqNoEnd ?? 0) + 2, digest: b58encode(sha256(`${seed}|checkpoint`)) };
-  const older = (b: BatchId): BatchId => (b.view_no > 0 ? { view_no: 0, pp_view_no: 0, pp_seq_no: b.pp_seq_no, pp_digest: sha256Hex(`${seed}|older|${b.pp_seq_no}`) } : b);
+  const cp = {
+    op: 'CHECKPOINT' as const,
+    instId: 0,
+    viewNo: Math.max(0, vc.viewNo - 1),
+    seqNoStart: 0,
+    seqNoEnd: Math.max(top, last?.seqNoEnd ?? 0) + 2,
+    digest: b58encode(sha256(`${seed}|checkpoint`)),
+  };
+  const older = (b: BatchId): BatchId =>
+    b.view_no > 0 ? { view_no: 0, pp_view_no: 0, pp_seq_no: b.pp_seq_no, pp_digest: sha256Hex(`${seed}|older|${b.pp_seq_no}`) } : b;
   return { ...vc, prepared: [...vc.prepared.map(older), batch], preprepared: [...vc.preprepared.map(older), batch], checkpoints: [...vc.checkpoints, cp] };
 }
 

@@ -122,8 +122,31 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
   byzantine: { ...base, name: 'byzantine', latencyMs: [1, 15], byzantineBackups: true, faultyNodes: 'f' },
   // with the primary of view 0 crashing under load: the new primary's clock is skewed too
   skew: { ...base, name: 'skew', skewSec: 20, crashPrimary: true, faultyNodes: 1, healAtMs: 4000, livenessBoundMs: 30_000 },
-  mixed: { ...base, name: 'mixed', latencyMs: [1, 20], drop: 0.03, duplicate: 0.03, slowTail: 0.01, partitions: true, crashes: true, byzantineBackups: true, faultyNodes: 'f', skewSec: 10, healAtMs: 4000, livenessBoundMs: 25_000 },
-  primaryCrash: { ...base, name: 'primaryCrash', latencyMs: [1, 10], crashPrimary: true, faultyNodes: 1, healAtMs: 9000, livenessBoundMs: 30_000, requests: 40 },
+  mixed: {
+    ...base,
+    name: 'mixed',
+    latencyMs: [1, 20],
+    drop: 0.03,
+    duplicate: 0.03,
+    slowTail: 0.01,
+    partitions: true,
+    crashes: true,
+    byzantineBackups: true,
+    faultyNodes: 'f',
+    skewSec: 10,
+    healAtMs: 4000,
+    livenessBoundMs: 25_000,
+  },
+  primaryCrash: {
+    ...base,
+    name: 'primaryCrash',
+    latencyMs: [1, 10],
+    crashPrimary: true,
+    faultyNodes: 1,
+    healAtMs: 9000,
+    livenessBoundMs: 30_000,
+    requests: 40,
+  },
   // beyond the fault model while they are down: nothing is ordered, nothing unsafe; resumes after
   fPlusOneDown: { ...base, name: 'fPlusOneDown', fPlusOneDown: true, healAtMs: 5000, livenessBoundMs: 25_000 },
   // a lying or equivocating primary of view 0: replaced by a view change
@@ -158,9 +181,29 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
   twins: { ...base, name: 'twins', twins: true, checkLiveness: false, healAtMs: 2000, livenessBoundMs: 3000, requests: 20 },
   // ---- the adversary (issue #15): every mix below also forces or invites a view change ----
   // up to f nodes stop for good (the primary among them) while another node lags behind a partition
-  crashStop: { ...base, name: 'crashStop', latencyMs: [1, 10], crashStop: true, faultyNodes: 'f', healAtMs: 6000, livenessBoundMs: 30_000, consensus: { chkFreq: 5, logSize: 15 } },
+  crashStop: {
+    ...base,
+    name: 'crashStop',
+    latencyMs: [1, 10],
+    crashStop: true,
+    faultyNodes: 'f',
+    healAtMs: 6000,
+    livenessBoundMs: 30_000,
+    consensus: { chkFreq: 5, logSize: 15 },
+  },
   // crashes in the middle of multi-step writes (batch commit, catch-up phases, before the reply), several per node
-  torn: { ...base, name: 'torn', latencyMs: [1, 10], tornWrites: true, crashPrimary: true, faultyNodes: 1, healAtMs: 7000, livenessBoundMs: 30_000, requests: 60, consensus: { chkFreq: 5, logSize: 15 } },
+  torn: {
+    ...base,
+    name: 'torn',
+    latencyMs: [1, 10],
+    tornWrites: true,
+    crashPrimary: true,
+    faultyNodes: 1,
+    healAtMs: 7000,
+    livenessBoundMs: 30_000,
+    requests: 60,
+    consensus: { chkFreq: 5, logSize: 15 },
+  },
   // the primary (and at n=7 a colluding backup) equivocate with two valid PRE-PREPAREs and matching COMMIT shares
   equivocation: { ...base, name: 'equivocation', latencyMs: [1, 10], equivocatingPrimary: true, faultyNodes: 'f', healAtMs: 4000, livenessBoundMs: 30_000 },
   // PRE-PREPAREs from a non-primary, and a primary whose PRE-PREPAREs carry forged or malformed multi-signatures
@@ -190,7 +233,17 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
     consensus: { chkFreq: 5, logSize: 15 },
   },
   // f flooding nodes, and a primary cut off so that the floods meet a view change
-  flood: { ...base, name: 'flood', latencyMs: [1, 10], flood: true, partitions: true, isolatePrimary: true, faultyNodes: 'f', healAtMs: 7000, livenessBoundMs: 30_000 },
+  flood: {
+    ...base,
+    name: 'flood',
+    latencyMs: [1, 10],
+    flood: true,
+    partitions: true,
+    isolatePrimary: true,
+    faultyNodes: 'f',
+    healAtMs: 7000,
+    livenessBoundMs: 30_000,
+  },
   // a primary that pauses and resumes, delays its PRE-PREPAREs and censors one request in five
   lazyPrimary: { ...base, name: 'lazyPrimary', latencyMs: [1, 10], lazyPrimary: true, faultyNodes: 1, healAtMs: 6000, livenessBoundMs: 40_000 },
   // ---- mixes of the mutation gate (docs/mutation.md); withheldCheckpoints and vcForge are in SWEEP_MIXES too ----
@@ -198,13 +251,38 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
   // sent); writes land a macrotask after they start, so a flush that resolves early loses them
   // bursts into a request queue of 6: nodes refuse requests (REQNACK POOL_OVERLOADED) while the
   // others take them in; no fault else, so the view must stay 0
-  overload: { ...base, name: 'overload', latencyMs: [1, 10], overload: true, healAtMs: 4000, livenessBoundMs: 20_000, requests: 120, consensus: { maxRequestQueueSize: 6 } },
+  overload: {
+    ...base,
+    name: 'overload',
+    latencyMs: [1, 10],
+    overload: true,
+    healAtMs: 4000,
+    livenessBoundMs: 20_000,
+    requests: 120,
+    consensus: { maxRequestQueueSize: 6 },
+  },
   flushCrash: { ...base, name: 'flushCrash', latencyMs: [1, 10], crashAtFlush: true, faultyNodes: 1, healAtMs: 7000, livenessBoundMs: 30_000, requests: 60 },
   // a primary whose PRE-PREPAREs carry a wrong state, txn or audit root or digest to half of the backups
-  wrongRoots: { ...base, name: 'wrongRoots', latencyMs: [1, 10], byzantinePrimary: true, primaryBehaviours: ['wrongRoots'], faultyNodes: 1, livenessBoundMs: 25_000 },
+  wrongRoots: {
+    ...base,
+    name: 'wrongRoots',
+    latencyMs: [1, 10],
+    byzantinePrimary: true,
+    primaryBehaviours: ['wrongRoots'],
+    faultyNodes: 1,
+    livenessBoundMs: 25_000,
+  },
   // a primary whose PRE-PREPAREs carry a digest that is not their contents', with consistent roots
   // (it executes its batches under that digest, so that only the digest check refuses them)
-  wrongDigest: { ...base, name: 'wrongDigest', latencyMs: [1, 10], byzantinePrimary: true, primaryBehaviours: ['wrongDigest'], faultyNodes: 1, livenessBoundMs: 25_000 },
+  wrongDigest: {
+    ...base,
+    name: 'wrongDigest',
+    latencyMs: [1, 10],
+    byzantinePrimary: true,
+    primaryBehaviours: ['wrongDigest'],
+    faultyNodes: 1,
+    livenessBoundMs: 25_000,
+  },
   // the primary of view 0 cut off while f backups withhold their CHECKPOINTs: the pool orders on in
   // view 1 with unstable checkpoints, and the primary must catch up after the heal
   withheldCheckpoints: { ...isolatedPrimaryByzantineBackups, name: 'withheldCheckpoints', backupBehaviours: ['withholdCheckpoints'] },

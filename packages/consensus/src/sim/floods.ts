@@ -29,7 +29,12 @@ function newView(rng: Prng, viewNo: number, names: readonly string[]): NodeMessa
     viewNo,
     viewChanges: names.map((a): [string, string] => [a, hex(rng)]),
     checkpoint: { op: 'CHECKPOINT', instId: 0, viewNo: Math.max(0, viewNo - 1), seqNoStart: 0, seqNoEnd, digest: seqNoEnd === 0 ? null : b58(rng) },
-    batches: Array.from({ length: rng.int(0, 20) }, (_, i) => ({ view_no: viewNo - 1, pp_view_no: viewNo - 1, pp_seq_no: seqNoEnd + i + 1, pp_digest: hex(rng) })),
+    batches: Array.from({ length: rng.int(0, 20) }, (_, i) => ({
+      view_no: viewNo - 1,
+      pp_view_no: viewNo - 1,
+      pp_seq_no: seqNoEnd + i + 1,
+      pp_digest: hex(rng),
+    })),
   };
 }
 
@@ -52,11 +57,26 @@ export function floodBurst(rng: Prng, view: number, names: readonly string[], se
       case 3: {
         const v = view + rng.int(0, 2);
         const vc = { op: 'VIEW_CHANGE', viewNo: v, stableCheckpoint: 0, prepared: [], preprepared: [], checkpoints: [] };
-        out.push({ op: 'MESSAGE_RESPONSE', msg_type: 'VIEW_CHANGE', params: { viewNo: v, name: rng.pick(names.filter((a) => a !== self)), digest: hex(rng) }, msg: vc });
+        out.push({
+          op: 'MESSAGE_RESPONSE',
+          msg_type: 'VIEW_CHANGE',
+          params: { viewNo: v, name: rng.pick(names.filter((a) => a !== self)), digest: hex(rng) },
+          msg: vc,
+        });
         break;
       }
       case 4:
-        out.push({ op: 'PREPARE', instId: 0, viewNo: view + rng.int(1, 50), ppSeqNo: rng.int(1, 10_000), ppTime: 1_700_000_000, digest: hex(rng), stateRootHash: b58(rng), txnRootHash: b58(rng), auditTxnRootHash: b58(rng) });
+        out.push({
+          op: 'PREPARE',
+          instId: 0,
+          viewNo: view + rng.int(1, 50),
+          ppSeqNo: rng.int(1, 10_000),
+          ppTime: 1_700_000_000,
+          digest: hex(rng),
+          stateRootHash: b58(rng),
+          txnRootHash: b58(rng),
+          auditTxnRootHash: b58(rng),
+        });
         break;
       case 5:
         out.push({ op: 'COMMIT', instId: 0, viewNo: view + rng.int(0, 50), ppSeqNo: rng.int(1, 10_000), blsSigs: {} });

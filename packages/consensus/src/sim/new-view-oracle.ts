@@ -28,9 +28,13 @@ export function newViewProblem(nv: NewView, vcs: readonly ViewChange[], n: numbe
     const preparedWitness = vcs.filter(
       (vc) =>
         s > vc.stableCheckpoint &&
-        vc.prepared.every((e) => e.pp_seq_no !== s || e.view_no < b.view_no || (e.view_no === b.view_no && e.pp_digest === b.pp_digest && e.pp_view_no === b.pp_view_no)),
+        vc.prepared.every(
+          (e) => e.pp_seq_no !== s || e.view_no < b.view_no || (e.view_no === b.view_no && e.pp_digest === b.pp_digest && e.pp_view_no === b.pp_view_no),
+        ),
     ).length;
-    const ppWitness = vcs.filter((vc) => vc.preprepared.some((e) => e.pp_seq_no === s && e.pp_view_no === b.pp_view_no && e.pp_digest === b.pp_digest && e.view_no >= b.view_no)).length;
+    const ppWitness = vcs.filter((vc) =>
+      vc.preprepared.some((e) => e.pp_seq_no === s && e.pp_view_no === b.pp_view_no && e.pp_digest === b.pp_digest && e.view_no >= b.view_no),
+    ).length;
     return preparedWitness >= strong && ppWitness >= weak;
   };
   const candidates = (s: number): BatchId[] => vcs.flatMap((vc) => vc.prepared.filter((b) => b.pp_seq_no === s && qualifies(s, b)));
@@ -38,7 +42,9 @@ export function newViewProblem(nv: NewView, vcs: readonly ViewChange[], n: numbe
     const b = nv.batches[i]!;
     const s = cp.seqNoEnd + 1 + i;
     if (b.pp_seq_no !== s) return `batch ${i + 1} has ppSeqNo ${b.pp_seq_no}, ${s} expected`;
-    if (!vcs.some((vc) => vc.prepared.some((e) => e.pp_seq_no === s && e.view_no === b.view_no && e.pp_view_no === b.pp_view_no && e.pp_digest === b.pp_digest))) {
+    if (
+      !vcs.some((vc) => vc.prepared.some((e) => e.pp_seq_no === s && e.view_no === b.view_no && e.pp_view_no === b.pp_view_no && e.pp_digest === b.pp_digest))
+    ) {
       return `batch ${s} is in no VIEW_CHANGE's prepared list`;
     }
     if (!qualifies(s, b)) return `batch ${s} (view ${b.view_no}) lacks n-f prepared or f+1 pre-prepared witnesses`;

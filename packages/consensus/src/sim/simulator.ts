@@ -22,7 +22,15 @@ import { Prng } from './prng.js';
 import { SimNetwork } from './sim-network.js';
 import { standInPool } from './standin-backend.js';
 import type { StandInExecutor } from './standin-executor.js';
-import { type AdversaryStats, type SimNode, type SimulationModules, type SimulationOptions, type SimulationResult, emptyAdversaryStats, failedRun } from './sim-run.js';
+import {
+  type AdversaryStats,
+  type SimNode,
+  type SimulationModules,
+  type SimulationOptions,
+  type SimulationResult,
+  emptyAdversaryStats,
+  failedRun,
+} from './sim-run.js';
 
 export type { AdversaryStats, SimNode, SimulationModules, SimulationOptions, SimulationResult } from './sim-run.js';
 export { replayCommand } from './sim-run.js';
@@ -109,7 +117,18 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     this.pool = factory({ seed: opts.seed, genesis: this.genesisNames, ...(this.membership !== undefined ? { joiner: this.membership.joiner } : {}) });
     this.healAtMs = this.mix.healAtMs;
     this.endAtMs = this.healAtMs + this.mix.livenessBoundMs;
-    this.record = { names: this.names, byzantine: new Set(), submitted: [], orderedRequests: 0, orderedBatches: 0, alarms: [], replies: [], durability: [], footprint: [], protocol: [] };
+    this.record = {
+      names: this.names,
+      byzantine: new Set(),
+      submitted: [],
+      orderedRequests: 0,
+      orderedBatches: 0,
+      alarms: [],
+      replies: [],
+      durability: [],
+      footprint: [],
+      protocol: [],
+    };
     this.network = new SimNetwork({
       queue: this.queue,
       rng: netRng,
@@ -468,7 +487,8 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       }
       case 'PREPARE':
         if (!honest) break;
-        if (this.usurped.has(msg.digest)) note(`protocol: ${node.name} prepared batch ${msg.ppSeqNo} of view ${msg.viewNo}, proposed by a node that is not its primary`);
+        if (this.usurped.has(msg.digest))
+          note(`protocol: ${node.name} prepared batch ${msg.ppSeqNo} of view ${msg.viewNo}, proposed by a node that is not its primary`);
         else if (!this.proposedRoots.has(`${msg.ppSeqNo}|${msg.digest}|${msg.stateRootHash}|${msg.txnRootHash}|${msg.auditTxnRootHash}`)) {
           // a backup PREPAREs what it executed itself: a digest or root that no primary proposed was taken on trust
           note(`protocol: ${node.name} prepared batch ${msg.ppSeqNo} of view ${msg.viewNo} with a digest or roots that no primary proposed`);
@@ -484,7 +504,8 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
           note(`protocol: ${node.name}'s NEW_VIEW(${msg.viewNo}) names checkpoint ${msg.checkpoint.seqNoEnd} that no honest node made`);
         }
         for (const b of msg.batches) {
-          if (!this.proposed.has(`${b.pp_seq_no}|${b.pp_digest}`)) note(`protocol: ${node.name}'s NEW_VIEW(${msg.viewNo}) names batch ${b.pp_seq_no} that no primary proposed`);
+          if (!this.proposed.has(`${b.pp_seq_no}|${b.pp_digest}`))
+            note(`protocol: ${node.name}'s NEW_VIEW(${msg.viewNo}) names batch ${b.pp_seq_no} that no primary proposed`);
         }
         {
           // the selection of consensus.md §6.5, recomputed from the VIEW_CHANGEs it names
@@ -517,10 +538,12 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
   private finish(): SimulationResult {
     const violations = this.runaway !== undefined ? [this.runaway] : [];
     this.measureFootprints();
-    violations.push(...checkRun(this.record, this.nodes, {
-      checkLiveness: this.mix.checkLiveness,
-      verifyMulti: (node, p, value, sig) => (node as SimNode<E>).replica.crypto.blsVerifyMulti(p, value, sig),
-    }));
+    violations.push(
+      ...checkRun(this.record, this.nodes, {
+        checkLiveness: this.mix.checkLiveness,
+        verifyMulti: (node, p, value, sig) => (node as SimNode<E>).replica.crypto.blsVerifyMulti(p, value, sig),
+      }),
+    );
     if (this.mix.overload === true) violations.push(...this.overloadProblems());
     return {
       seed: this.opts.seed,
@@ -561,7 +584,9 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     for (const r of this.record.replies ?? []) {
       if (!this.refusedByPool.has(r.digest) || seen.has(r.digest)) continue;
       seen.add(r.digest);
-      out.push(`overload: ${r.node} ordered request ${r.digest.slice(0, 12)} that ${[...this.refusals.get(r.digest)!].join(', ')} refused for a full queue (f+1 refusals are the pool's answer)`);
+      out.push(
+        `overload: ${r.node} ordered request ${r.digest.slice(0, 12)} that ${[...this.refusals.get(r.digest)!].join(', ')} refused for a full queue (f+1 refusals are the pool's answer)`,
+      );
     }
     const honest = this.nodes.filter((n) => !this.record.byzantine.has(n.name));
     const view = Math.max(...honest.map((n) => n.core.status().viewNo));
@@ -631,7 +656,9 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
           if (this.mix.overload === true && e.code === NACK_OVERLOADED && !this.record.byzantine.has(node.name)) this.noteRefusal(node.name, e.connId);
           break;
         case 'suspicion': {
-          const evidence = EVIDENCE.has(e.code) || (NEW_VIEW_EVIDENCE.has(e.code) && !this.mix.membership && this.mix.byzantineNextPrimary !== true && this.mix.flood !== true);
+          const evidence =
+            EVIDENCE.has(e.code) ||
+            (NEW_VIEW_EVIDENCE.has(e.code) && !this.mix.membership && this.mix.byzantineNextPrimary !== true && this.mix.flood !== true);
           if (evidence && !this.record.byzantine.has(node.name) && !this.record.byzantine.has(e.peer)) {
             const v = `protocol: ${node.name} accused ${e.peer}, an honest node, of misbehaviour ${e.code}`;
             if (this.record.protocol!.length < 20 && !this.record.protocol!.includes(v)) this.record.protocol!.push(v);
@@ -676,7 +703,10 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
    */
   private observeStable(node: SimNode<E>): void {
     if (node.usurper === true || this.record.byzantine.has(node.name) || node.core === undefined) return;
-    const core = node.core as unknown as { checkpoints: { stableCheckpoint: number }; ctx: { catchingUp: boolean; waitingForNewView: boolean; validators: readonly string[] } };
+    const core = node.core as unknown as {
+      checkpoints: { stableCheckpoint: number };
+      ctx: { catchingUp: boolean; waitingForNewView: boolean; validators: readonly string[] };
+    };
     const now = { stable: core.checkpoints.stableCheckpoint, catchingUp: core.ctx.catchingUp, waiting: core.ctx.waitingForNewView };
     const before = this.stableSeen.get(node.core);
     this.stableSeen.set(node.core, now);

@@ -66,7 +66,11 @@ class StandInReplica implements SimReplica<StandInExecutor> {
       this.requests,
       ctx.genesis.map((a) => ({ alias: a, blskey: simBlsPublicKey(a, 0) })),
     );
-    this.crypto = simConsensusCrypto(alias, () => this.executor, () => generations.get(alias) ?? 0);
+    this.crypto = simConsensusCrypto(
+      alias,
+      () => this.executor,
+      () => generations.get(alias) ?? 0,
+    );
   }
 
   crash(): void {

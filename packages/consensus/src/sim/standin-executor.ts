@@ -84,7 +84,10 @@ export class StandInExecutor implements SimExecutor {
     genesis: readonly StandInGenesisNode[] = [],
   ) {
     for (const g of genesis) {
-      const txn = canonicalJson({ txn: { data: { dest: nodeDest(g.alias), data: { alias: g.alias, services: [VALIDATOR], blskey: g.blskey } }, type: '0' }, txnMetadata: { seqNo: this.ledgers.get(0)!.size + 1 } });
+      const txn = canonicalJson({
+        txn: { data: { dest: nodeDest(g.alias), data: { alias: g.alias, services: [VALIDATOR], blskey: g.blskey } }, type: '0' },
+        txnMetadata: { seqNo: this.ledgers.get(0)!.size + 1 },
+      });
       if (!this.appendCommitted(0, txn)) throw new Error('stand-in executor: bad genesis');
     }
     this.genesisRegistry = [...this.poolView(this.committedStateRoot.get(0)!).registry];
@@ -172,7 +175,9 @@ export class StandInExecutor implements SimExecutor {
       if (lid === 0 && !this.poolViews.has(stateRoot)) this.poolViews.set(stateRoot, pool);
       const seqNo = ledger.size + 1;
       const payloadDigest = this.requests.payloadDigestOf(req);
-      ledger.append(canonicalJson({ txn: { data: op, type: op.type ?? '1' }, txnMetadata: { seqNo, txnTime: input.ppTime, digest: input.digests[i], payloadDigest } }));
+      ledger.append(
+        canonicalJson({ txn: { data: op, type: op.type ?? '1' }, txnMetadata: { seqNo, txnTime: input.ppTime, digest: input.digests[i], payloadDigest } }),
+      );
       valid.push({ digest: input.digests[i]!, payloadDigest, seqNo });
     });
     this.headStateRoot.set(lid, stateRoot);

@@ -12,7 +12,8 @@ function startedPool(consensus: Partial<ConsensusOptions>): { pool: Pool; t: num
   return { pool, t: 10_000 };
 }
 
-const isPropagateOf = (reqId: unknown) => (_from: string, _to: string, msg: { op: string; request?: { reqId?: unknown } }) => msg.op === 'PROPAGATE' && msg.request?.reqId === reqId;
+const isPropagateOf = (reqId: unknown) => (_from: string, _to: string, msg: { op: string; request?: { reqId?: unknown } }) =>
+  msg.op === 'PROPAGATE' && msg.request?.reqId === reqId;
 
 describe('admission control (intake.ts)', () => {
   it('a write refused by f+1 full nodes is never ordered, though n-f-1 nodes took it in', () => {
@@ -87,7 +88,7 @@ describe('admission control (intake.ts)', () => {
     expect(pool.orderedBy.get('Node3')?.has(Number(c!.reqId))).to.equal(true);
   });
 
-  it('a node that dropped a request it had propagated acknowledges the client\'s late copy, and answers it once the pool orders it', () => {
+  it("a node that dropped a request it had propagated acknowledges the client's late copy, and answers it once the pool orders it", () => {
     const { pool, t } = startedPool({ maxRequestQueueSize: 1 });
     // A reaches Node3 and Node4 first (its copies to Node1 and Node2 are late) and their PROPAGATEs to Node1 and
     // Node2 are lost: pending on 2 < n-f votes, both nodes full, so both drop it after 2 s; their PROPAGATEs stand

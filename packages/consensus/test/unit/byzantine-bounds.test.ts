@@ -4,7 +4,19 @@
 // failed (the held state or the work grew with the number of messages).
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, INSTANCE_CHANGE_VIEW_WINDOW, type InstanceChangeVoteStore, MessageStash, STASH_SENDER_SHARE, type Stashed, defaultStashSenderLimit, viewChangeDigest, type StoredInstanceChangeVote } from '@quire/consensus';
+import {
+  ConsensusCore,
+  type ConsensusCrypto,
+  type ConsensusEffect,
+  INSTANCE_CHANGE_VIEW_WINDOW,
+  type InstanceChangeVoteStore,
+  MessageStash,
+  STASH_SENDER_SHARE,
+  type Stashed,
+  defaultStashSenderLimit,
+  viewChangeDigest,
+  type StoredInstanceChangeVote,
+} from '@quire/consensus';
 import { SimRequestAnalyzer, StandInExecutor, simBlsPublicKey } from '@quire/consensus/sim';
 
 const VALIDATORS = ['Node1', 'Node2', 'Node3', 'Node4'];
@@ -37,7 +49,7 @@ function core(name: string, voteStore?: InstanceChangeVoteStore) {
 }
 
 const sent = (effects: ConsensusEffect[], op: string) =>
-  effects.flatMap((e) => (e.kind === 'broadcast' || e.kind === 'send') && e.msg.op === op ? [e.msg] : []);
+  effects.flatMap((e) => ((e.kind === 'broadcast' || e.kind === 'send') && e.msg.op === op ? [e.msg] : []));
 
 const ic = (viewNo: number) => ({ op: 'INSTANCE_CHANGE', viewNo, reason: 26 });
 
@@ -99,14 +111,27 @@ describe('INSTANCE_CHANGE flood from one validator (#15, F4)', () => {
 
 describe('stash filled by one validator (#15, F11)', () => {
   const root = '11111111111111111111111111111111';
-  const prepare = (viewNo: number, ppSeqNo: number) => ({ op: 'PREPARE', instId: 0, viewNo, ppSeqNo, ppTime: 1, digest: 'ab'.repeat(32), stateRootHash: root, txnRootHash: root, auditTxnRootHash: root });
+  const prepare = (viewNo: number, ppSeqNo: number) => ({
+    op: 'PREPARE',
+    instId: 0,
+    viewNo,
+    ppSeqNo,
+    ppTime: 1,
+    digest: 'ab'.repeat(32),
+    stateRootHash: root,
+    txnRootHash: root,
+    auditTxnRootHash: root,
+  });
   const commit = (viewNo: number, ppSeqNo: number) => ({ op: 'COMMIT', instId: 0, viewNo, ppSeqNo, blsSigs: { '1': 'sig' } });
 
   it('holds at most a quarter of REPLICA_STASH_LIMIT from one sender, and still takes the others', () => {
     const analyzer = new SimRequestAnalyzer();
     const clock = { now: () => 0, utcSeconds: () => 1_700_000_000 };
     const limit = 1_000;
-    const c = new ConsensusCore({ name: 'Node2', validators: VALIDATORS, replicaStashLimit: limit }, { executor: new StandInExecutor(analyzer, genesis), crypto: noCrypto, requests: analyzer, clock });
+    const c = new ConsensusCore(
+      { name: 'Node2', validators: VALIDATORS, replicaStashLimit: limit },
+      { executor: new StandInExecutor(analyzer, genesis), crypto: noCrypto, requests: analyzer, clock },
+    );
     // every stashable key of the next two views: 2 views x 600 ppSeqNos x 2 ops = 2,400 messages
     for (const viewNo of [1, 2]) {
       for (let k = 1; k <= 600; k++) {
@@ -115,7 +140,9 @@ describe('stash filled by one validator (#15, F11)', () => {
       }
     }
     // bound: one sender holds at most ceil(limit / STASH_SENDER_SHARE) (before #15: the whole stash)
-    expect(c.status().stashed).to.equal(defaultStashSenderLimit(limit)).and.to.equal(limit / STASH_SENDER_SHARE);
+    expect(c.status().stashed)
+      .to.equal(defaultStashSenderLimit(limit))
+      .and.to.equal(limit / STASH_SENDER_SHARE);
     for (let k = 1; k <= 100; k++) c.handle({ kind: 'nodeMessage', from: 'Node1', msg: prepare(1, k) });
     expect(c.status().stashed).to.equal(limit / STASH_SENDER_SHARE + 100);
   });
@@ -157,7 +184,12 @@ describe('stash filled by one validator (#15, F11)', () => {
     // more senders than STASH_SENDER_SHARE, so that the per-sender caps add up above the global one:
     // A-D send most of the messages and can fill the stash, E and F come late and seldom
     const senders = ['A', 'B', 'C', 'D', 'E', 'F'];
-    const op = fc.record({ from: fc.oneof({ arbitrary: fc.constantFrom('A', 'B', 'C', 'D'), weight: 6 }, { arbitrary: fc.constantFrom(...senders), weight: 1 }), ppSeqNo: fc.integer({ min: 1, max: 60 }), viewNo: fc.integer({ min: 0, max: 2 }), take: fc.boolean() });
+    const op = fc.record({
+      from: fc.oneof({ arbitrary: fc.constantFrom('A', 'B', 'C', 'D'), weight: 6 }, { arbitrary: fc.constantFrom(...senders), weight: 1 }),
+      ppSeqNo: fc.integer({ min: 1, max: 60 }),
+      viewNo: fc.integer({ min: 0, max: 2 }),
+      take: fc.boolean(),
+    });
     fc.assert(
       fc.property(fc.integer({ min: 6, max: 40 }), fc.array(op, { minLength: 150, maxLength: 400 }), (limit, ops) => {
         const senderLimit = defaultStashSenderLimit(limit);
@@ -211,7 +243,14 @@ const initialCp = { op: 'CHECKPOINT', instId: 0, viewNo: 0, seqNoStart: 0, seqNo
 
 describe('view-change message stores under a flood from one validator (#15, F5)', () => {
   const FLOOD = 3_000;
-  const newView = (viewNo: number, i: number) => ({ op: 'NEW_VIEW', viewNo, viewChanges: [['Node1', hex64(i)]], checkpoint: initialCp, batches: [], primary: 'Node2' });
+  const newView = (viewNo: number, i: number) => ({
+    op: 'NEW_VIEW',
+    viewNo,
+    viewChanges: [['Node1', hex64(i)]],
+    checkpoint: initialCp,
+    batches: [],
+    primary: 'Node2',
+  });
   const nvResponse = (viewNo: number, i: number) => ({ op: 'MESSAGE_RESPONSE', msg_type: 'NEW_VIEW', params: { instId: 0, viewNo }, msg: newView(viewNo, i) });
 
   /** Node2 (the primary of view 1) waiting for its NEW_VIEW after n-f INSTANCE_CHANGEs. */
@@ -266,7 +305,11 @@ describe('view-change message stores under a flood from one validator (#15, F5)'
     const { core: c } = core('Node2');
     for (let i = 0; i < FLOOD; i++) {
       const viewNo = 1 + (i % 50);
-      c.handle({ kind: 'nodeMessage', from: 'Node3', msg: { op: 'VIEW_CHANGE', viewNo, stableCheckpoint: i, prepared: [], preprepared: [], checkpoints: [initialCp] } });
+      c.handle({
+        kind: 'nodeMessage',
+        from: 'Node3',
+        msg: { op: 'VIEW_CHANGE', viewNo, stableCheckpoint: i, prepared: [], preprepared: [], checkpoints: [initialCp] },
+      });
     }
     const s = viewChangeStores(c);
     // views up to current + 2 (+ escalation), one VIEW_CHANGE per (view, author)

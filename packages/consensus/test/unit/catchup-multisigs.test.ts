@@ -35,11 +35,17 @@ function catchUp(sim: Simulation, tamper: Tamper = (_f, m) => m, prepare: (ex: S
   const seeders = new Map<string, ConsensusCore>();
   for (const n of sim.nodes.filter((x) => x.name !== 'Node4' && GENESIS.includes(x.name))) {
     const validators = n.executor.lastAudit()?.nodeReg ?? GENESIS;
-    seeders.set(n.name, new ConsensusCore({ name: n.name, validators }, { executor: n.executor, crypto: n.replica.crypto, requests: n.replica.requests, clock }));
+    seeders.set(
+      n.name,
+      new ConsensusCore({ name: n.name, validators }, { executor: n.executor, crypto: n.replica.crypto, requests: n.replica.requests, clock }),
+    );
   }
   const replica = standInPool({ seed: 0, genesis: GENESIS }).replica('Node4') as SimReplica<StandInExecutor>;
   prepare(replica.executor);
-  const leecher = new ConsensusCore({ name: 'Node4', validators: GENESIS }, { executor: replica.executor, crypto: replica.crypto, requests: replica.requests, clock });
+  const leecher = new ConsensusCore(
+    { name: 'Node4', validators: GENESIS },
+    { executor: replica.executor, crypto: replica.crypto, requests: replica.requests, clock },
+  );
   const effects: ConsensusEffect[] = [];
   const queue: { from: string; to: string; msg: unknown }[] = [];
   const fromLeecher = (out: ConsensusEffect[]): void => {
@@ -145,7 +151,10 @@ describe('multi-signatures in catch-up (formats.md §12.1)', () => {
       ['too few participants', ([sig, parts, value]) => [sig, parts.slice(0, 2), value]],
       ['a participant twice', ([sig, parts, value]) => [sig, [parts[0]!, ...parts.slice(0, parts.length - 1)], value]],
       ['a participant that is not a validator', ([sig, parts, value]) => [sig, [...parts.slice(0, parts.length - 1), 'Node9'], value]],
-      ['a state root no audit txn of the reply names', ([sig, parts, [lid, , pool, txn, ts]]) => [sig, parts, [lid, b58encode(new Uint8Array(32).fill(9)), pool, txn, ts]]],
+      [
+        'a state root no audit txn of the reply names',
+        ([sig, parts, [lid, , pool, txn, ts]]) => [sig, parts, [lid, b58encode(new Uint8Array(32).fill(9)), pool, txn, ts]],
+      ],
       ['another ledger id', ([sig, parts, [lid, root, pool, txn, ts]]) => [sig, parts, [lid === 1 ? 2 : 1, root, pool, txn, ts]]],
       ['an unknown pool state root', ([sig, parts, [lid, root, , txn, ts]]) => [sig, parts, [lid, root, b58encode(new Uint8Array(32).fill(7)), txn, ts]]],
       ['malformed entries', () => ['not a tuple', 42]],
@@ -177,7 +186,7 @@ describe('multi-signatures in catch-up (formats.md §12.1)', () => {
       for (const ms of net.executor.blsStore.values()) expect(net.crypto.blsVerifyMulti(ms.participants, ms.value, ms.signature)).to.equal(true);
     });
 
-    it('forged ones from one seeder are dropped, the honest seeders\' ones are stored', () => {
+    it("forged ones from one seeder are dropped, the honest seeders' ones are stored", () => {
       const forged = forgeMultiSigs(([, parts, value]) => [otherSignature, parts, value]);
       const net = catchUp(sim, (from, msg) => (from === 'Node1' ? forged(from, msg) : msg));
       expectCaughtUp(net, sim);
@@ -196,7 +205,10 @@ describe('multi-signatures in catch-up (formats.md §12.1)', () => {
       const sim = orderedPool('none', 2, 60);
       const node = sim.nodes[0]!;
       const limit = 3000;
-      const core = new ConsensusCore({ name: 'Node1', validators: GENESIS, msgLenLimit: limit }, { executor: node.executor, crypto: node.replica.crypto, requests: node.replica.requests, clock: { now: () => 0, utcSeconds: () => 1_800_000_000 } });
+      const core = new ConsensusCore(
+        { name: 'Node1', validators: GENESIS, msgLenLimit: limit },
+        { executor: node.executor, crypto: node.replica.crypto, requests: node.replica.requests, clock: { now: () => 0, utcSeconds: () => 1_800_000_000 } },
+      );
       const size = node.executor.committedSize(3);
       const reps = core
         .handle({ kind: 'nodeMessage', from: 'Node4', msg: { op: 'CATCHUP_REQ', ledgerId: 3, seqNoStart: 1, seqNoEnd: size, catchupTill: size } })
@@ -221,7 +233,10 @@ describe('multi-signatures in catch-up (formats.md §12.1)', () => {
     it('sends no `multiSigs` with the txns of ledgers 0-2', () => {
       const sim = orderedPool('none', 2);
       const node = sim.nodes[0]!;
-      const core = new ConsensusCore({ name: 'Node1', validators: GENESIS }, { executor: node.executor, crypto: node.replica.crypto, requests: node.replica.requests, clock: { now: () => 0, utcSeconds: () => 1_800_000_000 } });
+      const core = new ConsensusCore(
+        { name: 'Node1', validators: GENESIS },
+        { executor: node.executor, crypto: node.replica.crypto, requests: node.replica.requests, clock: { now: () => 0, utcSeconds: () => 1_800_000_000 } },
+      );
       const size = node.executor.committedSize(1);
       const reps = core
         .handle({ kind: 'nodeMessage', from: 'Node4', msg: { op: 'CATCHUP_REQ', ledgerId: 1, seqNoStart: 1, seqNoEnd: size, catchupTill: size } })

@@ -37,7 +37,8 @@ function madeUpReply(liar: ConsensusCore, real: number, req: NodeMessage & { op:
   const txns: Record<string, unknown> = {};
   for (let s = req.seqNoStart; s <= req.seqNoEnd; s++) txns[String(s)] = s <= real ? ex.txnRange(AUDIT, s, s)[0] : fabricated(s);
   const consProof: string[] = [];
-  for (let s = req.seqNoEnd + 1; s <= req.catchupTill; s++) consProof.push(s <= real ? ex.consistencyProof(AUDIT, s - 1, s)[0]! : leafHash(canonicalJson(fabricated(s))));
+  for (let s = req.seqNoEnd + 1; s <= req.catchupTill; s++)
+    consProof.push(s <= real ? ex.consistencyProof(AUDIT, s - 1, s)[0]! : leafHash(canonicalJson(fabricated(s))));
   return { op: 'CATCHUP_REP', ledgerId: AUDIT, txns, consProof };
 }
 
@@ -55,7 +56,15 @@ describe('catch-up with a seeder whose false proof verifies', () => {
           if (cut && to === 'Node4' && THREE_PC.has(msg.op)) return true;
           // the liar never serves the txns of the real ledger
           if (from === liar && to === 'Node4' && msg.op === 'CATCHUP_REP') return true;
-          if (serves && from === 'Node4' && to === liar && msg.op === 'CATCHUP_REQ' && msg.ledgerId === AUDIT && claimed !== undefined && msg.catchupTill === claimed.end) {
+          if (
+            serves &&
+            from === 'Node4' &&
+            to === liar &&
+            msg.op === 'CATCHUP_REQ' &&
+            msg.ledgerId === AUDIT &&
+            claimed !== undefined &&
+            msg.catchupTill === claimed.end
+          ) {
             // it serves the made-up ledger instead
             const rep = madeUpReply(pool.cores.get(liar)!, claimed.real, msg);
             pool.schedule(pool.now + 5, () => void pool.cores.get('Node4')!.handle({ kind: 'nodeMessage', from: liar, msg: rep }));

@@ -23,19 +23,33 @@ const reps = (effects: ConsensusEffect[]): CatchupRep[] =>
   effects.flatMap((e) => ((e.kind === 'broadcast' || e.kind === 'send') && e.msg.op === 'CATCHUP_REP' ? [e.msg as CatchupRep] : []));
 
 const jsonValue = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, fc.string(), fc.string({ unit: 'grapheme' }), fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(fc.string(), tie('value'), { maxKeys: 4 })),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.string(),
+    fc.string({ unit: 'grapheme' }),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.string(), tie('value'), { maxKeys: 4 }),
+  ),
 })).value;
 
-describe('catch-up replies cut to MSG_LEN_LIMIT from their txns\' sizes', () => {
+describe("catch-up replies cut to MSG_LEN_LIMIT from their txns' sizes", () => {
   it('catchupRepSize is the encoded size of the reply', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 2 ** 40 }), fc.array(jsonValue, { minLength: 0, maxLength: 40 }), fc.array(fc.string(), { maxLength: 40 }), (start, txns, consProof) => {
-        const map: Record<string, unknown> = {};
-        txns.forEach((t, i) => (map[String(start + i)] = t));
-        const rep: CatchupRep = { op: 'CATCHUP_REP', ledgerId: 1, txns: map, consProof };
-        const sizes = txns.map((t, i) => catchupEntrySize(start + i, t));
-        expect(catchupRepSize(rep, sizes)).to.equal(encodeMsgpack(rep).length);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 2 ** 40 }),
+        fc.array(jsonValue, { minLength: 0, maxLength: 40 }),
+        fc.array(fc.string(), { maxLength: 40 }),
+        (start, txns, consProof) => {
+          const map: Record<string, unknown> = {};
+          txns.forEach((t, i) => (map[String(start + i)] = t));
+          const rep: CatchupRep = { op: 'CATCHUP_REP', ledgerId: 1, txns: map, consProof };
+          const sizes = txns.map((t, i) => catchupEntrySize(start + i, t));
+          expect(catchupRepSize(rep, sizes)).to.equal(encodeMsgpack(rep).length);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -67,14 +81,18 @@ describe('catch-up replies cut to MSG_LEN_LIMIT from their txns\' sizes', () => 
     const size = seeder.committedSize(1);
     const limit = 3000;
     const core = seederCore(seeder, limit);
-    const pieces = reps(core.handle({ kind: 'nodeMessage', from: 'Node3', msg: { op: 'CATCHUP_REQ', ledgerId: 1, seqNoStart: 1, seqNoEnd: size, catchupTill: size } }));
+    const pieces = reps(
+      core.handle({ kind: 'nodeMessage', from: 'Node3', msg: { op: 'CATCHUP_REQ', ledgerId: 1, seqNoStart: 1, seqNoEnd: size, catchupTill: size } }),
+    );
     const leecher = new StandInExecutor(new SimRequestAnalyzer(), genesis);
     let next = 1;
     let largestTxn = 0;
     let envelope = 0;
     const fill: number[] = [];
     for (const rep of pieces) {
-      const seqNos = Object.keys(rep.txns).map(Number).sort((a, b) => a - b);
+      const seqNos = Object.keys(rep.txns)
+        .map(Number)
+        .sort((a, b) => a - b);
       const bytes = encodeMsgpack(rep).length;
       if (seqNos.length > 1) expect(bytes).to.be.at.most(limit);
       let own = 0;
@@ -87,7 +105,15 @@ describe('catch-up replies cut to MSG_LEN_LIMIT from their txns\' sizes', () => 
       fill.push(own);
       expect(seqNos[0]).to.equal(next);
       next = seqNos[seqNos.length - 1]! + 1;
-      expect(leecher.appendCaughtUp(1, seqNos.map((s) => rep.txns[String(s)]), rep.consProof, size, seeder.committedRoot(1))).to.equal(true);
+      expect(
+        leecher.appendCaughtUp(
+          1,
+          seqNos.map((s) => rep.txns[String(s)]),
+          rep.consProof,
+          size,
+          seeder.committedRoot(1),
+        ),
+      ).to.equal(true);
     }
     expect(next).to.equal(size + 1);
     expect(leecher.committedRoot(1)).to.equal(seeder.committedRoot(1));
@@ -103,7 +129,9 @@ describe('catch-up replies cut to MSG_LEN_LIMIT from their txns\' sizes', () => 
     const size = seeder.committedSize(1);
     const one = catchupEntrySize(1, seeder.txnRange(1, 1, 1)[0]);
     const core = seederCore(seeder, Math.max(1024, one - 1));
-    const pieces = reps(core.handle({ kind: 'nodeMessage', from: 'Node3', msg: { op: 'CATCHUP_REQ', ledgerId: 1, seqNoStart: 1, seqNoEnd: size, catchupTill: size } }));
+    const pieces = reps(
+      core.handle({ kind: 'nodeMessage', from: 'Node3', msg: { op: 'CATCHUP_REQ', ledgerId: 1, seqNoStart: 1, seqNoEnd: size, catchupTill: size } }),
+    );
     const got = pieces.flatMap((r) => Object.keys(r.txns).map(Number)).sort((a, b) => a - b);
     expect(got).to.deep.equal(Array.from({ length: size }, (_, i) => i + 1));
   });

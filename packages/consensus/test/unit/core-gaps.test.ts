@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import { encodeMsgpack } from '@quire/common';
-import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, type InstanceChangeVoteStore, type StoredInstanceChangeVote, Suspicion, requestIdentity } from '@quire/consensus';
+import {
+  ConsensusCore,
+  type ConsensusCrypto,
+  type ConsensusEffect,
+  type InstanceChangeVoteStore,
+  type StoredInstanceChangeVote,
+  Suspicion,
+  requestIdentity,
+} from '@quire/consensus';
 import { SimClient, SimRequestAnalyzer, Simulation, StandInExecutor, simBlsPublicKey, simRequestDigest } from '@quire/consensus/sim';
 
 const VALIDATORS = ['Node1', 'Node2', 'Node3', 'Node4'];
@@ -19,7 +27,7 @@ function backup(opts: { executor?: StandInExecutor; voteStore?: InstanceChangeVo
 }
 
 const sent = (effects: ConsensusEffect[], op: string) =>
-  effects.flatMap((e) => (e.kind === 'broadcast' || e.kind === 'send') && e.msg.op === op ? [e.msg] : []);
+  effects.flatMap((e) => ((e.kind === 'broadcast' || e.kind === 'send') && e.msg.op === op ? [e.msg] : []));
 
 describe('catch-up replies above MSG_LEN_LIMIT (consensus.md §7.4)', () => {
   it('are split in halves, each below the limit and each with a proof that verifies', () => {
@@ -29,7 +37,11 @@ describe('catch-up replies above MSG_LEN_LIMIT (consensus.md §7.4)', () => {
     const size = seeder.committedSize(1);
     const limit = 3000;
     const { core } = backup({ executor: seeder, consensus: { msgLenLimit: limit } });
-    const effects = core.handle({ kind: 'nodeMessage', from: 'Node3', msg: { op: 'CATCHUP_REQ', ledgerId: 1, seqNoStart: 1, seqNoEnd: size, catchupTill: size } });
+    const effects = core.handle({
+      kind: 'nodeMessage',
+      from: 'Node3',
+      msg: { op: 'CATCHUP_REQ', ledgerId: 1, seqNoStart: 1, seqNoEnd: size, catchupTill: size },
+    });
     const reps = sent(effects, 'CATCHUP_REP') as { txns: Record<string, unknown>; consProof: string[] }[];
     expect(reps.length).to.be.greaterThan(2);
     const leecher = new StandInExecutor(new SimRequestAnalyzer(), genesis);
@@ -39,7 +51,13 @@ describe('catch-up replies above MSG_LEN_LIMIT (consensus.md §7.4)', () => {
       if (seqNos.length > 1) expect(encodeMsgpack({ op: 'CATCHUP_REP', ledgerId: 1, ...rep }).length).to.be.at.most(limit);
       expect(seqNos[0]).to.equal(next);
       next = seqNos[seqNos.length - 1]! + 1;
-      const ok = leecher.appendCaughtUp(1, seqNos.map((s) => rep.txns[String(s)]), rep.consProof, size, seeder.committedRoot(1));
+      const ok = leecher.appendCaughtUp(
+        1,
+        seqNos.map((s) => rep.txns[String(s)]),
+        rep.consProof,
+        size,
+        seeder.committedRoot(1),
+      );
       expect(ok).to.equal(true);
     }
     expect(next).to.equal(size + 1);
@@ -73,7 +91,9 @@ describe('INSTANCE_CHANGE votes across restarts (consensus.md §6.2)', () => {
     expect(second.core.status().viewNo).to.equal(1);
     // control: without the store the same third vote does nothing
     const amnesiac = backup();
-    expect(sent(amnesiac.core.handle({ kind: 'nodeMessage', from: 'Node1', msg: { op: 'INSTANCE_CHANGE', viewNo: 1, reason: 26 } }), 'VIEW_CHANGE')).to.deep.equal([]);
+    expect(
+      sent(amnesiac.core.handle({ kind: 'nodeMessage', from: 'Node1', msg: { op: 'INSTANCE_CHANGE', viewNo: 1, reason: 26 } }), 'VIEW_CHANGE'),
+    ).to.deep.equal([]);
   });
 
   it('expire after OUTDATED_INSTANCE_CHANGES_CHECK_INTERVAL even across a restart', () => {
@@ -120,7 +140,11 @@ describe('pool nodes outside the registry (observers, joining or demoted nodes)'
   it('may ask for data (catch-up, MESSAGE_REQUEST) but their votes and 3PC messages are ignored', () => {
     const { core, executor } = backup();
     const pool = executor.ledgerStatus(0);
-    const own = core.handle({ kind: 'nodeMessage', from: 'Node5', msg: { op: 'LEDGER_STATUS', ledgerId: 0, txnSeqNo: pool.size, viewNo: 0, ppSeqNo: 0, merkleRoot: pool.root, protocolVersion: 2 } });
+    const own = core.handle({
+      kind: 'nodeMessage',
+      from: 'Node5',
+      msg: { op: 'LEDGER_STATUS', ledgerId: 0, txnSeqNo: pool.size, viewNo: 0, ppSeqNo: 0, merkleRoot: pool.root, protocolVersion: 2 },
+    });
     expect(sent(own, 'LEDGER_STATUS')).to.have.length(1);
     expect(core.handle({ kind: 'nodeMessage', from: 'Node5', msg: { op: 'INSTANCE_CHANGE', viewNo: 1, reason: 26 } })).to.deep.equal([]);
     // malformed input from a non-validator is dropped without a suspicion against a validator

@@ -5,10 +5,12 @@ import { batchDigest, decodeDiscarded, encodeDiscarded } from '@quire/consensus'
 describe('batch digest and multi-signature value', () => {
   it('matches the batch digest vectors of consensus.md §3.4; an empty batch hashes its ledger (docs/consensus-deviations.md §8)', () => {
     expect(
-      batchDigest(2, 1700440100, [
-        '622090e57217add1e70edbe01a022736254690b08b71281b001df064a2511217',
-        '97bf7ae91698fc5c5fddb6cbebd1fffeeb7475696c70a0b6e51b6424eca70cee',
-      ], 1),
+      batchDigest(
+        2,
+        1700440100,
+        ['622090e57217add1e70edbe01a022736254690b08b71281b001df064a2511217', '97bf7ae91698fc5c5fddb6cbebd1fffeeb7475696c70a0b6e51b6424eca70cee'],
+        1,
+      ),
     ).to.equal('b967f53c75c725de6ceb3a1ee6174265d74411ba163d46303b3c7eefc5235bf3');
     // consensus.md §3.4 gives 8d206ecb… for the empty batch "0,1700440100": the ledger is now hashed too
     expect(batchDigest(0, 1700440100, [], 1)).to.equal('6997d75cc00c9e336d0045d47ee4d0bc0abb87cf226f685d67346245775add92');

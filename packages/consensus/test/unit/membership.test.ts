@@ -50,7 +50,10 @@ describe('membership changes (consensus.md §1.3, §1.4, §8, §11 row 15)', fun
   });
 
   it('demoting the current primary makes the pool change view; a re-promoted node is appended at the end', () => {
-    for (const [seed, nodes] of [[5, 4], [6, 7]] as const) {
+    for (const [seed, nodes] of [
+      [5, 4],
+      [6, 7],
+    ] as const) {
       const sim = new Simulation({ seed, nodes, faults: 'membership' });
       const r = sim.run();
       expect(r.violations, replayCommand(r)).to.deep.equal([]);
@@ -87,9 +90,13 @@ describe('membership changes (consensus.md §1.3, §1.4, §8, §11 row 15)', fun
     // the checkers verify every stored multi-signature with the keys at its pool state root
     expect(r.violations, replayCommand(r)).to.deep.equal([]);
     const ref = sim.nodes[0]!.executor;
-    const rotated = [...sim.nodes.map((n) => n.name)].find((a) => ref.storedMultiSigs.some((ms) => ms.participants.includes(a) && ref.blsKeyAt(a, ms.value.pool_state_root_hash) === simBlsPublicKey(a, 1)));
+    const rotated = [...sim.nodes.map((n) => n.name)].find((a) =>
+      ref.storedMultiSigs.some((ms) => ms.participants.includes(a) && ref.blsKeyAt(a, ms.value.pool_state_root_hash) === simBlsPublicKey(a, 1)),
+    );
     expect(rotated, 'a rotated key signed after the rotation').to.not.equal(undefined);
-    const before = ref.storedMultiSigs.filter((ms) => ms.participants.includes(rotated!) && ref.blsKeyAt(rotated!, ms.value.pool_state_root_hash) === simBlsPublicKey(rotated!, 0));
+    const before = ref.storedMultiSigs.filter(
+      (ms) => ms.participants.includes(rotated!) && ref.blsKeyAt(rotated!, ms.value.pool_state_root_hash) === simBlsPublicKey(rotated!, 0),
+    );
     expect(before.length, 'and the old key before it').to.be.greaterThan(0);
   });
 
@@ -128,7 +135,12 @@ describe('gaps of the fault model (consensus.md §11)', function () {
 
   it('catch-up finishes with the f+1-proven target despite a lying seeder (wrong txns, bad proofs, stalls)', () => {
     let lied = 0;
-    for (const [seed, nodes] of [[1, 4], [2, 7], [3, 4], [4, 7]] as const) {
+    for (const [seed, nodes] of [
+      [1, 4],
+      [2, 7],
+      [3, 4],
+      [4, 7],
+    ] as const) {
       const sim = new Simulation({ seed, nodes, faults: 'seeders' });
       const r = sim.run();
       expect(r.violations, replayCommand(r)).to.deep.equal([]);
@@ -138,16 +150,26 @@ describe('gaps of the fault model (consensus.md §11)', function () {
   });
 
   it('negative control: f+1 Byzantine twins make the checkers report a safety violation', () => {
-    for (const [seed, nodes] of [[1, 4], [2, 7]] as const) {
+    for (const [seed, nodes] of [
+      [1, 4],
+      [2, 7],
+    ] as const) {
       const sim = new Simulation({ seed, nodes, faults: 'twins' });
       const r = sim.run();
       expect(r.ok, replayCommand(r)).to.equal(true);
-      expect(r.violations.some((v) => v.startsWith('safety:')), r.violations.join('; ')).to.equal(true);
+      expect(
+        r.violations.some((v) => v.startsWith('safety:')),
+        r.violations.join('; '),
+      ).to.equal(true);
     }
   });
 
   it('a clock jump on one node keeps ppTime non-decreasing and the pool live', () => {
-    for (const [seed, nodes] of [[1, 4], [2, 7], [3, 4]] as const) {
+    for (const [seed, nodes] of [
+      [1, 4],
+      [2, 7],
+      [3, 4],
+    ] as const) {
       const r = new Simulation({ seed, nodes, faults: 'clock' }).run();
       expect(r.violations, replayCommand(r)).to.deep.equal([]);
     }

@@ -34,10 +34,18 @@ function backupWithPendingRequest() {
     pool.now += delay;
     note(core.handle({ kind: 'timer', id: TICK_TIMER }));
   };
-  return { tick, votes, clock: { get t() { return pool.now; } } };
+  return {
+    tick,
+    votes,
+    clock: {
+      get t() {
+        return pool.now;
+      },
+    },
+  };
 }
 
-describe('monitor: the node\'s own stall (#16)', () => {
+describe("monitor: the node's own stall (#16)", () => {
   it('a node ticking on time votes 25 once nothing was proposed for PROGRESS_TIMEOUT (the control)', () => {
     const n = backupWithPendingRequest();
     const from = n.clock.t;

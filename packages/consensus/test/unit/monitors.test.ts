@@ -4,7 +4,20 @@
 // votes are read from the INSTANCE_CHANGE messages the cores broadcast.
 import { expect } from 'chai';
 import { b58encode } from '@quire/common';
-import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, type ConsensusOptions, type NodeMessage, type ClientRequestBody, type RequestCheck, ConsensusError, ConsensusErrorCode, Suspicion, defaultConsensusOptions, resolveOptions } from '@quire/consensus';
+import {
+  ConsensusCore,
+  type ConsensusCrypto,
+  type ConsensusEffect,
+  type ConsensusOptions,
+  type NodeMessage,
+  type ClientRequestBody,
+  type RequestCheck,
+  ConsensusError,
+  ConsensusErrorCode,
+  Suspicion,
+  defaultConsensusOptions,
+  resolveOptions,
+} from '@quire/consensus';
 import { SimClient, SimRequestAnalyzer, StandInExecutor, simBlsPublicKey } from '@quire/consensus/sim';
 
 const BASE_UTC = 1_700_000_000;
@@ -58,7 +71,14 @@ class ScriptedPool {
     const checks = new Map<string, RequestCheck>();
     this.nodes = VALIDATORS.map((name) => {
       const analyzer = new SimRequestAnalyzer(checks);
-      const node: PoolNode = { name, analyzer, executor: new StandInExecutor(analyzer, genesis), core: undefined as unknown as ConsensusCore, epoch: 0, alive: true };
+      const node: PoolNode = {
+        name,
+        analyzer,
+        executor: new StandInExecutor(analyzer, genesis),
+        core: undefined as unknown as ConsensusCore,
+        epoch: 0,
+        alive: true,
+      };
       node.core = this.createCore(node);
       return node;
     });
@@ -66,7 +86,10 @@ class ScriptedPool {
 
   private createCore(node: PoolNode): ConsensusCore {
     const clock = { now: () => this.now, utcSeconds: () => BASE_UTC + Math.floor(this.now / 1000) };
-    return new ConsensusCore({ name: node.name, validators: VALIDATORS, ...this.consensus }, { executor: node.executor, crypto: noCrypto, requests: node.analyzer, clock });
+    return new ConsensusCore(
+      { name: node.name, validators: VALIDATORS, ...this.consensus },
+      { executor: node.executor, crypto: noCrypto, requests: node.analyzer, clock },
+    );
   }
 
   node(name: string): PoolNode {
@@ -171,7 +194,8 @@ class ScriptedPool {
   }
 }
 
-const isRequest = (msg: NodeMessage, req: ClientRequestBody) => msg.op === 'PROPAGATE' && msg.request.reqId === req.reqId && msg.request.identifier === req.identifier;
+const isRequest = (msg: NodeMessage, req: ClientRequestBody) =>
+  msg.op === 'PROPAGATE' && msg.request.reqId === req.reqId && msg.request.identifier === req.identifier;
 const BACKUPS = ['Node2', 'Node3', 'Node4'];
 /** a primary that proposes nothing: no PRE-PREPARE, not even as an answer to a MESSAGE_REQUEST */
 const proposesNothing = (w: Wire, primary = 'Node1') => w.from === primary && (w.msg.op === 'PREPREPARE' || w.msg.op === 'MESSAGE_RESPONSE');
@@ -180,7 +204,12 @@ describe('monitor: state signatures not updated (vote 43, consensus.md §5)', ()
   it('has ACCEPTABLE_FRESHNESS_INTERVALS_COUNT = 2 by default and rejects counts and intervals that are not positive', () => {
     expect(resolveOptions({ name: 'A', validators: ['A'] }).acceptableFreshnessIntervalsCount).to.equal(2);
     expect(resolveOptions({ name: 'A', validators: ['A'], acceptableFreshnessIntervalsCount: 5 }).acceptableFreshnessIntervalsCount).to.equal(5);
-    const bad = [{ acceptableFreshnessIntervalsCount: 0 }, { acceptableFreshnessIntervalsCount: 1.5 }, { stateFreshnessUpdateIntervalSec: 0 }, { stateFreshnessUpdateIntervalSec: Number.NaN }];
+    const bad = [
+      { acceptableFreshnessIntervalsCount: 0 },
+      { acceptableFreshnessIntervalsCount: 1.5 },
+      { stateFreshnessUpdateIntervalSec: 0 },
+      { stateFreshnessUpdateIntervalSec: Number.NaN },
+    ];
     for (const o of bad) {
       try {
         resolveOptions({ name: 'A', validators: ['A'], ...o });
@@ -234,7 +263,10 @@ describe('monitor: state signatures not updated (vote 43, consensus.md §5)', ()
     for (let v = 3; v <= views; v++) {
       const prev = pool.votes.filter((x) => x.viewNo === v - 1);
       const next = pool.votes.filter((x) => x.viewNo === v);
-      expect(next.every((x) => x.reason === Suspicion.STATE_SIGS_ARE_NOT_UPDATED), `view ${v}`).to.equal(true);
+      expect(
+        next.every((x) => x.reason === Suspicion.STATE_SIGS_ARE_NOT_UPDATED),
+        `view ${v}`,
+      ).to.equal(true);
       expect(Math.min(...next.map((x) => x.at)) - Math.max(...prev.map((x) => x.at)), `view ${v}`).to.be.at.least(INTERVAL_MS);
     }
   });
@@ -272,7 +304,10 @@ describe('monitor: state signatures not updated (vote 43, consensus.md §5)', ()
     pool.start();
     const client = new SimClient(new Uint8Array(32).fill(9));
     let n = 0;
-    for (let t = 100; t < 10_000; t += 20) pool.schedule(t, () => { for (let i = 0; i < 4; i++) pool.submit(client.request(`load-${n++}`)); });
+    for (let t = 100; t < 10_000; t += 20)
+      pool.schedule(t, () => {
+        for (let i = 0; i < 4; i++) pool.submit(client.request(`load-${n++}`));
+      });
     pool.runUntil(10_000);
     const batches = pool.ordered.get('Node3') ?? [];
     // saturated: requests were still waiting when the load stopped
@@ -284,7 +319,11 @@ describe('monitor: state signatures not updated (vote 43, consensus.md §5)', ()
     // the pool and config ledgers got a batch in every interval of the load
     for (const lid of [0, 2]) {
       const times = batches.filter(([, l]) => l === lid).map(([t]) => t);
-      for (let from = 0; from + 2_000 <= 10_000; from += 2_000) expect(times.some((t) => t >= from && t < from + 2_500), `ledger ${lid} from ${from}`).to.equal(true);
+      for (let from = 0; from + 2_000 <= 10_000; from += 2_000)
+        expect(
+          times.some((t) => t >= from && t < from + 2_500),
+          `ledger ${lid} from ${from}`,
+        ).to.equal(true);
     }
   });
 
@@ -335,7 +374,10 @@ describe('monitor: M2 votes 61, M1 votes 25 (consensus.md §6.1)', () => {
     pool.runUntil(40_000);
     const votes = pool.votesFor(1, BACKUPS);
     expect(votes.length).to.be.at.least(3);
-    expect(votes.every((v) => v.reason === Suspicion.REQUEST_NOT_ORDERED), JSON.stringify(votes)).to.equal(true);
+    expect(
+      votes.every((v) => v.reason === Suspicion.REQUEST_NOT_ORDERED),
+      JSON.stringify(votes),
+    ).to.equal(true);
     // REQUEST_ORDERING_TIMEOUT after it was finalised, while the other requests kept being ordered
     expect(Math.min(...votes.map((v) => v.at))).to.be.at.least(1_000 + defaultConsensusOptions.requestOrderingTimeoutMs);
     for (const n of BACKUPS) expect(pool.view(n), n).to.equal(1);
@@ -356,7 +398,10 @@ describe('monitor: M2 votes 61, M1 votes 25 (consensus.md §6.1)', () => {
     pool.runUntil(15_000);
     const votes = pool.votesFor(1, BACKUPS);
     expect(votes.length).to.be.at.least(3);
-    expect(votes.every((v) => v.reason === Suspicion.PRIMARY_DEGRADED), JSON.stringify(votes)).to.equal(true);
+    expect(
+      votes.every((v) => v.reason === Suspicion.PRIMARY_DEGRADED),
+      JSON.stringify(votes),
+    ).to.equal(true);
     expect(Math.min(...votes.map((v) => v.at))).to.be.at.least(2_000 + defaultConsensusOptions.progressTimeoutMs);
     for (const n of BACKUPS) expect(pool.view(n), n).to.equal(1);
     expect(pool.node('Node3').executor.isPayloadCommitted(pool.node('Node3').analyzer.payloadDigestOf(stalled))).to.equal(true);
@@ -398,7 +443,7 @@ describe('monitor: M2 votes 61, M1 votes 25 (consensus.md §6.1)', () => {
       for (const n of BACKUPS) expect(pool.view(n), n).to.equal(1);
     });
 
-    it('a peer\'s vote 43 is not adopted by a node whose monitor reports nothing', () => {
+    it("a peer's vote 43 is not adopted by a node whose monitor reports nothing", () => {
       const pool = new ScriptedPool(silentMonitor);
       pool.start();
       pool.injectVote('Node2', 1, Suspicion.STATE_SIGS_ARE_NOT_UPDATED, 5_000);

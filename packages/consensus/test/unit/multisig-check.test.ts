@@ -11,12 +11,22 @@ const ROOT = b58encode(new Uint8Array(32).fill(1));
 
 /** Only the crypto of the context is used: an aggregate "verifies" when it is GOOD. */
 function ctxWith(crypto: Partial<ConsensusCrypto>): Parameters<typeof checkMultiSignature>[0] {
-  const full: ConsensusCrypto = { blsSign: () => GOOD, blsVerifyShare: () => true, blsAggregate: () => GOOD, blsVerifyMulti: (_p, _v, s) => s === GOOD, ...crypto };
+  const full: ConsensusCrypto = {
+    blsSign: () => GOOD,
+    blsVerifyShare: () => true,
+    blsAggregate: () => GOOD,
+    blsVerifyMulti: (_p, _v, s) => s === GOOD,
+    ...crypto,
+  };
   return { modules: { crypto: full } } as unknown as Parameters<typeof checkMultiSignature>[0];
 }
 
 function ms(participants: string[], signature = GOOD, over: Partial<MultiSignature['value']> = {}): MultiSignature {
-  return { signature, participants, value: { ledger_id: 1, pool_state_root_hash: ROOT, state_root_hash: ROOT, timestamp: 1_700_000_000, txn_root_hash: ROOT, ...over } };
+  return {
+    signature,
+    participants,
+    value: { ledger_id: 1, pool_state_root_hash: ROOT, state_root_hash: ROOT, timestamp: 1_700_000_000, txn_root_hash: ROOT, ...over },
+  };
 }
 
 describe('checkMultiSignature (PRE-PREPARE check 12 and catch-up)', () => {
@@ -51,7 +61,9 @@ describe('checkMultiSignature (PRE-PREPARE check 12 and catch-up)', () => {
     expect(checkMultiSignature(ctxWith({}), ms(['Node1', 'Node2', 'Node3'], BAD), undefined)).to.equal(MultiSigVerdict.UNKNOWN_POOL_ROOT);
     const registry = ['Node1', 'Node2', 'Node3', 'Node4'];
     expect(checkMultiSignature(ctxWith({}), ms(['Node1', 'Node2', 'Node3'], '3'), registry)).to.equal(MultiSigVerdict.MALFORMED);
-    expect(checkMultiSignature(ctxWith({}), ms(['Node1', 'Node2', 'Node3'], GOOD, { state_root_hash: b58encode(new Uint8Array(31)) }), undefined)).to.equal(MultiSigVerdict.MALFORMED);
+    expect(checkMultiSignature(ctxWith({}), ms(['Node1', 'Node2', 'Node3'], GOOD, { state_root_hash: b58encode(new Uint8Array(31)) }), undefined)).to.equal(
+      MultiSigVerdict.MALFORMED,
+    );
   });
 
   it('takes a crypto failure for a bad signature, never an exception', () => {

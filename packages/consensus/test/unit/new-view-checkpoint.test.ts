@@ -5,8 +5,22 @@ import fc from 'fast-check';
 import { calcCheckpoint } from '../../src/new-view-calc.js';
 import type { Checkpoint, ViewChange } from '../../src/messages.js';
 
-const cp = (seqNoEnd: number, digest: string | null = seqNoEnd === 0 ? null : `d${seqNoEnd}`): Checkpoint => ({ op: 'CHECKPOINT', instId: 0, viewNo: 0, seqNoStart: 0, seqNoEnd, digest });
-const vc = (stable: number, ...held: number[]): ViewChange => ({ op: 'VIEW_CHANGE', viewNo: 1, stableCheckpoint: stable, prepared: [], preprepared: [], checkpoints: held.map((s) => cp(s)) });
+const cp = (seqNoEnd: number, digest: string | null = seqNoEnd === 0 ? null : `d${seqNoEnd}`): Checkpoint => ({
+  op: 'CHECKPOINT',
+  instId: 0,
+  viewNo: 0,
+  seqNoStart: 0,
+  seqNoEnd,
+  digest,
+});
+const vc = (stable: number, ...held: number[]): ViewChange => ({
+  op: 'VIEW_CHANGE',
+  viewNo: 1,
+  stableCheckpoint: stable,
+  prepared: [],
+  preprepared: [],
+  checkpoints: held.map((s) => cp(s)),
+});
 
 // n = 4: strong n-f = 3, weak f+1 = 2
 const STRONG = 3;
@@ -46,7 +60,8 @@ describe('NEW_VIEW checkpoint (calcCheckpoint)', () => {
       fc.property(fc.array(vcArb, { minLength: 3, maxLength: 4 }), (raw) => {
         const vcs = raw.map((r) => vc(r.stable, ...[r.stable, ...r.extra.filter((s) => s > r.stable)]));
         const qualifies = (c: Checkpoint): boolean =>
-          vcs.filter((v) => c.seqNoEnd >= v.stableCheckpoint).length >= STRONG && vcs.filter((v) => v.checkpoints.some((h) => h.seqNoEnd === c.seqNoEnd && h.digest === c.digest)).length >= WEAK;
+          vcs.filter((v) => c.seqNoEnd >= v.stableCheckpoint).length >= STRONG &&
+          vcs.filter((v) => v.checkpoints.some((h) => h.seqNoEnd === c.seqNoEnd && h.digest === c.digest)).length >= WEAK;
         const got = calcCheckpoint(vcs, STRONG, WEAK);
         const all = vcs.flatMap((v) => v.checkpoints);
         if (got === undefined) return all.every((c) => !qualifies(c));

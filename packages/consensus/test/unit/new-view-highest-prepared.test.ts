@@ -17,7 +17,8 @@ const genesis = VALIDATORS.map((alias) => ({ alias, blskey: simBlsPublicKey(alia
 const initialCp = { op: 'CHECKPOINT' as const, instId: 0, viewNo: 0, seqNoStart: 0, seqNoEnd: 0, digest: null };
 const A = { view_no: 0, pp_view_no: 0, pp_seq_no: 1, pp_digest: sha256Hex('batch 1, view 0') };
 const B = { view_no: 1, pp_view_no: 1, pp_seq_no: 1, pp_digest: sha256Hex('batch 1, view 1') };
-const vc = (b: typeof A) => ({ op: 'VIEW_CHANGE', viewNo: 2, stableCheckpoint: 0, prepared: [b], preprepared: [b], checkpoints: [initialCp] }) as unknown as ViewChange;
+const vc = (b: typeof A) =>
+  ({ op: 'VIEW_CHANGE', viewNo: 2, stableCheckpoint: 0, prepared: [b], preprepared: [b], checkpoints: [initialCp] }) as unknown as ViewChange;
 
 function core(name: string): ConsensusCore {
   const analyzer = new SimRequestAnalyzer();
@@ -27,7 +28,11 @@ function core(name: string): ConsensusCore {
 
 describe('NEW_VIEW with prepared certificates of two views for one batch', () => {
   it('selects the certificate of the highest view', () => {
-    for (const order of [[vc(A), vc(B), vc(B)], [vc(B), vc(A), vc(B)], [vc(B), vc(B), vc(A)]]) {
+    for (const order of [
+      [vc(A), vc(B), vc(B)],
+      [vc(B), vc(A), vc(B)],
+      [vc(B), vc(B), vc(A)],
+    ]) {
       expect(calcBatches(initialCp as never, order, 300, 3, 2)).to.deep.equal([B]);
     }
   });

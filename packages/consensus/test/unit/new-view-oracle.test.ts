@@ -7,7 +7,14 @@ import type { BatchId, Checkpoint, NewView, ViewChange } from '../../src/message
 import { calcBatches, calcCheckpoint } from '../../src/new-view-calc.js';
 import { newViewProblem } from '../../src/sim/new-view-oracle.js';
 
-const cp = (seqNoEnd: number, digest: string | null = seqNoEnd === 0 ? null : `d${seqNoEnd}`): Checkpoint => ({ op: 'CHECKPOINT', instId: 0, viewNo: 0, seqNoStart: 0, seqNoEnd, digest });
+const cp = (seqNoEnd: number, digest: string | null = seqNoEnd === 0 ? null : `d${seqNoEnd}`): Checkpoint => ({
+  op: 'CHECKPOINT',
+  instId: 0,
+  viewNo: 0,
+  seqNoStart: 0,
+  seqNoEnd,
+  digest,
+});
 const batch = (s: number, view = 0, digest = `b${s}v${view}`): BatchId => ({ view_no: view, pp_view_no: view, pp_seq_no: s, pp_digest: digest });
 const vc = (stable: number, held: number[], prepared: BatchId[], preprepared: BatchId[] = prepared): ViewChange => ({
   op: 'VIEW_CHANGE',
@@ -28,7 +35,9 @@ const LOG = 15;
 
 describe('reference check of NEW_VIEW selection (simulator oracle)', () => {
   it('accepts the NEW_VIEW the core computes, for any VIEW_CHANGEs it can decide on (n = 4 and 7)', () => {
-    const arbBatch = fc.record({ s: fc.integer({ min: 1, max: 8 }), view: fc.integer({ min: 0, max: 1 }), alt: fc.boolean() }).map(({ s, view, alt }) => batch(s, view, `b${s}v${view}${alt ? 'x' : ''}`));
+    const arbBatch = fc
+      .record({ s: fc.integer({ min: 1, max: 8 }), view: fc.integer({ min: 0, max: 1 }), alt: fc.boolean() })
+      .map(({ s, view, alt }) => batch(s, view, `b${s}v${view}${alt ? 'x' : ''}`));
     const arbVc = fc
       .record({
         stable: fc.constantFrom(0, 5),

@@ -27,7 +27,8 @@ function core(name: string): ConsensusCore {
   return new ConsensusCore({ name, validators: VALIDATORS }, { executor: new StandInExecutor(analyzer, genesis), crypto: noCrypto, requests: analyzer, clock });
 }
 
-const sentOps = (effects: ConsensusEffect[], op: string) => effects.flatMap((e) => ((e.kind === 'broadcast' || e.kind === 'send') && e.msg.op === op ? [e.msg] : []));
+const sentOps = (effects: ConsensusEffect[], op: string) =>
+  effects.flatMap((e) => ((e.kind === 'broadcast' || e.kind === 'send') && e.msg.op === op ? [e.msg] : []));
 
 describe('NEW_VIEW validated against the VIEW_CHANGEs it names by digest', () => {
   it('a backup holding another version of a named VIEW_CHANGE fetches the named one and accepts the honest NEW_VIEW', () => {
@@ -39,13 +40,25 @@ describe('NEW_VIEW validated against the VIEW_CHANGEs it names by digest', () =>
     effects.push(...c.handle({ kind: 'nodeMessage', from: 'Node4', msg: otherVc }));
     // the honest primary of view 1 (Node2) names the versions it holds: Node4's honest one
     const d = viewChangeDigest(honestVc);
-    const nv = { op: 'NEW_VIEW', viewNo: 1, viewChanges: [['Node1', d], ['Node2', d], ['Node4', d]], checkpoint: initialCp, batches: [] };
+    const nv = {
+      op: 'NEW_VIEW',
+      viewNo: 1,
+      viewChanges: [
+        ['Node1', d],
+        ['Node2', d],
+        ['Node4', d],
+      ],
+      checkpoint: initialCp,
+      batches: [],
+    };
     effects.push(...c.handle({ kind: 'nodeMessage', from: 'Node2', msg: nv }));
     const asked = sentOps(effects, 'MESSAGE_REQUEST') as unknown as { msg_type: string; params: { name: string; digest: string } }[];
     const wanted = asked.find((m) => m.msg_type === 'VIEW_CHANGE' && m.params.name === 'Node4');
     if (wanted !== undefined) {
       // its author answers with the named version
-      effects.push(...c.handle({ kind: 'nodeMessage', from: 'Node4', msg: { op: 'MESSAGE_RESPONSE', msg_type: 'VIEW_CHANGE', params: wanted.params, msg: honestVc } }));
+      effects.push(
+        ...c.handle({ kind: 'nodeMessage', from: 'Node4', msg: { op: 'MESSAGE_RESPONSE', msg_type: 'VIEW_CHANGE', params: wanted.params, msg: honestVc } }),
+      );
     }
     const accused = effects.flatMap((e) => (e.kind === 'suspicion' && e.peer === 'Node2' ? [e.code] : []));
     expect(accused, 'no suspicion of the honest primary').to.not.include.members([Suspicion.NEW_VIEW_INVALID_CHECKPOINTS, Suspicion.NEW_VIEW_INVALID_BATCHES]);

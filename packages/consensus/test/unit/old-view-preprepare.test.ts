@@ -44,8 +44,15 @@ function scenario(seed: number, msgLenLimit?: number): Outcome {
     const m = msg as { op?: string; viewNo: number; reason: number; preprepares: { stateRootHash: string }[] };
     if (m.op === 'VIEW_CHANGE') viewChangeStarted = true;
     // until the view change, Node7 gets no PRE-PREPARE: neither Node1's nor a relayed or repaired copy
-    if (withhold && !viewChangeStarted && target.name === 'Node7' && (m.op === 'PREPREPARE' || (m.op === 'MESSAGE_RESPONSE' && (msg as { msg_type: string }).msg_type === 'PREPREPARE'))) return;
-    if (viewChangeStarted && from === 'Node7' && m.op === 'INSTANCE_CHANGE' && target.name === 'Node2') out.victimVotes.push({ viewNo: m.viewNo, reason: m.reason });
+    if (
+      withhold &&
+      !viewChangeStarted &&
+      target.name === 'Node7' &&
+      (m.op === 'PREPREPARE' || (m.op === 'MESSAGE_RESPONSE' && (msg as { msg_type: string }).msg_type === 'PREPREPARE'))
+    )
+      return;
+    if (viewChangeStarted && from === 'Node7' && m.op === 'INSTANCE_CHANGE' && target.name === 'Node2')
+      out.victimVotes.push({ viewNo: m.viewNo, reason: m.reason });
     if (m.op === 'OLD_VIEW_PREPREPARE_REP' && target.name === 'Node7') {
       out.replySizes.set(from, [...(out.replySizes.get(from) ?? []), encodeMsgpack(msg).length]);
       if (from === 'Node3') {
@@ -83,7 +90,10 @@ describe('PRE-PREPAREs of earlier views fetched during a view change (#15 F7)', 
       expect(o.tampered, label).to.be.greaterThan(0);
       // no vote against the honest primary of view 1, which stays in office
       expect(o.victimVotes, label).to.deep.equal([]);
-      expect(o.seen.every((st) => st.view === 1 && !st.waiting), label).to.equal(true);
+      expect(
+        o.seen.every((st) => st.view === 1 && !st.waiting),
+        label,
+      ).to.equal(true);
       // Node7 re-ordered the batches it lacked and is level with the others
       expect(new Set(o.seen.map((st) => st.lastOrdered)).size, label).to.equal(1);
       expect(r.violations, label).to.deep.equal([]);
@@ -101,7 +111,10 @@ describe('OLD_VIEW_PREPREPARE_REP below MSG_LEN_LIMIT', function () {
     const r = o.sim.run();
     const label = `${replayCommand(r)}: ${JSON.stringify([...o.replySizes])}, ${JSON.stringify(o.seen)}`;
     const honest = [...o.replySizes].filter(([from]) => from !== 'Node3');
-    expect(honest.some(([, sizes]) => sizes.length > 1), label).to.equal(true);
+    expect(
+      honest.some(([, sizes]) => sizes.length > 1),
+      label,
+    ).to.equal(true);
     for (const [, sizes] of o.replySizes) for (const size of sizes) expect(size, label).to.be.at.most(limit);
     expect(new Set(o.seen.map((st) => st.lastOrdered)).size, label).to.equal(1);
     expect(r.violations, label).to.deep.equal([]);
@@ -126,12 +139,17 @@ describe('a NEW_VIEW that contradicts a committed batch (consensus.md §6.7, #15
       const forged = {
         op: 'NEW_VIEW',
         viewNo: 1,
-        viewChanges: [['Node1', 'a'.repeat(64)], ['Node2', 'b'.repeat(64)], ['Node3', 'c'.repeat(64)]],
+        viewChanges: [
+          ['Node1', 'a'.repeat(64)],
+          ['Node2', 'b'.repeat(64)],
+          ['Node3', 'c'.repeat(64)],
+        ],
         checkpoint: { op: 'CHECKPOINT', instId: 0, viewNo: 0, seqNoStart: 0, seqNoEnd: 0, digest: null },
         batches: [{ view_no: 0, pp_view_no: 0, pp_seq_no: 1, pp_digest: 'f'.repeat(64) }],
         primary: 'Node2',
       };
-      for (const from of ['Node2', 'Node3']) s.network.ctx.deliver(node4, from, { op: 'MESSAGE_RESPONSE', msg_type: 'NEW_VIEW', params: { instId: 0, viewNo: 1 }, msg: forged });
+      for (const from of ['Node2', 'Node3'])
+        s.network.ctx.deliver(node4, from, { op: 'MESSAGE_RESPONSE', msg_type: 'NEW_VIEW', params: { instId: 0, viewNo: 1 }, msg: forged });
     });
     // more writes after the forgery
     for (let i = 0; i < 5; i++) s.queue.schedule(1700 + 50 * i, () => s.submit(`late-${i}`, sim.pool.workload.write(500 + i, false)));

@@ -10,9 +10,22 @@ const SIG = b58encode(new Uint8Array(96).fill(7));
 
 function pp(over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    op: 'PREPREPARE', instId: 0, viewNo: 0, ppSeqNo: 1, ppTime: 1700000000, reqIdr: [D], discarded: '[]',
-    digest: batchDigest(0, 1700000000, [D], 1), ledgerId: 1, stateRootHash: ROOT, txnRootHash: ROOT, sub_seq_no: 0,
-    final: true, poolStateRootHash: ROOT, auditTxnRootHash: ROOT, ...over,
+    op: 'PREPREPARE',
+    instId: 0,
+    viewNo: 0,
+    ppSeqNo: 1,
+    ppTime: 1700000000,
+    reqIdr: [D],
+    discarded: '[]',
+    digest: batchDigest(0, 1700000000, [D], 1),
+    ledgerId: 1,
+    stateRootHash: ROOT,
+    txnRootHash: ROOT,
+    sub_seq_no: 0,
+    final: true,
+    poolStateRootHash: ROOT,
+    auditTxnRootHash: ROOT,
+    ...over,
   };
 }
 
@@ -83,23 +96,33 @@ describe('parseNodeMessage', () => {
     const bytes = (n: number) => fc.uint8Array({ minLength: n, maxLength: n });
     const len = fc.integer({ min: 1, max: 120 });
     fc.assert(
-      fc.property(len.chain((n) => bytes(n)), len.chain((n) => bytes(n)), (sig, root) => {
-        const accepted = code(pp({ blsMultiSigs: [[b58encode(sig), ['Node1', 'Node2', 'Node3'], [1, b58encode(root), ROOT, ROOT, 1]]] })) === undefined;
-        return accepted === (sig.length === 96 && root.length === 32);
-      }),
+      fc.property(
+        len.chain((n) => bytes(n)),
+        len.chain((n) => bytes(n)),
+        (sig, root) => {
+          const accepted = code(pp({ blsMultiSigs: [[b58encode(sig), ['Node1', 'Node2', 'Node3'], [1, b58encode(root), ROOT, ROOT, 1]]] })) === undefined;
+          return accepted === (sig.length === 96 && root.length === 32);
+        },
+      ),
     );
   });
 
   it('never throws anything but ConsensusError on arbitrary input', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.anything(), fc.record({ op: fc.constantFrom('PREPREPARE', 'PREPARE', 'COMMIT', 'CHECKPOINT', 'MESSAGE_RESPONSE', 'PROPAGATE'), x: fc.anything() })), (v) => {
-        try {
-          parseNodeMessage(v);
-        } catch (e) {
-          return e instanceof ConsensusError;
-        }
-        return true;
-      }),
+      fc.property(
+        fc.oneof(
+          fc.anything(),
+          fc.record({ op: fc.constantFrom('PREPREPARE', 'PREPARE', 'COMMIT', 'CHECKPOINT', 'MESSAGE_RESPONSE', 'PROPAGATE'), x: fc.anything() }),
+        ),
+        (v) => {
+          try {
+            parseNodeMessage(v);
+          } catch (e) {
+            return e instanceof ConsensusError;
+          }
+          return true;
+        },
+      ),
       { numRuns: 300 },
     );
   });

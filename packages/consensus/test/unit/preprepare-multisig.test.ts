@@ -45,8 +45,22 @@ function prePrepare(blsMultiSigs: unknown[]): Record<string, unknown> {
   const digest = batchDigest(0, PP_TIME, [], 1);
   const a = twin.applyBatch({ ledgerId: 1, requests: [], digests: [], ppTime: PP_TIME, ppSeqNo: 1, originalViewNo: 0, primaries: ['Node1'], digest });
   return {
-    op: 'PREPREPARE', instId: 0, viewNo: 0, ppSeqNo: 1, ppTime: PP_TIME, reqIdr: [], discarded: '[]', digest, ledgerId: 1,
-    stateRootHash: a.stateRoot, txnRootHash: a.txnRoot, sub_seq_no: 0, final: true, poolStateRootHash, auditTxnRootHash: a.auditRoot, blsMultiSigs,
+    op: 'PREPREPARE',
+    instId: 0,
+    viewNo: 0,
+    ppSeqNo: 1,
+    ppTime: PP_TIME,
+    reqIdr: [],
+    discarded: '[]',
+    digest,
+    ledgerId: 1,
+    stateRootHash: a.stateRoot,
+    txnRootHash: a.txnRoot,
+    sub_seq_no: 0,
+    final: true,
+    poolStateRootHash,
+    auditTxnRootHash: a.auditRoot,
+    blsMultiSigs,
   };
 }
 
@@ -54,7 +68,8 @@ function tuple(signature: string, participants: string[], poolRoot: string, stat
   return [signature, participants, [1, stateRoot, poolRoot, b58encode(new Uint8Array(32).fill(9)), PP_TIME - 5]];
 }
 
-const sent = (effects: ConsensusEffect[], op: string) => effects.flatMap((e) => ((e.kind === 'broadcast' || e.kind === 'send') && e.msg.op === op ? [e.msg] : []));
+const sent = (effects: ConsensusEffect[], op: string) =>
+  effects.flatMap((e) => ((e.kind === 'broadcast' || e.kind === 'send') && e.msg.op === op ? [e.msg] : []));
 const suspicions = (effects: ConsensusEffect[]) => effects.flatMap((e) => (e.kind === 'suspicion' ? [e.code] : []));
 
 /** Feeds the PRE-PREPARE, then PREPAREs and COMMITs of Node3 and Node4 until batch 1 is ordered. */
@@ -68,7 +83,8 @@ function orderWith(blsMultiSigs: unknown[]) {
     for (const from of ['Node3', 'Node4']) all.push(...s.core.handle({ kind: 'nodeMessage', from, msg: structuredClone(prepares[0]) }));
     const own = sent(all, 'COMMIT')[0] as { blsSigs: Record<string, string> } | undefined;
     expect(own, 'own COMMIT').to.not.equal(undefined);
-    for (const from of ['Node3', 'Node4']) all.push(...s.core.handle({ kind: 'nodeMessage', from, msg: { op: 'COMMIT', instId: 0, viewNo: 0, ppSeqNo: 1, blsSigs: own!.blsSigs } }));
+    for (const from of ['Node3', 'Node4'])
+      all.push(...s.core.handle({ kind: 'nodeMessage', from, msg: { op: 'COMMIT', instId: 0, viewNo: 0, ppSeqNo: 1, blsSigs: own!.blsSigs } }));
   }
   return { ...s, effects: all, prepared: prepares.length === 1, ordered: all.some((e) => e.kind === 'ordered') };
 }
@@ -105,7 +121,11 @@ describe('PRE-PREPARE multi-signatures (check 12)', () => {
     const poolRoot = s0.executor.uncommittedPoolStateRoot();
     const stateRoot = b58encode(new Uint8Array(32).fill(4));
     // the aggregate "verifies" (e.g. a demoted node's key is still in pool state), but Node9 is no validator
-    for (const parts of [['Node1', 'Node3', 'Node9'], ['Node1', 'Node3', 'Node3'], ['Node1', 'Node3']]) {
+    for (const parts of [
+      ['Node1', 'Node3', 'Node9'],
+      ['Node1', 'Node3', 'Node3'],
+      ['Node1', 'Node3'],
+    ]) {
       const r = orderWith([tuple(b58encode(new Uint8Array(96).fill(5)), parts, poolRoot, stateRoot)]);
       expect(r.prepared, parts.join(',')).to.equal(false);
       expect(suspicions(r.effects), parts.join(',')).to.include(Suspicion.PPR_BLS_MULTISIG_WRONG);

@@ -28,7 +28,8 @@ describe('quiesce before a restart exit', () => {
     expect(quiesceAt, 'the PRE-PREPARE of the second write went out').to.be.greaterThan(0);
     expect(pending, 'quiesce reports the batch in flight').to.equal(true);
     pool.runUntil(6_000);
-    for (const name of ['Node1', 'Node2', 'Node3', 'Node4']) for (const r of inFlight) expect(pool.orderedBy.get(name)?.has(Number(r.reqId)), name).to.equal(true);
+    for (const name of ['Node1', 'Node2', 'Node3', 'Node4'])
+      for (const r of inFlight) expect(pool.orderedBy.get(name)?.has(Number(r.reqId)), name).to.equal(true);
     expect(primary.quiesce(), 'nothing in flight any more').to.equal(false);
 
     // later writes get no PRE-PREPARE from the quiesced primary

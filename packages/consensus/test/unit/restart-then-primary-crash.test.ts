@@ -47,7 +47,10 @@ describe('view change after backups restarted and caught up', () => {
       const label = `seed ${seed} (${replayCommand(r)}): ${JSON.stringify(seen())}`;
       expect(seen(), label).to.have.length(3);
       // every survivor entered a new view while Node1 was still down
-      expect(seen().every((st) => st.view >= 1 && !st.waiting), label).to.equal(true);
+      expect(
+        seen().every((st) => st.view >= 1 && !st.waiting),
+        label,
+      ).to.equal(true);
       expect(r.violations, label).to.deep.equal([]);
       expect(r.orderedRequests, label).to.be.greaterThan(0);
     }

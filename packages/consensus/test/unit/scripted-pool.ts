@@ -1,7 +1,16 @@
 // A scripted pool for unit tests of the primary's batching and of admission control: four cores
 // over a network with one simulated clock and a link delay per message, recording the primary's
 // PRE-PREPAREs, the answers to clients and the ordered requests.
-import { ConsensusCore, type ConsensusCrypto, type ConsensusEffect, type ConsensusEvent, type ConsensusOptions, type NodeMessage, type ClientRequestBody, type RequestCheck } from '@quire/consensus';
+import {
+  ConsensusCore,
+  type ConsensusCrypto,
+  type ConsensusEffect,
+  type ConsensusEvent,
+  type ConsensusOptions,
+  type NodeMessage,
+  type ClientRequestBody,
+  type RequestCheck,
+} from '@quire/consensus';
 import { SimClient, SimRequestAnalyzer, StandInExecutor, simBlsPublicKey } from '@quire/consensus/sim';
 import { b58encode } from '@quire/common';
 
@@ -47,7 +56,13 @@ export class Pool {
     for (const name of VALIDATORS) {
       const analyzer = new SimRequestAnalyzer(checks);
       const clock = { now: () => this.now, utcSeconds: () => BASE_UTC + Math.floor(this.now / 1000) };
-      this.cores.set(name, new ConsensusCore({ name, validators: VALIDATORS, ...consensus }, { executor: new StandInExecutor(analyzer, genesis), crypto: noCrypto, requests: analyzer, clock }));
+      this.cores.set(
+        name,
+        new ConsensusCore(
+          { name, validators: VALIDATORS, ...consensus },
+          { executor: new StandInExecutor(analyzer, genesis), crypto: noCrypto, requests: analyzer, clock },
+        ),
+      );
     }
   }
 
@@ -97,7 +112,8 @@ export class Pool {
   private apply(from: string, effects: ConsensusEffect[]): void {
     for (const e of effects) {
       if (e.kind === 'broadcast') {
-        if (e.msg.op === 'PREPREPARE' && from === 'Node1') this.prePrepares.push({ at: this.now, ppSeqNo: e.msg.ppSeqNo, ledgerId: e.msg.ledgerId, size: e.msg.reqIdr.length });
+        if (e.msg.op === 'PREPREPARE' && from === 'Node1')
+          this.prePrepares.push({ at: this.now, ppSeqNo: e.msg.ppSeqNo, ledgerId: e.msg.ledgerId, size: e.msg.reqIdr.length });
         for (const to of VALIDATORS) if (to !== from) this.deliver(from, to, e.msg);
       } else if (e.kind === 'send') {
         this.deliver(from, e.to, e.msg);
@@ -106,10 +122,11 @@ export class Pool {
       } else if (e.kind === 'ordered') {
         const set = this.orderedBy.get(from) ?? new Set<number>();
         this.orderedBy.set(from, set);
-        for (const r of e.replies) for (const c of r.connIds) {
-          set.add(Number(c.slice(1)));
-          if (from === 'Node2') this.orderedAt.set(Number(c.slice(1)), this.now);
-        }
+        for (const r of e.replies)
+          for (const c of r.connIds) {
+            set.add(Number(c.slice(1)));
+            if (from === 'Node2') this.orderedAt.set(Number(c.slice(1)), this.now);
+          }
       } else if (e.kind === 'suspicion') {
         this.suspicions.push({ at: this.now, by: from, peer: e.peer, code: e.code });
       } else if (e.kind === 'clientAck' || e.kind === 'clientNack') {
@@ -135,4 +152,3 @@ export class Pool {
     return s.lastPrePrepareSeqNo - s.lastOrdered.ppSeqNo;
   }
 }
-

@@ -1,6 +1,16 @@
 import { expect } from 'chai';
 import { ConsensusCore, type ConsensusEffect } from '@quire/consensus';
-import { SWEEP_MIXES, SimRequestAnalyzer, Simulation, StandInExecutor, replayCommand, runSimulation, runSweep, simBlsPublicKey, type SimulationOptions } from '@quire/consensus/sim';
+import {
+  SWEEP_MIXES,
+  SimRequestAnalyzer,
+  Simulation,
+  StandInExecutor,
+  replayCommand,
+  runSimulation,
+  runSweep,
+  simBlsPublicKey,
+  type SimulationOptions,
+} from '@quire/consensus/sim';
 
 // Fixed seeds that once failed, kept as regressions.
 const REGRESSIONS: { seed: number; nodes: number; faults: string; consensus?: { chkFreq: number; logSize: number } }[] = [
@@ -39,7 +49,9 @@ describe('simulator seed sweep', () => {
     const started = Date.now();
     const results = await runSweep(runs, { jobs });
     const seconds = (Date.now() - started) / 1000;
-    console.log(`      simulator sweep: ${seeds} seeds over ${SWEEP_MIXES.length} fault mixes + ${REGRESSIONS.length} regressions, ${jobs} jobs, ${seconds.toFixed(1)} s`);
+    console.log(
+      `      simulator sweep: ${seeds} seeds over ${SWEEP_MIXES.length} fault mixes + ${REGRESSIONS.length} regressions, ${jobs} jobs, ${seconds.toFixed(1)} s`,
+    );
     const failures = results.filter((r) => !r.ok).map((r) => `${replayCommand(r)}: ${r.violations.join('; ')}`);
     expect(results).to.have.length(runs.length);
     expect(failures).to.deep.equal([]);
@@ -60,7 +72,11 @@ describe('simulator seed sweep', () => {
   });
 
   it('replaces a crashed primary by a view change and keeps ordering (n = 4 and 7)', () => {
-    for (const [seed, nodes] of [[1, 4], [2, 7], [3, 4]] as const) {
+    for (const [seed, nodes] of [
+      [1, 4],
+      [2, 7],
+      [3, 4],
+    ] as const) {
       const r = runSimulation({ seed, nodes, faults: 'primaryCrash' });
       expect(r.violations, replayCommand(r)).to.deep.equal([]);
       expect(r.maxView, replayCommand(r)).to.be.at.least(1);
@@ -68,7 +84,10 @@ describe('simulator seed sweep', () => {
   });
 
   it('orders nothing while f+1 nodes are down, stays safe, and resumes when they return', () => {
-    for (const [seed, nodes] of [[5, 4], [6, 7]] as const) {
+    for (const [seed, nodes] of [
+      [5, 4],
+      [6, 7],
+    ] as const) {
       const sim = new Simulation({ seed, nodes, faults: 'fPlusOneDown' });
       const r = sim.run();
       expect(r.violations, replayCommand(r)).to.deep.equal([]);
@@ -107,7 +126,15 @@ describe('a node one stable checkpoint behind an idle pool (consensus.md §4.4, 
     const core = new ConsensusCore({ name: 'Node2', validators, chkFreq: 3, logSize: 9 }, { executor, crypto, requests: analyzer, clock });
     core.start();
     for (const lid of [0, 3]) {
-      const own = { op: 'LEDGER_STATUS', ledgerId: lid, txnSeqNo: executor.ledgerStatus(lid).size, viewNo: 0, ppSeqNo: 0, merkleRoot: executor.ledgerStatus(lid).root, protocolVersion: 2 };
+      const own = {
+        op: 'LEDGER_STATUS',
+        ledgerId: lid,
+        txnSeqNo: executor.ledgerStatus(lid).size,
+        viewNo: 0,
+        ppSeqNo: 0,
+        merkleRoot: executor.ledgerStatus(lid).root,
+        protocolVersion: 2,
+      };
       for (const from of ['Node3', 'Node4']) core.handle({ kind: 'nodeMessage', from, msg: own });
     }
     expect(core.status().catchingUp).to.equal(false);
@@ -126,7 +153,12 @@ describe('a node one stable checkpoint behind an idle pool (consensus.md §4.4, 
     // the pool ordered batches 1-3 while this node missed them, made checkpoint 3 stable (its 3PC
     // messages are collected) and went idle: the CHECKPOINTs are the only sign of the gap
     const { core, effects } = idleBackup((c) => {
-      for (const from of ['Node1', 'Node3', 'Node4']) c.handle({ kind: 'nodeMessage', from, msg: { op: 'CHECKPOINT', instId: 0, viewNo: 0, seqNoStart: 0, seqNoEnd: 3, digest: 'HbJz61nHsexQmkS21ugkGcKGzY8iG5Y2wtaoA1XN1idQ' } });
+      for (const from of ['Node1', 'Node3', 'Node4'])
+        c.handle({
+          kind: 'nodeMessage',
+          from,
+          msg: { op: 'CHECKPOINT', instId: 0, viewNo: 0, seqNoStart: 0, seqNoEnd: 3, digest: 'HbJz61nHsexQmkS21ugkGcKGzY8iG5Y2wtaoA1XN1idQ' },
+        });
     }, 5000);
     expect(auditStatusRounds(effects)).to.be.greaterThan(0);
     expect(core.status().catchupRounds).to.equal(2);

@@ -55,20 +55,31 @@ function laggingBackupScenario(
   let seen: Seen[] = [];
   s.queue.schedule(14_000, () => (seen = seenOf(sim.nodes.slice(1))));
   s.queue.schedule(15_000, () => s.restart(n1));
-  return { sim, seen: () => seen, viewChangesOf: (name) => sent.filter((v) => v.from === name).map(({ viewNo, stableCheckpoint }) => ({ viewNo, stableCheckpoint })) };
+  return {
+    sim,
+    seen: () => seen,
+    viewChangesOf: (name) => sent.filter((v) => v.from === name).map(({ viewNo, stableCheckpoint }) => ({ viewNo, stableCheckpoint })),
+  };
 }
 
 describe('view change with the primary down and a backup checkpoints behind (#15 F1)', function () {
   this.timeout(120_000);
 
   it('builds NEW_VIEW on the checkpoint f+1 VIEW_CHANGEs hold; the lagging backup catches up and the pool orders', () => {
-    for (const [seed, healAt] of [[1, 3500], [2, 4000], [3, 5000]] as const) {
+    for (const [seed, healAt] of [
+      [1, 3500],
+      [2, 4000],
+      [3, 5000],
+    ] as const) {
       const { sim, seen } = laggingBackupScenario(seed, healAt);
       const r = sim.run();
       const label = `seed ${seed}, heal at ${healAt} (${replayCommand(r)}): ${JSON.stringify(seen())}`;
       expect(seen(), label).to.have.length(3);
       // while Node1 was still down, every survivor entered a new view and reached the same batch
-      expect(seen().every((st) => st.view >= 1 && !st.waiting), label).to.equal(true);
+      expect(
+        seen().every((st) => st.view >= 1 && !st.waiting),
+        label,
+      ).to.equal(true);
       expect(new Set(seen().map((st) => st.lastOrdered)).size, label).to.equal(1);
       // ... beyond a checkpoint that Node4 had not reached when it was reconnected
       expect(seen()[2]!.stable, label).to.be.greaterThan(10);
@@ -81,7 +92,10 @@ describe('view change with the primary down and a backup checkpoints behind (#15
       const { sim, seen, viewChangesOf } = laggingBackupScenario(seed, healAt, 'Node2');
       const r = sim.run();
       const label = `seed ${seed}, heal at ${healAt} (${replayCommand(r)}): ${JSON.stringify(seen())} ${JSON.stringify(viewChangesOf('Node2'))}`;
-      expect(seen().every((st) => st.view >= 1 && !st.waiting), label).to.equal(true);
+      expect(
+        seen().every((st) => st.view >= 1 && !st.waiting),
+        label,
+      ).to.equal(true);
       expect(new Set(seen().map((st) => st.lastOrdered)).size, label).to.equal(1);
       // its first VIEW_CHANGE had the stable checkpoint it had when cut off, a later one the caught-up one
       const vcs = viewChangesOf('Node2');
@@ -125,7 +139,11 @@ function membershipScenario(
     ordered = sim.nodes.filter((n) => n !== n4).every((n) => lateWrites.every((p) => n.executor.isPayloadCommitted(p)));
   });
   s.queue.schedule(o.restartAt, () => s.restart(n4));
-  return { sim, seen: () => (ordered ? seen : [...seen, { name: 'late writes not ordered', view: -1, waiting: true, lastOrdered: -1, stable: -1 }]), lateWrites };
+  return {
+    sim,
+    seen: () => (ordered ? seen : [...seen, { name: 'late writes not ordered', view: -1, waiting: true, lastOrdered: -1, stable: -1 }]),
+    lateWrites,
+  };
 }
 
 describe('membership: a node added, then one of the original nodes down (#15, the view-change loop)', function () {
@@ -138,7 +156,10 @@ describe('membership: a node added, then one of the original nodes down (#15, th
       const label = `seed ${seed} (${replayCommand(r)}): ${JSON.stringify(seen())}`;
       expect(seen(), label).to.have.length(4);
       // view 1 (vote 46) was entered without any NEW_VIEW timeout, and the late writes were ordered
-      expect(seen().every((st) => st.view === 1 && !st.waiting), label).to.equal(true);
+      expect(
+        seen().every((st) => st.view === 1 && !st.waiting),
+        label,
+      ).to.equal(true);
       expect(r.violations, label).to.deep.equal([]);
     }
   });
@@ -177,7 +198,10 @@ describe('membership: a node that missed the NODE txn enters a view change alone
       const r = sim.run();
       const label = `seed ${seed} (${replayCommand(r)}): ${JSON.stringify(seen())}`;
       expect(seen(), label).to.have.length(4);
-      expect(seen().every((st) => st.view >= 1 && !st.waiting), label).to.equal(true);
+      expect(
+        seen().every((st) => st.view >= 1 && !st.waiting),
+        label,
+      ).to.equal(true);
       expect(new Set(seen().map((st) => st.lastOrdered)).size, label).to.equal(1);
       expect(r.violations, label).to.deep.equal([]);
     }

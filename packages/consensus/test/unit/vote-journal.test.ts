@@ -20,7 +20,15 @@ function restartedBackup(journal: ThreePcVoteJournal | undefined): { core: Conse
   const core = new ConsensusCore({ name: 'Node2', validators }, { executor, crypto, requests: analyzer, clock, threePcStore });
   core.start();
   for (const lid of [0, 3]) {
-    const own = { op: 'LEDGER_STATUS', ledgerId: lid, txnSeqNo: executor.ledgerStatus(lid).size, viewNo: 0, ppSeqNo: 0, merkleRoot: executor.ledgerStatus(lid).root, protocolVersion: 2 };
+    const own = {
+      op: 'LEDGER_STATUS',
+      ledgerId: lid,
+      txnSeqNo: executor.ledgerStatus(lid).size,
+      viewNo: 0,
+      ppSeqNo: 0,
+      merkleRoot: executor.ledgerStatus(lid).root,
+      protocolVersion: 2,
+    };
     for (const from of ['Node3', 'Node4']) core.handle({ kind: 'nodeMessage', from, msg: own });
   }
   expect(core.status().catchingUp).to.equal(false);
@@ -71,10 +79,17 @@ describe('3PC vote journal (#15 F8)', () => {
     expect(suspicions(effects).map((s) => s.code)).to.not.include(Suspicion.PPR_EQUIVOCATION);
   });
 
-  it("its VIEW_CHANGE still lists the batch it prepared before the restart", () => {
+  it('its VIEW_CHANGE still lists the batch it prepared before the restart', () => {
     const { core } = restartedBackup(journal);
     // two validators moved to view 1 (f+1 join rule): this node starts its view change
-    const vc = { op: 'VIEW_CHANGE', viewNo: 1, stableCheckpoint: 0, prepared: [], preprepared: [], checkpoints: [{ op: 'CHECKPOINT', instId: 0, viewNo: 0, seqNoStart: 0, seqNoEnd: 0, digest: null }] };
+    const vc = {
+      op: 'VIEW_CHANGE',
+      viewNo: 1,
+      stableCheckpoint: 0,
+      prepared: [],
+      preprepared: [],
+      checkpoints: [{ op: 'CHECKPOINT', instId: 0, viewNo: 0, seqNoStart: 0, seqNoEnd: 0, digest: null }],
+    };
     const effects = [...core.handle({ kind: 'nodeMessage', from: 'Node3', msg: vc }), ...core.handle({ kind: 'nodeMessage', from: 'Node4', msg: vc })];
     const own = sent(effects, 'VIEW_CHANGE').map((e) => (e as { msg: { prepared: unknown[]; preprepared: unknown[] } }).msg);
     expect(own).to.have.length.at.least(1);
@@ -95,7 +110,8 @@ describe('3PC vote journal (#15 F8)', () => {
         const list = m.op === 'PREPARE' ? node.threePc?.preprepared : node.threePc?.prepared;
         const ok = (list ?? []).some((b) => b.view_no === m.viewNo && b.pp_seq_no === m.ppSeqNo && (m.digest === undefined || b.pp_digest === m.digest));
         // below the sender's stable checkpoint the journal has been collected (the batch is committed there)
-        if (!ok && m.ppSeqNo > node.core.status().stableCheckpoint && m.ppSeqNo > node.core.status().lastOrdered.ppSeqNo) missing.push(`${from} ${m.op} ${m.viewNo}:${m.ppSeqNo}`);
+        if (!ok && m.ppSeqNo > node.core.status().stableCheckpoint && m.ppSeqNo > node.core.status().lastOrdered.ppSeqNo)
+          missing.push(`${from} ${m.op} ${m.viewNo}:${m.ppSeqNo}`);
         checked++;
       }
       deliver(target, from, msg);

@@ -19,10 +19,11 @@ describe('a view change one node entered alone is joined (#16)', () => {
     pool.drop = (from, to, msg) => cut && (from === 'Node1' || to === 'Node1' || (to !== 'Node2' && VOTING.has(msg.op)));
     for (const n of ['Node2', 'Node3', 'Node4']) pool.eventAt(10_001, n, { kind: 'peerDisconnected', alias: 'Node1' });
     pool.runUntil(20_000);
-    const state = (): string[] => VALIDATORS.map((n) => {
-      const s = pool.cores.get(n)!.status() as { viewNo: number; waitingForNewView?: boolean };
-      return `${s.viewNo}${s.waitingForNewView === true ? ' waiting' : ''}`;
-    });
+    const state = (): string[] =>
+      VALIDATORS.map((n) => {
+        const s = pool.cores.get(n)!.status() as { viewNo: number; waitingForNewView?: boolean };
+        return `${s.viewNo}${s.waitingForNewView === true ? ' waiting' : ''}`;
+      });
     expect(state()).to.deep.equal(['0', '1 waiting', '0', '0']);
     // the links come back: every node sees its peers connect again
     cut = false;
@@ -34,7 +35,7 @@ describe('a view change one node entered alone is joined (#16)', () => {
     for (const n of VALIDATORS) expect(pool.orderedBy.get(n)?.has(Number(w!.reqId)) ?? false, n).to.equal(true);
   });
 
-  it('the same split without any connection event (messages lost, links up): joined at the lone node\'s next NEW_VIEW timeout', () => {
+  it("the same split without any connection event (messages lost, links up): joined at the lone node's next NEW_VIEW timeout", () => {
     const pool = new Pool({ stateFreshnessUpdateIntervalSec: 3600 });
     pool.start();
     pool.runUntil(10_000);
@@ -43,10 +44,11 @@ describe('a view change one node entered alone is joined (#16)', () => {
     pool.drop = (from, to, msg) => from === 'Node1' || to === 'Node1' || (cut && to !== 'Node2' && VOTING.has(msg.op));
     for (const n of ['Node2', 'Node3', 'Node4']) pool.eventAt(10_001, n, { kind: 'peerDisconnected', alias: 'Node1' });
     pool.runUntil(20_000);
-    const state = (): string[] => VALIDATORS.map((n) => {
-      const s = pool.cores.get(n)!.status();
-      return `${s.viewNo}${s.waitingForNewView ? ' waiting' : ''}`;
-    });
+    const state = (): string[] =>
+      VALIDATORS.map((n) => {
+        const s = pool.cores.get(n)!.status();
+        return `${s.viewNo}${s.waitingForNewView ? ' waiting' : ''}`;
+      });
     expect(state()).to.deep.equal(['0', '1 waiting', '0', '0']);
     // the messages get through again; nobody reconnects (Node1 stays down)
     cut = false;
@@ -57,7 +59,7 @@ describe('a view change one node entered alone is joined (#16)', () => {
     for (const n of ['Node2', 'Node3', 'Node4']) expect(pool.orderedBy.get(n)?.has(Number(w!.reqId)) ?? false, n).to.equal(true);
   });
 
-  it('votes cast once (not repeated) and lost among the others: the lone node\'s VIEW_CHANGE makes each send its vote again', () => {
+  it("votes cast once (not repeated) and lost among the others: the lone node's VIEW_CHANGE makes each send its vote again", () => {
     const pool = new Pool({ stateFreshnessUpdateIntervalSec: 3600 });
     pool.start();
     pool.runUntil(10_000);
@@ -65,7 +67,8 @@ describe('a view change one node entered alone is joined (#16)', () => {
     // the votes, enters the view change, and its VIEW_CHANGE is lost too
     let cut = true;
     pool.drop = (_from, to, msg) => cut && to !== 'Node2' && (msg.op === 'INSTANCE_CHANGE' || msg.op === 'VIEW_CHANGE');
-    const voting = (n: string): { vote(code: number, view: number): void } => (pool.cores.get(n) as unknown as { viewChanger: { voting: { vote(code: number, view: number): void } } }).viewChanger.voting;
+    const voting = (n: string): { vote(code: number, view: number): void } =>
+      (pool.cores.get(n) as unknown as { viewChanger: { voting: { vote(code: number, view: number): void } } }).viewChanger.voting;
     pool.schedule(10_001, () => {
       for (const n of ['Node1', 'Node3', 'Node4']) voting(n).vote(46, 1);
     });
@@ -86,7 +89,8 @@ describe('a view change one node entered alone is joined (#16)', () => {
     pool.runUntil(10_000);
     // Node2 alone gets n-f votes for view 1 (the voters' copies to the others were lost) and enters the view change;
     // the others hold no vote and order on in view 0 without it
-    for (const from of ['Node1', 'Node3', 'Node4']) pool.eventAt(10_001, 'Node2', { kind: 'nodeMessage', from, msg: { op: 'INSTANCE_CHANGE', viewNo: 1, reason: 25 } });
+    for (const from of ['Node1', 'Node3', 'Node4'])
+      pool.eventAt(10_001, 'Node2', { kind: 'nodeMessage', from, msg: { op: 'INSTANCE_CHANGE', viewNo: 1, reason: 25 } });
     pool.runUntil(12_000);
     const views = (): number[] => VALIDATORS.map((n) => pool.cores.get(n)!.status().viewNo);
     expect(views()).to.deep.equal([0, 1, 0, 0]);

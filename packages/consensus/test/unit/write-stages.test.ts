@@ -8,7 +8,7 @@ import { SimClient, SimRequestAnalyzer, StandInExecutor, simBlsPublicKey } from 
 const noCrypto: ConsensusCrypto = { blsSign: () => 'sig', blsVerifyShare: () => true, blsAggregate: () => 'agg', blsVerifyMulti: () => true };
 
 describe('write-path stages of an ordered batch (#16)', () => {
-  it('carry each request\'s receipt and finalisation and the batch\'s applied, prepared and ordered times', () => {
+  it("carry each request's receipt and finalisation and the batch's applied, prepared and ordered times", () => {
     const analyzer = new SimRequestAnalyzer();
     const executor = new StandInExecutor(analyzer, [{ alias: 'Node1', blskey: simBlsPublicKey('Node1') }]);
     const clock = { t: 1000, now: () => clock.t, utcSeconds: () => 1_700_000_000 + Math.floor(clock.t / 1000) };

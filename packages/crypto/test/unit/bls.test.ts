@@ -34,7 +34,9 @@ describe('bls', () => {
     // fixed value so a change of derivation cannot pass unnoticed
     expect(Buffer.from(keys[0]!.toBytes()).toString('hex')).to.equal('739b5f67a587f37f94fa38c4d06ddd5544cb2f67d8c4c8c1201c3c3d570d575a');
     expect(keys[0]!.publicKey.length).to.equal(48);
-    expect(() => blsKeygen(new Uint8Array(31))).to.throw(CryptoError).with.property('code', CryptoErrorCode.BLS_SEED_LENGTH);
+    expect(() => blsKeygen(new Uint8Array(31)))
+      .to.throw(CryptoError)
+      .with.property('code', CryptoErrorCode.BLS_SEED_LENGTH);
   });
 
   it('round-trips secret keys and rejects invalid scalars', () => {
@@ -81,11 +83,23 @@ describe('bls', () => {
     const agg = blsAggregateSignatures(keys.slice(0, 3).map((k) => k.sign(msg)));
     const wrongSet = [keys[0]!, keys[1]!, keys[3]!].map((k) => k.publicKey);
     expect(blsVerifyAggregate(wrongSet, msg, agg)).to.equal(false);
-    expect(blsVerifyAggregate(keys.slice(0, 3).map((k) => k.publicKey), enc('x'), agg)).to.equal(false);
+    expect(
+      blsVerifyAggregate(
+        keys.slice(0, 3).map((k) => k.publicKey),
+        enc('x'),
+        agg,
+      ),
+    ).to.equal(false);
     expect(blsVerifyAggregate([], msg, agg)).to.equal(false);
     const stranger = BlsSecretKey.fromSeed('0000000000000000000000000Stranger');
     const forged = blsAggregateSignatures([keys[0]!.sign(msg), keys[1]!.sign(msg), stranger.sign(msg)]);
-    expect(blsVerifyAggregate(keys.slice(0, 3).map((k) => k.publicKey), msg, forged)).to.equal(false);
+    expect(
+      blsVerifyAggregate(
+        keys.slice(0, 3).map((k) => k.publicKey),
+        msg,
+        forged,
+      ),
+    ).to.equal(false);
   });
 
   it('decodes keys and signatures strictly with stable codes', () => {
@@ -137,9 +151,16 @@ describe('bls aggregation of already verified signatures', () => {
     const strict = blsAggregateSignatures(sigs);
     const fast = blsAggregateSignatures(sigs, { verified: true });
     expect(Buffer.from(fast).equals(Buffer.from(strict))).to.equal(true);
-    expect(blsVerifyAggregate(keys.map((k) => k.publicKey), msg, fast)).to.equal(true);
+    expect(
+      blsVerifyAggregate(
+        keys.map((k) => k.publicKey),
+        msg,
+        fast,
+      ),
+    ).to.equal(true);
     expect(() => blsAggregateSignatures([sigs[0]!, new Uint8Array(95)], { verified: true }))
-      .to.throw(CryptoError).with.property('code', CryptoErrorCode.BLS_SIGNATURE_LENGTH);
+      .to.throw(CryptoError)
+      .with.property('code', CryptoErrorCode.BLS_SIGNATURE_LENGTH);
     // a non-subgroup input slipped in makes the aggregate fail verification
     const junk = new Uint8Array(96).fill(7);
     let agg: Uint8Array | undefined;
@@ -148,6 +169,13 @@ describe('bls aggregation of already verified signatures', () => {
     } catch (e) {
       expect(e).to.be.instanceOf(CryptoError);
     }
-    if (agg !== undefined) expect(blsVerifyAggregate(keys.slice(0, 2).map((k) => k.publicKey), msg, agg)).to.equal(false);
+    if (agg !== undefined)
+      expect(
+        blsVerifyAggregate(
+          keys.slice(0, 2).map((k) => k.publicKey),
+          msg,
+          agg,
+        ),
+      ).to.equal(false);
   });
 });

@@ -14,8 +14,17 @@ import {
   ed25519VerifyPortableAsync,
 } from '../../src/index.js';
 
-interface Identity { name: string; seed_ascii: string; seed_hex: string; verkey_hex: string; verkey_base58: string; did: string; abbreviated_verkey: string }
-const identities = (JSON.parse(readFileSync(new URL('../../../../test/vectors/identities.json', import.meta.url), 'utf8')) as { identities: Identity[] }).identities;
+interface Identity {
+  name: string;
+  seed_ascii: string;
+  seed_hex: string;
+  verkey_hex: string;
+  verkey_base58: string;
+  did: string;
+  abbreviated_verkey: string;
+}
+const identities = (JSON.parse(readFileSync(new URL('../../../../test/vectors/identities.json', import.meta.url), 'utf8')) as { identities: Identity[] })
+  .identities;
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -38,13 +47,20 @@ describe('ed25519', () => {
   });
 
   it('node verkeys of the standard development pool (formats 2.3)', () => {
-    const expected = ['Gw6pDLhcBcoQesN72qfotTgFa7cbuqZpkX3Xo6pLhPhv', '8ECVSk179mjsjKRLWiQtssMLgp6EPhWXtaYyStWPSGAb', 'DKVxG2fXXTU8yT5N7hGEbXB3dfdAnYv1JczDUHpmDxya', '4PS3EDQ3dW1tci1Bp6543CfuuebjFrg36kLAUcskGfaA'];
+    const expected = [
+      'Gw6pDLhcBcoQesN72qfotTgFa7cbuqZpkX3Xo6pLhPhv',
+      '8ECVSk179mjsjKRLWiQtssMLgp6EPhWXtaYyStWPSGAb',
+      'DKVxG2fXXTU8yT5N7hGEbXB3dfdAnYv1JczDUHpmDxya',
+      '4PS3EDQ3dW1tci1Bp6543CfuuebjFrg36kLAUcskGfaA',
+    ];
     expected.forEach((vk, i) => expect(Ed25519Signer.fromSeed(`Node${i + 1}`.padStart(32, '0')).fullVerkey).to.equal(vk));
   });
 
   it('rejects seeds that are not 32 bytes with a stable code', () => {
     for (const bad of [new Uint8Array(31), new Uint8Array(33), 'short seed']) {
-      expect(() => Ed25519Signer.fromSeed(bad)).to.throw(CryptoError).with.property('code', CryptoErrorCode.ED25519_SEED_LENGTH);
+      expect(() => Ed25519Signer.fromSeed(bad))
+        .to.throw(CryptoError)
+        .with.property('code', CryptoErrorCode.ED25519_SEED_LENGTH);
     }
     expect(() => ed25519KeyPairFromSeed(new Uint8Array(0))).to.throw(CryptoError);
   });
@@ -133,7 +149,9 @@ describe('ed25519', () => {
     // a key evicted from the cache still verifies (it is re-imported)
     expect(verifier.verify(signers[0]!.publicKey, msg, signers[0]!.sign(msg))).to.equal(true);
     expect(verifier.publicKeyObject(signers[0]!.publicKey)).to.equal(verifier.publicKeyObject(signers[0]!.publicKey));
-    expect(() => verifier.publicKeyObject(new Uint8Array(5))).to.throw(CryptoError).with.property('code', CryptoErrorCode.ED25519_PUBLIC_KEY_LENGTH);
+    expect(() => verifier.publicKeyObject(new Uint8Array(5)))
+      .to.throw(CryptoError)
+      .with.property('code', CryptoErrorCode.ED25519_PUBLIC_KEY_LENGTH);
   });
 
   it('random signers produce distinct keys that verify', () => {

@@ -14,8 +14,32 @@ export const ROLE_NAMES: Readonly<Record<string, string>> = Object.fromEntries(O
 /** The write types of each ledger, for the type filter. */
 export const LEDGER_TYPES: Readonly<Record<number, readonly string[]>> = {
   0: [TxnType.NODE],
-  1: [TxnType.NYM, TxnType.ATTRIB, TxnType.SCHEMA, TxnType.CLAIM_DEF, TxnType.REVOC_REG_DEF, TxnType.REVOC_REG_ENTRY, TxnType.JSON_LD_CONTEXT, TxnType.RICH_SCHEMA, TxnType.RICH_SCHEMA_ENCODING, TxnType.RICH_SCHEMA_MAPPING, TxnType.RICH_SCHEMA_CRED_DEF, TxnType.RICH_SCHEMA_PRES_DEF],
-  2: [TxnType.TXN_AUTHOR_AGREEMENT, TxnType.TXN_AUTHOR_AGREEMENT_AML, TxnType.TXN_AUTHOR_AGREEMENT_DISABLE, TxnType.AUTH_RULE, TxnType.AUTH_RULES, TxnType.POOL_UPGRADE, TxnType.NODE_UPGRADE, TxnType.POOL_CONFIG, TxnType.LEDGERS_FREEZE, TxnType.FLAG],
+  1: [
+    TxnType.NYM,
+    TxnType.ATTRIB,
+    TxnType.SCHEMA,
+    TxnType.CLAIM_DEF,
+    TxnType.REVOC_REG_DEF,
+    TxnType.REVOC_REG_ENTRY,
+    TxnType.JSON_LD_CONTEXT,
+    TxnType.RICH_SCHEMA,
+    TxnType.RICH_SCHEMA_ENCODING,
+    TxnType.RICH_SCHEMA_MAPPING,
+    TxnType.RICH_SCHEMA_CRED_DEF,
+    TxnType.RICH_SCHEMA_PRES_DEF,
+  ],
+  2: [
+    TxnType.TXN_AUTHOR_AGREEMENT,
+    TxnType.TXN_AUTHOR_AGREEMENT_AML,
+    TxnType.TXN_AUTHOR_AGREEMENT_DISABLE,
+    TxnType.AUTH_RULE,
+    TxnType.AUTH_RULES,
+    TxnType.POOL_UPGRADE,
+    TxnType.NODE_UPGRADE,
+    TxnType.POOL_CONFIG,
+    TxnType.LEDGERS_FREEZE,
+    TxnType.FLAG,
+  ],
   3: [TxnType.AUDIT],
 };
 
@@ -30,7 +54,17 @@ const obj = (v: unknown): Json => (isPlainObject(v) ? v : {});
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'bigint' ? String(v) : undefined);
 
 /** Parts of a ledger entry every type has. */
-export function txnParts(t: VerifiedTxn): { txn: Json; data: Json; meta: Json; txnMeta: Json; type: string; from: string | undefined; endorser: string | undefined; time: number | undefined; txnId: string | undefined } {
+export function txnParts(t: VerifiedTxn): {
+  txn: Json;
+  data: Json;
+  meta: Json;
+  txnMeta: Json;
+  type: string;
+  from: string | undefined;
+  endorser: string | undefined;
+  time: number | undefined;
+  txnId: string | undefined;
+} {
   const txn = obj(t.entry.txn);
   const meta = obj(txn.metadata);
   const txnMeta = obj(t.entry.txnMetadata);
@@ -47,7 +81,8 @@ export function txnParts(t: VerifiedTxn): { txn: Json; data: Json; meta: Json; t
   };
 }
 
-export const didLink = (did: string | undefined): Html | undefined => (did === undefined ? undefined : html`<a class="mono" href="/dids/${enc(did)}">${did}</a>`);
+export const didLink = (did: string | undefined): Html | undefined =>
+  did === undefined ? undefined : html`<a class="mono" href="/dids/${enc(did)}">${did}</a>`;
 export const txnLink = (ledger: string, seqNo: number, label?: string): Html => html`<a href="/ledger/${ledger}/${seqNo}">${label ?? `#${seqNo}`}</a>`;
 
 /** The fields that matter for a txn's type. */
@@ -119,7 +154,10 @@ export function typeFields(t: VerifiedTxn): [string, Html | string | undefined][
       const v = obj(data.value);
       return [
         ['registry', str(data.revocRegDefId)],
-        ['revoked', Array.isArray(v.revoked) ? `${v.revoked.length} (${v.revoked.slice(0, 20).map(String).join(', ')}${v.revoked.length > 20 ? ', …' : ''})` : undefined],
+        [
+          'revoked',
+          Array.isArray(v.revoked) ? `${v.revoked.length} (${v.revoked.slice(0, 20).map(String).join(', ')}${v.revoked.length > 20 ? ', …' : ''})` : undefined,
+        ],
         ['issued', Array.isArray(v.issued) ? String(v.issued.length) : undefined],
       ];
     }
@@ -184,12 +222,15 @@ function auditFields(seqNo: number, data: Json): [string, Html | string | undefi
         : html`${Object.entries(sizes).map(([id, n], i) => {
             const size = typeof n === 'number' && Number.isSafeInteger(n) ? n : undefined;
             const name = ledgerNameOf(id);
-            return html`${i > 0 ? ' · ' : ''}${name} ${size !== undefined && size > 0 && LEDGER_NAMES_BY_ID[id] !== undefined ? html`<a href="/ledger/${name}?from=${size}">${size}</a>` : String(n)}`;
+            return html`${i > 0 ? ' · ' : ''}${name}
+            ${size !== undefined && size > 0 && LEDGER_NAMES_BY_ID[id] !== undefined ? html`<a href="/ledger/${name}?from=${size}">${size}</a>` : String(n)}`;
           })}`,
     ],
     [
       'roots recorded',
-      written.length === 0 ? undefined : html`${written.map((id, i) => html`${i > 0 ? html`<br>` : ''}${ledgerNameOf(id)}: txn root <span class="mono">${str(roots[id]) ?? '?'}</span>`)}`,
+      written.length === 0
+        ? undefined
+        : html`${written.map((id, i) => html`${i > 0 ? html`<br />` : ''}${ledgerNameOf(id)}: txn root <span class="mono">${str(roots[id]) ?? '?'}</span>`)}`,
     ],
     ['primaries', listOrDelta(data.primaries)],
     ['validators', data.nodeReg === undefined ? undefined : listOrDelta(data.nodeReg)],
@@ -207,5 +248,8 @@ export function txnCard(t: VerifiedTxn, ledger: string): Html {
     ...typeFields(t),
     ['txnId', p.txnId],
   ];
-  return html`<li class="card" data-seqno="${t.seqNo}" data-type="${p.type}"><h3><span>${txnLink(ledger, t.seqNo)}</span><span>${typeName(p.type)}</span>${verifiedBadge(t.verified)}</h3>${facts(rows)}${rawJson(t.entry)}</li>`;
+  return html`<li class="card" data-seqno="${t.seqNo}" data-type="${p.type}">
+    <h3><span>${txnLink(ledger, t.seqNo)}</span><span>${typeName(p.type)}</span>${verifiedBadge(t.verified)}</h3>
+    ${facts(rows)}${rawJson(t.entry)}
+  </li>`;
 }

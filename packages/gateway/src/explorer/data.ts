@@ -234,7 +234,10 @@ export class ExplorerData {
    * Newest first from `from` (default: the newest), `count` txns; with a type filter, txns are scanned downward until
    * `count` match or `scanLimit` were looked at. `next` is where the following page starts (undefined at seqNo 1).
    */
-  async page(ledgerId: number, o: { from?: number; count: number; types?: ReadonlySet<string>; scanLimit: number }): Promise<{ size: number; items: VerifiedTxn[]; scanned: number; next: number | undefined; from: number }> {
+  async page(
+    ledgerId: number,
+    o: { from?: number; count: number; types?: ReadonlySet<string>; scanLimit: number },
+  ): Promise<{ size: number; items: VerifiedTxn[]; scanned: number; next: number | undefined; from: number }> {
     const size = await this.size(ledgerId);
     const from = Math.max(0, Math.min(o.from ?? size, size));
     const items: VerifiedTxn[] = [];
@@ -272,7 +275,12 @@ export class ExplorerData {
       const result = isPlainObject(a.result) ? a.result : undefined;
       const data = result !== undefined ? parseJsonField(result.data) : undefined;
       if (isPlainObject(data)) out.push({ alias, info: data, error: undefined });
-      else out.push({ alias, info: undefined, error: typeof a.reason === 'string' ? a.reason : typeof a.code === 'string' ? a.code : 'no validator info in the answer' });
+      else
+        out.push({
+          alias,
+          info: undefined,
+          error: typeof a.reason === 'string' ? a.reason : typeof a.code === 'string' ? a.code : 'no validator info in the answer',
+        });
     }
     return out;
   }

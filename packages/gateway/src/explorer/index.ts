@@ -71,7 +71,13 @@ export function prefersHtml(req: FastifyRequest): boolean {
 }
 
 function sendPage(reply: FastifyReply, status: number, text: string): FastifyReply {
-  return reply.code(status).header(VERIFIED_HEADER, 'none').header('cache-control', 'no-store').header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(text);
+  return reply
+    .code(status)
+    .header(VERIFIED_HEADER, 'none')
+    .header('cache-control', 'no-store')
+    .header('x-content-type-options', 'nosniff')
+    .type('text/html; charset=utf-8')
+    .send(text);
 }
 
 const SEQNO = /^[1-9][0-9]{0,15}$/;
@@ -93,8 +99,10 @@ export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: 
   const indexOptions: SearchIndexOptions = { ...defaultSearchIndexOptions, ...o.searchIndex };
   const indexLog = app.log.child({ module: 'search-index' });
   const index = indexOptions.enabled
-    ? new SearchIndex({ size: () => data.size(LedgerId.DOMAIN), read: (seqNos, concurrency) => data.many(LedgerId.DOMAIN, seqNos, { concurrency, keep: false }) }, indexOptions, (e) =>
-        indexLog.warn({ err: e }, 'search index: reading the domain ledger failed; trying again later'),
+    ? new SearchIndex(
+        { size: () => data.size(LedgerId.DOMAIN), read: (seqNos, concurrency) => data.many(LedgerId.DOMAIN, seqNos, { concurrency, keep: false }) },
+        indexOptions,
+        (e) => indexLog.warn({ err: e }, 'search index: reading the domain ledger failed; trying again later'),
       )
     : undefined;
   const shell = (s: Shell): Shell => ({ ...s, register: o.registerForm });
@@ -104,11 +112,22 @@ export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: 
     sendPage(
       reply.header('x-quire-error', code),
       status,
-      page(shell({ title, ...(query !== undefined ? { query } : {}) }), html`<h1>${title}</h1><p class="error" role="alert" data-code="${code}">${message}</p><p><a href="/pool">Pool</a> · <a href="/ledger/domain">Domain ledger</a></p>`),
+      page(
+        shell({ title, ...(query !== undefined ? { query } : {}) }),
+        html`<h1>${title}</h1>
+          <p class="error" role="alert" data-code="${code}">${message}</p>
+          <p><a href="/pool">Pool</a> · <a href="/ledger/domain">Domain ledger</a></p>`,
+      ),
     );
 
   const notFound = (req: FastifyRequest, reply: FastifyReply, what?: string): FastifyReply =>
-    errorPage(reply, 404, GatewayErrorCode.NOT_FOUND, 'Not found', what ?? html`There is no page at <code>${req.url.split('?')[0]!.slice(0, 200)}</code>. Try the search box, or start from the pool or a ledger.`);
+    errorPage(
+      reply,
+      404,
+      GatewayErrorCode.NOT_FOUND,
+      'Not found',
+      what ?? html`There is no page at <code>${req.url.split('?')[0]!.slice(0, 200)}</code>. Try the search box, or start from the pool or a ledger.`,
+    );
 
   /** Every page handler: failures become an HTML page with the gateway's stable code. */
   const route =
@@ -118,9 +137,23 @@ export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: 
         return await fn(req, reply);
       } catch (e) {
         if (e instanceof NotOnLedger) return notFound(req, reply, e.what);
-        if (e instanceof ResolutionFailure) return errorPage(reply, e.error === 'notFound' ? 404 : 400, e.error === 'notFound' ? GatewayErrorCode.NOT_FOUND : GatewayErrorCode.INVALID_PARAMETER, e.error === 'notFound' ? 'Not found' : 'Bad request', e.message);
+        if (e instanceof ResolutionFailure)
+          return errorPage(
+            reply,
+            e.error === 'notFound' ? 404 : 400,
+            e.error === 'notFound' ? GatewayErrorCode.NOT_FOUND : GatewayErrorCode.INVALID_PARAMETER,
+            e.error === 'notFound' ? 'Not found' : 'Bad request',
+            e.message,
+          );
         if (e instanceof PoolRefusal) return errorPage(reply, 400, e.code, 'Refused by the pool', e.message);
-        if (e instanceof GatewayError) return errorPage(reply, e.status, e.code, e.status === 400 ? 'Bad request' : e.status >= 500 ? 'The pool did not answer' : 'Error', String(e.body().reason));
+        if (e instanceof GatewayError)
+          return errorPage(
+            reply,
+            e.status,
+            e.code,
+            e.status === 400 ? 'Bad request' : e.status >= 500 ? 'The pool did not answer' : 'Error',
+            String(e.body().reason),
+          );
         req.log.error({ err: e }, 'explorer page failed');
         return errorPage(reply, 500, GatewayErrorCode.INTERNAL, 'Internal error', 'The page could not be made; the gateway logged why.');
       }
@@ -139,19 +172,29 @@ export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: 
   async function poolPage(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const live = await poolLive(data, nowSec());
     if ((req.query as { part?: string } | undefined)?.part === 'live') return sendPage(reply, 200, live.text);
-    return sendPage(reply, 200, page(shell({ title: 'Pool', current: 'pool', script: POOL_SCRIPT }), html`<h1>Pool</h1><div id="live">${live}</div>`));
+    return sendPage(
+      reply,
+      200,
+      page(
+        shell({ title: 'Pool', current: 'pool', script: POOL_SCRIPT }),
+        html`<h1>Pool</h1>
+          <div id="live">${live}</div>`,
+      ),
+    );
   }
   app.get('/pool', hidden, route(poolPage));
 
   const ledgerOf = (name: string): LedgerName => {
     const l = name.toLowerCase() as LedgerName;
-    if (!(LEDGER_NAMES as readonly string[]).includes(l)) throw new NotOnLedger(`There is no ledger “${name.slice(0, 40)}”: pool, domain, config and audit are.`);
+    if (!(LEDGER_NAMES as readonly string[]).includes(l))
+      throw new NotOnLedger(`There is no ledger “${name.slice(0, 40)}”: pool, domain, config and audit are.`);
     return l;
   };
   const positive = (v: unknown, field: string, max = Number.MAX_SAFE_INTEGER): number | undefined => {
     if (v === undefined || v === '') return undefined;
     const s = String(v);
-    if (!SEQNO.test(s) || Number(s) > max) throw new GatewayError(GatewayErrorCode.INVALID_PARAMETER, { field, reason: `a whole number from 1 to ${max} expected` });
+    if (!SEQNO.test(s) || Number(s) > max)
+      throw new GatewayError(GatewayErrorCode.INVALID_PARAMETER, { field, reason: `a whole number from 1 to ${max} expected` });
     return Number(s);
   };
 
@@ -164,7 +207,12 @@ export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: 
       const { types, unknown } = parseTypes(LEDGER_IDS[ledger], q.type);
       const from = positive(q.from, 'from');
       const count = positive(q.count, 'count', MAX_PAGE_SIZE) ?? PAGE_SIZE;
-      const { title, body } = await ledgerList(data, ledger, { ...(from !== undefined ? { from } : {}), count, ...(types !== undefined ? { types } : {}), unknown });
+      const { title, body } = await ledgerList(data, ledger, {
+        ...(from !== undefined ? { from } : {}),
+        count,
+        ...(types !== undefined ? { types } : {}),
+        unknown,
+      });
       return sendPage(reply, 200, page(shell({ title, current: ledger === 'pool' ? 'pool-ledger' : ledger }), body));
     }),
   );
@@ -180,7 +228,11 @@ export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: 
       const seqNo = Number(p.seqNo);
       const [t, size] = await Promise.all([data.txn(lid, seqNo), data.size(lid)]);
       if (t === null) throw new NotOnLedger(`The ${ledger} ledger has no txn #${seqNo} (it has ${size}).`);
-      return sendPage(reply, 200, page(shell({ title: `${ledger} #${seqNo}`, current: ledger === 'pool' ? 'pool-ledger' : ledger }), txnDetail(t, ledger, size)));
+      return sendPage(
+        reply,
+        200,
+        page(shell({ title: `${ledger} #${seqNo}`, current: ledger === 'pool' ? 'pool-ledger' : ledger }), txnDetail(t, ledger, size)),
+      );
     }),
   );
 
@@ -257,7 +309,10 @@ export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: 
         const found = index.search(q, MAX_SEARCH_HITS - hits.length);
         more = found.more;
         // a hash hit is a candidate only: the txn (verified, usually cached) must match on its real fields
-        for (const t of await data.many(LedgerId.DOMAIN, found.hits.map((h) => h.seqNo).filter((s) => s <= indexed.to))) {
+        for (const t of await data.many(
+          LedgerId.DOMAIN,
+          found.hits.map((h) => h.seqNo).filter((s) => s <= indexed.to),
+        )) {
           const on = matchOf(t);
           if (on !== undefined) hits.push({ t, on });
         }

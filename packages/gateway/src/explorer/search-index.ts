@@ -78,7 +78,12 @@ export function indexFields(t: VerifiedTxn): { txnId: string | undefined; dest: 
   const data = obj(txn.data);
   const inner = obj(data.data);
   const names = [str(data.alias), str(inner.alias), str(inner.name)].filter((n): n is string => n !== undefined).map((n) => n.slice(0, MAX_NAME).toLowerCase());
-  return { txnId: str(obj(t.entry.txnMetadata).txnId), dest: str(data.dest), from: str(obj(txn.metadata).from), names: names.length > 0 ? [...new Set(names)].join('\n') : undefined };
+  return {
+    txnId: str(obj(t.entry.txnMetadata).txnId),
+    dest: str(data.dest),
+    from: str(obj(txn.metadata).from),
+    names: names.length > 0 ? [...new Set(names)].join('\n') : undefined,
+  };
 }
 
 /** The exact forms of a query looked up by hash: as typed, lower-cased (hex txnIds), and the DID of a did:sov / did:indy form. */
@@ -145,7 +150,8 @@ export class SearchIndex {
     readonly options: SearchIndexOptions = defaultSearchIndexOptions,
     private readonly onError: (e: unknown) => void = () => undefined,
   ) {
-    if (!(options.maxTxns >= BLOCK)) throw new GatewayError(GatewayErrorCode.INVALID_PARAMETER, { field: 'searchIndexMax', reason: `at least ${BLOCK} expected` });
+    if (!(options.maxTxns >= BLOCK))
+      throw new GatewayError(GatewayErrorCode.INVALID_PARAMETER, { field: 'searchIndexMax', reason: `at least ${BLOCK} expected` });
   }
 
   status(): IndexStatus {
@@ -232,7 +238,9 @@ export class SearchIndex {
     }
     this.evict();
     if (got.size < seqNos.length) {
-      throw new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, { reason: `the pool gave ${got.size} of ${seqNos.length} domain txns from seqNo ${seqNos[0]}` });
+      throw new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, {
+        reason: `the pool gave ${got.size} of ${seqNos.length} domain txns from seqNo ${seqNos[0]}`,
+      });
     }
     return true;
   }

@@ -62,7 +62,9 @@ describe('ledger explorer against a 4-node pool (HTTP on loopback)', function ()
       aliceSeqNo = seqNoOf(await write(buildNymRequest({ submitter: trustee.did, dest: alice.did, verkey: alice.verkey, alias, role: '101' })));
       const schema = await write(buildSchemaRequest({ submitter: trustee.did, name: schemaName, version: '1.0', attrNames: ['name', 'age'] }));
       schemaId = `${trustee.did}:2:${schemaName}:1.0`;
-      await write(buildCredDefRequest({ submitter: trustee.did, ref: seqNoOf(schema), tag: 'tag1', data: { primary: { n: '1', s: '2', r: { name: '3', age: '4' } } } }));
+      await write(
+        buildCredDefRequest({ submitter: trustee.did, ref: seqNoOf(schema), tag: 'tag1', data: { primary: { n: '1', s: '2', r: { name: '3', age: '4' } } } }),
+      );
       credDefId = `${trustee.did}:3:CL:${seqNoOf(schema)}:tag1`;
       gw = await Gateway.create({ host: '127.0.0.1', port: 0, namespace: NS, explorer: { registerForm: true, signerSeed: TRUSTEE_SEED } }, { pool: client });
       url = await gw.listen();
@@ -199,11 +201,19 @@ describe('ledger explorer against a 4-node pool (HTTP on loopback)', function ()
     it('register form: a DID from a seed with a role; bad seeds and roles are refused with the field named', async () => {
       const seed = `explorer-${uniq()}`.padEnd(32, 'x').slice(0, 32);
       const key = DidKey.fromSeed(seed);
-      const r = await get('/register', undefined, { method: 'POST', body: new URLSearchParams({ seed, role: 'ENDORSER', alias: 'reg' }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const r = await get('/register', undefined, {
+        method: 'POST',
+        body: new URLSearchParams({ seed, role: 'ENDORSER', alias: 'reg' }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expect(r.status).to.equal(200);
       expect(r.text).to.include(`data-did="${key.did}"`);
       expect(r.text).to.match(/data-seqno="\d+"/);
-      const forged = await get('/register', undefined, { method: 'POST', body: new URLSearchParams({ seed, role: 'TRUSTEE' }).toString(), headers: { origin: 'https://evil.example' } });
+      const forged = await get('/register', undefined, {
+        method: 'POST',
+        body: new URLSearchParams({ seed, role: 'TRUSTEE' }).toString(),
+        headers: { origin: 'https://evil.example' },
+      });
       expect(forged.status).to.equal(403);
       for (const body of [{ seed: 'short' }, { seed, role: 'KING' }, {}, { verkey: 'abc' }] as Record<string, string>[]) {
         const bad = await get('/register', undefined, { method: 'POST', body: new URLSearchParams(body).toString() });
@@ -247,8 +257,10 @@ describe('ledger explorer against a 4-node pool (HTTP on loopback)', function ()
       await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true });
     };
     // in-page code as text: the tests compile without the DOM library
-    const texts = (page: Page, sel: string): Promise<string[]> => page.evaluate(`[...document.querySelectorAll(${JSON.stringify(sel)})].map((e) => e.textContent || '')`) as Promise<string[]>;
-    const attrs = (page: Page, sel: string, attr: string): Promise<(string | null)[]> => page.evaluate(`[...document.querySelectorAll(${JSON.stringify(sel)})].map((e) => e.getAttribute(${JSON.stringify(attr)}))`) as Promise<(string | null)[]>;
+    const texts = (page: Page, sel: string): Promise<string[]> =>
+      page.evaluate(`[...document.querySelectorAll(${JSON.stringify(sel)})].map((e) => e.textContent || '')`) as Promise<string[]>;
+    const attrs = (page: Page, sel: string, attr: string): Promise<(string | null)[]> =>
+      page.evaluate(`[...document.querySelectorAll(${JSON.stringify(sel)})].map((e) => e.getAttribute(${JSON.stringify(attr)}))`) as Promise<(string | null)[]>;
     const text = async (page: Page, sel: string): Promise<string> => (await texts(page, sel))[0] ?? '';
     const attr = async (page: Page, sel: string, a: string): Promise<string | null> => (await attrs(page, sel, a))[0] ?? null;
 

@@ -83,12 +83,24 @@ describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
       const nymA = await write(buildNymRequest({ submitter: trustee.did, dest: owner.did, verkey: owner.verkey }));
       ownerFirstSeqNo = seqNoOf(nymA);
       ownerFirstTime = timeOf(nymA);
-      await write(buildAttribRequest({ submitter: owner.did, dest: owner.did, raw: { endpoint: { endpoint: 'https://agent.example:8020', routingKeys: [] } } }), owner);
-      await write(buildNymRequest({ submitter: trustee.did, dest: withDoc.did, verkey: withDoc.verkey, diddocContent: { service: [{ id: `did:indy:${NS}:${withDoc.did}#agent`, type: 'DIDCommMessaging', serviceEndpoint: 'https://doc.example' }] } }));
+      await write(
+        buildAttribRequest({ submitter: owner.did, dest: owner.did, raw: { endpoint: { endpoint: 'https://agent.example:8020', routingKeys: [] } } }),
+        owner,
+      );
+      await write(
+        buildNymRequest({
+          submitter: trustee.did,
+          dest: withDoc.did,
+          verkey: withDoc.verkey,
+          diddocContent: { service: [{ id: `did:indy:${NS}:${withDoc.did}#agent`, type: 'DIDCommMessaging', serviceEndpoint: 'https://doc.example' }] },
+        }),
+      );
       await write(buildNymRequest({ submitter: trustee.did, dest: bare.did, verkey: bare.verkey }));
       const schema = await write(buildSchemaRequest({ submitter: trustee.did, name: schemaName, version: '1.0', attrNames: ['name', 'age'] }));
       schemaSeqNo = seqNoOf(schema);
-      await write(buildCredDefRequest({ submitter: trustee.did, ref: schemaSeqNo, tag: 'tag1', data: { primary: { n: '1', s: '2' }, revocation: { g: '3' } } }));
+      await write(
+        buildCredDefRequest({ submitter: trustee.did, ref: schemaSeqNo, tag: 'tag1', data: { primary: { n: '1', s: '2' }, revocation: { g: '3' } } }),
+      );
       credDefId = `${trustee.did}:3:CL:${schemaSeqNo}:tag1`;
       revRegId = revocRegDefId(trustee.did, credDefId, 'r1');
       await write(
@@ -96,12 +108,24 @@ describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
           submitter: trustee.did,
           credDefId,
           tag: 'r1',
-          value: { issuanceType: 'ISSUANCE_BY_DEFAULT', maxCredNum: 100, publicKeys: { accumKey: { z: '1' } }, tailsHash: 'tails-hash', tailsLocation: 'https://tails.example' },
+          value: {
+            issuanceType: 'ISSUANCE_BY_DEFAULT',
+            maxCredNum: 100,
+            publicKeys: { accumKey: { z: '1' } },
+            tailsHash: 'tails-hash',
+            tailsLocation: 'https://tails.example',
+          },
         }),
       );
-      entry1Time = timeOf(await write(buildRevocRegEntryRequest({ submitter: trustee.did, revocRegDefId: revRegId, value: { accum: 'accum-1', revoked: [3] } })));
+      entry1Time = timeOf(
+        await write(buildRevocRegEntryRequest({ submitter: trustee.did, revocRegDefId: revRegId, value: { accum: 'accum-1', revoked: [3] } })),
+      );
       while (Math.floor(Date.now() / 1000) <= entry1Time) await new Promise((r) => setTimeout(r, 100));
-      entry2Time = timeOf(await write(buildRevocRegEntryRequest({ submitter: trustee.did, revocRegDefId: revRegId, value: { accum: 'accum-2', prevAccum: 'accum-1', revoked: [5] } })));
+      entry2Time = timeOf(
+        await write(
+          buildRevocRegEntryRequest({ submitter: trustee.did, revocRegDefId: revRegId, value: { accum: 'accum-2', prevAccum: 'accum-1', revoked: [5] } }),
+        ),
+      );
       // a key rotation: the owner's NYM has an older version
       const rotated = DidKey.random();
       rotatedVerkey = rotated.fullVerkey;
@@ -319,7 +343,15 @@ describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
     });
 
     it('garbage paths and queries never crash the gateway', async () => {
-      const paths = ['/nym/%', '/nym/%E0%A4%A', `/schema/${'x'.repeat(5000)}`, '/1.0/identifiers/%ZZ', '/txn/domain/99999999999999999999', '/nym/' + encodeURIComponent('did:indy:a:b:c'), '/cred_def/a%2Fb'];
+      const paths = [
+        '/nym/%',
+        '/nym/%E0%A4%A',
+        `/schema/${'x'.repeat(5000)}`,
+        '/1.0/identifiers/%ZZ',
+        '/txn/domain/99999999999999999999',
+        '/nym/' + encodeURIComponent('did:indy:a:b:c'),
+        '/cred_def/a%2Fb',
+      ];
       for (const p of paths) {
         const a = await get(p);
         expect(a.status, p).to.be.within(400, 499);
@@ -337,7 +369,9 @@ describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
       expect(a.headers.get('x-quire-verified')).to.equal('proof');
       const doc = a.json.didDocument as Json;
       expect(doc.id).to.equal(did);
-      expect(doc.verificationMethod).to.deep.equal([{ id: `${did}#verkey`, type: 'Ed25519VerificationKey2018', controller: did, publicKeyBase58: rotatedVerkey }]);
+      expect(doc.verificationMethod).to.deep.equal([
+        { id: `${did}#verkey`, type: 'Ed25519VerificationKey2018', controller: did, publicKeyBase58: rotatedVerkey },
+      ]);
       expect(doc.authentication).to.deep.equal([`${did}#verkey`]);
       const services = doc.service as Json[];
       expect(services.find((s) => s.type === 'did-communication')).to.deep.include({
@@ -441,7 +475,13 @@ describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
 
       const cd = await get(`/anoncreds/credential-definition/${encodeURIComponent(credDefId)}`);
       expect(cd.status, cd.text).to.equal(200);
-      expect(cd.json.credentialDefinition).to.deep.equal({ issuerId: trustee.did, schemaId: legacySchemaId, tag: 'tag1', type: 'CL', value: { primary: { n: '1', s: '2' }, revocation: { g: '3' } } });
+      expect(cd.json.credentialDefinition).to.deep.equal({
+        issuerId: trustee.did,
+        schemaId: legacySchemaId,
+        tag: 'tag1',
+        type: 'CL',
+        value: { primary: { n: '1', s: '2' }, revocation: { g: '3' } },
+      });
       const indyCd = `did:indy:${NS}:${trustee.did}/anoncreds/v0/CLAIM_DEF/${schemaSeqNo}/tag1`;
       const cdi = await get(`/anoncreds/credential-definition/${encodeURIComponent(indyCd)}`);
       expect((cdi.json.credentialDefinition as Json).schemaId).to.equal(indySchemaId);
@@ -495,7 +535,12 @@ describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
       expect((ns.json.resolutionMetadata as Json).error).to.equal('notFound');
       const ncd = await get(`/anoncreds/credential-definition/${encodeURIComponent(`${trustee.did}:3:CL:${schemaSeqNo}:nope`)}`);
       expect((ncd.json.resolutionMetadata as Json).error).to.equal('notFound');
-      for (const p of ['/anoncreds/schema/bad', '/anoncreds/credential-definition/bad', '/anoncreds/revocation-registry-definition/bad', `/anoncreds/revocation-status-list/${encodeURIComponent(revRegId)}/soon`]) {
+      for (const p of [
+        '/anoncreds/schema/bad',
+        '/anoncreds/credential-definition/bad',
+        '/anoncreds/revocation-registry-definition/bad',
+        `/anoncreds/revocation-status-list/${encodeURIComponent(revRegId)}/soon`,
+      ]) {
         const a = await get(p);
         expect(a.status, p).to.equal(400);
         expect(a.json.code).to.equal('INVALID_PARAMETER');
@@ -530,20 +575,37 @@ describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
       const { core, anoncreds, client } = credo;
       const logger = new core.ConsoleLogger!((core.LogLevel as unknown as Record<string, number>).off);
       const dm = new core.DependencyManager!();
-      (dm.registerInstance as unknown as (t: unknown, v: unknown) => void)(core.AgentConfig, new core.AgentConfig!({ label: 'quire-gateway-test', logger }, { fetch: globalThis.fetch }));
-      (dm.registerInstance as unknown as (t: unknown, v: unknown) => void)(core.CacheModuleConfig, new core.CacheModuleConfig!({ cache: new core.InMemoryLruCache!({ limit: 100 }) }));
+      (dm.registerInstance as unknown as (t: unknown, v: unknown) => void)(
+        core.AgentConfig,
+        new core.AgentConfig!({ label: 'quire-gateway-test', logger }, { fetch: globalThis.fetch }),
+      );
+      (dm.registerInstance as unknown as (t: unknown, v: unknown) => void)(
+        core.CacheModuleConfig,
+        new core.CacheModuleConfig!({ cache: new core.InMemoryLruCache!({ limit: 100 }) }),
+      );
       const base = `${url}/anoncreds`;
-      (dm.registerInstance as unknown as (t: unknown, v: unknown) => void)(anoncreds.AnonCredsModuleConfig, new anoncreds.AnonCredsModuleConfig!({ registries: [new client.IndyVdrProxyAnonCredsRegistry!({ proxyBaseUrl: base })] }));
+      (dm.registerInstance as unknown as (t: unknown, v: unknown) => void)(
+        anoncreds.AnonCredsModuleConfig,
+        new anoncreds.AnonCredsModuleConfig!({ registries: [new client.IndyVdrProxyAnonCredsRegistry!({ proxyBaseUrl: base })] }),
+      );
       agentContext = new core.AgentContext!({ dependencyManager: dm, contextCorrelationId: 'quire-gateway-test' });
       registries = new anoncreds.AnonCredsRegistryService!() as unknown as typeof registries;
-      dids = new core.DidResolverService!(logger, new core.DidsModuleConfig!({ resolvers: [new client.IndyVdrProxyDidResolver!({ proxyBaseUrl: base })] }), undefined) as unknown as typeof dids;
+      dids = new core.DidResolverService!(
+        logger,
+        new core.DidsModuleConfig!({ resolvers: [new client.IndyVdrProxyDidResolver!({ proxyBaseUrl: base })] }),
+        undefined,
+      ) as unknown as typeof dids;
     });
 
     it('resolves a DID, a schema, a credential definition, a revocation registry definition and the status list at two timestamps', async () => {
-      const get = (id: string, method: string, ...args: unknown[]): Promise<Json> => registries.getRegistryForIdentifier(agentContext, id)[method]!(agentContext, id, ...args);
+      const get = (id: string, method: string, ...args: unknown[]): Promise<Json> =>
+        registries.getRegistryForIdentifier(agentContext, id)[method]!(agentContext, id, ...args);
       const legacySchemaId = `${trustee.did}:2:${schemaName}:1.0`;
       const schema = await get(legacySchemaId, 'getSchema');
-      expect(schema).to.deep.include({ schemaId: legacySchemaId, schema: { attrNames: ['name', 'age'], name: schemaName, version: '1.0', issuerId: trustee.did } });
+      expect(schema).to.deep.include({
+        schemaId: legacySchemaId,
+        schema: { attrNames: ['name', 'age'], name: schemaName, version: '1.0', issuerId: trustee.did },
+      });
       expect(schema.resolutionMetadata).to.deep.equal({});
       // the package's own cache keeps what the gateway answered
       expect(((await get(legacySchemaId, 'getSchema')).resolutionMetadata as Json).servedFromCache).to.equal(true);
@@ -551,7 +613,13 @@ describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
       expect(((await get(indySchemaId, 'getSchema')).schema as Json).issuerId).to.equal(`did:indy:${NS}:${trustee.did}`);
 
       const cd = await get(credDefId, 'getCredentialDefinition');
-      expect(cd.credentialDefinition).to.deep.equal({ issuerId: trustee.did, schemaId: legacySchemaId, tag: 'tag1', type: 'CL', value: { primary: { n: '1', s: '2' }, revocation: { g: '3' } } });
+      expect(cd.credentialDefinition).to.deep.equal({
+        issuerId: trustee.did,
+        schemaId: legacySchemaId,
+        tag: 'tag1',
+        type: 'CL',
+        value: { primary: { n: '1', s: '2' }, revocation: { g: '3' } },
+      });
       const rd = await get(revRegId, 'getRevocationRegistryDefinition');
       expect((rd.revocationRegistryDefinition as Json).credDefId).to.equal(credDefId);
       expect(rd.revocationRegistryDefinitionMetadata).to.deep.include({ issuanceType: 'ISSUANCE_BY_DEFAULT' });
@@ -640,7 +708,10 @@ describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
         // every tampered reply the SDK read was refused and counted (one that came after the SDK's per-node deadline
         // counts as a timeout instead)
         expect(total, failures.join('\n')).to.be.within(1, tampered);
-        expect(failures.every((l) => /code="(PROOF_VALUE_MISMATCH|PROOF_INVALID|MULTISIG_ROOT_MISMATCH)"/.test(l)), failures.join('\n')).to.equal(true);
+        expect(
+          failures.every((l) => /code="(PROOF_VALUE_MISMATCH|PROOF_INVALID|MULTISIG_ROOT_MISMATCH)"/.test(l)),
+          failures.join('\n'),
+        ).to.equal(true);
       } finally {
         await gw2.close();
         await liarPool.close();

@@ -19,7 +19,18 @@ const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 function startCli(args: string[]): { child: ChildProcess; out: () => string; exited: Promise<number | null> } {
   const child = spawn(
     process.execPath,
-    ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', '--input-type=module', '-e', `const m = await import(${JSON.stringify(CLI)}); process.exitCode = await m.main(process.argv.slice(1));`, '--', ...args],
+    [
+      '--conditions=quire-source',
+      '--import',
+      'tsx',
+      '--import',
+      '@quire/common/polyfill',
+      '--input-type=module',
+      '-e',
+      `const m = await import(${JSON.stringify(CLI)}); process.exitCode = await m.main(process.argv.slice(1));`,
+      '--',
+      ...args,
+    ],
     { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'warn' } },
   );
   let out = '';
@@ -70,7 +81,10 @@ describe('quire-gateway process (pool not running)', function () {
     expect(tried.map((t) => t.node).sort()).to.deep.equal(['Node1', 'Node2', 'Node3', 'Node4']);
     expect(tried.every((t) => typeof t.code === 'string')).to.equal(true);
     const trustee = DidKey.fromSeed(TRUSTEE_SEED);
-    const w = await fetch(`${url}/submit`, { method: 'POST', body: stringifyJson(signRequest(buildNymRequest({ submitter: trustee.did, dest: DidKey.random().did }), trustee)) });
+    const w = await fetch(`${url}/submit`, {
+      method: 'POST',
+      body: stringifyJson(signRequest(buildNymRequest({ submitter: trustee.did, dest: DidKey.random().did }), trustee)),
+    });
     const wb = parseJson(await w.text()) as Json;
     expect([503, 504], stringifyJson(wb)).to.include(w.status);
     expect(['POOL_UNAVAILABLE', 'POOL_TIMEOUT']).to.include(wb.code);

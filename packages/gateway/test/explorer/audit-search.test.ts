@@ -10,7 +10,15 @@ import { b58encode, type Request } from '@quire/common';
 import type { VerifiedTxn } from '../../src/explorer/data.js';
 import { registerExplorer, type Explorer } from '../../src/explorer/index.js';
 import { matches } from '../../src/explorer/object-pages.js';
-import { BLOCK, SearchIndex, type SearchIndexOptions, type SearchIndexSource, defaultSearchIndexOptions, exactForms, hash32 } from '../../src/explorer/search-index.js';
+import {
+  BLOCK,
+  SearchIndex,
+  type SearchIndexOptions,
+  type SearchIndexSource,
+  defaultSearchIndexOptions,
+  exactForms,
+  hash32,
+} from '../../src/explorer/search-index.js';
 import { GatewayError, GatewayErrorCode } from '../../src/errors.js';
 import type { GatewayPool, PoolCaller } from '../../src/pool-call.js';
 import type { RouteContext } from '../../src/vdr-routes.js';
@@ -36,12 +44,29 @@ interface Spec {
 
 /** A domain ledger entry: a NYM (or a SCHEMA when it has a name). */
 function entry(s: number, spec: Spec = {}): Json {
-  const data: Json = spec.name !== undefined ? { data: { name: spec.name, version: '1.0', attr_names: ['a'] } } : { dest: spec.dest ?? didOf(s), ...(spec.alias !== undefined ? { alias: spec.alias } : {}) };
-  return { txn: { type: spec.name !== undefined ? '101' : '1', data, metadata: { from: spec.from ?? TRUSTEE } }, txnMetadata: { seqNo: s, txnTime: 1_700_000_000 + s, txnId: txnIdOf(s) }, ver: '1' };
+  const data: Json =
+    spec.name !== undefined
+      ? { data: { name: spec.name, version: '1.0', attr_names: ['a'] } }
+      : { dest: spec.dest ?? didOf(s), ...(spec.alias !== undefined ? { alias: spec.alias } : {}) };
+  return {
+    txn: { type: spec.name !== undefined ? '101' : '1', data, metadata: { from: spec.from ?? TRUSTEE } },
+    txnMetadata: { seqNo: s, txnTime: 1_700_000_000 + s, txnId: txnIdOf(s) },
+    ver: '1',
+  };
 }
 
 function verified(s: number, e: Json, size: number): VerifiedTxn {
-  return { ledgerId: 1, seqNo: s, entry: e, rootHash: 'root', ledgerSize: size, auditPathLength: 1, multiSignature: undefined, verified: 'proof', nodes: ['Node1'] };
+  return {
+    ledgerId: 1,
+    seqNo: s,
+    entry: e,
+    rootHash: 'root',
+    ledgerSize: size,
+    auditPathLength: 1,
+    multiSignature: undefined,
+    verified: 'proof',
+    nodes: ['Node1'],
+  };
 }
 
 /** A source over a ledger that can grow and fail on demand. */
@@ -126,11 +151,25 @@ describe('explorer search index', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 300 }),
-        fc.array(fc.record({ at: fc.integer({ min: 1, max: 300 }), alias: fc.option(word, { nil: undefined }), name: fc.option(word, { nil: undefined }), dest: fc.option(fc.constantFrom(didOf(1), didOf(2)), { nil: undefined }) }), { maxLength: 30 }),
+        fc.array(
+          fc.record({
+            at: fc.integer({ min: 1, max: 300 }),
+            alias: fc.option(word, { nil: undefined }),
+            name: fc.option(word, { nil: undefined }),
+            dest: fc.option(fc.constantFrom(didOf(1), didOf(2)), { nil: undefined }),
+          }),
+          { maxLength: 30 },
+        ),
         fc.oneof(word, fc.constantFrom(didOf(1), `did:sov:${didOf(2)}`, txnIdOf(5), 'ac', 'zzz')),
         async (size, edits, q) => {
           const specs = new Map<number, Spec>();
-          for (const e of edits) if (e.at <= size) specs.set(e.at, { ...(e.alias !== undefined ? { alias: e.alias } : {}), ...(e.name !== undefined ? { name: e.name } : {}), ...(e.dest !== undefined ? { dest: e.dest } : {}) });
+          for (const e of edits)
+            if (e.at <= size)
+              specs.set(e.at, {
+                ...(e.alias !== undefined ? { alias: e.alias } : {}),
+                ...(e.name !== undefined ? { name: e.name } : {}),
+                ...(e.dest !== undefined ? { dest: e.dest } : {}),
+              });
           const src = new FakeSource(size, specs);
           const index = new SearchIndex(src, opts({ step: 37 }));
           await build(index);
@@ -212,7 +251,9 @@ describe('explorer search index', () => {
     await new Promise((r) => setTimeout(r, 5));
     expect(index.status().complete).to.equal(true);
     index.stop();
-    expect(() => new SearchIndex(new FakeSource(0), opts({ maxTxns: 10 }))).to.throw(GatewayError).with.property('code', GatewayErrorCode.INVALID_PARAMETER);
+    expect(() => new SearchIndex(new FakeSource(0), opts({ maxTxns: 10 })))
+      .to.throw(GatewayError)
+      .with.property('code', GatewayErrorCode.INVALID_PARAMETER);
   });
 });
 
@@ -277,8 +318,21 @@ function fakeCaller(o: CallerOptions, reads: { n: number } = { n: 0 }): PoolCall
         return { result: { type: '3', data, seqNo: data === null ? null : s }, verified: false, nodes: ['Node1', 'Node2'], rejected: [] };
       }
       const alias = o.aliases?.get(s);
-      const data = s >= 1 && s <= o.domain ? { ...entry(s, alias !== undefined ? { alias } : {}), rootHash: 'root', auditPath: ['a'], ledgerSize: o.domain } : null;
-      return { result: { type: '3', data, seqNo: data === null ? null : s, state_proof: { multi_signature: { participants: ['Node1', 'Node2', 'Node3'], signature: 'sig', value: { timestamp: 1_700_000_000, ledger_id: lid } } } }, verified: data !== null, nodes: ['Node1'], rejected: [] };
+      const data =
+        s >= 1 && s <= o.domain ? { ...entry(s, alias !== undefined ? { alias } : {}), rootHash: 'root', auditPath: ['a'], ledgerSize: o.domain } : null;
+      return {
+        result: {
+          type: '3',
+          data,
+          seqNo: data === null ? null : s,
+          state_proof: {
+            multi_signature: { participants: ['Node1', 'Node2', 'Node3'], signature: 'sig', value: { timestamp: 1_700_000_000, ledger_id: lid } },
+          },
+        },
+        verified: data !== null,
+        nodes: ['Node1'],
+        rejected: [],
+      };
     },
     write: async () => {
       throw new Error('no writes');
@@ -407,10 +461,15 @@ describe('explorer: /search over the whole domain ledger', () => {
 describe('explorer: the search index in the gateway', () => {
   it('close() stops it, and /metrics reports its progress', async () => {
     const caller = fakeCaller({ domain: 700, audit: 0 });
-    const pool = { ...(fakePool as object), ledger: { size: 0, txn: () => undefined }, submitRead: (req: Request) => caller.read(req) } as unknown as GatewayPool;
+    const pool = {
+      ...(fakePool as object),
+      ledger: { size: 0, txn: () => undefined },
+      submitRead: (req: Request) => caller.read(req),
+    } as unknown as GatewayPool;
     const gw = await Gateway.create({ port: 0, rateLimit: { max: 0, windowMs: 1000 }, explorer: { searchIndex: { pollMs: 5 } } }, { pool });
     try {
-      const gauge = async (name: string): Promise<number> => Number(/^(\S+) (\S+)$/m.exec((await gw.app.inject({ url: '/metrics' })).body.split('\n').find((l) => l.startsWith(`${name} `)) ?? '')?.[2]);
+      const gauge = async (name: string): Promise<number> =>
+        Number(/^(\S+) (\S+)$/m.exec((await gw.app.inject({ url: '/metrics' })).body.split('\n').find((l) => l.startsWith(`${name} `)) ?? '')?.[2]);
       expect(await gauge('quire_gateway_search_index_txns')).to.equal(0);
       expect(await gauge('quire_gateway_search_index_complete')).to.equal(0);
       gw.explorer!.start(); // what listen() does

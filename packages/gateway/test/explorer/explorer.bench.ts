@@ -45,8 +45,17 @@ const VERKEY = '~CoRER63DVYnWZtK8uAzNbx';
 
 /** Answers GET_TXN of a SIZE-txn domain ledger (a NYM, then SCHEMA every 50th), GET_NYM, GET_ATTR and VALIDATOR_INFO at once. */
 function instantCaller(): PoolCaller {
-  const ms = { participants: ['Node1', 'Node2', 'Node3'], signature: 'sig', value: { timestamp: Math.floor(Date.now() / 1000), ledger_id: 1, state_root_hash: 'root', txn_root_hash: 'troot' } };
-  const out = (result: Record<string, unknown>): ReadOutcome => ({ result: { ...result, state_proof: { multi_signature: ms } }, verified: true, nodes: ['Node1'], rejected: [] });
+  const ms = {
+    participants: ['Node1', 'Node2', 'Node3'],
+    signature: 'sig',
+    value: { timestamp: Math.floor(Date.now() / 1000), ledger_id: 1, state_root_hash: 'root', txn_root_hash: 'troot' },
+  };
+  const out = (result: Record<string, unknown>): ReadOutcome => ({
+    result: { ...result, state_proof: { multi_signature: ms } },
+    verified: true,
+    nodes: ['Node1'],
+    rejected: [],
+  });
   return {
     read: async (req: Request): Promise<ReadOutcome> => {
       const op = req.operation as Record<string, unknown>;
@@ -55,24 +64,83 @@ function instantCaller(): PoolCaller {
         if (s < 1 || s > SIZE) return out({ data: null });
         const schema = s % 50 === 0;
         const txn = schema
-          ? { type: '101', data: { data: { name: `schema-${s}`, version: '1.0', attr_names: ['a', 'b', 'c'] } }, metadata: { from: TRUSTEE, reqId: s, digest: 'd'.repeat(64) }, protocolVersion: 2 }
-          : { type: '1', data: { dest: `Did${String(s).padStart(19, '0')}`.slice(0, 22), verkey: VERKEY, alias: `user-${s}` }, metadata: { from: TRUSTEE, reqId: s, digest: 'd'.repeat(64) }, protocolVersion: 2 };
-        return out({ seqNo: s, data: { txn, txnMetadata: { seqNo: s, txnTime: 1_700_000_000 + s, txnId: `id-${s}` }, reqSignature: { type: 'ED25519', values: [{ from: TRUSTEE, value: 'sig' }] }, ver: '1', rootHash: 'root', auditPath: new Array(17).fill('h'), ledgerSize: SIZE } });
+          ? {
+              type: '101',
+              data: { data: { name: `schema-${s}`, version: '1.0', attr_names: ['a', 'b', 'c'] } },
+              metadata: { from: TRUSTEE, reqId: s, digest: 'd'.repeat(64) },
+              protocolVersion: 2,
+            }
+          : {
+              type: '1',
+              data: { dest: `Did${String(s).padStart(19, '0')}`.slice(0, 22), verkey: VERKEY, alias: `user-${s}` },
+              metadata: { from: TRUSTEE, reqId: s, digest: 'd'.repeat(64) },
+              protocolVersion: 2,
+            };
+        return out({
+          seqNo: s,
+          data: {
+            txn,
+            txnMetadata: { seqNo: s, txnTime: 1_700_000_000 + s, txnId: `id-${s}` },
+            reqSignature: { type: 'ED25519', values: [{ from: TRUSTEE, value: 'sig' }] },
+            ver: '1',
+            rootHash: 'root',
+            auditPath: new Array(17).fill('h'),
+            ledgerSize: SIZE,
+          },
+        });
       }
       if (op.type === '105') {
         const at = op.timestamp as number | undefined;
         if (at !== undefined && at < 1_700_000_500) return out({ data: null });
         const t = at === undefined ? 1_700_090_000 : 1_700_000_600;
-        return out({ seqNo: t - 1_700_000_000, txnTime: t, data: JSON.stringify({ dest: op.dest, identifier: TRUSTEE, role: '101', seqNo: t - 1_700_000_000, txnTime: t, verkey: VERKEY }) });
+        return out({
+          seqNo: t - 1_700_000_000,
+          txnTime: t,
+          data: JSON.stringify({ dest: op.dest, identifier: TRUSTEE, role: '101', seqNo: t - 1_700_000_000, txnTime: t, verkey: VERKEY }),
+        });
       }
       return out({ data: null });
     },
-    action: async () => Object.fromEntries(['Node1', 'Node2', 'Node3', 'Node4'].map((a) => [a, { op: 'REPLY', result: { data: { node: { alias: a, primary: 'Node1', mode: 'participating', uptimeSec: 100, view: { viewNo: 0 }, lastOrdered: { viewNo: 0, ppSeqNo: 9 }, ledgers: { domain: { size: SIZE } } }, pool: { n: 4, f: 1, reachable: { count: 4 } }, software: { version: '0.1.0' } } } }])),
+    action: async () =>
+      Object.fromEntries(
+        ['Node1', 'Node2', 'Node3', 'Node4'].map((a) => [
+          a,
+          {
+            op: 'REPLY',
+            result: {
+              data: {
+                node: {
+                  alias: a,
+                  primary: 'Node1',
+                  mode: 'participating',
+                  uptimeSec: 100,
+                  view: { viewNo: 0 },
+                  lastOrdered: { viewNo: 0, ppSeqNo: 9 },
+                  ledgers: { domain: { size: SIZE } },
+                },
+                pool: { n: 4, f: 1, reachable: { count: 4 } },
+                software: { version: '0.1.0' },
+              },
+            },
+          },
+        ]),
+      ),
     write: async () => ({ result: {}, nodes: [] }),
   } as unknown as PoolCaller;
 }
 
-const fakePool = { status: () => ({ ledgerSize: 4, root: 'r', n: 4, f: 1, validators: ['Node1', 'Node2', 'Node3', 'Node4'].map((alias) => ({ alias, dest: 'd', client: '127.0.0.1:9702', bls: true, connected: true })), demoted: [] }), f: 1, n: 4 } as unknown as GatewayPool;
+const fakePool = {
+  status: () => ({
+    ledgerSize: 4,
+    root: 'r',
+    n: 4,
+    f: 1,
+    validators: ['Node1', 'Node2', 'Node3', 'Node4'].map((alias) => ({ alias, dest: 'd', client: '127.0.0.1:9702', bls: true, connected: true })),
+    demoted: [],
+  }),
+  f: 1,
+  n: 4,
+} as unknown as GatewayPool;
 
 async function inProcess(): Promise<void> {
   const app = Fastify();
@@ -121,7 +189,9 @@ async function realPool(): Promise<void> {
     }
     gw = await Gateway.create({ port: 0, rateLimit: { max: 0, windowMs: 60_000 }, explorer: { signerSeed: TRUSTEE_SEED } }, { pool: client });
     const size = (await gw.app.inject({ url: '/', headers: { accept: 'application/json' } })).json<{ pool_mt_size: number }>().pool_mt_size;
-    console.log(`explorer pages against a real 4-node pool on loopback (pool ledger ${size} txns, ${txns.toLocaleString('en')} NYMs written first), verified reads through the SDK, ${RUNS} runs each`);
+    console.log(
+      `explorer pages against a real 4-node pool on loopback (pool ledger ${size} txns, ${txns.toLocaleString('en')} NYMs written first), verified reads through the SDK, ${RUNS} runs each`,
+    );
     console.log('| page | cold | p50 | p95 | load |\n|---|---|---|---|---|');
     print('pool page `/pool` (VALIDATOR_INFO of 4 nodes, reused 3 s)', await time(gw.app, '/pool'));
     print('domain ledger, newest 20 `/ledger/domain`', await time(gw.app, '/ledger/domain'));

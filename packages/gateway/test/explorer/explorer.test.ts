@@ -27,9 +27,28 @@ function fakeCaller(size: number, types: string[], reads: { n: number } = { n: 0
       const s = op.data;
       const data =
         s >= 1 && s <= size
-          ? { txn: { type: types[s % types.length], data: { dest: `D${s}` }, metadata: { from: 'V4SGRU86Z58d6TV7PBUe6f' } }, txnMetadata: { seqNo: s, txnTime: 1_700_000_000 + s }, ver: '1', rootHash: 'root', auditPath: ['a'], ledgerSize: size }
+          ? {
+              txn: { type: types[s % types.length], data: { dest: `D${s}` }, metadata: { from: 'V4SGRU86Z58d6TV7PBUe6f' } },
+              txnMetadata: { seqNo: s, txnTime: 1_700_000_000 + s },
+              ver: '1',
+              rootHash: 'root',
+              auditPath: ['a'],
+              ledgerSize: size,
+            }
           : null;
-      return { result: { type: '3', data, seqNo: data === null ? null : s, state_proof: { multi_signature: { participants: ['Node1', 'Node2', 'Node3'], signature: 'sig', value: { timestamp: 1_700_000_000 + size, ledger_id: 1 } } } }, verified: data !== null, nodes: ['Node1'], rejected: [] };
+      return {
+        result: {
+          type: '3',
+          data,
+          seqNo: data === null ? null : s,
+          state_proof: {
+            multi_signature: { participants: ['Node1', 'Node2', 'Node3'], signature: 'sig', value: { timestamp: 1_700_000_000 + size, ledger_id: 1 } },
+          },
+        },
+        verified: data !== null,
+        nodes: ['Node1'],
+        rejected: [],
+      };
     },
     write: async () => {
       throw new Error('no writes');
@@ -38,7 +57,18 @@ function fakeCaller(size: number, types: string[], reads: { n: number } = { n: 0
   } as unknown as PoolCaller;
 }
 
-const fakePool = { status: () => ({ ledgerSize: 4, root: 'r', n: 4, f: 1, validators: ['Node1', 'Node2', 'Node3', 'Node4'].map((alias) => ({ alias, dest: 'd', client: '127.0.0.1:1', bls: true, connected: true })), demoted: [] }), f: 1, n: 4 } as unknown as GatewayPool;
+const fakePool = {
+  status: () => ({
+    ledgerSize: 4,
+    root: 'r',
+    n: 4,
+    f: 1,
+    validators: ['Node1', 'Node2', 'Node3', 'Node4'].map((alias) => ({ alias, dest: 'd', client: '127.0.0.1:1', bls: true, connected: true })),
+    demoted: [],
+  }),
+  f: 1,
+  n: 4,
+} as unknown as GatewayPool;
 
 describe('explorer: escaping', () => {
   it('esc leaves no markup characters; html`` escapes every interpolation but Html', () => {
@@ -47,7 +77,7 @@ describe('explorer: escaping', () => {
         const e = esc(s);
         expect(e).to.not.match(/[<>"']/);
         expect(html`<p title="${s}">${s}</p>`.text).to.equal(`<p title="${e}">${e}</p>`);
-        expect(html`${html`<b>`}`.text).to.equal('<b>');
+        expect(html`${html`<b></b>`}`.text).to.equal('<b>');
       }),
     );
   });
@@ -56,23 +86,29 @@ describe('explorer: escaping', () => {
 describe('explorer: paging and the type filter', () => {
   it('a page is the newest `count` txns at or below `from` that match, newest first; `next` is where the scan stopped', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 120 }), fc.integer({ min: 1, max: 25 }), fc.option(fc.integer({ min: 1, max: 150 })), fc.boolean(), async (size, count, from, filter) => {
-        const data = new ExplorerData(fakePool, fakeCaller(size, ['1', '101', '1', '102']), undefined);
-        const types = filter ? new Set(['101']) : undefined;
-        const p = await data.page(1, { ...(from !== null ? { from } : {}), count, ...(types !== undefined ? { types } : {}), scanLimit: 60 });
-        const top = Math.min(from ?? size, size);
-        const want: number[] = [];
-        let scanned = 0;
-        let s = top;
-        for (; s >= 1 && want.length < count && scanned < 60; s--) {
-          scanned++;
-          if (types === undefined || s % 4 === 1) want.push(s);
-        }
-        expect(p.items.map((t) => t.seqNo)).to.deep.equal(want);
-        expect(p.size).to.equal(size);
-        expect(p.next).to.equal(s >= 1 ? s : undefined);
-        for (const t of p.items) expect(t.verified).to.equal('proof');
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 120 }),
+        fc.integer({ min: 1, max: 25 }),
+        fc.option(fc.integer({ min: 1, max: 150 })),
+        fc.boolean(),
+        async (size, count, from, filter) => {
+          const data = new ExplorerData(fakePool, fakeCaller(size, ['1', '101', '1', '102']), undefined);
+          const types = filter ? new Set(['101']) : undefined;
+          const p = await data.page(1, { ...(from !== null ? { from } : {}), count, ...(types !== undefined ? { types } : {}), scanLimit: 60 });
+          const top = Math.min(from ?? size, size);
+          const want: number[] = [];
+          let scanned = 0;
+          let s = top;
+          for (; s >= 1 && want.length < count && scanned < 60; s--) {
+            scanned++;
+            if (types === undefined || s % 4 === 1) want.push(s);
+          }
+          expect(p.items.map((t) => t.seqNo)).to.deep.equal(want);
+          expect(p.size).to.equal(size);
+          expect(p.next).to.equal(s >= 1 ? s : undefined);
+          for (const t of p.items) expect(t.verified).to.equal('proof');
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -113,9 +149,19 @@ describe('explorer: register form fields', () => {
   const seed = '000000000000000000000000Explorer';
   it('a seed gives its DID and abbreviated verkey; a full verkey alone gives the DID of its first 16 bytes', () => {
     const key = DidKey.fromSeed(seed);
-    expect(nymOfForm({ seed, did: '', verkey: '', alias: '', role: 'ENDORSER' })).to.deep.equal({ dest: key.did, verkey: key.verkey, role: '101', alias: undefined });
+    expect(nymOfForm({ seed, did: '', verkey: '', alias: '', role: 'ENDORSER' })).to.deep.equal({
+      dest: key.did,
+      verkey: key.verkey,
+      role: '101',
+      alias: undefined,
+    });
     const other = DidKey.random();
-    expect(nymOfForm({ seed: '', did: '', verkey: other.fullVerkey, alias: 'a', role: '' })).to.deep.equal({ dest: other.did, verkey: other.fullVerkey, role: null, alias: 'a' });
+    expect(nymOfForm({ seed: '', did: '', verkey: other.fullVerkey, alias: 'a', role: '' })).to.deep.equal({
+      dest: other.did,
+      verkey: other.fullVerkey,
+      role: null,
+      alias: 'a',
+    });
     expect(b58encode(new Uint8Array(16))).to.be.a('string');
   });
   it('bad fields are refused naming the field', () => {
@@ -157,7 +203,8 @@ describe('explorer: pages over a fake pool', () => {
   const H = { accept: 'text/html' };
 
   it('a browser is told apart from a program by its Accept header', () => {
-    const r = (accept?: string): Parameters<typeof prefersHtml>[0] => ({ headers: accept === undefined ? {} : { accept } }) as Parameters<typeof prefersHtml>[0];
+    const r = (accept?: string): Parameters<typeof prefersHtml>[0] =>
+      ({ headers: accept === undefined ? {} : { accept } }) as Parameters<typeof prefersHtml>[0];
     expect(prefersHtml(r('text/html,application/xhtml+xml,*/*;q=0.8'))).to.equal(true);
     expect(prefersHtml(r('*/*'))).to.equal(false);
     expect(prefersHtml(r())).to.equal(false);
@@ -188,16 +235,26 @@ describe('explorer: pages over a fake pool', () => {
 
   it('the register form refuses a post from another site and bad fields before anything is written', async () => {
     let writes = 0;
-    const caller = { ...fakeCaller(5, ['1']), write: async () => { writes++; throw new Error('no writes'); } } as unknown as PoolCaller;
+    const caller = {
+      ...fakeCaller(5, ['1']),
+      write: async () => {
+        writes++;
+        throw new Error('no writes');
+      },
+    } as unknown as PoolCaller;
     const a = await app(caller, { registerForm: true, signerSeed: '000000000000000000000000Trustee1' });
     const body = 'seed=000000000000000000000000Explorer&role=TRUSTEE';
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    expect((await a.inject({ url: '/register', method: 'POST', payload: body, headers: { ...form, origin: 'https://evil.example' } })).statusCode).to.equal(403);
+    expect((await a.inject({ url: '/register', method: 'POST', payload: body, headers: { ...form, origin: 'https://evil.example' } })).statusCode).to.equal(
+      403,
+    );
     expect((await a.inject({ url: '/register', method: 'POST', payload: body, headers: { ...form, origin: 'null' } })).statusCode).to.equal(403);
     expect((await a.inject({ url: '/register', method: 'POST', payload: 'seed=short', headers: form })).statusCode).to.equal(400);
     expect(writes).to.equal(0);
     expect((await a.inject({ url: '/register', headers: H })).body).to.include('<form class="form" method="post" action="/register">');
-    expect(() => registerExplorer(Fastify(), { pool: fakePool, caller, namespace: 'n', now: () => 0, lastRefresh: () => undefined }, { registerForm: true })).to.throw(/signer seed/);
+    expect(() =>
+      registerExplorer(Fastify(), { pool: fakePool, caller, namespace: 'n', now: () => 0, lastRefresh: () => undefined }, { registerForm: true }),
+    ).to.throw(/signer seed/);
     await a.close();
   });
 
@@ -220,7 +277,10 @@ describe('explorer: pages over a fake pool', () => {
           const at = op.timestamp as number | undefined;
           reads.push(at);
           const v = op.dest !== did.did ? undefined : [...versions].reverse().find(([t]) => at === undefined || t <= at);
-          const data = v === undefined ? null : JSON.stringify({ dest: did.did, identifier: 'V4SGRU86Z58d6TV7PBUe6f', verkey: v[2], role: v[3], seqNo: v[1], txnTime: v[0] });
+          const data =
+            v === undefined
+              ? null
+              : JSON.stringify({ dest: did.did, identifier: 'V4SGRU86Z58d6TV7PBUe6f', verkey: v[2], role: v[3], seqNo: v[1], txnTime: v[0] });
           return { result: { type: '105', data, seqNo: v?.[1] ?? null, txnTime: v?.[0] ?? null }, verified: true, nodes: ['Node1'], rejected: [] };
         }
         if (op.type === '104') return { result: { type: '104', data: null, seqNo: null, txnTime: null }, verified: true, nodes: ['Node1'], rejected: [] };

@@ -20,11 +20,16 @@ const did = (s: number): string => `D${s.toString(36).padStart(21, 'x')}`;
 
 function txn(s: number): VerifiedTxn {
   const schema = s % 50 === 0;
-  const data = schema ? { data: { name: `schema-${s}`, version: '1.0', attr_names: ['a'] } } : { dest: did(s), ...(s % ALIAS_EVERY === 0 ? { alias: `Agent number ${s}` } : {}) };
+  const data = schema
+    ? { data: { name: `schema-${s}`, version: '1.0', attr_names: ['a'] } }
+    : { dest: did(s), ...(s % ALIAS_EVERY === 0 ? { alias: `Agent number ${s}` } : {}) };
   return {
     ledgerId: 1,
     seqNo: s,
-    entry: { txn: { type: schema ? '101' : '1', data, metadata: { from: did(s % 1000) } }, txnMetadata: { seqNo: s, txnTime: 1_700_000_000 + s, txnId: s.toString(16).padStart(64, '0') } },
+    entry: {
+      txn: { type: schema ? '101' : '1', data, metadata: { from: did(s % 1000) } },
+      txnMetadata: { seqNo: s, txnTime: 1_700_000_000 + s, txnId: s.toString(16).padStart(64, '0') },
+    },
     rootHash: undefined,
     ledgerSize: undefined,
     auditPathLength: 0,
@@ -56,14 +61,19 @@ function times(fn: () => unknown, runs = 20): { p50: number; p95: number } {
 
 const before = heapMb();
 // the bounds are applied by the loop that reads the ledger, not by put(): this measures the structure unbounded
-const index = new SearchIndex({ size: async () => TXNS, read: async () => [] }, { ...defaultSearchIndexOptions, maxTxns: Math.max(TXNS, 4096), maxNameChars: Number.MAX_SAFE_INTEGER });
+const index = new SearchIndex(
+  { size: async () => TXNS, read: async () => [] },
+  { ...defaultSearchIndexOptions, maxTxns: Math.max(TXNS, 4096), maxNameChars: Number.MAX_SAFE_INTEGER },
+);
 const t0 = performance.now();
 for (let s = 1; s <= TXNS; s++) index.put(txn(s));
 const putMs = performance.now() - t0;
 const after = heapMb();
 if (!gc) console.log('(run with --expose-gc for exact heap figures)');
 console.log(`${TXNS} txns, an alias every ${ALIAS_EVERY}, a schema every 50; load ${loadavg()[0]!.toFixed(1)}`);
-console.log(`index memory (heap + typed arrays): ${(after - before).toFixed(1)} MB (${(((after - before) * 2 ** 20) / TXNS).toFixed(1)} bytes a txn), names ${index.status().nameChars} characters`);
+console.log(
+  `index memory (heap + typed arrays): ${(after - before).toFixed(1)} MB (${(((after - before) * 2 ** 20) / TXNS).toFixed(1)} bytes a txn), names ${index.status().nameChars} characters`,
+);
 console.log(`indexing: ${(putMs / 1000).toFixed(2)} s (${Math.round(TXNS / (putMs / 1000))} txns/s, without the reads)`);
 // status() reports the range the loop maintains; here the range is set by the puts only, so search the blocks directly
 (index as unknown as { low: number; high: number }).low = 1;

@@ -13,10 +13,22 @@ function poolFailing(error: unknown): GatewayPool {
   const fail = async (): Promise<never> => {
     throw error;
   };
-  return { f: 1, n: 4, status: () => ({ ledgerSize: 4, root: 'r', n: 4, f: 1, validators: [], demoted: [] }), ledger: { size: 0 }, submitRead: fail, submitWrite: fail, submitAction: fail } as unknown as GatewayPool;
+  return {
+    f: 1,
+    n: 4,
+    status: () => ({ ledgerSize: 4, root: 'r', n: 4, f: 1, validators: [], demoted: [] }),
+    ledger: { size: 0 },
+    submitRead: fail,
+    submitWrite: fail,
+    submitAction: fail,
+  } as unknown as GatewayPool;
 }
 
-async function ask(error: unknown, url = `/nym/${DID}`, opts: Record<string, unknown> = {}): Promise<{ status: number; body: Json; headers: Record<string, unknown> }> {
+async function ask(
+  error: unknown,
+  url = `/nym/${DID}`,
+  opts: Record<string, unknown> = {},
+): Promise<{ status: number; body: Json; headers: Record<string, unknown> }> {
   const gw = await Gateway.create({ port: 0, metrics: false, ...opts }, { pool: poolFailing(error) });
   try {
     const r = await gw.app.inject({ method: 'GET', url });
@@ -75,7 +87,10 @@ describe('options that cannot work are refused with INVALID_CONFIG', () => {
   it('Gateway.create without a pool or genesis file, and the register form without a signer', async () => {
     for (const [make, field] of [
       [() => Gateway.create({ port: 0, metrics: false }), 'genesisFile'],
-      [() => Gateway.create({ port: 0, metrics: false, explorer: { enabled: true, registerForm: true } }, { pool: poolFailing(new Error('unused')) }), 'explorer.signerSeed'],
+      [
+        () => Gateway.create({ port: 0, metrics: false, explorer: { enabled: true, registerForm: true } }, { pool: poolFailing(new Error('unused')) }),
+        'explorer.signerSeed',
+      ],
     ] as const) {
       const e = await make().then(
         async (gw) => {

@@ -2,7 +2,17 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { parseJson, stringifyJson } from '@quire/common';
 import { DidKey } from '@quire/client';
-import { GatewayError, expandVerkey, indyDidDocument, parseCredDefId, parseDid, parseLedger, parseRevRegDefId, parseSchemaId, prettyJson } from '../../src/index.js';
+import {
+  GatewayError,
+  expandVerkey,
+  indyDidDocument,
+  parseCredDefId,
+  parseDid,
+  parseLedger,
+  parseRevRegDefId,
+  parseSchemaId,
+  prettyJson,
+} from '../../src/index.js';
 
 function codeOf(f: () => unknown): { code: string; field: unknown } | undefined {
   try {
@@ -21,12 +31,21 @@ describe('identifiers', () => {
     expect(parseDid(DID)).to.deep.equal({ id: DID, method: 'unqualified' });
     expect(parseDid(`did:sov:${DID}`)).to.deep.equal({ id: DID, method: 'sov' });
     expect(parseDid(`did:indy:quire:devnet:${DID}`)).to.deep.equal({ id: DID, method: 'indy', namespace: 'quire:devnet' });
-    for (const bad of ['', 'x', `did:web:${DID}`, `did:indy:${DID}`, `did:indy:Bad:${DID}`, 'did:sov:0OIl', `did:indy:a::${DID}`]) expect(codeOf(() => parseDid(bad, 'did')), bad).to.deep.equal({ code: 'INVALID_PARAMETER', field: 'did' });
+    for (const bad of ['', 'x', `did:web:${DID}`, `did:indy:${DID}`, `did:indy:Bad:${DID}`, 'did:sov:0OIl', `did:indy:a::${DID}`])
+      expect(
+        codeOf(() => parseDid(bad, 'did')),
+        bad,
+      ).to.deep.equal({ code: 'INVALID_PARAMETER', field: 'did' });
   });
 
   it('schema, cred def and revocation registry ids, legacy and did:indy, map to the same ledger keys', () => {
     expect(parseSchemaId(`${DID}:2:gvt:1.0`)).to.deep.equal({ dest: DID, name: 'gvt', version: '1.0' });
-    expect(parseSchemaId(`did:indy:sovrin:${DID}/anoncreds/v0/SCHEMA/gvt/1.0`)).to.deep.include({ dest: DID, name: 'gvt', version: '1.0', namespace: 'sovrin' });
+    expect(parseSchemaId(`did:indy:sovrin:${DID}/anoncreds/v0/SCHEMA/gvt/1.0`)).to.deep.include({
+      dest: DID,
+      name: 'gvt',
+      version: '1.0',
+      namespace: 'sovrin',
+    });
     expect(parseCredDefId(`${DID}:3:CL:12:tag`)).to.deep.equal({ origin: DID, ref: 12, signatureType: 'CL', tag: 'tag' });
     expect(parseCredDefId(`did:indy:sovrin:${DID}/anoncreds/v0/CLAIM_DEF/12/tag`)).to.deep.include({ origin: DID, ref: 12, tag: 'tag' });
     const legacy = `${DID}:4:${DID}:3:CL:12:tag:CL_ACCUM:r1`;
@@ -43,7 +62,10 @@ describe('identifiers', () => {
       [parseRevRegDefId, `${DID}:4:${DID}:3:CL:12:tag:OTHER:r1`],
       [parseLedger, 'ledger9'],
     ] as [(s: string, field?: string) => unknown, string][]) {
-      expect(codeOf(() => f(bad, 'id')), bad).to.deep.equal({ code: 'INVALID_PARAMETER', field: 'id' });
+      expect(
+        codeOf(() => f(bad, 'id')),
+        bad,
+      ).to.deep.equal({ code: 'INVALID_PARAMETER', field: 'id' });
     }
   });
 
@@ -94,17 +116,36 @@ describe('did:indy documents', () => {
 
   it('diddocContent is merged (verificationMethod and authentication appended); the endpoint is then ignored', () => {
     const extra = { id: `${did}#x25519`, type: 'X25519KeyAgreementKey2019', controller: did, publicKeyBase58: 'abc' };
-    const doc = indyDidDocument({ did, id: key.did, verkey: key.fullVerkey, diddocContent: { verificationMethod: [extra], keyAgreement: [`${did}#x25519`] }, endpoint: { endpoint: 'https://x' } });
+    const doc = indyDidDocument({
+      did,
+      id: key.did,
+      verkey: key.fullVerkey,
+      diddocContent: { verificationMethod: [extra], keyAgreement: [`${did}#x25519`] },
+      endpoint: { endpoint: 'https://x' },
+    });
     expect(doc.verificationMethod).to.have.length(2);
     expect(doc.keyAgreement).to.deep.equal([`${did}#x25519`]);
     expect(doc).to.not.have.key('service');
   });
 
   it('a legacy endpoint becomes the did-communication service with the verkey as recipient', () => {
-    const doc = indyDidDocument({ did, id: key.did, verkey: key.fullVerkey, endpoint: { endpoint: 'https://agent.example', routingKeys: ['rk'], types: ['endpoint', 'did-communication', 'DIDComm'] } });
+    const doc = indyDidDocument({
+      did,
+      id: key.did,
+      verkey: key.fullVerkey,
+      endpoint: { endpoint: 'https://agent.example', routingKeys: ['rk'], types: ['endpoint', 'did-communication', 'DIDComm'] },
+    });
     expect(doc.service).to.deep.equal([
       { id: `${did}#endpoint`, type: 'endpoint', serviceEndpoint: 'https://agent.example' },
-      { id: `${did}#did-communication`, type: 'did-communication', priority: 0, recipientKeys: [`${did}#verkey`], routingKeys: ['rk'], accept: ['didcomm/aip2;env=rfc19'], serviceEndpoint: 'https://agent.example' },
+      {
+        id: `${did}#did-communication`,
+        type: 'did-communication',
+        priority: 0,
+        recipientKeys: [`${did}#verkey`],
+        routingKeys: ['rk'],
+        accept: ['didcomm/aip2;env=rfc19'],
+        serviceEndpoint: 'https://agent.example',
+      },
       { id: `${did}#didcomm-1`, type: 'DIDCommMessaging', serviceEndpoint: { uri: 'https://agent.example', routingKeys: ['rk'], accept: ['didcomm/v2'] } },
     ]);
   });

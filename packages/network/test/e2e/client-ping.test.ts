@@ -15,10 +15,25 @@ const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 /** Runs the stalling client against `host`; resolves with what it printed. */
 function stallingClient(host: ClientHost, dest: string, stallMs: number): Promise<{ first?: string; second?: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', join(here, 'fixtures', 'stalling-client.ts'), '127.0.0.1', String(host.port), dest, String(stallMs)], {
-      cwd: join(here, '..', '..'),
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--conditions=quire-source',
+        '--import',
+        'tsx',
+        '--import',
+        '@quire/common/polyfill',
+        join(here, 'fixtures', 'stalling-client.ts'),
+        '127.0.0.1',
+        String(host.port),
+        dest,
+        String(stallMs),
+      ],
+      {
+        cwd: join(here, '..', '..'),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let text = '';
     child.stdout.on('data', (b: Buffer) => (text += b.toString('utf8')));
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
@@ -68,7 +83,7 @@ describe('client connections under a stalled client (#16)', function () {
     }
   });
 
-  it('wait 30 s for a ping by default, not libp2p\'s 5 s', () => {
+  it("wait 30 s for a ping by default, not libp2p's 5 s", () => {
     expect(defaultClientHostOptions.pingTimeoutMs).to.be.at.least(30_000);
   });
 });

@@ -42,13 +42,15 @@ describe('node host (4 nodes on loopback)', function () {
     await Promise.all(hosts.map((h) => h.close()));
   });
 
-  it("uses the PeerId derived from its NODE.dest", () => {
+  it('uses the PeerId derived from its NODE.dest', () => {
     expect(hosts[0]!.peerId).to.equal(peerIdFromVerkey('Gw6pDLhcBcoQesN72qfotTgFa7cbuqZpkX3Xo6pLhPhv'));
     hosts.forEach((h, i) => expect(h.peerId).to.equal(peerIdFromVerkey(dests[i]!)));
   });
 
   it('exchanges direct messages between every pair, in order', async () => {
-    for (const h of hosts) for (const to of hosts) if (to !== h) for (let k = 0; k < 5; k++) expect(h.send(to.name, new TextEncoder().encode(`${h.name}>${to.name}#${k}`))).to.equal(true);
+    for (const h of hosts)
+      for (const to of hosts)
+        if (to !== h) for (let k = 0; k < 5; k++) expect(h.send(to.name, new TextEncoder().encode(`${h.name}>${to.name}#${k}`))).to.equal(true);
     await waitFor(() => hosts.every((h) => inbox.get(h.name)!.length === 15), 'all direct messages');
     for (const h of hosts) {
       const got = inbox.get(h.name)!;
@@ -159,7 +161,11 @@ describe('node host (4 nodes on loopback)', function () {
   it('disconnects a validator removed by setValidators and refuses it afterwards', async () => {
     const reduced = pool.filter((v) => v.name !== 'Node4');
     for (const h of hosts.slice(0, 3)) h.setValidators(reduced);
-    await waitFor(() => hosts.slice(0, 3).every((h) => !h.connectedPeers().includes('Node4')) && hosts[3]!.connectedPeers().length === 0, 'Node4 cut off', 10_000);
+    await waitFor(
+      () => hosts.slice(0, 3).every((h) => !h.connectedPeers().includes('Node4')) && hosts[3]!.connectedPeers().length === 0,
+      'Node4 cut off',
+      10_000,
+    );
     expect(hosts[3]!.send('Node1', Uint8Array.of(1))).to.equal(false);
     expect(hosts[0]!.send('Node4', Uint8Array.of(1))).to.equal(false);
     // Node4 keeps redialing and keeps being refused

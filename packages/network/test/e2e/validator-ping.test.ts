@@ -14,10 +14,14 @@ const here = dirname(fileURLToPath(import.meta.url));
 function stallingValidator(port: number, stallMs: number, pingTimeoutMs?: number): Promise<{ disconnects?: number; sent?: boolean }> {
   return new Promise((resolve, reject) => {
     const args = [String(port), String(stallMs), ...(pingTimeoutMs !== undefined ? [String(pingTimeoutMs)] : [])];
-    const child = spawn(process.execPath, ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', join(here, 'fixtures', 'stalling-validator.ts'), ...args], {
-      cwd: join(here, '..', '..'),
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', join(here, 'fixtures', 'stalling-validator.ts'), ...args],
+      {
+        cwd: join(here, '..', '..'),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let text = '';
     child.stdout.on('data', (b: Buffer) => (text += b.toString('utf8')));
     const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
@@ -51,7 +55,14 @@ describe('validator links under a stalled validator (#16)', function () {
     try {
       const r = await stallingValidator(h.port, 4_500);
       // the validator's own count is taken before it closes; this host's when each message arrived
-      expect({ ...r, got }).to.deep.equal({ disconnects: 0, sent: true, got: [{ text: 'before', disconnectsBefore: 0 }, { text: 'after', disconnectsBefore: 0 }] });
+      expect({ ...r, got }).to.deep.equal({
+        disconnects: 0,
+        sent: true,
+        got: [
+          { text: 'before', disconnectsBefore: 0 },
+          { text: 'after', disconnectsBefore: 0 },
+        ],
+      });
     } finally {
       await h.close();
     }

@@ -56,7 +56,10 @@ describe('client envelopes', () => {
   });
 
   it('error payloads carry code and reason', () => {
-    expect(decodeErrorPayload(encodeErrorPayload(ClientRefusalCode.RATE_LIMITED, 'rate limited'))).to.deep.equal({ code: 'RATE_LIMITED', reason: 'rate limited' });
+    expect(decodeErrorPayload(encodeErrorPayload(ClientRefusalCode.RATE_LIMITED, 'rate limited'))).to.deep.equal({
+      code: 'RATE_LIMITED',
+      reason: 'rate limited',
+    });
     expect(decodeErrorPayload(Uint8Array.of(0xff)).code).to.equal(ClientRefusalCode.MALFORMED_ENVELOPE);
   });
 });

@@ -85,7 +85,14 @@ export function simDomainGenesis(stewards: number): string {
   const lines = [...STANDARD_DOMAIN_GENESIS];
   for (let i = 5; i <= stewards; i++) {
     const s = stewardSigner(i);
-    lines.push(canonicalJson({ reqSignature: {}, txn: { data: { dest: s.did, role: '2', verkey: s.verkey }, metadata: { from: trustee }, type: '1' }, txnMetadata: { seqNo: i + 1 }, ver: '1' }));
+    lines.push(
+      canonicalJson({
+        reqSignature: {},
+        txn: { data: { dest: s.did, role: '2', verkey: s.verkey }, metadata: { from: trustee }, type: '1' },
+        txnMetadata: { seqNo: i + 1 },
+        ver: '1',
+      }),
+    );
   }
   return lines.join('\n') + '\n';
 }

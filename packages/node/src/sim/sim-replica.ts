@@ -6,7 +6,14 @@
 // store holds the last completed atomic write); a restart opens everything again from it, as a
 // node process does at startup.
 import { b58decode, b58encode, parseJson } from '@quire/common';
-import { type ClientRequestBody, type ConsensusCrypto, type MultiSignature, type RequestAnalyzer, type RequestCheck, createBlsConsensusCrypto } from '@quire/consensus';
+import {
+  type ClientRequestBody,
+  type ConsensusCrypto,
+  type MultiSignature,
+  type RequestAnalyzer,
+  type RequestCheck,
+  createBlsConsensusCrypto,
+} from '@quire/consensus';
 import { type SimAuditEntry, type SimExecutor, type SimReplica as SimReplicaContract } from '@quire/consensus/sim';
 import { type BlsSecretKey, LruCache } from '@quire/crypto';
 import { RequestExecutor, type SignatureVerifier, type Txn } from '@quire/requests';
@@ -106,7 +113,8 @@ export class SimConsensusExecutor extends ConsensusExecutor implements SimExecut
     }
     for (const [ledgerId, target] of this.ledgerTargets()) {
       const st = this.ledgerStatus(ledgerId);
-      if (st.size !== target.size || st.root !== target.root) return `has ledger ${ledgerId} at size ${st.size}, its last audit txn (${audit.size}) names size ${target.size}`;
+      if (st.size !== target.size || st.root !== target.root)
+        return `has ledger ${ledgerId} at size ${st.size}, its last audit txn (${audit.size}) names size ${target.size}`;
     }
     return undefined;
   }
@@ -173,8 +181,14 @@ export class SimReplica implements SimReplicaContract<SimConsensusExecutor> {
     // the run's verified-signature cache: keyed by (digest, signer, key), so sharing it is sound
     (reqExecutor as { verifier: SignatureVerifier }).verifier = this.shared.verifier;
     if (stores.ledgers[0].size === 0) {
-      await reqExecutor.applyGenesis(0, parseGenesis(this.shared.poolGenesis, { file: 'pool', ledgerId: 0 }).map((e) => e.txn as unknown as Txn));
-      await reqExecutor.applyGenesis(1, parseGenesis(this.shared.domainGenesis, { file: 'domain', ledgerId: 1 }).map((e) => e.txn as unknown as Txn));
+      await reqExecutor.applyGenesis(
+        0,
+        parseGenesis(this.shared.poolGenesis, { file: 'pool', ledgerId: 0 }).map((e) => e.txn as unknown as Txn),
+      );
+      await reqExecutor.applyGenesis(
+        1,
+        parseGenesis(this.shared.domainGenesis, { file: 'domain', ledgerId: 1 }).map((e) => e.txn as unknown as Txn),
+      );
     }
     const registry = new PoolRegistry();
     for (let s = 1; s <= stores.ledgers[0].size; s++) registry.apply(stores.ledgers[0].getSync(s));
@@ -279,7 +293,8 @@ export class SimReplica implements SimReplicaContract<SimConsensusExecutor> {
         if (from > mine.size) return `replay: genesis of ledger ${ledgerId} is longer than the node's ledger`;
         if (from === mine.size) continue;
         const txns = this.executor.txnRange(ledgerId, from + 1, mine.size);
-        if (!fresh.executor.appendCaughtUp(ledgerId, txns, [], mine.size, mine.root)) return `replay: its committed txns ${from + 1}..${mine.size} of ledger ${ledgerId} do not apply from genesis`;
+        if (!fresh.executor.appendCaughtUp(ledgerId, txns, [], mine.size, mine.root))
+          return `replay: its committed txns ${from + 1}..${mine.size} of ledger ${ledgerId} do not apply from genesis`;
         await fresh.executor.flush();
       }
       for (const ledgerId of [0, 1, 2] as const) {

@@ -2,16 +2,7 @@
 export { UpgradeError, UpgradeErrorCode } from './errors.js';
 export { ManualClock, systemClock } from './clock.js';
 export type { UpgradeClock, ClockTimer } from './clock.js';
-export {
-  ActionEvent,
-  RESTART_LOG_FILE,
-  RestartLog,
-  UPGRADE_LOG_FILE,
-  UpgradeLog,
-  formatLogTimestamp,
-  formatWhen,
-  parseLogTime,
-} from './action-log.js';
+export { ActionEvent, RESTART_LOG_FILE, RestartLog, UPGRADE_LOG_FILE, UpgradeLog, formatLogTimestamp, formatWhen, parseLogTime } from './action-log.js';
 export type { LogEntry, RestartLogData, UpgradeLogData } from './action-log.js';
 export { NodeUpgradeAction, buildNodeUpgradeRequest, checkUpgradeVersion, verifyNodeUpgradeSignature } from './node-upgrade-request.js';
 export type { NodeUpgradeData } from './node-upgrade-request.js';

@@ -35,7 +35,12 @@ export class InProgressOrderWatch {
   begin(version: string, timeoutMs: number): Promise<OrderWaitOutcome> {
     this.end();
     return new Promise<OrderWaitOutcome>((resolve) => {
-      const w: Wait = { version, afterSeqNo: this.lastSeqNo, timer: this.clock.setTimer(this.clock.now() + timeoutMs, () => this.settle(w, 'timeout')), resolve };
+      const w: Wait = {
+        version,
+        afterSeqNo: this.lastSeqNo,
+        timer: this.clock.setTimer(this.clock.now() + timeoutMs, () => this.settle(w, 'timeout')),
+        resolve,
+      };
       this.wait = w;
     });
   }
@@ -44,7 +49,12 @@ export class InProgressOrderWatch {
   note(txn: Txn): void {
     const seqNo = txn.txnMetadata?.seqNo;
     const w = this.wait;
-    if (w !== undefined && txn.txn.type === TxnType.NODE_UPGRADE && txn.txn.metadata?.from === this.nodeDest && (typeof seqNo !== 'number' || seqNo > w.afterSeqNo)) {
+    if (
+      w !== undefined &&
+      txn.txn.type === TxnType.NODE_UPGRADE &&
+      txn.txn.metadata?.from === this.nodeDest &&
+      (typeof seqNo !== 'number' || seqNo > w.afterSeqNo)
+    ) {
       const d = (txn.txn.data as { data?: { action?: unknown; version?: unknown } }).data;
       if (d?.action === NodeUpgradeAction.IN_PROGRESS && d.version === w.version) this.settle(w, 'ordered');
     }

@@ -47,7 +47,10 @@ export class Restarter {
   private pendingTimers = new Set<ClockTimer>();
   private closed = false;
 
-  constructor(options: Pick<RestarterOptions, 'dataDir'> & Partial<RestarterOptions>, private readonly modules: RestarterModules) {
+  constructor(
+    options: Pick<RestarterOptions, 'dataDir'> & Partial<RestarterOptions>,
+    private readonly modules: RestarterModules,
+  ) {
     this.opts = { ...defaultRestarterOptions, ...options };
     this.log = new RestartLog(this.opts.dataDir, (msg, data) => modules.logger.warn(data, msg));
   }
@@ -82,7 +85,8 @@ export class Restarter {
       this.unschedule('replaced by another POOL_RESTART');
     }
     const timeout = op.timeout;
-    const timeoutMinutes = (typeof timeout === 'number' || typeof timeout === 'bigint') && Number(timeout) > 0 ? Number(timeout) : DEFAULT_RESTART_TIMEOUT_MINUTES;
+    const timeoutMinutes =
+      (typeof timeout === 'number' || typeof timeout === 'bigint') && Number(timeout) > 0 ? Number(timeout) : DEFAULT_RESTART_TIMEOUT_MINUTES;
     if (whenMs === null || whenMs <= clock.now()) {
       this.modules.logger.info({ by: request.identifier }, 'restarting now (POOL_RESTART)');
       this.after(clock.now() + this.opts.immediateDelayMs, () => this.exit());

@@ -81,7 +81,13 @@ export class UpgradeService {
         submitTimeoutMs: o.submitTimeoutMs,
         inProgressOrderTimeoutMs: o.inProgressOrderTimeoutMs,
       },
-      { clock, submitNodeUpgrade: modules.submitNodeUpgrade, exit: modules.exit, logger: modules.logger, ...(modules.runAction ? { runAction: modules.runAction } : {}) },
+      {
+        clock,
+        submitNodeUpgrade: modules.submitNodeUpgrade,
+        exit: modules.exit,
+        logger: modules.logger,
+        ...(modules.runAction ? { runAction: modules.runAction } : {}),
+      },
     );
     this.restarter = new Restarter({ dataDir: o.dataDir, immediateDelayMs: o.immediateRestartDelayMs }, { clock, exit: modules.exit, logger: modules.logger });
   }

@@ -383,8 +383,10 @@ export class Upgrader {
     const o = await outcome;
     const fields = { version, upgradeId, waitedMs: clock.now() - startedAt };
     if (o === 'ordered') this.modules.logger.info(fields, 'NODE_UPGRADE in_progress ordered; running the upgrade action');
-    else if (o === 'timeout') this.modules.logger.warn({ ...fields, timeoutMs: waitMs }, 'NODE_UPGRADE in_progress not ordered in time; running the upgrade action anyway');
-    else if (!sent && this.inProgress === inProgress && !this.closed) this.modules.logger.warn(fields, 'NODE_UPGRADE in_progress not submitted; running the upgrade action anyway');
+    else if (o === 'timeout')
+      this.modules.logger.warn({ ...fields, timeoutMs: waitMs }, 'NODE_UPGRADE in_progress not ordered in time; running the upgrade action anyway');
+    else if (!sent && this.inProgress === inProgress && !this.closed)
+      this.modules.logger.warn(fields, 'NODE_UPGRADE in_progress not submitted; running the upgrade action anyway');
   }
 
   private async fail(inProgress: InProgress, reason: string, err?: unknown): Promise<void> {
@@ -393,7 +395,10 @@ export class Upgrader {
     this.orderWatch.end();
     if (inProgress.timeoutTimer) this.modules.clock.clearTimer(inProgress.timeoutTimer);
     this.log.append(ActionEvent.FAILED, inProgress.data, this.modules.clock.now());
-    this.modules.logger.error({ version: inProgress.data.version, upgradeId: inProgress.data.upgradeId, reason, ...(err !== undefined ? errorInfo(err) : {}) }, 'upgrade failed');
+    this.modules.logger.error(
+      { version: inProgress.data.version, upgradeId: inProgress.data.upgradeId, reason, ...(err !== undefined ? errorInfo(err) : {}) },
+      'upgrade failed',
+    );
     await this.submit(NodeUpgradeAction.FAIL, inProgress.data.version);
   }
 
@@ -408,7 +413,8 @@ export class Upgrader {
     });
     try {
       const r = await Promise.race([this.modules.submitNodeUpgrade({ action, version }).then(() => 'sent' as const), timeout]);
-      if (r === 'timeout') this.modules.logger.warn({ action, version, timeoutMs: this.opts.submitTimeoutMs }, 'NODE_UPGRADE not acknowledged in time; going on');
+      if (r === 'timeout')
+        this.modules.logger.warn({ action, version, timeoutMs: this.opts.submitTimeoutMs }, 'NODE_UPGRADE not acknowledged in time; going on');
       else this.modules.logger.info({ action, version }, 'NODE_UPGRADE submitted');
       return true;
     } catch (err) {

@@ -16,7 +16,6 @@ import { testLogger } from '../../src/logger.js';
 import { QuireNode } from '../../src/node.js';
 import { freePort } from './support.js';
 
-
 const dec = (b: Uint8Array): Record<string, unknown> => parseJson(new TextDecoder().decode(b)) as Record<string, unknown>;
 const enc = (v: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(v));
 
@@ -45,14 +44,24 @@ describe('QuireNode: a 4-node pool in one process', function () {
     try {
       for (let i = 1; i <= 4; i++) {
         const k = deriveNodeKeys(`Node${i}`, Buffer.from(nodeSeed(`Node${i}`)));
-        nodes.push(await QuireNode.create({ dataDir: dir, config: { ...config, metricsPort: i === 1 ? 0 : null }, inMemory: true }, { logger: testLogger(`Node${i}`), keys: k }));
+        nodes.push(
+          await QuireNode.create(
+            { dataDir: dir, config: { ...config, metricsPort: i === 1 ? 0 : null }, inMemory: true },
+            { logger: testLogger(`Node${i}`), keys: k },
+          ),
+        );
       }
       const node = nodes[0]!;
       expect(node.clientPort).to.be.greaterThan(0);
       client = await ClientConnector.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 15_000 });
       const trustee = Ed25519Signer.fromSeed(TRUSTEE_SEED);
       const target = Ed25519Signer.fromSeed('000000000000000000000000000User8');
-      const req: Record<string, unknown> = { identifier: trustee.did, reqId: 42, protocolVersion: 2, operation: { type: '1', dest: target.did, verkey: target.verkey } };
+      const req: Record<string, unknown> = {
+        identifier: trustee.did,
+        reqId: 42,
+        protocolVersion: 2,
+        operation: { type: '1', dest: target.did, verkey: target.verkey },
+      };
       req.signature = trustee.signBase58(signatureInput(req));
       const pushed = new Promise<Record<string, unknown>>((res) => client!.on('push', (b) => res(dec(b))));
       expect(dec(await client.request(enc(req)))).to.deep.equal({ op: 'REQACK', identifier: trustee.did, reqId: 42 });
@@ -61,13 +70,22 @@ describe('QuireNode: a 4-node pool in one process', function () {
       expect((reply.result as { txnMetadata: { seqNo: number } }).txnMetadata.seqNo).to.equal(6);
 
       const read = dec(await client.request(enc({ identifier: trustee.did, reqId: 43, protocolVersion: 2, operation: { type: '105', dest: target.did } })));
-      const result = read.result as { data: string; state_proof: { root_hash: string; multi_signature: { signature: string; participants: string[]; value: Parameters<typeof multiSignatureMessage>[0] } } };
+      const result = read.result as {
+        data: string;
+        state_proof: { root_hash: string; multi_signature: { signature: string; participants: string[]; value: Parameters<typeof multiSignatureMessage>[0] } };
+      };
       expect(JSON.parse(result.data)).to.include({ verkey: target.verkey });
       const ms = result.state_proof.multi_signature;
       expect(ms.participants.length).to.be.at.least(3);
       expect(ms.value.state_root_hash).to.equal(result.state_proof.root_hash);
       const blsKeys = new Map(standardPoolNodes(ports).map((n) => [n.alias, b58decode(n.keys.blskey)]));
-      expect(blsVerifyAggregate(ms.participants.map((p) => blsKeys.get(p)!), multiSignatureMessage(ms.value), b58decode(ms.signature))).to.equal(true);
+      expect(
+        blsVerifyAggregate(
+          ms.participants.map((p) => blsKeys.get(p)!),
+          multiSignatureMessage(ms.value),
+          b58decode(ms.signature),
+        ),
+      ).to.equal(true);
 
       expect(node.metricsPort).to.be.a('number');
       const text = await (await fetch(`http://127.0.0.1:${node.metricsPort}/metrics`)).text();
@@ -92,7 +110,12 @@ describe('QuireNode: a 4-node pool in one process', function () {
       client = undefined;
       await Promise.all([node.close(), node.close()]);
       await node.close();
-      expect(await fetch(`http://127.0.0.1:${node.metricsPort}/metrics`).then(() => 'served', () => 'refused')).to.equal('refused');
+      expect(
+        await fetch(`http://127.0.0.1:${node.metricsPort}/metrics`).then(
+          () => 'served',
+          () => 'refused',
+        ),
+      ).to.equal('refused');
     } finally {
       await client?.close();
       for (const n of nodes) await n.close();

@@ -48,7 +48,12 @@ describe('e2e: an observer follows the ordered-batch topic', function () {
     for (let i = 0; i < 4; i++) ports.push({ nodePort: await freePort(), clientPort: await freePort() });
     const g = await writeGenesisFiles(dir, poolGenesis(standardPoolNodes(ports)));
     genesisText = await readFile(g.pool, 'utf8');
-    config = mergeConfig(defaultNodeConfig, { poolGenesisFile: g.pool, domainGenesisFile: g.domain, durable: false, observers: [{ name: 'Obs1', dest: observerKey.fullVerkey }] });
+    config = mergeConfig(defaultNodeConfig, {
+      poolGenesisFile: g.pool,
+      domainGenesisFile: g.domain,
+      durable: false,
+      observers: [{ name: 'Obs1', dest: observerKey.fullVerkey }],
+    });
     for (let i = 1; i <= 4; i++) {
       const k = deriveNodeKeys(`Node${i}`, Buffer.from(nodeSeed(`Node${i}`)));
       nodes.push(await QuireNode.create({ dataDir: dir, config, inMemory: true }, { logger: testLogger(`Node${i}`), keys: k }));
@@ -67,7 +72,12 @@ describe('e2e: an observer follows the ordered-batch topic', function () {
     const f = follower;
     expect(f.poolId).to.equal(nodes[0]!.poolId);
     await waitFor('the follower connected to every validator', async () => (f.connectedValidators().length === 4 ? true : undefined), 20_000, 50);
-    await waitFor('every validator sees the follower on the topic', async () => (nodes.every((n) => hostOf(n).topicPeers(f.topic).includes('Obs1')) ? true : undefined), 20_000, 50);
+    await waitFor(
+      'every validator sees the follower on the topic',
+      async () => (nodes.every((n) => hostOf(n).topicPeers(f.topic).includes('Obs1')) ? true : undefined),
+      20_000,
+      50,
+    );
 
     const batches: FollowedBatch[] = [];
     f.on('batch', (b) => batches.push(b));

@@ -17,8 +17,6 @@ import { freePort, waitFor } from './support.js';
 const REPO = resolve(import.meta.dirname, '../../../..');
 const N = 4;
 
-
-
 describe('e2e: 4-node pool of quire-node processes', function () {
   this.timeout(120_000);
   let root: string;
@@ -37,16 +35,35 @@ describe('e2e: 4-node pool of quire-node processes', function () {
       const alias = nodes[i]!.alias;
       const dir = join(root, alias);
       const out: string[] = [];
-      expect(await main(['init', '--data-dir', dir, '--name', alias, '--seed', nodeSeed(alias), '--json'], { out: (l) => out.push(l), err: (l) => out.push(l) })).to.equal(0);
+      expect(
+        await main(['init', '--data-dir', dir, '--name', alias, '--seed', nodeSeed(alias), '--json'], { out: (l) => out.push(l), err: (l) => out.push(l) }),
+      ).to.equal(0);
       expect(JSON.parse(out[0]!).dest).to.equal(nodes[i]!.keys.dest);
       const cfg = join(dir, 'config.json');
       // a short freshness interval: a node that got the batch by catch-up holds no multi-signature for
       // its roots until the next batch of that ledger (consensus.md §3.8 step 4)
-      const config = { poolGenesisFile: genesis.pool, domainGenesisFile: genesis.domain, logLevel: process.env.LOG_LEVEL ?? 'info', consensus: { stateFreshnessUpdateIntervalSec: 3 } };
+      const config = {
+        poolGenesisFile: genesis.pool,
+        domainGenesisFile: genesis.domain,
+        logLevel: process.env.LOG_LEVEL ?? 'info',
+        consensus: { stateFreshnessUpdateIntervalSec: 3 },
+      };
       await writeFile(cfg, JSON.stringify(config));
       const p = spawn(
         process.execPath,
-        ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', 'packages/node/src/cli.ts', 'start', '--data-dir', dir, '--config', cfg],
+        [
+          '--conditions=quire-source',
+          '--import',
+          'tsx',
+          '--import',
+          '@quire/common/polyfill',
+          'packages/node/src/cli.ts',
+          'start',
+          '--data-dir',
+          dir,
+          '--config',
+          cfg,
+        ],
         { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' } },
       );
       const log: string[] = [];
@@ -57,7 +74,13 @@ describe('e2e: 4-node pool of quire-node processes', function () {
     }
     for (let i = 0; i < N; i++) {
       const n = nodes[i]!;
-      clients.push(await waitFor(`client port of ${n.alias}`, () => ClientConnector.connect({ host: '127.0.0.1', port: n.clientPort, dest: n.keys.dest, timeoutMs: 20_000 }), 60_000));
+      clients.push(
+        await waitFor(
+          `client port of ${n.alias}`,
+          () => ClientConnector.connect({ host: '127.0.0.1', port: n.clientPort, dest: n.keys.dest, timeoutMs: 20_000 }),
+          60_000,
+        ),
+      );
     }
   });
 
@@ -123,12 +146,22 @@ describe('e2e: 4-node pool of quire-node processes', function () {
         30_000,
       );
       expect(JSON.parse(result.data as string)).to.include({ verkey: target.verkey });
-      const proof = result.state_proof as { root_hash: string; proof_nodes: string; multi_signature: { signature: string; participants: string[]; value: Parameters<typeof multiSignatureMessage>[0] } };
+      const proof = result.state_proof as {
+        root_hash: string;
+        proof_nodes: string;
+        multi_signature: { signature: string; participants: string[]; value: Parameters<typeof multiSignatureMessage>[0] };
+      };
       expect(proof, `state proof from Node${i + 1}`).to.have.property('multi_signature');
       const ms = proof.multi_signature;
       expect(ms.value.state_root_hash).to.equal(proof.root_hash);
       expect(new Set(ms.participants).size).to.be.at.least(3);
-      expect(blsVerifyAggregate(ms.participants.map((p) => pool.get(p)!), multiSignatureMessage(ms.value), b58decode(ms.signature))).to.equal(true);
+      expect(
+        blsVerifyAggregate(
+          ms.participants.map((p) => pool.get(p)!),
+          multiSignatureMessage(ms.value),
+          b58decode(ms.signature),
+        ),
+      ).to.equal(true);
       expect(verifyTrieProofAt(b58decode(proof.root_hash), nymKey(target.did), b64decode(proof.proof_nodes))).to.not.equal(null);
     }
 

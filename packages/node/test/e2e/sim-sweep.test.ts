@@ -91,7 +91,8 @@ describe('simulator sweep on the real executor and storage', () => {
     expect(failed.map((r) => `${replayCommand(r)}: ${r.violations.slice(0, 4).join('; ')}`)).to.deep.equal([]);
     // the sweep exercised what it claims: batches ordered, view changes, every mix at both sizes
     expect(results.reduce((a, r) => a + r.orderedRequests, 0)).to.be.greaterThan(seeds * 20);
-    const adv = (f: (a: NonNullable<(typeof results)[0]['adversary']>) => number): number => results.reduce((a, r) => a + (r.adversary !== undefined ? f(r.adversary) : 0), 0);
+    const adv = (f: (a: NonNullable<(typeof results)[0]['adversary']>) => number): number =>
+      results.reduce((a, r) => a + (r.adversary !== undefined ? f(r.adversary) : 0), 0);
     console.log(
       `      adversary: ${results.filter((r) => r.maxView > 0).length} runs changed view, ${adv((a) => a.crashStops)} crash-stops, ${adv((a) => a.tornWrites)} torn writes, ` +
         `${adv((a) => a.equivocations)} equivocating messages, ${adv((a) => a.floodMessages)} flood messages, largest honest core footprint ${Math.max(0, ...results.map((r) => r.adversary?.maxFootprint ?? 0))}`,
@@ -103,7 +104,12 @@ describe('simulator sweep on the real executor and storage', () => {
       expect(adv((a) => a.crashStops)).to.be.greaterThan(0);
       expect(adv((a) => a.tornWrites)).to.be.greaterThan(0);
       expect(adv((a) => a.equivocations)).to.be.greaterThan(0);
-      for (const mix of SWEEP_MIXES) for (const n of [4, 7]) expect(results.some((r) => r.faults === mix && r.nodes === n), `${mix} n=${n}`).to.equal(true);
+      for (const mix of SWEEP_MIXES)
+        for (const n of [4, 7])
+          expect(
+            results.some((r) => r.faults === mix && r.nodes === n),
+            `${mix} n=${n}`,
+          ).to.equal(true);
     }
   });
 });

@@ -24,8 +24,6 @@ const te = new TextEncoder();
 const td = new TextDecoder();
 let nextReqId = Date.now() * 1000;
 
-
-
 function signed(operation: Record<string, unknown>): Record<string, unknown> {
   const req: Record<string, unknown> = { identifier: trustee.did, reqId: nextReqId++, protocolVersion: 2, operation };
   req.signature = trustee.signBase58(signatureInput(req));
@@ -52,7 +50,19 @@ class Supervised {
     this.starts++;
     const p = spawn(
       process.execPath,
-      ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', 'packages/node/src/cli.ts', 'start', '--data-dir', this.dir, '--config', this.cfg],
+      [
+        '--conditions=quire-source',
+        '--import',
+        'tsx',
+        '--import',
+        '@quire/common/polyfill',
+        'packages/node/src/cli.ts',
+        'start',
+        '--data-dir',
+        this.dir,
+        '--config',
+        this.cfg,
+      ],
       { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' } },
     );
     this.proc = p;
@@ -169,7 +179,9 @@ describe('e2e: POOL_RESTART and POOL_UPGRADE on a supervised 4-process pool', fu
     for (let i = 0; i < N; i++) {
       const alias = nodes[i]!.alias;
       const dir = join(root, alias);
-      expect(await main(['init', '--data-dir', dir, '--name', alias, '--seed', nodeSeed(alias), '--json'], { out: () => undefined, err: () => undefined })).to.equal(0);
+      expect(
+        await main(['init', '--data-dir', dir, '--name', alias, '--seed', nodeSeed(alias), '--json'], { out: () => undefined, err: () => undefined }),
+      ).to.equal(0);
       const cfg = join(dir, 'config.json');
       const config = {
         poolGenesisFile: genesis.pool,
@@ -210,7 +222,13 @@ describe('e2e: POOL_RESTART and POOL_UPGRADE on a supervised 4-process pool', fu
   });
 
   it('POOL_RESTART restarts every node; the pool orders again and no ordered txn is lost', async () => {
-    await write(signed({ type: '1', dest: Ed25519Signer.fromSeed('00000000000000000000000RestartA1').did, verkey: Ed25519Signer.fromSeed('00000000000000000000000RestartA1').verkey }));
+    await write(
+      signed({
+        type: '1',
+        dest: Ed25519Signer.fromSeed('00000000000000000000000RestartA1').did,
+        verkey: Ed25519Signer.fromSeed('00000000000000000000000RestartA1').verkey,
+      }),
+    );
     const before = await ledgers(0);
     beforeRestart = before;
     expect(before[1]).to.have.length(6);
@@ -218,7 +236,11 @@ describe('e2e: POOL_RESTART and POOL_UPGRADE on a supervised 4-process pool', fu
     const restart = signed({ type: '118', action: 'start' });
     const acks = await Promise.all([...Array(N).keys()].map((i) => ask(i, restart)));
     for (const a of acks) expect(a, JSON.stringify(a)).to.include({ op: 'REQACK', reqId: restart.reqId });
-    await waitFor('every node restarted', async () => (procs.every((p) => p.exits.includes(RESTART_EXIT_CODE) && p.starts === 2 && p.running) ? true : undefined), 30_000);
+    await waitFor(
+      'every node restarted',
+      async () => (procs.every((p) => p.exits.includes(RESTART_EXIT_CODE) && p.starts === 2 && p.running) ? true : undefined),
+      30_000,
+    );
     for (let i = 0; i < N; i++) {
       await clients[i]?.close().catch(() => undefined);
       clients[i] = undefined;
@@ -228,10 +250,14 @@ describe('e2e: POOL_RESTART and POOL_UPGRADE on a supervised 4-process pool', fu
     const txn = await write(signed({ type: '1', dest: b.did, verkey: b.verkey }), 90_000);
     expect((txn.txnMetadata as { seqNo: number }).seqNo).to.equal(7);
     for (let i = 0; i < N; i++) {
-      const after = await waitFor(`Node${i + 1} holds the new NYM`, async () => {
-        const l = await ledgers(i);
-        return l[1]!.length >= 7 ? l : undefined;
-      }, 30_000);
+      const after = await waitFor(
+        `Node${i + 1} holds the new NYM`,
+        async () => {
+          const l = await ledgers(i);
+          return l[1]!.length >= 7 ? l : undefined;
+        },
+        30_000,
+      );
       for (const lid of [0, 1, 2]) expect(after[lid]!.slice(0, before[lid]!.length), `Node${i + 1} ledger ${lid}`).to.deep.equal(before[lid]);
     }
   });
@@ -255,7 +281,9 @@ describe('e2e: POOL_RESTART and POOL_UPGRADE on a supervised 4-process pool', fu
     const upgrades = await waitFor(
       'NODE_UPGRADE complete from every node',
       async () => {
-        const config = (await ledgers(0))[2]!.map((t) => JSON.parse(t) as { txn: { type: string; data: { data: { action: string; version: string } }; metadata: { from: string } } });
+        const config = (await ledgers(0))[2]!.map(
+          (t) => JSON.parse(t) as { txn: { type: string; data: { data: { action: string; version: string } }; metadata: { from: string } } },
+        );
         const nu = config.filter((t) => t.txn.type === '110').map((t) => ({ from: t.txn.metadata.from, ...t.txn.data.data }));
         return nu.filter((u) => u.action === 'complete').length === N ? nu : undefined;
       },
@@ -268,9 +296,15 @@ describe('e2e: POOL_RESTART and POOL_UPGRADE on a supervised 4-process pool', fu
     const starts = upgrades.filter((u) => u.action === 'in_progress').map((u) => u.from);
     expect(starts).to.deep.equal(dests);
     for (const [i, p] of procs.entries()) {
-      expect(p.exits.filter((c) => c === RESTART_EXIT_CODE), p.alias).to.have.length(2);
+      expect(
+        p.exits.filter((c) => c === RESTART_EXIT_CODE),
+        p.alias,
+      ).to.have.length(2);
       expect((await readFile(join(root, nodes[i]!.alias, 'installed_version'), 'utf8')).trim()).to.equal('0.2.0');
-      const log = (await readFile(join(root, nodes[i]!.alias, 'upgrade_log'), 'utf8')).trim().split('\n').map((l) => l.split('\t')[1]);
+      const log = (await readFile(join(root, nodes[i]!.alias, 'upgrade_log'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')[1]);
       expect(log.slice(-3), `${p.alias} upgrade_log`).to.deep.equal(['scheduled', 'started', 'succeeded']);
     }
 

@@ -40,7 +40,14 @@ interface Info {
     ledgers: Record<string, { id: number; size: number; root: string; stateRoot?: string }>;
     catchup: { catchingUp: boolean };
   };
-  pool: { validators: string[]; n: number; f: number; reachable: { count: number; nodes: string[] }; unreachable: { count: number; nodes: string[] }; readOnly: boolean };
+  pool: {
+    validators: string[];
+    n: number;
+    f: number;
+    reachable: { count: number; nodes: string[] };
+    unreachable: { count: number; nodes: string[] };
+    readOnly: boolean;
+  };
   protocol: { requestProtocolVersion: number; nodeProtocol: string; clientProtocol: string; poolId: string };
   software: { package: string; version: string; packageVersion: string; node: string; os: { platform: string } };
   hardware: { cpus: { count: number }; memory: { totalBytes: number; processRssBytes: number }; disk: { dataDirBytes: number | null } };
@@ -76,7 +83,11 @@ describe('e2e: VALIDATOR_INFO on a 4-node pool', function () {
     await pool.submitWrite(signRequest(buildNymRequest({ submitter: trustee.did, dest: monitor.did, verkey: monitor.verkey, role: '201' }), trustee));
     await pool.submitWrite(signRequest(buildNymRequest({ submitter: trustee.did, dest: plain.did, verkey: plain.verkey }), trustee));
     // every node has ordered both and sees its three peers
-    await waitFor('every node connected to its peers and at domain size 7', async () => (nodes.every((n) => n.stores.ledgers[1].size === 7) ? true : undefined), 30_000);
+    await waitFor(
+      'every node connected to its peers and at domain size 7',
+      async () => (nodes.every((n) => n.stores.ledgers[1].size === 7) ? true : undefined),
+      30_000,
+    );
   });
 
   after(async () => {
@@ -131,7 +142,12 @@ describe('e2e: VALIDATOR_INFO on a 4-node pool', function () {
         expect(Object.keys(info.node.ledgers)).to.deep.equal(['pool', 'domain', 'config', 'audit']);
         expect(info.node.ledgers.domain!.size).to.equal(7);
         expect(info.node.ledgers.pool!.size).to.equal(4);
-        for (const [name, lid] of [['pool', 0], ['domain', 1], ['config', 2], ['audit', 3]] as const) {
+        for (const [name, lid] of [
+          ['pool', 0],
+          ['domain', 1],
+          ['config', 2],
+          ['audit', 3],
+        ] as const) {
           expect(info.node.ledgers[name]!.root, name).to.equal(b58encode(node.stores.ledgers[lid].root));
           if (lid !== 3) expect(info.node.ledgers[name]!.stateRoot, name).to.equal(b58encode(node.stores.states[lid].committedRoot));
         }
@@ -141,7 +157,12 @@ describe('e2e: VALIDATOR_INFO on a 4-node pool', function () {
         expect(info.pool.unreachable).to.deep.equal({ count: 0, nodes: [] });
         // protocol, software, hardware
         expect(info.protocol).to.deep.include({ requestProtocolVersion: 2, nodeProtocol: NODE_PROTOCOL, clientProtocol: CLIENT_PROTOCOL, poolId: node.poolId });
-        expect(info.software).to.deep.include({ package: 'quire-node', version: node.upgrades.currentVersion, packageVersion: nodePackageVersion(), node: process.version });
+        expect(info.software).to.deep.include({
+          package: 'quire-node',
+          version: node.upgrades.currentVersion,
+          packageVersion: nodePackageVersion(),
+          node: process.version,
+        });
         expect(info.software.os.platform).to.equal(process.platform);
         expect(info.hardware.cpus.count).to.be.at.least(1);
         expect(info.hardware.memory.totalBytes).to.be.greaterThan(info.hardware.memory.processRssBytes);
@@ -167,13 +188,20 @@ describe('e2e: VALIDATOR_INFO on a 4-node pool', function () {
       expect(a.kind, alias).to.equal('reject');
       const r = a as Extract<NodeAnswer, { kind: 'nack' | 'reject' }>;
       expect(r.reason).to.contain('UnauthorizedClientRequest');
-      expect(r.reason).to.contain('Rule for this action is: 1 TRUSTEE signature is required OR 1 STEWARD signature is required OR 1 NETWORK_MONITOR signature is required');
+      expect(r.reason).to.contain(
+        'Rule for this action is: 1 TRUSTEE signature is required OR 1 STEWARD signature is required OR 1 NETWORK_MONITOR signature is required',
+      );
       expect(r.reason).to.contain('Not enough NETWORK_MONITOR signatures');
       expect(r.code).to.equal(null);
     }
     // on the wire: REQACK first, the REJECT pushed after it
     const req = signRequest(buildValidatorInfoRequest({ submitter: plain.did }), plain);
-    const conn = await ClientConnector.connect({ host: '127.0.0.1', port: ports[0]!.clientPort, dest: standardPoolNodes(ports)[0]!.keys.dest, timeoutMs: 10_000 });
+    const conn = await ClientConnector.connect({
+      host: '127.0.0.1',
+      port: ports[0]!.clientPort,
+      dest: standardPoolNodes(ports)[0]!.keys.dest,
+      timeoutMs: 10_000,
+    });
     try {
       const pushed = new Promise<Record<string, unknown>>((res) => conn.on('push', (b: Uint8Array) => res(parseJson(td.decode(b)) as Record<string, unknown>)));
       const first = parseJson(td.decode(await conn.request(te.encode(stringifyJson(req))))) as Record<string, unknown>;
@@ -204,7 +232,12 @@ describe('e2e: VALIDATOR_INFO on a 4-node pool', function () {
     const stranger = Ed25519Signer.fromSeed('0000000000000000000000Stranger01');
     const req: Record<string, unknown> = { identifier: stranger.did, reqId: 77, protocolVersion: 2, operation: { type: '119' } };
     req.signature = stranger.signBase58(signatureInput(req));
-    const conn = await ClientConnector.connect({ host: '127.0.0.1', port: ports[1]!.clientPort, dest: standardPoolNodes(ports)[1]!.keys.dest, timeoutMs: 10_000 });
+    const conn = await ClientConnector.connect({
+      host: '127.0.0.1',
+      port: ports[1]!.clientPort,
+      dest: standardPoolNodes(ports)[1]!.keys.dest,
+      timeoutMs: 10_000,
+    });
     try {
       const r = parseJson(td.decode(await conn.request(te.encode(JSON.stringify(req))))) as Record<string, unknown>;
       expect(r).to.include({ op: 'REQNACK', identifier: stranger.did, reqId: 77 });

@@ -72,8 +72,16 @@ interface Genesis {
 async function openLeecher(kv: KvStore, clock: { now(): number; utcSeconds(): number }, genesis: Genesis): Promise<Leecher> {
   const { stores, requestStores } = await openNodeStores(kv);
   const reqExecutor = new RequestExecutor({ verifySignatures: true }, { stores: requestStores });
-  if (stores.ledgers[0].size === 0) await reqExecutor.applyGenesis(0, parseGenesis(genesis.pool, { file: 'pool', ledgerId: 0 }).map((e) => e.txn as unknown as Txn));
-  if (stores.ledgers[1].size === 0) await reqExecutor.applyGenesis(1, parseGenesis(genesis.domain, { file: 'domain', ledgerId: 1 }).map((e) => e.txn as unknown as Txn));
+  if (stores.ledgers[0].size === 0)
+    await reqExecutor.applyGenesis(
+      0,
+      parseGenesis(genesis.pool, { file: 'pool', ledgerId: 0 }).map((e) => e.txn as unknown as Txn),
+    );
+  if (stores.ledgers[1].size === 0)
+    await reqExecutor.applyGenesis(
+      1,
+      parseGenesis(genesis.domain, { file: 'domain', ledgerId: 1 }).map((e) => e.txn as unknown as Txn),
+    );
   const registry = new PoolRegistry();
   for (let s = 1; s <= stores.ledgers[0].size; s++) registry.apply(stores.ledgers[0].getSync(s));
   const audit = await AuditTrail.load(stores.ledgers[3]);
@@ -83,7 +91,10 @@ async function openLeecher(kv: KvStore, clock: { now(): number; utcSeconds(): nu
     secretKeyAt: () => simBlsKey('Node4', 0).secret,
     publicKeyAt: blsKeyLookup(stores.states[0], (alias) => executor.uncommittedRegistry.destOf(alias) ?? executor.registry.destOf(alias)),
   });
-  const core = new ConsensusCore({ name: 'Node4', validators: [...registry.validators] }, { executor, crypto, requests: new ExecutorRequestAnalyzer(reqExecutor), clock });
+  const core = new ConsensusCore(
+    { name: 'Node4', validators: [...registry.validators] },
+    { executor, crypto, requests: new ExecutorRequestAnalyzer(reqExecutor), clock },
+  );
   return { stores, executor, core, behind };
 }
 
@@ -91,7 +102,13 @@ async function openLeecher(kv: KvStore, clock: { now(): number; utcSeconds(): nu
 async function catchUp(sim: Simulation<SimConsensusExecutor>, leecher: Leecher, clock: { t: number; now(): number; utcSeconds(): number }): Promise<boolean> {
   const seeders = new Map<string, ConsensusCore>();
   for (const n of sim.nodes.filter((x) => x.name !== 'Node4')) {
-    seeders.set(n.name, new ConsensusCore({ name: n.name, validators: n.executor.lastAudit()?.nodeReg ?? GENESIS }, { executor: n.executor, crypto: n.replica.crypto, requests: n.replica.requests, clock }));
+    seeders.set(
+      n.name,
+      new ConsensusCore(
+        { name: n.name, validators: n.executor.lastAudit()?.nodeReg ?? GENESIS },
+        { executor: n.executor, crypto: n.replica.crypto, requests: n.replica.requests, clock },
+      ),
+    );
   }
   const queue: { from: string; to: string; msg: unknown }[] = [];
   const out = async (effects: ConsensusEffect[]): Promise<void> => {
@@ -110,7 +127,8 @@ async function catchUp(sim: Simulation<SimConsensusExecutor>, leecher: Leecher, 
         await out(leecher.core.handle({ kind: 'nodeMessage', from, msg: structuredClone(msg) }));
         continue;
       }
-      for (const e of seeders.get(to)!.handle({ kind: 'nodeMessage', from, msg })) if (e.kind === 'send' && e.to === 'Node4') queue.push({ from: to, to: 'Node4', msg: e.msg });
+      for (const e of seeders.get(to)!.handle({ kind: 'nodeMessage', from, msg }))
+        if (e.kind === 'send' && e.to === 'Node4') queue.push({ from: to, to: 'Node4', msg: e.msg });
     }
     clock.t += 500;
     await out(leecher.core.handle({ kind: 'timer', id: 'tick' }));
@@ -126,7 +144,12 @@ function expectSameAsSeeder(leecher: Leecher, seeder: SimConsensusExecutor, note
 }
 
 /** A run on the real stack whose seeders stay open, and the genesis its nodes started from. */
-async function orderedPool(faults: string, seed: number, requests: number, consensus: Record<string, number> = {}): Promise<{ sim: Simulation<SimConsensusExecutor>; pool: RealSimPool; genesis: Genesis }> {
+async function orderedPool(
+  faults: string,
+  seed: number,
+  requests: number,
+  consensus: Record<string, number> = {},
+): Promise<{ sim: Simulation<SimConsensusExecutor>; pool: RealSimPool; genesis: Genesis }> {
   let pool!: RealSimPool;
   let genesis!: Genesis;
   const sim = new Simulation<SimConsensusExecutor>(
@@ -178,13 +201,16 @@ async function crashEverywhere(sim: Simulation<SimConsensusExecutor>, genesis: G
     try {
       restarted = await openLeecher(raw, clock, genesis);
     } catch (e) {
-      expect.fail(`crashes before writes ${crashes.join(', ')} of ${total}: the node does not start again: ${(e as Error).message} (${String((e as { code?: unknown }).code)})`);
+      expect.fail(
+        `crashes before writes ${crashes.join(', ')} of ${total}: the node does not start again: ${(e as Error).message} (${String((e as { code?: unknown }).code)})`,
+      );
     }
     if (restarted.behind.length > 0) interrupted++;
     const note = `crashes before writes ${crashes.join(', ')} of ${total}`;
     expect(await catchUp(sim, restarted, clock), `${note}: catch-up completes`).to.equal(true);
     expectSameAsSeeder(restarted, seeder, note);
-    for (const l of [0, 1, 2] as const) expect(b58encode(restarted.stores.states[l].committedRoot), `${note}: state ${l}`).to.equal(b58encode(full.stores.states[l].committedRoot));
+    for (const l of [0, 1, 2] as const)
+      expect(b58encode(restarted.stores.states[l].committedRoot), `${note}: state ${l}`).to.equal(b58encode(full.stores.states[l].committedRoot));
     expect(catchupInterrupted(raw), `${note}: catch-up mark cleared`).to.equal(false);
     expect(checkAgainstAudit(await AuditTrail.load(restarted.stores.ledgers[3]), restarted.stores.ledgers, false), note).to.deep.equal([]);
     await raw.close();

@@ -33,10 +33,19 @@ async function catchUp(sim: Simulation<SimConsensusExecutor>, pool: RealSimPool,
   const clock = { t: 0, now: () => clock.t, utcSeconds: () => 1_800_000_000 + Math.floor(clock.t / 1000) };
   const seeders = new Map<string, ConsensusCore>();
   for (const n of sim.nodes.filter((x) => ['Node1', 'Node2', 'Node3'].includes(x.name))) {
-    seeders.set(n.name, new ConsensusCore({ name: n.name, validators: n.executor.lastAudit()?.nodeReg ?? GENESIS }, { executor: n.executor, crypto: n.replica.crypto, requests: n.replica.requests, clock }));
+    seeders.set(
+      n.name,
+      new ConsensusCore(
+        { name: n.name, validators: n.executor.lastAudit()?.nodeReg ?? GENESIS },
+        { executor: n.executor, crypto: n.replica.crypto, requests: n.replica.requests, clock },
+      ),
+    );
   }
   const replica: SimReplica = await pool.replica('Node4');
-  const leecher = new ConsensusCore({ name: 'Node4', validators: GENESIS }, { executor: replica.executor, crypto: replica.crypto, requests: replica.requests, clock });
+  const leecher = new ConsensusCore(
+    { name: 'Node4', validators: GENESIS },
+    { executor: replica.executor, crypto: replica.crypto, requests: replica.requests, clock },
+  );
   const effects: ConsensusEffect[] = [];
   const queue: { from: string; to: string; msg: unknown }[] = [];
   const fromLeecher = async (out: ConsensusEffect[]): Promise<void> => {
@@ -142,7 +151,9 @@ describe('multi-signatures in catch-up on the real executor and storage (formats
     try {
       const forged = b58encode(simBlsKey('Node1', 0).secret.sign(new Uint8Array([1, 2, 3])));
       const { replica, effects } = await catchUp(sim, pool, (_from, msg) =>
-        msg.op === 'CATCHUP_REP' && Array.isArray(msg.multiSigs) ? { ...msg, multiSigs: (msg.multiSigs as MultiSigTuple[]).map(([, parts, value]) => [forged, parts, value]) } : msg,
+        msg.op === 'CATCHUP_REP' && Array.isArray(msg.multiSigs)
+          ? { ...msg, multiSigs: (msg.multiSigs as MultiSigTuple[]).map(([, parts, value]) => [forged, parts, value]) }
+          : msg,
       );
       expect(replica.executor.storedMultiSigs).to.deep.equal([]);
       for (const root of currentStateRoots(replica.executor).values()) expect(replica.executor.multiSignatureFor(root)).to.equal(undefined);

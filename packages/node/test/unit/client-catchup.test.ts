@@ -22,14 +22,30 @@ describe('client catch-up of the pool ledger', () => {
   });
 
   const pool = () => fx.stores.ledgers[0];
-  const status = (txnSeqNo: number, merkleRoot: string) => ({ op: 'LEDGER_STATUS', ledgerId: 0, txnSeqNo, viewNo: null, ppSeqNo: null, merkleRoot, protocolVersion: 2 });
+  const status = (txnSeqNo: number, merkleRoot: string) => ({
+    op: 'LEDGER_STATUS',
+    ledgerId: 0,
+    txnSeqNo,
+    viewNo: null,
+    ppSeqNo: null,
+    merkleRoot,
+    protocolVersion: 2,
+  });
 
   it('answers a client that is not behind with its own LEDGER_STATUS', async () => {
     const a = await answerClientCatchup(status(4, b58encode(pool().root)), pool());
     expect(a.ok).to.equal(true);
     if (!a.ok) return;
     expect(a.op).to.equal('LEDGER_STATUS');
-    expect(dec(a.reply)).to.deep.equal({ op: 'LEDGER_STATUS', ledgerId: 0, txnSeqNo: 4, viewNo: null, ppSeqNo: null, merkleRoot: b58encode(pool().root), protocolVersion: 2 });
+    expect(dec(a.reply)).to.deep.equal({
+      op: 'LEDGER_STATUS',
+      ledgerId: 0,
+      txnSeqNo: 4,
+      viewNo: null,
+      ppSeqNo: null,
+      merkleRoot: b58encode(pool().root),
+      protocolVersion: 2,
+    });
   });
 
   it('answers a client behind with a CONSISTENCY_PROOF that verifies from its size and root (size 0: the new root)', async () => {
@@ -39,7 +55,14 @@ describe('client catch-up of the pool ledger', () => {
       expect(a.ok).to.equal(true);
       if (!a.ok) return;
       const m = dec(a.reply);
-      expect(m).to.include({ op: 'CONSISTENCY_PROOF', ledgerId: 0, seqNoStart: size, seqNoEnd: 4, oldMerkleRoot: oldRoot, newMerkleRoot: b58encode(pool().root) });
+      expect(m).to.include({
+        op: 'CONSISTENCY_PROOF',
+        ledgerId: 0,
+        seqNoStart: size,
+        seqNoEnd: 4,
+        oldMerkleRoot: oldRoot,
+        newMerkleRoot: b58encode(pool().root),
+      });
       const hashes = (m.hashes as string[]).map((h) => b58decode(h));
       if (size === 0) expect(m.hashes).to.deep.equal([b58encode(pool().root)]);
       else expect(() => verifyConsistency(size, 4, b58decode(oldRoot), pool().root, hashes)).to.not.throw();
@@ -66,11 +89,17 @@ describe('client catch-up of the pool ledger', () => {
   });
 
   it('bounds a CATCHUP_REP by txn count and by bytes, with the proof from the last txn sent', async () => {
-    const byCount = await answerClientCatchup({ op: 'CATCHUP_REQ', ledgerId: 0, seqNoStart: 1, seqNoEnd: 4, catchupTill: 4 }, pool(), { maxMessageLength: 128 * 1024, maxTxns: 2 });
+    const byCount = await answerClientCatchup({ op: 'CATCHUP_REQ', ledgerId: 0, seqNoStart: 1, seqNoEnd: 4, catchupTill: 4 }, pool(), {
+      maxMessageLength: 128 * 1024,
+      maxTxns: 2,
+    });
     expect(byCount.ok && Object.keys(dec(byCount.reply).txns as object)).to.deep.equal(['1', '2']);
     const one = (await pool().getEncoded(1))!.length;
     // room for about one NODE txn besides the reserved envelope
-    const bySize = await answerClientCatchup({ op: 'CATCHUP_REQ', ledgerId: 0, seqNoStart: 1, seqNoEnd: 4, catchupTill: 4 }, pool(), { maxMessageLength: 4096 + one * 2 + 200, maxTxns: 2000 });
+    const bySize = await answerClientCatchup({ op: 'CATCHUP_REQ', ledgerId: 0, seqNoStart: 1, seqNoEnd: 4, catchupTill: 4 }, pool(), {
+      maxMessageLength: 4096 + one * 2 + 200,
+      maxTxns: 2000,
+    });
     expect(bySize.ok).to.equal(true);
     if (!bySize.ok) return;
     const m = dec(bySize.reply);
@@ -79,7 +108,10 @@ describe('client catch-up of the pool ledger', () => {
     expect(bySize.reply.length).to.be.at.most(4096 + one * 2 + 200);
     const proof = (m.consProof as string[]).map((h) => b58decode(h));
     expect(() => verifyConsistency(n, 4, rootsAt[n]!, pool().root, proof)).to.not.throw();
-    const tiny = await answerClientCatchup({ op: 'CATCHUP_REQ', ledgerId: 0, seqNoStart: 1, seqNoEnd: 1, catchupTill: 4 }, pool(), { maxMessageLength: 4096 + 10, maxTxns: 10 });
+    const tiny = await answerClientCatchup({ op: 'CATCHUP_REQ', ledgerId: 0, seqNoStart: 1, seqNoEnd: 1, catchupTill: 4 }, pool(), {
+      maxMessageLength: 4096 + 10,
+      maxTxns: 10,
+    });
     expect(tiny.ok).to.equal(false);
   });
 

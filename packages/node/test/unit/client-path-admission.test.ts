@@ -10,7 +10,11 @@ import { type Fixture, memoryFixture, nymRequest, trustee, user } from './helper
 const enc = (v: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(v));
 
 function recorder(): ClientChannel & { responses: Record<string, unknown>[] } {
-  const r = { responses: [] as Record<string, unknown>[], respond: (b: Uint8Array) => (r.responses.push(parseJson(new TextDecoder().decode(b)) as Record<string, unknown>), true), push: () => true };
+  const r = {
+    responses: [] as Record<string, unknown>[],
+    respond: (b: Uint8Array) => (r.responses.push(parseJson(new TextDecoder().decode(b)) as Record<string, unknown>), true),
+    push: () => true,
+  };
   return r;
 }
 

@@ -52,7 +52,14 @@ describe('client path: timeouts, catch-up, own requests, forced requests', () =>
     submitted = [];
     clock = 0;
     path = new ClientPath(
-      { pipeline: fx.pipeline, stores: fx.stores, submit: (connId, request) => submitted.push({ connId, request }), now: () => 1_700_000_000, monotonicMs: () => clock, logger: testLogger() },
+      {
+        pipeline: fx.pipeline,
+        stores: fx.stores,
+        submit: (connId, request) => submitted.push({ connId, request }),
+        now: () => 1_700_000_000,
+        monotonicMs: () => clock,
+        logger: testLogger(),
+      },
       { replyTimeoutMs: 15_000 },
     );
   });
@@ -63,7 +70,16 @@ describe('client path: timeouts, catch-up, own requests, forced requests', () =>
 
   async function order(ledgerId: 1 | 2, requests: Record<string, unknown>[]) {
     const digests = requests.map((r) => parseRequest(r).digest);
-    const input: ApplyBatchInput = { ledgerId, requests, digests, ppTime: 1_700_000_100, ppSeqNo: ++ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, 1_700_000_100, digests, ledgerId) };
+    const input: ApplyBatchInput = {
+      ledgerId,
+      requests,
+      digests,
+      ppTime: 1_700_000_100,
+      ppSeqNo: ++ppSeqNo,
+      originalViewNo: 0,
+      primaries: ['Node1'],
+      digest: batchDigest(0, 1_700_000_100, digests, ledgerId),
+    };
     const applied = fx.executor.applyBatch(input);
     const committed = fx.executor.commitBatch([]);
     await fx.executor.flush();
@@ -125,21 +141,40 @@ describe('client path: timeouts, catch-up, own requests, forced requests', () =>
     const p2 = path.submitOwn(buildNodeUpgradeRequest(node1.signer, { action: 'complete', version: '0.2.0' }, 1_700_000_000_000_002));
     await new Promise((r) => setTimeout(r, 10));
     path.nackWrite(submitted[1]!.connId, 'pool overloaded');
-    const err = await p2.then(() => undefined, (e: unknown) => e);
+    const err = await p2.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(NodeError);
     expect((err as NodeError).code).to.equal(NodeErrorCode.OWN_REQUEST_REFUSED);
     // a bad signature never reaches consensus
     const forged = buildNodeUpgradeRequest(node1.signer, { action: 'fail', version: '0.2.0' }, 1_700_000_000_000_003);
     forged.signature = steward1.signBase58(signatureInput(forged));
-    const err2 = await path.submitOwn(forged).then(() => undefined, (e: unknown) => e);
+    const err2 = await path.submitOwn(forged).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect((err2 as NodeError).code).to.equal(NodeErrorCode.OWN_REQUEST_REFUSED);
     expect(submitted).to.have.length(2);
   });
 
   it('applies a forced POOL_CONFIG on receipt from a client, once, and still hands it to consensus', async () => {
     const writes: boolean[] = [];
-    const forced = new ForcedRequests({ pipeline: fx.pipeline, setWritable: (w) => writes.push(w), poolUpgrade: () => undefined, now: () => 1_700_000_000, logger: testLogger() });
-    const p = new ClientPath({ pipeline: fx.pipeline, stores: fx.stores, submit: (connId, request) => submitted.push({ connId, request }), onForced: (r, d) => forced.apply(r, d), now: () => 1_700_000_000, logger: testLogger() });
+    const forced = new ForcedRequests({
+      pipeline: fx.pipeline,
+      setWritable: (w) => writes.push(w),
+      poolUpgrade: () => undefined,
+      now: () => 1_700_000_000,
+      logger: testLogger(),
+    });
+    const p = new ClientPath({
+      pipeline: fx.pipeline,
+      stores: fx.stores,
+      submit: (connId, request) => submitted.push({ connId, request }),
+      onForced: (r, d) => forced.apply(r, d),
+      now: () => 1_700_000_000,
+      logger: testLogger(),
+    });
     const req = poolConfig(false);
     await p.handle(enc(req), recorder());
     await p.handle(enc(req), recorder());
@@ -152,7 +187,13 @@ describe('client path: timeouts, catch-up, own requests, forced requests', () =>
 
   it("applies a forced POOL_CONFIG from a peer's PROPAGATE only when it is valid and authorized", async () => {
     const writes: boolean[] = [];
-    const forced = new ForcedRequests({ pipeline: fx.pipeline, setWritable: (w) => writes.push(w), poolUpgrade: () => undefined, now: () => 1_700_000_000, logger: testLogger() });
+    const forced = new ForcedRequests({
+      pipeline: fx.pipeline,
+      setWritable: (w) => writes.push(w),
+      poolUpgrade: () => undefined,
+      now: () => 1_700_000_000,
+      logger: testLogger(),
+    });
     // a steward may not change the pool config; a non-forced one waits for its commit
     await forced.fromPeer({ op: 'PROPAGATE', request: poolConfig(false, steward1), senderClient: null });
     const unforced: Record<string, unknown> = { identifier: trustee.did, reqId: 5, protocolVersion: 2, operation: { type: '111', writes: false } };
@@ -173,7 +214,13 @@ describe('client path: timeouts, catch-up, own requests, forced requests', () =>
     const ms = (root: Uint8Array, ts: number) => ({
       signature: b58encode(new Uint8Array(96).fill(ts % 255)),
       participants: ['Node1', 'Node2', 'Node3'],
-      value: { ledger_id: 1, pool_state_root_hash: b58encode(fx.stores.states[0].committedRoot), state_root_hash: b58encode(root), timestamp: ts, txn_root_hash: b58encode(fx.stores.ledgers[1].root) },
+      value: {
+        ledger_id: 1,
+        pool_state_root_hash: b58encode(fx.stores.states[0].committedRoot),
+        state_root_hash: b58encode(root),
+        timestamp: ts,
+        txn_root_hash: b58encode(fx.stores.ledgers[1].root),
+      },
     });
     await fx.stores.bls.put(ms(rootTo, 200));
     await fx.stores.bls.put(ms(rootFrom, 100));
@@ -187,7 +234,13 @@ describe('client path: timeouts, catch-up, own requests, forced requests', () =>
     expect(((result.data as Record<string, unknown>).stateProofFrom as Record<string, unknown>).multi_signature).to.deep.equal(ms(rootFrom, 100));
     // no stored multi-signature for the from root: none attached; no stateProofFrom: nothing added
     const r2: Record<string, unknown> = { data: { stateProofFrom: { root_hash: 'x' } }, state_proof: { root_hash: b58encode(rootTo) } };
-    attachMultiSignatures(fx.stores, r2, { result: r2, stateRoot: { ledgerId: 1, root: rootTo }, stateRootFrom: { ledgerId: 1, root: new Uint8Array(32) } }, '117', {});
+    attachMultiSignatures(
+      fx.stores,
+      r2,
+      { result: r2, stateRoot: { ledgerId: 1, root: rootTo }, stateRootFrom: { ledgerId: 1, root: new Uint8Array(32) } },
+      '117',
+      {},
+    );
     expect((r2.data as Record<string, Record<string, unknown>>).stateProofFrom).to.not.have.property('multi_signature');
     const r3: Record<string, unknown> = { data: { stateProofFrom: null }, state_proof: {} };
     attachMultiSignatures(fx.stores, r3, { result: r3, stateRoot: { ledgerId: 1, root: rootTo }, stateRootFrom: { ledgerId: 1, root: rootFrom } }, '117', {});

@@ -53,7 +53,16 @@ describe('client path', () => {
   /** orders one domain batch of the given requests through the executor, as consensus would */
   async function order(requests: Record<string, unknown>[]) {
     const digests = requests.map(() => 'ab'.repeat(32));
-    const input: ApplyBatchInput = { ledgerId: 1, requests, digests, ppTime: 1_700_000_100, ppSeqNo: ++ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, 1_700_000_100, digests, 1) };
+    const input: ApplyBatchInput = {
+      ledgerId: 1,
+      requests,
+      digests,
+      ppTime: 1_700_000_100,
+      ppSeqNo: ++ppSeqNo,
+      originalViewNo: 0,
+      primaries: ['Node1'],
+      digest: batchDigest(0, 1_700_000_100, digests, 1),
+    };
     const applied = fx.executor.applyBatch(input);
     const committed = fx.executor.commitBatch([]);
     await fx.executor.flush();
@@ -97,9 +106,17 @@ describe('client path', () => {
     expect((result.txn as { data: Record<string, unknown> }).data).to.include({ dest: user(2).did, verkey: user(2).verkey });
     // rootHash / auditPath prove the txn at size seqNo
     const { rootHash, auditPath, ...txn } = result as { rootHash: string; auditPath: string[] };
-    const leaf = merkleLeafHash(await fx.stores.ledgers[1].getEncoded(6) as Uint8Array);
+    const leaf = merkleLeafHash((await fx.stores.ledgers[1].getEncoded(6)) as Uint8Array);
     expect(b58encode(await fx.stores.ledgers[1].rootAt(6))).to.equal(rootHash);
-    expect(() => verifyInclusion(leaf, 5, 6, auditPath.map((h) => b58decode(h)), b58decode(rootHash))).to.not.throw();
+    expect(() =>
+      verifyInclusion(
+        leaf,
+        5,
+        6,
+        auditPath.map((h) => b58decode(h)),
+        b58decode(rootHash),
+      ),
+    ).to.not.throw();
     expect(txn).to.have.property('reqSignature');
     expect(path.pendingCount).to.equal(0);
   });
@@ -139,7 +156,13 @@ describe('client path', () => {
     const ms = {
       signature: b58encode(new Uint8Array(96).fill(1)),
       participants: ['Node1', 'Node2', 'Node3'],
-      value: { ledger_id: 1, pool_state_root_hash: b58encode(fx.stores.states[0].committedRoot), state_root_hash: root, timestamp: 1_700_000_100, txn_root_hash: b58encode(fx.stores.ledgers[1].root) },
+      value: {
+        ledger_id: 1,
+        pool_state_root_hash: b58encode(fx.stores.states[0].committedRoot),
+        state_root_hash: root,
+        timestamp: 1_700_000_100,
+        txn_root_hash: b58encode(fx.stores.ledgers[1].root),
+      },
     };
     await fx.stores.bls.put(ms);
     const ch = recorder();
@@ -166,7 +189,12 @@ describe('client path', () => {
   });
 
   it('orders an ATTRIB and restores its raw value in the REPLY', async () => {
-    const attrib: Record<string, unknown> = { identifier: trustee.did, reqId: 77, protocolVersion: 2, operation: { type: '100', dest: trustee.did, raw: '{"endpoint":{"ha":"127.0.0.1:5555"}}' } };
+    const attrib: Record<string, unknown> = {
+      identifier: trustee.did,
+      reqId: 77,
+      protocolVersion: 2,
+      operation: { type: '100', dest: trustee.did, raw: '{"endpoint":{"ha":"127.0.0.1:5555"}}' },
+    };
     attrib.signature = trustee.signBase58(signatureInput(attrib));
     const { applied, committed } = await order([attrib]);
     expect(applied.discarded).to.deep.equal([]);
@@ -174,11 +202,15 @@ describe('client path', () => {
     expect((result.txn as { data: Record<string, unknown> }).data.raw).to.equal('{"endpoint":{"ha":"127.0.0.1:5555"}}');
     const stored = (await fx.stores.ledgers[1].get(committed.txns[0]!.seqNo)) as unknown as { txn: { data: { raw: string } } };
     expect(stored.txn.data.raw).to.match(/^[0-9a-f]{64}$/);
-
   });
 
   it('refuses actions without an action handler, and REQACKs + REPLYs them with one', async () => {
-    const restart: Record<string, unknown> = { identifier: trustee.did, reqId: 90, protocolVersion: 2, operation: { type: '118', action: 'start', datetime: '0' } };
+    const restart: Record<string, unknown> = {
+      identifier: trustee.did,
+      reqId: 90,
+      protocolVersion: 2,
+      operation: { type: '118', action: 'start', datetime: '0' },
+    };
     restart.signature = trustee.signBase58(signatureInput(restart));
     const ch = recorder();
     await path.handle(enc(restart), ch);
@@ -203,12 +235,26 @@ describe('client path', () => {
     expect(ch2.pushes[0]).to.deep.include({ op: 'REPLY' });
     expect(ch2.pushes[0]!.result).to.deep.include({ type: '118', reqId: 90, data: { scheduled: true } });
     // without data: result = {...operation, identifier, reqId} (requests.md §8.1)
-    const noData = new ClientPath({ pipeline: fx.pipeline, stores: fx.stores, submit: () => undefined, onAction: async () => ({}), now: () => 1_700_000_000, logger: testLogger() });
+    const noData = new ClientPath({
+      pipeline: fx.pipeline,
+      stores: fx.stores,
+      submit: () => undefined,
+      onAction: async () => ({}),
+      now: () => 1_700_000_000,
+      logger: testLogger(),
+    });
     const ch3 = recorder();
     await noData.handle(enc(restart), ch3);
     expect(ch3.pushes[0]!.result).to.deep.equal({ type: '118', action: 'start', datetime: '0', identifier: trustee.did, reqId: 90 });
     // a failing action is a REJECT
-    const failing = new ClientPath({ pipeline: fx.pipeline, stores: fx.stores, submit: () => undefined, onAction: () => Promise.reject(new Error('no restart today')), now: () => 1_700_000_000, logger: testLogger() });
+    const failing = new ClientPath({
+      pipeline: fx.pipeline,
+      stores: fx.stores,
+      submit: () => undefined,
+      onAction: () => Promise.reject(new Error('no restart today')),
+      now: () => 1_700_000_000,
+      logger: testLogger(),
+    });
     const ch4 = recorder();
     await failing.handle(enc(restart), ch4);
     expect(ch4.pushes[0]).to.deep.equal({ op: 'REJECT', identifier: trustee.did, reqId: 90, reason: 'no restart today', code: null });

@@ -30,12 +30,19 @@ function input(ledgerId: number, requests: Record<string, unknown>[], ppSeqNo: n
 const root = (fill: number, bytes = 32): string => b58encode(new Uint8Array(bytes).fill(fill));
 
 function multiSig(stateRoot: string, signature = b58encode(new Uint8Array(96).fill(8))): MultiSignature {
-  return { signature, participants: ['Node1', 'Node2', 'Node3'], value: { ledger_id: 1, pool_state_root_hash: root(2), state_root_hash: stateRoot, timestamp: 1_700_000_001, txn_root_hash: root(3) } };
+  return {
+    signature,
+    participants: ['Node1', 'Node2', 'Node3'],
+    value: { ledger_id: 1, pool_state_root_hash: root(2), state_root_hash: stateRoot, timestamp: 1_700_000_001, txn_root_hash: root(3) },
+  };
 }
 
 async function executorWithFatal(fx: Fixture, fatal: NodeError[]): Promise<ConsensusExecutor> {
   const audit = await AuditTrail.load(fx.stores.ledgers[3]);
-  return new ConsensusExecutor({ durable: false }, { stores: fx.stores, executor: fx.reqExecutor, registry: fx.registry, audit, onFatal: (e) => fatal.push(e) });
+  return new ConsensusExecutor(
+    { durable: false },
+    { stores: fx.stores, executor: fx.reqExecutor, registry: fx.registry, audit, onFatal: (e) => fatal.push(e) },
+  );
 }
 
 describe('a batch commit is all or nothing (#15 F3)', () => {
@@ -165,7 +172,10 @@ describe('QuireNode stops on a commit that failed half-way (#15 F3)', function (
       },
     });
     const fatal: number[] = [];
-    const node = await QuireNode.create({ dataDir: dir, config, inMemory: true }, { logger: createLogger({ level: 'info', destination: stream }), keys, onFatal: (c) => fatal.push(c) });
+    const node = await QuireNode.create(
+      { dataDir: dir, config, inMemory: true },
+      { logger: createLogger({ level: 'info', destination: stream }), keys, onFatal: (c) => fatal.push(c) },
+    );
     let client: ClientConnector | undefined;
     try {
       client = await ClientConnector.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 10_000 });
@@ -173,7 +183,12 @@ describe('QuireNode stops on a commit that failed half-way (#15 F3)', function (
         throw new Error('disk says no');
       };
       const target = Ed25519Signer.fromSeed('00000000000000000000000000User31');
-      const req: Record<string, unknown> = { identifier: author.did, reqId: 31, protocolVersion: 2, operation: { type: '1', dest: target.did, verkey: target.verkey } };
+      const req: Record<string, unknown> = {
+        identifier: author.did,
+        reqId: 31,
+        protocolVersion: 2,
+        operation: { type: '1', dest: target.did, verkey: target.verkey },
+      };
       req.signature = author.signBase58(signatureInput(req));
       await client.request(new TextEncoder().encode(JSON.stringify(req))).catch(() => undefined);
       const deadline = Date.now() + 10_000;
@@ -181,7 +196,10 @@ describe('QuireNode stops on a commit that failed half-way (#15 F3)', function (
       expect(fatal).to.deep.equal([COMMIT_FAILED_EXIT_CODE]);
       expect(COMMIT_FAILED_EXIT_CODE).to.not.equal(WRITE_FAILED_EXIT_CODE);
       const records = lines.map((l) => JSON.parse(l) as { level?: number; code?: string; msg?: string });
-      expect(records.some((r) => r.level === 60 && r.code === NodeErrorCode.COMMIT_FAILED), lines.join('\n')).to.equal(true);
+      expect(
+        records.some((r) => r.level === 60 && r.code === NodeErrorCode.COMMIT_FAILED),
+        lines.join('\n'),
+      ).to.equal(true);
     } finally {
       await client?.close();
       await node.close();

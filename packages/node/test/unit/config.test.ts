@@ -21,13 +21,16 @@ const OBSERVER_DEST = '8QhFxKxyaFsJy4CyxeYX34dFH8oWqyBv1P4HLQCsoeLy';
 describe('config', () => {
   it('takes a list of observers (name + base58 ed25519 verkey), empty by default', () => {
     expect(defaultNodeConfig.observers).to.deep.equal([]);
-    expect(mergeConfig(defaultNodeConfig, { observers: [{ name: 'Obs1', dest: OBSERVER_DEST }] }).observers).to.deep.equal([{ name: 'Obs1', dest: OBSERVER_DEST }]);
+    expect(mergeConfig(defaultNodeConfig, { observers: [{ name: 'Obs1', dest: OBSERVER_DEST }] }).observers).to.deep.equal([
+      { name: 'Obs1', dest: OBSERVER_DEST },
+    ]);
   });
 
   it('takes a wall-clock offset for fault tests, 0 by default, at most a day either way', () => {
     expect(defaultNodeConfig.clockOffsetMs).to.equal(0);
     expect(mergeConfig(defaultNodeConfig, { clockOffsetMs: -120_000 }).clockOffsetMs).to.equal(-120_000);
-    for (const bad of [86_400_001, -86_400_001, 1.5, '10']) expect(codeOf(() => mergeConfig(defaultNodeConfig, { clockOffsetMs: bad })).code).to.equal(NodeErrorCode.CONFIG_INVALID);
+    for (const bad of [86_400_001, -86_400_001, 1.5, '10'])
+      expect(codeOf(() => mergeConfig(defaultNodeConfig, { clockOffsetMs: bad })).code).to.equal(NodeErrorCode.CONFIG_INVALID);
   });
 
   it('the defaults are valid and carry the Quire consensus timers', () => {
@@ -85,7 +88,15 @@ describe('config', () => {
       [{ observers: [{ name: 'Obs1', dest: '4cU41vWW82ArfxJxHkzXPG' }] }, 'observers[0].dest'],
       [{ observers: [{ name: '', dest: OBSERVER_DEST }] }, 'observers[0].name'],
       [{ observers: [{ name: 'Obs1', dest: OBSERVER_DEST, host: 'x' }] }, 'observers[0].host'],
-      [{ observers: [{ name: 'Obs1', dest: OBSERVER_DEST }, { name: 'Obs1', dest: 'Gw6pDLhcBcoQesN72qfotTgFa7cbuqZpkX3Xo6pLhPhv' }] }, 'observers[1].name'],
+      [
+        {
+          observers: [
+            { name: 'Obs1', dest: OBSERVER_DEST },
+            { name: 'Obs1', dest: 'Gw6pDLhcBcoQesN72qfotTgFa7cbuqZpkX3Xo6pLhPhv' },
+          ],
+        },
+        'observers[1].name',
+      ],
     ];
     for (const [override, option] of cases) {
       const e = codeOf(() => mergeConfig(defaultNodeConfig, override));

@@ -66,8 +66,12 @@ describe('consensus executor', () => {
     expect(b58encode(fx.stores.states[1].headRoot)).to.equal(domainRoot);
     expect(fx.stores.ledgers[1].uncommittedSize).to.equal(5);
     expect(b58encode(fx.stores.ledgers[3].uncommittedRoot)).to.equal(auditRoot);
-    expect(() => ex.revertLastBatch()).to.throw(NodeError).with.property('code', NodeErrorCode.EXECUTOR_STATE);
-    expect(() => ex.commitBatch([])).to.throw(NodeError).with.property('code', NodeErrorCode.EXECUTOR_STATE);
+    expect(() => ex.revertLastBatch())
+      .to.throw(NodeError)
+      .with.property('code', NodeErrorCode.EXECUTOR_STATE);
+    expect(() => ex.commitBatch([]))
+      .to.throw(NodeError)
+      .with.property('code', NodeErrorCode.EXECUTOR_STATE);
     // the reverted request applies again
     expect(ex.applyBatch(input(1, [nymRequest(trustee, user(11))], 1)).discarded).to.deep.equal([]);
     await fx.stores.kv.close();
@@ -137,11 +141,22 @@ describe('consensus executor', () => {
     for (const m of [0, 1, 5, 8, 12, 13]) {
       expect(ex.verifyConsistency(m, ex.rootAt(1, m), 13, ex.rootAt(1, 13), ex.consistencyProof(1, m, 13)), `${m} -> 13`).to.equal(true);
     }
-    for (const [a, b] of [[0, 14], [3, 2], [-1, 4], [1.5, 4]] as const) {
-      expect(() => ex.consistencyProof(1, a, b), `${a}..${b}`).to.throw(NodeError).with.property('code', NodeErrorCode.EXECUTOR_STATE);
+    for (const [a, b] of [
+      [0, 14],
+      [3, 2],
+      [-1, 4],
+      [1.5, 4],
+    ] as const) {
+      expect(() => ex.consistencyProof(1, a, b), `${a}..${b}`)
+        .to.throw(NodeError)
+        .with.property('code', NodeErrorCode.EXECUTOR_STATE);
     }
-    expect(() => ex.rootAt(1, 14)).to.throw(NodeError).with.property('code', NodeErrorCode.EXECUTOR_STATE);
-    expect(() => ex.rootAt(7, 1)).to.throw(NodeError).with.property('code', NodeErrorCode.EXECUTOR_STATE);
+    expect(() => ex.rootAt(1, 14))
+      .to.throw(NodeError)
+      .with.property('code', NodeErrorCode.EXECUTOR_STATE);
+    expect(() => ex.rootAt(7, 1))
+      .to.throw(NodeError)
+      .with.property('code', NodeErrorCode.EXECUTOR_STATE);
     expect(ex.txnRange(1, 12, 20)).to.have.length(2);
     ex.revertLastBatch();
     await fx.stores.kv.close();
@@ -159,7 +174,9 @@ describe('consensus executor', () => {
     };
     seeder.executor.applyBatch(input(1, [nymRequest(trustee, owner)], 1));
     seeder.executor.commitBatch([]);
-    expect(seeder.executor.applyBatch(input(1, [attrib({ raw: '{"endpoint":{"ha":"10.0.0.9:9702"}}' }), attrib({ enc: 'secret' })], 2)).discarded).to.deep.equal([]);
+    expect(
+      seeder.executor.applyBatch(input(1, [attrib({ raw: '{"endpoint":{"ha":"10.0.0.9:9702"}}' }), attrib({ enc: 'secret' })], 2)).discarded,
+    ).to.deep.equal([]);
     seeder.executor.commitBatch([]);
     await seeder.executor.flush();
     const target = seeder.executor.ledgerStatus(1);
@@ -196,10 +213,29 @@ describe('consensus executor', () => {
       const kv = await openLevelKvStore(dir);
       const ledger = await Ledger.open(kv, 3);
       const trail = await AuditTrail.load(ledger);
-      const sizes = new Map([[0, 4], [1, 5], [2, 0]]);
-      const roots = new Map([[0, 'A'.repeat(44)], [1, 'B'.repeat(44)], [2, 'C'.repeat(44)]]);
+      const sizes = new Map([
+        [0, 4],
+        [1, 5],
+        [2, 0],
+      ]);
+      const roots = new Map([
+        [0, 'A'.repeat(44)],
+        [1, 'B'.repeat(44)],
+        [2, 'C'.repeat(44)],
+      ]);
       for (let k = 1; k <= 3; k++) {
-        const rec = trail.next({ ledgerId: 1, viewNo: 0, ppSeqNo: k, ppTime: 100 + k, digest: 'd'.repeat(64), sizes, roots, stateRoots: roots, primaries: ['Node1'], nodeReg: ['Node1', 'Node2'] });
+        const rec = trail.next({
+          ledgerId: 1,
+          viewNo: 0,
+          ppSeqNo: k,
+          ppTime: 100 + k,
+          digest: 'd'.repeat(64),
+          sizes,
+          roots,
+          stateRoots: roots,
+          primaries: ['Node1'],
+          nodeReg: ['Node1', 'Node2'],
+        });
         ledger.append([rec.txn as never]);
         await ledger.commit(1);
         trail.commit(rec, b58encode(ledger.root));

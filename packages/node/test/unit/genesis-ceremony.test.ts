@@ -35,7 +35,22 @@ describe('quire-node genesis (the genesis ceremony)', function () {
   before(async () => {
     // four hosts: each operator runs init with the host's addresses and hands over the JSON
     for (let i = 1; i <= 4; i++) {
-      const r = await run(['init', '--data-dir', join(dir, `host${i}`), '--name', `Node${i}`, '--node-ip', `10.0.0.${i}`, '--node-port', '9701', '--client-ip', `10.0.0.${i}`, '--client-port', '9702', '--json']);
+      const r = await run([
+        'init',
+        '--data-dir',
+        join(dir, `host${i}`),
+        '--name',
+        `Node${i}`,
+        '--node-ip',
+        `10.0.0.${i}`,
+        '--node-port',
+        '9701',
+        '--client-ip',
+        `10.0.0.${i}`,
+        '--client-port',
+        '9702',
+        '--json',
+      ]);
       expect(r.code, r.err.join('\n')).to.equal(0);
       const o = JSON.parse(r.out[0]!) as Record<string, unknown>;
       expect(o).to.include({ name: `Node${i}`, node_ip: `10.0.0.${i}`, node_port: 9701, client_ip: `10.0.0.${i}`, client_port: 9702 });
@@ -59,14 +74,22 @@ describe('quire-node genesis (the genesis ceremony)', function () {
   it('builds both genesis files, says where each goes, and they load as genesis', async () => {
     const r = await run(args());
     expect(r.code, r.err.join('\n')).to.equal(0);
-    expect(r.out[0]).to.equal(`wrote ${join(dir, 'out', 'pool_transactions_genesis')} (4 validators) and ${join(dir, 'out', 'domain_transactions_genesis')} (1 trustees, 4 stewards)`);
+    expect(r.out[0]).to.equal(
+      `wrote ${join(dir, 'out', 'pool_transactions_genesis')} (4 validators) and ${join(dir, 'out', 'domain_transactions_genesis')} (1 trustees, 4 stewards)`,
+    );
     expect(r.out.join('\n')).to.contain('Node1 on 10.0.0.1');
-    const pool = readFileSync(join(dir, 'out', 'pool_transactions_genesis'), 'utf8').trim().split('\n').map((l) => parseJson(l) as { txn: { data: { dest: string; data: Record<string, unknown> }; metadata: { from: string }; type: string } });
+    const pool = readFileSync(join(dir, 'out', 'pool_transactions_genesis'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => parseJson(l) as { txn: { data: { dest: string; data: Record<string, unknown> }; metadata: { from: string }; type: string } });
     expect(pool.map((t) => t.txn.data.data.alias)).to.deep.equal(['Node1', 'Node2', 'Node3', 'Node4']);
     expect(pool.map((t) => t.txn.metadata.from)).to.deep.equal(stewards.map((s) => s.did));
     expect(pool[2]!.txn.data.data).to.include({ node_ip: '10.0.0.3', node_port: 9701, client_ip: '10.0.0.3', client_port: 9702 });
     expect(pool[0]!.txn.data.dest).to.equal((JSON.parse(readFileSync(initFiles[0]!, 'utf8')) as { dest: string }).dest);
-    const domain = readFileSync(join(dir, 'out', 'domain_transactions_genesis'), 'utf8').trim().split('\n').map((l) => parseJson(l) as { txn: { data: Record<string, unknown>; metadata: Record<string, unknown> } });
+    const domain = readFileSync(join(dir, 'out', 'domain_transactions_genesis'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => parseJson(l) as { txn: { data: Record<string, unknown>; metadata: Record<string, unknown> } });
     expect(domain[0]!.txn.data).to.deep.equal({ dest: trustee.did, role: '0', verkey: trustee.verkey });
     expect(domain[0]!.txn.metadata).to.deep.equal({});
     expect(domain.slice(1).map((t) => [t.txn.data.dest, t.txn.data.role, t.txn.metadata.from])).to.deep.equal(stewards.map((s) => [s.did, '2', trustee.did]));
@@ -85,9 +108,15 @@ describe('quire-node genesis (the genesis ceremony)', function () {
     const other = JSON.parse(readFileSync(initFiles[1]!, 'utf8')) as Record<string, unknown>;
     const cases: [string[], RegExp][] = [
       // a proof of possession of another key
-      [args({ nodes: [edit(0, (o) => (o.blskey_pop = other.blskey_pop)), ...initFiles.slice(1)] }), /node1-?.*blskey_pop: the proof of possession does not verify against the BLS key of Node1$|blskey_pop: the proof of possession does not verify against the BLS key of Node1$/],
+      [
+        args({ nodes: [edit(0, (o) => (o.blskey_pop = other.blskey_pop)), ...initFiles.slice(1)] }),
+        /node1-?.*blskey_pop: the proof of possession does not verify against the BLS key of Node1$|blskey_pop: the proof of possession does not verify against the BLS key of Node1$/,
+      ],
       // two nodes at one address
-      [args({ nodes: [initFiles[0]!, edit(1, (o) => (o.node_ip = '10.0.0.1')), ...initFiles.slice(2)] }), /the address 10\.0\.0\.1:9701 is also that of .*node1\.json \(Node1\)$/],
+      [
+        args({ nodes: [initFiles[0]!, edit(1, (o) => (o.node_ip = '10.0.0.1')), ...initFiles.slice(2)] }),
+        /the address 10\.0\.0\.1:9701 is also that of .*node1\.json \(Node1\)$/,
+      ],
       // two nodes with one alias
       [args({ nodes: [initFiles[0]!, edit(1, (o) => (o.name = 'Node1')), ...initFiles.slice(2)] }), /the alias Node1 is also that of/],
       // one node twice (same key)

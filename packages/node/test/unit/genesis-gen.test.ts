@@ -15,9 +15,17 @@ describe('genesis generation', () => {
 
   it('uses the standard stewards, dests and txnIds for Node2..4', () => {
     const nodes = standardPoolNodes(PORTS);
-    const lines = poolGenesis(nodes).trimEnd().split('\n').map((l) => JSON.parse(l) as { txn: { data: { dest: string }; metadata: { from: string } }; txnMetadata: { seqNo: number; txnId: string } });
+    const lines = poolGenesis(nodes)
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { txn: { data: { dest: string }; metadata: { from: string } }; txnMetadata: { seqNo: number; txnId: string } });
     expect(lines.map((l) => l.txnMetadata.seqNo)).to.deep.equal([1, 2, 3, 4]);
-    expect(lines.map((l) => l.txn.metadata.from)).to.deep.equal(['Th7MpTaRZVRYnPiabds81Y', 'EbP4aYNeTHL6q385GuVpRV', '4cU41vWW82ArfxJxHkzXPG', 'TWwCRQRZ2ZHMJFn9TzLp7W']);
+    expect(lines.map((l) => l.txn.metadata.from)).to.deep.equal([
+      'Th7MpTaRZVRYnPiabds81Y',
+      'EbP4aYNeTHL6q385GuVpRV',
+      '4cU41vWW82ArfxJxHkzXPG',
+      'TWwCRQRZ2ZHMJFn9TzLp7W',
+    ]);
     expect(lines.map((l) => l.txn.data.dest)).to.deep.equal([
       'Gw6pDLhcBcoQesN72qfotTgFa7cbuqZpkX3Xo6pLhPhv',
       '8ECVSk179mjsjKRLWiQtssMLgp6EPhWXtaYyStWPSGAb',
@@ -43,7 +51,13 @@ describe('genesis generation', () => {
 
   it('refuses bad input with GENESIS_GEN_INVALID', () => {
     const [n1, n2] = standardPoolNodes(PORTS.slice(0, 2));
-    for (const f of [() => poolGenesis([]), () => poolGenesis([n1!, { ...n2!, alias: 'Node1' }]), () => poolGenesisLine({ ...n1!, nodePort: 0 }, 1), () => poolGenesisLine(n1!, 0), () => standardPoolNodes([])]) {
+    for (const f of [
+      () => poolGenesis([]),
+      () => poolGenesis([n1!, { ...n2!, alias: 'Node1' }]),
+      () => poolGenesisLine({ ...n1!, nodePort: 0 }, 1),
+      () => poolGenesisLine(n1!, 0),
+      () => standardPoolNodes([]),
+    ]) {
       expect(f).to.throw(NodeError).with.property('code', NodeErrorCode.GENESIS_GEN_INVALID);
     }
   });

@@ -50,12 +50,24 @@ describe('GET_TXN on the audit ledger', () => {
     stores = opened.stores;
     const reqExecutor = new RequestExecutor({ verifySignatures: true }, { stores: opened.requestStores });
     const pool = parseGenesis(poolGenesis(standardPoolNodes(PORTS)), { file: 'pool', ledgerId: 0 });
-    await reqExecutor.applyGenesis(0, pool.map((e) => e.txn as unknown as Txn));
-    await reqExecutor.applyGenesis(1, parseGenesis(standardDomainGenesis(), { file: 'domain', ledgerId: 1 }).map((e) => e.txn as unknown as Txn));
+    await reqExecutor.applyGenesis(
+      0,
+      pool.map((e) => e.txn as unknown as Txn),
+    );
+    await reqExecutor.applyGenesis(
+      1,
+      parseGenesis(standardDomainGenesis(), { file: 'domain', ledgerId: 1 }).map((e) => e.txn as unknown as Txn),
+    );
     const registry = new PoolRegistry();
     for (const e of pool) registry.apply(e.txn);
     executor = new ConsensusExecutor({ durable: false }, { stores, executor: reqExecutor, registry, audit: await AuditTrail.load(stores.ledgers[3]) });
-    path = new ClientPath({ pipeline: new RequestPipeline(reqExecutor, opened.requestStores), stores, submit: () => undefined, now: () => 1_700_000_000, logger: testLogger() });
+    path = new ClientPath({
+      pipeline: new RequestPipeline(reqExecutor, opened.requestStores),
+      stores,
+      submit: () => undefined,
+      now: () => 1_700_000_000,
+      logger: testLogger(),
+    });
   });
 
   afterEach(async () => {
@@ -65,7 +77,16 @@ describe('GET_TXN on the audit ledger', () => {
   async function order(requests: Json[]): Promise<void> {
     const digests = requests.map((r) => parseRequest(r).digest);
     const ppTime = 1_700_000_100 + ppSeqNo;
-    const input: ApplyBatchInput = { ledgerId: 1, requests, digests, ppTime, ppSeqNo: ++ppSeqNo, originalViewNo: 0, primaries: ['Node1'], digest: batchDigest(0, ppTime, digests, 1) };
+    const input: ApplyBatchInput = {
+      ledgerId: 1,
+      requests,
+      digests,
+      ppTime,
+      ppSeqNo: ++ppSeqNo,
+      originalViewNo: 0,
+      primaries: ['Node1'],
+      digest: batchDigest(0, ppTime, digests, 1),
+    };
     executor.applyBatch(input);
     executor.commitBatch([]);
     await executor.flush();
@@ -97,7 +118,15 @@ describe('GET_TXN on the audit ledger', () => {
       expect((entry.txnMetadata as Json).seqNo).to.equal(seqNo);
       // the leaf is MP of the txn with its integer keys restored: the path proves it against the signed-size root
       const leaf = merkleLeafHash(encodeMsgpack(restoreAuditIntegerKeys(entry as unknown as CommonTxn)));
-      expect(() => verifyInclusion(leaf, seqNo - 1, 2, (auditPath as string[]).map((h) => b58decode(h)), b58decode(rootHash as string))).to.not.throw();
+      expect(() =>
+        verifyInclusion(
+          leaf,
+          seqNo - 1,
+          2,
+          (auditPath as string[]).map((h) => b58decode(h)),
+          b58decode(rootHash as string),
+        ),
+      ).to.not.throw();
     }
 
     const missing = await ask(path, { type: '3', ledgerId: 3, data: 3 });
@@ -119,7 +148,10 @@ describe('GET_TXN on the audit ledger', () => {
   it('a request pipeline over stores without an audit ledger refuses ledger 3 with the stable code', async () => {
     const fx = await memoryFixture();
     try {
-      const out = await fx.pipeline.receive({ identifier: trustee.did, reqId: 8, protocolVersion: 2, operation: { type: '3', ledgerId: 3, data: 1 } }, { now: 1_700_000_000, writable: true });
+      const out = await fx.pipeline.receive(
+        { identifier: trustee.did, reqId: 8, protocolVersion: 2, operation: { type: '3', ledgerId: 3, data: 1 } },
+        { now: 1_700_000_000, writable: true },
+      );
       expect(out.kind === 'nack' && out.error.code).to.equal('READ_INVALID_LEDGER');
     } finally {
       await fx.stores.kv.close();

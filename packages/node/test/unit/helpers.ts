@@ -29,13 +29,34 @@ export async function memoryFixture(): Promise<Fixture> {
   const kv = await openMemoryKvStore();
   const ledgers = { 0: await Ledger.open(kv, 0), 1: await Ledger.open(kv, 1), 2: await Ledger.open(kv, 2), 3: await Ledger.open(kv, 3) };
   const states = { 0: await StateTrie.open(kv, 'pool'), 1: await StateTrie.open(kv, 'domain'), 2: await StateTrie.open(kv, 'config') };
-  const stores: NodeStores = { kv, ledgers, states, bls: new BlsStore(kv), seqNoIndex: new SeqNoIndex(kv), timestamps: new TimestampStore(kv), attributes: new AttributeStore(kv) };
-  const requestStores = { kv, ledgers: { 0: ledgers[0], 1: ledgers[1], 2: ledgers[2] }, states, attributes: stores.attributes, timestamps: stores.timestamps, seqNoIndex: stores.seqNoIndex } as unknown as ExecutorStores;
+  const stores: NodeStores = {
+    kv,
+    ledgers,
+    states,
+    bls: new BlsStore(kv),
+    seqNoIndex: new SeqNoIndex(kv),
+    timestamps: new TimestampStore(kv),
+    attributes: new AttributeStore(kv),
+  };
+  const requestStores = {
+    kv,
+    ledgers: { 0: ledgers[0], 1: ledgers[1], 2: ledgers[2] },
+    states,
+    attributes: stores.attributes,
+    timestamps: stores.timestamps,
+    seqNoIndex: stores.seqNoIndex,
+  } as unknown as ExecutorStores;
   const reqExecutor = new RequestExecutor({ verifySignatures: true }, { stores: requestStores });
   const pool = parseGenesis(poolGenesis(standardPoolNodes(PORTS)), { file: 'pool', ledgerId: 0 });
   const domain = parseGenesis(standardDomainGenesis(), { file: 'domain', ledgerId: 1 });
-  await reqExecutor.applyGenesis(0, pool.map((e) => e.txn as unknown as Txn));
-  await reqExecutor.applyGenesis(1, domain.map((e) => e.txn as unknown as Txn));
+  await reqExecutor.applyGenesis(
+    0,
+    pool.map((e) => e.txn as unknown as Txn),
+  );
+  await reqExecutor.applyGenesis(
+    1,
+    domain.map((e) => e.txn as unknown as Txn),
+  );
   const registry = new PoolRegistry();
   for (const e of pool) registry.apply(e.txn);
   const audit = await AuditTrail.load(ledgers[3]);
@@ -70,5 +91,13 @@ export function user(i: number): Ed25519Signer {
  */
 export async function soloNodeConfig(dir: string): Promise<NodeConfig> {
   const g = await writeGenesisFiles(dir, poolGenesis(standardPoolNodes([{ nodePort: 9701, clientPort: 9702 }])));
-  return mergeConfig(defaultNodeConfig, { poolGenesisFile: g.pool, domainGenesisFile: g.domain, nodeHost: '127.0.0.1', nodePort: 0, clientHost: '127.0.0.1', clientPort: 0, durable: false });
+  return mergeConfig(defaultNodeConfig, {
+    poolGenesisFile: g.pool,
+    domainGenesisFile: g.domain,
+    nodeHost: '127.0.0.1',
+    nodePort: 0,
+    clientHost: '127.0.0.1',
+    clientPort: 0,
+    durable: false,
+  });
 }

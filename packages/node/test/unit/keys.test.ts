@@ -35,7 +35,9 @@ describe('keys', () => {
     expect(a.length).to.equal(32);
     expect(parseSeedArgument('random')).to.not.deep.equal(a);
     for (const bad of ['short', '0'.repeat(33), 'zz'.repeat(32).slice(0, 63)]) {
-      expect(() => parseSeedArgument(bad)).to.throw(NodeError).with.property('code', NodeErrorCode.SEED_INVALID);
+      expect(() => parseSeedArgument(bad))
+        .to.throw(NodeError)
+        .with.property('code', NodeErrorCode.SEED_INVALID);
     }
   });
 

@@ -125,7 +125,15 @@ describe('node upgrades wiring', () => {
       identifier: 'V4SGRU86Z58d6TV7PBUe6f',
       reqId: 99,
       protocolVersion: 2,
-      operation: { type: '109', name: 'f', version: '1.4.0', action: 'start', sha256: 'b'.repeat(64), schedule: { [keys.dest]: iso(T0 + 120_000) }, force: true },
+      operation: {
+        type: '109',
+        name: 'f',
+        version: '1.4.0',
+        action: 'start',
+        sha256: 'b'.repeat(64),
+        schedule: { [keys.dest]: iso(T0 + 120_000) },
+        force: true,
+      },
     };
     await u.forcedPoolUpgrade(forced);
     expect(u.service.upgrader.scheduledUpgrade).to.deep.include({ version: '1.4.0', upgradeId: '99' });
@@ -137,7 +145,14 @@ describe('node upgrades wiring', () => {
   it('restarts on POOL_RESTART, and logs the restart succeeded after the first catch-up of the next run', async () => {
     const u = make();
     await u.caughtUp([]);
-    expect(u.poolRestart({ identifier: 'V4SGRU86Z58d6TV7PBUe6f', reqId: 1, protocolVersion: 2, operation: { type: '118', action: 'start', datetime: iso(T0 + 1000) } })).to.equal('scheduled');
+    expect(
+      u.poolRestart({
+        identifier: 'V4SGRU86Z58d6TV7PBUe6f',
+        reqId: 1,
+        protocolVersion: 2,
+        operation: { type: '118', action: 'start', datetime: iso(T0 + 1000) },
+      }),
+    ).to.equal('scheduled');
     clock.advance(1000);
     await new Promise((r) => setTimeout(r, 0));
     expect(exits).to.deep.equal([RESTART_EXIT_CODE]);
@@ -147,7 +162,9 @@ describe('node upgrades wiring', () => {
     expect(new RestartLog(dir).lastEvent()?.event).to.equal(ActionEvent.STARTED);
     await next.caughtUp([]);
     expect(new RestartLog(dir).lastEvent()?.event).to.equal(ActionEvent.SUCCEEDED);
-    expect(next.poolRestart({ identifier: 'V4SGRU86Z58d6TV7PBUe6f', reqId: 2, protocolVersion: 2, operation: { type: '118', action: 'start' } })).to.equal('restarting');
+    expect(next.poolRestart({ identifier: 'V4SGRU86Z58d6TV7PBUe6f', reqId: 2, protocolVersion: 2, operation: { type: '118', action: 'start' } })).to.equal(
+      'restarting',
+    );
     clock.advance(600);
     await new Promise((r) => setTimeout(r, 0));
     expect(exits).to.deep.equal([RESTART_EXIT_CODE, RESTART_EXIT_CODE]);

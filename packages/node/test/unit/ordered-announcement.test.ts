@@ -55,7 +55,13 @@ async function batchOf(before: number, count: number, pad = 0): Promise<BatchCom
 const sender = (maxMessageLength = 128 * 1024) => ({ poolId: POOL_ID, name: 'Node1', signer, maxMessageLength });
 
 describe('ordered-batch announcement', () => {
-  for (const [before, count] of [[0, 1], [5, 3], [7, 1], [8, 8], [13, 22]] as const) {
+  for (const [before, count] of [
+    [0, 1],
+    [5, 3],
+    [7, 1],
+    [8, 8],
+    [13, 22],
+  ] as const) {
     it(`carries txns ${before + 1}..${before + count} in order, bound to the txn root, signed by the sender`, async () => {
       const msg = await batchOf(before, count);
       const a = decodeAnnouncement(encodeAnnouncement(msg, sender()));
@@ -73,12 +79,22 @@ describe('ordered-batch announcement', () => {
     const a = decodeAnnouncement(encodeAnnouncement(msg, sender()));
     const tampered = structuredClone(a.msg);
     (tampered.txns![1]!.txn as { data: { dest: string } }).data.dest = 'Forged';
-    expect(() => verifyTxnsAgainstRoot(tampered)).to.throw(AnnouncementError).with.property('problem', 'txns-mismatch');
-    expect(() => verifyTxnsAgainstRoot({ ...a.msg, txnFrontier: a.msg.txnFrontier!.slice(1) })).to.throw(AnnouncementError).with.property('problem', 'txns-mismatch');
-    expect(() => verifySender(POOL_ID, { ...a, msg: tampered }, signer.fullVerkey)).to.throw(AnnouncementError).with.property('problem', 'bad-signature');
-    expect(() => verifySender('OtherPool', a, signer.fullVerkey)).to.throw(AnnouncementError).with.property('problem', 'bad-signature');
+    expect(() => verifyTxnsAgainstRoot(tampered))
+      .to.throw(AnnouncementError)
+      .with.property('problem', 'txns-mismatch');
+    expect(() => verifyTxnsAgainstRoot({ ...a.msg, txnFrontier: a.msg.txnFrontier!.slice(1) }))
+      .to.throw(AnnouncementError)
+      .with.property('problem', 'txns-mismatch');
+    expect(() => verifySender(POOL_ID, { ...a, msg: tampered }, signer.fullVerkey))
+      .to.throw(AnnouncementError)
+      .with.property('problem', 'bad-signature');
+    expect(() => verifySender('OtherPool', a, signer.fullVerkey))
+      .to.throw(AnnouncementError)
+      .with.property('problem', 'bad-signature');
     const other = Ed25519Signer.fromSeed('000000000000000000000000000Node2');
-    expect(() => verifySender(POOL_ID, a, other.fullVerkey)).to.throw(AnnouncementError).with.property('problem', 'bad-signature');
+    expect(() => verifySender(POOL_ID, a, other.fullVerkey))
+      .to.throw(AnnouncementError)
+      .with.property('problem', 'bad-signature');
   });
 
   it('leaves the txns out (and says so) when the message would exceed the limit', async () => {
@@ -103,7 +119,13 @@ describe('ordered-batch announcement', () => {
     const eff = { kind: 'ordered', ledgerId: 1, ppSeqNo: 1, replies: [], multiSigs: [] } as unknown as OrderedEffect;
     // stores that cannot be read: an announcement that is built fails (and is logged)
     let audience = 0;
-    const a = new OrderedAnnouncer(sender(), {} as NodeStores, async (_t, d) => published.push(d), log, () => audience);
+    const a = new OrderedAnnouncer(
+      sender(),
+      {} as NodeStores,
+      async (_t, d) => published.push(d),
+      log,
+      () => audience,
+    );
     a.announce(eff);
     await a.idle();
     expect(failures).to.deep.equal([]);
@@ -115,8 +137,14 @@ describe('ordered-batch announcement', () => {
   });
 
   it('refuses malformed input with a typed problem', () => {
-    for (const bad of [Uint8Array.of(0xc1), encodeMsgpack([1, 2]), encodeMsgpack({ op: 'OBSERVED_DATA', msg_type: 'BATCH', sender: 'N', signature: 'x', msg: { ledgerId: 'one' } })]) {
-      expect(() => decodeAnnouncement(bad)).to.throw(AnnouncementError).with.property('problem', 'malformed');
+    for (const bad of [
+      Uint8Array.of(0xc1),
+      encodeMsgpack([1, 2]),
+      encodeMsgpack({ op: 'OBSERVED_DATA', msg_type: 'BATCH', sender: 'N', signature: 'x', msg: { ledgerId: 'one' } }),
+    ]) {
+      expect(() => decodeAnnouncement(bad))
+        .to.throw(AnnouncementError)
+        .with.property('problem', 'malformed');
     }
   });
 });

@@ -23,7 +23,12 @@ const trustee = Ed25519Signer.fromSeed(TRUSTEE_SEED);
 
 function nym(reqId: number, seed: string): Record<string, unknown> {
   const target = Ed25519Signer.fromSeed(seed);
-  const req: Record<string, unknown> = { identifier: trustee.did, reqId, protocolVersion: 2, operation: { type: '1', dest: target.did, verkey: target.verkey } };
+  const req: Record<string, unknown> = {
+    identifier: trustee.did,
+    reqId,
+    protocolVersion: 2,
+    operation: { type: '1', dest: target.did, verkey: target.verkey },
+  };
   req.signature = trustee.signBase58(signatureInput(req));
   return req;
 }
@@ -86,7 +91,9 @@ describe('an ordered batch whose write has not landed (#16)', function () {
       release();
       await until(() => pushes.length === 3, 'the REPLYs after the writes');
       expect(pushes.map((p) => p.op)).to.deep.equal(['REPLY', 'REPLY', 'REPLY']);
-      expect(pushes.map((p) => ((p.result as Record<string, unknown>).txnMetadata as Record<string, unknown>).seqNo)).to.deep.equal([...pushes.map((p) => ((p.result as Record<string, unknown>).txnMetadata as Record<string, unknown>).seqNo)].sort((a, b) => Number(a) - Number(b)));
+      expect(pushes.map((p) => ((p.result as Record<string, unknown>).txnMetadata as Record<string, unknown>).seqNo)).to.deep.equal(
+        [...pushes.map((p) => ((p.result as Record<string, unknown>).txnMetadata as Record<string, unknown>).seqNo)].sort((a, b) => Number(a) - Number(b)),
+      );
     } finally {
       release();
       await client?.close();

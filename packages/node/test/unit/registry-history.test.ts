@@ -24,7 +24,16 @@ function order(fx: Fixture, ledgerId: number, view: number, requests: Record<str
   ppSeqNo++;
   const ppTime = 1_700_000_000 + ppSeqNo;
   const digests = requests.map((_, i) => `${ppSeqNo}-${i}`.padStart(64, '0'));
-  const applied = fx.executor.applyBatch({ ledgerId, requests, digests, ppTime, ppSeqNo, originalViewNo: view, primaries: ['Node1'], digest: batchDigest(view, ppTime, digests, ledgerId) });
+  const applied = fx.executor.applyBatch({
+    ledgerId,
+    requests,
+    digests,
+    ppTime,
+    ppSeqNo,
+    originalViewNo: view,
+    primaries: ['Node1'],
+    digest: batchDigest(view, ppTime, digests, ledgerId),
+  });
   expect(applied.discarded, applied.rejectReasons.join('; ')).to.deep.equal([]);
   return fx.executor.commitBatch([]);
 }
@@ -65,7 +74,16 @@ describe('registry history of the consensus executor', () => {
     expect(ex.registryAt(demotedRoot)).to.deep.equal(GENESIS);
     expect(ex.registryAt(b58encode(new Uint8Array(32).fill(9)))).to.equal(undefined);
     // an applied, uncommitted promotion: R of the head
-    ex.applyBatch({ ledgerId: 0, requests: [node5Txn({ services: ['VALIDATOR'] })], digests: ['f'.repeat(64)], ppTime: 1_800_000_000, ppSeqNo: 99, originalViewNo: 0, primaries: ['Node1'], digest: 'e'.repeat(64) });
+    ex.applyBatch({
+      ledgerId: 0,
+      requests: [node5Txn({ services: ['VALIDATOR'] })],
+      digests: ['f'.repeat(64)],
+      ppTime: 1_800_000_000,
+      ppSeqNo: 99,
+      originalViewNo: 0,
+      primaries: ['Node1'],
+      digest: 'e'.repeat(64),
+    });
     expect(ex.registryAt(ex.uncommittedPoolStateRoot())).to.deep.equal(WITH5);
     ex.revertLastBatch();
     await ex.flush();
@@ -79,7 +97,9 @@ describe('registry history of the consensus executor', () => {
     const rotated = order(fx, 0, 0, [node5Txn({ blskey: b58encode(bls5b.publicKey), blskey_pop: b58encode(bls5b.proofOfPossession()) })]);
     expect(rotated.changedNodes).to.deep.equal(['Node5']);
     expect(order(fx, 0, 0, [node5Txn({ services: [] })]).changedNodes).to.equal(undefined);
-    expect(order(fx, 0, 0, [node5Txn({ node_ip: '10.0.0.5', node_port: 9721, client_ip: '10.0.0.5', client_port: 9722 })]).changedNodes).to.deep.equal(['Node5']);
+    expect(order(fx, 0, 0, [node5Txn({ node_ip: '10.0.0.5', node_port: 9721, client_ip: '10.0.0.5', client_port: 9722 })]).changedNodes).to.deep.equal([
+      'Node5',
+    ]);
     await fx.executor.flush();
     await fx.stores.kv.close();
   });
@@ -103,7 +123,10 @@ describe('registry history of the consensus executor', () => {
     // a new executor over the same stores (a restart): the same answers from the ledgers alone
     const registry = new PoolRegistry();
     for (let s = 1; s <= fx.stores.ledgers[0].size; s++) registry.apply(fx.stores.ledgers[0].getSync(s));
-    const restarted = new ConsensusExecutor({ durable: false }, { stores: fx.stores, executor: fx.reqExecutor, registry, audit: await AuditTrail.load(fx.stores.ledgers[3]) });
+    const restarted = new ConsensusExecutor(
+      { durable: false },
+      { stores: fx.stores, executor: fx.reqExecutor, registry, audit: await AuditTrail.load(fx.stores.ledgers[3]) },
+    );
     expect(restarted.viewStartRegistries(4)).to.deep.equal(expected);
     expect(restarted.registryAt(restarted.uncommittedPoolStateRoot())).to.deep.equal(WITH5);
     await fx.stores.kv.close();

@@ -16,7 +16,11 @@ function input(requests: Record<string, unknown>[], ppSeqNo: number) {
 
 function multiSig(stateRoot: string): MultiSignature {
   const r = b58encode(new Uint8Array(32).fill(3));
-  return { signature: b58encode(new Uint8Array(96).fill(8)), participants: ['Node1', 'Node2', 'Node3'], value: { ledger_id: 1, pool_state_root_hash: r, state_root_hash: stateRoot, timestamp: 1_700_000_001, txn_root_hash: r } };
+  return {
+    signature: b58encode(new Uint8Array(96).fill(8)),
+    participants: ['Node1', 'Node2', 'Node3'],
+    value: { ledger_id: 1, pool_state_root_hash: r, state_root_hash: stateRoot, timestamp: 1_700_000_001, txn_root_hash: r },
+  };
 }
 
 const getNym = (did: string, reqId: number) => ({ identifier: trustee.did, reqId, protocolVersion: 2, operation: { type: '105', dest: did } });

@@ -32,6 +32,9 @@ describe('sim: crash at the instant a flush resolves (flushCrash)', function () 
       proto.flush = flush;
     }
     expect(r.ok).to.equal(false);
-    expect(r.violations.some((v) => /^durability: .* restarted with \d+ audit txns but had answered clients for batch \d+/.test(v))).to.equal(true, r.violations.join('\n'));
+    expect(r.violations.some((v) => /^durability: .* restarted with \d+ audit txns but had answered clients for batch \d+/.test(v))).to.equal(
+      true,
+      r.violations.join('\n'),
+    );
   });
 });

@@ -9,7 +9,13 @@ import { SimReplica, SimWorkload, realSimulation, simDomainGenesis, simPoolGenes
 const GENESIS = ['Node1', 'Node2', 'Node3', 'Node4'];
 
 function shared() {
-  return { verifier: new SignatureVerifier(), checks: new WeakMap(), generations: new Map<string, number>(), poolGenesis: simPoolGenesis(GENESIS), domainGenesis: simDomainGenesis(5) };
+  return {
+    verifier: new SignatureVerifier(),
+    checks: new WeakMap(),
+    generations: new Map<string, number>(),
+    poolGenesis: simPoolGenesis(GENESIS),
+    domainGenesis: simDomainGenesis(5),
+  };
 }
 
 function input(requests: Record<string, unknown>[], ppSeqNo: number) {

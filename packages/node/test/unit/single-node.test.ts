@@ -26,7 +26,12 @@ const trustee = Ed25519Signer.fromSeed(TRUSTEE_SEED);
 
 function nym(reqId: number, seed: string): Record<string, unknown> {
   const target = Ed25519Signer.fromSeed(seed);
-  const req: Record<string, unknown> = { identifier: trustee.did, reqId, protocolVersion: 2, operation: { type: '1', dest: target.did, verkey: target.verkey } };
+  const req: Record<string, unknown> = {
+    identifier: trustee.did,
+    reqId,
+    protocolVersion: 2,
+    operation: { type: '1', dest: target.did, verkey: target.verkey },
+  };
   req.signature = trustee.signBase58(signatureInput(req));
   return req;
 }
@@ -104,7 +109,10 @@ describe('QuireNode: a pool of one validator', function () {
 
   it('stops itself and reports WRITE_FAILED_EXIT_CODE when an ordered batch cannot be written', async () => {
     const fatal: number[] = [];
-    const node = await QuireNode.create({ dataDir: dir, config, inMemory: true }, { logger: createLogger({ level: 'silent' }), keys, onFatal: (c) => fatal.push(c) });
+    const node = await QuireNode.create(
+      { dataDir: dir, config, inMemory: true },
+      { logger: createLogger({ level: 'silent' }), keys, onFatal: (c) => fatal.push(c) },
+    );
     let client: ClientConnector | undefined;
     try {
       client = await ClientConnector.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 10_000 });

@@ -110,7 +110,12 @@ describe('QuireNode restarts over its LevelDB: the state checked against the aud
     const client = await ClientConnector.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 10_000 });
     const pushed = new Promise<void>((res) => client.on('push', () => res()));
     const target = Ed25519Signer.fromSeed('00000000000000000000000000User77');
-    const req: Record<string, unknown> = { identifier: author.did, reqId: 77, protocolVersion: 2, operation: { type: '1', dest: target.did, verkey: target.verkey } };
+    const req: Record<string, unknown> = {
+      identifier: author.did,
+      reqId: 77,
+      protocolVersion: 2,
+      operation: { type: '1', dest: target.did, verkey: target.verkey },
+    };
     req.signature = author.signBase58(signatureInput(req));
     await client.request(new TextEncoder().encode(JSON.stringify(req)));
     await pushed;

@@ -28,7 +28,11 @@ describe('sim: TearableKvStore, crash at flush', () => {
     const kv = await store();
     kv.armCrashAtFlush();
     let told: unknown = 'not yet';
-    const inFlight = kv.batch().put('b', k('a'), k('1')).afterWrite((e) => (told = e)).write();
+    const inFlight = kv
+      .batch()
+      .put('b', k('a'), k('1'))
+      .afterWrite((e) => (told = e))
+      .write();
     // a write started now lands a macrotask later, not within the microtasks that follow
     await Promise.resolve();
     expect(kv.getSync('b', k('a'))).to.equal(undefined);

@@ -45,7 +45,11 @@ describe('sim: TearableKvStore', () => {
     const kv = await store();
     kv.armTear(0);
     let told = false;
-    await kv.batch().put('b', k('a'), k('1')).afterWrite(() => (told = true)).write();
+    await kv
+      .batch()
+      .put('b', k('a'), k('1'))
+      .afterWrite(() => (told = true))
+      .write();
     expect(told).to.equal(true);
     expect(kv.torn).to.equal(true);
     expect(kv.getSync('b', k('a'))).to.equal(undefined);

@@ -32,9 +32,15 @@ describe('upgrade: NODE_UPGRADE request (requests.md 5.3, formats.md 4.5)', () =
   });
 
   it('refuses a bad action or version with a stable code', () => {
-    expect(() => buildNodeUpgradeRequest(node1, { action: 'done' as never, version: '1.0' }, 1)).to.throw().with.property('code', UpgradeErrorCode.NODE_UPGRADE_ACTION_INVALID);
-    expect(() => buildNodeUpgradeRequest(node1, { action: 'fail', version: '1.0 beta' }, 1)).to.throw().with.property('code', UpgradeErrorCode.VERSION_INVALID);
-    expect(() => buildNodeUpgradeRequest(node1, { action: 'fail', version: 'x'.repeat(129) }, 1)).to.throw().with.property('code', UpgradeErrorCode.VERSION_INVALID);
+    expect(() => buildNodeUpgradeRequest(node1, { action: 'done' as never, version: '1.0' }, 1))
+      .to.throw()
+      .with.property('code', UpgradeErrorCode.NODE_UPGRADE_ACTION_INVALID);
+    expect(() => buildNodeUpgradeRequest(node1, { action: 'fail', version: '1.0 beta' }, 1))
+      .to.throw()
+      .with.property('code', UpgradeErrorCode.VERSION_INVALID);
+    expect(() => buildNodeUpgradeRequest(node1, { action: 'fail', version: 'x'.repeat(129) }, 1))
+      .to.throw()
+      .with.property('code', UpgradeErrorCode.VERSION_INVALID);
   });
 
   it('the submitter hands signed requests with increasing reqIds to the node', async () => {

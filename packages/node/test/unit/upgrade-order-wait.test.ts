@@ -14,7 +14,14 @@ import { nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
 import { createLogger } from '../../src/logger.js';
 import { NodeUpgrades } from '../../src/node-upgrades.js';
-import { ActionEvent, DEFAULT_IN_PROGRESS_ORDER_TIMEOUT_MS, ManualClock, RESTART_EXIT_CODE, UpgradeLog, buildNodeUpgradeRequest } from '../../src/upgrade/index.js';
+import {
+  ActionEvent,
+  DEFAULT_IN_PROGRESS_ORDER_TIMEOUT_MS,
+  ManualClock,
+  RESTART_EXIT_CODE,
+  UpgradeLog,
+  buildNodeUpgradeRequest,
+} from '../../src/upgrade/index.js';
 
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
 const WAIT = 120_000;
@@ -29,7 +36,16 @@ function upgradeTxn(seqNo: number, version: string, whenMs: number, timeout = 10
     txn: {
       type: TxnType.POOL_UPGRADE,
       protocolVersion: 2,
-      data: { name: `up-${version}`, version, action: 'start', sha256: 'a'.repeat(64), schedule: { [keys.dest]: iso(whenMs) }, force: false, reinstall: false, timeout },
+      data: {
+        name: `up-${version}`,
+        version,
+        action: 'start',
+        sha256: 'a'.repeat(64),
+        schedule: { [keys.dest]: iso(whenMs) },
+        force: false,
+        reinstall: false,
+        timeout,
+      },
       metadata: { from: 'V4SGRU86Z58d6TV7PBUe6f', reqId: 1_700_000_000_000 + seqNo },
     },
     txnMetadata: { seqNo, txnTime: Math.floor(T0 / 1000) },
@@ -72,7 +88,14 @@ describe('upgrade: the action waits for the node’s own in_progress to be order
       },
     });
     return new NodeUpgrades(
-      { nodeName: 'Node1', nodeDest: keys.dest, dataDir: dir, packageVersion: '1.0.0', upgrade: { actionCommand: null, timeoutSec: 60 }, ...(wait !== undefined ? { inProgressOrderTimeoutMs: wait } : {}) },
+      {
+        nodeName: 'Node1',
+        nodeDest: keys.dest,
+        dataDir: dir,
+        packageVersion: '1.0.0',
+        upgrade: { actionCommand: null, timeoutSec: 60 },
+        ...(wait !== undefined ? { inProgressOrderTimeoutMs: wait } : {}),
+      },
       {
         logger: createLogger({ level: 'debug', name: 'Node1', destination }),
         signer: keys.signer,

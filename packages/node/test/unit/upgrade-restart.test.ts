@@ -97,7 +97,9 @@ describe('upgrade: POOL_RESTART scheduling (requests.md 6.3, 8.1)', () => {
   });
 
   it('refuses an unreadable datetime with DATETIME_INVALID', () => {
-    expect(() => restarter.onPoolRestart(restart('start', '2030-06-01 09:00'))).to.throw().with.property('code', UpgradeErrorCode.DATETIME_INVALID);
+    expect(() => restarter.onPoolRestart(restart('start', '2030-06-01 09:00')))
+      .to.throw()
+      .with.property('code', UpgradeErrorCode.DATETIME_INVALID);
     expect(events(restarter)).to.deep.equal([]);
   });
 });

@@ -4,13 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { TxnType } from '@quire/common';
 import type { Txn } from '@quire/common';
-import {
-  ManualClock,
-  RESTART_EXIT_CODE,
-  UpgradeErrorCode,
-  Upgrader,
-  readInstalledVersion,
-} from '../../src/upgrade/index.js';
+import { ManualClock, RESTART_EXIT_CODE, UpgradeErrorCode, Upgrader, readInstalledVersion } from '../../src/upgrade/index.js';
 import type { NodeUpgradeData, UpgradeLogger, UpgraderOptions } from '../../src/upgrade/index.js';
 
 const NODES = [
@@ -99,7 +93,12 @@ describe('upgrade: POOL_UPGRADE scheduling (requests.md 6.2)', function () {
     const txn = upgradeTxn(7, { schedule: scheduleOf(T0 + 10 * MIN, spacing) });
     for (const n of nodes) await n.upgrader.onConfigTxnCommitted(txn);
     for (const n of nodes) expect(events(n)).to.deep.equal(['scheduled']);
-    expect(nodes[2]!.upgrader.scheduledUpgrade).to.deep.include({ whenMs: T0 + 20 * MIN, version: '2.0.0', upgradeId: `${1_700_000_000_000_007}7`, pkgName: 'quire-node' });
+    expect(nodes[2]!.upgrader.scheduledUpgrade).to.deep.include({
+      whenMs: T0 + 20 * MIN,
+      version: '2.0.0',
+      upgradeId: `${1_700_000_000_000_007}7`,
+      pkgName: 'quire-node',
+    });
 
     const startedAt: number[] = [];
     for (let k = 0; k < NODES.length; k++) {
@@ -191,7 +190,16 @@ describe('upgrade: POOL_UPGRADE scheduling (requests.md 6.2)', function () {
   it('a forced upgrade runs at receipt (upgrade_id = reqId) and is not run again when its txn is replayed', async () => {
     const h = make(0);
     const reqId = 1_800_000_000_000_000;
-    const operation = { type: TxnType.POOL_UPGRADE, name: 'hotfix', version: '2.0.1', action: 'start', sha256: 'b'.repeat(64), force: true, reinstall: false, schedule: scheduleOf(T0 - MIN, 0) };
+    const operation = {
+      type: TxnType.POOL_UPGRADE,
+      name: 'hotfix',
+      version: '2.0.1',
+      action: 'start',
+      sha256: 'b'.repeat(64),
+      force: true,
+      reinstall: false,
+      schedule: scheduleOf(T0 - MIN, 0),
+    };
     await h.upgrader.onForcedPoolUpgrade({ identifier: 'V4SGRU86Z58d6TV7PBUe6f', reqId, protocolVersion: 2, operation });
     expect(h.upgrader.scheduledUpgrade!.upgradeId).to.equal(String(reqId));
     clock.advance(0); // the time is already past: it starts at once
@@ -212,10 +220,13 @@ describe('upgrade: POOL_UPGRADE scheduling (requests.md 6.2)', function () {
     clock.advance(MIN);
     await h.upgrader.idle();
     expect(events(h)).to.deep.equal(['scheduled', 'started', 'failed']);
-    expect(h.submitted).to.deep.equal([{ action: 'in_progress', version: '2.0.0' }, { action: 'fail', version: '2.0.0' }]);
+    expect(h.submitted).to.deep.equal([
+      { action: 'in_progress', version: '2.0.0' },
+      { action: 'fail', version: '2.0.0' },
+    ]);
     expect(h.exits).to.deep.equal([]);
     expect(errors[0]).to.deep.include({ code: UpgradeErrorCode.ACTION_FAILED });
-    expect((errors[0]!.data as { exitCode: number; output: string })).to.deep.include({ exitCode: 3, output: 'disk full' });
+    expect(errors[0]!.data as { exitCode: number; output: string }).to.deep.include({ exitCode: 3, output: 'disk full' });
     // the failed upgrade is not started again by a replay
     await h.upgrader.replay([upgradeTxn(3, { schedule: scheduleOf(T0 + MIN, 5 * MIN) })]);
     expect(events(h)).to.have.length(3);
@@ -257,7 +268,9 @@ describe('upgrade: POOL_UPGRADE scheduling (requests.md 6.2)', function () {
   });
 
   it('a shell command line gets the version as an argument, not through the shell', async () => {
-    const h = make(0, { actionCommand: `"${process.execPath}" -e "require('fs').writeFileSync(process.env.QUIRE_DATA_DIR + '/installed_version', process.argv[1])"` });
+    const h = make(0, {
+      actionCommand: `"${process.execPath}" -e "require('fs').writeFileSync(process.env.QUIRE_DATA_DIR + '/installed_version', process.argv[1])"`,
+    });
     await h.upgrader.onConfigTxnCommitted(upgradeTxn(3, { version: '2.0.0-rc1!x', reinstall: true, schedule: scheduleOf(T0 + MIN, 5 * MIN) }));
     // not a node version: compared as text, still newer than 1.0.0
     clock.advance(MIN);

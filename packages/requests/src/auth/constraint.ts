@@ -69,7 +69,8 @@ export function parseConstraint(value: unknown, path = 'constraint', depth = 0):
   if (id === 'FORBIDDEN') return { constraint_id: 'FORBIDDEN' };
   if (id === 'AND' || id === 'OR') {
     for (const k of Object.keys(value)) {
-      if (k !== 'constraint_id' && k !== 'auth_constraints') throw new RequestError(RequestErrorCode.CONSTRAINT_UNEXPECTED_FIELD, { name: k, constraintId: id });
+      if (k !== 'constraint_id' && k !== 'auth_constraints')
+        throw new RequestError(RequestErrorCode.CONSTRAINT_UNEXPECTED_FIELD, { name: k, constraintId: id });
     }
     const list = value.auth_constraints;
     if (!Array.isArray(list) || list.length === 0) throw new RequestError(RequestErrorCode.CONSTRAINT_LIST_EMPTY);
@@ -79,17 +80,20 @@ export function parseConstraint(value: unknown, path = 'constraint', depth = 0):
   const missing = ['role', 'sig_count'].filter((k) => !Object.hasOwn(value, k));
   if (missing.length > 0) throw new RequestError(RequestErrorCode.FIELD_MISSING, { validator: VALIDATOR, fields: missing.map((m) => `${path}.${m}`) });
   const role = value.role;
-  if (role !== null && typeof role !== 'string') fail(RequestErrorCode.FIELD_TYPE, { validator: VALIDATOR, field: `${path}.role` }, role, { expected: 'str', got: pyType(role) });
+  if (role !== null && typeof role !== 'string')
+    fail(RequestErrorCode.FIELD_TYPE, { validator: VALIDATOR, field: `${path}.role` }, role, { expected: 'str', got: pyType(role) });
   const sig = value.sig_count;
   if (!isInteger(sig)) fail(RequestErrorCode.FIELD_TYPE, { validator: VALIDATOR, field: `${path}.sig_count` }, sig, { expected: 'int', got: pyType(sig) });
   if (sig < 0) fail(RequestErrorCode.FIELD_TOO_SMALL, { validator: VALIDATOR, field: `${path}.sig_count` }, sig, { min: 0 });
   if (sig > 1_000_000) fail(RequestErrorCode.FIELD_TOO_LARGE, { validator: VALIDATOR, field: `${path}.sig_count` }, sig, { max: 1_000_000 });
   for (const k of ['need_to_be_owner', 'off_ledger_signature'] as const) {
     const v = value[k];
-    if (Object.hasOwn(value, k) && typeof v !== 'boolean') fail(RequestErrorCode.FIELD_TYPE, { validator: VALIDATOR, field: `${path}.${k}` }, v, { expected: 'bool', got: pyType(v) });
+    if (Object.hasOwn(value, k) && typeof v !== 'boolean')
+      fail(RequestErrorCode.FIELD_TYPE, { validator: VALIDATOR, field: `${path}.${k}` }, v, { expected: 'bool', got: pyType(v) });
   }
   const metadata = value.metadata;
-  if (Object.hasOwn(value, 'metadata') && !isPlainObject(metadata)) fail(RequestErrorCode.FIELD_TYPE, { validator: VALIDATOR, field: `${path}.metadata` }, metadata, { expected: 'dict', got: pyType(metadata) });
+  if (Object.hasOwn(value, 'metadata') && !isPlainObject(metadata))
+    fail(RequestErrorCode.FIELD_TYPE, { validator: VALIDATOR, field: `${path}.metadata` }, metadata, { expected: 'dict', got: pyType(metadata) });
   if (!ACCEPTED_ROLES.has(role as string | null)) throw new RequestError(RequestErrorCode.CONSTRAINT_ROLE, { role });
   if (value.off_ledger_signature === true && role !== '*') throw new RequestError(RequestErrorCode.CONSTRAINT_OFF_LEDGER_ROLE, { role });
   const out: RoleConstraint = {
@@ -121,7 +125,8 @@ function roleText(c: RoleConstraint): string {
   const n = c.sig_count;
   let text: string;
   if (n === 0) text = '';
-  else if (c.off_ledger_signature) text = n > 1 ? `${n} signatures of any role (off-ledger included) are required` : '1 signature of any role (off-ledger included) is required';
+  else if (c.off_ledger_signature)
+    text = n > 1 ? `${n} signatures of any role (off-ledger included) are required` : '1 signature of any role (off-ledger included) is required';
   else if (c.role === '*') {
     if (n === 1) text = c.need_to_be_owner ? '1 signature of any role is required and needs to be owner' : '1 signature of any role is required ALL';
     else text = c.need_to_be_owner ? `${n} signatures of any role are required and needs to be owner` : `${n} signatures of any role are required`;
@@ -131,7 +136,8 @@ function roleText(c: RoleConstraint): string {
     else text = c.need_to_be_owner ? `${n} ${r} signatures are required and needs to be owner` : `${n} ${r} signatures are required`;
   }
   const meta = Object.entries(c.metadata ?? {});
-  if (text !== '' && meta.length > 0) text += ` with additional metadata ${meta.map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))}`).join(' ')}`;
+  if (text !== '' && meta.length > 0)
+    text += ` with additional metadata ${meta.map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))}`).join(' ')}`;
   return text;
 }
 

@@ -69,7 +69,8 @@ export class SignatureVerifier {
     const nym = idr.getNym(did);
     let verkey: string | null | undefined;
     if (nym !== undefined) verkey = nym.verkey;
-    else if (req.type === NODE_UPGRADE && pool?.get(did) !== undefined) verkey = null; // the node id is its key
+    else if (req.type === NODE_UPGRADE && pool?.get(did) !== undefined)
+      verkey = null; // the node id is its key
     else if (req.type === NYM && did === req.identifier && req.operation.dest === did) {
       // self-creation: the key is the request's own verkey, or, without one, the DID itself when it
       // is a 32-byte cryptonym (formats.md 2.1); a 16-byte DID without a verkey has no key

@@ -15,7 +15,17 @@ import { AuthorizationEngine } from '../auth/engine.js';
 import { StateIdrCache } from '../auth/idr-cache.js';
 import { SignatureVerifier, type SignatureVerifierOptions } from '../auth/signatures.js';
 import { ErrorKind, RequestError, RequestErrorCode, toRequestError } from '../errors.js';
-import type { AttributeAccess, HandlerContext, LedgerIdValue, LedgerSnapshot, ParsedRequest, SoftwareInfo, StateLedgerId, Txn, WriteHandler } from '../handler.js';
+import type {
+  AttributeAccess,
+  HandlerContext,
+  LedgerIdValue,
+  LedgerSnapshot,
+  ParsedRequest,
+  SoftwareInfo,
+  StateLedgerId,
+  Txn,
+  WriteHandler,
+} from '../handler.js';
 import { parseRequest } from '../pipeline/parse.js';
 import { HandlerRegistry, createDefaultRegistry } from '../registry.js';
 import { checkTaaAcceptance } from '../taa/acceptance.js';
@@ -53,7 +63,16 @@ export interface RequestIdentity {
 
 export type RequestResult =
   | ({ index: number; valid: true; seqNo: number; txn: Txn; digest: string; payloadDigest: string } & RequestIdentity)
-  | ({ index: number; valid: false; code: RequestErrorCode; reason: string; replyCode: number | null; kind: ErrorKind; error: RequestError; digest: string | null } & RequestIdentity);
+  | ({
+      index: number;
+      valid: false;
+      code: RequestErrorCode;
+      reason: string;
+      replyCode: number | null;
+      kind: ErrorKind;
+      error: RequestError;
+      digest: string | null;
+    } & RequestIdentity);
 
 export interface BatchResult {
   batchId: number;
@@ -258,7 +277,8 @@ export class RequestExecutor {
           const at = (e as { data?: { index?: unknown } }).data?.index;
           const valid = results.filter((r) => r.valid);
           const culprit = typeof at === 'number' ? valid[at] : undefined;
-          for (const r of culprit === undefined ? valid : [culprit]) refused.set(r.index, { error, digest: r.digest, identifier: r.identifier, reqId: r.reqId });
+          for (const r of culprit === undefined ? valid : [culprit])
+            refused.set(r.index, { error, digest: r.digest, identifier: r.identifier, reqId: r.reqId });
           continue;
         }
         this.nextBatchId++;
@@ -435,7 +455,8 @@ export class RequestExecutor {
    */
   catchupTxns(ledgerId: number, from: number, to: number): Txn[] {
     if (!isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
-    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new RequestError(RequestErrorCode.INTERNAL, { problem: `invalid range ${String(from)}..${String(to)}` });
+    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to))
+      throw new RequestError(RequestErrorCode.INTERNAL, { problem: `invalid range ${String(from)}..${String(to)}` });
     const ledger = this.stores.ledgers[ledgerId];
     const attributes = this.stores.attributes;
     const original = (hash: string): string | undefined => attributes.getSync(hash);
@@ -523,7 +544,18 @@ export class RequestExecutor {
 }
 
 function invalidResult(index: number, error: RequestError, digest: string | null, who: RequestIdentity): RequestResult {
-  return { index, valid: false, code: error.code, reason: error.reason, replyCode: error.replyCode, kind: error.kind, error, digest, identifier: who.identifier, reqId: who.reqId };
+  return {
+    index,
+    valid: false,
+    code: error.code,
+    reason: error.reason,
+    replyCode: error.replyCode,
+    kind: error.kind,
+    error,
+    digest,
+    identifier: who.identifier,
+    reqId: who.reqId,
+  };
 }
 
 function batchAttribute(applied: readonly AppliedBatch[], current: AppliedBatch, hash: string): string | undefined {

@@ -125,7 +125,13 @@ export async function rebuildStateFromLedger(host: ReplayHost, ledgerId: StateLe
 }
 
 /** Caught-up txns appended, applied and committed into `writeBatch` (see RequestExecutor.appendCaughtUp). */
-export function appendCaughtUpTxns(host: ReplayHost, ledgerId: StateLedgerId, txns: readonly unknown[], writeBatch: WriteBatch, accept: (txnRoot: Uint8Array, size: number) => boolean): CaughtUpTxns {
+export function appendCaughtUpTxns(
+  host: ReplayHost,
+  ledgerId: StateLedgerId,
+  txns: readonly unknown[],
+  writeBatch: WriteBatch,
+  accept: (txnRoot: Uint8Array, size: number) => boolean,
+): CaughtUpTxns {
   const refuse = (problem: string): RequestError => new RequestError(RequestErrorCode.CATCHUP_TXNS_REFUSED, { ledgerId, problem });
   const { ledgers, states, timestamps, seqNoIndex } = host.stores;
   const ledger = ledgers[ledgerId];

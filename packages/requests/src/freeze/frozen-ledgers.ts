@@ -31,5 +31,8 @@ export function readFrozenLedgers(get: (key: string) => Uint8Array | undefined):
 
 /** True when the uncommitted config state names `ledgerId` as frozen. */
 export function isLedgerFrozen(config: StateAccess, ledgerId: number): boolean {
-  return Object.hasOwn(readFrozenLedgers((k) => config.get(k)), String(ledgerId));
+  return Object.hasOwn(
+    readFrozenLedgers((k) => config.get(k)),
+    String(ledgerId),
+  );
 }

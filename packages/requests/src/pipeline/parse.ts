@@ -22,9 +22,17 @@ const envelopeSchema = objectSchema(VALIDATOR, {
   identifier: optional(did),
   reqId: integer({ min: 0, max: Limits.REQ_ID_MAX }),
   operation: (v, at) => {
-    if (!isPlainObject(v)) throw new RequestError(RequestErrorCode.FIELD_TYPE, { validator: at.validator, field: at.field, value: v, expected: 'dict', got: pyType(v) });
+    if (!isPlainObject(v))
+      throw new RequestError(RequestErrorCode.FIELD_TYPE, { validator: at.validator, field: at.field, value: v, expected: 'dict', got: pyType(v) });
     if (!Object.hasOwn(v, 'type')) throw new RequestError(RequestErrorCode.FIELD_MISSING, { validator: at.validator, fields: ['operation.type'] });
-    if (typeof v.type !== 'string') throw new RequestError(RequestErrorCode.FIELD_TYPE, { validator: at.validator, field: 'operation.type', value: v.type, expected: 'str', got: pyType(v.type) });
+    if (typeof v.type !== 'string')
+      throw new RequestError(RequestErrorCode.FIELD_TYPE, {
+        validator: at.validator,
+        field: 'operation.type',
+        value: v.type,
+        expected: 'str',
+        got: pyType(v.type),
+      });
   },
   signature: optional(signatureText),
   signatures: optional((v, at) => {
@@ -77,7 +85,8 @@ function parseObject(value: Record<string, unknown>): Parsed {
   if (pv === 1) throw new RequestError(RequestErrorCode.PROTOCOL_VERSION_OLD, { version: 1 });
   if (pv !== Limits.PROTOCOL_VERSION) throw new RequestError(RequestErrorCode.PROTOCOL_VERSION_UNKNOWN, { version: pv });
   // Indy treats reqId 0 (and null) as missing.
-  if (value.reqId === 0 || value.reqId === 0n || value.reqId === null) throw new RequestError(RequestErrorCode.FIELD_MISSING, { validator: VALIDATOR, fields: ['reqId'] });
+  if (value.reqId === 0 || value.reqId === 0n || value.reqId === null)
+    throw new RequestError(RequestErrorCode.FIELD_MISSING, { validator: VALIDATOR, fields: ['reqId'] });
   // null optional members count as absent
   const kept: Record<string, unknown> = {};
   for (const k of ['identifier', 'reqId', 'operation', 'protocolVersion', 'signature', 'signatures', 'endorser', 'taaAcceptance', 'digest'] as const) {
@@ -87,7 +96,8 @@ function parseObject(value: Record<string, unknown>): Parsed {
   const identifier = (kept.identifier as string | undefined) ?? null;
   const signatures = kept.signatures as Record<string, string> | undefined;
   const endorser = (kept.endorser as string | undefined) ?? null;
-  if (identifier !== null && signatures !== undefined && !Object.hasOwn(signatures, identifier)) throw new RequestError(RequestErrorCode.IDENTIFIER_NOT_IN_SIGNATURES);
+  if (identifier !== null && signatures !== undefined && !Object.hasOwn(signatures, identifier))
+    throw new RequestError(RequestErrorCode.IDENTIFIER_NOT_IN_SIGNATURES);
   if (endorser !== null) {
     if (identifier === null) throw new RequestError(RequestErrorCode.ENDORSED_WITHOUT_AUTHOR);
     if (signatures === undefined || !Object.hasOwn(signatures, endorser)) throw new RequestError(RequestErrorCode.ENDORSER_NOT_SIGNED);

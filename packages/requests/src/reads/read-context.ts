@@ -56,7 +56,8 @@ export class StoresReadContext implements ReadContext {
       get root() {
         return l.root;
       },
-      getTxn: (seqNo: number): Promise<Txn | undefined> => (Number.isSafeInteger(seqNo) && seqNo >= 1 && seqNo <= l.size ? l.get(seqNo) : Promise.resolve(undefined)),
+      getTxn: (seqNo: number): Promise<Txn | undefined> =>
+        Number.isSafeInteger(seqNo) && seqNo >= 1 && seqNo <= l.size ? l.get(seqNo) : Promise.resolve(undefined),
       inclusionProof: (seqNo: number, size?: number) => l.inclusionProof(seqNo, size),
     };
   }
@@ -84,7 +85,15 @@ export interface UnsignedReadReply {
 export async function answerRead(handler: ReadHandler, req: ParsedRequest, ctx: ReadContext): Promise<UnsignedReadReply> {
   const answer = await handler.read(req, ctx);
   if (answer.result !== undefined) return { result: answer.result };
-  const result: Record<string, unknown> = { ...req.operation, identifier: req.author, reqId: req.reqId, data: answer.data, seqNo: answer.seqNo, txnTime: answer.txnTime, ...answer.extra };
+  const result: Record<string, unknown> = {
+    ...req.operation,
+    identifier: req.author,
+    reqId: req.reqId,
+    data: answer.data,
+    seqNo: answer.seqNo,
+    txnTime: answer.txnTime,
+    ...answer.extra,
+  };
   const reply: UnsignedReadReply = { result };
   if (answer.proof !== undefined) {
     const { ledgerId, lookup } = answer.proof;

@@ -103,7 +103,8 @@ function attribTargetOfTxn(data: Record<string, unknown>, ctx: HandlerContext): 
     if (direct !== undefined) return { ...attribTargetOfRequest({ raw: value }), fromTxn: true };
     const original = ctx.attributes.get(value);
     const obj = original === undefined ? undefined : tryParseObject(original);
-    if (obj === undefined) throw new RequestError(RequestErrorCode.STATE_CORRUPT, { key: value, problem: 'attribute store has no raw attribute for this hash' });
+    if (obj === undefined)
+      throw new RequestError(RequestErrorCode.STATE_CORRUPT, { key: value, problem: 'attribute store has no raw attribute for this hash' });
     return { kind, name: receivedKeys(obj)[0]!, storedHash: value, original };
   }
   if (isSha256Hex(value)) {

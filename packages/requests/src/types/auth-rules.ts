@@ -15,11 +15,14 @@ const MAX_RULES = 1000;
 function parseRules(data: Record<string, unknown>): RuleEntry[] {
   if (!Object.hasOwn(data, 'rules')) throw new RequestError(RequestErrorCode.FIELD_MISSING, { validator: VALIDATOR, fields: ['rules'] });
   const rules = data.rules;
-  if (!Array.isArray(rules)) throw new RequestError(RequestErrorCode.FIELD_TYPE, { validator: VALIDATOR, field: 'rules', value: rules, expected: 'list', got: pyType(rules) });
+  if (!Array.isArray(rules))
+    throw new RequestError(RequestErrorCode.FIELD_TYPE, { validator: VALIDATOR, field: 'rules', value: rules, expected: 'list', got: pyType(rules) });
   if (rules.length === 0) throw new RequestError(RequestErrorCode.FIELD_EMPTY, { validator: VALIDATOR, field: 'rules', value: rules });
-  if (rules.length > MAX_RULES) throw new RequestError(RequestErrorCode.FIELD_TOO_LONG, { validator: VALIDATOR, field: 'rules', value: `${rules.length} rules`, max: MAX_RULES });
+  if (rules.length > MAX_RULES)
+    throw new RequestError(RequestErrorCode.FIELD_TOO_LONG, { validator: VALIDATOR, field: 'rules', value: `${rules.length} rules`, max: MAX_RULES });
   return rules.map((r, i) => {
-    if (!isPlainObject(r)) throw new RequestError(RequestErrorCode.FIELD_TYPE, { validator: VALIDATOR, field: `rules[${i}]`, value: r, expected: 'dict', got: pyType(r) });
+    if (!isPlainObject(r))
+      throw new RequestError(RequestErrorCode.FIELD_TYPE, { validator: VALIDATOR, field: `rules[${i}]`, value: r, expected: 'dict', got: pyType(r) });
     return parseRuleEntry(r, VALIDATOR, `rules[${i}]`);
   });
 }

@@ -110,7 +110,9 @@ export const getRevocRegDeltaHandler: ReadHandler = {
 
     if (toRoot === undefined || entryTo?.record === undefined || accumTo?.record === undefined) {
       const data = withFrom ? { stateProofFrom, value: { accum_to: null, accum_from: accumFromVal } } : null;
-      return entryTo ? { data, seqNo: null, txnTime: null, proof: { ledgerId: DOMAIN, lookup: entryTo.lookup }, ...from } : { data, seqNo: null, txnTime: null, ...from };
+      return entryTo
+        ? { data, seqNo: null, txnTime: null, proof: { ledgerId: DOMAIN, lookup: entryTo.lookup }, ...from }
+        : { data, seqNo: null, txnTime: null, ...from };
     }
 
     const def = recordAt(ctx, id, toRoot)?.val;

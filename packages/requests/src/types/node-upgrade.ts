@@ -39,7 +39,12 @@ export const nodeUpgradeHandler: WriteHandler = {
     const sig = b58decodeOrUndefined(request.operation.signature);
     const msg = new TextEncoder().encode(signingSerialization(request.operation.data));
     if (!key || key.length !== 32 || !sig || !ed25519Verify(key, msg, sig)) {
-      throw new RequestError(RequestErrorCode.INSUFFICIENT_SIGNATURES, { required: 1, valid: 0, invalid: 1, bad: [{ did: nodeId, signature: String(request.operation.signature) }] });
+      throw new RequestError(RequestErrorCode.INSUFFICIENT_SIGNATURES, {
+        required: 1,
+        valid: 0,
+        invalid: 1,
+        bad: [{ did: nodeId, signature: String(request.operation.signature) }],
+      });
     }
   },
 

@@ -38,7 +38,8 @@ const schema = objectSchema(VALIDATOR, {
 });
 
 type NodeRecord = Record<string, unknown>;
-const unauthorized = (code: RequestErrorCode, data: Record<string, unknown> = {}): RequestError => new RequestError(code, data, { kind: ErrorKind.UNAUTHORIZED });
+const unauthorized = (code: RequestErrorCode, data: Record<string, unknown> = {}): RequestError =>
+  new RequestError(code, data, { kind: ErrorKind.UNAUTHORIZED });
 
 function verifyPop(key: string, pop: string): boolean {
   const k = b58decodeOrUndefined(key);
@@ -103,7 +104,8 @@ function validateDynamic(request: ParsedRequest, ctx: HandlerContext): void {
   if (nodeHa !== undefined && nodeHa === ha(data, 'client_ip', 'client_port')) throw unauthorized(RequestErrorCode.NODE_SAME_HA);
   if (storedBytes === undefined) {
     if (CREATE_FIELDS.some((f) => data[f] === undefined)) throw unauthorized(RequestErrorCode.NODE_MISSING_FIELDS);
-    if (ctx.nodes.find('steward', request.author).some((d) => d !== dest)) throw unauthorized(RequestErrorCode.NODE_STEWARD_HAS_NODE, { author: request.author });
+    if (ctx.nodes.find('steward', request.author).some((d) => d !== dest))
+      throw unauthorized(RequestErrorCode.NODE_STEWARD_HAS_NODE, { author: request.author });
     checkUnique(data, dest, ctx);
     ctx.auth.authorize(request, { kind: 'ADD', field: 'services', newValue: data.services ?? ['VALIDATOR'], isOwner: true });
     return;
@@ -141,7 +143,10 @@ export const nodeHandler: WriteHandler = {
     const data = op.data as NodeRecord;
     const present = ADDRESS_FIELDS.filter((f) => data[f] !== undefined);
     if (present.length > 0 && present.length < ADDRESS_FIELDS.length) {
-      throw new RequestError(RequestErrorCode.FIELD_MISSING, { validator: 'ClientNodeOperationData', fields: ADDRESS_FIELDS.filter((f) => data[f] === undefined).map((f) => `data.${f}`) });
+      throw new RequestError(RequestErrorCode.FIELD_MISSING, {
+        validator: 'ClientNodeOperationData',
+        fields: ADDRESS_FIELDS.filter((f) => data[f] === undefined).map((f) => `data.${f}`),
+      });
     }
     const key = data.blskey as string | undefined;
     const pop = data.blskey_pop as string | undefined;

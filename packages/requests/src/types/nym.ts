@@ -15,7 +15,21 @@
 import { checkNymDidBinding, checkNymVersionValue, LedgerId, parseJson, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { HandlerContext, ParsedRequest, Txn, WriteHandler } from '../handler.js';
-import { type Check, did, fail, integer, isPlainObject, jsonObjectString, nullable, objectSchema, optional, required, role, str, verkey } from '../validation/index.js';
+import {
+  type Check,
+  did,
+  fail,
+  integer,
+  isPlainObject,
+  jsonObjectString,
+  nullable,
+  objectSchema,
+  optional,
+  required,
+  role,
+  str,
+  verkey,
+} from '../validation/index.js';
 import { Limits } from '../validation/limits.js';
 import { decodeNymRecord, encodeNymRecord, mergeNymRecord, nymKey, nymTxnId } from '../state-keys.js';
 

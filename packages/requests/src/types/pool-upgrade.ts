@@ -7,7 +7,22 @@
 import { canonicalJson, codePointCompare, LedgerId, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { HandlerContext, ParsedRequest, Txn, WriteHandler } from '../handler.js';
-import { Limits, bool, did, fail, integer, mapOf, nullable, objectSchema, oneOf, optional, parseDateTimeWithOffset, required, sha256Hex, str } from '../validation/index.js';
+import {
+  Limits,
+  bool,
+  did,
+  fail,
+  integer,
+  mapOf,
+  nullable,
+  objectSchema,
+  oneOf,
+  optional,
+  parseDateTimeWithOffset,
+  required,
+  sha256Hex,
+  str,
+} from '../validation/index.js';
 
 const VALIDATOR = 'ClientPoolUpgradeOperation';
 const VERSION_CHARS = /^[0-9a-zA-Z.\-+!]+$/;
@@ -33,7 +48,8 @@ export function parseSchedule(schedule: Record<string, unknown>): Map<string, nu
   const out = new Map<string, number>();
   for (const id of Object.keys(schedule).sort(codePointCompare)) {
     const t = parseDateTimeWithOffset(schedule[id] as string);
-    if (t === null) throw new RequestError(RequestErrorCode.UPGRADE_SCHEDULE_INVALID, { schedule, problem: `${String(schedule[id])} cannot be parsed to a time` });
+    if (t === null)
+      throw new RequestError(RequestErrorCode.UPGRADE_SCHEDULE_INVALID, { schedule, problem: `${String(schedule[id])} cannot be parsed to a time` });
     out.set(id, t);
   }
   return out;
@@ -90,7 +106,8 @@ function validateDynamic(request: ParsedRequest, ctx: HandlerContext): void {
   if (action === 'start' && op.force !== true) {
     const expected = ctx.nodes.validators();
     const given = Object.keys(op.schedule as object).sort(codePointCompare);
-    if (canonicalJson(expected) !== canonicalJson(given)) throw new RequestError(RequestErrorCode.UPGRADE_SCHEDULE_INVALID, { schedule: op.schedule, problem: 'Schedule should contain id of all nodes' });
+    if (canonicalJson(expected) !== canonicalJson(given))
+      throw new RequestError(RequestErrorCode.UPGRADE_SCHEDULE_INVALID, { schedule: op.schedule, problem: 'Schedule should contain id of all nodes' });
   }
   const status = lastStatus(ctx, op.name as string, op.version as string);
   if (status === 'start' && action === 'start') throw new RequestError(RequestErrorCode.UPGRADE_ALREADY_SCHEDULED, { name: op.name });
@@ -128,7 +145,10 @@ export const poolUpgradeHandler: WriteHandler = {
     for (let i = 1; i < sorted.length; i++) {
       const span = sorted[i]! - sorted[i - 1]!;
       if (span < Limits.UPGRADE_MIN_SEPARATION_SECONDS) {
-        throw new RequestError(RequestErrorCode.UPGRADE_SCHEDULE_INVALID, { schedule: op.schedule, problem: `time span between upgrades is ${span} seconds which is less than specified in the config` });
+        throw new RequestError(RequestErrorCode.UPGRADE_SCHEDULE_INVALID, {
+          schedule: op.schedule,
+          problem: `time span between upgrades is ${span} seconds which is less than specified in the config`,
+        });
       }
     }
   },
@@ -137,7 +157,11 @@ export const poolUpgradeHandler: WriteHandler = {
     const op = request.operation;
     if (op.action !== 'start' || op.force === true) return;
     for (const [, t] of parseSchedule(op.schedule as Record<string, unknown>)) {
-      if (t <= ctx.now) throw new RequestError(RequestErrorCode.UPGRADE_SCHEDULE_INVALID, { schedule: op.schedule, problem: `${new Date(t * 1000).toISOString()} is less than current time` });
+      if (t <= ctx.now)
+        throw new RequestError(RequestErrorCode.UPGRADE_SCHEDULE_INVALID, {
+          schedule: op.schedule,
+          problem: `${new Date(t * 1000).toISOString()} is less than current time`,
+        });
     }
   },
 

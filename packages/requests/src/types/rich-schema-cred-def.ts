@@ -14,7 +14,10 @@ import { type Content, RsType, missingMembers, parseContent, referencedObject, r
 
 const VALIDATOR = 'ClientRichSchemaCredDefOperation';
 const notFound = (field: string, id: unknown): RequestError =>
-  new RequestError(RequestErrorCode.RS_REFERENCE_MISSING, { id, text: `Can not find a referenced '${field}' with id=${String(id)}; please make sure that it has been added to the ledger` });
+  new RequestError(RequestErrorCode.RS_REFERENCE_MISSING, {
+    id,
+    text: `Can not find a referenced '${field}' with id=${String(id)}; please make sure that it has been added to the ledger`,
+  });
 const wrongType = (id: unknown, text: string): RequestError => new RequestError(RequestErrorCode.RS_REFERENCE_WRONG_TYPE, { id, text });
 
 export const richSchemaCredDefHandler = richSchemaHandler({

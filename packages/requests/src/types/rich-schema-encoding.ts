@@ -8,7 +8,8 @@ import { TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import { RsType, missingMembers, richSchemaHandler } from './rich-schema-common.js';
 
-const members = (missing: string[], where: string, joiner: string): RequestError => new RequestError(RequestErrorCode.RS_CONTENT_MEMBERS, { missing, where, joiner });
+const members = (missing: string[], where: string, joiner: string): RequestError =>
+  new RequestError(RequestErrorCode.RS_CONTENT_MEMBERS, { missing, where, joiner });
 
 export const richSchemaEncodingHandler = richSchemaHandler({
   type: TxnType.RICH_SCHEMA_ENCODING,

@@ -63,9 +63,13 @@ export const richSchemaMappingHandler = richSchemaHandler({
     const schemaId = content.schema;
     const schema = referencedObject(ctx, schemaId);
     if (schema === undefined) {
-      throw new RequestError(RequestErrorCode.RS_REFERENCE_MISSING, { id: schemaId, text: `Can not find a schema with id=${String(schemaId)}; please make sure that it has been added to the ledger` });
+      throw new RequestError(RequestErrorCode.RS_REFERENCE_MISSING, {
+        id: schemaId,
+        text: `Can not find a schema with id=${String(schemaId)}; please make sure that it has been added to the ledger`,
+      });
     }
-    if (schema.rsType !== RsType.SCHEMA) throw new RequestError(RequestErrorCode.RS_REFERENCE_WRONG_TYPE, { id: schemaId, text: "'schema' field must reference a schema with rsType=sch" });
+    if (schema.rsType !== RsType.SCHEMA)
+      throw new RequestError(RequestErrorCode.RS_REFERENCE_WRONG_TYPE, { id: schemaId, text: "'schema' field must reference a schema with rsType=sch" });
 
     const leaves = attributeLeaves(content.attributes);
     for (const { node, name } of leaves) {
@@ -78,7 +82,10 @@ export const richSchemaMappingHandler = richSchemaHandler({
     }
     const ranks = leaves.map(({ node }) => (node as Record<string, unknown>).rank);
     const n = leaves.length;
-    const sorted = ranks.filter((r) => (typeof r === 'number' && Number.isInteger(r)) || typeof r === 'bigint').map((r) => BigInt(r as number | bigint)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const sorted = ranks
+      .filter((r) => (typeof r === 'number' && Number.isInteger(r)) || typeof r === 'bigint')
+      .map((r) => BigInt(r as number | bigint))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     if (sorted.length !== n || sorted.some((r, i) => r !== BigInt(i + 1))) {
       throw new RequestError(RequestErrorCode.RS_MAPPING_RANKS, { count: n });
     }
@@ -92,7 +99,10 @@ export const richSchemaMappingHandler = richSchemaHandler({
         });
       }
       if (enc.rsType !== RsType.ENCODING) {
-        throw new RequestError(RequestErrorCode.RS_REFERENCE_WRONG_TYPE, { id: encId, text: `'enc' field in the '${name}' attribute must reference an encoding with rsType=enc` });
+        throw new RequestError(RequestErrorCode.RS_REFERENCE_WRONG_TYPE, {
+          id: encId,
+          text: `'enc' field in the '${name}' attribute must reference an encoding with rsType=enc`,
+        });
       }
     }
   },

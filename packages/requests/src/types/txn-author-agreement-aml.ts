@@ -35,7 +35,8 @@ export const txnAuthorAgreementAmlHandler: WriteHandler = {
 
   validateDynamic(request, ctx) {
     ctx.auth.authorize(request, { kind: 'ADD', field: '*', newValue: '*', isOwner: true });
-    if (ctx.state(LedgerId.CONFIG).get(amlVersionKey(request.operation.version as string)) !== undefined) throw new RequestError(RequestErrorCode.AML_VERSION_EXISTS);
+    if (ctx.state(LedgerId.CONFIG).get(amlVersionKey(request.operation.version as string)) !== undefined)
+      throw new RequestError(RequestErrorCode.AML_VERSION_EXISTS);
   },
 
   updateState(txn: Txn, ctx) {

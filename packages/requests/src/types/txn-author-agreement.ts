@@ -52,11 +52,13 @@ export const txnAuthorAgreementHandler: WriteHandler = {
     if (storedDigest === undefined) {
       if (!present(op, 'text')) throw new RequestError(RequestErrorCode.TAA_CREATE_WITHOUT_TEXT);
       if (present(op, 'retirement_ts')) throw new RequestError(RequestErrorCode.TAA_CREATE_WITH_RETIREMENT);
-      if (present(op, 'ratification_ts') && ctx.ppTime !== null && (op.ratification_ts as number) > ctx.ppTime) throw new RequestError(RequestErrorCode.TAA_RATIFICATION_IN_FUTURE);
+      if (present(op, 'ratification_ts') && ctx.ppTime !== null && (op.ratification_ts as number) > ctx.ppTime)
+        throw new RequestError(RequestErrorCode.TAA_RATIFICATION_IN_FUTURE);
       return;
     }
     const stored = readTaaByDigest(get, storedDigest);
-    if (stored === undefined) throw new RequestError(RequestErrorCode.STATE_CORRUPT, { key: taaDigestKey(storedDigest), problem: 'agreement named by its version is missing' });
+    if (stored === undefined)
+      throw new RequestError(RequestErrorCode.STATE_CORRUPT, { key: taaDigestKey(storedDigest), problem: 'agreement named by its version is missing' });
     if (present(op, 'text') && op.text !== stored.text) throw new RequestError(RequestErrorCode.TAA_TEXT_CHANGE);
     if (present(op, 'ratification_ts') && op.ratification_ts !== stored.ratification_ts) throw new RequestError(RequestErrorCode.TAA_RATIFICATION_CHANGE);
     if (taaEnabled(get) === undefined) throw new RequestError(RequestErrorCode.TAA_RETIRE_WHILE_DISABLED);
@@ -81,7 +83,12 @@ export const txnAuthorAgreementHandler: WriteHandler = {
     }
     const stored = readTaaByDigest(get, storedDigest);
     if (stored === undefined) return;
-    const val: Record<string, unknown> = { digest: stored.digest, ratification_ts: stored.ratification_ts ?? stored.lut, text: stored.text, version: stored.version };
+    const val: Record<string, unknown> = {
+      digest: stored.digest,
+      ratification_ts: stored.ratification_ts ?? stored.lut,
+      text: stored.text,
+      version: stored.version,
+    };
     if (typeof d.retirement_ts === 'number') val.retirement_ts = d.retirement_ts;
     state.set(taaDigestKey(storedDigest), encodeWrapped(val, seqNo, txnTime));
   },

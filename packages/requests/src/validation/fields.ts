@@ -275,7 +275,8 @@ export function portNumber(v: unknown): number | undefined {
 export function arrayOf(item: Check, opts: { min?: number; max?: number } = {}): Check {
   return (v, at) => {
     if (!Array.isArray(v)) typeError(at, v, 'list');
-    if (opts.min !== undefined && v.length < opts.min) fail(opts.min === 1 ? RequestErrorCode.FIELD_EMPTY : RequestErrorCode.FIELD_TOO_SMALL, at, v, { min: opts.min });
+    if (opts.min !== undefined && v.length < opts.min)
+      fail(opts.min === 1 ? RequestErrorCode.FIELD_EMPTY : RequestErrorCode.FIELD_TOO_SMALL, at, v, { min: opts.min });
     if (opts.max !== undefined && v.length > opts.max) fail(RequestErrorCode.FIELD_TOO_LONG, at, v, { max: opts.max });
     v.forEach((x, i) => item(x, { validator: at.validator, field: `${at.field}[${i}]` }));
   };
@@ -318,7 +319,12 @@ export function parseDateTimeWithOffset(text: string): number | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?\s*(Z|[+-]\d{2}:?\d{2})$/.exec(text.trim());
   if (!m) return null;
   const [, y, mo, d, h, mi, sec, , off] = m;
-  const year = Number(y), month = Number(mo), day = Number(d), hour = Number(h), minute = Number(mi), second = Number(sec ?? '0');
+  const year = Number(y),
+    month = Number(mo),
+    day = Number(d),
+    hour = Number(h),
+    minute = Number(mi),
+    second = Number(sec ?? '0');
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
   const base = Date.UTC(year, month - 1, day, hour, minute, second);
   const check = new Date(base);
@@ -327,7 +333,8 @@ export function parseDateTimeWithOffset(text: string): number | null {
   if (off !== 'Z') {
     const sign = off!.startsWith('-') ? -1 : 1;
     const digits = off!.slice(1).replace(':', '');
-    const oh = Number(digits.slice(0, 2)), om = Number(digits.slice(2, 4));
+    const oh = Number(digits.slice(0, 2)),
+      om = Number(digits.slice(2, 4));
     if (oh > 23 || om > 59) return null;
     offsetMinutes = sign * (oh * 60 + om);
   }

@@ -22,7 +22,8 @@ describe('ATTRIB', () => {
         { type: '100', dest, raw: '{"endpoint":{"ha":null,"other":1}}' },
         { type: '100', dest, enc: 'x'.repeat(5120) },
         { type: '100', dest, hash: HASH },
-      ]) staticCheck(h, signed(TRUSTEE, op));
+      ])
+        staticCheck(h, signed(TRUSTEE, op));
     });
 
     const rejected: [string, Record<string, unknown>, string][] = [
@@ -53,7 +54,9 @@ describe('ATTRIB', () => {
       const rawKey = attribKey(user.did, 'raw', 'endpoint');
       expect(t1.txn.data.raw).to.equal(rawHash);
       expect(t1.txnMetadata.txnId).to.equal(rawKey);
-      expect(Buffer.from(h.stores.states[1].get(rawKey)!).toString()).to.equal(`{"lsn":${t1.txnMetadata.seqNo},"lut":${t1.txnMetadata.txnTime},"val":"${rawHash}"}`);
+      expect(Buffer.from(h.stores.states[1].get(rawKey)!).toString()).to.equal(
+        `{"lsn":${t1.txnMetadata.seqNo},"lut":${t1.txnMetadata.txnTime},"val":"${rawHash}"}`,
+      );
       expect(await h.stores.attributes.get(rawHash)).to.equal('{"endpoint":{"ha":"127.0.0.1:5555"}}');
 
       const t2 = await accept(h, signed(user, { type: '100', dest: user.did, enc: 'secret' }));
@@ -63,7 +66,9 @@ describe('ATTRIB', () => {
       expect(await h.stores.attributes.get(sha256Hex('secret'))).to.equal('secret');
 
       const t3 = await accept(h, signed(user, { type: '100', dest: user.did, hash: HASH }));
-      expect(Buffer.from(h.stores.states[1].get(`${user.did}:1:${HASH}`)!).toString()).to.equal(`{"lsn":${t3.txnMetadata.seqNo},"lut":${t3.txnMetadata.txnTime},"val":""}`);
+      expect(Buffer.from(h.stores.states[1].get(`${user.did}:1:${HASH}`)!).toString()).to.equal(
+        `{"lsn":${t3.txnMetadata.seqNo},"lut":${t3.txnMetadata.txnTime},"val":""}`,
+      );
     });
 
     it('lets the owner edit an attribute and the creator of a ward set one', async () => {

@@ -16,7 +16,14 @@ import { createHarness, newSigner, nymOp, signed, TRUSTEE, type Harness } from '
 const MAP = parseJson(readFileSync(new URL('../../../../test/vectors/auth-map.json', import.meta.url), 'utf8')) as { key: string; constraint: Constraint }[];
 
 type Who = 'TRUSTEE' | 'STEWARD' | 'ENDORSER' | 'NETWORK_MONITOR' | 'OWNER' | 'OFF_LEDGER';
-const ROLE_OF: Record<Who, string | null | undefined> = { TRUSTEE: '0', STEWARD: '2', ENDORSER: '101', NETWORK_MONITOR: '201', OWNER: null, OFF_LEDGER: undefined };
+const ROLE_OF: Record<Who, string | null | undefined> = {
+  TRUSTEE: '0',
+  STEWARD: '2',
+  ENDORSER: '101',
+  NETWORK_MONITOR: '201',
+  OWNER: null,
+  OFF_LEDGER: undefined,
+};
 
 /** Reference model of a constraint for single-author requests whose signers all hold `roles`. */
 function expected(c: Constraint, authorRole: string | null | undefined, signerRoles: (string | null | undefined)[], isOwner: boolean, multi: boolean): boolean {
@@ -51,9 +58,19 @@ async function setup(): Promise<{ h: Harness; actors: Actors }> {
   const t2 = newSigner();
   const t3 = newSigner();
   const steward = newSigner();
-  const r = await h.order(1, [signed(TRUSTEE, nymOp(endorser, '101')), signed(TRUSTEE, nymOp(monitor, '201')), signed(TRUSTEE, nymOp(owner, null)), signed(TRUSTEE, nymOp(t2, '0')), signed(TRUSTEE, nymOp(t3, '0')), signed(TRUSTEE, nymOp(steward, '2'))]);
+  const r = await h.order(1, [
+    signed(TRUSTEE, nymOp(endorser, '101')),
+    signed(TRUSTEE, nymOp(monitor, '201')),
+    signed(TRUSTEE, nymOp(owner, null)),
+    signed(TRUSTEE, nymOp(t2, '0')),
+    signed(TRUSTEE, nymOp(t3, '0')),
+    signed(TRUSTEE, nymOp(steward, '2')),
+  ]);
   expect(r.validCount).to.equal(6);
-  return { h, actors: { byRole: { STEWARD: steward, ENDORSER: endorser, NETWORK_MONITOR: monitor, OWNER: owner, OFF_LEDGER: newSigner() }, trustees: [TRUSTEE, t2, t3] } };
+  return {
+    h,
+    actors: { byRole: { STEWARD: steward, ENDORSER: endorser, NETWORK_MONITOR: monitor, OWNER: owner, OFF_LEDGER: newSigner() }, trustees: [TRUSTEE, t2, t3] },
+  };
 }
 
 function check(h: Harness, actors: Actors, key: string, constraint: Constraint): number {
@@ -71,7 +88,13 @@ function check(h: Harness, actors: Actors, key: string, constraint: Constraint):
         if (multi) raw.signatures = Object.fromEntries(sigs.map((s) => [s.did, '1111']));
         else raw.signature = '1111';
         const req = parseRequest(raw);
-        const want = expected(constraint, ROLE_OF[who], sigs.map((s) => (s === signer ? ROLE_OF[who] : '0')), isOwner, multi);
+        const want = expected(
+          constraint,
+          ROLE_OF[who],
+          sigs.map((s) => (s === signer ? ROLE_OF[who] : '0')),
+          isOwner,
+          multi,
+        );
         let got = true;
         let reason = '';
         try {
@@ -119,7 +142,13 @@ describe('auth matrix', function () {
     const { h, actors } = await setup();
     const forbidden: Constraint = { constraint_id: 'FORBIDDEN' };
     const twoTrustees: Constraint = { constraint_id: 'ROLE', role: '0', sig_count: 2, need_to_be_owner: false, metadata: {} };
-    const anyOwner: Constraint = { constraint_id: 'AND', auth_constraints: [{ constraint_id: 'ROLE', role: '*', sig_count: 1, need_to_be_owner: true, metadata: {} }, { constraint_id: 'ROLE', role: '2', sig_count: 0, need_to_be_owner: false, metadata: {} }] };
+    const anyOwner: Constraint = {
+      constraint_id: 'AND',
+      auth_constraints: [
+        { constraint_id: 'ROLE', role: '*', sig_count: 1, need_to_be_owner: true, metadata: {} },
+        { constraint_id: 'ROLE', role: '2', sig_count: 0, need_to_be_owner: false, metadata: {} },
+      ],
+    };
     const rules = [
       { auth_type: '1', auth_action: 'ADD', field: 'role', new_value: '', constraint: twoTrustees },
       { auth_type: '111', auth_action: 'EDIT', field: 'action', old_value: '*', new_value: '*', constraint: forbidden },
@@ -128,7 +157,11 @@ describe('auth matrix', function () {
     ];
     const r = await h.order(2, [signed(TRUSTEE, { type: '122', rules })]);
     expect(r.results[0]!.valid, (r.results[0] as { reason?: string }).reason).to.equal(true);
-    const overrides: Record<string, Constraint> = { '1--ADD--role--*--': twoTrustees, '111--EDIT--action--*--*': twoTrustees, "0--EDIT--services--['VALIDATOR']--[]": anyOwner };
+    const overrides: Record<string, Constraint> = {
+      '1--ADD--role--*--': twoTrustees,
+      '111--EDIT--action--*--*': twoTrustees,
+      "0--EDIT--services--['VALIDATOR']--[]": anyOwner,
+    };
     for (const { key, constraint } of MAP) check(h, actors, key, overrides[key] ?? constraint);
     await h.close();
   });
@@ -152,11 +185,17 @@ describe('auth matrix', function () {
     );
     const steward = actors.byRole.STEWARD;
     const notOwner = parseRequest(signed(TRUSTEE, { type: '1', dest: steward.did, role: '2' }));
-    expect(() => h.executor.auth.authorize(notOwner, { kind: 'EDIT', field: 'role', oldValue: '2', newValue: '2', isOwner: false })).to.throw(RequestError).with.property('reason', 'TRUSTEE can not touch role field since only the owner can modify it');
+    expect(() => h.executor.auth.authorize(notOwner, { kind: 'EDIT', field: 'role', oldValue: '2', newValue: '2', isOwner: false }))
+      .to.throw(RequestError)
+      .with.property('reason', 'TRUSTEE can not touch role field since only the owner can modify it');
     const cancel = parseRequest(signed(TRUSTEE, { type: '109' }));
-    expect(() => h.executor.auth.authorize(cancel, { kind: 'ADD', field: 'action', newValue: 'cancel', isOwner: true })).to.throw(RequestError).with.property('code', 'AUTH_NOT_ALLOWED');
+    expect(() => h.executor.auth.authorize(cancel, { kind: 'ADD', field: 'action', newValue: 'cancel', isOwner: true }))
+      .to.throw(RequestError)
+      .with.property('code', 'AUTH_NOT_ALLOWED');
     const offLedger = parseRequest(signed(actors.byRole.OFF_LEDGER, { type: '111', writes: true }));
-    expect(() => h.executor.auth.authorize(offLedger, { kind: 'EDIT', field: 'action', oldValue: '*', newValue: '*', isOwner: true })).to.throw(RequestError).with.property('code', 'AUTH_AUTHOR_NOT_FOUND');
+    expect(() => h.executor.auth.authorize(offLedger, { kind: 'EDIT', field: 'action', oldValue: '*', newValue: '*', isOwner: true }))
+      .to.throw(RequestError)
+      .with.property('code', 'AUTH_AUTHOR_NOT_FOUND');
     await h.close();
   });
 
@@ -169,10 +208,16 @@ describe('auth matrix', function () {
     const ok = parseRequest(signed([owner, endorser], op, { identifier: owner.did, endorser: endorser.did }));
     expect(() => h.executor.auth.authorize(ok, act)).not.to.throw();
     const noField = parseRequest(signed([owner, endorser], op, { identifier: owner.did }));
-    expect(() => h.executor.auth.authorize(noField, act)).to.throw(RequestError).with.property('reason').that.contains("'Endorser' field must be explicitly set for the endorsed transaction");
+    expect(() => h.executor.auth.authorize(noField, act))
+      .to.throw(RequestError)
+      .with.property('reason')
+      .that.contains("'Endorser' field must be explicitly set for the endorsed transaction");
     const steward = actors.byRole.STEWARD;
     const wrongRole = parseRequest(signed([owner, steward], op, { identifier: owner.did, endorser: steward.did }));
-    expect(() => h.executor.auth.authorize(wrongRole, act)).to.throw(RequestError).with.property('reason').that.contains("Endorser must have one of the following roles: {'ENDORSER'}");
+    expect(() => h.executor.auth.authorize(wrongRole, act))
+      .to.throw(RequestError)
+      .with.property('reason')
+      .that.contains("Endorser must have one of the following roles: {'ENDORSER'}");
     await h.close();
   });
 });

@@ -31,7 +31,10 @@ async function orderAttribs(h: Harness): Promise<void> {
   const batches: [Record<string, unknown>[], number][] = [
     [[signed(TRUSTEE, nymOp(owner))], PP_TIME + 1],
     [[signed(owner, { type: '100', dest: owner.did, raw: RAW_TEXT })], PP_TIME + 2],
-    [[signed(owner, { type: '100', dest: owner.did, enc: 'ciphertext-1' }), signed(owner, { type: '100', dest: owner.did, hash: 'cd'.repeat(32) })], PP_TIME + 3],
+    [
+      [signed(owner, { type: '100', dest: owner.did, enc: 'ciphertext-1' }), signed(owner, { type: '100', dest: owner.did, hash: 'cd'.repeat(32) })],
+      PP_TIME + 3,
+    ],
     [[signed(owner, { type: '100', dest: owner.did, enc: ENC_HEX })], PP_TIME + 4],
     [[signed(owner, { type: '100', dest: owner.did, raw: '{"profile":{"name":"Zoe"}}' })], PP_TIME + 5],
     [[signed(TRUSTEE, nymOp(newSigner()))], PP_TIME + 6],
@@ -96,7 +99,9 @@ describe('catch-up of ATTRIB txns', () => {
       expect(leecher.stores.attributes.getSync(h), `attribute ${i}`).to.equal(seeder.stores.attributes.getSync(h));
     }
     for (let t = PP_TIME + 1; t <= PP_TIME + 6; t++) {
-      expect(hex((await leecher.stores.timestamps!.getEqualOrPrevious(1, t))!), `ts ${t}`).to.equal(hex((await seeder.stores.timestamps!.getEqualOrPrevious(1, t))!));
+      expect(hex((await leecher.stores.timestamps!.getEqualOrPrevious(1, t))!), `ts ${t}`).to.equal(
+        hex((await seeder.stores.timestamps!.getEqualOrPrevious(1, t))!),
+      );
     }
     // the caught-up state is what the leecher validates against: an EDIT of the raw attribute applies
     const edit = leecher.executor.applyBatch(1, [signed(owner, { type: '100', dest: owner.did, raw: '{"profile":{"name":"Zoey"}}' })], PP_TIME + 7);
@@ -111,7 +116,9 @@ describe('catch-up of ATTRIB txns', () => {
     const before = { size: leecher.stores.ledgers[1].uncommittedSize, state: hex(leecher.stores.states[1].headRoot) };
     const attempt = (txns: unknown[]): void => {
       const wb = leecher.stores.kv.batch();
-      expect(() => leecher.executor.appendCaughtUp(1, txns, wb, proves)).to.throw(RequestError).with.property('code', 'CATCHUP_TXNS_REFUSED');
+      expect(() => leecher.executor.appendCaughtUp(1, txns, wb, proves))
+        .to.throw(RequestError)
+        .with.property('code', 'CATCHUP_TXNS_REFUSED');
       expect(wb.length).to.equal(0);
       expect(leecher.stores.ledgers[1].uncommittedSize).to.equal(before.size);
       expect(hex(leecher.stores.states[1].headRoot)).to.equal(before.state);
@@ -133,7 +140,8 @@ describe('catch-up of ATTRIB txns', () => {
 
   it('a genesis ATTRIB (its original in the ledger, no txnTime) travels and is stored unchanged', async () => {
     await seeder.close();
-    const genesisAttrib = '{"reqSignature":{},"txn":{"data":{"dest":"Th7MpTaRZVRYnPiabds81Y","raw":"{\\"endpoint\\":{\\"ha\\":\\"10.0.0.2:9702\\"}}"},"metadata":{"from":"Th7MpTaRZVRYnPiabds81Y"},"type":"100"},"txnMetadata":{"seqNo":6},"ver":"1"}';
+    const genesisAttrib =
+      '{"reqSignature":{},"txn":{"data":{"dest":"Th7MpTaRZVRYnPiabds81Y","raw":"{\\"endpoint\\":{\\"ha\\":\\"10.0.0.2:9702\\"}}"},"metadata":{"from":"Th7MpTaRZVRYnPiabds81Y"},"type":"100"},"txnMetadata":{"seqNo":6},"ver":"1"}';
     seeder = await createHarness({ domainGenesis: genesisTxns(`${DOMAIN_GENESIS}\n${genesisAttrib}`) });
     await seeder.order(1, [signed(TRUSTEE, nymOp(newSigner()))], PP_TIME + 1);
     const sent = overWire(seeder.executor.catchupTxns(1, 6, 7));
@@ -156,14 +164,21 @@ describe('catch-up of ATTRIB txns', () => {
     const consProof = Array.from({ length: 64 }, () => b58encode(new Uint8Array(32).fill(0xff)));
     for (const t of sent) {
       const rep = encodeMsgpack({ op: 'CATCHUP_REP', ledgerId: 1, txns: { [String(Number.MAX_SAFE_INTEGER)]: t }, consProof });
-      expect(rep.length).to.be.above(15_000).and.below(128 * 1024);
+      expect(rep.length)
+        .to.be.above(15_000)
+        .and.below(128 * 1024);
     }
   });
 });
 
 describe('catch-up form of txns', () => {
   const attrib = (data: Record<string, unknown>, txnTime: number | null = PP_TIME): Txn =>
-    ({ ver: '1', txn: { type: '100', data: { dest: 'Th7MpTaRZVRYnPiabds81Y', ...data }, metadata: {} }, txnMetadata: txnTime === null ? { seqNo: 9 } : { seqNo: 9, txnTime }, reqSignature: {} }) as Txn;
+    ({
+      ver: '1',
+      txn: { type: '100', data: { dest: 'Th7MpTaRZVRYnPiabds81Y', ...data }, metadata: {} },
+      txnMetadata: txnTime === null ? { seqNo: 9 } : { seqNo: 9, txnTime },
+      reqSignature: {},
+    }) as Txn;
 
   it('hashes ordered ATTRIB originals without touching the given object; keeps everything else', () => {
     const t = attrib({ raw: '{"b": 2, "a": 1}' });

@@ -3,7 +3,11 @@ import { claimDefKey } from '../../src/state-keys.js';
 import { type Harness, STEWARDS, TRUSTEE, accept, createHarness, onLedger, refuse, signed, staticCheck, staticRefuses } from './domain-helpers.js';
 
 const cd = (ref: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  type: '102', ref, signature_type: 'CL', data: { primary: { n: '1' }, revocation: { g: '2' } }, ...extra,
+  type: '102',
+  ref,
+  signature_type: 'CL',
+  data: { primary: { n: '1' }, revocation: { g: '2' } },
+  ...extra,
 });
 
 describe('CLAIM_DEF', () => {
@@ -37,9 +41,13 @@ describe('CLAIM_DEF', () => {
     const t1 = await accept(h, signed(issuer, cd(String(schemaSeqNo))));
     const key = claimDefKey(issuer.did, schemaSeqNo, 'CL', 'tag');
     expect(t1.txnMetadata.txnId).to.equal(key);
-    expect(Buffer.from(h.stores.states[1].get(key)!).toString()).to.equal(`{"lsn":${t1.txnMetadata.seqNo},"lut":${t1.txnMetadata.txnTime},"val":{"primary":{"n":"1"},"revocation":{"g":"2"}}}`);
+    expect(Buffer.from(h.stores.states[1].get(key)!).toString()).to.equal(
+      `{"lsn":${t1.txnMetadata.seqNo},"lut":${t1.txnMetadata.txnTime},"val":{"primary":{"n":"1"},"revocation":{"g":"2"}}}`,
+    );
     const t2 = await accept(h, signed(issuer, cd(schemaSeqNo, { data: { primary: { n: '9' } } })));
-    expect(Buffer.from(h.stores.states[1].get(key)!).toString()).to.equal(`{"lsn":${t2.txnMetadata.seqNo},"lut":${t2.txnMetadata.txnTime},"val":{"primary":{"n":"9"}}}`);
+    expect(Buffer.from(h.stores.states[1].get(key)!).toString()).to.equal(
+      `{"lsn":${t2.txnMetadata.seqNo},"lut":${t2.txnMetadata.txnTime},"val":{"primary":{"n":"9"}}}`,
+    );
     await accept(h, signed(issuer, cd(schemaSeqNo, { tag: 'other' })));
     expect(h.stores.states[1].get(claimDefKey(issuer.did, schemaSeqNo, 'CL', 'other'))).to.not.equal(undefined);
   });

@@ -1,29 +1,8 @@
 import { b58decode, b58encode, b64decode, canonicalJson, canonicalJsonBytes, parseJson, sha256Hex } from '@quire/common';
 import { verifyTrieProofAt } from '@quire/storage';
 import { expect } from 'chai';
-import {
-  attribKey,
-  claimDefKey,
-  nymKey,
-  revocRegAccumKey,
-  revocRegDefKey,
-  revocRegEntryKey,
-  richSchemaMetadataKey,
-  schemaKey,
-} from '../../src/state-keys.js';
-import {
-  type Harness,
-  STEWARDS,
-  TRUSTEE,
-  accept,
-  createHarness,
-  newSigner,
-  nymOp,
-  read,
-  signed,
-  verifyRead,
-  wrappedFromResult,
-} from './domain-helpers.js';
+import { attribKey, claimDefKey, nymKey, revocRegAccumKey, revocRegDefKey, revocRegEntryKey, richSchemaMetadataKey, schemaKey } from '../../src/state-keys.js';
+import { type Harness, STEWARDS, TRUSTEE, accept, createHarness, newSigner, nymOp, read, signed, verifyRead, wrappedFromResult } from './domain-helpers.js';
 
 const ISSUER = STEWARDS[0]!;
 const T0 = 1_800_000_000;
@@ -152,7 +131,11 @@ describe('domain reads with state proofs', () => {
       const value = { issuanceType: 'ISSUANCE_BY_DEFAULT', maxCredNum: 10, publicKeys: {}, tailsHash: 'h', tailsLocation: 'l' };
       await accept(h, signed(ISSUER, { type: '113', id: defId, credDefId, revocDefType: 'CL_ACCUM', tag: 'r', value }), at(3));
       await accept(h, signed(ISSUER, { type: '114', revocRegDefId: defId, revocDefType: 'CL_ACCUM', value: { accum: 'a1', revoked: [2, 1] } }), at(4));
-      await accept(h, signed(ISSUER, { type: '114', revocRegDefId: defId, revocDefType: 'CL_ACCUM', value: { accum: 'a2', prevAccum: 'a1', issued: [1], revoked: [3] } }), at(5));
+      await accept(
+        h,
+        signed(ISSUER, { type: '114', revocRegDefId: defId, revocDefType: 'CL_ACCUM', value: { accum: 'a2', prevAccum: 'a1', issued: [1], revoked: [3] } }),
+        at(5),
+      );
     });
 
     it('GET_REVOC_REG_DEF proves the definition and an absent one', async () => {

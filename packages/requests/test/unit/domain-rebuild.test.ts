@@ -19,7 +19,10 @@ describe('domain state rebuilt from the ledger', () => {
       const value = { issuanceType: 'ISSUANCE_ON_DEMAND', maxCredNum: 5, publicKeys: {}, tailsHash: 'h', tailsLocation: 'l' };
       await accept(h, signed(issuer, { type: '113', id, credDefId, revocDefType: 'CL_ACCUM', tag: 't', value }));
       await accept(h, signed(issuer, { type: '114', revocRegDefId: id, revocDefType: 'CL_ACCUM', value: { accum: 'a1', issued: [3, 1] } }));
-      await accept(h, signed(issuer, { type: '114', revocRegDefId: id, revocDefType: 'CL_ACCUM', value: { accum: 'a2', prevAccum: 'a1', issued: [2], revoked: [3] } }));
+      await accept(
+        h,
+        signed(issuer, { type: '114', revocRegDefId: id, revocDefType: 'CL_ACCUM', value: { accum: 'a2', prevAccum: 'a1', issued: [2], revoked: [3] } }),
+      );
       await accept(h, signed(TRUSTEE, { type: '200', id: 'did:sov:c', rsType: 'ctx', rsName: 'c', rsVersion: '1.0', content: '{"@context":{}}' }));
       const before = Buffer.from(h.stores.states[1].committedRoot).toString('hex');
       const rebuilt = await h.executor.rebuildState(1);

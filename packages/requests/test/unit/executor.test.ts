@@ -5,7 +5,19 @@ import fc from 'fast-check';
 import { toHex } from '@quire/common';
 import { RequestExecutor } from '../../src/executor/executor.js';
 import type { Txn } from '../../src/handler.js';
-import { DOMAIN_GENESIS, createHarness, genesisTxns, newSigner, nymOp, openStores, PP_TIME, signed, STEWARDS, testRegistry, TRUSTEE } from './helpers/harness.js';
+import {
+  DOMAIN_GENESIS,
+  createHarness,
+  genesisTxns,
+  newSigner,
+  nymOp,
+  openStores,
+  PP_TIME,
+  signed,
+  STEWARDS,
+  testRegistry,
+  TRUSTEE,
+} from './helpers/harness.js';
 
 const reasonOf = (r: { valid: boolean }): string => (r as { reason?: string }).reason ?? '';
 const codeOf = (r: { valid: boolean }): string | undefined => (r as { code?: string }).code;
@@ -92,7 +104,10 @@ describe('executor', () => {
     for (const lid of [0, 1, 2] as const) {
       expect(a.stores.ledgers[lid].size).to.equal(b.stores.ledgers[lid].size);
       for (let s = 1; s <= a.stores.ledgers[lid].size; s++) {
-        const [x, y] = [await (a.stores.ledgers[lid] as unknown as { getEncoded(n: number): Promise<Uint8Array> }).getEncoded(s), await (b.stores.ledgers[lid] as unknown as { getEncoded(n: number): Promise<Uint8Array> }).getEncoded(s)];
+        const [x, y] = [
+          await (a.stores.ledgers[lid] as unknown as { getEncoded(n: number): Promise<Uint8Array> }).getEncoded(s),
+          await (b.stores.ledgers[lid] as unknown as { getEncoded(n: number): Promise<Uint8Array> }).getEncoded(s),
+        ];
         expect(toHex(x)).to.equal(toHex(y));
       }
     }
@@ -128,7 +143,11 @@ describe('executor', () => {
       [good, 'ok'],
       [good, 'ALREADY_ORDERED'],
     ];
-    const r = await h.executor.applyBatch(1, cases.map(([c]) => c), PP_TIME);
+    const r = await h.executor.applyBatch(
+      1,
+      cases.map(([c]) => c),
+      PP_TIME,
+    );
     expect(r.results.map((x) => codeOf(x) ?? 'ok')).to.deep.equal(cases.map(([, c]) => c));
     await h.close();
   });
@@ -172,17 +191,73 @@ describe('executor', () => {
   it('fuzz: 10,000 random and mutated requests never make the executor throw', async function () {
     this.timeout(120_000);
     const h = await createHarness({ verifySignatures: true });
-    const seeds = [signed(TRUSTEE, nymOp(newSigner(), '101')), signed(TRUSTEE, { type: '111', writes: false }), signed(TRUSTEE, { type: '120', auth_type: '1', auth_action: 'ADD', field: 'role', new_value: '', constraint: { constraint_id: 'OR', auth_constraints: [] } }), signed(STEWARDS[0]!, { type: '0', dest: TRUSTEE.fullVerkey, data: { alias: 'x' } })];
+    const seeds = [
+      signed(TRUSTEE, nymOp(newSigner(), '101')),
+      signed(TRUSTEE, { type: '111', writes: false }),
+      signed(TRUSTEE, {
+        type: '120',
+        auth_type: '1',
+        auth_action: 'ADD',
+        field: 'role',
+        new_value: '',
+        constraint: { constraint_id: 'OR', auth_constraints: [] },
+      }),
+      signed(STEWARDS[0]!, { type: '0', dest: TRUSTEE.fullVerkey, data: { alias: 'x' } }),
+    ];
     const jsonValue = fc.letrec((tie) => ({
-      v: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.integer(), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 64n - 1n }), fc.string({ maxLength: 20 }), fc.constantFrom('1', '0', '101', '111', '120', '4', '5', '109', 'ADD', 'EDIT', '*', TRUSTEE.did), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(fc.constantFrom('type', 'dest', 'role', 'verkey', 'data', 'writes', 'constraint', 'constraint_id', 'auth_constraints', 'rules', 'version', 'text', 'aml', 'schedule', 'alias', 'sig_count'), tie('v'), { maxKeys: 5 })),
+      v: fc.oneof(
+        { depthSize: 'small' },
+        fc.constant(null),
+        fc.boolean(),
+        fc.integer(),
+        fc.bigInt({ min: -(2n ** 63n), max: 2n ** 64n - 1n }),
+        fc.string({ maxLength: 20 }),
+        fc.constantFrom('1', '0', '101', '111', '120', '4', '5', '109', 'ADD', 'EDIT', '*', TRUSTEE.did),
+        fc.array(tie('v'), { maxLength: 4 }),
+        fc.dictionary(
+          fc.constantFrom(
+            'type',
+            'dest',
+            'role',
+            'verkey',
+            'data',
+            'writes',
+            'constraint',
+            'constraint_id',
+            'auth_constraints',
+            'rules',
+            'version',
+            'text',
+            'aml',
+            'schedule',
+            'alias',
+            'sig_count',
+          ),
+          tie('v'),
+          { maxKeys: 5 },
+        ),
+      ),
     })).v;
-    const mutated = fc.tuple(fc.constantFrom(...seeds), fc.constantFrom('identifier', 'reqId', 'operation', 'protocolVersion', 'signature', 'endorser', 'taaAcceptance', 'signatures'), jsonValue, fc.constantFrom('type', 'dest', 'role', 'verkey', 'writes', 'constraint', 'data'), fc.boolean()).map(([seed, top, v, opKey, inOp]) => {
-      const r = { ...seed, operation: { ...(seed.operation as object) } } as Record<string, unknown>;
-      if (inOp) (r.operation as Record<string, unknown>)[opKey] = v;
-      else r[top] = v;
-      return r;
-    });
-    const anyReq = fc.oneof(jsonValue, mutated, fc.string({ maxLength: 50 }), mutated.map((m) => JSON.stringify(m, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))));
+    const mutated = fc
+      .tuple(
+        fc.constantFrom(...seeds),
+        fc.constantFrom('identifier', 'reqId', 'operation', 'protocolVersion', 'signature', 'endorser', 'taaAcceptance', 'signatures'),
+        jsonValue,
+        fc.constantFrom('type', 'dest', 'role', 'verkey', 'writes', 'constraint', 'data'),
+        fc.boolean(),
+      )
+      .map(([seed, top, v, opKey, inOp]) => {
+        const r = { ...seed, operation: { ...(seed.operation as object) } } as Record<string, unknown>;
+        if (inOp) (r.operation as Record<string, unknown>)[opKey] = v;
+        else r[top] = v;
+        return r;
+      });
+    const anyReq = fc.oneof(
+      jsonValue,
+      mutated,
+      fc.string({ maxLength: 50 }),
+      mutated.map((m) => JSON.stringify(m, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))),
+    );
     let total = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(anyReq, { minLength: 50, maxLength: 50 }), fc.constantFrom(0, 1, 2), async (reqs, lid) => {

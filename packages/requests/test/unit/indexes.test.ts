@@ -60,7 +60,11 @@ describe('executor indexes', () => {
     expect(h.executor.nodes.find('steward', STEWARDS[1]!.did)).to.deep.equal([NODES[1]!.fullVerkey]);
     expect(h.executor.nodes.find('nodeAddress', '10.0.0.1:9703')).to.deep.equal([NODES[1]!.fullVerkey]);
     // a demotion (state write) and a refused request (rolled back) in the next batch
-    const r2 = h.executor.applyBatch(0, [signed(STEWARDS[0]!, nodeOp(0, { alias: 'A', services: [] })), signed(STEWARDS[2]!, createOp(2, 'B', 9705))], PP_TIME + 1);
+    const r2 = h.executor.applyBatch(
+      0,
+      [signed(STEWARDS[0]!, nodeOp(0, { alias: 'A', services: [] })), signed(STEWARDS[2]!, createOp(2, 'B', 9705))],
+      PP_TIME + 1,
+    );
     expect(r2.results.map((r) => r.valid)).to.deep.equal([true, false]);
     expect(h.executor.nodes.validators()).to.deep.equal([NODES[1]!.fullVerkey]);
     expectIndexMatchesScan(h);
@@ -73,7 +77,17 @@ describe('executor indexes', () => {
   });
 
   it('pool node index: random sequences of NODE batches, commits and reverts agree with a scan', () => {
-    const ops = fc.array(fc.record({ steward: fc.integer({ min: 0, max: 3 }), node: fc.integer({ min: 0, max: 3 }), alias: fc.constantFrom('A', 'B', 'C'), port: fc.integer({ min: 9700, max: 9703 }), demote: fc.boolean(), then: fc.constantFrom('commit', 'revert', 'keep') }), { maxLength: 8 });
+    const ops = fc.array(
+      fc.record({
+        steward: fc.integer({ min: 0, max: 3 }),
+        node: fc.integer({ min: 0, max: 3 }),
+        alias: fc.constantFrom('A', 'B', 'C'),
+        port: fc.integer({ min: 9700, max: 9703 }),
+        demote: fc.boolean(),
+        then: fc.constantFrom('commit', 'revert', 'keep'),
+      }),
+      { maxLength: 8 },
+    );
     fc.assert(
       fc.property(ops, (steps) => {
         let t = PP_TIME;
@@ -93,12 +107,17 @@ describe('executor indexes', () => {
 
   it('pool node index: a record that does not decode is reported at lookup, not at write', () => {
     const trie = new Map<string, Uint8Array>([['D1', new TextEncoder().encode('{"alias":"X"}')]]);
-    const reader = { get: (k: string | Uint8Array) => trie.get(String(k)), forEach: (fn: (k: Uint8Array, v: Uint8Array) => void) => trie.forEach((v, k) => fn(new TextEncoder().encode(k), v)) };
+    const reader = {
+      get: (k: string | Uint8Array) => trie.get(String(k)),
+      forEach: (fn: (k: Uint8Array, v: Uint8Array) => void) => trie.forEach((v, k) => fn(new TextEncoder().encode(k), v)),
+    };
     const index = new StatePoolNodeIndex(reader);
     expect(index.find('alias', 'X')).to.deep.equal(['D1']);
     trie.set('D2', new TextEncoder().encode('not json'));
     index.invalidateKey('D2');
-    expect(() => index.find('alias', 'X')).to.throw(RequestError).with.property('code', 'STATE_CORRUPT');
+    expect(() => index.find('alias', 'X'))
+      .to.throw(RequestError)
+      .with.property('code', 'STATE_CORRUPT');
     trie.delete('D2');
     expect(index.find('alias', 'X')).to.deep.equal(['D1']);
   });
@@ -159,7 +178,9 @@ describe('executor catch-up', () => {
     const target = seeder.stores.ledgers[1].root;
     // refused by the proof check: nothing changes
     const wb0 = leecher.stores.kv.batch();
-    expect(() => leecher.executor.appendCaughtUp(1, domain, wb0, () => false)).to.throw(RequestError).with.property('code', 'CATCHUP_TXNS_REFUSED');
+    expect(() => leecher.executor.appendCaughtUp(1, domain, wb0, () => false))
+      .to.throw(RequestError)
+      .with.property('code', 'CATCHUP_TXNS_REFUSED');
     expect(leecher.stores.ledgers[1].uncommittedSize).to.equal(5);
     expect(wb0.length).to.equal(0);
     const rootBefore = b58encode(leecher.stores.states[1].headRoot);
@@ -178,7 +199,9 @@ describe('executor catch-up', () => {
     await wb.write();
     expect(leecher.executor.isPayloadCommitted(done.payloadDigests[1]!)).to.equal(true);
     for (const t of [PP_TIME + 2, PP_TIME + 3]) {
-      expect(b58encode((await leecher.stores.timestamps!.getEqualOrPrevious(1, t))!), `ts ${t}`).to.equal(b58encode((await seeder.stores.timestamps!.getEqualOrPrevious(1, t))!));
+      expect(b58encode((await leecher.stores.timestamps!.getEqualOrPrevious(1, t))!), `ts ${t}`).to.equal(
+        b58encode((await seeder.stores.timestamps!.getEqualOrPrevious(1, t))!),
+      );
     }
     // an ATTRIB as stored (its raw hashed) does not apply where the attribute store lacks the
     // original: the whole chunk (a NYM before it included) is refused and nothing changes
@@ -188,13 +211,20 @@ describe('executor catch-up', () => {
     const more = await txns(1, 8);
     const rootNow = b58encode(leecher.stores.states[1].committedRoot);
     const wb1 = leecher.stores.kv.batch();
-    expect(() => leecher.executor.appendCaughtUp(1, more, wb1, () => true)).to.throw(RequestError).with.property('code', 'CATCHUP_TXNS_REFUSED');
+    expect(() => leecher.executor.appendCaughtUp(1, more, wb1, () => true))
+      .to.throw(RequestError)
+      .with.property('code', 'CATCHUP_TXNS_REFUSED');
     expect(leecher.stores.ledgers[1].uncommittedSize).to.equal(7);
     expect(b58encode(leecher.stores.states[1].headRoot)).to.equal(rootNow);
     expect(wb1.length).to.equal(0);
     // in catch-up form (the original restored by the seeder) it applies, with the same roots
     const target9 = seeder.stores.ledgers[1].root;
-    const caught = leecher.executor.appendCaughtUp(1, seeder.executor.catchupTxns(1, 8, 9), leecher.stores.kv.batch(), (root) => b58encode(root) === b58encode(target9));
+    const caught = leecher.executor.appendCaughtUp(
+      1,
+      seeder.executor.catchupTxns(1, 8, 9),
+      leecher.stores.kv.batch(),
+      (root) => b58encode(root) === b58encode(target9),
+    );
     expect(caught.size).to.equal(9);
     expect(b58encode(caught.stateRoot)).to.equal(b58encode(seeder.stores.states[1].committedRoot));
     expect(caught.txns.map((t) => t.txn.data.raw)).to.deep.equal([undefined, more[1]!.txn.data.raw]);

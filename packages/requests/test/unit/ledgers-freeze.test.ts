@@ -21,7 +21,6 @@ const PLUGIN: Record<number, LedgerSnapshot> = {
   910: { size: 0, root: new Uint8Array(32).fill(1), stateRoot: new Uint8Array(32).fill(2) },
 };
 
-
 describe('LEDGERS_FREEZE (9) and GET_FROZEN_LEDGERS (10)', () => {
   let h: Harness;
   let trustees: Ed25519Signer[];
@@ -121,7 +120,7 @@ describe('LEDGERS_FREEZE (9) and GET_FROZEN_LEDGERS (10)', () => {
     }
   });
 
-  it('a corrupt frozen-ledgers record refuses the batch\'s requests with a code instead of throwing', async () => {
+  it("a corrupt frozen-ledgers record refuses the batch's requests with a code instead of throwing", async () => {
     h.stores.states[2].set(FROZEN_LEDGERS_KEY, new TextEncoder().encode('not json'));
     const r = (await h.order(1, [signed(TRUSTEE, nymOp(newSigner()))], T + 1)).results[0]!;
     expect(r.valid).to.equal(false);

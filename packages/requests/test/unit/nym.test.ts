@@ -3,7 +3,20 @@ import type { Ed25519Signer } from '@quire/crypto';
 import { expect } from 'chai';
 import { nymKey } from '../../src/state-keys.js';
 import { nextReqId } from './helpers/harness.js';
-import { type Harness, STEWARDS, TRUSTEE, accept, createHarness, newSigner, nymOp, onLedger, refuse, signed, staticCheck, staticRefuses } from './domain-helpers.js';
+import {
+  type Harness,
+  STEWARDS,
+  TRUSTEE,
+  accept,
+  createHarness,
+  newSigner,
+  nymOp,
+  onLedger,
+  refuse,
+  signed,
+  staticCheck,
+  staticRefuses,
+} from './domain-helpers.js';
 
 const STEWARD = STEWARDS[0]!;
 
@@ -133,7 +146,11 @@ describe('NYM', () => {
       const self = newSigner();
       await refuse(h, signed(self, nymOp(self)), 'AUTH_OR_FAILED');
       const rule = {
-        type: '120', auth_type: '1', auth_action: 'ADD', field: 'role', new_value: '',
+        type: '120',
+        auth_type: '1',
+        auth_action: 'ADD',
+        field: 'role',
+        new_value: '',
         constraint: { constraint_id: 'ROLE', role: '*', sig_count: 1, need_to_be_owner: false, off_ledger_signature: true, metadata: {} },
       };
       const r = await h.order(2, [signed(TRUSTEE, rule)]);

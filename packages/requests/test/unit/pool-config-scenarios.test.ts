@@ -15,7 +15,20 @@ const bls = (i: number) => {
 };
 
 function nodeOp(i: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { type: '0', dest: NODE_KEYS[i - 1]!.fullVerkey, data: { alias: `Node${i}`, node_ip: '10.0.0.1', node_port: 9700 + 2 * i, client_ip: '10.0.0.1', client_port: 9701 + 2 * i, services: ['VALIDATOR'], ...bls(i), ...extra } };
+  return {
+    type: '0',
+    dest: NODE_KEYS[i - 1]!.fullVerkey,
+    data: {
+      alias: `Node${i}`,
+      node_ip: '10.0.0.1',
+      node_port: 9700 + 2 * i,
+      client_ip: '10.0.0.1',
+      client_port: 9701 + 2 * i,
+      services: ['VALIDATOR'],
+      ...bls(i),
+      ...extra,
+    },
+  };
 }
 
 const reasonOf = (r: { valid: boolean }): string => (r as { reason?: string }).reason ?? '';
@@ -129,17 +142,25 @@ describe('pool and config scenarios', () => {
       if (code) expect((r.results[0] as { replyCode: number }).replyCode).to.be.within(200, 207);
     }
     // config writes must not carry an acceptance (200)
-    const withAcc = await h.order(2, [signed(TRUSTEE, { type: '111', writes: true }, { taaAcceptance: { taaDigest: digest, mechanism: 'click', time: day } })], ppTime);
+    const withAcc = await h.order(
+      2,
+      [signed(TRUSTEE, { type: '111', writes: true }, { taaAcceptance: { taaDigest: digest, mechanism: 'click', time: day } })],
+      ppTime,
+    );
     expect(codeOf(withAcc.results[0]!)).to.equal('TAA_NOT_EXPECTED');
     // changing the text of an existing version is refused; the latest cannot be retired
     expect(codeOf((await h.order(2, [signed(TRUSTEE, { type: '4', version: '1.0', text: 'other' })], ppTime)).results[0]!)).to.equal('TAA_TEXT_CHANGE');
-    expect(codeOf((await h.order(2, [signed(TRUSTEE, { type: '4', version: '1.0', retirement_ts: ppTime })], ppTime)).results[0]!)).to.equal('TAA_RETIRE_LATEST');
+    expect(codeOf((await h.order(2, [signed(TRUSTEE, { type: '4', version: '1.0', retirement_ts: ppTime })], ppTime)).results[0]!)).to.equal(
+      'TAA_RETIRE_LATEST',
+    );
     // empty text disables acceptance checks
     const disable = await h.order(2, [signed(TRUSTEE, { type: '4', version: '2.0', text: '' })], ppTime);
     expect(disable.results[0]!.valid, reasonOf(disable.results[0]!)).to.equal(true);
     expect((await h.order(1, [nym()], ppTime)).results[0]!.valid).to.equal(true);
     // retiring 1.0 while disabled is refused
-    expect(codeOf((await h.order(2, [signed(TRUSTEE, { type: '4', version: '1.0', retirement_ts: ppTime })], ppTime)).results[0]!)).to.equal('TAA_RETIRE_WHILE_DISABLED');
+    expect(codeOf((await h.order(2, [signed(TRUSTEE, { type: '4', version: '1.0', retirement_ts: ppTime })], ppTime)).results[0]!)).to.equal(
+      'TAA_RETIRE_WHILE_DISABLED',
+    );
   });
 
   it('POOL_UPGRADE: schedule spacing unless forced, start/cancel statuses, trustees only', async () => {
@@ -148,7 +169,9 @@ describe('pool and config scenarios', () => {
     const schedule = (gap: number) => Object.fromEntries(ids.map((id, i) => [id, new Date((PP_TIME + 3600 + i * gap) * 1000).toISOString()]));
     const base = { type: '109', name: 'up', version: '1.2.0', action: 'start', sha256: 'a'.repeat(64), timeout: 10 };
     expect(codeOf((await h.order(2, [signed(TRUSTEE, { ...base, schedule: schedule(60) })])).results[0]!)).to.equal('UPGRADE_SCHEDULE_INVALID');
-    expect(codeOf((await h.order(2, [signed(TRUSTEE, { ...base, schedule: { [ids[0]!]: schedule(600)[ids[0]!] } })])).results[0]!)).to.equal('UPGRADE_SCHEDULE_INVALID');
+    expect(codeOf((await h.order(2, [signed(TRUSTEE, { ...base, schedule: { [ids[0]!]: schedule(600)[ids[0]!] } })])).results[0]!)).to.equal(
+      'UPGRADE_SCHEDULE_INVALID',
+    );
     expect(codeOf((await h.order(2, [signed(TRUSTEE, { ...base, schedule: { a: 'x' } })])).results[0]!)).to.equal('FIELD_BASE58_LENGTH');
     expect(codeOf((await h.order(2, [signed(STEWARDS[0]!, { ...base, schedule: schedule(600) })])).results[0]!)).to.equal('AUTH_NOT_ENOUGH_SIGNATURES');
     expect(codeOf((await h.order(2, [signed(TRUSTEE, { ...base, action: 'cancel' })])).results[0]!)).to.equal('AUTH_NOT_ALLOWED');
@@ -162,7 +185,10 @@ describe('pool and config scenarios', () => {
 
   it('POOL_RESTART is authorized at receipt (trustee only) and never ordered', async () => {
     const pipeline = new RequestPipeline(h.executor, h.stores);
-    const ok = await pipeline.receive(signed(TRUSTEE, { type: '118', action: 'start', datetime: '2030-01-01T10:00:00+00:00' }), { now: PP_TIME, writable: false });
+    const ok = await pipeline.receive(signed(TRUSTEE, { type: '118', action: 'start', datetime: '2030-01-01T10:00:00+00:00' }), {
+      now: PP_TIME,
+      writable: false,
+    });
     expect(ok.kind === 'action' && ok.error).to.equal(null);
     const denied = await pipeline.receive(signed(STEWARDS[0]!, { type: '118', action: 'start' }), { now: PP_TIME, writable: true });
     expect(denied.kind === 'action' && denied.error?.code).to.equal('AUTH_NOT_ENOUGH_SIGNATURES');
@@ -195,7 +221,10 @@ describe('pool and config scenarios', () => {
     expect((txn.result.data as Record<string, unknown>).auditPath).to.have.length.greaterThan(0);
     const none = await read({ type: '3', ledgerId: 1, data: 99 });
     expect(none.result.data).to.equal(null);
-    const bad = await pipeline.receive({ identifier: TRUSTEE.did, reqId: 7, protocolVersion: 2, operation: { type: '3', ledgerId: 9, data: 1 } }, { now: PP_TIME, writable: true });
+    const bad = await pipeline.receive(
+      { identifier: TRUSTEE.did, reqId: 7, protocolVersion: 2, operation: { type: '3', ledgerId: 9, data: 1 } },
+      { now: PP_TIME, writable: true },
+    );
     expect(bad.kind === 'nack' && bad.error.code).to.equal('READ_INVALID_LEDGER');
   });
 });

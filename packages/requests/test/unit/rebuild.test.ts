@@ -9,7 +9,19 @@ import { StoresReadContext, answerRead } from '../../src/reads/read-context.js';
 import { parseRequest } from '../../src/pipeline/parse.js';
 import { attribKey, nymKey } from '../../src/state-keys.js';
 import { verifyTrieProofAt } from '@quire/storage';
-import { DOMAIN_GENESIS, PP_TIME, STEWARDS, TRUSTEE, createHarness, genesisTxns, newSigner, nymOp, openStores, signed, testRegistry } from './helpers/harness.js';
+import {
+  DOMAIN_GENESIS,
+  PP_TIME,
+  STEWARDS,
+  TRUSTEE,
+  createHarness,
+  genesisTxns,
+  newSigner,
+  nymOp,
+  openStores,
+  signed,
+  testRegistry,
+} from './helpers/harness.js';
 
 const STEWARD = STEWARDS[0]!;
 const ENDPOINT = '{"endpoint":{"ha":"127.0.0.1:9702"}}';
@@ -18,7 +30,14 @@ const ENDPOINT = '{"endpoint":{"ha":"127.0.0.1:9702"}}';
 function genesisWithAttribs(): Txn[] {
   const txns = genesisTxns(DOMAIN_GENESIS);
   const attrib = (seqNo: number, data: Record<string, unknown>): Txn =>
-    parseJson(JSON.stringify({ reqSignature: {}, txn: { data: { dest: STEWARD.did, ...data }, metadata: { from: STEWARD.did }, type: '100' }, txnMetadata: { seqNo }, ver: '1' })) as Txn;
+    parseJson(
+      JSON.stringify({
+        reqSignature: {},
+        txn: { data: { dest: STEWARD.did, ...data }, metadata: { from: STEWARD.did }, type: '100' },
+        txnMetadata: { seqNo },
+        ver: '1',
+      }),
+    ) as Txn;
   return [...txns, attrib(txns.length + 1, { raw: ENDPOINT }), attrib(txns.length + 2, { enc: 'genesis-secret' })];
 }
 

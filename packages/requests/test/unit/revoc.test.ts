@@ -7,7 +7,11 @@ const ISSUER = STEWARDS[0]!;
 /** A registry definition operation for a credential definition id. */
 function defOp(credDefId: string, issuanceType = 'ISSUANCE_BY_DEFAULT', extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    type: '113', id: 'placeholder', credDefId, revocDefType: 'CL_ACCUM', tag: 'r1',
+    type: '113',
+    id: 'placeholder',
+    credDefId,
+    revocDefType: 'CL_ACCUM',
+    tag: 'r1',
     value: { issuanceType, maxCredNum: 100, publicKeys: { accumKey: { z: '1' } }, tailsHash: 'th', tailsLocation: 'https://t' },
     ...extra,
   };
@@ -60,8 +64,11 @@ describe('revocation registries', () => {
       const key = revocRegDefKey(ISSUER.did, credDefId, 'CL_ACCUM', 'r1');
       expect(t.txnMetadata.txnId).to.equal(key);
       const stored = JSON.parse(text(h.stores.states[1].get(key)));
-      expect(stored.val).to.deep.equal({ id: 'placeholder', credDefId, revocDefType: 'CL_ACCUM', tag: 'r1', value: (defOp(credDefId).value as object) });
-      await accept(h, signed(ISSUER, defOp(credDefId, 'ISSUANCE_BY_DEFAULT', { value: { ...(defOp(credDefId).value as object), tailsLocation: 'https://u' } })));
+      expect(stored.val).to.deep.equal({ id: 'placeholder', credDefId, revocDefType: 'CL_ACCUM', tag: 'r1', value: defOp(credDefId).value as object });
+      await accept(
+        h,
+        signed(ISSUER, defOp(credDefId, 'ISSUANCE_BY_DEFAULT', { value: { ...(defOp(credDefId).value as object), tailsLocation: 'https://u' } })),
+      );
       expect(JSON.parse(text(h.stores.states[1].get(key))).val.value.tailsLocation).to.equal('https://u');
     });
 
@@ -77,7 +84,8 @@ describe('revocation registries', () => {
 
   describe('REVOC_REG_ENTRY', () => {
     it('accepts the documented shapes', () => {
-      for (const v of [{ accum: 'a' }, { accum: 'a', prevAccum: 'p', issued: [], revoked: [1, 2] }, { accum: 'a', issued: [3] }]) staticCheck(h, signed(TRUSTEE, entryOp('x', v)));
+      for (const v of [{ accum: 'a' }, { accum: 'a', prevAccum: 'p', issued: [], revoked: [1, 2] }, { accum: 'a', issued: [3] }])
+        staticCheck(h, signed(TRUSTEE, entryOp('x', v)));
     });
 
     const rejected: [string, Record<string, unknown>, string][] = [
@@ -97,7 +105,8 @@ describe('revocation registries', () => {
       expect(first.txnMetadata.txnId).to.equal(revocRegEntryKey(id));
       expect(JSON.parse(text(h.stores.states[1].get(revocRegEntryKey(id)))).val.value).to.deep.equal({ accum: 'a1', revoked: [5, 3] });
       expect(JSON.parse(text(h.stores.states[1].get(revocRegAccumKey(id))))).to.deep.equal({
-        lsn: first.txnMetadata.seqNo, lut: first.txnMetadata.txnTime,
+        lsn: first.txnMetadata.seqNo,
+        lut: first.txnMetadata.txnTime,
         val: { revocRegDefId: id, revocDefType: 'CL_ACCUM', value: { accum: 'a1' }, seqNo: first.txnMetadata.seqNo, txnTime: first.txnMetadata.txnTime },
       });
 
@@ -110,7 +119,12 @@ describe('revocation registries', () => {
       await refuse(h, signed(ISSUER, entryOp(id, { accum: 'a2', prevAccum: 'a1', issued: [3], revoked: [3] })), 'REVOC_INDEX_IN_BOTH');
 
       await accept(h, signed(ISSUER, entryOp(id, { accum: 'a2', prevAccum: 'a1', issued: [3], revoked: [9, 1] })));
-      expect(JSON.parse(text(h.stores.states[1].get(revocRegEntryKey(id)))).val.value).to.deep.equal({ accum: 'a2', prevAccum: 'a1', issued: [], revoked: [1, 5, 9] });
+      expect(JSON.parse(text(h.stores.states[1].get(revocRegEntryKey(id)))).val.value).to.deep.equal({
+        accum: 'a2',
+        prevAccum: 'a1',
+        issued: [],
+        revoked: [1, 5, 9],
+      });
     });
 
     it('ISSUANCE_ON_DEMAND: accumulates issued indices and checks the index rules', async () => {
@@ -119,7 +133,12 @@ describe('revocation registries', () => {
       await refuse(h, signed(ISSUER, entryOp(id, { accum: 'a2', prevAccum: 'a1', revoked: [7] })), 'REVOC_REVOKED_NOT_ISSUED');
       await refuse(h, signed(ISSUER, entryOp(id, { accum: 'a2', prevAccum: 'a1', issued: [2] })), 'REVOC_ALREADY_ISSUED');
       await accept(h, signed(ISSUER, entryOp(id, { accum: 'a2', prevAccum: 'a1', issued: [7], revoked: [2] })));
-      expect(JSON.parse(text(h.stores.states[1].get(revocRegEntryKey(id)))).val.value).to.deep.equal({ accum: 'a2', prevAccum: 'a1', issued: [4, 7], revoked: [] });
+      expect(JSON.parse(text(h.stores.states[1].get(revocRegEntryKey(id)))).val.value).to.deep.equal({
+        accum: 'a2',
+        prevAccum: 'a1',
+        issued: [4, 7],
+        revoked: [],
+      });
       expect(JSON.parse(text(h.stores.states[1].get(revocRegAccumKey(id)))).val.value).to.deep.equal({ accum: 'a2' });
     });
 

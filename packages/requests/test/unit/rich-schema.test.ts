@@ -4,7 +4,15 @@ import { type Harness, STEWARDS, TRUSTEE, accept, createHarness, onLedger, refus
 const TYPE: Record<string, string> = { ctx: '200', sch: '201', enc: '202', map: '203', cdf: '204', pdf: '205' };
 
 function rs(rsType: string, id: string, content: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { type: TYPE[rsType], id, rsType, rsName: `${rsType}-name`, rsVersion: '1.0', content: typeof content === 'string' ? content : JSON.stringify(content), ...extra };
+  return {
+    type: TYPE[rsType],
+    id,
+    rsType,
+    rsName: `${rsType}-name`,
+    rsVersion: '1.0',
+    content: typeof content === 'string' ? content : JSON.stringify(content),
+    ...extra,
+  };
 }
 
 const ENCODING = {
@@ -15,10 +23,17 @@ const ENCODING = {
 };
 const sch = (id: string): Record<string, unknown> => ({ '@id': id, '@type': 'rdfs:Class', '@context': { x: 'https://x' } });
 const mapping = (id: string, schema: string, enc: string, extraAttrs: Record<string, unknown> = {}): Record<string, unknown> => ({
-  '@id': id, '@type': 'rdfs:Class', schema,
+  '@id': id,
+  '@type': 'rdfs:Class',
+  schema,
   attributes: { issuer: [{ enc, rank: 1 }], issuanceDate: [{ enc, rank: 2 }], ...extraAttrs },
 });
-const credDef = (schema: string, mappingId: string): Record<string, unknown> => ({ signatureType: 'CL', mapping: mappingId, schema, publicKey: { primary: { n: '1' } } });
+const credDef = (schema: string, mappingId: string): Record<string, unknown> => ({
+  signatureType: 'CL',
+  mapping: mappingId,
+  schema,
+  publicKey: { primary: { n: '1' } },
+});
 
 describe('rich schema objects', () => {
   let h: Harness;
@@ -63,9 +78,17 @@ describe('rich schema objects', () => {
       ['pres def without @type', rs('pdf', 'did:sov:p', { '@id': 'did:sov:p' }), 'RS_JSONLD_FIELD'],
       ['encoding without testVectors', rs('enc', 'did:sov:e', { ...ENCODING, testVectors: '' }), 'RS_CONTENT_MEMBERS'],
       ['encoding input without type', rs('enc', 'did:sov:e', { ...ENCODING, input: { id: 'x' } }), 'RS_CONTENT_MEMBERS'],
-      ['encoding algorithm without implementation', rs('enc', 'did:sov:e', { ...ENCODING, algorithm: { description: 'd', documentation: 'x' } }), 'RS_CONTENT_MEMBERS'],
+      [
+        'encoding algorithm without implementation',
+        rs('enc', 'did:sov:e', { ...ENCODING, algorithm: { description: 'd', documentation: 'x' } }),
+        'RS_CONTENT_MEMBERS',
+      ],
       ['mapping without attributes', rs('map', 'did:sov:m', { '@id': 'did:sov:m', '@type': 'x', schema: 's' }), 'RS_CONTENT_MEMBERS'],
-      ['mapping without issuanceDate', rs('map', 'did:sov:m', { '@id': 'did:sov:m', '@type': 'x', schema: 's', attributes: { issuer: [{ enc: 'e', rank: 1 }] } }), 'RS_MAPPING_DEFAULT_ATTRIBUTES'],
+      [
+        'mapping without issuanceDate',
+        rs('map', 'did:sov:m', { '@id': 'did:sov:m', '@type': 'x', schema: 's', attributes: { issuer: [{ enc: 'e', rank: 1 }] } }),
+        'RS_MAPPING_DEFAULT_ATTRIBUTES',
+      ],
       ['cred def without publicKey', rs('cdf', 'did:sov:d', { signatureType: 'CL', mapping: 'm', schema: 's' }), 'RS_CONTENT_MEMBERS'],
       ['cred def with another signature type', rs('cdf', 'did:sov:d', { ...credDef('s', 'm'), signatureType: 'BBS' }), 'FIELD_ENUM'],
     ];
@@ -89,7 +112,11 @@ describe('rich schema objects', () => {
       expect(t.txnMetadata.txnId).to.equal('did:sov:cdf');
       const content = JSON.stringify(credDef(ids.sch, ids.map));
       expect(Buffer.from(h.stores.states[1].get('did:sov:cdf')!).toString()).to.equal(
-        JSON.stringify({ lsn: t.txnMetadata.seqNo, lut: t.txnMetadata.txnTime, val: { content, endorser: null, from: STEWARDS[0]!.did, id: 'did:sov:cdf', rsName: 'cdf-name', rsType: 'cdf', rsVersion: '1.0', ver: '1' } }),
+        JSON.stringify({
+          lsn: t.txnMetadata.seqNo,
+          lut: t.txnMetadata.txnTime,
+          val: { content, endorser: null, from: STEWARDS[0]!.did, id: 'did:sov:cdf', rsName: 'cdf-name', rsType: 'cdf', rsVersion: '1.0', ver: '1' },
+        }),
       );
       expect(Buffer.from(h.stores.states[1].get('cdf:cdf-name:1.0')!).toString()).to.equal('did:sov:cdf');
     });
@@ -105,7 +132,12 @@ describe('rich schema objects', () => {
       const again = rs('sch', 'did:sov:sch', sch('did:sov:sch'));
       await refuse(h, signed(TRUSTEE, again), 'AUTH_FORBIDDEN');
       const rule = {
-        type: '120', auth_type: '201', auth_action: 'EDIT', field: '*', old_value: '*', new_value: '*',
+        type: '120',
+        auth_type: '201',
+        auth_action: 'EDIT',
+        field: '*',
+        old_value: '*',
+        new_value: '*',
         constraint: { constraint_id: 'ROLE', role: '*', sig_count: 1, need_to_be_owner: false, metadata: {} },
       };
       const r = await h.order(2, [signed(TRUSTEE, rule)]);

@@ -2,7 +2,10 @@ import { expect } from 'chai';
 import { schemaKey } from '../../src/state-keys.js';
 import { type Harness, STEWARDS, TRUSTEE, accept, createHarness, onLedger, refuse, signed, staticCheck, staticRefuses } from './domain-helpers.js';
 
-const op = (name = 'degree', version = '1.0', attrNames: unknown = ['name', 'age']): Record<string, unknown> => ({ type: '101', data: { name, version, attr_names: attrNames } });
+const op = (name = 'degree', version = '1.0', attrNames: unknown = ['name', 'age']): Record<string, unknown> => ({
+  type: '101',
+  data: { name, version, attr_names: attrNames },
+});
 
 describe('SCHEMA', () => {
   let h: Harness;
@@ -12,7 +15,16 @@ describe('SCHEMA', () => {
   afterEach(() => h.close());
 
   it('accepts the documented shapes', () => {
-    for (const o of [op(), op('n', '1.2.3'), op('x'.repeat(256), '0.1', Array.from({ length: 125 }, (_, i) => `a${i}`))]) staticCheck(h, signed(TRUSTEE, o));
+    for (const o of [
+      op(),
+      op('n', '1.2.3'),
+      op(
+        'x'.repeat(256),
+        '0.1',
+        Array.from({ length: 125 }, (_, i) => `a${i}`),
+      ),
+    ])
+      staticCheck(h, signed(TRUSTEE, o));
   });
 
   const rejected: [string, Record<string, unknown>, string][] = [
@@ -23,7 +35,15 @@ describe('SCHEMA', () => {
     ['version with one part', op('n', '1'), 'FIELD_VERSION_PARTS'],
     ['version with letters', op('n', '1.a'), 'FIELD_VERSION_CHARS'],
     ['no attribute names', op('n', '1.0', []), 'FIELD_EMPTY'],
-    ['126 attribute names', op('n', '1.0', Array.from({ length: 126 }, (_, i) => `a${i}`)), 'FIELD_TOO_LONG'],
+    [
+      '126 attribute names',
+      op(
+        'n',
+        '1.0',
+        Array.from({ length: 126 }, (_, i) => `a${i}`),
+      ),
+      'FIELD_TOO_LONG',
+    ],
     ['an attribute name over 256', op('n', '1.0', ['y'.repeat(257)]), 'FIELD_TOO_LONG'],
     ['attr_names not a list', op('n', '1.0', 'a'), 'FIELD_TYPE'],
   ];
@@ -33,7 +53,9 @@ describe('SCHEMA', () => {
     const txn = await accept(h, signed(STEWARDS[0]!, op()));
     const key = schemaKey(STEWARDS[0]!.did, 'degree', '1.0');
     expect(txn.txnMetadata.txnId).to.equal(key);
-    expect(Buffer.from(h.stores.states[1].get(key)!).toString()).to.equal(`{"lsn":${txn.txnMetadata.seqNo},"lut":${txn.txnMetadata.txnTime},"val":{"attr_names":["name","age"]}}`);
+    expect(Buffer.from(h.stores.states[1].get(key)!).toString()).to.equal(
+      `{"lsn":${txn.txnMetadata.seqNo},"lut":${txn.txnMetadata.txnTime},"val":{"attr_names":["name","age"]}}`,
+    );
   });
 
   it('lets trustees, stewards and endorsers write schemas; different authors may reuse name and version', async () => {
@@ -56,7 +78,12 @@ describe('SCHEMA', () => {
     await accept(h, signed(TRUSTEE, op()));
     await refuse(h, signed(TRUSTEE, op('degree', '1.0', ['other'])), 'AUTH_FORBIDDEN');
     const rule = {
-      type: '120', auth_type: '101', auth_action: 'EDIT', field: '*', old_value: '*', new_value: '*',
+      type: '120',
+      auth_type: '101',
+      auth_action: 'EDIT',
+      field: '*',
+      old_value: '*',
+      new_value: '*',
       constraint: { constraint_id: 'ROLE', role: '*', sig_count: 1, need_to_be_owner: false, metadata: {} },
     };
     const r = await h.order(2, [signed(TRUSTEE, rule)]);

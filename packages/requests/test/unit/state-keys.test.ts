@@ -45,7 +45,10 @@ describe('state keys and values (formats.md 8.2)', () => {
       ['accumulator', revocRegAccumKey('R1'), '6:R1'],
       ['rich schema secondary', richSchemaMetadataKey('sch', 'Degree', '1.0'), 'sch:Degree:1.0'],
     ];
-    for (const [name, got, want] of cases) expect(typeof got === 'string' ? got : Buffer.from(got).toString('hex'), name).to.equal(typeof want === 'string' ? want : Buffer.from(want).toString('hex'));
+    for (const [name, got, want] of cases)
+      expect(typeof got === 'string' ? got : Buffer.from(got).toString('hex'), name).to.equal(
+        typeof want === 'string' ? want : Buffer.from(want).toString('hex'),
+      );
     expect(nymKey(DID)).to.have.length(32);
     expect(nymTxnId(DID)).to.equal(sha256Hex(DID));
   });
@@ -61,9 +64,13 @@ describe('state keys and values (formats.md 8.2)', () => {
 
   it('reports malformed state values as STATE_CORRUPT', () => {
     for (const bad of ['not json', '[1]', '{"lsn":"x","lut":1,"val":1}', '{"lsn":1,"lut":1}']) {
-      expect(() => decodeWrapped(new TextEncoder().encode(bad), 'k')).to.throw(RequestError).with.property('code', 'STATE_CORRUPT');
+      expect(() => decodeWrapped(new TextEncoder().encode(bad), 'k'))
+        .to.throw(RequestError)
+        .with.property('code', 'STATE_CORRUPT');
     }
-    expect(() => decodeNymRecord(new TextEncoder().encode('{"role":5}'), DID)).to.throw(RequestError).with.property('code', 'STATE_CORRUPT');
+    expect(() => decodeNymRecord(new TextEncoder().encode('{"role":5}'), DID))
+      .to.throw(RequestError)
+      .with.property('code', 'STATE_CORRUPT');
   });
 
   it('merges NYM records by the formats.md rule', () => {
@@ -88,11 +95,23 @@ describe('state keys and values (formats.md 8.2)', () => {
     const first = { revocRegDefId: 'R', revocDefType: 'CL_ACCUM', value: { accum: 'a1', revoked: [5, 3] } };
     expect(accumulateRevocEntry(undefined, first, IssuanceType.ISSUANCE_BY_DEFAULT)).to.deep.equal(first);
     const next = { revocRegDefId: 'R', revocDefType: 'CL_ACCUM', value: { accum: 'a2', prevAccum: 'a1', issued: [3], revoked: [9, 1] } };
-    expect(accumulateRevocEntry(first, next, IssuanceType.ISSUANCE_BY_DEFAULT).value).to.deep.equal({ accum: 'a2', prevAccum: 'a1', issued: [], revoked: [1, 5, 9] });
+    expect(accumulateRevocEntry(first, next, IssuanceType.ISSUANCE_BY_DEFAULT).value).to.deep.equal({
+      accum: 'a2',
+      prevAccum: 'a1',
+      issued: [],
+      revoked: [1, 5, 9],
+    });
     const onDemand = { revocRegDefId: 'R', revocDefType: 'CL_ACCUM', value: { accum: 'a1', issued: [4, 2] } };
     const later = { revocRegDefId: 'R', revocDefType: 'CL_ACCUM', value: { accum: 'a2', prevAccum: 'a1', issued: [7], revoked: [2] } };
-    expect(accumulateRevocEntry(onDemand, later, IssuanceType.ISSUANCE_ON_DEMAND).value).to.deep.equal({ accum: 'a2', prevAccum: 'a1', issued: [4, 7], revoked: [] });
-    expect(text(encodeRevocEntry(first, 4, 10))).to.equal('{"lsn":4,"lut":10,"val":{"revocDefType":"CL_ACCUM","revocRegDefId":"R","seqNo":4,"txnTime":10,"value":{"accum":"a1","revoked":[5,3]}}}');
+    expect(accumulateRevocEntry(onDemand, later, IssuanceType.ISSUANCE_ON_DEMAND).value).to.deep.equal({
+      accum: 'a2',
+      prevAccum: 'a1',
+      issued: [4, 7],
+      revoked: [],
+    });
+    expect(text(encodeRevocEntry(first, 4, 10))).to.equal(
+      '{"lsn":4,"lut":10,"val":{"revocDefType":"CL_ACCUM","revocRegDefId":"R","seqNo":4,"txnTime":10,"value":{"accum":"a1","revoked":[5,3]}}}',
+    );
     expect(revocAccumRecord(next, 'a2', 4, 10)).to.deep.equal({ revocRegDefId: 'R', revocDefType: 'CL_ACCUM', value: { accum: 'a2' }, seqNo: 4, txnTime: 10 });
   });
 

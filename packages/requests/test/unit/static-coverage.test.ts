@@ -16,34 +16,86 @@ const BLS = blsKeyFromSeed(`${'0'.repeat(27)}Node1`);
 const HASH = 'a'.repeat(64);
 const DID = TRUSTEE.did;
 const json = (v: unknown): string => JSON.stringify(v);
-const rs = (type: string, rsType: string, id: string, content: unknown): Record<string, unknown> => ({ type, id, rsType, rsName: 'n', rsVersion: '1.0', content: json(content) });
+const rs = (type: string, rsType: string, id: string, content: unknown): Record<string, unknown> => ({
+  type,
+  id,
+  rsType,
+  rsName: 'n',
+  rsVersion: '1.0',
+  content: json(content),
+});
 
 /** One valid operation per type code. */
 const VALID: Record<string, Record<string, unknown>> = {
   // pool / config writes and the action
-  '0': { type: '0', dest: NODE_KEY.fullVerkey, data: { alias: 'Node1', node_ip: '10.0.0.1', node_port: 9701, client_ip: '10.0.0.1', client_port: 9702, services: ['VALIDATOR'], blskey: b58encode(BLS.publicKey), blskey_pop: b58encode(blsProofOfPossession(BLS)) } },
+  '0': {
+    type: '0',
+    dest: NODE_KEY.fullVerkey,
+    data: {
+      alias: 'Node1',
+      node_ip: '10.0.0.1',
+      node_port: 9701,
+      client_ip: '10.0.0.1',
+      client_port: 9702,
+      services: ['VALIDATOR'],
+      blskey: b58encode(BLS.publicKey),
+      blskey_pop: b58encode(blsProofOfPossession(BLS)),
+    },
+  },
   '4': { type: '4', version: '1.0', text: 'agreement', ratification_ts: 1_700_000_000 },
   '5': { type: '5', version: '1.0', aml: { click: 'a click' }, amlContext: 'ctx' },
   '8': { type: '8' },
   '9': { type: '9', ledgers_ids: [909] },
-  '109': { type: '109', name: 'quire', version: '1.2.3', action: 'start', sha256: HASH, schedule: { [NODE_KEY.fullVerkey]: '2030-01-01T00:00:00.000000+00:00' }, timeout: 10, justification: 'j', force: false, reinstall: false, package: 'quire' },
+  '109': {
+    type: '109',
+    name: 'quire',
+    version: '1.2.3',
+    action: 'start',
+    sha256: HASH,
+    schedule: { [NODE_KEY.fullVerkey]: '2030-01-01T00:00:00.000000+00:00' },
+    timeout: 10,
+    justification: 'j',
+    force: false,
+    reinstall: false,
+    package: 'quire',
+  },
   '110': { type: '110', data: { action: 'complete', version: '1.2' }, signature: '1111' },
   '111': { type: '111', writes: true, force: false },
   '118': { type: '118', action: 'start', datetime: '2030-01-01T00:00:00+00:00' },
   '119': { type: '119' },
   '120': { type: '120', auth_type: '1', auth_action: 'ADD', field: 'role', new_value: '0', constraint: { constraint_id: 'ROLE', role: '0', sig_count: 1 } },
-  '122': { type: '122', rules: [{ auth_type: '1', auth_action: 'ADD', field: 'role', new_value: '0', constraint: { constraint_id: 'ROLE', role: '0', sig_count: 1 } }] },
+  '122': {
+    type: '122',
+    rules: [{ auth_type: '1', auth_action: 'ADD', field: 'role', new_value: '0', constraint: { constraint_id: 'ROLE', role: '0', sig_count: 1 } }],
+  },
   // domain writes
   '1': { type: '1', dest: DID, verkey: TRUSTEE.verkey, role: '101', alias: 'a', diddocContent: '{"service":[]}', version: 0 },
   '100': { type: '100', dest: DID, raw: '{"name":"x"}' },
   '101': { type: '101', data: { name: 's', version: '1.0', attr_names: ['a'] } },
   '102': { type: '102', ref: 7, signature_type: 'CL', tag: 't', data: { primary: {} } },
-  '113': { type: '113', id: `${DID}:4:${DID}:3:CL:7:t:CL_ACCUM:r`, credDefId: `${DID}:3:CL:7:t`, revocDefType: 'CL_ACCUM', tag: 'r', value: { issuanceType: 'ISSUANCE_BY_DEFAULT', maxCredNum: 5, publicKeys: {}, tailsHash: 'h', tailsLocation: 'l' } },
+  '113': {
+    type: '113',
+    id: `${DID}:4:${DID}:3:CL:7:t:CL_ACCUM:r`,
+    credDefId: `${DID}:3:CL:7:t`,
+    revocDefType: 'CL_ACCUM',
+    tag: 'r',
+    value: { issuanceType: 'ISSUANCE_BY_DEFAULT', maxCredNum: 5, publicKeys: {}, tailsHash: 'h', tailsLocation: 'l' },
+  },
   '114': { type: '114', revocRegDefId: 'r', revocDefType: 'CL_ACCUM', value: { accum: 'a2', prevAccum: 'a1', issued: [1], revoked: [2] } },
   '200': rs('200', 'ctx', 'did:sov:c', { '@context': { a: 'https://a' } }),
   '201': rs('201', 'sch', 'did:sov:s', { '@id': 'did:sov:s', '@type': 'rdfs:Class' }),
-  '202': rs('202', 'enc', 'did:sov:e', { input: { id: 'i', type: 'string' }, output: { id: 'o', type: 'integer' }, algorithm: { description: 'd', documentation: 'https://d', implementation: 'https://i' }, testVectors: 'https://t' }),
-  '203': rs('203', 'map', 'did:sov:m', { '@id': 'did:sov:m', '@type': 'x', schema: 'did:sov:s', attributes: { issuer: [{ enc: 'did:sov:e', rank: 1 }], issuanceDate: [{ enc: 'did:sov:e', rank: 2 }] } }),
+  '202': rs('202', 'enc', 'did:sov:e', {
+    input: { id: 'i', type: 'string' },
+    output: { id: 'o', type: 'integer' },
+    algorithm: { description: 'd', documentation: 'https://d', implementation: 'https://i' },
+    testVectors: 'https://t',
+  }),
+  '203': rs('203', 'map', 'did:sov:m', {
+    '@id': 'did:sov:m',
+    '@type': 'x',
+    schema: 'did:sov:s',
+    attributes: { issuer: [{ enc: 'did:sov:e', rank: 1 }], issuanceDate: [{ enc: 'did:sov:e', rank: 2 }] },
+  }),
   '204': rs('204', 'cdf', 'did:sov:d', { signatureType: 'CL', mapping: 'did:sov:m', schema: 'did:sov:s', publicKey: { primary: {} } }),
   '205': rs('205', 'pdf', 'did:sov:p', { '@id': 'did:sov:p', '@type': 'x' }),
   // reads
@@ -146,7 +198,9 @@ describe('static validation of every type', () => {
 
   it('refuses unknown type codes and a non-string type', () => {
     for (const t of ['9999', '', '-1', '2']) expect(staticError({ type: t })?.code, t).to.be.oneOf([RequestErrorCode.UNKNOWN_TYPE]);
-    expect(() => parseRequest({ identifier: DID, reqId: 1, protocolVersion: 2, operation: { type: 1 } })).to.throw(RequestError).with.property('code', RequestErrorCode.FIELD_TYPE);
+    expect(() => parseRequest({ identifier: DID, reqId: 1, protocolVersion: 2, operation: { type: 1 } }))
+      .to.throw(RequestError)
+      .with.property('code', RequestErrorCode.FIELD_TYPE);
   });
 });
 

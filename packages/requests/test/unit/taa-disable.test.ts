@@ -72,7 +72,10 @@ describe('TXN_AUTHOR_AGREEMENT_DISABLE (8)', () => {
     expect(codeOf(r)).to.equal(undefined);
     const seqNo = (r as { seqNo: number }).seqNo;
     expect(h.stores.states[2].get(TAA_LATEST_KEY)).to.equal(undefined);
-    for (const [d, version, text] of [[d1, 'v1', 'first'], [d2, 'v2', 'second']] as const) {
+    for (const [d, version, text] of [
+      [d1, 'v1', 'first'],
+      [d2, 'v2', 'second'],
+    ] as const) {
       const rec = stored(h, d);
       expect(rec).to.include({ retirement_ts: at, lsn: seqNo, lut: at, version, text, digest: d });
     }

@@ -75,12 +75,20 @@ describe('validation', () => {
       [{ constraint_id: 'OR', auth_constraints: [] }, 'CONSTRAINT_LIST_EMPTY'],
       [{ constraint_id: 'AND', auth_constraints: [{ constraint_id: 'FORBIDDEN' }], role: '0' }, 'CONSTRAINT_UNEXPECTED_FIELD'],
     ];
-    for (const [c, code] of table) expect(codeOf(() => parseConstraint(c)), JSON.stringify(c)).to.equal(code);
+    for (const [c, code] of table)
+      expect(
+        codeOf(() => parseConstraint(c)),
+        JSON.stringify(c),
+      ).to.equal(code);
     const t = (c: unknown) => constraintText(parseConstraint(c));
     expect(t({ constraint_id: 'ROLE', role: '*', sig_count: 1 })).to.equal('1 signature of any role is required ALL');
     expect(t({ constraint_id: 'ROLE', role: '0', sig_count: 3 })).to.equal('3 TRUSTEE signatures are required');
-    expect(t({ constraint_id: 'ROLE', role: '*', sig_count: 1, off_ledger_signature: true })).to.equal('1 signature of any role (off-ledger included) is required');
-    expect(t({ constraint_id: 'ROLE', role: '0', sig_count: 1, metadata: { fees: 1 } })).to.equal('1 TRUSTEE signature is required with additional metadata fees 1');
+    expect(t({ constraint_id: 'ROLE', role: '*', sig_count: 1, off_ledger_signature: true })).to.equal(
+      '1 signature of any role (off-ledger included) is required',
+    );
+    expect(t({ constraint_id: 'ROLE', role: '0', sig_count: 1, metadata: { fees: 1 } })).to.equal(
+      '1 TRUSTEE signature is required with additional metadata fees 1',
+    );
   });
 
   it('static rules of the pool/config types', () => {
@@ -95,7 +103,16 @@ describe('validation', () => {
       [{ type: '120', auth_type: '1', auth_action: 'DEL', field: 'role', new_value: '0', constraint: c }, 'FIELD_ENUM'],
       [{ type: '120', auth_type: '1', auth_action: 'ADD', field: 'role', new_value: '0' }, 'CONSTRAINT_REQUIRED'],
       [{ type: '122', rules: [] }, 'FIELD_EMPTY'],
-      [{ type: '122', rules: [{ auth_type: '1', auth_action: 'ADD', field: 'role', new_value: '0', constraint: c }, { auth_type: 'x', auth_action: 'ADD', field: '*', new_value: '*', constraint: c }] }, 'AUTH_RULE_UNKNOWN'],
+      [
+        {
+          type: '122',
+          rules: [
+            { auth_type: '1', auth_action: 'ADD', field: 'role', new_value: '0', constraint: c },
+            { auth_type: 'x', auth_action: 'ADD', field: '*', new_value: '*', constraint: c },
+          ],
+        },
+        'AUTH_RULE_UNKNOWN',
+      ],
       [{ type: '4', version: '1', text: 'x' }, 'ok'],
       [{ type: '4', version: '1', text: 'x', ratification_ts: 1e15 }, 'TAA_TS_OUT_OF_RANGE'],
       [{ type: '4', text: 'x' }, 'FIELD_MISSING'],
@@ -104,7 +121,10 @@ describe('validation', () => {
       [{ type: '109', name: 'u', version: '1.0 ;rm', action: 'start', sha256: 'a'.repeat(64), schedule: {} }, 'FIELD_INVALID'],
       [{ type: '109', name: 'u', version: '1.0', action: 'go', sha256: 'a'.repeat(64) }, 'FIELD_ENUM'],
       [{ type: '109', name: 'u', version: '1.0', action: 'start', sha256: 'a'.repeat(64) }, 'FIELD_MISSING'],
-      [{ type: '109', name: 'u', version: '1.0', action: 'start', sha256: 'a'.repeat(64), schedule: { [TRUSTEE.did]: '2030-01-01T00:00:00' } }, 'UPGRADE_SCHEDULE_INVALID'],
+      [
+        { type: '109', name: 'u', version: '1.0', action: 'start', sha256: 'a'.repeat(64), schedule: { [TRUSTEE.did]: '2030-01-01T00:00:00' } },
+        'UPGRADE_SCHEDULE_INVALID',
+      ],
       [{ type: '109', name: 'u', version: '1.0', action: 'cancel', sha256: 'a'.repeat(64) }, 'ok'],
       [{ type: '118', action: 'start', datetime: '0' }, 'ok'],
       [{ type: '118', action: 'start', datetime: 'x'.repeat(36) }, 'FIELD_TOO_LONG'],
@@ -120,7 +140,11 @@ describe('validation', () => {
 
   it('wraps reasons as requests.md §1.8 does', () => {
     const e = new RequestError('TAA_MISSING', { ledgerId: 1 });
-    expect(wrapReason(e, 'V4SGRU86Z58d6TV7PBUe6f', 12n)).to.equal("client request invalid: InvalidClientTaaAcceptanceError('V4SGRU86Z58d6TV7PBUe6f', 12, 'Txn Author Agreement acceptance is required for ledger with id 1', 201)");
-    expect(wrapReason(new RequestError('UNKNOWN_SIGNER', { did: 'X' }), 'X', 1)).to.equal('client request invalid: could not authenticate, verkey for X cannot be found');
+    expect(wrapReason(e, 'V4SGRU86Z58d6TV7PBUe6f', 12n)).to.equal(
+      "client request invalid: InvalidClientTaaAcceptanceError('V4SGRU86Z58d6TV7PBUe6f', 12, 'Txn Author Agreement acceptance is required for ledger with id 1', 201)",
+    );
+    expect(wrapReason(new RequestError('UNKNOWN_SIGNER', { did: 'X' }), 'X', 1)).to.equal(
+      'client request invalid: could not authenticate, verkey for X cannot be found',
+    );
   });
 });

@@ -104,7 +104,14 @@ describe('VALIDATOR_INFO (119)', () => {
     }
 
     it('an AUTH_RULE override of 119--ADD--*--*--* decides from then on', async () => {
-      const rule = { type: '120', auth_type: '119', auth_action: 'ADD', field: '*', new_value: '*', constraint: { constraint_id: 'ROLE', role: '0', sig_count: 1, need_to_be_owner: false, metadata: {} } };
+      const rule = {
+        type: '120',
+        auth_type: '119',
+        auth_action: 'ADD',
+        field: '*',
+        new_value: '*',
+        constraint: { constraint_id: 'ROLE', role: '0', sig_count: 1, need_to_be_owner: false, metadata: {} },
+      };
       const r = await h.order(2, [signed(TRUSTEE, rule)]);
       expect(r.results[0]!.valid, (r.results[0] as { reason?: string }).reason).to.equal(true);
       const steward = await pipeline.receive(signed(STEWARDS[0]!, OP), { now: PP_TIME, writable: true });

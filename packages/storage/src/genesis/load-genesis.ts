@@ -57,7 +57,12 @@ export async function loadGenesis(ledger: GenesisLedger, file: string, opts: Loa
 }
 
 /** Loads already parsed genesis entries (see {@link loadGenesis}); `file` names them in errors. */
-export async function loadGenesisEntries(ledger: GenesisLedger, file: string, entries: GenesisEntry[], opts: LoadGenesisOptions = {}): Promise<GenesisLoadResult> {
+export async function loadGenesisEntries(
+  ledger: GenesisLedger,
+  file: string,
+  entries: GenesisEntry[],
+  opts: LoadGenesisOptions = {},
+): Promise<GenesisLoadResult> {
   if (ledger.uncommittedSize > 0) {
     const n = Math.min(ledger.uncommittedSize, entries.length);
     for (let i = 0; i < n; i++) {

@@ -57,7 +57,10 @@ interface LevelChainedBatch {
   write(opts: { sync?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
-interface LevelIterator { nextv(size: number): Promise<[Bytes, Bytes | undefined][]>; close(): Promise<void> }
+interface LevelIterator {
+  nextv(size: number): Promise<[Bytes, Bytes | undefined][]>;
+  close(): Promise<void>;
+}
 
 /** The part of abstract-level that both backends share and this store uses. */
 interface LevelDb {
@@ -175,7 +178,9 @@ class LevelKvStore implements KvStore {
 
   #track<T>(p: Promise<T>): Promise<T> {
     this.#inflight.add(p);
-    const done = (): void => { this.#inflight.delete(p); };
+    const done = (): void => {
+      this.#inflight.delete(p);
+    };
     p.then(done, done);
     return p;
   }

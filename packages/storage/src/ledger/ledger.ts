@@ -108,12 +108,20 @@ export class Ledger {
   #checkUsable(): void {
     if (this.#failure instanceof StorageError && this.#failure.code === StorageErrorCode.LEDGER_WRITE_ORDER) throw this.#failure;
     if (this.#failure !== undefined) {
-      throw new StorageError(StorageErrorCode.LEDGER_WRITE_FAILED, { ledgerId: this.ledgerId, reason: reasonOf(this.#failure) }, undefined, { cause: this.#failure });
+      throw new StorageError(StorageErrorCode.LEDGER_WRITE_FAILED, { ledgerId: this.ledgerId, reason: reasonOf(this.#failure) }, undefined, {
+        cause: this.#failure,
+      });
     }
   }
 
   #outOfRange(what: string, value: unknown, min: number, max: number): StorageError {
-    return new StorageError(StorageErrorCode.OUT_OF_RANGE, { ledgerId: this.ledgerId, what, value: typeof value === 'number' ? value : String(value), min, max });
+    return new StorageError(StorageErrorCode.OUT_OF_RANGE, {
+      ledgerId: this.ledgerId,
+      what,
+      value: typeof value === 'number' ? value : String(value),
+      min,
+      max,
+    });
   }
 
   #checkInt(what: string, value: unknown, min: number, max: number): asserts value is number {

@@ -32,7 +32,8 @@ export function multiSignatureProblem(ms: unknown): string | undefined {
   if (typeof ms !== 'object' || ms === null) return 'multiSignature';
   const m = ms as Record<string, unknown>;
   if (!isB58OfLength(m.signature, 96)) return 'signature';
-  if (!Array.isArray(m.participants) || m.participants.length === 0 || !m.participants.every((p) => typeof p === 'string' && p.length > 0)) return 'participants';
+  if (!Array.isArray(m.participants) || m.participants.length === 0 || !m.participants.every((p) => typeof p === 'string' && p.length > 0))
+    return 'participants';
   if (typeof m.value !== 'object' || m.value === null) return 'value';
   const v = m.value as Record<string, unknown>;
   if (!isUint(v.ledger_id)) return 'value.ledger_id';

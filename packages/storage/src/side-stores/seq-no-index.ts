@@ -55,7 +55,8 @@ export class SeqNoIndex {
   add(entry: SeqNoIndexEntry, batch?: WriteBatch): Promise<void> | void {
     checkDigest(entry.payloadDigest, 'payloadDigest');
     if (entry.digest !== undefined) checkDigest(entry.digest, 'digest');
-    if (!Number.isSafeInteger(entry.ledgerId) || entry.ledgerId < 0 || entry.ledgerId > 0x7fffffff) throw invalid(STORE, 'ledgerId', 'not an integer in [0, 2^31-1]');
+    if (!Number.isSafeInteger(entry.ledgerId) || entry.ledgerId < 0 || entry.ledgerId > 0x7fffffff)
+      throw invalid(STORE, 'ledgerId', 'not an integer in [0, 2^31-1]');
     if (!Number.isSafeInteger(entry.seqNo) || entry.seqNo < 1) throw invalid(STORE, 'seqNo', 'not a positive integer');
     const payloadKey = utf8Encoder.encode(entry.payloadDigest);
     const location = utf8Encoder.encode(`${entry.ledgerId}~${entry.seqNo}`);

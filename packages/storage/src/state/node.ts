@@ -30,9 +30,7 @@ const oneShot = (nodeCrypto as unknown as { hash?: (alg: string, data: Uint8Arra
 
 /** SHA3-256 (FIPS 202) as a HashKey. Keccak-256 is never used. */
 export const sha3Key: (data: Uint8Array) => HashKey =
-  typeof oneShot === 'function'
-    ? (data) => oneShot('sha3-256', data, 'latin1')
-    : (data) => nodeCrypto.createHash('sha3-256').update(data).digest('binary'); // 'binary' is latin1
+  typeof oneShot === 'function' ? (data) => oneShot('sha3-256', data, 'latin1') : (data) => nodeCrypto.createHash('sha3-256').update(data).digest('binary'); // 'binary' is latin1
 
 /** SHA3-256 (FIPS 202) as bytes. */
 export function sha3(data: Uint8Array): Uint8Array {

@@ -9,7 +9,20 @@
  */
 import { b64decode } from '@quire/common';
 import { ProofError, StorageError, StorageErrorCode } from '../errors.js';
-import { BLANK_NODE_RLP, BranchNode, ExtensionNode, LeafNode, bytesToKey, decodeNode, encodeNode, keyToHex, sha3Key, type HashKey, type NodeRef, type TrieNode } from './node.js';
+import {
+  BLANK_NODE_RLP,
+  BranchNode,
+  ExtensionNode,
+  LeafNode,
+  bytesToKey,
+  decodeNode,
+  encodeNode,
+  keyToHex,
+  sha3Key,
+  type HashKey,
+  type NodeRef,
+  type TrieNode,
+} from './node.js';
 import { bytesToNibbles, concatNibbles, nibblesToBytes, startsWithAt } from './nibbles.js';
 import { rlpEncodeListOfEncoded, rlpListItems } from './rlp.js';
 import { copyBytes, stateKeyBytes, unwrapStateValue, type StateKey } from './values.js';

@@ -13,7 +13,23 @@
  */
 import type { KvStore, WriteBatch } from '../kv/kv-store.js';
 import { StorageError, StorageErrorCode } from '../errors.js';
-import { BLANK_ROOT_KEY, BranchNode, ExtensionNode, LeafNode, bytesToKey, decodeNode, encodeNode, isHashReferenced, keyToBytes, keyToHex, nodeHash, rootHashOf, type HashKey, type NodeRef, type TrieNode } from './node.js';
+import {
+  BLANK_ROOT_KEY,
+  BranchNode,
+  ExtensionNode,
+  LeafNode,
+  bytesToKey,
+  decodeNode,
+  encodeNode,
+  isHashReferenced,
+  keyToBytes,
+  keyToHex,
+  nodeHash,
+  rootHashOf,
+  type HashKey,
+  type NodeRef,
+  type TrieNode,
+} from './node.js';
 import { NodeCache } from './node-cache.js';
 import { bytesToNibbles, nibblesToBytes } from './nibbles.js';
 import { encodeProof } from './proof.js';
@@ -294,9 +310,15 @@ export class StateTrie {
     try {
       node = decodeNode(bytes);
     } catch (e) {
-      throw new StorageError(StorageErrorCode.STATE_NODE_MALFORMED, { state: this.name, hash: keyToHex(k), reason: (e as StorageError).code ?? String(e) }, undefined, { cause: e });
+      throw new StorageError(
+        StorageErrorCode.STATE_NODE_MALFORMED,
+        { state: this.name, hash: keyToHex(k), reason: (e as StorageError).code ?? String(e) },
+        undefined,
+        { cause: e },
+      );
     }
-    if (node === null) throw new StorageError(StorageErrorCode.STATE_NODE_MALFORMED, { state: this.name, hash: keyToHex(k), reason: 'blank node stored by hash' });
+    if (node === null)
+      throw new StorageError(StorageErrorCode.STATE_NODE_MALFORMED, { state: this.name, hash: keyToHex(k), reason: 'blank node stored by hash' });
     node.hash = k;
     this.#cache.set(k, node);
     return node;

@@ -262,4 +262,3 @@ export function trieForEach(node: TrieNode | null, prefix: Uint8Array, resolve: 
     }
   }
 }
-

@@ -82,7 +82,7 @@ describe('read_ledger on a live database (e2e)', function () {
     expect(writer!.exitCode).to.equal(null); // the writer was never disturbed
   });
 
-  it('leaves the writer\'s database intact', async () => {
+  it("leaves the writer's database intact", async () => {
     const stopped = waitForLine(writer!, 'stopped', 20_000);
     writer!.kill('SIGTERM');
     const written = Number((await stopped).split(' ')[1]);

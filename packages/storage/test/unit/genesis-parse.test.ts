@@ -6,7 +6,9 @@ import { GenesisError, GenesisErrorCode, parseGenesis } from '../../src/index.js
 import { LOCAL_DOMAIN_GENESIS } from '../fixtures/genesis.js';
 
 const REAL = fileURLToPath(new URL('../../../../test/vectors/real-genesis', import.meta.url));
-const msgpackVector = JSON.parse(readFileSync(new URL('../../../../test/vectors/msgpack.json', import.meta.url), 'utf8')) as { cases: { expected_hex: string }[] };
+const msgpackVector = JSON.parse(readFileSync(new URL('../../../../test/vectors/msgpack.json', import.meta.url), 'utf8')) as {
+  cases: { expected_hex: string }[];
+};
 
 function expectGenesisError(fn: () => unknown, code: string, line?: number): GenesisError {
   try {
@@ -62,7 +64,8 @@ describe('genesis parsing', () => {
   });
 
   it('keeps integers above 2^53 exact', () => {
-    const text = '{"reqSignature":{},"txn":{"data":{"dest":"V4SGRU86Z58d6TV7PBUe6f"},"metadata":{"reqId":1585221529670242337},"type":"1"},"txnMetadata":{"seqNo":1},"ver":"1"}';
+    const text =
+      '{"reqSignature":{},"txn":{"data":{"dest":"V4SGRU86Z58d6TV7PBUe6f"},"metadata":{"reqId":1585221529670242337},"type":"1"},"txnMetadata":{"seqNo":1},"ver":"1"}';
     const [e] = parseGenesis(text, { file: 'g.txt' });
     expect((e!.txn as any).txn.metadata.reqId).to.equal(1585221529670242337n);
     expect(Buffer.from(e!.encoded).toString('hex')).to.contain('cf15ffd695164bd021');
@@ -93,7 +96,11 @@ describe('genesis parsing', () => {
     for (const [field, mutate] of cases.slice(0, -1)) {
       const t = structuredClone(ok);
       mutate(t);
-      const err = expectGenesisError(() => parseGenesis(`${LOCAL_DOMAIN_GENESIS.split('\n')[0]}\n${JSON.stringify(t).replace('"seqNo":1', '"seqNo":2')}`, { file: 'g.txt' }), GenesisErrorCode.INVALID_TXN, 2);
+      const err = expectGenesisError(
+        () => parseGenesis(`${LOCAL_DOMAIN_GENESIS.split('\n')[0]}\n${JSON.stringify(t).replace('"seqNo":1', '"seqNo":2')}`, { file: 'g.txt' }),
+        GenesisErrorCode.INVALID_TXN,
+        2,
+      );
       expect(err.data.field, `mutation of ${field}`).to.equal(field);
     }
     expectGenesisError(() => parseGenesis('[1,2,3]', { file: 'g.txt' }), GenesisErrorCode.INVALID_TXN, 1);

@@ -62,7 +62,8 @@ describe('writeBufferBytes', () => {
   });
 
   it('refuses a size or a jitter outside its range with INVALID_OPTION', async () => {
-    for (const size of [0, -1, 1.5, Number.NaN, 2 ** 60]) await expectCodeAsync(() => writeBufferBytes(size, 0.4), StorageError, StorageErrorCode.INVALID_OPTION);
+    for (const size of [0, -1, 1.5, Number.NaN, 2 ** 60])
+      await expectCodeAsync(() => writeBufferBytes(size, 0.4), StorageError, StorageErrorCode.INVALID_OPTION);
     for (const jitter of [-0.1, 1.01, 2, Number.NaN]) await expectCodeAsync(() => writeBufferBytes(MiB, jitter), StorageError, StorageErrorCode.INVALID_OPTION);
     await expectCodeAsync(openLevelKvStore(join(tmpdir(), 'quire-never-created'), { writeBufferJitter: 2 }), StorageError, StorageErrorCode.INVALID_OPTION);
   });
@@ -133,9 +134,17 @@ for (const [name, make] of backends) {
       expect(s(kv.getSync('a', b('x'))!)).to.equal('in a');
       expect(s(kv.getSync('ab', b('x'))!)).to.equal('in ab');
       expect(s(kv.getSync('a/b', b('x'))!)).to.equal('in a/b');
-      expect(await collect(kv.iterate('a'))).to.deep.equal([['', 'empty key'], ['\u0000zz', 'nul key'], ['x', 'in a']]);
+      expect(await collect(kv.iterate('a'))).to.deep.equal([
+        ['', 'empty key'],
+        ['\u0000zz', 'nul key'],
+        ['x', 'in a'],
+      ]);
       expect(await collect(kv.iterate('ab'))).to.deep.equal([['x', 'in ab']]);
-      expect(await collect(kv.iterate('a', { reverse: true }))).to.deep.equal([['x', 'in a'], ['\u0000zz', 'nul key'], ['', 'empty key']]);
+      expect(await collect(kv.iterate('a', { reverse: true }))).to.deep.equal([
+        ['x', 'in a'],
+        ['\u0000zz', 'nul key'],
+        ['', 'empty key'],
+      ]);
       expect(await collect(kv.iterate('nothing'))).to.deep.equal([]);
     });
 
@@ -189,7 +198,9 @@ for (const [name, make] of backends) {
     it('closes idempotently and refuses work afterwards', async () => {
       const batch = kv.batch().put('x', b('1'), b('a'));
       let told: Error | undefined;
-      batch.afterWrite((e) => { told = e; });
+      batch.afterWrite((e) => {
+        told = e;
+      });
       await Promise.all([kv.close(), kv.close()]);
       expect(kv.closed).to.equal(true);
       await kv.close();

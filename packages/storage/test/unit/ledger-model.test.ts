@@ -5,12 +5,7 @@ import { Ledger, openMemoryKvStore, verifyConsistency, verifyInclusion, type Wri
 import { mkTxns } from './ledger-helpers.js';
 import { hex, mth, modelLeaf } from './merkle-model.js';
 
-type Cmd =
-  | { op: 'append'; n: number }
-  | { op: 'commit'; pick: number; own: boolean }
-  | { op: 'discard'; pick: number }
-  | { op: 'flush' }
-  | { op: 'reopen' };
+type Cmd = { op: 'append'; n: number } | { op: 'commit'; pick: number; own: boolean } | { op: 'discard'; pick: number } | { op: 'flush' } | { op: 'reopen' };
 
 const cmd: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ op: fc.constant('append' as const), n: fc.integer({ min: 0, max: 12 }) }) },
@@ -48,8 +43,7 @@ describe('Ledger uncommitted tail against a model (property)', () => {
               if (c.own) {
                 await flush(); // batches are written in the order of their commits
                 await ledger.commit(k);
-              }
-              else {
+              } else {
                 const b = kv.batch();
                 ledger.commit(k, b);
                 pending.push(b);

@@ -100,7 +100,10 @@ describe('Ledger recovery at open', () => {
     let ledger = await Ledger.open(kv, 1);
     expect(ledger.recovery).to.deep.include({ storedSize: undefined, size: 100, rebuiltLeaves: 0 });
     await expectSound(ledger, 100);
-    await kv.batch().put(B.meta, SIZE_KEY, Uint8Array.of(1, 2, 3)).write();
+    await kv
+      .batch()
+      .put(B.meta, SIZE_KEY, Uint8Array.of(1, 2, 3))
+      .write();
     ledger = await Ledger.open(kv, 1);
     expect(ledger.recovery).to.deep.include({ storedSize: undefined, size: 100 });
     await expectSound(ledger, 100);
@@ -137,7 +140,11 @@ describe('Ledger recovery at open', () => {
     longer.set(stored.subarray(0, 4 * 32));
     longer.set(stored.subarray(4 * 32), 5 * 32);
     expect(tileEntries(longer)).to.equal(5);
-    await kv.batch().put(B.tile, tile6, longer).put(B.tile, tileKey(0, 20), new Uint8Array(3 * 32)).write();
+    await kv
+      .batch()
+      .put(B.tile, tile6, longer)
+      .put(B.tile, tileKey(0, 20), new Uint8Array(3 * 32))
+      .write();
     const ledger = await Ledger.open(kv, 1);
     expect(ledger.recovery.removedRecords).to.equal(2);
     expect(kv.getSync(B.tile, tile6)).to.deep.equal(stored);
@@ -149,9 +156,13 @@ describe('Ledger recovery at open', () => {
     // the quick open checks the ends of the log; reads and a full check find the hole
     const ledger = await Ledger.open(kv, 1);
     await expectCode(ledger.get(50), StorageErrorCode.LOG_GAP, { ledgerId: 1, seqNo: 50 });
-    await expectCode(async () => {
-      for await (const _ of ledger.range(45, 55)) void _;
-    }, StorageErrorCode.LOG_GAP, { seqNo: 50 });
+    await expectCode(
+      async () => {
+        for await (const _ of ledger.range(45, 55)) void _;
+      },
+      StorageErrorCode.LOG_GAP,
+      { seqNo: 50 },
+    );
     await expectCode(Ledger.open(kv, 1, { verify: true }), StorageErrorCode.LOG_GAP, { ledgerId: 1, seqNo: 50 });
     // when the ends disagree too, the quick open scans the log and finds it
     await kv.batch().del(B.meta, SIZE_KEY).write();
@@ -190,9 +201,13 @@ describe('Ledger recovery at open', () => {
       await kv.batch().put(B.txn, seqNoKey(7), Uint8Array.of(0x81, 0xc1)).write();
       const ledger = await Ledger.open(kv, 1);
       await expectCode(ledger.get(7), StorageErrorCode.CORRUPT_TXN, { ledgerId: 1, seqNo: 7 });
-      await expectCode(async () => {
-        for await (const _ of ledger.range(1, 10)) void _;
-      }, StorageErrorCode.CORRUPT_TXN, { seqNo: 7 });
+      await expectCode(
+        async () => {
+          for await (const _ of ledger.range(1, 10)) void _;
+        },
+        StorageErrorCode.CORRUPT_TXN,
+        { seqNo: 7 },
+      );
       // a rebuild decodes every txn it hashes: no root is computed over corrupt bytes
       await deleteWhere(kv, B.tile, () => true);
       await expectCode(Ledger.open(kv, 1), StorageErrorCode.CORRUPT_TXN, { ledgerId: 1, seqNo: 7 });
@@ -201,7 +216,11 @@ describe('Ledger recovery at open', () => {
 
     it('names the seqNo when a stored txn is well-formed msgpack of something else', async () => {
       const eighth = kv.getSync(B.txn, seqNoKey(8))!;
-      await kv.batch().put(B.txn, seqNoKey(7), eighth).put(B.txn, seqNoKey(9), encodeMsgpack([1, 2])).write();
+      await kv
+        .batch()
+        .put(B.txn, seqNoKey(7), eighth)
+        .put(B.txn, seqNoKey(9), encodeMsgpack([1, 2]))
+        .write();
       const ledger = await Ledger.open(kv, 1);
       await expectCode(ledger.get(7), StorageErrorCode.CORRUPT_TXN, { seqNo: 7, reason: 'holds seqNo 8' });
       await expectCode(ledger.get(9), StorageErrorCode.CORRUPT_TXN, { seqNo: 9 });

@@ -128,12 +128,20 @@ describe('Ledger synchronous reads', () => {
       expect((await again.inclusionProof(5)).map(hex)).to.deep.equal(again.inclusionProofSync(5).map(hex));
     });
 
-    it('writeProofs: each txn\'s root and audit path at its own size, equal to rootAtSync and inclusionProofSync', async () => {
+    it("writeProofs: each txn's root and audit path at its own size, equal to rootAtSync and inclusionProofSync", async () => {
       const ledger = await Ledger.open(kv, 1);
       ledger.append(mkTxns(1, 70));
       await ledger.commit(45);
       const all = leaves(ledger);
-      for (const [from, to] of [[1, 1], [1, 70], [2, 9], [16, 17], [31, 46], [46, 70], [64, 64]] as const) {
+      for (const [from, to] of [
+        [1, 1],
+        [1, 70],
+        [2, 9],
+        [16, 17],
+        [31, 46],
+        [46, 70],
+        [64, 64],
+      ] as const) {
         const got = ledger.writeProofs(from, to);
         expect(got).to.have.length(to - from + 1);
         got.forEach((p, i) => {

@@ -11,7 +11,7 @@ const mkTxn = (i: number): Txn => ({ ver: '1', txn: { type: '1', data: { dest: `
 
 function flip(bytes: Uint8Array, bit: number): Uint8Array {
   const out = Uint8Array.from(bytes);
-  out[Math.floor(bit / 8) % out.length]! ^= 1 << bit % 8;
+  out[Math.floor(bit / 8) % out.length]! ^= 1 << (bit % 8);
   return out;
 }
 

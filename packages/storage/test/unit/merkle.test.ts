@@ -30,7 +30,15 @@ interface Vectors {
   leaves_hex: string[];
   roots: { tree_size: number; root_hex: string }[];
   consistency_proofs: { old_size: number; new_size: number; old_root_hex: string; new_root_hex: string; proof_hex: string[]; expected: string }[];
-  consistency_negative: { case: string; old_size: number; new_size: number; old_root_hex: string; new_root_hex: string; proof_hex: string[]; expected: string }[];
+  consistency_negative: {
+    case: string;
+    old_size: number;
+    new_size: number;
+    old_root_hex: string;
+    new_root_hex: string;
+    proof_hex: string[];
+    expected: string;
+  }[];
 }
 
 const v = JSON.parse(readFileSync(join(VECTORS_DIR, 'rfc6962.json'), 'utf8')) as Vectors;

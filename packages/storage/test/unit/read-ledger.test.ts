@@ -5,16 +5,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { canonicalJson, parseJson } from '@quire/common';
 import { main } from '../../src/cli/read-ledger.js';
-import {
-  Ledger,
-  SnapshotError,
-  SnapshotErrorCode,
-  loadGenesis,
-  nodeDatabasePath,
-  openLevelKvStore,
-  snapshotLevelDb,
-  type KvStore,
-} from '../../src/index.js';
+import { Ledger, SnapshotError, SnapshotErrorCode, loadGenesis, nodeDatabasePath, openLevelKvStore, snapshotLevelDb, type KvStore } from '../../src/index.js';
 import { LOCAL_DOMAIN_GENESIS } from '../fixtures/genesis.js';
 
 const POOL_GENESIS = fileURLToPath(new URL('../../../../test/vectors/real-genesis/sovrin_pool_transactions_live_genesis', import.meta.url));
@@ -42,7 +33,11 @@ const AUDIT_TXN = {
       ver: '1',
       viewNo: 0,
       ppSeqNo: 1,
-      ledgerSize: new Map<number, number>([[0, 136], [1, 5], [2, 0]]),
+      ledgerSize: new Map<number, number>([
+        [0, 136],
+        [1, 5],
+        [2, 0],
+      ]),
       ledgerRoot: new Map<number, string | number>([[1, 'DJLzEifT7n9DbiCHqQ5KWrWUPFBiZt349popapDfzo5p']]),
       stateRoot: new Map<number, string>([[1, 'DJLzEifT7n9DbiCHqQ5KWrWUPFBiZt349popapDfzo5p']]),
       primaries: ['Node1'],
@@ -135,7 +130,13 @@ describe('read_ledger', () => {
       expect(r.out).to.equal('');
     }
     // a command line that does not parse: commander's error, a usage line and where to read more (as quire prints them)
-    for (const argv of [['--data_dir', dataDir], ['--type', 'domain', '--frm', 'x', '--data_dir', dataDir], ['--type', 'domain', '--seq_no', '0'], ['--type', 'domain', 'extra'], ['--type', 'domain', '--bogus']]) {
+    for (const argv of [
+      ['--data_dir', dataDir],
+      ['--type', 'domain', '--frm', 'x', '--data_dir', dataDir],
+      ['--type', 'domain', '--seq_no', '0'],
+      ['--type', 'domain', 'extra'],
+      ['--type', 'domain', '--bogus'],
+    ]) {
       const r = await run(...argv);
       expect(r.code, argv.join(' ')).to.equal(1);
       const lines = r.err.trim().split('\n');
@@ -160,7 +161,9 @@ describe('read_ledger', () => {
       // an absolute dbDir, and a config without dbDir (the node's default `db`)
       const abs = join(other, 'abs.json');
       writeFileSync(abs, JSON.stringify({ dbDir: join(other, 'store', 'ledgers') }));
-      expect((await run('--type', 'pool', '--count', '--data_dir', dataDir, '--config', abs)).out).to.equal((await run('--type', 'pool', '--count', '--data_dir', dataDir)).out);
+      expect((await run('--type', 'pool', '--count', '--data_dir', dataDir, '--config', abs)).out).to.equal(
+        (await run('--type', 'pool', '--count', '--data_dir', dataDir)).out,
+      );
       const none = join(other, 'none.json');
       writeFileSync(none, '{}');
       expect((await run('--type', 'domain', '--count', '--data_dir', dataDir, '--config', none)).out).to.equal('5\n');
@@ -216,7 +219,10 @@ describe('snapshotLevelDb', () => {
     const dir = mkdtempSync(join(tmpdir(), 'quire-snapshot-'));
     const holder = await openLevelKvStore(join(dir, 'db'));
     try {
-      await holder.batch().put('b', new Uint8Array([1]), new Uint8Array([2])).write();
+      await holder
+        .batch()
+        .put('b', new Uint8Array([1]), new Uint8Array([2]))
+        .write();
       const snap = await snapshotLevelDb(join(dir, 'db'), { tmpDir: dir });
       const copy = await openLevelKvStore(snap.path, { createIfMissing: false });
       expect(await copy.get('b', new Uint8Array([1]))).to.deep.equal(new Uint8Array([2]));

@@ -78,11 +78,7 @@ describe('RLP (formats 7.1)', () => {
 
   describe('properties', () => {
     const item: fc.Arbitrary<RlpItem> = fc.letrec<{ item: RlpItem }>((tie) => ({
-      item: fc.oneof(
-        { depthSize: 'small', withCrossShrink: true },
-        fc.uint8Array({ maxLength: 70 }),
-        fc.array(tie('item'), { maxLength: 5 }),
-      ),
+      item: fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.uint8Array({ maxLength: 70 }), fc.array(tie('item'), { maxLength: 5 })),
     })).item;
 
     it('decode(encode(x)) = x', () => {

@@ -114,7 +114,10 @@ describe('side stores', () => {
       await kv.batch().put('bls', enc.encode(key), enc.encode('{"not":"a multisig"}')).write();
       await expectCodeAsync(store.get(key), SideStoreError, SideStoreErrorCode.CORRUPT_RECORD);
       // stored under a root other than the one it signs
-      await kv.batch().put('bls', enc.encode(key), enc.encode(JSON.stringify(multiSig(root(6))))).write();
+      await kv
+        .batch()
+        .put('bls', enc.encode(key), enc.encode(JSON.stringify(multiSig(root(6)))))
+        .write();
       await expectCodeAsync(store.get(key), SideStoreError, SideStoreErrorCode.CORRUPT_RECORD);
     });
   });
@@ -122,7 +125,8 @@ describe('side stores', () => {
   describe('SeqNoIndex', () => {
     it('maps payloadDigest -> ledgerId~seqNo and digest -> payloadDigest', async () => {
       const index = new SeqNoIndex(kv);
-      const pd = digest('payload'), d = digest('full');
+      const pd = digest('payload'),
+        d = digest('full');
       await index.add({ payloadDigest: pd, digest: d, ledgerId: 1, seqNo: 42 });
       expect(await index.getByPayloadDigest(pd)).to.deep.equal({ ledgerId: 1, seqNo: 42 });
       expect(index.getByPayloadDigestSync(pd)).to.deep.equal({ ledgerId: 1, seqNo: 42 });
@@ -135,7 +139,8 @@ describe('side stores', () => {
 
     it('writes into a caller batch; remove deletes both entries', async () => {
       const index = new SeqNoIndex(kv);
-      const pd = digest('p2'), d = digest('d2');
+      const pd = digest('p2'),
+        d = digest('d2');
       const batch = kv.batch();
       index.add({ payloadDigest: pd, digest: d, ledgerId: 2, seqNo: 9_007_199_254_740_991 }, batch);
       expect(batch.length).to.equal(2);

@@ -20,7 +20,10 @@ describe('LevelDB MANIFEST reader', () => {
       const files = readdirSync(dir);
       const current = readFileSync(join(dir, 'CURRENT'), 'utf8').trim();
       const summary = readManifest(readFileSync(join(dir, current)));
-      const tables = files.filter((f) => /\.(ldb|sst)$/.test(f)).map((f) => Number(f.split('.')[0])).sort((a, b) => a - b);
+      const tables = files
+        .filter((f) => /\.(ldb|sst)$/.test(f))
+        .map((f) => Number(f.split('.')[0]))
+        .sort((a, b) => a - b);
       expect(tables.length).to.be.greaterThan(0);
       // every live table is on disk; a table the MANIFEST does not list (a flush that had not been
       // recorded yet) carries a number the database had not yet recorded as allocated

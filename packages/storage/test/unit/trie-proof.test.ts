@@ -148,7 +148,11 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
       ['URL-safe base64', () => verifyTrieProofAt(root, '33', good.replace(/\+/g, '-').replace(/\//g, '_')), StorageErrorCode.PROOF_MALFORMED],
       ['unpadded base64', () => verifyTrieProofAt(root, '33', good.replace(/=+$/, '')), StorageErrorCode.PROOF_MALFORMED],
       ['not a list', () => verifyTrieProofAt(root, '33', unhex('83646f67')), StorageErrorCode.PROOF_MALFORMED],
-      ['trailing bytes', () => verifyTrieProofAt(root, '33', Buffer.concat([unhex(vectors.cases[0]!.proof_nodes_hex), Uint8Array.of(0)])), StorageErrorCode.PROOF_MALFORMED],
+      [
+        'trailing bytes',
+        () => verifyTrieProofAt(root, '33', Buffer.concat([unhex(vectors.cases[0]!.proof_nodes_hex), Uint8Array.of(0)])),
+        StorageErrorCode.PROOF_MALFORMED,
+      ],
       ['a node of 3 items', () => verifyTrieProofAt(root, '33', rlpEncode([[utf8('a'), utf8('b'), utf8('c')]])), StorageErrorCode.PROOF_MALFORMED],
       ['a byte string item', () => verifyTrieProofAt(root, '33', rlpEncode([utf8('abc')])), StorageErrorCode.PROOF_MALFORMED],
       ['a root of 31 bytes', () => verifyTrieProofAt(root.subarray(1), '33', good), StorageErrorCode.PROOF_MALFORMED],
@@ -203,16 +207,23 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
 
     it('every prefix proof verifies to exactly the pairs under the prefix', async () => {
       await fc.assert(
-        fc.asyncProperty(pairsArb, fc.array(fc.uint8Array({ maxLength: 2 }).map((k) => k.map((b) => [0x00, 0x01, 0x10, 0x3f, 0x40][b % 5]!)), { maxLength: 5 }), async (pairs, prefixes) => {
-          const { t, root, model } = await build(pairs);
-          for (const prefix of [new Uint8Array(0), ...prefixes, ...pairs.slice(0, 3).map(([k]) => k)]) {
-            const proof = t.generatePrefixProof(prefix);
-            const got = verifyPrefixProofPairs(root, prefix, proof).map(({ key, value }): [string, Uint8Array] => [hex(key), value]);
-            expect(got).to.deep.equal(prefixModel(model, prefix));
-            const asMap = verifyPrefixProof(root, prefix, proof, { keyEncoding: 'hex' });
-            expect([...asMap]).to.deep.equal(got);
-          }
-        }),
+        fc.asyncProperty(
+          pairsArb,
+          fc.array(
+            fc.uint8Array({ maxLength: 2 }).map((k) => k.map((b) => [0x00, 0x01, 0x10, 0x3f, 0x40][b % 5]!)),
+            { maxLength: 5 },
+          ),
+          async (pairs, prefixes) => {
+            const { t, root, model } = await build(pairs);
+            for (const prefix of [new Uint8Array(0), ...prefixes, ...pairs.slice(0, 3).map(([k]) => k)]) {
+              const proof = t.generatePrefixProof(prefix);
+              const got = verifyPrefixProofPairs(root, prefix, proof).map(({ key, value }): [string, Uint8Array] => [hex(key), value]);
+              expect(got).to.deep.equal(prefixModel(model, prefix));
+              const asMap = verifyPrefixProof(root, prefix, proof, { keyEncoding: 'hex' });
+              expect([...asMap]).to.deep.equal(got);
+            }
+          },
+        ),
         { numRuns: 80 },
       );
     });

@@ -229,7 +229,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
 
   describe('heads, commits and historic roots', () => {
     it('commit, revert, setHead and getAt with a model, through a tiny node cache', async () => {
-      const keyArb = fc.uint8Array({ minLength: 1, maxLength: 3 }).map((k) => k.map((b) => b % 4 === 0 ? 0x20 : b));
+      const keyArb = fc.uint8Array({ minLength: 1, maxLength: 3 }).map((k) => k.map((b) => (b % 4 === 0 ? 0x20 : b)));
       const opArb = fc.oneof(
         { weight: 5, arbitrary: fc.record({ op: fc.constant('set' as const), key: keyArb, value: fc.uint8Array({ maxLength: 40 }) }) },
         { weight: 2, arbitrary: fc.record({ op: fc.constant('remove' as const), key: keyArb }) },

@@ -52,9 +52,9 @@ describe('@quire/testing', () => {
         'INVALID_JSON',
       ),
     );
-    expect((await expectCodeAsync(Promise.reject(new EncodingError(EncodingErrorCode.INVALID_JSON)), EncodingError, EncodingErrorCode.INVALID_JSON)).code).to.equal(
-      EncodingErrorCode.INVALID_JSON,
-    );
+    expect(
+      (await expectCodeAsync(Promise.reject(new EncodingError(EncodingErrorCode.INVALID_JSON)), EncodingError, EncodingErrorCode.INVALID_JSON)).code,
+    ).to.equal(EncodingErrorCode.INVALID_JSON);
     await failsAsync(expectCodeAsync(Promise.resolve(1), EncodingError, EncodingErrorCode.INVALID_JSON));
     await failsAsync(expectCodeAsync(async () => json(), EncodingError, EncodingErrorCode.DUPLICATE_KEY));
   });

@@ -89,7 +89,11 @@ export function nextReqId(): bigint {
 }
 
 /** A request signed by `signer` (single signature) or by several (multi-signature). */
-export function signed(signers: Ed25519Signer | Ed25519Signer[], operation: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function signed(
+  signers: Ed25519Signer | Ed25519Signer[],
+  operation: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   const list = Array.isArray(signers) ? signers : [signers];
   const identifier = (extra.identifier as string | undefined) ?? list[0]!.did;
   const req: Record<string, unknown> = { identifier, reqId: nextReqId(), operation, protocolVersion: 2, ...extra };
