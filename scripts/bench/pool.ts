@@ -453,6 +453,12 @@ if (needPool) {
     if (check.lost > 0 || !check.rootsEqual) inspect = true;
     const u = check.unackedCommitted;
     if (u !== undefined) row('writes not acknowledged but committed', `${u.rejected} of the rejected (REQNACK by f+1), ${u.timeout} of the timed out, ${u.error} of the failed`, '0 rejected');
+    const rc = check.rejectedCommitted;
+    if (rc !== undefined && rc.examples.length > 0) {
+      const top = (m: Record<string, number>): string => Object.entries(m).sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, n]) => `${n} ${k.slice(0, 60)}`).join('; ');
+      row('  rejected but committed, by reason', top(rc.byReason), '-');
+      row('  rejected but committed, by refusing nodes', top(rc.byNodes), '-');
+    }
     row('acknowledged writes lost (all phases, all nodes)', `${check.lost} of ${check.acks.toLocaleString('en-US')} missing or different on some node; ${check.underReplicated} on fewer than n-f nodes; roots ${check.rootsEqual ? 'equal' : 'DIFFER'}`, '0');
   }
   if (opts.cpuProf !== undefined) {

@@ -42,8 +42,28 @@ export interface LedgerCheck {
    * one was merely slower than the deadline. Data-dir check only.
    */
   unackedCommitted?: Record<UnackedWrite['outcome'], number>;
+  /** The rejected writes found on the ledger, broken down by refusal reason and by the nodes that refused. Data-dir check only. */
+  rejectedCommitted?: RejectedCommitted;
   /** A few examples of lost txns. */
   examples: { node: string; seqNo: number; key: string; problem: 'missing' | 'mismatched' }[];
+}
+
+export interface RejectedCommitted {
+  /** `<code>: <reason>` -> writes */
+  byReason: Record<string, number>;
+  /** the refusing nodes, sorted and comma-separated -> writes */
+  byNodes: Record<string, number>;
+  /** a few of them: key, ledger seqNo, reason, refusing nodes */
+  examples: { key: string; seqNo: number; code?: string; reason?: string; nodes?: string[] }[];
+}
+
+/** Adds one rejected write found on the ledger at `seqNo` to the breakdown. */
+export function tallyRejected(r: RejectedCommitted, u: UnackedWrite, seqNo: number, maxExamples = 20): void {
+  const reason = `${u.code ?? '?'}: ${u.reason ?? '?'}`;
+  r.byReason[reason] = (r.byReason[reason] ?? 0) + 1;
+  const nodes = u.nodes === undefined ? '?' : [...u.nodes].sort().join(',');
+  r.byNodes[nodes] = (r.byNodes[nodes] ?? 0) + 1;
+  if (r.examples.length < maxExamples) r.examples.push({ key: u.key, seqNo, ...(u.code !== undefined ? { code: u.code } : {}), ...(u.reason !== undefined ? { reason: u.reason } : {}), ...(u.nodes !== undefined ? { nodes: u.nodes } : {}) });
 }
 
 interface Tally {
@@ -105,6 +125,7 @@ export async function checkDataDirs(nodes: readonly { node: string; dataDir: str
   const t: Tally = { lost: new Set(), lacking: new Map(), examples: [] };
   const views: NodeLedgerView[] = [];
   let unackedCommitted: LedgerCheck['unackedCommitted'];
+  let rejectedCommitted: RejectedCommitted | undefined;
   for (const { node, dataDir } of nodes) {
     const view: NodeLedgerView = { node, size: 0, root: '', missing: 0, mismatched: 0 };
     views.push(view);
@@ -130,12 +151,15 @@ export async function checkDataDirs(nodes: readonly { node: string; dataDir: str
         compare(node, ack, txn as Record<string, unknown> | undefined, view, t, i);
       }
       if (unacked.length > 0 && unackedCommitted === undefined) {
-        const wanted = new Map(unacked.map((u) => [u.key, u.outcome]));
+        const wanted = new Map(unacked.map((u) => [u.key, u]));
         unackedCommitted = { rejected: 0, timeout: 0, error: 0 };
-        for await (const [, txn] of ledger.range(1, ledger.size)) {
+        rejectedCommitted = { byReason: {}, byNodes: {}, examples: [] };
+        for await (const [seqNo, txn] of ledger.range(1, ledger.size)) {
           const md = (txn.txn.metadata ?? {}) as Record<string, unknown>;
-          const outcome = wanted.get(`${String(md.from)}|${String(md.reqId)}`);
-          if (outcome !== undefined) unackedCommitted[outcome]++;
+          const u = wanted.get(`${String(md.from)}|${String(md.reqId)}`);
+          if (u === undefined) continue;
+          unackedCommitted[u.outcome]++;
+          if (u.outcome === 'rejected') tallyRejected(rejectedCommitted, u, seqNo);
         }
       }
     } catch (e) {
@@ -146,6 +170,7 @@ export async function checkDataDirs(nodes: readonly { node: string; dataDir: str
   }
   const check = finish('data-dirs', ledgerId, acks, views, t);
   if (unackedCommitted !== undefined) check.unackedCommitted = unackedCommitted;
+  if (rejectedCommitted !== undefined) check.rejectedCommitted = rejectedCommitted;
   return check;
 }
 

@@ -1,5 +1,5 @@
 // Human-readable tables of a load run and of the ledger check, and the machine-readable JSON.
-import type { LedgerCheck } from './ledger-check.js';
+import type { LedgerCheck, RejectedCommitted } from './ledger-check.js';
 import type { LoadReport } from './run.js';
 import { fmt, type LatencySummary } from './stats.js';
 
@@ -41,6 +41,19 @@ export function formatLedgerCheck(c: LedgerCheck): string[] {
   for (const e of c.examples) out.push(`  lost: ${e.node} seqNo ${e.seqNo} (${e.key}) ${e.problem}`);
   const u = c.unackedCommitted;
   if (u !== undefined) out.push(`  writes not acknowledged to the client but on the ledger: ${u.rejected} rejected (REQNACK/REJECT by f+1), ${u.timeout} timed out, ${u.error} failed`);
+  out.push(...formatRejectedCommitted(c.rejectedCommitted));
+  return out;
+}
+
+/** The breakdown of the rejected writes found on the ledger: by reason, by refusing nodes, a few examples. */
+export function formatRejectedCommitted(r: RejectedCommitted | undefined): string[] {
+  if (r === undefined || r.examples.length === 0) return [];
+  const sorted = (m: Record<string, number>): [string, number][] => Object.entries(m).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const out = ['  rejected but committed, by reason:'];
+  for (const [k, n] of sorted(r.byReason)) out.push(`    ${String(n).padStart(6)}  ${k.slice(0, 160)}`);
+  out.push('  rejected but committed, by refusing nodes:');
+  for (const [k, n] of sorted(r.byNodes)) out.push(`    ${String(n).padStart(6)}  ${k}`);
+  for (const e of r.examples.slice(0, 5)) out.push(`    e.g. ${e.key} at seqNo ${e.seqNo}: ${e.code ?? '?'} by ${(e.nodes ?? ['?']).join(',')}`);
   return out;
 }
 

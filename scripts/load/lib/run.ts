@@ -64,6 +64,11 @@ export interface LoadReport {
 export interface UnackedWrite {
   key: string;
   outcome: 'rejected' | 'timeout' | 'error';
+  /** the refusal's code and reason (REQNACK/REJECT), or the failure's */
+  code?: string;
+  reason?: string;
+  /** for a refusal: the nodes whose identical answers decided it */
+  nodes?: string[];
 }
 
 export class LoadError extends Error {
@@ -137,7 +142,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
     } else {
       s.outcomes.add(out.kind, out.code, out.reason);
       if (out.kind === 'rejected' && out.reason === POOL_OVERLOADED_REASON) overloadedLatency.record(done - dueAt);
-      if (r.kind !== 'read') unacked.push({ key: `${String(r.request.identifier)}|${String(r.request.reqId)}`, outcome: out.kind });
+      if (r.kind !== 'read') unacked.push({ key: `${String(r.request.identifier)}|${String(r.request.reqId)}`, outcome: out.kind, code: out.code, reason: out.reason, ...(out.nodes !== undefined ? { nodes: out.nodes } : {}) });
     }
   };
   // sessions are dialled on first use: open them now, so that dialling is not inside the measured window

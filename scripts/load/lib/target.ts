@@ -15,7 +15,8 @@ export interface Ack {
   txnHash: string;
 }
 
-export type Outcome = { kind: 'ok'; ack?: Ack; verified?: boolean } | { kind: Exclude<OutcomeKind, 'ok'>; code: string; reason: string };
+/** A failure's `nodes`: for a refusal (REQUEST_NACKED, REQUEST_REJECTED), the f+1 or more nodes whose identical answers decided it. */
+export type Outcome = { kind: 'ok'; ack?: Ack; verified?: boolean } | { kind: Exclude<OutcomeKind, 'ok'>; code: string; reason: string; nodes?: string[] };
 
 /**
  * The ledger form of a REPLY's txn (formats.md 4.x): an ATTRIB's `raw` is stored as the hex SHA-256 of CJ(parsed
@@ -50,7 +51,10 @@ export function ackOf(result: Record<string, unknown>, source: 'reply' | 'ledger
 function classify(e: unknown): Outcome {
   if (e instanceof ClientError) {
     const reason = typeof e.data.reason === 'string' ? e.data.reason : JSON.stringify(e.data, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)).slice(0, 300);
-    if (e.code === ClientErrorCode.REQUEST_NACKED || e.code === ClientErrorCode.REQUEST_REJECTED) return { kind: 'rejected', code: e.code, reason };
+    if (e.code === ClientErrorCode.REQUEST_NACKED || e.code === ClientErrorCode.REQUEST_REJECTED) {
+      const nodes = Array.isArray(e.data.nodes) ? e.data.nodes.filter((n): n is string => typeof n === 'string') : undefined;
+      return { kind: 'rejected', code: e.code, reason, ...(nodes !== undefined ? { nodes } : {}) };
+    }
     if (e.code === ClientErrorCode.TIMEOUT) return { kind: 'timeout', code: e.code, reason };
     return { kind: 'error', code: e.code, reason };
   }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { canonicalJson, sha256Hex, type Txn } from '@quire/common';
 import { Ledger, nodeDatabasePath, openLevelKvStore } from '@quire/storage';
 import { checkDataDirs, devnetNodeDirs } from '../lib/ledger-check.js';
+import { formatRejectedCommitted } from '../lib/report.js';
 import { ackOf } from '../lib/target.js';
 
 function nym(i: number, from = 'V4SGRU86Z58d6TV7PBUe6f'): Txn {
@@ -78,6 +79,17 @@ describe('ledger check on data directories', function () {
     expect(c.rootsEqual).to.equal(false); // Node3 is shorter, Node4 differs
     expect(c.nodes[0]!.root).to.equal(c.nodes[1]!.root);
     expect(c.unackedCommitted).to.deep.equal({ rejected: 0, timeout: 1, error: 0 });
+    expect(c.rejectedCommitted).to.deep.equal({ byReason: {}, byNodes: {}, examples: [] });
+    // the same write refused by f+1 (REQNACK): counted as rejected, with its reason and refusing nodes
+    const refused = { key: 'V4SGRU86Z58d6TV7PBUe6f|1004', outcome: 'rejected' as const, code: 'REQUEST_NACKED', reason: 'pool overloaded', nodes: ['Node3', 'Node2'] };
+    const r = await checkDataDirs(devnetNodeDirs(dir, ['Node1', 'Node2', 'Node3', 'Node4']), acks, 1, [refused]);
+    expect(r.unackedCommitted).to.deep.equal({ rejected: 1, timeout: 0, error: 0 });
+    expect(r.rejectedCommitted).to.deep.equal({
+      byReason: { 'REQUEST_NACKED: pool overloaded': 1 },
+      byNodes: { 'Node2,Node3': 1 },
+      examples: [{ key: refused.key, seqNo: 4, code: 'REQUEST_NACKED', reason: 'pool overloaded', nodes: ['Node3', 'Node2'] }],
+    });
+    expect(formatRejectedCommitted(r.rejectedCommitted).join('\n')).to.contain('1  Node2,Node3').and.contain('REQUEST_NACKED: pool overloaded');
 
     // an acknowledged txn beyond every ledger is missing everywhere; a node without a database loses everything
     const gone = await checkDataDirs(devnetNodeDirs(dir, ['Node1', 'Node2', 'Node3', 'Node5']), [...acks, { ...acks[0]!, seqNo: 9 }]);
