@@ -182,9 +182,11 @@ export class RequestIntake {
   admitAtDoor(request: ClientRequestBody): boolean {
     const identity = requestIdentity(request);
     if (identity === undefined) return true;
-    if (this.refused.has(identity)) return this.propagatedHere(identity) !== undefined;
+    // held or ordered here first: a request refused once and taken in later (n-f PROPAGATEs, a PRE-PREPARE naming
+    // it) is still remembered as refused, and its PROPAGATE counts toward the n-f that order it
     const d = this.byIdentity.get(identity);
     if (d !== undefined && (this.entries.get(d)?.identity === identity || this.orderedBodies.get(d)?.identity === identity)) return true;
+    if (this.refused.has(identity)) return this.propagatedHere(identity) !== undefined;
     if (!this.full) return true;
     this.refuse(identity);
     return false;
