@@ -72,7 +72,8 @@ if (o.nodes !== undefined && o.nodes !== 4 && o.nodes !== 7) {
 }
 
 const start = o.random === true ? randomInt(1, 2 ** 31 - o.seeds) : o.start;
-if (o.random === true && o.seed === undefined) process.stderr.write(`sim: seeds ${start}..${start + o.seeds - 1} (replay: --start ${start} --seeds ${o.seeds})\n`);
+if (o.random === true && o.seed === undefined)
+  process.stderr.write(`sim: seeds ${start}..${start + o.seeds - 1} (replay: --start ${start} --seeds ${o.seeds})\n`);
 const seeds = o.seed !== undefined ? [o.seed] : Array.from({ length: o.seeds }, (_, i) => start + i);
 // n alternates 4 / 7 and shifts by one every cycle of the mixes, so that every mix runs at both sizes
 // whether the number of mixes is odd or even
@@ -87,7 +88,10 @@ const runs: SimulationOptions[] = seeds
   .filter((r) => !skip.has(`${r.seed}/${r.nodes}/${r.faults}`));
 const started = Date.now();
 const seconds = (): string => ((Date.now() - started) / 1000).toFixed(1);
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const replay = (r: SimulationResult): string => `${replayCommand(r)}${o.standIn === true ? ' --stand-in' : ''}`;
 const progress = !o.quiet && o.progress > 0 && runs.length > 1;
 let failures = 0;
@@ -115,8 +119,10 @@ if (o.json) {
 } else {
   const batches = results.reduce((a, r) => a + r.orderedBatches, 0);
   const reqs = results.reduce((a, r) => a + r.orderedRequests, 0);
-  const sum = (f: (a: NonNullable<SimulationResult['adversary']>) => number): number => results.reduce((a, r) => a + (r.adversary !== undefined ? f(r.adversary) : 0), 0);
-  const runsWith = (f: (a: NonNullable<SimulationResult['adversary']>) => number): number => results.filter((r) => r.adversary !== undefined && f(r.adversary) > 0).length;
+  const sum = (f: (a: NonNullable<SimulationResult['adversary']>) => number): number =>
+    results.reduce((a, r) => a + (r.adversary !== undefined ? f(r.adversary) : 0), 0);
+  const runsWith = (f: (a: NonNullable<SimulationResult['adversary']>) => number): number =>
+    results.filter((r) => r.adversary !== undefined && f(r.adversary) > 0).length;
   const summary =
     `sim (${o.standIn === true ? 'stand-in' : 'real'} executor): ${results.length} runs, ${results.length - failed.length} passed, ${failed.length} failed; ` +
     `${batches} batches and ${reqs} requests ordered (per honest node, summed); ${results.filter((r) => r.maxView > 0).length} runs changed view; ` +

@@ -81,12 +81,16 @@ function consensusOption(v: string, acc: Record<string, number>): Record<string,
 
 function rateList(v: string): number[] {
   const list = v.split(',').map((x) => Number(x.trim()));
-  if (list.length === 0 || list.some((n) => !Number.isFinite(n) || n <= 0)) throw new InvalidArgumentError(`--curve-rates takes positive numbers separated by commas, got "${v}"`);
+  if (list.length === 0 || list.some((n) => !Number.isFinite(n) || n <= 0))
+    throw new InvalidArgumentError(`--curve-rates takes positive numbers separated by commas, got "${v}"`);
   return list;
 }
 
 function phaseList(v: string): Phase[] {
-  const list = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const list = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   for (const p of list) if (!(PHASES as readonly string[]).includes(p)) throw new InvalidArgumentError(`unknown phase "${p}"; phases: ${PHASES.join(',')}`);
   return list as Phase[];
 }
@@ -105,7 +109,12 @@ const opts = new Command('bench:pool')
   .option('--connections <n>', 'client connections to every node (write phases)', positive('--connections'), 1)
   .option('--read-connections <n>', 'client connections to every node in the reads phase', positive('--read-connections'), 1)
   .option('--catchup-txns <n>', 'catch-up phase: txns written while one node is down', positive('--catchup-txns'), 50_000)
-  .option('--catchup-rate <n>', 'catch-up phase: NYM writes per second offered (open loop) while the node catches up (0: none)', nonNegative('--catchup-rate'), 700)
+  .option(
+    '--catchup-rate <n>',
+    'catch-up phase: NYM writes per second offered (open loop) while the node catches up (0: none)',
+    nonNegative('--catchup-rate'),
+    700,
+  )
   .option('--curve-rates <list>', 'curve phase: NYM write rates offered, one step each', rateList, [100, 300, 600, 1000, 1500, 2500])
   .option('--curve-duration <s>', 'curve phase: seconds of each step', positive('--curve-duration'), 30)
   .option('--recovery-steps <n>', 'curve phase: 5 s steps at 300/s after the last rate, each timed on its own (0: none)', nonNegative('--recovery-steps'), 4)
@@ -113,9 +122,19 @@ const opts = new Command('bench:pool')
   .option('--phases <list>', `comma-separated subset of ${PHASES.join(',')}`, phaseList, [...PHASES])
   .option('--node-bin <mode>', 'auto | source | build (see docs/devnet.md)', 'auto')
   .option('--cpu-prof <dir>', 'profile every node process (node --cpu-prof) into this directory and summarize')
-  .option('--consensus <key=value>', 'a consensus option of every node (node config consensus.*), repeatable: a tuned run, not the default', consensusOption, {})
-  .option('--warmup <s>', 'seconds of NYM writes at half the sustain rate before the measured phases (JIT, caches, connections; 0: none)', nonNegative('--warmup'), 10)
-  .option('--keep', 'keep the pool\'s data directory (printed) instead of deleting it')
+  .option(
+    '--consensus <key=value>',
+    'a consensus option of every node (node config consensus.*), repeatable: a tuned run, not the default',
+    consensusOption,
+    {},
+  )
+  .option(
+    '--warmup <s>',
+    'seconds of NYM writes at half the sustain rate before the measured phases (JIT, caches, connections; 0: none)',
+    nonNegative('--warmup'),
+    10,
+  )
+  .option('--keep', "keep the pool's data directory (printed) instead of deleting it")
   .option('--timeout <ms>', 'deadline of one request', positive('--timeout'), 30_000)
   .showHelpAfterError()
   .parse(process.argv)
@@ -135,7 +154,11 @@ const blsLines: string[] = [];
 let costs: CryptoCosts | undefined;
 const cores = availableParallelism();
 if (has('crypto')) {
-  say(`crypto floor on ${cores} cores (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+  say(
+    `crypto floor on ${cores} cores (load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')})`,
+  );
   costs = await measureCryptoCosts(4);
   for (const b of [1, 10, 100, 500]) {
     const c = cryptoCeiling(costs, b, cores);
@@ -156,9 +179,28 @@ if (needPool) {
   const nodeCfg = effectiveNodeConfig(opts.consensus);
   say(`node configuration (${tuned ? 'TUNED, not the default' : 'the defaults'}): ${JSON.stringify(nodeCfg)}`);
   row('node configuration', tuned ? `TUNED: consensus ${JSON.stringify(opts.consensus)} over the defaults` : 'the defaults (no option changed)');
-  row('  consensus', Object.entries(nodeCfg.consensus).filter(([k]) => /batch|RequestQueue|Timeout|tick/i.test(k)).map(([k, v]) => `${k}=${String(v)}`).join(' '));
-  row('  limits', Object.entries(nodeCfg.limits).map(([k, v]) => `${k}=${String(v)}`).join(' '));
-  const pool = await BenchPool.create({ dataDir: dir, nodes: 4, basePort, nodeBin: opts.nodeBin, logLevel: 'info', consensus: opts.consensus, ...(opts.cpuProf !== undefined ? { cpuProfDir: resolve(opts.cpuProf) } : {}) });
+  row(
+    '  consensus',
+    Object.entries(nodeCfg.consensus)
+      .filter(([k]) => /batch|RequestQueue|Timeout|tick/i.test(k))
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(' '),
+  );
+  row(
+    '  limits',
+    Object.entries(nodeCfg.limits)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(' '),
+  );
+  const pool = await BenchPool.create({
+    dataDir: dir,
+    nodes: 4,
+    basePort,
+    nodeBin: opts.nodeBin,
+    logLevel: 'info',
+    consensus: opts.consensus,
+    ...(opts.cpuProf !== undefined ? { cpuProfDir: resolve(opts.cpuProf) } : {}),
+  });
   const genesisText = pool.genesisText();
   const validators = PoolLedger.fromGenesis(genesisText).validators();
   const onSignal = (): void => {
@@ -178,7 +220,19 @@ if (needPool) {
     // generator): per completed request they say how much work one request costs, whatever else loads the machine
     // and the writes the nodes refused with REQNACK (pool overloaded, in these runs): the client asks such a node
     // again when another node took the write in, so they show here and not as refused writes
-    const nodeCpu = async (): Promise<{ cpu: number; batches: number; nacks: number; bls: Map<string, number>; blsSeconds: number; stages: Map<string, { sum: number; count: number }>; loopP99: number[]; loopMax: number[] } | undefined> => {
+    const nodeCpu = async (): Promise<
+      | {
+          cpu: number;
+          batches: number;
+          nacks: number;
+          bls: Map<string, number>;
+          blsSeconds: number;
+          stages: Map<string, { sum: number; count: number }>;
+          loopP99: number[];
+          loopMax: number[];
+        }
+      | undefined
+    > => {
       const stages = new Map<string, { sum: number; count: number }>();
       const loopP99: number[] = [];
       const loopMax: number[] = [];
@@ -221,10 +275,15 @@ if (needPool) {
       allUnacked.push(...r.unacked);
       for (const l of formatLoadReport(r)) say(`  ${l}`);
       const done = r.kinds.reduce((a, k) => a + k.outcomes.counts.ok, 0);
-      if (r.overloaded > 0) say(`  refused as overloaded: ${r.overloaded.toLocaleString('en-US')}, answered in p50 ${fmt(r.overloadedLatency?.p50)} ms, p99 ${fmt(r.overloadedLatency?.p99)} ms`);
+      if (r.overloaded > 0)
+        say(
+          `  refused as overloaded: ${r.overloaded.toLocaleString('en-US')}, answered in p50 ${fmt(r.overloadedLatency?.p50)} ms, p99 ${fmt(r.overloadedLatency?.p99)} ms`,
+        );
       if (done > 0 && cpu0 !== undefined && cpu1 !== undefined) {
         const batches = cpu1.batches - cpu0.batches;
-        say(`  CPU per completed request: ${fmt(((cpu1.cpu - cpu0.cpu) * 1000) / done, 3)} ms in the 4 nodes together, ${fmt(r.generatorCpuMs / done, 3)} ms in the load generator; ${batches} batches ordered, ${fmt(done / Math.max(1, batches))} requests per batch`);
+        say(
+          `  CPU per completed request: ${fmt(((cpu1.cpu - cpu0.cpu) * 1000) / done, 3)} ms in the 4 nodes together, ${fmt(r.generatorCpuMs / done, 3)} ms in the load generator; ${batches} batches ordered, ${fmt(done / Math.max(1, batches))} requests per batch`,
+        );
         if (cpu1.nacks > cpu0.nacks) say(`  REQNACKs sent by the nodes: ${(cpu1.nacks - cpu0.nacks).toLocaleString('en-US')}`);
         if (batches > 0) {
           // per node and ordered batch (4 nodes; every node orders every batch)
@@ -244,36 +303,64 @@ if (needPool) {
           .filter((x) => x !== undefined)
           .join(', ');
         if (stageLine !== '') say(`  write path at the nodes, mean ms per stage: ${stageLine}`);
-        if (cpu1.loopP99.length > 0) say(`  node event-loop delay over the phase: p99 ${cpu1.loopP99.map((x) => fmt(x * 1000)).join(' / ')} ms, max ${cpu1.loopMax.map((x) => fmt(x * 1000)).join(' / ')} ms`);
+        if (cpu1.loopP99.length > 0)
+          say(
+            `  node event-loop delay over the phase: p99 ${cpu1.loopP99.map((x) => fmt(x * 1000)).join(' / ')} ms, max ${cpu1.loopMax.map((x) => fmt(x * 1000)).join(' / ')} ms`,
+          );
         return { ...r, nodeCpuPerOkMs: ((cpu1.cpu - cpu0.cpu) * 1000) / done, batches };
       }
       return r;
     };
     const failures = (r: LoadReport): string => {
-      const c = r.kinds.reduce((a, k) => ({ rej: a.rej + k.outcomes.counts.rejected, to: a.to + k.outcomes.counts.timeout, err: a.err + k.outcomes.counts.error }), { rej: 0, to: 0, err: 0 });
+      const c = r.kinds.reduce(
+        (a, k) => ({ rej: a.rej + k.outcomes.counts.rejected, to: a.to + k.outcomes.counts.timeout, err: a.err + k.outcomes.counts.error }),
+        { rej: 0, to: 0, err: 0 },
+      );
       return `rejected ${c.rej}, timeouts ${c.to}, errors ${c.err}`;
     };
     const D = opts.duration * 1000;
     if (opts.warmup > 0 && (has('open') || has('sustain') || has('max'))) {
       // not measured: a freshly started node runs its first thousands of requests through V8's interpreter and
       // baseline tiers, and its caches are empty (its acknowledged writes are checked with the others at the end)
-      await load(`warm-up, ${opts.warmup} s at ${opts.sustainRate / 2}/s (not measured)`, { mix: 'nym', rate: opts.sustainRate / 2, durationMs: opts.warmup * 1000, requestTimeoutMs: opts.timeout });
+      await load(`warm-up, ${opts.warmup} s at ${opts.sustainRate / 2}/s (not measured)`, {
+        mix: 'nym',
+        rate: opts.sustainRate / 2,
+        durationMs: opts.warmup * 1000,
+        requestTimeoutMs: opts.timeout,
+      });
     }
 
     if (has('open')) {
       const r = await load(`open loop ${opts.rate}/s`, { mix: 'nym', rate: opts.rate, durationMs: D, requestTimeoutMs: opts.timeout });
       results.p50 = r.writeLatency?.p50;
       results.p99 = r.writeLatency?.p99;
-      row(`NYM writes offered at ${opts.rate}/s`, `${fmt(r.writesPerSecond)}/s acked; p50 ${fmt(r.writeLatency?.p50)} ms, p95 ${fmt(r.writeLatency?.p95)} ms, p99 ${fmt(r.writeLatency?.p99)} ms; ${failures(r)}`, 'p50 <= 150 ms, p99 <= 1,000 ms');
+      row(
+        `NYM writes offered at ${opts.rate}/s`,
+        `${fmt(r.writesPerSecond)}/s acked; p50 ${fmt(r.writeLatency?.p50)} ms, p95 ${fmt(r.writeLatency?.p95)} ms, p99 ${fmt(r.writeLatency?.p99)} ms; ${failures(r)}`,
+        'p50 <= 150 ms, p99 <= 1,000 ms',
+      );
     }
     if (has('sustain')) {
       const r = await load(`sustained open loop ${opts.sustainRate}/s`, { mix: 'nym', rate: opts.sustainRate, durationMs: D, requestTimeoutMs: opts.timeout });
-      row(`NYM writes offered at ${opts.sustainRate}/s for ${opts.duration} s`, `${fmt(r.writesPerSecond)}/s acked; p50 ${fmt(r.writeLatency?.p50)} ms, p99 ${fmt(r.writeLatency?.p99)} ms; ${failures(r)}`, '>= 1,000/s for 60 s');
+      row(
+        `NYM writes offered at ${opts.sustainRate}/s for ${opts.duration} s`,
+        `${fmt(r.writesPerSecond)}/s acked; p50 ${fmt(r.writeLatency?.p50)} ms, p99 ${fmt(r.writeLatency?.p99)} ms; ${failures(r)}`,
+        '>= 1,000/s for 60 s',
+      );
       results.writes = Math.max(results.writes ?? 0, r.writesPerSecond);
     }
     if (has('max')) {
-      const r = await load(`closed loop, ${opts.concurrency} in flight`, { mix: 'nym', concurrency: opts.concurrency, durationMs: D, requestTimeoutMs: opts.timeout });
-      row(`NYM writes, closed loop (${opts.concurrency} in flight)`, `${fmt(r.writesPerSecond)}/s; p50 ${fmt(r.writeLatency?.p50)} ms, p99 ${fmt(r.writeLatency?.p99)} ms; ${failures(r)}`, '>= 1,000/s');
+      const r = await load(`closed loop, ${opts.concurrency} in flight`, {
+        mix: 'nym',
+        concurrency: opts.concurrency,
+        durationMs: D,
+        requestTimeoutMs: opts.timeout,
+      });
+      row(
+        `NYM writes, closed loop (${opts.concurrency} in flight)`,
+        `${fmt(r.writesPerSecond)}/s; p50 ${fmt(r.writeLatency?.p50)} ms, p99 ${fmt(r.writeLatency?.p99)} ms; ${failures(r)}`,
+        '>= 1,000/s',
+      );
       results.writes = Math.max(results.writes ?? 0, r.writesPerSecond);
     }
     if (has('curve')) {
@@ -285,10 +372,24 @@ if (needPool) {
       const view0 = await viewOf();
       const points: (CurvePoint & { cpu?: number; refuseP99?: number })[] = [];
       for (const rate of opts.curveRates) {
-        const r = await load(`curve: ${rate}/s offered for ${opts.curveDuration} s`, { mix: 'nym', rate, durationMs: opts.curveDuration * 1000, requestTimeoutMs: opts.timeout });
+        const r = await load(`curve: ${rate}/s offered for ${opts.curveDuration} s`, {
+          mix: 'nym',
+          rate,
+          durationMs: opts.curveDuration * 1000,
+          requestTimeoutMs: opts.timeout,
+        });
         const secs = r.schedule.windowMs / 1000;
         const failed = r.kinds.reduce((a, k) => a + k.outcomes.counts.timeout + k.outcomes.counts.error + k.outcomes.counts.rejected, 0) - r.overloaded;
-        points.push({ offered: rate, acked: r.writesPerSecond, refused: r.overloaded / secs, failed: failed / secs, p50: r.writeLatency?.p50, p99: r.writeLatency?.p99, ...(r.nodeCpuPerOkMs !== undefined ? { cpu: r.nodeCpuPerOkMs } : {}), ...(r.overloadedLatency !== undefined ? { refuseP99: r.overloadedLatency.p99 } : {}) });
+        points.push({
+          offered: rate,
+          acked: r.writesPerSecond,
+          refused: r.overloaded / secs,
+          failed: failed / secs,
+          p50: r.writeLatency?.p50,
+          p99: r.writeLatency?.p99,
+          ...(r.nodeCpuPerOkMs !== undefined ? { cpu: r.nodeCpuPerOkMs } : {}),
+          ...(r.overloadedLatency !== undefined ? { refuseP99: r.overloadedLatency.p99 } : {}),
+        });
       }
       // the load drops back to 300/s: how soon do the writes' latencies come back (5 s steps, each timed alone)
       const recovery: string[] = [];
@@ -318,19 +419,31 @@ if (needPool) {
     }
     if (has('reads')) {
       const writeTarget = target;
-      if (opts.readConnections !== opts.connections) target = await LoadTarget.open(genesisText, opts.readConnections, { writeTimeoutMs: opts.timeout, readTimeoutMs: opts.timeout });
+      if (opts.readConnections !== opts.connections)
+        target = await LoadTarget.open(genesisText, opts.readConnections, { writeTimeoutMs: opts.timeout, readTimeoutMs: opts.timeout });
       let r: LoadReport;
       try {
         // enough reads for the whole phase: the closed loop's default of 2,000 per second of duration ran out after
         // about half of it at 4,000 reads/s
-        r = await load(`verified reads, ${opts.readConcurrency} in flight, ${opts.readConnections} connection(s) per node`, { mix: 'read', concurrency: opts.readConcurrency, durationMs: D, presign: Math.ceil(opts.duration * READS_PRESIGNED_PER_S), requestTimeoutMs: opts.timeout });
-        if (r.schedule.sent >= Math.ceil(opts.duration * READS_PRESIGNED_PER_S)) say(`  the ${r.schedule.sent.toLocaleString('en-US')} reads prepared were used up before the end of the phase`);
+        r = await load(`verified reads, ${opts.readConcurrency} in flight, ${opts.readConnections} connection(s) per node`, {
+          mix: 'read',
+          concurrency: opts.readConcurrency,
+          durationMs: D,
+          presign: Math.ceil(opts.duration * READS_PRESIGNED_PER_S),
+          requestTimeoutMs: opts.timeout,
+        });
+        if (r.schedule.sent >= Math.ceil(opts.duration * READS_PRESIGNED_PER_S))
+          say(`  the ${r.schedule.sent.toLocaleString('en-US')} reads prepared were used up before the end of the phase`);
       } finally {
         if (target !== writeTarget) await target.close();
         target = writeTarget;
       }
       results.reads = r.readsPerSecond;
-      row(`GET_NYM verified by state proof (${opts.readConcurrency} in flight)`, `${fmt(r.readsPerSecond)}/s; p50 ${fmt(r.readLatency?.p50)} ms, p99 ${fmt(r.readLatency?.p99)} ms; ${failures(r)}`, '>= 5,000/s');
+      row(
+        `GET_NYM verified by state proof (${opts.readConcurrency} in flight)`,
+        `${fmt(r.readsPerSecond)}/s; p50 ${fmt(r.readLatency?.p50)} ms, p99 ${fmt(r.readLatency?.p99)} ms; ${failures(r)}`,
+        '>= 5,000/s',
+      );
     }
     if (has('catchup')) {
       const victim = validators[validators.length - 1]!;
@@ -338,7 +451,13 @@ if (needPool) {
       say(`== phase catch-up: ${victim.alias} stopped, ${opts.catchupTxns} NYMs written, ${victim.alias} restarted${meanwhile}`);
       const before = await ledgerSize(victim);
       await pool.stop(victim.alias);
-      await load('catch-up: the writes the stopped node misses (not measured)', { mix: 'nym', concurrency: opts.concurrency, presign: opts.catchupTxns, durationMs: 3_600_000, requestTimeoutMs: opts.timeout });
+      await load('catch-up: the writes the stopped node misses (not measured)', {
+        mix: 'nym',
+        concurrency: opts.concurrency,
+        presign: opts.catchupTxns,
+        durationMs: 3_600_000,
+        requestTimeoutMs: opts.timeout,
+      });
       const goal = await ledgerSize(validators[0]!);
       const logOffset = fileSize(pool.node(victim.alias).layout.logFile);
       // the node restarts as the writes offered meanwhile begin; they stop when it holds the `goal` txns it was
@@ -360,7 +479,15 @@ if (needPool) {
       if (opts.catchupRate > 0) {
         // at most --concurrency writes in flight: beyond them the generator sheds the offers it cannot send (counted)
         // instead of holding tens of thousands of requests and their timers when the pool falls behind
-        bg = await load(`catch-up: ${opts.catchupRate}/s offered while ${victim.alias} catches up`, { mix: 'nym', rate: opts.catchupRate, concurrency: opts.concurrency, durationMs: CATCHUP_WRITES_MAX_MS, requestTimeoutMs: opts.timeout, signal: stopWrites.signal, onStart: restart });
+        bg = await load(`catch-up: ${opts.catchupRate}/s offered while ${victim.alias} catches up`, {
+          mix: 'nym',
+          rate: opts.catchupRate,
+          concurrency: opts.concurrency,
+          durationMs: CATCHUP_WRITES_MAX_MS,
+          requestTimeoutMs: opts.timeout,
+          signal: stopWrites.signal,
+          onStart: restart,
+        });
         allAcks.push(...bg.acks);
         allUnacked.push(...bg.unacked);
         if (catching === undefined) restart();
@@ -376,7 +503,10 @@ if (needPool) {
         fromLog = catchupWindow(pool.node(victim.alias).layout.logFile, logOffset);
       }
       const behind = goal - before;
-      const during = bg !== undefined ? `; meanwhile ${opts.catchupRate}/s offered: ${fmt(bg.writesPerSecond)}/s acknowledged (p50 ${fmt(bg.writeLatency?.p50)} ms, p99 ${fmt(bg.writeLatency?.p99)} ms; ${failures(bg)}${bg.schedule.shed > 0 ? `; ${bg.schedule.shed} not sent, ${opts.concurrency} in flight` : ''})` : '; no writes meanwhile';
+      const during =
+        bg !== undefined
+          ? `; meanwhile ${opts.catchupRate}/s offered: ${fmt(bg.writesPerSecond)}/s acknowledged (p50 ${fmt(bg.writeLatency?.p50)} ms, p99 ${fmt(bg.writeLatency?.p99)} ms; ${failures(bg)}${bg.schedule.shed > 0 ? `; ${bg.schedule.shed} not sent, ${opts.concurrency} in flight` : ''})`
+          : '; no writes meanwhile';
       const cpu = reached && victimCpuS !== undefined ? `; ${fmt((victimCpuS * 1e6) / behind)} us of ${victim.alias}'s CPU per txn, its start included` : '';
       say(`  ${victim.alias}: ${reached ? `${behind} txns caught up in ${(wallMs / 1000).toFixed(1)} s` : `stalled at ${last} of ${goal}`}${cpu}${during}`);
       row(
@@ -397,14 +527,21 @@ if (needPool) {
       say('== phase view change: the primary is killed under a light load');
       // a view change needs n-f live nodes in step: measure only from a pool whose nodes all hold the same ledger
       const sizes = await Promise.all(validators.map((v) => ledgerSize(v).catch(() => -1)));
-      const behind = validators.map((v, i) => ({ alias: v.alias, size: sizes[i]! })).filter((x) => x.size !== Math.max(...sizes)).map((x) => `${x.alias} at ${x.size}`);
+      const behind = validators
+        .map((v, i) => ({ alias: v.alias, size: sizes[i]! }))
+        .filter((x) => x.size !== Math.max(...sizes))
+        .map((x) => `${x.alias} at ${x.size}`);
       let view = 0;
       for (const v of validators) view = Math.max(view, metricSum(await pool.metrics(v.alias), 'quire_view_no') ?? 0);
       const primary = validators[view % validators.length]!.alias;
       const others = validators.filter((v) => v.alias !== primary).map((v) => v.alias);
       if (behind.length > 0) {
         inspect = true;
-        row('primary crash -> first batch ordered in the new view', `not measured: nodes not in step (${behind.join(', ')} of ${Math.max(...sizes)} txns)`, '<= 10 s');
+        row(
+          'primary crash -> first batch ordered in the new view',
+          `not measured: nodes not in step (${behind.join(', ')} of ${Math.max(...sizes)} txns)`,
+          '<= 10 s',
+        );
       } else {
         const bg = runLoad(target, { mix: 'nym', rate: 20, durationMs: 40_000, requestTimeoutMs: opts.timeout });
         await sleep(3000);
@@ -427,14 +564,24 @@ if (needPool) {
         }
         const times = [...firstNew.values()].sort((a, b) => a - b);
         const f = Math.floor((validators.length - 1) / 3);
-        row(`primary crash -> first batch ordered in the new view`, times.length > 0 ? `${(times[0]! / 1000).toFixed(2)} s first node; ${times.length > f ? `${(times[f]! / 1000).toFixed(2)} s on f+1 nodes` : 'fewer than f+1 nodes'} (${times.length}/${others.length} ordered within 60 s)` : 'no batch ordered in a new view within 60 s', '<= 10 s');
+        row(
+          `primary crash -> first batch ordered in the new view`,
+          times.length > 0
+            ? `${(times[0]! / 1000).toFixed(2)} s first node; ${times.length > f ? `${(times[f]! / 1000).toFixed(2)} s on f+1 nodes` : 'fewer than f+1 nodes'} (${times.length}/${others.length} ordered within 60 s)`
+            : 'no batch ordered in a new view within 60 s',
+          '<= 10 s',
+        );
         pool.start(primary);
         const r = await bg;
         allAcks.push(...r.acks);
         allUnacked.push(...r.unacked);
         say(`  background load during the view change: ${fmt(r.writesPerSecond)}/s acked, p99 ${fmt(r.writeLatency?.p99)} ms, ${failures(r)}`);
         const goal = await ledgerSize(validators.find((v) => v.alias !== primary)!);
-        const back = await waitForSize(validators.find((v) => v.alias === primary)!, goal, 120_000);
+        const back = await waitForSize(
+          validators.find((v) => v.alias === primary)!,
+          goal,
+          120_000,
+        );
         if (!back.reached) inspect = true;
         if (!back.reached) say(`  ${primary} did not catch up after its restart (at ${back.last} of ${goal} txns)`);
       }
@@ -447,23 +594,44 @@ if (needPool) {
   // ---- every acknowledged write on every node's ledger, equal roots ----------------------------
   let check: LedgerCheck | undefined;
   if (allAcks.length > 0) {
-    check = await checkDataDirs(pool.nodes.map((n) => ({ node: n.layout.name, dataDir: n.layout.dataDir })), allAcks, LOAD_LEDGER, allUnacked);
+    check = await checkDataDirs(
+      pool.nodes.map((n) => ({ node: n.layout.name, dataDir: n.layout.dataDir })),
+      allAcks,
+      LOAD_LEDGER,
+      allUnacked,
+    );
     for (const l of formatLedgerCheck(check)) say(l);
     lost = check.lost;
     if (check.lost > 0 || !check.rootsEqual) inspect = true;
     const u = check.unackedCommitted;
-    if (u !== undefined) row('writes not acknowledged but committed', `${u.rejected} of the rejected (REQNACK by f+1), ${u.timeout} of the timed out, ${u.error} of the failed`, '0 rejected');
+    if (u !== undefined)
+      row(
+        'writes not acknowledged but committed',
+        `${u.rejected} of the rejected (REQNACK by f+1), ${u.timeout} of the timed out, ${u.error} of the failed`,
+        '0 rejected',
+      );
     const rc = check.rejectedCommitted;
     if (rc !== undefined && rc.examples.length > 0) {
-      const top = (m: Record<string, number>): string => Object.entries(m).sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, n]) => `${n} ${k.slice(0, 60)}`).join('; ');
+      const top = (m: Record<string, number>): string =>
+        Object.entries(m)
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 4)
+          .map(([k, n]) => `${n} ${k.slice(0, 60)}`)
+          .join('; ');
       row('  rejected but committed, by reason', top(rc.byReason), '-');
       row('  rejected but committed, by refusing nodes', top(rc.byNodes), '-');
     }
-    row('acknowledged writes lost (all phases, all nodes)', `${check.lost} of ${check.acks.toLocaleString('en-US')} missing or different on some node; ${check.underReplicated} on fewer than n-f nodes; roots ${check.rootsEqual ? 'equal' : 'DIFFER'}`, '0');
+    row(
+      'acknowledged writes lost (all phases, all nodes)',
+      `${check.lost} of ${check.acks.toLocaleString('en-US')} missing or different on some node; ${check.underReplicated} on fewer than n-f nodes; roots ${check.rootsEqual ? 'equal' : 'DIFFER'}`,
+      '0',
+    );
   }
   if (opts.cpuProf !== undefined) {
     const s = summarizeProfiles(resolve(opts.cpuProf));
-    say(`CPU profiles of the nodes (${s.files} threads, SIGKILLed processes write none): ${(s.busyMs / 1000).toFixed(1)} s busy of ${(s.totalMs / 1000).toFixed(1)} s sampled; shares of busy time:`);
+    say(
+      `CPU profiles of the nodes (${s.files} threads, SIGKILLed processes write none): ${(s.busyMs / 1000).toFixed(1)} s busy of ${(s.totalMs / 1000).toFixed(1)} s sampled; shares of busy time:`,
+    );
     say('  by area (Node.js internals counted for the package that called them):');
     for (const p of s.byArea) say(`  ${(100 * p.share).toFixed(1).padStart(5)} %  ${p.name}`);
     say('  by package (self time):');
@@ -483,7 +651,12 @@ if (needPool) {
    * Polls the node's domain ledger size until it holds `size` txns; gives up after `timeoutMs`, or when the size
    * has not grown for `stallMs`. Returns whether it got there and the last size seen.
    */
-  async function waitForSize(v: { alias: string; dest: string; clientIp?: string; clientPort?: number }, size: number, timeoutMs: number, stallMs = 60_000): Promise<{ reached: boolean; last: number }> {
+  async function waitForSize(
+    v: { alias: string; dest: string; clientIp?: string; clientPort?: number },
+    size: number,
+    timeoutMs: number,
+    stallMs = 60_000,
+  ): Promise<{ reached: boolean; last: number }> {
     const end = performance.now() + timeoutMs;
     let last = -1;
     let grewAt = performance.now();
@@ -507,7 +680,10 @@ if (needPool) {
 async function getTxnOnce(v: { dest: string; clientIp?: string; clientPort?: number }, seqNo: number): Promise<Record<string, unknown> | null> {
   const c = await ClientConnector.connect({ host: v.clientIp!, port: v.clientPort!, dest: v.dest, timeoutMs: 3000 });
   try {
-    const m = parseJson(await c.request(new TextEncoder().encode(stringifyJson(buildGetTxnRequest({ ledgerId: LOAD_LEDGER, seqNo }))))) as Record<string, unknown>;
+    const m = parseJson(await c.request(new TextEncoder().encode(stringifyJson(buildGetTxnRequest({ ledgerId: LOAD_LEDGER, seqNo }))))) as Record<
+      string,
+      unknown
+    >;
     const res = m.result;
     return isPlainObject(res) && isPlainObject(res.data) ? res.data : null;
   } finally {
@@ -542,7 +718,11 @@ function catchupWindow(file: string, offset: number): number | undefined {
 
 // ---- the table and the result line -----------------------------------------------------------------
 console.log('');
-console.log(`Quire pool benchmark: 4 nodes on one machine (${cores} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}), node ${process.version}`);
+console.log(
+  `Quire pool benchmark: 4 nodes on one machine (${cores} cores, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}), node ${process.version}`,
+);
 const w0 = Math.max(...rows.map((r) => r[0].length), 10);
 for (const [what, value, target] of rows) console.log(`${what.padEnd(w0)}  ${value}${target !== '' ? `   [target ${target}]` : ''}`);
 for (const l of blsLines) console.log(l);

@@ -63,7 +63,14 @@ export function tallyRejected(r: RejectedCommitted, u: UnackedWrite, seqNo: numb
   r.byReason[reason] = (r.byReason[reason] ?? 0) + 1;
   const nodes = u.nodes === undefined ? '?' : [...u.nodes].sort().join(',');
   r.byNodes[nodes] = (r.byNodes[nodes] ?? 0) + 1;
-  if (r.examples.length < maxExamples) r.examples.push({ key: u.key, seqNo, ...(u.code !== undefined ? { code: u.code } : {}), ...(u.reason !== undefined ? { reason: u.reason } : {}), ...(u.nodes !== undefined ? { nodes: u.nodes } : {}) });
+  if (r.examples.length < maxExamples)
+    r.examples.push({
+      key: u.key,
+      seqNo,
+      ...(u.code !== undefined ? { code: u.code } : {}),
+      ...(u.reason !== undefined ? { reason: u.reason } : {}),
+      ...(u.nodes !== undefined ? { nodes: u.nodes } : {}),
+    });
 }
 
 interface Tally {
@@ -121,7 +128,12 @@ async function openForReading(path: string): Promise<{ kv: KvStore; close(): Pro
 }
 
 /** Reads each node's ledger from its data directory (`<dataDir>/<alias>` or the directories given). */
-export async function checkDataDirs(nodes: readonly { node: string; dataDir: string }[], acks: readonly Ack[], ledgerId = 1, unacked: readonly UnackedWrite[] = []): Promise<LedgerCheck> {
+export async function checkDataDirs(
+  nodes: readonly { node: string; dataDir: string }[],
+  acks: readonly Ack[],
+  ledgerId = 1,
+  unacked: readonly UnackedWrite[] = [],
+): Promise<LedgerCheck> {
   const t: Tally = { lost: new Set(), lacking: new Map(), examples: [] };
   const views: NodeLedgerView[] = [];
   let unackedCommitted: LedgerCheck['unackedCommitted'];
@@ -218,7 +230,11 @@ async function getTxn(c: ClientConnector, ledgerId: number, seqNo: number, attem
  * Asks every node for every acknowledged txn with GET_TXN (`concurrency` in flight per node), and for its ledger
  * size and root (from the GET_TXN answer of seqNo 1, which carries ledgerSize and rootHash).
  */
-export async function checkNetwork(nodes: readonly NetworkNode[], acks: readonly Ack[], opts: { ledgerId?: number; concurrency?: number; timeoutMs?: number } = {}): Promise<LedgerCheck> {
+export async function checkNetwork(
+  nodes: readonly NetworkNode[],
+  acks: readonly Ack[],
+  opts: { ledgerId?: number; concurrency?: number; timeoutMs?: number } = {},
+): Promise<LedgerCheck> {
   const ledgerId = opts.ledgerId ?? 1;
   const t: Tally = { lost: new Set(), lacking: new Map(), examples: [] };
   const views = await Promise.all(

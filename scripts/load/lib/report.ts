@@ -11,20 +11,32 @@ function latencyCells(l: LatencySummary | undefined): string {
 /** The run as a table: one row per request kind, then the totals and the failure reasons. */
 export function formatLoadReport(r: LoadReport): string[] {
   const out: string[] = [];
-  const mode = r.mode === 'open' ? `open loop at ${r.offeredRate}/s${r.concurrency !== undefined ? ` (at most ${r.concurrency} in flight)` : ''}` : `closed loop, ${r.concurrency} in flight`;
+  const mode =
+    r.mode === 'open'
+      ? `open loop at ${r.offeredRate}/s${r.concurrency !== undefined ? ` (at most ${r.concurrency} in flight)` : ''}`
+      : `closed loop, ${r.concurrency} in flight`;
   out.push(`mix ${r.mix}, ${mode}, window ${(r.schedule.windowMs / 1000).toFixed(1)} s`);
-  out.push(`pre-signed ${r.presign.count.toLocaleString('en-US')} requests at ${fmt(r.presign.perSecond)}/s; setup ${r.setup.nyms} NYMs in ${(r.setup.elapsedMs / 1000).toFixed(1)} s`);
-  out.push(`sent ${r.schedule.sent.toLocaleString('en-US')}${r.schedule.shed > 0 ? `, shed ${r.schedule.shed} (in-flight cap)` : ''}; generator send lag p99 ${fmt(r.schedule.sendLagP99, 2)} ms, max ${fmt(r.schedule.sendLagMax, 2)} ms`);
+  out.push(
+    `pre-signed ${r.presign.count.toLocaleString('en-US')} requests at ${fmt(r.presign.perSecond)}/s; setup ${r.setup.nyms} NYMs in ${(r.setup.elapsedMs / 1000).toFixed(1)} s`,
+  );
+  out.push(
+    `sent ${r.schedule.sent.toLocaleString('en-US')}${r.schedule.shed > 0 ? `, shed ${r.schedule.shed} (in-flight cap)` : ''}; generator send lag p99 ${fmt(r.schedule.sendLagP99, 2)} ms, max ${fmt(r.schedule.sendLagMax, 2)} ms`,
+  );
   out.push('');
-  out.push(`${'kind'.padEnd(8)}${'ok'.padStart(9)}${'rejected'.padStart(10)}${'timeout'.padStart(9)}${'error'.padStart(8)}${'ok/s'.padStart(9)}${'p50 ms'.padStart(8)}${'p95 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'max ms'.padStart(8)}`);
+  out.push(
+    `${'kind'.padEnd(8)}${'ok'.padStart(9)}${'rejected'.padStart(10)}${'timeout'.padStart(9)}${'error'.padStart(8)}${'ok/s'.padStart(9)}${'p50 ms'.padStart(8)}${'p95 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'max ms'.padStart(8)}`,
+  );
   for (const k of r.kinds) {
     const c = k.outcomes.counts;
-    out.push(`${k.kind.padEnd(8)}${String(c.ok).padStart(9)}${String(c.rejected).padStart(10)}${String(c.timeout).padStart(9)}${String(c.error).padStart(8)}${fmt(k.perSecond).padStart(9)}${latencyCells(k.latency)}`);
+    out.push(
+      `${k.kind.padEnd(8)}${String(c.ok).padStart(9)}${String(c.rejected).padStart(10)}${String(c.timeout).padStart(9)}${String(c.error).padStart(8)}${fmt(k.perSecond).padStart(9)}${latencyCells(k.latency)}`,
+    );
   }
   out.push('');
   out.push(`writes: ${fmt(r.writesPerSecond)}/s acknowledged; reads: ${fmt(r.readsPerSecond)}/s verified by state proof`);
   const completed = r.kinds.reduce((a, k) => a + k.outcomes.counts.ok, 0);
-  if (completed > 0) out.push(`load generator CPU: ${fmt(r.generatorCpuMs / completed, 3)} ms per completed request (${fmt(r.generatorCpuMs / r.schedule.windowMs, 2)} cores)`);
+  if (completed > 0)
+    out.push(`load generator CPU: ${fmt(r.generatorCpuMs / completed, 3)} ms per completed request (${fmt(r.generatorCpuMs / r.schedule.windowMs, 2)} cores)`);
   const reasons = r.kinds.flatMap((k) => [...k.outcomes.reasons.entries()].map(([code, v]) => `  ${k.kind} ${code} x${v.count}: ${v.example.slice(0, 160)}`));
   if (reasons.length > 0) out.push('failures:', ...reasons);
   if (r.timeline.length > 1) out.push(`per second: ${r.timeline.join(' ')}`);
@@ -35,12 +47,19 @@ export function formatLedgerCheck(c: LedgerCheck): string[] {
   const out = [`ledger check (${c.method}, ledger ${c.ledgerId}): ${c.acks.toLocaleString('en-US')} acknowledged txns`];
   for (const n of c.nodes) {
     const fatal = n.error !== undefined && n.unanswered === undefined;
-    out.push(`  ${n.node.padEnd(8)} ${fatal ? `UNREADABLE: ${n.error}` : `size ${n.size}  root ${n.root}  missing ${n.missing}  mismatched ${n.mismatched}${n.unanswered !== undefined ? `  (${n.error})` : ''}`}`);
+    out.push(
+      `  ${n.node.padEnd(8)} ${fatal ? `UNREADABLE: ${n.error}` : `size ${n.size}  root ${n.root}  missing ${n.missing}  mismatched ${n.mismatched}${n.unanswered !== undefined ? `  (${n.error})` : ''}`}`,
+    );
   }
-  out.push(`  roots ${c.rootsEqual ? 'equal on every node' : 'DIFFER'}; lost ${c.lost} (missing or different on some node), held by fewer than n-f nodes ${c.underReplicated}`);
+  out.push(
+    `  roots ${c.rootsEqual ? 'equal on every node' : 'DIFFER'}; lost ${c.lost} (missing or different on some node), held by fewer than n-f nodes ${c.underReplicated}`,
+  );
   for (const e of c.examples) out.push(`  lost: ${e.node} seqNo ${e.seqNo} (${e.key}) ${e.problem}`);
   const u = c.unackedCommitted;
-  if (u !== undefined) out.push(`  writes not acknowledged to the client but on the ledger: ${u.rejected} rejected (REQNACK/REJECT by f+1), ${u.timeout} timed out, ${u.error} failed`);
+  if (u !== undefined)
+    out.push(
+      `  writes not acknowledged to the client but on the ledger: ${u.rejected} rejected (REQNACK/REJECT by f+1), ${u.timeout} timed out, ${u.error} failed`,
+    );
   out.push(...formatRejectedCommitted(c.rejectedCommitted));
   return out;
 }
@@ -64,7 +83,14 @@ export function reportJson(r: LoadReport, check?: LedgerCheck): Record<string, u
     ...rest,
     acknowledged: acks.length,
     unacknowledgedWrites: unacked.length,
-    kinds: kinds.map((k) => ({ kind: k.kind, counts: k.outcomes.counts, reasons: Object.fromEntries(k.outcomes.reasons), latency: k.latency, perSecond: k.perSecond, verified: k.verified })),
+    kinds: kinds.map((k) => ({
+      kind: k.kind,
+      counts: k.outcomes.counts,
+      reasons: Object.fromEntries(k.outcomes.reasons),
+      latency: k.latency,
+      perSecond: k.perSecond,
+      verified: k.verified,
+    })),
     ...(check !== undefined ? { ledgerCheck: check } : {}),
   };
 }

@@ -108,8 +108,17 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
   const setupMs = performance.now() - setupStart;
 
   log(`pre-signing ${count.toLocaleString('en-US')} ${o.mix} requests ...`);
-  const work = await prepareWorkload({ mix: o.mix, count, submitters, authors: authors.slice(0, needs.authors), readTargets: authors.slice(needs.authors).map((a) => a.did), runTag: randomBytes(4).toString('hex') });
-  log(`pre-signed ${count.toLocaleString('en-US')} requests in ${(work.elapsedMs / 1000).toFixed(1)} s (${Math.round(work.perSecond).toLocaleString('en-US')}/s)`);
+  const work = await prepareWorkload({
+    mix: o.mix,
+    count,
+    submitters,
+    authors: authors.slice(0, needs.authors),
+    readTargets: authors.slice(needs.authors).map((a) => a.did),
+    runTag: randomBytes(4).toString('hex'),
+  });
+  log(
+    `pre-signed ${count.toLocaleString('en-US')} requests in ${(work.elapsedMs / 1000).toFixed(1)} s (${Math.round(work.perSecond).toLocaleString('en-US')}/s)`,
+  );
 
   const perKind = new Map<RequestKind, { outcomes: OutcomeCounter; latency: LatencyRecorder; verified: number }>();
   const kindStats = (k: RequestKind): { outcomes: OutcomeCounter; latency: LatencyRecorder; verified: number } => {
@@ -142,7 +151,14 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
     } else {
       s.outcomes.add(out.kind, out.code, out.reason);
       if (out.kind === 'rejected' && out.reason === POOL_OVERLOADED_REASON) overloadedLatency.record(done - dueAt);
-      if (r.kind !== 'read') unacked.push({ key: `${String(r.request.identifier)}|${String(r.request.reqId)}`, outcome: out.kind, code: out.code, reason: out.reason, ...(out.nodes !== undefined ? { nodes: out.nodes } : {}) });
+      if (r.kind !== 'read')
+        unacked.push({
+          key: `${String(r.request.identifier)}|${String(r.request.reqId)}`,
+          outcome: out.kind,
+          code: out.code,
+          reason: out.reason,
+          ...(out.nodes !== undefined ? { nodes: out.nodes } : {}),
+        });
     }
   };
   // sessions are dialled on first use: open them now, so that dialling is not inside the measured window
@@ -159,8 +175,21 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
   let sched: ScheduleResult;
   try {
     sched = open
-      ? await runOpenLoop({ rate: o.rate!, durationMs: o.durationMs, available: count, ...(o.concurrency !== undefined ? { maxInFlight: o.concurrency } : {}), clock, ...(o.signal ? { signal: o.signal } : {}) }, send)
-      : await runClosedLoop({ concurrency: o.concurrency ?? 64, durationMs: o.durationMs, available: count, clock, ...(o.signal ? { signal: o.signal } : {}) }, send);
+      ? await runOpenLoop(
+          {
+            rate: o.rate!,
+            durationMs: o.durationMs,
+            available: count,
+            ...(o.concurrency !== undefined ? { maxInFlight: o.concurrency } : {}),
+            clock,
+            ...(o.signal ? { signal: o.signal } : {}),
+          },
+          send,
+        )
+      : await runClosedLoop(
+          { concurrency: o.concurrency ?? 64, durationMs: o.durationMs, available: count, clock, ...(o.signal ? { signal: o.signal } : {}) },
+          send,
+        );
   } finally {
     clearInterval(progress);
   }
@@ -182,7 +211,13 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
     concurrency: open ? o.concurrency : (o.concurrency ?? 64),
     setup: { nyms: setupAcks.length, elapsedMs: setupMs },
     presign: { count, elapsedMs: work.elapsedMs, perSecond: work.perSecond },
-    schedule: { sent: sched.sent, shed: sched.shed, windowMs, sendLagP99: sched.sendLag.count > 0 ? sched.sendLag.percentile(99) : undefined, sendLagMax: sched.sendLag.summary()?.max },
+    schedule: {
+      sent: sched.sent,
+      shed: sched.shed,
+      windowMs,
+      sendLagP99: sched.sendLag.count > 0 ? sched.sendLag.percentile(99) : undefined,
+      sendLagMax: sched.sendLag.summary()?.max,
+    },
     kinds,
     writesPerSecond: (okOf((k) => k !== 'read') * 1000) / windowMs,
     readsPerSecond: (kinds.filter((k) => k.kind === 'read').reduce((a, k) => a + k.verified, 0) * 1000) / windowMs,

@@ -50,7 +50,8 @@ export function ackOf(result: Record<string, unknown>, source: 'reply' | 'ledger
 
 function classify(e: unknown): Outcome {
   if (e instanceof ClientError) {
-    const reason = typeof e.data.reason === 'string' ? e.data.reason : JSON.stringify(e.data, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)).slice(0, 300);
+    const reason =
+      typeof e.data.reason === 'string' ? e.data.reason : JSON.stringify(e.data, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)).slice(0, 300);
     if (e.code === ClientErrorCode.REQUEST_NACKED || e.code === ClientErrorCode.REQUEST_REJECTED) {
       const nodes = Array.isArray(e.data.nodes) ? e.data.nodes.filter((n): n is string => typeof n === 'string') : undefined;
       return { kind: 'rejected', code: e.code, reason, ...(nodes !== undefined ? { nodes } : {}) };

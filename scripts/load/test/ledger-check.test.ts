@@ -81,7 +81,13 @@ describe('ledger check on data directories', function () {
     expect(c.unackedCommitted).to.deep.equal({ rejected: 0, timeout: 1, error: 0 });
     expect(c.rejectedCommitted).to.deep.equal({ byReason: {}, byNodes: {}, examples: [] });
     // the same write refused by f+1 (REQNACK): counted as rejected, with its reason and refusing nodes
-    const refused = { key: 'V4SGRU86Z58d6TV7PBUe6f|1004', outcome: 'rejected' as const, code: 'REQUEST_NACKED', reason: 'pool overloaded', nodes: ['Node3', 'Node2'] };
+    const refused = {
+      key: 'V4SGRU86Z58d6TV7PBUe6f|1004',
+      outcome: 'rejected' as const,
+      code: 'REQUEST_NACKED',
+      reason: 'pool overloaded',
+      nodes: ['Node3', 'Node2'],
+    };
     const r = await checkDataDirs(devnetNodeDirs(dir, ['Node1', 'Node2', 'Node3', 'Node4']), acks, 1, [refused]);
     expect(r.unackedCommitted).to.deep.equal({ rejected: 1, timeout: 0, error: 0 });
     expect(r.rejectedCommitted).to.deep.equal({
