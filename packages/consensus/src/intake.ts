@@ -128,6 +128,12 @@ export class RequestIntake {
    * requests it leaves waiting). Bounded with `refused`, at most n names each.
    */
   private readonly refusedVotes = new Map<string, { voters: Set<string>; connIds?: Set<string> }>();
+  /**
+   * requestIdentity -> when this node ordered it, oldest first, kept as long as refusals are (and at most as many):
+   * the door admits a late client copy of an ordered request after its body is collected at a stable checkpoint, so
+   * that it is answered from the ledger instead of refused as overloaded
+   */
+  private readonly orderedIdentities = new Map<string, number>();
   /** (time, requests ordered so far), one sample a second over the last RATE_WINDOW_MS */
   private readonly orderedSamples: { at: number; total: number }[] = [];
   /** the admission limit now: see `maxQueueWaitMs` */
@@ -186,6 +192,7 @@ export class RequestIntake {
     // it) is still remembered as refused, and its PROPAGATE counts toward the n-f that order it
     const d = this.byIdentity.get(identity);
     if (d !== undefined && (this.entries.get(d)?.identity === identity || this.orderedBodies.get(d)?.identity === identity)) return true;
+    if (this.orderedIdentities.has(identity)) return true;
     if (this.refused.has(identity)) return this.propagatedHere(identity) !== undefined;
     if (!this.full) return true;
     this.refuse(identity);
@@ -214,6 +221,10 @@ export class RequestIntake {
       if (now - at < ttl && this.refused.size <= MAX_REMEMBERED_REFUSALS) break;
       this.refused.delete(identity);
       this.refusedVotes.delete(identity);
+    }
+    for (const [identity, at] of this.orderedIdentities) {
+      if (now - at < ttl && this.orderedIdentities.size <= MAX_REMEMBERED_REFUSALS) break;
+      this.orderedIdentities.delete(identity);
     }
     return this.refused.size;
   }
@@ -488,6 +499,10 @@ export class RequestIntake {
       this.missing.delete(d);
       if (e === undefined) continue;
       this.orderedBodies.set(d, { request: e.request, ppSeqNo, identity: e.identity });
+      if (e.identity !== undefined) {
+        this.orderedIdentities.set(e.identity, this.ctx.now());
+        if (this.orderedIdentities.size > MAX_REMEMBERED_REFUSALS) this.pruneRefusals(this.ctx.now());
+      }
       conns.set(d, [...e.connIds]);
       this.payloadsInBatches.delete(e.info.payloadDigest);
       if (e.status === RequestStatus.QUEUED) this.removeFromQueue(e);

@@ -56,4 +56,26 @@ describe('admission control at the door (intake.ts admitAtDoor)', () => {
     const ordered = VALIDATORS.map((n) => pool.cores.get(n)!.status().lastOrdered.ppSeqNo);
     expect(new Set(ordered).size, String(ordered)).to.equal(1);
   });
+
+  it('a full node answers a late client copy of a request it ordered from its ledger, after the body was collected at a stable checkpoint', () => {
+    const { pool, t } = startedPool({ maxRequestQueueSize: 1, chkFreq: 2, logSize: 6 });
+    // A reaches Node1 and Node2 from the client; Node3 takes it in from their PROPAGATEs; all order it
+    const a = pool.client.request('orderedlatexxxxxxxxxxxxxxxxxxx');
+    pool.sendAt(t + 1, a, ['Node1', 'Node2']);
+    pool.runUntil(t + 1_000);
+    expect(pool.orderedBy.get('Node1')?.has(Number(a.reqId)) ?? false).to.equal(true);
+    // more batches: a stable checkpoint past A's batch collects its body
+    for (let i = 0; i < 6; i++) pool.submitAt(t + 1_000 + i * 500);
+    pool.runUntil(t + 6_000);
+    const node3 = pool.cores.get('Node3')!;
+    expect(node3.status().lastOrdered.ppSeqNo).to.be.greaterThan(4);
+    // Node3 is full with F (its PROPAGATEs are lost), and the client's copy of A comes now
+    const [filler] = pool.submitAt(t + 6_001, 1, ['Node3']);
+    pool.drop = (from, _to, msg) => from === 'Node3' && isPropagateOf(filler!)(msg as Msg);
+    pool.runUntil(t + 6_100);
+    expect(node3.status().pendingRequests).to.equal(1);
+    expect(clientCopy(pool, 'Node3', a)).to.equal('replyFromLedger');
+    // a new request is still refused at the door
+    expect(node3.admitAtDoor(pool.client.request('newlatexxxxxxxxxxxxxxxxxxxxxxx'))).to.equal(false);
+  });
 });
