@@ -222,15 +222,14 @@ function auditFields(seqNo: number, data: Json): [string, Html | string | undefi
         : html`${Object.entries(sizes).map(([id, n], i) => {
             const size = typeof n === 'number' && Number.isSafeInteger(n) ? n : undefined;
             const name = ledgerNameOf(id);
-            return html`${i > 0 ? ' · ' : ''}${name}
-            ${size !== undefined && size > 0 && LEDGER_NAMES_BY_ID[id] !== undefined ? html`<a href="/ledger/${name}?from=${size}">${size}</a>` : String(n)}`;
+            return html`${i > 0 ? ' · ' : ''}${name} ${size !== undefined && size > 0 && LEDGER_NAMES_BY_ID[id] !== undefined ? html`<a href="/ledger/${name}?from=${size}">${size}</a>` : String(n)}`;
           })}`,
     ],
     [
       'roots recorded',
       written.length === 0
         ? undefined
-        : html`${written.map((id, i) => html`${i > 0 ? html`<br />` : ''}${ledgerNameOf(id)}: txn root <span class="mono">${str(roots[id]) ?? '?'}</span>`)}`,
+        : html`${written.map((id, i) => html`${i > 0 ? html`<br>` : ''}${ledgerNameOf(id)}: txn root <span class="mono">${str(roots[id]) ?? '?'}</span>`)}`,
     ],
     ['primaries', listOrDelta(data.primaries)],
     ['validators', data.nodeReg === undefined ? undefined : listOrDelta(data.nodeReg)],
@@ -248,8 +247,5 @@ export function txnCard(t: VerifiedTxn, ledger: string): Html {
     ...typeFields(t),
     ['txnId', p.txnId],
   ];
-  return html`<li class="card" data-seqno="${t.seqNo}" data-type="${p.type}">
-    <h3><span>${txnLink(ledger, t.seqNo)}</span><span>${typeName(p.type)}</span>${verifiedBadge(t.verified)}</h3>
-    ${facts(rows)}${rawJson(t.entry)}
-  </li>`;
+  return html`<li class="card" data-seqno="${t.seqNo}" data-type="${p.type}"><h3><span>${txnLink(ledger, t.seqNo)}</span><span>${typeName(p.type)}</span>${verifiedBadge(t.verified)}</h3>${facts(rows)}${rawJson(t.entry)}</li>`;
 }

@@ -131,70 +131,30 @@ export function page(s: Shell, body: Html): string {
   const items = [...NAV, ...(s.register === true ? [['register', '/register', 'Register a DID'] as [string, string, string]] : [])];
   const nav = items.map(
     ([k, href, label]) =>
-      html`<li>
-        <a href="${href}" ${k === s.current ? raw(' aria-current="page"') : ''}${k === 'genesis' ? raw(' download="genesis.txn"') : ''}>${label}</a>
-      </li>`,
+      html`<li><a href="${href}"${k === s.current ? raw(' aria-current="page"') : ''}${k === 'genesis' ? raw(' download="genesis.txn"') : ''}>${label}</a></li>`,
   );
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width,initial-scale=1" />
-        <title>${s.title} · Quire explorer</title>
-        <style>
-          ${raw(CSS)}
-        </style>
-      </head>
-      <body>
-        <a class="skip" href="#main">Skip to content</a>
-        <header>
-          <a class="brand" href="/pool">Quire explorer</a>
-          <nav aria-label="Main">
-            <ul>
-              ${nav}
-            </ul>
-          </nav>
-          <form role="search" action="/search" method="get">
-            <label for="q" class="skip">Search the ledger</label
-            ><input
-              id="q"
-              name="q"
-              type="search"
-              placeholder="DID, alias, schema name, txnId, seqNo"
-              value="${s.query ?? ''}"
-              aria-label="Search by DID, alias, schema name, txnId or seqNo"
-            /><button type="submit">Search</button>
-          </form>
-        </header>
-        <main id="main" tabindex="-1">${body}</main>
-        <footer>
-          Every value on these pages was read through the Quire SDK and verified (state proof and BLS multi-signature of n−f validators, an audit path, or f+1
-          matching replies) before it was shown; each says which. <a href="/docs">HTTP API</a>
-        </footer>
-        ${s.script !== undefined ? raw(`<script>${s.script}</script>`) : ''}
-      </body>
-    </html>`.text;
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${s.title} · Quire explorer</title><style>${raw(CSS)}</style></head>
+<body><a class="skip" href="#main">Skip to content</a>
+<header><a class="brand" href="/pool">Quire explorer</a>
+<nav aria-label="Main"><ul>${nav}</ul></nav>
+<form role="search" action="/search" method="get"><label for="q" class="skip">Search the ledger</label><input id="q" name="q" type="search" placeholder="DID, alias, schema name, txnId, seqNo" value="${s.query ?? ''}" aria-label="Search by DID, alias, schema name, txnId or seqNo"><button type="submit">Search</button></form>
+</header>
+<main id="main" tabindex="-1">${body}</main>
+<footer>Every value on these pages was read through the Quire SDK and verified (state proof and BLS multi-signature of n−f validators, an audit path, or f+1 matching replies) before it was shown; each says which. <a href="/docs">HTTP API</a></footer>
+${s.script !== undefined ? raw(`<script>${s.script}</script>`) : ''}
+</body></html>`.text;
 }
 
 /** A definition list from label/value pairs (values undefined are left out). */
 export function facts(rows: [string, Part][], cls = 'facts'): Html {
-  return html`<dl class="${cls}">
-    ${rows
-      .filter(([, v]) => v !== undefined)
-      .map(
-        ([k, v]) =>
-          html`<dt>${k}</dt>
-            <dd>${v}</dd>`,
-      )}
-  </dl>`;
+  return html`<dl class="${cls}">${rows.filter(([, v]) => v !== undefined).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`;
 }
 
 /** Raw JSON behind a disclosure (keyboard: Enter/Space on the summary). */
 export function rawJson(value: unknown, label = 'Raw JSON'): Html {
-  return html`<details>
-    <summary>${label}</summary>
-    <pre>${JSON.stringify(value, bigintSafe, 2)}</pre>
-  </details>`;
+  return html`<details><summary>${label}</summary><pre>${JSON.stringify(value, bigintSafe, 2)}</pre></details>`;
 }
 
 function bigintSafe(_k: string, v: unknown): unknown {

@@ -114,9 +114,7 @@ export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: 
       status,
       page(
         shell({ title, ...(query !== undefined ? { query } : {}) }),
-        html`<h1>${title}</h1>
-          <p class="error" role="alert" data-code="${code}">${message}</p>
-          <p><a href="/pool">Pool</a> · <a href="/ledger/domain">Domain ledger</a></p>`,
+        html`<h1>${title}</h1><p class="error" role="alert" data-code="${code}">${message}</p><p><a href="/pool">Pool</a> · <a href="/ledger/domain">Domain ledger</a></p>`,
       ),
     );
 
@@ -172,15 +170,7 @@ export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: 
   async function poolPage(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const live = await poolLive(data, nowSec());
     if ((req.query as { part?: string } | undefined)?.part === 'live') return sendPage(reply, 200, live.text);
-    return sendPage(
-      reply,
-      200,
-      page(
-        shell({ title: 'Pool', current: 'pool', script: POOL_SCRIPT }),
-        html`<h1>Pool</h1>
-          <div id="live">${live}</div>`,
-      ),
-    );
+    return sendPage(reply, 200, page(shell({ title: 'Pool', current: 'pool', script: POOL_SCRIPT }), html`<h1>Pool</h1><div id="live">${live}</div>`));
   }
   app.get('/pool', hidden, route(poolPage));
 

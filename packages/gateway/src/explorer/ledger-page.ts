@@ -39,20 +39,12 @@ export function parseTypes(lid: number, q: unknown): { types: Set<string> | unde
 
 function filterForm(ledger: LedgerName, lid: number, types: Set<string> | undefined, from: number | undefined): Html {
   const opts = (LEDGER_TYPES[lid] ?? []).map(
-    (code) => html`<option value="${typeName(code)}" ${types?.has(code) === true ? html` selected` : ''}>${typeName(code)}</option>`,
+    (code) => html`<option value="${typeName(code)}"${types?.has(code) === true ? html` selected` : ''}>${typeName(code)}</option>`,
   );
   return html`<form class="filters" method="get" action="/ledger/${ledger}">
-    <label for="type"
-      >Transaction type<select id="type" name="type">
-        <option value="">all types</option>
-        ${opts}
-      </select></label
-    >
-    <label for="from"
-      >From seqNo (newest first)<input id="from" name="from" type="number" min="1" inputmode="numeric" value="${from ?? ''}" placeholder="newest"
-    /></label>
-    <button type="submit">Show</button>
-  </form>`;
+<label for="type">Transaction type<select id="type" name="type"><option value="">all types</option>${opts}</select></label>
+<label for="from">From seqNo (newest first)<input id="from" name="from" type="number" min="1" inputmode="numeric" value="${from ?? ''}" placeholder="newest"></label>
+<button type="submit">Show</button></form>`;
 }
 
 export async function ledgerList(
@@ -71,12 +63,10 @@ export async function ledgerList(
   const typeQ = o.types === undefined ? '' : [...o.types].map((t) => `&type=${enc(typeName(t))}`).join('');
   const countQ = o.count !== PAGE_SIZE ? `&count=${o.count}` : '';
   const link = (from: number, label: string, rel?: string): Html =>
-    html`<a href="/ledger/${ledger}?from=${from}${typeQ}${countQ}" ${rel !== undefined ? html` rel="${rel}"` : ''}>${label}</a>`;
+    html`<a href="/ledger/${ledger}?from=${from}${typeQ}${countQ}"${rel !== undefined ? html` rel="${rel}"` : ''}>${label}</a>`;
   const newer = p.from < p.size ? link(Math.min(p.size, p.from + o.count), '← Newer', 'prev') : undefined;
   const older = p.next !== undefined ? link(p.next, 'Older →', 'next') : undefined;
-  const pager = html`<nav class="pager" aria-label="Pages">
-    ${html`<a href="/ledger/${ledger}${typeQ !== '' || countQ !== '' ? `?${(typeQ + countQ).slice(1)}` : ''}">Newest</a>`}${newer ?? ''}${older ?? ''}${p.size > 0 ? link(Math.min(p.size, o.count), 'Oldest (seqNo 1)') : ''}
-  </nav>`;
+  const pager = html`<nav class="pager" aria-label="Pages">${html`<a href="/ledger/${ledger}${typeQ !== '' || countQ !== '' ? `?${(typeQ + countQ).slice(1)}` : ''}">Newest</a>`}${newer ?? ''}${older ?? ''}${p.size > 0 ? link(Math.min(p.size, o.count), 'Oldest (seqNo 1)') : ''}</nav>`;
   const range = p.items.length === 0 ? 'no txns' : `seqNo ${p.items[0]!.seqNo} to ${p.items[p.items.length - 1]!.seqNo}`;
   const scanNote =
     o.types !== undefined && p.scanned >= SCAN_LIMIT && p.items.length < o.count
@@ -85,14 +75,11 @@ export async function ledgerList(
   return {
     title,
     body: html`<h1>${title}</h1>
-      <p>${p.size} txns · showing ${range}${o.types !== undefined ? html` of type ${[...o.types].map(typeName).join(', ')}` : ''}</p>
-      ${lid === LedgerId.AUDIT ? html`<p class="note">One audit txn per ordered batch: the view and batch number, every ledger’s size and the roots the batch wrote, the primaries. ${AUDIT_CONSENSUS}</p>` : ''}
-      ${o.unknown.length > 0 ? html`<p class="error" role="alert">Unknown type for this ledger: ${o.unknown.join(', ')}</p>` : ''}
-      ${filterForm(ledger, lid, o.types, o.from)}${pager}${scanNote}
-      <ol class="cards" reversed>
-        ${p.items.map((t) => txnCard(t, ledger))}
-      </ol>
-      ${p.items.length > 5 ? pager : ''}`,
+<p>${p.size} txns · showing ${range}${o.types !== undefined ? html` of type ${[...o.types].map(typeName).join(', ')}` : ''}</p>
+${lid === LedgerId.AUDIT ? html`<p class="note">One audit txn per ordered batch: the view and batch number, every ledger’s size and the roots the batch wrote, the primaries. ${AUDIT_CONSENSUS}</p>` : ''}
+${o.unknown.length > 0 ? html`<p class="error" role="alert">Unknown type for this ledger: ${o.unknown.join(', ')}</p>` : ''}
+${filterForm(ledger, lid, o.types, o.from)}${pager}${scanNote}
+<ol class="cards" reversed>${p.items.map((t) => txnCard(t, ledger))}</ol>${p.items.length > 5 ? pager : ''}`,
   };
 }
 
@@ -112,8 +99,7 @@ export function txnDetail(t: VerifiedTxn, ledger: LedgerName, size: number | und
     [
       'audit path',
       t.verified === 'proof'
-        ? html`<span class="badge ok" data-audit-path="verified">verified</span> ${t.auditPathLength} hashes from txn ${t.seqNo} to the root of a ledger of
-            ${t.ledgerSize ?? '?'} txns`
+        ? html`<span class="badge ok" data-audit-path="verified">verified</span> ${t.auditPathLength} hashes from txn ${t.seqNo} to the root of a ledger of ${t.ledgerSize ?? '?'} txns`
         : 'not proven (answer agreed by f+1 validators)',
     ],
     ['why', t.verified === 'consensus' && t.ledgerId === LedgerId.AUDIT ? AUDIT_CONSENSUS : undefined],
@@ -124,12 +110,7 @@ export function txnDetail(t: VerifiedTxn, ledger: LedgerName, size: number | und
   const prev = t.seqNo > 1 ? html`<a href="/ledger/${ledger}/${t.seqNo - 1}" rel="prev">← #${t.seqNo - 1}</a>` : '';
   const next = size === undefined || t.seqNo < size ? html`<a href="/ledger/${ledger}/${t.seqNo + 1}" rel="next">#${t.seqNo + 1} →</a>` : '';
   return html`<h1>${ledger} ledger · txn #${t.seqNo}</h1>
-    <nav class="pager" aria-label="Txns">
-      ${prev}${next}<a href="/ledger/${ledger}?from=${t.seqNo}">in the list</a><a href="/txn/${ledger}/${t.seqNo}?fmt">as JSON</a>
-    </nav>
-    <ol class="cards" aria-label="Transaction">
-      ${txnCard(t, ledger)}
-    </ol>
-    <h2>Verification</h2>
-    ${verification}`;
+<nav class="pager" aria-label="Txns">${prev}${next}<a href="/ledger/${ledger}?from=${t.seqNo}">in the list</a><a href="/txn/${ledger}/${t.seqNo}?fmt">as JSON</a></nav>
+<ol class="cards" aria-label="Transaction">${txnCard(t, ledger)}</ol>
+<h2>Verification</h2>${verification}`;
 }

@@ -79,9 +79,7 @@ export async function didPage(data: ExplorerData, namespace: string, didText: st
   const doc =
     resolved instanceof ResolutionFailure
       ? html`<p class="note">No DID document: ${resolved.message}</p>`
-      : html`<p>${verifiedBadge(resolved.verified)}</p>
-          <pre id="did-document">${JSON.stringify(resolved.result.didDocument, null, 2)}</pre>
-          ${rawJson(resolved.result, 'Resolution result (metadata)')}`;
+      : html`<p>${verifiedBadge(resolved.verified)}</p><pre id="did-document">${JSON.stringify(resolved.result.didDocument, null, 2)}</pre>${rawJson(resolved.result, 'Resolution result (metadata)')}`;
   const endpoint = parseJsonField(attr.result.data);
   const rows = versions.map((v, i) => {
     const older = versions[i + 1];
@@ -92,60 +90,32 @@ export async function didPage(data: ExplorerData, namespace: string, didText: st
       if (String(older.role ?? '') !== String(v.role ?? '')) changes.push(`role ${roleName(older.role)} → ${roleName(v.role)}`);
       if (changes.length === 0) changes.push('updated');
     }
-    return html`<tr>
-      <td>${v.seqNo !== undefined ? txnLink('domain', v.seqNo) : '—'}</td>
-      <td>${isoTime(v.txnTime)}</td>
-      <td>${changes.join(', ')}</td>
-      <td class="mono">${v.verkey ?? 'none'}</td>
-      <td>${roleName(v.role)}</td>
-      <td>${verifiedBadge(v.verified)}</td>
-    </tr>`;
+    return html`<tr><td>${v.seqNo !== undefined ? txnLink('domain', v.seqNo) : '—'}</td><td>${isoTime(v.txnTime)}</td><td>${changes.join(', ')}</td><td class="mono">${v.verkey ?? 'none'}</td><td>${roleName(v.role)}</td><td>${verifiedBadge(v.verified)}</td></tr>`;
   });
   const more = versions.length >= MAX_NYM_VERSIONS ? html`<p class="muted">Only the newest ${MAX_NYM_VERSIONS} versions are shown.</p>` : '';
   return {
     title: `DID ${parsed.id}`,
     body: html`<h1>DID <span class="mono">${parsed.id}</span></h1>
-      ${facts([
-        ['did:indy', html`<span class="mono">did:indy:${namespace}:${parsed.id}</span>`],
-        ['role', roleName(current.role)],
-        ['verkey', current.verkey === null ? 'none (deactivated)' : html`<span class="mono">${current.verkey ?? ''}</span>`],
-        ['created by', didLink(current.identifier)],
-        ['last written', current.seqNo !== undefined ? html`${txnLink('domain', current.seqNo)} at ${isoTime(current.txnTime)}` : undefined],
-        [
-          'endpoint ATTRIB',
-          isPlainObject(endpoint)
-            ? html`<span class="mono">${JSON.stringify(endpoint.endpoint ?? endpoint)}</span>
-                ${attr.result.seqNo !== undefined && attr.result.seqNo !== null ? txnLink('domain', Number(attr.result.seqNo)) : ''}`
-            : 'none',
-        ],
-        [
-          'resolve',
-          html`<a href="/1.0/identifiers/${enc(`did:indy:${namespace}:${parsed.id}`)}">resolution result (JSON)</a> ·
-            <a href="/nym/${enc(parsed.id)}?fmt">GET_NYM reply</a>`,
-        ],
-      ])}
-      <h2>DID document</h2>
-      ${doc}
-      <h2>NYM history</h2>
-      <p class="muted">Each version read with GET_NYM as of the second before the next newer one (two writes in the same second show as one).</p>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">txn</th>
-              <th scope="col">time</th>
-              <th scope="col">change</th>
-              <th scope="col">verkey</th>
-              <th scope="col">role</th>
-              <th scope="col">verified</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${rows}
-          </tbody>
-        </table>
-      </div>
-      ${more}`,
+${facts([
+  ['did:indy', html`<span class="mono">did:indy:${namespace}:${parsed.id}</span>`],
+  ['role', roleName(current.role)],
+  ['verkey', current.verkey === null ? 'none (deactivated)' : html`<span class="mono">${current.verkey ?? ''}</span>`],
+  ['created by', didLink(current.identifier)],
+  ['last written', current.seqNo !== undefined ? html`${txnLink('domain', current.seqNo)} at ${isoTime(current.txnTime)}` : undefined],
+  [
+    'endpoint ATTRIB',
+    isPlainObject(endpoint)
+      ? html`<span class="mono">${JSON.stringify(endpoint.endpoint ?? endpoint)}</span> ${attr.result.seqNo !== undefined && attr.result.seqNo !== null ? txnLink('domain', Number(attr.result.seqNo)) : ''}`
+      : 'none',
+  ],
+  [
+    'resolve',
+    html`<a href="/1.0/identifiers/${enc(`did:indy:${namespace}:${parsed.id}`)}">resolution result (JSON)</a> · <a href="/nym/${enc(parsed.id)}?fmt">GET_NYM reply</a>`,
+  ],
+])}
+<h2>DID document</h2>${doc}
+<h2>NYM history</h2><p class="muted">Each version read with GET_NYM as of the second before the next newer one (two writes in the same second show as one).</p>
+<div class="table-wrap"><table><thead><tr><th scope="col">txn</th><th scope="col">time</th><th scope="col">change</th><th scope="col">verkey</th><th scope="col">role</th><th scope="col">verified</th></tr></thead><tbody>${rows}</tbody></table></div>${more}`,
   };
 }
 
@@ -157,21 +127,15 @@ export async function schemaPage(data: ExplorerData, id: string): Promise<{ titl
   if (seqNo === undefined || !Array.isArray(d.attr_names)) throw new NotOnLedger(`schema ${id} is not on the ledger`);
   return {
     title: `Schema ${s.name} ${s.version}`,
-    body: html`<h1>Schema ${s.name} <span class="muted">${s.version}</span></h1>
-      <p>${verifiedBadge(v_(r.verified))}</p>
-      ${facts([
-        ['id', html`<span class="mono">${s.dest}:2:${s.name}:${s.version}</span>`],
-        ['issuer', didLink(s.dest)],
-        [
-          'attributes',
-          html`<ul>
-            ${d.attr_names.map((a) => html`<li>${String(a)}</li>`)}
-          </ul>`,
-        ],
-        ['txn', txnLink('domain', seqNo)],
-        ['written', isoTime(r.result.txnTime)],
-        ['credential definitions', html`<a href="/ledger/domain?type=CLAIM_DEF">CLAIM_DEF txns</a> (a cred def names this schema by txn #${seqNo})`],
-      ])}${rawJson(r.result, 'GET_SCHEMA reply')}`,
+    body: html`<h1>Schema ${s.name} <span class="muted">${s.version}</span></h1><p>${verifiedBadge(v_(r.verified))}</p>
+${facts([
+  ['id', html`<span class="mono">${s.dest}:2:${s.name}:${s.version}</span>`],
+  ['issuer', didLink(s.dest)],
+  ['attributes', html`<ul>${d.attr_names.map((a) => html`<li>${String(a)}</li>`)}</ul>`],
+  ['txn', txnLink('domain', seqNo)],
+  ['written', isoTime(r.result.txnTime)],
+  ['credential definitions', html`<a href="/ledger/domain?type=CLAIM_DEF">CLAIM_DEF txns</a> (a cred def names this schema by txn #${seqNo})`],
+])}${rawJson(r.result, 'GET_SCHEMA reply')}`,
   };
 }
 
@@ -184,18 +148,17 @@ export async function credDefPage(data: ExplorerData, id: string): Promise<{ tit
   const primary = obj(d.primary);
   return {
     title: `Credential definition ${c.tag}`,
-    body: html`<h1>Credential definition <span class="mono">${c.tag}</span></h1>
-      <p>${verifiedBadge(v_(r.verified))}</p>
-      ${facts([
-        ['id', html`<span class="mono">${c.origin}:3:${c.signatureType}:${c.ref}:${c.tag}</span>`],
-        ['issuer', didLink(c.origin)],
-        ['schema txn', txnLink('domain', c.ref)],
-        ['signature type', c.signatureType],
-        ['attributes (keys)', Object.keys(obj(primary.r)).join(', ') || undefined],
-        ['revocation', isPlainObject(d.revocation) ? 'supported' : 'not supported'],
-        ['txn', txnLink('domain', seqNo)],
-        ['written', isoTime(r.result.txnTime)],
-      ])}${rawJson(r.result, 'GET_CLAIM_DEF reply')}`,
+    body: html`<h1>Credential definition <span class="mono">${c.tag}</span></h1><p>${verifiedBadge(v_(r.verified))}</p>
+${facts([
+  ['id', html`<span class="mono">${c.origin}:3:${c.signatureType}:${c.ref}:${c.tag}</span>`],
+  ['issuer', didLink(c.origin)],
+  ['schema txn', txnLink('domain', c.ref)],
+  ['signature type', c.signatureType],
+  ['attributes (keys)', Object.keys(obj(primary.r)).join(', ') || undefined],
+  ['revocation', isPlainObject(d.revocation) ? 'supported' : 'not supported'],
+  ['txn', txnLink('domain', seqNo)],
+  ['written', isoTime(r.result.txnTime)],
+])}${rawJson(r.result, 'GET_CLAIM_DEF reply')}`,
   };
 }
 
@@ -206,49 +169,24 @@ export async function agreementPage(data: ExplorerData): Promise<{ title: string
   const taaBody =
     isPlainObject(taa) && str(taa.text) !== ''
       ? html`${facts([
-            ['version', str(taa.version)],
-            ['digest', html`<span class="mono">${str(taa.digest) ?? ''}</span>`],
-            ['ratified', isoTime(taa.ratification_ts)],
-            ['retired', taa.retirement_ts !== undefined ? isoTime(taa.retirement_ts) : undefined],
-            ['txn', num(t.result.seqNo) !== undefined ? txnLink('config', num(t.result.seqNo)!) : undefined],
-          ])}
-          <h3>Text</h3>
-          <pre id="taa-text">${str(taa.text) ?? ''}</pre>`
+          ['version', str(taa.version)],
+          ['digest', html`<span class="mono">${str(taa.digest) ?? ''}</span>`],
+          ['ratified', isoTime(taa.ratification_ts)],
+          ['retired', taa.retirement_ts !== undefined ? isoTime(taa.retirement_ts) : undefined],
+          ['txn', num(t.result.seqNo) !== undefined ? txnLink('config', num(t.result.seqNo)!) : undefined],
+        ])}<h3>Text</h3><pre id="taa-text">${str(taa.text) ?? ''}</pre>`
       : html`<p>No transaction author agreement is in force: writes need no acceptance.</p>`;
   const mechanisms = isPlainObject(aml) ? obj(aml.aml) : {};
   const amlBody = isPlainObject(aml)
     ? html`${facts([
-          ['version', str(aml.version)],
-          ['context', str(aml.amlContext)],
-        ])}
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">mechanism</th>
-                <th scope="col">description</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${Object.entries(mechanisms).map(
-                ([k, v]) =>
-                  html`<tr>
-                    <td class="mono">${k}</td>
-                    <td>${String(v)}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>`
+        ['version', str(aml.version)],
+        ['context', str(aml.amlContext)],
+      ])}<div class="table-wrap"><table><thead><tr><th scope="col">mechanism</th><th scope="col">description</th></tr></thead><tbody>${Object.entries(mechanisms).map(([k, v]) => html`<tr><td class="mono">${k}</td><td>${String(v)}</td></tr>`)}</tbody></table></div>`
     : html`<p>No acceptance mechanisms are on the ledger.</p>`;
   return {
     title: 'Transaction author agreement',
-    body: html`<h1>Transaction author agreement</h1>
-      <p>${verifiedBadge(v_(t.verified))}</p>
-      ${taaBody}
-      <h2>Acceptance mechanisms</h2>
-      <p>${verifiedBadge(v_(a.verified))}</p>
-      ${amlBody}`,
+    body: html`<h1>Transaction author agreement</h1><p>${verifiedBadge(v_(t.verified))}</p>${taaBody}
+<h2>Acceptance mechanisms</h2><p>${verifiedBadge(v_(a.verified))}</p>${amlBody}`,
   };
 }
 
@@ -316,35 +254,12 @@ export function coverageOf(c: SearchCoverage): { searched: number; text: string 
 
 export function searchResults(q: string, hits: { t: VerifiedTxn; on: string }[], c: SearchCoverage): Html {
   const { searched, text } = coverageOf(c);
-  return html`<h1>Search: “${q}”</h1>
-    <p data-searched="${searched}" data-size="${c.size}">
-      ${hits.length}${c.more ? '+' : ''} match${hits.length === 1 ? '' : 'es'} in ${text}. DIDs, schema ids, cred def ids and seqNos are looked up directly in
-      the whole ledger; in indexed txns a txnId or DID is found by its exact value, an alias or schema name by any part of it.
-    </p>
-    ${c.more ? html`<p class="note">Only the newest ${hits.length} matches are shown: make the search more precise.</p>` : ''}
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">txn</th>
-            <th scope="col">type</th>
-            <th scope="col">matched on</th>
-            <th scope="col">author</th>
-            <th scope="col">time</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${hits.map(({ t, on }) => {
-            const p = txnParts(t);
-            return html`<tr>
-              <td>${txnLink('domain', t.seqNo)}</td>
-              <td>${typeName(p.type)}</td>
-              <td>${on}</td>
-              <td>${didLink(p.from) ?? '—'}</td>
-              <td>${isoTime(p.time)}</td>
-            </tr>`;
-          })}
-        </tbody>
-      </table>
-    </div>`;
+  return html`<h1>Search: “${q}”</h1><p data-searched="${searched}" data-size="${c.size}">${hits.length}${c.more ? '+' : ''} match${hits.length === 1 ? '' : 'es'} in ${text}. DIDs, schema ids, cred def ids and seqNos are looked up directly in the whole ledger; in indexed txns a txnId or DID is found by its exact value, an alias or schema name by any part of it.</p>
+${c.more ? html`<p class="note">Only the newest ${hits.length} matches are shown: make the search more precise.</p>` : ''}
+<div class="table-wrap"><table><thead><tr><th scope="col">txn</th><th scope="col">type</th><th scope="col">matched on</th><th scope="col">author</th><th scope="col">time</th></tr></thead><tbody>${hits.map(
+    ({ t, on }) => {
+      const p = txnParts(t);
+      return html`<tr><td>${txnLink('domain', t.seqNo)}</td><td>${typeName(p.type)}</td><td>${on}</td><td>${didLink(p.from) ?? '—'}</td><td>${isoTime(p.time)}</td></tr>`;
+    },
+  )}</tbody></table></div>`;
 }

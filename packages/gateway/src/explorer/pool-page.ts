@@ -60,38 +60,14 @@ function validatorRows(data: ExplorerData, infos: ValidatorInfo[] | undefined): 
 
 function validatorTable(rows: Row[], withInfo: boolean): Html {
   const head = withInfo
-    ? html`<tr>
-        <th scope="col">Validator</th>
-        <th scope="col">Addresses</th>
-        <th scope="col">Reachable</th>
-        <th scope="col">View</th>
-        <th scope="col">Last ordered</th>
-        <th scope="col">State</th>
-        <th scope="col">Uptime</th>
-        <th scope="col">Version</th>
-        <th scope="col">Domain ledger</th>
-      </tr>`
-    : html`<tr>
-        <th scope="col">Validator</th>
-        <th scope="col">Client address</th>
-        <th scope="col">Connected to the gateway</th>
-      </tr>`;
+    ? html`<tr><th scope="col">Validator</th><th scope="col">Addresses</th><th scope="col">Reachable</th><th scope="col">View</th><th scope="col">Last ordered</th><th scope="col">State</th><th scope="col">Uptime</th><th scope="col">Version</th><th scope="col">Domain ledger</th></tr>`
+    : html`<tr><th scope="col">Validator</th><th scope="col">Client address</th><th scope="col">Connected to the gateway</th></tr>`;
   const body = rows.map((r) => {
     const name = html`<th scope="row">${r.alias}${r.primary ? html` <span class="badge ok" data-primary="true">primary</span>` : ''}</th>`;
     const conn = r.connected ? html`<span class="badge ok">connected</span>` : html`<span class="badge bad">not connected</span>`;
-    if (!withInfo)
-      return html`<tr data-alias="${r.alias}">
-        ${name}
-        <td class="mono">${r.client ?? '—'}</td>
-        <td>${conn}</td>
-      </tr>`;
+    if (!withInfo) return html`<tr data-alias="${r.alias}">${name}<td class="mono">${r.client ?? '—'}</td><td>${conn}</td></tr>`;
     if (r.info === undefined)
-      return html`<tr data-alias="${r.alias}">
-        ${name}
-        <td class="mono">${r.client ?? '—'}</td>
-        <td>${conn}</td>
-        <td colspan="6"><span class="badge bad">no validator info</span> ${r.error ?? ''}</td>
-      </tr>`;
+      return html`<tr data-alias="${r.alias}">${name}<td class="mono">${r.client ?? '—'}</td><td>${conn}</td><td colspan="6"><span class="badge bad">no validator info</span> ${r.error ?? ''}</td></tr>`;
     const node = obj(r.info.node);
     const pool = obj(r.info.pool);
     const addr = obj(node.addresses);
@@ -102,34 +78,14 @@ function validatorTable(rows: Row[], withInfo: boolean): Html {
     const catchup = obj(node.catchup);
     const mode = str(node.mode) ?? '?';
     const dom = obj(obj(node.ledgers).domain);
-    return html`<tr data-alias="${r.alias}">
-      ${name}
-      <td class="mono">node ${a(addr.node)}<br />client ${a(addr.client)}</td>
-      <td>${conn}<br /><span class="muted">sees ${num(reach.count) ?? '?'} of ${num(pool.n) ?? '?'}</span></td>
-      <td>${num(view.viewNo) ?? '?'}${view.waitingForNewView === true ? ' (view change)' : ''}</td>
-      <td>${num(lo.viewNo) ?? '?'}:${num(lo.ppSeqNo) ?? '?'}</td>
-      <td>
-        <span class="badge ${mode === 'participating' ? 'ok' : 'warn'}">${mode}</span
-        >${catchup.catchingUp === true ? html`<br />catch-up round ${num(catchup.rounds) ?? '?'}` : ''}${catchup.lagging === true ? html`<br />lagging` : ''}
-      </td>
-      <td>${duration(num(node.uptimeSec) ?? NaN)}</td>
-      <td>${str(obj(r.info.software).version) ?? '?'}</td>
-      <td>${num(dom.size) ?? '?'}</td>
-    </tr>`;
+    return html`<tr data-alias="${r.alias}">${name}<td class="mono">node ${a(addr.node)}<br>client ${a(addr.client)}</td>
+<td>${conn}<br><span class="muted">sees ${num(reach.count) ?? '?'} of ${num(pool.n) ?? '?'}</span></td>
+<td>${num(view.viewNo) ?? '?'}${view.waitingForNewView === true ? ' (view change)' : ''}</td>
+<td>${num(lo.viewNo) ?? '?'}:${num(lo.ppSeqNo) ?? '?'}</td>
+<td><span class="badge ${mode === 'participating' ? 'ok' : 'warn'}">${mode}</span>${catchup.catchingUp === true ? html`<br>catch-up round ${num(catchup.rounds) ?? '?'}` : ''}${catchup.lagging === true ? html`<br>lagging` : ''}</td>
+<td>${duration(num(node.uptimeSec) ?? NaN)}</td><td>${str(obj(r.info.software).version) ?? '?'}</td><td>${num(dom.size) ?? '?'}</td></tr>`;
   });
-  return html`<div class="table-wrap">
-    <table>
-      <caption class="skip">
-        Validators
-      </caption>
-      <thead>
-        ${head}
-      </thead>
-      <tbody>
-        ${body}
-      </tbody>
-    </table>
-  </div>`;
+  return html`<div class="table-wrap"><table><caption class="skip">Validators</caption><thead>${head}</thead><tbody>${body}</tbody></table></div>`;
 }
 
 /** The part of the pool page that is refreshed. */
@@ -168,19 +124,9 @@ export async function poolLive(data: ExplorerData, nowSec: number): Promise<Html
     ['demoted', st.demoted.length > 0 ? st.demoted.join(', ') : undefined],
   ]);
   return html`<p id="live-status" class="muted" aria-live="polite">Updated ${isoTime(nowSec)}${withInfo ? '' : ' — from the gateway’s own connections'}</p>
-    ${!withInfo ? html`<p class="note">${infoError !== undefined ? html`Validator info could not be read: ${infoError}` : 'Validator info needs a trustee or steward key (the gateway’s explorer signer, set on the devnet); showing what the gateway’s SDK connections know.'}</p>` : ''}
-    <h2>Pool</h2>
-    ${summary}
-    <h2>Validators</h2>
-    ${validatorTable(rows, withInfo)}
-    <h2>
-      Latest BLS multi-signature ${data.latestMultiSignature !== undefined ? verifiedBadge('proof', 'checked by the SDK against the pool’s BLS keys') : ''}
-    </h2>
-    ${multiSignatureBlock(data.latestMultiSignature, nowSec)}
-    ${
-      withInfo
-        ? html`<h2>Raw validator info</h2>
-            ${(infos ?? []).map((i) => rawJson(i.info ?? { error: i.error }, i.alias))}`
-        : ''
-    }`;
+${!withInfo ? html`<p class="note">${infoError !== undefined ? html`Validator info could not be read: ${infoError}` : 'Validator info needs a trustee or steward key (the gateway’s explorer signer, set on the devnet); showing what the gateway’s SDK connections know.'}</p>` : ''}
+<h2>Pool</h2>${summary}
+<h2>Validators</h2>${validatorTable(rows, withInfo)}
+<h2>Latest BLS multi-signature ${data.latestMultiSignature !== undefined ? verifiedBadge('proof', 'checked by the SDK against the pool’s BLS keys') : ''}</h2>${multiSignatureBlock(data.latestMultiSignature, nowSec)}
+${withInfo ? html`<h2>Raw validator info</h2>${(infos ?? []).map((i) => rawJson(i.info ?? { error: i.error }, i.alias))}` : ''}`;
 }

@@ -89,27 +89,16 @@ export function nymOfForm(i: RegisterInput): { dest: string; verkey: string; rol
 
 export function registerForm(i: Partial<RegisterInput> = {}, message?: Html): Html {
   return html`<h1>Register a DID</h1>
-    <p class="note">
-      Devnet only: the NYM is written and signed by the devnet’s trustee. Give a seed (the DID and verkey are derived from it) or a verkey (and a DID, else it
-      is derived from a full verkey).
-    </p>
-    ${message ?? ''}
-    <form class="form" method="post" action="/register">
-      <label for="seed"
-        >Seed (32 characters or 64 hex digits)<input id="seed" name="seed" autocomplete="off" maxlength="${MAX_FIELD}" value="${i.seed ?? ''}"
-      /></label>
-      <label for="did">DID (optional)<input id="did" name="did" autocomplete="off" maxlength="${MAX_FIELD}" value="${i.did ?? ''}" /></label>
-      <label for="verkey"
-        >Verkey (instead of a seed)<input id="verkey" name="verkey" autocomplete="off" maxlength="${MAX_FIELD}" value="${i.verkey ?? ''}"
-      /></label>
-      <label for="alias">Alias (optional)<input id="alias" name="alias" maxlength="${MAX_FIELD}" value="${i.alias ?? ''}" /></label>
-      <label for="role"
-        >Role<select id="role" name="role">
-          ${ROLES.map(([k, label]) => html`<option value="${k}" ${k === (i.role ?? '') ? html` selected` : ''}>${label}</option>`)}
-        </select></label
-      >
-      <button type="submit">Register</button>
-    </form>`;
+<p class="note">Devnet only: the NYM is written and signed by the devnet’s trustee. Give a seed (the DID and verkey are derived from it) or a verkey (and a DID, else it is derived from a full verkey).</p>
+${message ?? ''}
+<form class="form" method="post" action="/register">
+<label for="seed">Seed (32 characters or 64 hex digits)<input id="seed" name="seed" autocomplete="off" maxlength="${MAX_FIELD}" value="${i.seed ?? ''}"></label>
+<label for="did">DID (optional)<input id="did" name="did" autocomplete="off" maxlength="${MAX_FIELD}" value="${i.did ?? ''}"></label>
+<label for="verkey">Verkey (instead of a seed)<input id="verkey" name="verkey" autocomplete="off" maxlength="${MAX_FIELD}" value="${i.verkey ?? ''}"></label>
+<label for="alias">Alias (optional)<input id="alias" name="alias" maxlength="${MAX_FIELD}" value="${i.alias ?? ''}"></label>
+<label for="role">Role<select id="role" name="role">${ROLES.map(([k, label]) => html`<option value="${k}"${k === (i.role ?? '') ? html` selected` : ''}>${label}</option>`)}</select></label>
+<button type="submit">Register</button>
+</form>`;
 }
 
 /** Writes the NYM; the page shows the result or the reason it was refused. */
@@ -129,20 +118,8 @@ export async function register(caller: PoolCaller, trustee: DidKey, input: Regis
     const out = await caller.write(req);
     const meta = out.result.txnMetadata as Record<string, unknown> | undefined;
     const seqNo = typeof meta?.seqNo === 'number' ? meta.seqNo : undefined;
-    const msg = html`<div class="note" role="status" id="register-result">
-      <p>
-        Registered ${didLink(nym.dest)} (${roleName(nym.role)}) in ${seqNo !== undefined ? txnLink('domain', seqNo, `txn #${seqNo}`) : 'the domain ledger'},
-        agreed by ${out.nodes.length} validators.
-      </p>
-      <dl class="facts">
-        <dt>DID</dt>
-        <dd class="mono" data-did="${nym.dest}">${nym.dest}</dd>
-        <dt>verkey</dt>
-        <dd class="mono">${nym.verkey}</dd>
-        <dt>seqNo</dt>
-        <dd data-seqno="${seqNo ?? ''}">${seqNo ?? '?'}</dd>
-      </dl>
-    </div>`;
+    const msg = html`<div class="note" role="status" id="register-result"><p>Registered ${didLink(nym.dest)} (${roleName(nym.role)}) in ${seqNo !== undefined ? txnLink('domain', seqNo, `txn #${seqNo}`) : 'the domain ledger'}, agreed by ${out.nodes.length} validators.</p>
+<dl class="facts"><dt>DID</dt><dd class="mono" data-did="${nym.dest}">${nym.dest}</dd><dt>verkey</dt><dd class="mono">${nym.verkey}</dd><dt>seqNo</dt><dd data-seqno="${seqNo ?? ''}">${seqNo ?? '?'}</dd></dl></div>`;
     return { status: 200, body: registerForm({}, msg) };
   } catch (e) {
     if (e instanceof PoolRefusal)
