@@ -21,10 +21,13 @@ import type { RequestError } from './errors.js';
  */
 export type { Request, TaaAcceptance, Txn };
 
-/** Ledger ids (formats.md): pool 0, domain 1, config 2, audit 3. */
-export type LedgerIdValue = 0 | 1 | 2 | 3;
-/** Ledgers that have a state trie. */
-export type StateLedgerId = 0 | 1 | 2;
+/**
+ * Ledger ids (formats.md): pool 0, domain 1, config 2, audit 3, and the ledgers of the node's plugins
+ * (ids from PLUGIN_LEDGER_ID_MIN, plugin.ts).
+ */
+export type LedgerIdValue = number;
+/** Ledgers that have a state trie: pool 0, domain 1, config 2 and every plugin ledger. */
+export type StateLedgerId = number;
 /** A state key: UTF-8 text or raw bytes (the NYM key is raw bytes); storage's type. */
 export type { StateKey };
 
@@ -314,7 +317,8 @@ interface HandlerBase {
 /** A transaction type written to a ledger. */
 export interface WriteHandler extends HandlerBase {
   readonly kind: 'write';
-  readonly ledgerId: 0 | 1 | 2;
+  /** 0, 1 or 2, or the ledger of the plugin that registers the type. */
+  readonly ledgerId: StateLedgerId;
   /**
    * Node-local checks at receipt only (clock, pool membership, installed software), e.g. a
    * POOL_UPGRADE schedule in the past. Throws RequestError (REQNACK). Never run while ordering.

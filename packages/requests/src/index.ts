@@ -6,6 +6,7 @@
 export * from './errors.js';
 export type * from './handler.js';
 export { HandlerRegistry, createDefaultRegistry } from './registry.js';
+export { PLUGIN_LEDGER_ID_MIN, PLUGIN_LEDGER_ID_MAX, ledgerPluginProblem, type LedgerPlugin } from './plugin.js';
 export * as validation from './validation/index.js';
 export { Limits } from './validation/limits.js';
 // authentication and authorization

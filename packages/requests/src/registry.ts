@@ -41,6 +41,7 @@ import { txnAuthorAgreementHandler } from './types/txn-author-agreement.js';
 import { txnAuthorAgreementDisableHandler } from './types/txn-author-agreement-disable.js';
 import { ledgersFreezeHandler } from './types/ledgers-freeze.js';
 import { getFrozenLedgersHandler } from './types/get-frozen-ledgers.js';
+import { type LedgerPlugin, ledgerPluginProblem } from './plugin.js';
 
 /**
  * Every handler Quire implements. A new type module adds its import above and one line here.
@@ -92,6 +93,7 @@ const DEFAULT_HANDLERS: readonly RequestHandler[] = [
 
 export class HandlerRegistry {
   private readonly byType = new Map<string, RequestHandler>();
+  private readonly pluginsById = new Map<number, LedgerPlugin>();
 
   constructor(handlers: Iterable<RequestHandler> = []) {
     for (const h of handlers) this.register(h);
@@ -123,6 +125,32 @@ export class HandlerRegistry {
     return h?.kind === 'action' ? h : undefined;
   }
 
+  /**
+   * Adds a plugin ledger and its types. Throws (a programming or configuration error, the node's
+   * loader reports it) when the plugin is malformed, its ledger is taken, or a type code is.
+   */
+  registerPlugin(plugin: LedgerPlugin): this {
+    const problem = ledgerPluginProblem(plugin);
+    if (problem !== undefined) throw new Error(`plugin ${String((plugin as { name?: unknown } | null)?.name)}: ${problem}`);
+    if (this.pluginsById.has(plugin.ledgerId))
+      throw new Error(`plugin ${plugin.name}: ledger ${plugin.ledgerId} is already the ledger of ${this.pluginsById.get(plugin.ledgerId)?.name}`);
+    for (const h of plugin.handlers)
+      if (this.byType.has(h.type)) throw new Error(`plugin ${plugin.name}: type ${h.type} is already registered (${this.nameOf(h.type)})`);
+    for (const h of plugin.handlers) this.register(h);
+    this.pluginsById.set(plugin.ledgerId, plugin);
+    return this;
+  }
+
+  /** The plugins registered, by ascending ledger id. */
+  plugins(): LedgerPlugin[] {
+    return [...this.pluginsById.values()].sort((a, b) => a.ledgerId - b.ledgerId);
+  }
+
+  /** The plugin whose ledger is `ledgerId`, if any. */
+  plugin(ledgerId: number): LedgerPlugin | undefined {
+    return this.pluginsById.get(ledgerId);
+  }
+
   /** Registered type codes in ascending numeric order. */
   types(): string[] {
     return [...this.byType.keys()].sort((a, b) => Number(a) - Number(b));
@@ -134,7 +162,9 @@ export class HandlerRegistry {
   }
 }
 
-/** A registry holding every handler Quire implements. */
-export function createDefaultRegistry(): HandlerRegistry {
-  return new HandlerRegistry(DEFAULT_HANDLERS);
+/** A registry holding every handler Quire implements, and the types of `plugins` (plugin.ts). */
+export function createDefaultRegistry(plugins: readonly LedgerPlugin[] = []): HandlerRegistry {
+  const registry = new HandlerRegistry(DEFAULT_HANDLERS);
+  for (const p of plugins) registry.registerPlugin(p);
+  return registry;
 }

@@ -33,7 +33,7 @@ import { isLedgerFrozen } from '../freeze/frozen-ledgers.js';
 import { LedgerUpgradeIndex, StatePoolNodeIndex } from './indexes.js';
 import { catchupFormOf } from './catchup-txns.js';
 import { type CaughtUpTxns, type ReplayHost, appendCaughtUpTxns, applyGenesisTxns, rebuildStateFromLedger, txnTimeOf } from './replay.js';
-import { type ExecutorStores, LedgerView, TrieView } from './stores.js';
+import { type ExecutorStores, LedgerView, TrieView, stateLedgerIds } from './stores.js';
 import { parsedRequestToTxn } from './txn.js';
 
 export interface ExecutorOptions {
@@ -49,8 +49,8 @@ export interface ExecutorModules {
   registry?: HandlerRegistry;
   software?: SoftwareInfo;
   /**
-   * Ledgers of the node besides pool, domain and config (Indy plugin ledgers; Quire has none): what LEDGERS_FREEZE
-   * checks and records for an id >= 4. Without it every such id "never existed".
+   * Ledgers of the node besides its state ledgers (the stores' pool, domain, config and plugin ledgers): what
+   * LEDGERS_FREEZE checks and records for another id >= 4. Without it every such id "never existed".
    */
   pluginLedgers?: { snapshot(ledgerId: number): LedgerSnapshot | undefined };
 }
@@ -119,11 +119,6 @@ interface AppliedBatch {
 
 /** how many payload digests known to be absent from the seqNo index are remembered */
 const ABSENT_PAYLOADS_KEPT = 100_000;
-const STATE_LEDGERS: readonly StateLedgerId[] = [0, 1, 2];
-
-function isStateLedger(v: unknown): v is StateLedgerId {
-  return v === 0 || v === 1 || v === 2;
-}
 
 export class RequestExecutor {
   readonly registry: HandlerRegistry;
@@ -134,6 +129,8 @@ export class RequestExecutor {
   readonly upgrades: LedgerUpgradeIndex;
   readonly auth: AuthorizationEngine;
   readonly verifier: SignatureVerifier;
+  /** The state ledgers of the stores, ascending: 0, 1, 2 and the plugin ledgers. */
+  readonly stateLedgers: readonly StateLedgerId[];
   readonly views: Readonly<Record<StateLedgerId, TrieView>>;
   readonly ledgerViews: Readonly<Record<StateLedgerId, LedgerView>>;
   private readonly opts: Required<Omit<ExecutorOptions, 'signatureCache'>>;
@@ -168,9 +165,17 @@ export class RequestExecutor {
     this.idr = idr;
     const nodes = new StatePoolNodeIndex(s[0]);
     this.nodes = nodes;
-    this.views = { 0: new TrieView(s[0], (key) => nodes.invalidateKey(key)), 1: domain, 2: new TrieView(s[2]) };
     const l = modules.stores.ledgers;
-    this.ledgerViews = { 0: new LedgerView(0, l[0]), 1: new LedgerView(1, l[1]), 2: new LedgerView(2, l[2]) };
+    this.stateLedgers = stateLedgerIds(modules.stores);
+    const views: Record<StateLedgerId, TrieView> = { 0: new TrieView(s[0], (key) => nodes.invalidateKey(key)), 1: domain, 2: new TrieView(s[2]) };
+    const ledgerViews: Record<StateLedgerId, LedgerView> = { 0: new LedgerView(0, l[0]), 1: new LedgerView(1, l[1]), 2: new LedgerView(2, l[2]) };
+    for (const id of this.stateLedgers) {
+      if (id <= 2) continue;
+      views[id] = new TrieView(s[id]);
+      ledgerViews[id] = new LedgerView(id, l[id]);
+    }
+    this.views = views;
+    this.ledgerViews = ledgerViews;
     this.upgrades = new LedgerUpgradeIndex(l[2]);
     this.replayHost = {
       stores: modules.stores,
@@ -180,6 +185,11 @@ export class RequestExecutor {
     };
     this.auth = new AuthorizationEngine({ config: this.views[2], idr, typeName: (t) => this.registry.nameOf(t) });
     this.verifier = new SignatureVerifier(options.signatureCache);
+  }
+
+  /** Whether `id` is a state ledger of this executor (0, 1, 2 or a plugin ledger of the stores). */
+  isStateLedger(id: unknown): id is StateLedgerId {
+    return typeof id === 'number' && this.stateLedgers.includes(id);
   }
 
   /** Number of applied, not yet committed batches. */
@@ -203,9 +213,12 @@ export class RequestExecutor {
       ledgerId,
       ppTime,
       txn: { seqNo, txnTime: ppTime },
-      state: (id: StateLedgerId) => views[id],
+      state: (id: StateLedgerId) => {
+        if (!this.isStateLedger(id)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId: id });
+        return views[id];
+      },
       ledger: (id: LedgerIdValue) => {
-        if (!isStateLedger(id)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId: id });
+        if (!this.isStateLedger(id)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId: id });
         return ledgers[id];
       },
       idr: this.idr,
@@ -214,7 +227,7 @@ export class RequestExecutor {
       auth: this.auth,
       attributes: attrs,
       ledgerSnapshot: (id: number) => {
-        if (!isStateLedger(id)) return id > 3 ? plugins?.snapshot(id) : undefined;
+        if (!this.isStateLedger(id)) return id > 3 ? plugins?.snapshot(id) : undefined;
         // the appended txns only: the batch being applied is a config batch, and the config ledger is never frozen
         const ledger = stores.ledgers[id];
         return { size: ledger.uncommittedSize, root: ledger.uncommittedRoot, stateRoot: stores.states[id].headRoot };
@@ -231,13 +244,13 @@ export class RequestExecutor {
    * and applied; a failing request changes nothing and is reported with its code and reason.
    */
   applyBatch(ledgerId: number, requests: readonly unknown[], ppTime: number): BatchResult {
-    if (!isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
+    if (!this.isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
     if (!Number.isSafeInteger(ppTime) || ppTime < 0) throw new RequestError(RequestErrorCode.INTERNAL, { problem: `invalid ppTime ${String(ppTime)}` });
     this.enter();
     try {
       const ledger = this.stores.ledgers[ledgerId];
       const trie = this.stores.states[ledgerId];
-      const rootsBefore = STATE_LEDGERS.map((id) => this.stores.states[id].headRoot);
+      const rootsBefore = this.stateLedgers.map((id) => [id, this.stores.states[id].headRoot] as const);
       const refused = new Map<number, { error: RequestError; digest: string | null } & RequestIdentity>();
       // requests.md §7.3: a frozen ledger takes no writes. Read once per batch: only a config batch can
       // freeze a ledger, and the config ledger itself is never frozen.
@@ -253,8 +266,8 @@ export class RequestExecutor {
           ledgerId,
           ppTime,
           txnCount: 0,
-          stateRootBefore: rootsBefore[ledgerId]!,
-          stateRootAfter: rootsBefore[ledgerId]!,
+          stateRootBefore: trie.headRoot,
+          stateRootAfter: trie.headRoot,
           txns: [],
           digests: [],
           attributes: new Map(),
@@ -270,7 +283,7 @@ export class RequestExecutor {
         } catch (e) {
           // A txn the ledger cannot store (never expected for a validated request): undo the whole
           // batch, refuse the request(s) at fault and apply the batch again without them.
-          for (const id of STATE_LEDGERS) this.stores.states[id].setHead(rootsBefore[id]!);
+          for (const [id, root] of rootsBefore) this.stores.states[id].setHead(root);
           for (const d of batch.digests) this.inFlight.delete(d.payloadDigest);
           this.forgetHeads();
           const error = new RequestError(RequestErrorCode.INTERNAL, { problem: `ledger refused the txn: ${toRequestError(e).reason}` });
@@ -314,7 +327,8 @@ export class RequestExecutor {
         throw new RequestError(RequestErrorCode.ALREADY_ORDERED, { payloadDigest: pd });
       }
       if (this.opts.verifySignatures) this.verifier.verify(req, this.idr, this.views[0]);
-      checkTaaAcceptance(req, ledgerId, this.views[2], ppTime);
+      const plugin = ledgerId > 3 ? this.registry.plugin(ledgerId) : undefined;
+      checkTaaAcceptance(req, ledgerId, this.views[2], ppTime, plugin === undefined ? undefined : plugin.taaAcceptanceRequired === true);
       if (frozen instanceof RequestError) throw frozen;
       if (frozen) throw new RequestError(RequestErrorCode.LEDGER_FROZEN, { type: req.type, ledgerId });
       const seqNo = ledger.uncommittedSize + 1;
@@ -324,13 +338,13 @@ export class RequestExecutor {
       };
       const ctx = this.context(ledgerId, ppTime, seqNo, attributes);
       handler.validateDynamic(req, ctx);
-      for (const id of STATE_LEDGERS) views[id].beginUndo();
+      for (const id of this.stateLedgers) views[id].beginUndo();
       const txn = parsedRequestToTxn(req);
       const txnId = handler.prepareTxn?.(txn, req, ctx);
       txn.txnMetadata = { seqNo, txnTime: ppTime };
       if (txnId !== undefined) txn.txnMetadata.txnId = txnId;
       handler.updateState(txn, ctx, req);
-      for (const id of STATE_LEDGERS) views[id].endUndo(false);
+      for (const id of this.stateLedgers) views[id].endUndo(false);
       ledger.addPending(txn);
       this.inFlight.add(pd);
       for (const [h, v] of pendingAttrs) batch.attributes.set(h, v);
@@ -341,7 +355,7 @@ export class RequestExecutor {
     } catch (e) {
       // undo whatever this request did: state head and idr cache (its txn was not added)
       try {
-        for (const id of STATE_LEDGERS) views[id].endUndo(true);
+        for (const id of this.stateLedgers) views[id].endUndo(true);
       } finally {
         this.idr.clear();
       }
@@ -438,7 +452,7 @@ export class RequestExecutor {
       this.stores.states[b.ledgerId].setHead(b.stateRootBefore);
       for (const d of b.digests) this.inFlight.delete(d.payloadDigest);
     }
-    if (this.applied.length === 0) for (const id of STATE_LEDGERS) this.stores.states[id].revertToCommitted();
+    if (this.applied.length === 0) for (const id of this.stateLedgers) this.stores.states[id].revertToCommitted();
     this.forgetHeads();
   }
 
@@ -454,7 +468,7 @@ export class RequestExecutor {
    * original, restored from the attribute store; the others are the stored txns. Synchronous.
    */
   catchupTxns(ledgerId: number, from: number, to: number): Txn[] {
-    if (!isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
+    if (!this.isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
     if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to))
       throw new RequestError(RequestErrorCode.INTERNAL, { problem: `invalid range ${String(from)}..${String(to)}` });
     const ledger = this.stores.ledgers[ledgerId];
@@ -482,7 +496,7 @@ export class RequestExecutor {
    * CATCHUP_TXNS_REFUSED error says why. Only while no batch is applied.
    */
   appendCaughtUp(ledgerId: number, txns: readonly unknown[], writeBatch: WriteBatch, accept: (txnRoot: Uint8Array, size: number) => boolean): CaughtUpTxns {
-    if (!isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
+    if (!this.isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
     if (this.applied.length > 0) throw new RequestError(RequestErrorCode.CATCHUP_TXNS_REFUSED, { ledgerId, problem: 'batches are applied and not committed' });
     this.enter();
     try {
@@ -499,7 +513,7 @@ export class RequestExecutor {
    * The originals of genesis ATTRIB `raw` / `enc` values go to the attribute store.
    */
   async applyGenesis(ledgerId: number, txns: readonly Txn[], writeBatch?: WriteBatch): Promise<void> {
-    if (!isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
+    if (!this.isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
     if (this.applied.length > 0) throw new RequestError(RequestErrorCode.INTERNAL, { problem: 'genesis while batches are uncommitted' });
     if (this.stores.ledgers[ledgerId].size > 0) throw new RequestError(RequestErrorCode.INTERNAL, { problem: `ledger ${ledgerId} is not empty` });
     this.enter();
@@ -519,7 +533,7 @@ export class RequestExecutor {
    * written in several batches as it goes; with one, everything goes into it.
    */
   async rebuildState(ledgerId: number, writeBatch?: WriteBatch): Promise<Uint8Array> {
-    if (!isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
+    if (!this.isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
     if (this.applied.length > 0) throw new RequestError(RequestErrorCode.INTERNAL, { problem: 'rebuild while batches are uncommitted' });
     this.enter();
     try {

@@ -56,13 +56,16 @@ export interface ExecutorSeqNoIndex {
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 
-/** The stores of one node: the three state ledgers, their tries, and the side stores. */
+/**
+ * The stores of one node: the state ledgers (pool 0, domain 1, config 2 and each plugin ledger, the
+ * same ids in `ledgers` and `states`), their tries, and the side stores.
+ */
 export interface ExecutorStores {
   kv: KvStore;
-  ledgers: Readonly<Record<0 | 1 | 2, ExecutorLedger>>;
+  ledgers: Readonly<Record<number, ExecutorLedger>>;
   /** The audit ledger (id 3), read by GET_TXN as indy-plenum serves it; without it GET_TXN on ledger 3 is refused. */
   audit?: Pick<ExecutorLedger, 'size' | 'root' | 'get' | 'inclusionProof'>;
-  states: Readonly<Record<0 | 1 | 2, ExecutorStateTrie>>;
+  states: Readonly<Record<number, ExecutorStateTrie>>;
   attributes: ExecutorAttributeStore;
   timestamps?: ExecutorTimestampStore;
   seqNoIndex?: ExecutorSeqNoIndex;
@@ -167,4 +170,12 @@ export class LedgerView implements LedgerReader {
     this.#pending = [];
     return txns;
   }
+}
+
+/** The ids of the state ledgers of `stores` (those with a ledger and a state), ascending: 0, 1, 2 and the plugin ledgers. */
+export function stateLedgerIds(stores: Pick<ExecutorStores, 'ledgers' | 'states'>): number[] {
+  return Object.keys(stores.states)
+    .map(Number)
+    .filter((id) => Number.isSafeInteger(id) && id !== 3 && stores.ledgers[id] !== undefined)
+    .sort((a, b) => a - b);
 }

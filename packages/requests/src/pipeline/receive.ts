@@ -71,7 +71,7 @@ export class RequestPipeline {
     }
   }
 
-  private receiptContext(ledgerId: 0 | 1 | 2, now: number): ReceiptContext {
+  private receiptContext(ledgerId: number, now: number): ReceiptContext {
     const base = this.executor.context(ledgerId, now, this.executor.ledgerViews[ledgerId].uncommittedSize + 1);
     return { ...base, now };
   }

@@ -23,17 +23,23 @@ export class StoresReadContext implements ReadContext {
   ) {}
 
   private rootOf(ledgerId: StateLedgerId): Uint8Array {
-    return this.readRoot?.(ledgerId) ?? this.stores.states[ledgerId].committedRoot;
+    return this.readRoot?.(ledgerId) ?? this.trie(ledgerId).committedRoot;
+  }
+
+  /** The state of a state ledger; READ_INVALID_LEDGER for another id. */
+  private trie(ledgerId: StateLedgerId): ExecutorStores['states'][number] {
+    if (ledgerId === 3 || !Object.hasOwn(this.stores.states, ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
+    return this.stores.states[ledgerId];
   }
 
   lookup(ledgerId: StateLedgerId, key: StateKey, root?: Uint8Array): StateLookup {
-    const trie = this.stores.states[ledgerId];
+    const trie = this.trie(ledgerId);
     const r = root ?? this.rootOf(ledgerId);
     return { value: trie.getAt(r, key), root: r, proof: trie.generateProof(key, r) };
   }
 
   get(ledgerId: StateLedgerId, key: StateKey, root?: Uint8Array): Uint8Array | undefined {
-    return this.stores.states[ledgerId].getAt(root ?? this.rootOf(ledgerId), key);
+    return this.trie(ledgerId).getAt(root ?? this.rootOf(ledgerId), key);
   }
 
   async rootAt(ledgerId: StateLedgerId, timestamp: number): Promise<Uint8Array | undefined> {
@@ -46,7 +52,8 @@ export class StoresReadContext implements ReadContext {
   }
 
   ledger(ledgerId: LedgerIdValue): CommittedLedgerReader {
-    const l = ledgerId === 0 || ledgerId === 1 || ledgerId === 2 ? this.stores.ledgers[ledgerId] : ledgerId === 3 ? this.stores.audit : undefined;
+    // the state ledgers (base and plugin ledgers) and the audit ledger; never a property of Object
+    const l = ledgerId === 3 ? this.stores.audit : Object.hasOwn(this.stores.ledgers, ledgerId) ? this.stores.ledgers[ledgerId] : undefined;
     if (l === undefined) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
     return {
       ledgerId,

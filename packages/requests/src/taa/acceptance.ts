@@ -22,10 +22,13 @@ export function utcDate(ts: number): string {
   return new Date(ts * 1000).toISOString().slice(0, 10);
 }
 
-/** Throws the TAA RequestError of the first failing step; returns when the request passes. */
-export function checkTaaAcceptance(req: ParsedRequest, ledgerId: number, config: StateAccess, ppTime: number): void {
+/**
+ * Throws the TAA RequestError of the first failing step; returns when the request passes. `required`:
+ * whether the ledger's writes need an acceptance (default `ledgerRequiresTaa`; a plugin ledger says so itself).
+ */
+export function checkTaaAcceptance(req: ParsedRequest, ledgerId: number, config: StateAccess, ppTime: number, required = ledgerRequiresTaa(ledgerId)): void {
   const acc = req.taaAcceptance;
-  if (!ledgerRequiresTaa(ledgerId)) {
+  if (!required) {
     if (acc !== null) throw new RequestError(RequestErrorCode.TAA_NOT_EXPECTED, { ledgerId });
     return;
   }

@@ -4,11 +4,13 @@
  * node adds `state_proof.multi_signature` from the audit ledger. The audit ledger (3) is served too,
  * as indy-plenum's GetTxnHandler does (AUDIT_LEDGER_ID is one of the node's ledger ids): its txns
  * come with their audit path but without a multi-signature (no state root of its own is ever
- * recorded), so a client settles them by f+1 matching replies.
+ * recorded), so a client settles them by f+1 matching replies. A plugin ledger of the node is served
+ * like the base ledgers.
  */
 import { b58encode, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { LedgerIdValue, ReadHandler } from '../handler.js';
+import { PLUGIN_LEDGER_ID_MAX, PLUGIN_LEDGER_ID_MIN } from '../plugin.js';
 import { integer, isInteger, objectSchema, optional, required } from '../validation/index.js';
 
 const VALIDATOR = 'ClientGetTxnOperation';
@@ -28,7 +30,9 @@ export const getTxnHandler: ReadHandler = {
     const op = request.operation;
     schema.validate(op);
     const lid = op.ledgerId ?? 1;
-    if (lid !== 0 && lid !== 1 && lid !== 2 && lid !== 3) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId: lid });
+    // the base ledgers, or a plugin ledger's id (a node without that plugin answers READ_INVALID_LEDGER when it reads)
+    const plugin = typeof lid === 'number' && Number.isSafeInteger(lid) && lid >= PLUGIN_LEDGER_ID_MIN && lid <= PLUGIN_LEDGER_ID_MAX;
+    if (lid !== 0 && lid !== 1 && lid !== 2 && lid !== 3 && !plugin) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId: lid });
     if (isInteger(op.data) && op.data < 1) throw new RequestError(RequestErrorCode.READ_INVALID_SEQNO, { seqNo: op.data });
   },
 

@@ -36,10 +36,12 @@ import { encodeProof } from './proof.js';
 import { prefixProofNodes, proofPath, trieForEach, trieGet, trieInsert, trieRemove } from './trie-ops.js';
 import { copyBytes, stateKeyBytes, unwrapStateValue, wrapStateValue, type StateKey } from './values.js';
 
-/** The states a pool keeps (the audit ledger has none). */
-export type StateName = 'pool' | 'domain' | 'config';
+/** The states a pool keeps (the audit ledger has none): the base ledgers' and a plugin ledger's, `ledger-<id>`. */
+export type StateName = 'pool' | 'domain' | 'config' | `ledger-${number}`;
 
 const STATE_NAMES: readonly string[] = ['pool', 'domain', 'config'];
+/** the state of a plugin ledger (ids 1000 and above, requests' LedgerPlugin) */
+const PLUGIN_STATE_NAME = /^ledger-[1-9][0-9]{3,9}$/;
 
 export interface StateTrieOptions {
   /**
@@ -111,7 +113,8 @@ export class StateTrie {
    * when the committed root's node is absent, STATE_NODE_MALFORMED for a damaged root record.
    */
   static async open(kv: KvStore, name: StateName, opts: Partial<StateTrieOptions> = {}): Promise<StateTrie> {
-    if (!STATE_NAMES.includes(name)) throw new StorageError(StorageErrorCode.INVALID_STATE_NAME, { name: String(name) });
+    if (!STATE_NAMES.includes(name) && !PLUGIN_STATE_NAME.test(String(name)))
+      throw new StorageError(StorageErrorCode.INVALID_STATE_NAME, { name: String(name) });
     const cacheSize = opts.nodeCacheSize ?? defaultStateTrieOptions.nodeCacheSize;
     if (!Number.isSafeInteger(cacheSize) || cacheSize < 2) {
       throw new StorageError(StorageErrorCode.INVALID_KEY, { what: 'nodeCacheSize', value: cacheSize });
