@@ -16,12 +16,12 @@ const MAY_IMPORT = {
   consensus: ['common', 'crypto', 'storage/proofs'],
   network: ['common'],
   node: ['common', 'crypto', 'storage', 'requests', 'consensus', 'network'],
-  client: ['common', 'crypto', 'storage/proofs'],
+  client: ['common', 'crypto', 'storage/proofs', 'network/dial'],
   gateway: ['common', 'client'],
   // the test helpers: imported by test suites only, never by a package's sources
   testing: ['common'],
 };
-const SUBPATHS = ['common/polyfill', 'storage/proofs', 'consensus/sim'];
+const SUBPATHS = ['common/polyfill', 'storage/proofs', 'consensus/sim', 'network/dial'];
 
 function importBoundary(pkg) {
   const allowed = MAY_IMPORT[pkg];

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { parseJson, signatureInput, stringifyJson } from '@quire/common';
 import type { Request } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
-import { ClientConnector } from '@quire/network';
+import { NodeConnection } from '@quire/network';
 import { maxFaulty } from './layout.js';
 import { TRUSTEE_SEED } from './node-api.js';
 
@@ -62,7 +62,7 @@ export class OrderingTimeoutError extends Error {
 
 interface NodeProbe {
   node: GenesisNode;
-  connector: ClientConnector | undefined;
+  connector: NodeConnection | undefined;
   connecting: boolean;
   note: string;
   lastSentAt: number;
@@ -120,7 +120,7 @@ export async function waitForOrdering(nodes: readonly GenesisNode[], opts: { tim
 
     const send = (p: NodeProbe): void => {
       const c = p.connector;
-      if (c === undefined || !c.open) return;
+      if (c === undefined || !c.connected) return;
       p.lastSentAt = Date.now();
       c.request(body, { timeoutMs: RESEND_MS }).then(
         (data) => onMessage(p, data),
@@ -132,12 +132,12 @@ export async function waitForOrdering(nodes: readonly GenesisNode[], opts: { tim
 
     const poke = (p: NodeProbe): void => {
       if (done || replies.has(p.node.alias) || p.connecting) return;
-      if (p.connector?.open) {
+      if (p.connector?.connected) {
         if (Date.now() - p.lastSentAt >= RESEND_MS) send(p); // duplicates are recognised by the node
         return;
       }
       p.connecting = true;
-      ClientConnector.connect({ host: p.node.clientIp, port: p.node.clientPort, dest: p.node.dest, timeoutMs: 3000 }).then(
+      NodeConnection.connect({ host: p.node.clientIp, port: p.node.clientPort, dest: p.node.dest, timeoutMs: 3000 }).then(
         (c) => {
           p.connecting = false;
           if (done) {

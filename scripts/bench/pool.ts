@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { isPlainObject, parseJson, stringifyJson } from '@quire/common';
 import { PoolLedger, buildGetTxnRequest } from '@quire/client';
-import { ClientConnector } from '@quire/network';
+import { NodeConnection } from '@quire/network';
 import { readPoolGenesis, waitForOrdering } from '../../devnet/lib/wait-ordering.js';
 import { BenchPool, effectiveNodeConfig, findFreeBasePort, metricSum } from '../load/lib/bench-pool.js';
 import { type CurvePoint, curveSvg } from '../load/lib/curve-plot.js';
@@ -678,7 +678,7 @@ if (needPool) {
 }
 
 async function getTxnOnce(v: { dest: string; clientIp?: string; clientPort?: number }, seqNo: number): Promise<Record<string, unknown> | null> {
-  const c = await ClientConnector.connect({ host: v.clientIp!, port: v.clientPort!, dest: v.dest, timeoutMs: 3000 });
+  const c = await NodeConnection.connect({ host: v.clientIp!, port: v.clientPort!, dest: v.dest, timeoutMs: 3000 });
   try {
     const m = parseJson(await c.request(new TextEncoder().encode(stringifyJson(buildGetTxnRequest({ ledgerId: LOAD_LEDGER, seqNo }))))) as Record<
       string,

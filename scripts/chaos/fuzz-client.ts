@@ -1,6 +1,6 @@
 // Client-protocol fuzzer against real node processes: structure-aware mutations (fast-check) of
 // valid client messages (signed writes, reads, catch-up messages), sent over the client protocol
-// as a client does (a raw session per node, `ClientConnector`): values replaced by wrong types,
+// as a client does (a raw session per node, `NodeConnection`): values replaced by wrong types,
 // huge and negative numbers, long strings, deep nesting; fields deleted and added; the JSON text
 // truncated, bit-flipped or replaced by random bytes; frames above the size limit; replays of one
 // signed write; floods. Every message must get an answer: REPLY, REQACK, or a refusal (REQNACK /
@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { parseJson, signatureInput, stringifyJson } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
-import { ClientConnector } from '@quire/network';
+import { NodeConnection } from '@quire/network';
 import { DidKey, Pool, buildNymRequest, signRequest } from '@quire/client';
 import { freePortRun } from '../../test/support/ports.js';
 import { ChaosPool } from './pool.js';
@@ -184,10 +184,10 @@ function classify(payload: Uint8Array): { outcome: Outcome; text: string } {
 }
 
 /** A session to the target; a slow handshake (a loaded machine) is tried again, up to 10 times. */
-async function connectRetrying(t: FuzzTarget): Promise<ClientConnector> {
+async function connectRetrying(t: FuzzTarget): Promise<NodeConnection> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ClientConnector.connect({ host: t.host, port: t.port, dest: t.dest, timeoutMs: 30_000 });
+      return await NodeConnection.connect({ host: t.host, port: t.port, dest: t.dest, timeoutMs: 30_000 });
     } catch (e) {
       if (attempt >= 10) throw e;
       await new Promise((r) => setTimeout(r, 1_000 * attempt));
@@ -225,11 +225,11 @@ export async function fuzzClients(
     }
   };
   const worker = async (t: FuzzTarget): Promise<void> => {
-    let c: ClientConnector | undefined;
+    let c: NodeConnection | undefined;
     const wr = rng.fork();
     while (next < count) {
       const i = next++;
-      if (c === undefined || !c.open) {
+      if (c === undefined || !c.connected) {
         if (c !== undefined) stats.reconnects++;
         await c?.close();
         c = await connectRetrying(t);

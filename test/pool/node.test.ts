@@ -4,14 +4,10 @@
 import { expect } from 'chai';
 import { parseJson, stringifyJson, type Request } from '@quire/common';
 import { primaryOf } from '@quire/consensus';
-import { noise } from '@chainsafe/libp2p-noise';
-import { yamux } from '@chainsafe/libp2p-yamux';
 import { peerIdFromString } from '@libp2p/peer-id';
-import { tcp } from '@libp2p/tcp';
 import { multiaddr } from '@multiformats/multiaddr';
-import { createLibp2p } from 'libp2p';
 import { CLIENT_PROTOCOL } from '@quire/common';
-import { ClientRequestError, NODE_PROTOCOL, peerIdFromVerkey } from '@quire/network';
+import { ClientRequestError, NODE_PROTOCOL, createClientLibp2p, peerIdFromVerkey } from '@quire/network';
 import { ClientError, ClientErrorCode, DidKey, buildGetNymRequest, buildNymRequest, buildPoolConfigRequest, signRequest, type Pool } from '@quire/client';
 import { TRUSTEE_SEED } from '../../devnet/lib/node-api.js';
 import { askNode, connectTo, ledgerDifference, readAllLedgers, readLedger, readVerifiedFrom } from '../support/client.js';
@@ -109,12 +105,7 @@ describe('whole pool: node acceptance', function () {
   it('a peer whose key is not in the pool cannot open a node-to-node connection', async () => {
     // a libp2p peer with a key of its own: the client port (open to anyone) lets it speak the client
     // protocol, the node port (gated to the validators' keys) never lets it speak the node protocol
-    const stranger = await createLibp2p({
-      transports: [tcp()],
-      connectionEncrypters: [noise()],
-      streamMuxers: [yamux()],
-      connectionManager: { reconnectRetries: 0 },
-    });
+    const stranger = await createClientLibp2p();
     try {
       for (const n of pool.nodes) {
         const id = peerIdFromVerkey(n.dest);

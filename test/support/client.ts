@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { parseJson, signatureInput, stringifyJson, type Request } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
-import { ClientConnector } from '@quire/network';
+import { NodeConnection } from '@quire/network';
 import { verifyReadReply, type Pool, type VerifiedRead } from '@quire/client';
 import { main as readLedgerMain } from '../../packages/storage/src/cli/read-ledger.js';
 import { REPO_ROOT } from '../../devnet/lib/layout.js';
@@ -15,8 +15,8 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 /** Opens a raw client session (the network package's connector) to one node. */
-export function connectTo(node: TestNode, timeoutMs = 5000): Promise<ClientConnector> {
-  return ClientConnector.connect({ host: '127.0.0.1', port: node.clientPort, dest: node.dest, timeoutMs });
+export function connectTo(node: TestNode, timeoutMs = 5000): Promise<NodeConnection> {
+  return NodeConnection.connect({ host: '127.0.0.1', port: node.clientPort, dest: node.dest, timeoutMs });
 }
 
 /** Sends one request to one node over a fresh session and returns its parsed answer. */

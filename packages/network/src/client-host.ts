@@ -1,9 +1,6 @@
-import { noise } from '@chainsafe/libp2p-noise';
-import { quireYamux } from './yamux-window.js';
-import { identify, type Identify } from '@libp2p/identify';
-import type { Connection, MultiaddrConnection, Stream } from '@libp2p/interface';
-import { tcp } from '@libp2p/tcp';
-import { createLibp2p, type Libp2p } from 'libp2p';
+import type { Identify } from '@libp2p/identify';
+import type { AbortOptions, Connection, MultiaddrConnection, Stream } from '@libp2p/interface';
+import type { Libp2p } from 'libp2p';
 import {
   CLIENT_PROTOCOL,
   ClientRefusalCode,
@@ -20,6 +17,7 @@ import { FramedStream } from './framed-stream.js';
 import { nodePrivateKeyFromSeed } from './identity.js';
 import { Libp2pHost } from './libp2p-host.js';
 import { listenAddress } from './multiaddrs.js';
+import { abortedError, createQuireLibp2p, isAborted } from './stack.js';
 import { silentLogger, type NetworkLogger } from './stats.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -127,36 +125,49 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
     this.sweep = setInterval(() => this.sweepSessions(), Math.max(50, Math.min(1000, Math.min(options.partialFrameTimeoutMs, options.idleTimeoutMs) / 4)));
   }
 
-  static async create(options: Partial<ClientHostOptions> & Pick<ClientHostOptions, 'seed'>, modules: { logger?: NetworkLogger } = {}): Promise<ClientHost> {
+  /**
+   * Starts the client listener on options.host:options.port. `signal` aborted before it is up: whatever was opened is
+   * closed and the promise rejects with NetworkError ABORTED.
+   */
+  static async create(
+    options: Partial<ClientHostOptions> & Pick<ClientHostOptions, 'seed'>,
+    modules: { logger?: NetworkLogger } = {},
+    abort: AbortOptions = {},
+  ): Promise<ClientHost> {
     const opts: ClientHostOptions = { ...defaultClientHostOptions, ...options };
     const privateKey = await nodePrivateKeyFromSeed(opts.seed);
     const ref: { host?: ClientHost } = {};
-    const libp2p = await createLibp2p({
-      privateKey,
-      addresses: { listen: [listenAddress(opts.host, opts.port)] },
-      transports: [tcp()],
-      connectionEncrypters: [noise()],
-      streamMuxers: [quireYamux()],
-      connectionGater: { denyInboundConnection: (maConn) => ref.host?.denyByIp(maConn) ?? true },
-      connectionManager: {
-        maxConnections: opts.maxConnections,
-        maxIncomingPendingConnections: 32,
-        inboundConnectionThreshold: opts.inboundConnectionsPerSecond,
-        reconnectRetries: 0,
+    const libp2p = await createQuireLibp2p(
+      {
+        privateKey,
+        listen: [listenAddress(opts.host, opts.port)],
+        connectionGater: { denyInboundConnection: (maConn) => ref.host?.denyByIp(maConn) ?? true },
+        connectionManager: {
+          maxConnections: opts.maxConnections,
+          maxIncomingPendingConnections: 32,
+          inboundConnectionThreshold: opts.inboundConnectionsPerSecond,
+          reconnectRetries: 0,
+        },
+        connectionMonitor: {
+          pingInterval: opts.pingIntervalMs,
+          pingTimeout: { minTimeout: opts.pingTimeoutMs, maxTimeout: opts.pingTimeoutMs },
+          abortConnectionOnPingFailure: true,
+        },
       },
-      connectionMonitor: {
-        pingInterval: opts.pingIntervalMs,
-        pingTimeout: { minTimeout: opts.pingTimeoutMs, maxTimeout: opts.pingTimeoutMs },
-        abortConnectionOnPingFailure: true,
-      },
-      services: { identify: identify() },
-    });
+      abort,
+    );
     const self = new ClientHost(opts, libp2p, modules.logger ?? silentLogger);
     ref.host = self;
-    await libp2p.handle(CLIENT_PROTOCOL, (stream, connection) => self.onStream(stream, connection), {
-      maxInboundStreams: opts.maxStreamsPerConnection,
-      maxOutboundStreams: 1,
-    });
+    try {
+      await libp2p.handle(CLIENT_PROTOCOL, (stream, connection) => self.onStream(stream, connection), {
+        maxInboundStreams: opts.maxStreamsPerConnection,
+        maxOutboundStreams: 1,
+      });
+      abort.signal?.throwIfAborted();
+    } catch (e) {
+      await self.close();
+      throw isAborted(abort.signal) ? abortedError(abort.signal) : e;
+    }
     return self;
   }
 

@@ -1,5 +1,7 @@
 // @quire/network: libp2p transport of Quire. The node host (validators only, direct framed streams, gossip), the
-// client host (any peer, pipelined request/response with pushes, limits), identities derived from NODE.dest.
+// client host (any peer, pipelined request/response with pushes, limits), the one libp2p stack factory and the one
+// dialer of the client protocol (also the subpath @quire/network/dial, what the SDK imports), identities derived
+// from NODE.dest.
 // It moves bytes and knows nothing of their meaning.
 import '@quire/common/polyfill';
 
@@ -12,8 +14,10 @@ export { TokenBucket } from './token-bucket.js';
 export { backoffDelay } from '@quire/common';
 export type { ObserverInfo, ValidatorInfo } from './peers.js';
 export { silentLogger } from './stats.js';
-export { yamuxWindowPatch } from './yamux-window.js';
-export type { YamuxWindowPatch } from './yamux-window.js';
+export { defaultYamuxOptions, halfWindowRuleSupported, quireYamux } from './yamux.js';
+export type { YamuxOptions, YamuxWindowUpdate } from './yamux.js';
+export { CLIENT_PING_TIMEOUT_MS, createClientLibp2p, createQuireLibp2p } from './stack.js';
+export type { BaseServices, ClientLibp2pOptions, QuireLibp2pOptions } from './stack.js';
 export type { NetworkLogger, NetworkStats } from './stats.js';
 export { NODE_PROTOCOL, NodeHost, defaultNodeHostOptions } from './node-host.js';
 export type { NodeHostEvents, NodeHostOptions } from './node-host.js';
@@ -33,5 +37,14 @@ export {
 export type { Envelope } from '@quire/common';
 export { ClientHost, defaultClientHostOptions } from './client-host.js';
 export type { ClientHostEvents, ClientHostOptions, ClientInfo, Respond } from './client-host.js';
-export { ClientConnector, ClientRequestError } from './client-connector.js';
-export type { ClientConnectorEvents, ClientConnectorOptions } from './client-connector.js';
+export { ClientRequestError, NodeConnection, defaultNodeConnectionOptions } from './node-connection.js';
+export type {
+  ConnectOptions,
+  ConnectionMessage,
+  ConnectionMessageListener,
+  NodeAddress,
+  NodeConnectionEvents,
+  NodeConnectionFailure,
+  NodeConnectionModules,
+  NodeConnectionOptions,
+} from './node-connection.js';

@@ -1,13 +1,10 @@
 import { createHash } from 'node:crypto';
-import { noise } from '@chainsafe/libp2p-noise';
-import { quireYamux } from './yamux-window.js';
 import { gossipsub, StrictNoSign, StrictSign, type GossipSub } from '@libp2p/gossipsub';
-import { identify, type Identify } from '@libp2p/identify';
-import type { Connection, PeerId, Stream } from '@libp2p/interface';
-import { tcp } from '@libp2p/tcp';
+import type { Identify } from '@libp2p/identify';
+import type { AbortOptions, Connection, PeerId, Stream } from '@libp2p/interface';
 import type { Multiaddr } from '@multiformats/multiaddr';
 import { MSG_LEN_LIMIT, backoffDelay } from '@quire/common';
-import { createLibp2p, type Libp2p } from 'libp2p';
+import type { Libp2p } from 'libp2p';
 import { NetworkError, NetworkErrorCode } from './errors.js';
 import { FramedStream, type FramedStreamOptions } from './framed-stream.js';
 import { GossipRouter, type GossipHandler, type GossipValidator } from './gossip.js';
@@ -15,6 +12,7 @@ import { nodePrivateKeyFromSeed } from './identity.js';
 import { Libp2pHost } from './libp2p-host.js';
 import { listenAddress, tcpMultiaddr } from './multiaddrs.js';
 import { resolvePeers, type ObserverInfo, type ResolvedPeer, type ValidatorInfo } from './peers.js';
+import { abortedError, createQuireLibp2p, isAborted } from './stack.js';
 import { silentLogger, type NetworkLogger } from './stats.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -148,8 +146,15 @@ export class NodeHost extends Libp2pHost<NodeHostEvents, { identify: Identify; p
     this.sweep = setInterval(() => this.sweepStreams(), Math.max(100, Math.min(1000, options.partialFrameTimeoutMs / 4)));
   }
 
-  /** Starts a host listening on options.host:options.port. Call setValidators to admit and dial the pool. */
-  static async create(options: Partial<NodeHostOptions> & Pick<NodeHostOptions, 'name' | 'seed'>, modules: { logger?: NetworkLogger } = {}): Promise<NodeHost> {
+  /**
+   * Starts a host listening on options.host:options.port. Call setValidators to admit and dial the pool. `signal`
+   * aborted before the host is up: whatever was opened is closed and the promise rejects with NetworkError ABORTED.
+   */
+  static async create(
+    options: Partial<NodeHostOptions> & Pick<NodeHostOptions, 'name' | 'seed'>,
+    modules: { logger?: NetworkLogger } = {},
+    abort: AbortOptions = {},
+  ): Promise<NodeHost> {
     const opts: NodeHostOptions = { ...defaultNodeHostOptions, ...options };
     const privateKey = await nodePrivateKeyFromSeed(opts.seed);
     const ref: { host?: NodeHost } = {};
@@ -160,46 +165,51 @@ export class NodeHost extends Libp2pHost<NodeHostEvents, { identify: Identify; p
       return true;
     };
     const signed = opts.gossipSignaturePolicy === 'StrictSign';
-    const libp2p = await createLibp2p({
-      privateKey,
-      addresses: { listen: [listenAddress(opts.host, opts.port)] },
-      transports: [tcp()],
-      connectionEncrypters: [noise()],
-      streamMuxers: [quireYamux()],
-      connectionGater: {
-        denyDialPeer: (peerId) => !admitted(peerId),
-        denyInboundEncryptedConnection: (peerId) => deny(peerId),
-        denyOutboundEncryptedConnection: (peerId) => deny(peerId),
+    const libp2p = await createQuireLibp2p<{ pubsub: GossipSub }>(
+      {
+        privateKey,
+        listen: [listenAddress(opts.host, opts.port)],
+        connectionGater: {
+          denyDialPeer: (peerId) => !admitted(peerId),
+          denyInboundEncryptedConnection: (peerId) => deny(peerId),
+          denyOutboundEncryptedConnection: (peerId) => deny(peerId),
+        },
+        connectionManager: { maxConnections: 256, inboundConnectionThreshold: 64, reconnectRetries: 0 },
+        connectionMonitor: {
+          pingInterval: opts.pingIntervalMs,
+          pingTimeout: { minTimeout: opts.pingTimeoutMs, maxTimeout: opts.pingTimeoutMs },
+          abortConnectionOnPingFailure: true,
+        },
+        services: {
+          pubsub: gossipsub({
+            globalSignaturePolicy: signed ? StrictSign : StrictNoSign,
+            ...(signed ? {} : { msgIdFn: (m: { data: Uint8Array }) => createHash('sha256').update(m.data).digest() }),
+            allowPublishToZeroTopicPeers: true,
+            ignoreDuplicatePublishError: true,
+            emitSelf: false,
+            floodPublish: true,
+            fallbackToFloodsub: false,
+            doPX: false,
+            maxInboundDataLength: opts.maxMessageLength * 4 + 4096,
+            ...(opts.topics === undefined ? {} : { allowedTopics: opts.topics }),
+            scoreParams: { IPColocationFactorWeight: 0 },
+          }),
+        },
       },
-      connectionManager: { maxConnections: 256, inboundConnectionThreshold: 64, reconnectRetries: 0 },
-      connectionMonitor: {
-        pingInterval: opts.pingIntervalMs,
-        pingTimeout: { minTimeout: opts.pingTimeoutMs, maxTimeout: opts.pingTimeoutMs },
-        abortConnectionOnPingFailure: true,
-      },
-      services: {
-        identify: identify(),
-        pubsub: gossipsub({
-          globalSignaturePolicy: signed ? StrictSign : StrictNoSign,
-          ...(signed ? {} : { msgIdFn: (m: { data: Uint8Array }) => createHash('sha256').update(m.data).digest() }),
-          allowPublishToZeroTopicPeers: true,
-          ignoreDuplicatePublishError: true,
-          emitSelf: false,
-          floodPublish: true,
-          fallbackToFloodsub: false,
-          doPX: false,
-          maxInboundDataLength: opts.maxMessageLength * 4 + 4096,
-          ...(opts.topics === undefined ? {} : { allowedTopics: opts.topics }),
-          scoreParams: { IPColocationFactorWeight: 0 },
-        }),
-      },
-    });
+      abort,
+    );
     const self = new NodeHost(opts, libp2p, modules.logger ?? silentLogger);
     ref.host = self;
-    await libp2p.handle(NODE_PROTOCOL, (stream, connection) => self.onInboundStream(stream, connection), {
-      maxInboundStreams: 32,
-      maxOutboundStreams: 32,
-    });
+    try {
+      await libp2p.handle(NODE_PROTOCOL, (stream, connection) => self.onInboundStream(stream, connection), {
+        maxInboundStreams: 32,
+        maxOutboundStreams: 32,
+      });
+      abort.signal?.throwIfAborted();
+    } catch (e) {
+      await self.close();
+      throw isAborted(abort.signal) ? abortedError(abort.signal) : e;
+    }
     return self;
   }
 

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { b58encode, isPlainObject, parseJson, stringifyJson } from '@quire/common';
 import { buildGetTxnRequest } from '@quire/client';
-import { ClientConnector, ClientRequestError } from '@quire/network';
+import { NodeConnection, ClientRequestError } from '@quire/network';
 import { Ledger, findDatabase, openLevelKvStore, snapshotLevelDb, type KvStore } from '@quire/storage';
 import type { UnackedWrite } from './run.js';
 import { ackOf, type Ack } from './target.js';
@@ -201,7 +201,7 @@ export interface NetworkNode {
 const enc = new TextEncoder();
 
 /** GET_TXN result data (the txn with rootHash, auditPath, ledgerSize), null when absent; throws on a refusal. */
-async function getTxnOnce(c: ClientConnector, ledgerId: number, seqNo: number): Promise<Record<string, unknown> | null> {
+async function getTxnOnce(c: NodeConnection, ledgerId: number, seqNo: number): Promise<Record<string, unknown> | null> {
   const req = buildGetTxnRequest({ ledgerId, seqNo });
   const m = parseJson(await c.request(enc.encode(stringifyJson(req))));
   if (!isPlainObject(m) || m.op !== 'REPLY' || !isPlainObject(m.result)) throw new Error(`GET_TXN ${seqNo}: ${stringifyJson(m).slice(0, 200)}`);
@@ -214,7 +214,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * GET_TXN with retries: a node's rate limit (RATE_LIMITED, TOO_MANY_PENDING) is waited out, other failures are
  * retried `attempts` times; the last error is thrown.
  */
-async function getTxn(c: ClientConnector, ledgerId: number, seqNo: number, attempts = 4): Promise<Record<string, unknown> | null> {
+async function getTxn(c: NodeConnection, ledgerId: number, seqNo: number, attempts = 4): Promise<Record<string, unknown> | null> {
   for (let i = 1; ; i++) {
     try {
       return await getTxnOnce(c, ledgerId, seqNo);
@@ -240,9 +240,9 @@ export async function checkNetwork(
   const views = await Promise.all(
     nodes.map(async (n): Promise<NodeLedgerView> => {
       const view: NodeLedgerView = { node: n.alias, size: 0, root: '', missing: 0, mismatched: 0 };
-      let c: ClientConnector | undefined;
+      let c: NodeConnection | undefined;
       try {
-        c = await ClientConnector.connect({ host: n.host, port: n.port, dest: n.dest, timeoutMs: opts.timeoutMs ?? 10_000 });
+        c = await NodeConnection.connect({ host: n.host, port: n.port, dest: n.dest, timeoutMs: opts.timeoutMs ?? 10_000 });
         let next = 0;
         const worker = async (): Promise<void> => {
           while (next < acks.length) {

@@ -8,7 +8,7 @@ import { canonicalJson, isPlainObject, isReadType, stringifyJson, TxnType, type 
 import type { Libp2p } from 'libp2p';
 import { ClientError, ClientErrorCode, VerificationError } from '../errors.js';
 import { createClientLibp2p } from '../transport/libp2p.js';
-import { NodeConnection, defaultNodeConnectionOptions } from '../transport/connection.js';
+import { NodeConnection, clientConnectionModules, defaultNodeConnectionOptions } from '../transport/connection.js';
 import { DEFAULT_FRESHNESS_SECONDS, MultiSignatureCache } from '../verify/multi-signature.js';
 import { verifyReadReply, type VerifiedRead } from '../verify/read-reply.js';
 import { catchUpPoolLedger, type CatchupResult } from './catchup.js';
@@ -162,6 +162,7 @@ export class Pool {
         this.libp2p,
         { alias: v.alias, dest, host: v.clientIp!, port: v.clientPort! },
         { ...defaultNodeConnectionOptions, dialTimeoutMs: this.options.dialTimeoutMs },
+        clientConnectionModules,
       );
       this.router.attach(c);
       this.conns.set(dest, c);

@@ -1,42 +1,37 @@
 /**
- * The client's libp2p nodes. `createClientLibp2p`: TCP + Noise + Yamux + Identify, a random transport key, no
- * listener, no discovery (the client protocol). `GossipTransport`: the same stack plus gossipsub, with the observer's
- * own ed25519 key, admitting only the pool's validators, dialing and redialing their node listeners, subscribed to
- * one topic (an observer follows the ordered-batch topic; it never publishes).
+ * The client's libp2p nodes, both built by the one stack factory of `@quire/network/dial` (the validators' too).
+ * `createClientLibp2p`: a random transport key, no listener, no discovery (the client protocol). `GossipTransport`:
+ * the same stack plus gossipsub, with the observer's own ed25519 key, admitting only the pool's validators, dialing
+ * and redialing their node listeners, subscribed to one topic (an observer follows the ordered-batch topic; it never
+ * publishes).
  */
 import '@quire/common/polyfill';
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
-import { noise } from '@chainsafe/libp2p-noise';
-import { yamux } from '@chainsafe/libp2p-yamux';
-import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import { gossipsub, StrictNoSign, TopicValidatorResult, type GossipSub } from '@libp2p/gossipsub';
-import { identify, type Identify } from '@libp2p/identify';
+import type { Identify } from '@libp2p/identify';
 import type { PeerId, PrivateKey } from '@libp2p/interface';
-import { tcp } from '@libp2p/tcp';
 import type { Multiaddr } from '@multiformats/multiaddr';
-import { createLibp2p, type Libp2p } from 'libp2p';
+import type { Libp2p } from 'libp2p';
 import { backoffDelay } from '@quire/common';
+import { NetworkError, createQuireLibp2p, nodePrivateKeyFromSeed } from '@quire/network/dial';
 import { ClientError, ClientErrorCode } from '../errors.js';
 import { silentLogger, type ClientLogger } from '../logger.js';
 import { clientMultiaddr, peerIdOfDest, type NodeAddress } from './connection.js';
 
-export async function createClientLibp2p(): Promise<Libp2p> {
-  return createLibp2p({
-    transports: [tcp()],
-    connectionEncrypters: [noise()],
-    streamMuxers: [yamux()],
-    connectionManager: { reconnectRetries: 0 },
-    services: { identify: identify() },
-  });
-}
+export { createClientLibp2p } from '@quire/network/dial';
 
-/** The libp2p private key of an ed25519 seed: the same seed always gives the same key, hence the same PeerId. */
+/**
+ * The libp2p private key of an ed25519 seed (the nodes' rule, `nodePrivateKeyFromSeed`): the same seed always gives
+ * the same key, hence the same PeerId. Throws ClientError INVALID_SEED.
+ */
 export async function privateKeyFromSeed(seed: Uint8Array): Promise<PrivateKey> {
-  if (!(seed instanceof Uint8Array) || seed.length !== 32) {
-    throw new ClientError(ClientErrorCode.INVALID_SEED, { length: seed instanceof Uint8Array ? seed.length : -1 });
+  try {
+    return await nodePrivateKeyFromSeed(seed);
+  } catch (e) {
+    if (e instanceof NetworkError) throw new ClientError(ClientErrorCode.INVALID_SEED, e.data);
+    throw e;
   }
-  return generateKeyPairFromSeed('Ed25519', seed);
 }
 
 export type GossipLibp2p = Libp2p<{ identify: Identify; pubsub: GossipSub }>;
@@ -127,12 +122,9 @@ export class GossipTransport {
     }));
     const admitted = new Set(peers.map((p) => p.peerId));
     const deny = (peerId: PeerId): boolean => !admitted.has(peerId.toString());
-    const libp2p = await createLibp2p({
+    const libp2p = await createQuireLibp2p<{ pubsub: GossipSub }>({
       privateKey,
-      addresses: { listen: [`/${isIPv6(opts.host) ? 'ip6' : 'ip4'}/${opts.host}/tcp/${opts.port}`] },
-      transports: [tcp()],
-      connectionEncrypters: [noise()],
-      streamMuxers: [yamux()],
+      listen: [`/${isIPv6(opts.host) ? 'ip6' : 'ip4'}/${opts.host}/tcp/${opts.port}`],
       connectionGater: {
         denyDialPeer: deny,
         denyInboundEncryptedConnection: deny,
@@ -141,7 +133,6 @@ export class GossipTransport {
       connectionManager: { maxConnections: 64, reconnectRetries: 0 },
       connectionMonitor: { pingInterval: opts.pingIntervalMs, pingTimeout: { maxTimeout: opts.pingTimeoutMs }, abortConnectionOnPingFailure: true },
       services: {
-        identify: identify(),
         pubsub: gossipsub({
           // the payload carries its own proofs (sender signature, multi-signature): no envelope signature, and the
           // message id is the payload's hash, as on the validators

@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import { connect } from 'node:net';
 import {
-  ClientConnector,
   ClientRefusalCode,
   ClientHost,
   ClientRequestError,
   EnvelopeKind,
   NetworkError,
   NetworkErrorCode,
+  NodeConnection,
   encodeEnvelope,
   type ClientHostOptions,
 } from '../../src/index.js';
@@ -20,7 +20,7 @@ describe('client host', function () {
   this.timeout(20_000);
   let host: ClientHost;
   let dest: string;
-  const clients: ClientConnector[] = [];
+  const clients: NodeConnection[] = [];
   const pushes = new Map<string, string>(); // request text -> clientId, for later pushes
 
   async function start(opts: Partial<ClientHostOptions> = {}): Promise<ClientHost> {
@@ -40,8 +40,8 @@ describe('client host', function () {
     return h;
   }
 
-  async function client(h = host): Promise<ClientConnector> {
-    const c = await ClientConnector.connect({ host: '127.0.0.1', port: h.port, dest, timeoutMs: 5000 });
+  async function client(h = host): Promise<NodeConnection> {
+    const c = await NodeConnection.connect({ host: '127.0.0.1', port: h.port, dest, timeoutMs: 5000 });
     clients.push(c);
     return c;
   }
@@ -84,7 +84,7 @@ describe('client host', function () {
       expect((err as ClientRequestError).code).to.equal(ClientRefusalCode.MESSAGE_TOO_LARGE);
       expect((err as ClientRequestError).data.reason).to.equal('message too large: limit is 131072 bytes');
     }
-    expect(c.open).to.equal(true);
+    expect(c.connected).to.equal(true);
     expect(dec(await c.request(enc('after')))).to.equal('echo after');
     expect(host.stats().oversizeFrames).to.be.greaterThan(0);
   });
@@ -155,7 +155,7 @@ describe('client host', function () {
       const slow = await client(h);
       const slowClosed = new Promise<void>((resolve) => slow.on('close', () => resolve()));
       // stall inside a frame: declare 50 bytes, send 2
-      (slow as unknown as { fs: { stream: { send(b: Uint8Array): boolean } } }).fs.stream.send(Uint8Array.of(50, 1, 7));
+      (slow as unknown as { stream: { send(b: Uint8Array): boolean } }).stream.send(Uint8Array.of(50, 1, 7));
       await Promise.all([idleClosed, slowClosed]);
       await waitFor(() => h.sessionCount() === 0, 'sessions closed');
       expect(h.stats().idleTimeouts).to.be.at.least(2);

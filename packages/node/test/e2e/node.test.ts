@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { Pool } from '@quire/client';
 import { b58decode, b58encode, multiSignatureMessage, parseJson, signatureInput } from '@quire/common';
 import { Ed25519Signer, blsVerifyAggregate } from '@quire/crypto';
-import { ClientConnector } from '@quire/network';
+import { NodeConnection } from '@quire/network';
 import { type NodeConfig, defaultNodeConfig, mergeConfig } from '../../src/config.js';
 import { NodeError, NodeErrorCode } from '../../src/errors.js';
 import { TRUSTEE_SEED, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/genesis-gen.js';
@@ -40,7 +40,7 @@ describe('QuireNode: a 4-node pool in one process', function () {
 
   it('orders a write, answers a read with a verifying multi-signature, serves metrics, closes idempotently', async () => {
     const nodes: QuireNode[] = [];
-    let client: ClientConnector | undefined;
+    let client: NodeConnection | undefined;
     try {
       for (let i = 1; i <= 4; i++) {
         const k = deriveNodeKeys(`Node${i}`, Buffer.from(nodeSeed(`Node${i}`)));
@@ -53,7 +53,7 @@ describe('QuireNode: a 4-node pool in one process', function () {
       }
       const node = nodes[0]!;
       expect(node.clientPort).to.be.greaterThan(0);
-      client = await ClientConnector.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 15_000 });
+      client = await NodeConnection.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 15_000 });
       const trustee = Ed25519Signer.fromSeed(TRUSTEE_SEED);
       const target = Ed25519Signer.fromSeed('000000000000000000000000000User8');
       const req: Record<string, unknown> = {

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import { b58decode, b58encode, b64decode, multiSignatureMessage, parseJson, signatureInput } from '@quire/common';
 import { Ed25519Signer, blsVerifyAggregate } from '@quire/crypto';
-import { ClientConnector } from '@quire/network';
+import { NodeConnection } from '@quire/network';
 import { nymKey } from '@quire/requests';
 import { Ledger, openLevelKvStore, verifyTrieProofAt } from '@quire/storage';
 import { TRUSTEE_SEED, main, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/index.js';
@@ -22,7 +22,7 @@ describe('e2e: 4-node pool of quire-node processes', function () {
   let root: string;
   const procs: ChildProcess[] = [];
   const logs: string[][] = [];
-  const clients: ClientConnector[] = [];
+  const clients: NodeConnection[] = [];
   let nodes: ReturnType<typeof standardPoolNodes>;
 
   before(async () => {
@@ -77,7 +77,7 @@ describe('e2e: 4-node pool of quire-node processes', function () {
       clients.push(
         await waitFor(
           `client port of ${n.alias}`,
-          () => ClientConnector.connect({ host: '127.0.0.1', port: n.clientPort, dest: n.keys.dest, timeoutMs: 20_000 }),
+          () => NodeConnection.connect({ host: '127.0.0.1', port: n.clientPort, dest: n.keys.dest, timeoutMs: 20_000 }),
           60_000,
         ),
       );

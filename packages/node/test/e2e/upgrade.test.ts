@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import { b58encode, parseJson, signatureInput } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
-import { ClientConnector } from '@quire/network';
+import { NodeConnection } from '@quire/network';
 import { Ledger, openLevelKvStore } from '@quire/storage';
 import { RESTART_EXIT_CODE, TRUSTEE_SEED, main, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/index.js';
 import { freePort, waitFor } from './support.js';
@@ -93,15 +93,15 @@ describe('e2e: POOL_RESTART and POOL_UPGRADE on a supervised 4-process pool', fu
   let root: string;
   let nodes: ReturnType<typeof standardPoolNodes>;
   const procs: Supervised[] = [];
-  const clients: (ClientConnector | undefined)[] = [];
+  const clients: (NodeConnection | undefined)[] = [];
   let beforeRestart: string[][] = [];
   const pushHandlers = new Set<(node: number, m: Record<string, unknown>) => void>();
 
-  async function client(i: number): Promise<ClientConnector> {
+  async function client(i: number): Promise<NodeConnection> {
     const n = nodes[i]!;
     const c = clients[i];
     if (c !== undefined) return c;
-    const fresh = await ClientConnector.connect({ host: '127.0.0.1', port: n.clientPort, dest: n.keys.dest, timeoutMs: 10_000 });
+    const fresh = await NodeConnection.connect({ host: '127.0.0.1', port: n.clientPort, dest: n.keys.dest, timeoutMs: 10_000 });
     fresh.on('push', (bytes: Uint8Array) => {
       const m = parseJson(td.decode(bytes)) as Record<string, unknown>;
       for (const h of pushHandlers) h(i, m);
@@ -123,7 +123,7 @@ describe('e2e: POOL_RESTART and POOL_UPGRADE on a supervised 4-process pool', fu
   /** Sends a write to every node; resolves with the txn once f+1 nodes REPLY it. */
   async function write(req: Record<string, unknown>, timeoutMs = 60_000): Promise<Record<string, unknown>> {
     const replies = new Map<number, Record<string, unknown>>();
-    const acked = new Map<number, ClientConnector>();
+    const acked = new Map<number, NodeConnection>();
     const onPush = (i: number, m: Record<string, unknown>): void => {
       const r = m.result as { txn?: { metadata?: { reqId?: unknown } } } | undefined;
       if (m.op === 'REPLY' && r?.txn?.metadata?.reqId === req.reqId) replies.set(i, m.result as Record<string, unknown>);

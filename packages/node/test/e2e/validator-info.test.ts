@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { DidKey, Pool, buildNymRequest, buildValidatorInfoRequest, signRequest, type NodeAnswer } from '@quire/client';
 import { CLIENT_PROTOCOL, b58encode, parseJson, signatureInput, stringifyJson } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
-import { ClientConnector, NODE_PROTOCOL } from '@quire/network';
+import { NodeConnection, NODE_PROTOCOL } from '@quire/network';
 import { type NodeConfig, defaultNodeConfig, mergeConfig } from '../../src/config.js';
 import { TRUSTEE_SEED, nodeSeed, poolGenesis, standardPoolNodes, stewardSeed, writeGenesisFiles } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
@@ -196,7 +196,7 @@ describe('e2e: VALIDATOR_INFO on a 4-node pool', function () {
     }
     // on the wire: REQACK first, the REJECT pushed after it
     const req = signRequest(buildValidatorInfoRequest({ submitter: plain.did }), plain);
-    const conn = await ClientConnector.connect({
+    const conn = await NodeConnection.connect({
       host: '127.0.0.1',
       port: ports[0]!.clientPort,
       dest: standardPoolNodes(ports)[0]!.keys.dest,
@@ -232,7 +232,7 @@ describe('e2e: VALIDATOR_INFO on a 4-node pool', function () {
     const stranger = Ed25519Signer.fromSeed('0000000000000000000000Stranger01');
     const req: Record<string, unknown> = { identifier: stranger.did, reqId: 77, protocolVersion: 2, operation: { type: '119' } };
     req.signature = stranger.signBase58(signatureInput(req));
-    const conn = await ClientConnector.connect({
+    const conn = await NodeConnection.connect({
       host: '127.0.0.1',
       port: ports[1]!.clientPort,
       dest: standardPoolNodes(ports)[1]!.keys.dest,

@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { b58encode, type MultiSignature, signatureInput } from '@quire/common';
 import { batchDigest } from '@quire/consensus';
 import { Ed25519Signer } from '@quire/crypto';
-import { ClientConnector } from '@quire/network';
+import { NodeConnection } from '@quire/network';
 import { AuditTrail } from '../../src/audit-trail.js';
 import type { NodeConfig } from '../../src/config.js';
 import { ConsensusExecutor } from '../../src/consensus-executor.js';
@@ -176,9 +176,9 @@ describe('QuireNode stops on a commit that failed half-way (#15 F3)', function (
       { dataDir: dir, config, inMemory: true },
       { logger: createLogger({ level: 'info', destination: stream }), keys, onFatal: (c) => fatal.push(c) },
     );
-    let client: ClientConnector | undefined;
+    let client: NodeConnection | undefined;
     try {
-      client = await ClientConnector.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 10_000 });
+      client = await NodeConnection.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 10_000 });
       node.stores.bls.put = () => {
         throw new Error('disk says no');
       };

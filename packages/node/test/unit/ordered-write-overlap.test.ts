@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { parseJson, signatureInput } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
-import { ClientConnector } from '@quire/network';
+import { NodeConnection } from '@quire/network';
 import type { NodeConfig } from '../../src/config.js';
 import { TRUSTEE_SEED, nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
@@ -56,10 +56,10 @@ describe('an ordered batch whose write has not landed (#16)', function () {
 
   it('holds back its REPLY, not the requests after it, which are taken in and ordered meanwhile', async () => {
     const node = await QuireNode.create({ dataDir: dir, config, inMemory: true }, { logger: createLogger({ level: 'silent' }), keys });
-    let client: ClientConnector | undefined;
+    let client: NodeConnection | undefined;
     let release = (): void => undefined;
     try {
-      client = await ClientConnector.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 10_000 });
+      client = await NodeConnection.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 10_000 });
       const pushes: Record<string, unknown>[] = [];
       client.on('push', (b) => pushes.push(dec(b)));
       // the first write answered, so that start-up batches are out of the way

@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { parseJson, signatureInput } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
-import { ClientConnector, ClientRequestError } from '@quire/network';
+import { NodeConnection, ClientRequestError } from '@quire/network';
 import { openLevelKvStore } from '@quire/storage';
 import type { NodeConfig } from '../../src/config.js';
 import { TRUSTEE_SEED, nodeSeed } from '../../src/genesis-gen.js';
@@ -66,9 +66,9 @@ describe('QuireNode: a pool of one validator', function () {
     // no `name` in the config and none given to the logger: the node takes the key file's alias
     const logger = createLogger({ level: 'debug', destination: log.stream });
     const node = await QuireNode.create({ dataDir: dir, config, inMemory: true }, { logger, keys });
-    let client: ClientConnector | undefined;
+    let client: NodeConnection | undefined;
     try {
-      client = await ClientConnector.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 10_000 });
+      client = await NodeConnection.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 10_000 });
       const pushed = new Promise<Record<string, unknown>>((res) => client!.on('push', (b) => res(dec(b))));
       expect(dec(await client.request(enc(nym(7, '000000000000000000000000000User7'))))).to.deep.equal({ op: 'REQACK', identifier: trustee.did, reqId: 7 });
       const reply = await pushed;
@@ -113,9 +113,9 @@ describe('QuireNode: a pool of one validator', function () {
       { dataDir: dir, config, inMemory: true },
       { logger: createLogger({ level: 'silent' }), keys, onFatal: (c) => fatal.push(c) },
     );
-    let client: ClientConnector | undefined;
+    let client: NodeConnection | undefined;
     try {
-      client = await ClientConnector.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 10_000 });
+      client = await NodeConnection.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 10_000 });
       // from now on every write of the database fails (a failing disk); reads still work
       const kv = node.stores.kv;
       const batch = kv.batch.bind(kv);

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { b58encode, signatureInput } from '@quire/common';
 import { batchDigest } from '@quire/consensus';
 import { Ed25519Signer } from '@quire/crypto';
-import { ClientConnector } from '@quire/network';
+import { NodeConnection } from '@quire/network';
 import { StateTrie, openLevelKvStore } from '@quire/storage';
 import { AuditTrail } from '../../src/audit-trail.js';
 import { NodeErrorCode } from '../../src/errors.js';
@@ -107,7 +107,7 @@ describe('QuireNode restarts over its LevelDB: the state checked against the aud
     const repaired = () => lines.filter((l) => l.includes('state root differs from the audit ledger')).length;
     let node = await start();
     const genesisDomainRoot = node.stores.states[1].committedRoot;
-    const client = await ClientConnector.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 10_000 });
+    const client = await NodeConnection.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 10_000 });
     const pushed = new Promise<void>((res) => client.on('push', () => res()));
     const target = Ed25519Signer.fromSeed('00000000000000000000000000User77');
     const req: Record<string, unknown> = {

@@ -1,7 +1,8 @@
-// The Yamux receive window is topped up once half of it is used, not after every data frame.
+// The Yamux muxer of the Quire stack: its window options go to the library, and its streams top the receive window
+// up once half of it is used (not after every data frame), without touching the library's classes.
 import { expect } from 'chai';
 import { YamuxStream } from '@chainsafe/libp2p-yamux/stream';
-import { yamuxWindowPatch } from '../../src/yamux-window.js';
+import { deferWindowUpdates, halfWindowRuleSupported } from '../../src/yamux.js';
 
 interface Sent {
   type: number;
@@ -28,14 +29,21 @@ function stream(sent: Sent[], state = 3): WindowProbe {
   } as unknown as ConstructorParameters<typeof YamuxStream>[0]) as unknown as WindowProbe;
 }
 
+/** A stream with the half-window rule. */
+function halfWindowStream(sent: Sent[], state = 3): WindowProbe {
+  const s = stream(sent, state);
+  expect(deferWindowUpdates(s)).to.equal(true);
+  return s;
+}
+
 describe('yamux window updates', () => {
-  before(() => {
-    expect(yamuxWindowPatch()).to.deep.equal({ applied: true });
+  it('the rule can be given to the streams of the installed library version', () => {
+    expect(halfWindowRuleSupported()).to.equal(true);
   });
 
   it('sends no update while at least half of the receive window is open', () => {
     const sent: Sent[] = [];
-    const s = stream(sent);
+    const s = halfWindowStream(sent);
     const window = s.recvWindow;
     s.recvWindowCapacity = window - 1000;
     s.sendWindowUpdate();
@@ -46,7 +54,7 @@ describe('yamux window updates', () => {
 
   it('restores the full window in one update once more than half is used', () => {
     const sent: Sent[] = [];
-    const s = stream(sent);
+    const s = halfWindowStream(sent);
     const window = s.recvWindow;
     s.recvWindowCapacity = Math.floor(window / 2) - 1;
     s.sendWindowUpdate();
@@ -57,16 +65,28 @@ describe('yamux window updates', () => {
 
   it('still answers at once while the stream is being opened (the update carries the ACK flag)', () => {
     const sent: Sent[] = [];
-    const s = stream(sent, 2 /* SYNReceived */);
+    const s = halfWindowStream(sent, 2 /* SYNReceived */);
     s.recvWindowCapacity = s.recvWindow - 10;
     s.sendWindowUpdate();
     expect(sent).to.have.length(1);
     expect(sent[0]!.flag).to.not.equal(0);
   });
 
-  it('installs once', () => {
+  it('is given to one stream, never to the library class: other streams keep the library rule', () => {
+    const sent: Sent[] = [];
     const before = (YamuxStream.prototype as unknown as { sendWindowUpdate: unknown }).sendWindowUpdate;
-    yamuxWindowPatch();
+    halfWindowStream([]);
     expect((YamuxStream.prototype as unknown as { sendWindowUpdate: unknown }).sendWindowUpdate).to.equal(before);
+    const plain = stream(sent);
+    plain.recvWindowCapacity = plain.recvWindow - 1000;
+    plain.sendWindowUpdate();
+    expect(sent).to.have.length(1);
+  });
+
+  it('leaves anything that is not a stream of the expected shape alone', () => {
+    expect(deferWindowUpdates(undefined)).to.equal(false);
+    expect(deferWindowUpdates({ sendWindowUpdate: () => undefined })).to.equal(false);
+    const odd = { state: 3, recvWindow: 0, recvWindowCapacity: 0, sendWindowUpdate: () => undefined };
+    expect(deferWindowUpdates(odd)).to.equal(false);
   });
 });
