@@ -88,7 +88,7 @@ export class NodeMetrics {
     this.blsOps = new Counter({ name: 'quire_bls_operations_total', help: 'BLS operations of the consensus core by op', labelNames: ['op'], registers });
     this.blsSeconds = new Counter({
       name: 'quire_bls_seconds_total',
-      help: 'Time spent in BLS operations of the consensus core by op',
+      help: 'CPU time (process user + system) spent in BLS operations of the consensus core by op',
       labelNames: ['op'],
       registers,
     });
