@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { Counter, Registry } from 'prom-client';
 import type { ConsensusCrypto } from '@quire/consensus';
+import type { MultiSignatureValue } from '@quire/common';
 import { countedBlsCrypto } from '../../src/bls-metrics.js';
 
 /** blocks the thread for `ms` without using CPU */
@@ -30,8 +31,9 @@ describe('countedBlsCrypto', () => {
       },
     };
     const crypto = countedBlsCrypto(inner, { ops, seconds });
-    expect(crypto.blsVerifyMulti(['Node1'], 'value', 'sig')).to.equal(true);
-    expect(crypto.blsSign('value')).to.equal('sig');
+    const value: MultiSignatureValue = { ledger_id: 1, pool_state_root_hash: 'p', state_root_hash: 's', timestamp: 1, txn_root_hash: 't' };
+    expect(crypto.blsVerifyMulti(['Node1'], value, 'sig')).to.equal(true);
+    expect(crypto.blsSign(value)).to.equal('sig');
     expect(await total(ops, 'verify_multi')).to.equal(1);
     expect(await total(ops, 'sign')).to.equal(1);
     // 200 ms blocked: wall time would count 0.2 s
