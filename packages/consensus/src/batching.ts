@@ -71,7 +71,9 @@ export class Batching {
     // validators' vote-43 threshold, and the pool would change view for nothing (a due ledger's
     // batch takes its queued requests, if any)
     const utc = ctx.modules.clock.utcSeconds();
-    for (const lid of STATE_LEDGERS) {
+    // ledgers 0-2 and the plugin ledgers (every ledger with a state gets fresh multi-signatures)
+    const ledgers = ctx.opts.pluginLedgers === undefined ? STATE_LEDGERS : [...STATE_LEDGERS, ...ctx.opts.pluginLedgers];
+    for (const lid of ledgers) {
       if (!this.canSend()) break;
       const last = Math.max(this.ordering.lastUpdate.get(lid) ?? 0, this.lastSent.get(lid) ?? 0);
       if (utc - last >= ctx.opts.stateFreshnessUpdateIntervalSec) {
@@ -83,7 +85,7 @@ export class Batching {
     // batches while the previous one is being ordered), or when its oldest queued request has waited
     // Max3PCBatchWait (pipelining: the next batch goes out while earlier ones are in flight)
     const idle = ctx.lastPrePrepareSeqNo === ctx.lastOrdered.ppSeqNo;
-    for (const lid of STATE_LEDGERS) {
+    for (const lid of ledgers) {
       if (sentFor.has(lid)) continue;
       let first = true;
       while (this.canSend() && this.batchDue(lid, now, idle && first)) {

@@ -1,6 +1,6 @@
 // Catch-up (consensus.md §7): the leecher (status round on the audit ledger, f+1 identical
 // consistency proofs as the target, transfer split across peers, proof-checked application; then
-// ledgers 0-2 with targets from the caught-up audit ledger) and the seeder answers. Audit-ledger
+// ledgers 0-2 and the plugin ledgers with targets from the caught-up audit ledger) and the seeder answers. Audit-ledger
 // replies carry the seeder's multi-signatures of the roots their txns name (catchup-multisigs.ts).
 // Crash safety: every applied reply is one atomic write of the executor (its txns, state, indexes
 // and the checked multi-signatures), and nothing else is written; a node killed between two of them
@@ -376,7 +376,8 @@ export class Catchup {
   }
 
   private auditDone(seeders: string[] = []): void {
-    this.pendingLedgers = [...LEDGER_ORDER];
+    // then the plugin ledgers, in the order the node lists them
+    this.pendingLedgers = [...LEDGER_ORDER, ...(this.ctx.opts.pluginLedgers ?? [])];
     this.nextLedger(seeders);
   }
 

@@ -197,7 +197,7 @@ export class ConsensusCore {
     const rec = raw as { pp?: unknown; requests?: unknown } | null;
     let pp: NodeMessage;
     try {
-      pp = parseNodeMessage(rec?.pp);
+      pp = parseNodeMessage(rec?.pp, ctx.opts.pluginLedgers);
     } catch (e) {
       if (!(e instanceof ConsensusError)) throw e;
       ctx.modules.logger?.warn({ reason: e.message }, '3PC vote journal: a PRE-PREPARE that does not parse is skipped');
@@ -373,7 +373,7 @@ export class ConsensusCore {
     if (!validator && !isDataRequest(raw)) return;
     let msg: NodeMessage;
     try {
-      msg = parseNodeMessage(raw);
+      msg = parseNodeMessage(raw, ctx.opts.pluginLedgers);
     } catch (e) {
       if (!(e instanceof ConsensusError)) throw e;
       if (validator) ctx.suspect(from, Suspicion.MALFORMED_MESSAGE);

@@ -51,6 +51,11 @@ export interface ConsensusOptions {
   throughputDelta: number;
   /** MSG_LEN_LIMIT: largest encoded message (catch-up replies are split below it) */
   msgLenLimit: number;
+  /**
+   * The plugin ledgers of the node (ids above 3; every node of the pool runs the same): their batches are
+   * ordered and caught up like those of ledgers 0-2, and peers' messages may name them. Default none.
+   */
+  pluginLedgers?: readonly number[];
 }
 
 export const defaultConsensusOptions: Omit<ConsensusOptions, 'name' | 'validators'> = {
@@ -107,6 +112,8 @@ export function resolveOptions(opts: Partial<ConsensusOptions> & Pick<ConsensusO
   if (!(o.throughputDelta >= 0 && o.throughputDelta <= 1)) bad('throughputDelta');
   if (!(Number.isFinite(o.maxQueueWaitMs) && o.maxQueueWaitMs > 0)) bad('maxQueueWaitMs');
   if (!Number.isSafeInteger(o.maxRequestQueueSize) || o.maxRequestQueueSize < 1) bad('maxRequestQueueSize');
+  const plugins = o.pluginLedgers ?? [];
+  if (!Array.isArray(plugins) || new Set(plugins).size !== plugins.length || !plugins.every((l) => Number.isSafeInteger(l) && l > 3)) bad('pluginLedgers');
   return o;
 }
 

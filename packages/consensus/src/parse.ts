@@ -33,6 +33,13 @@ const MAX_REQIDR = 100_000;
 
 type Obj = Record<string, unknown>;
 
+/**
+ * The plugin ledgers of the node (consensus option `pluginLedgers`): besides the base ledgers 0-3,
+ * the only ledger ids a peer's message may name; a PRE-PREPARE may name 0-2 and these.
+ */
+export type PluginLedgerIds = readonly number[];
+const NO_PLUGIN_LEDGERS: PluginLedgerIds = [];
+
 function fail(op: unknown, field: string): never {
   throw new ConsensusError(ConsensusErrorCode.INVALID_MESSAGE, { op: typeof op === 'string' ? op.slice(0, 40) : null, field });
 }
@@ -102,7 +109,7 @@ export function parsePropagate(m: Obj): Propagate {
   return { op: 'PROPAGATE', request: m.request, senderClient: typeof sc === 'string' ? sc : null };
 }
 
-export function parsePrePrepare(m: Obj): PrePrepare {
+export function parsePrePrepare(m: Obj, plugins: PluginLedgerIds = NO_PLUGIN_LEDGERS): PrePrepare {
   if (uint(m, 'instId') !== 0) fail(m.op, 'instId');
   const reqIdr = m.reqIdr;
   if (!Array.isArray(reqIdr) || reqIdr.length > MAX_REQIDR || !reqIdr.every((d) => typeof d === 'string' && HEX64.test(d))) fail(m.op, 'reqIdr');
@@ -131,7 +138,7 @@ export function parsePrePrepare(m: Obj): PrePrepare {
     poolStateRootHash: b58(m, 'poolStateRootHash'),
     auditTxnRootHash: b58(m, 'auditTxnRootHash'),
   };
-  if (pp.ledgerId > 2) fail(m.op, 'ledgerId');
+  if (pp.ledgerId > 2 && !plugins.includes(pp.ledgerId)) fail(m.op, 'ledgerId');
   if (m.blsMultiSigs !== undefined && m.blsMultiSigs !== null) {
     if (!Array.isArray(m.blsMultiSigs) || m.blsMultiSigs.length > 16) fail(m.op, 'blsMultiSigs');
     pp.blsMultiSigs = m.blsMultiSigs.map((t) => parseMultiSigTuple(m.op, t));
@@ -158,16 +165,17 @@ export function parsePrepare(m: Obj): Prepare {
   };
 }
 
-export function parseCommit(m: Obj): Commit {
+export function parseCommit(m: Obj, plugins: PluginLedgerIds = NO_PLUGIN_LEDGERS): Commit {
   if (uint(m, 'instId') !== 0) fail(m.op, 'instId');
   const sigs = m.blsSigs;
   if (!isPlainObject(sigs)) fail(m.op, 'blsSigs');
   const blsSigs: Record<string, string> = {};
   const keys = Object.keys(sigs);
-  if (keys.length === 0 || keys.length > 3) fail(m.op, 'blsSigs');
+  if (keys.length === 0 || keys.length > 3 + plugins.length) fail(m.op, 'blsSigs');
   for (const k of keys) {
     const v = sigs[k];
-    if (!/^[0-2]$/.test(k) || typeof v !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{1,200}$/.test(v)) fail(m.op, 'blsSigs');
+    if ((!/^[0-2]$/.test(k) && !plugins.some((l) => String(l) === k)) || typeof v !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{1,200}$/.test(v))
+      fail(m.op, 'blsSigs');
     blsSigs[k] = v;
   }
   return { op: 'COMMIT', instId: 0, viewNo: uint(m, 'viewNo'), ppSeqNo: uint(m, 'ppSeqNo', 1), blsSigs };
@@ -254,7 +262,7 @@ export function parseOldViewPrePrepareReq(m: Obj): OldViewPrePrepareReq {
   return { op: 'OLD_VIEW_PREPREPARE_REQ', instId: 0, batch_ids: batchIds(m, 'batch_ids') };
 }
 
-export function parseOldViewPrePrepareRep(m: Obj): OldViewPrePrepareRep {
+export function parseOldViewPrePrepareRep(m: Obj, plugins: PluginLedgerIds = NO_PLUGIN_LEDGERS): OldViewPrePrepareRep {
   if (uint(m, 'instId') !== 0) fail(m.op, 'instId');
   const pps = m.preprepares;
   if (!Array.isArray(pps) || pps.length > 1000) fail(m.op, 'preprepares');
@@ -263,7 +271,7 @@ export function parseOldViewPrePrepareRep(m: Obj): OldViewPrePrepareRep {
     instId: 0,
     preprepares: pps.map((p) => {
       if (!isPlainObject(p)) fail(m.op, 'preprepares');
-      return parsePrePrepare({ ...p, op: 'PREPREPARE' });
+      return parsePrePrepare({ ...p, op: 'PREPREPARE' }, plugins);
     }),
   };
 }
@@ -273,9 +281,9 @@ const MAX_CATCHUP_TXNS = 5000;
 /** an audit txn names at most the state roots of ledgers 0-2 */
 const MAX_CATCHUP_MULTISIGS = 3 * MAX_CATCHUP_TXNS;
 
-function ledgerId(m: Obj): number {
+function ledgerId(m: Obj, plugins: PluginLedgerIds): number {
   const l = uint(m, 'ledgerId');
-  if (!LEDGER_IDS.test(String(l))) fail(m.op, 'ledgerId');
+  if (!LEDGER_IDS.test(String(l)) && !plugins.includes(l)) fail(m.op, 'ledgerId');
   return l;
 }
 
@@ -289,10 +297,10 @@ function b58List(m: Obj, f: string, max: number): string[] {
   return [...(v as string[])];
 }
 
-export function parseLedgerStatus(m: Obj): LedgerStatus {
+export function parseLedgerStatus(m: Obj, plugins: PluginLedgerIds = NO_PLUGIN_LEDGERS): LedgerStatus {
   return {
     op: 'LEDGER_STATUS',
-    ledgerId: ledgerId(m),
+    ledgerId: ledgerId(m, plugins),
     txnSeqNo: uint(m, 'txnSeqNo'),
     viewNo: optUint(m, 'viewNo'),
     ppSeqNo: optUint(m, 'ppSeqNo'),
@@ -301,10 +309,10 @@ export function parseLedgerStatus(m: Obj): LedgerStatus {
   };
 }
 
-export function parseConsistencyProof(m: Obj): ConsistencyProof {
+export function parseConsistencyProof(m: Obj, plugins: PluginLedgerIds = NO_PLUGIN_LEDGERS): ConsistencyProof {
   const p: ConsistencyProof = {
     op: 'CONSISTENCY_PROOF',
-    ledgerId: ledgerId(m),
+    ledgerId: ledgerId(m, plugins),
     seqNoStart: uint(m, 'seqNoStart'),
     seqNoEnd: uint(m, 'seqNoEnd'),
     viewNo: optUint(m, 'viewNo') ?? 0,
@@ -317,10 +325,10 @@ export function parseConsistencyProof(m: Obj): ConsistencyProof {
   return p;
 }
 
-export function parseCatchupReq(m: Obj): CatchupReq {
+export function parseCatchupReq(m: Obj, plugins: PluginLedgerIds = NO_PLUGIN_LEDGERS): CatchupReq {
   const r: CatchupReq = {
     op: 'CATCHUP_REQ',
-    ledgerId: ledgerId(m),
+    ledgerId: ledgerId(m, plugins),
     seqNoStart: uint(m, 'seqNoStart', 1),
     seqNoEnd: uint(m, 'seqNoEnd', 1),
     catchupTill: uint(m, 'catchupTill', 1),
@@ -329,7 +337,7 @@ export function parseCatchupReq(m: Obj): CatchupReq {
   return r;
 }
 
-export function parseCatchupRep(m: Obj): CatchupRep {
+export function parseCatchupRep(m: Obj, plugins: PluginLedgerIds = NO_PLUGIN_LEDGERS): CatchupRep {
   const t = m.txns;
   if (!isPlainObject(t)) fail(m.op, 'txns');
   noProtoKeys(t);
@@ -340,7 +348,7 @@ export function parseCatchupRep(m: Obj): CatchupRep {
     if (!/^[1-9][0-9]{0,15}$/.test(k) || !isPlainObject(t[k])) fail(m.op, 'txns');
     txns[k] = t[k];
   }
-  const rep: CatchupRep = { op: 'CATCHUP_REP', ledgerId: ledgerId(m), txns, consProof: b58List(m, 'consProof', 10_000) };
+  const rep: CatchupRep = { op: 'CATCHUP_REP', ledgerId: ledgerId(m, plugins), txns, consProof: b58List(m, 'consProof', 10_000) };
   // Quire extension (audit ledger): the entries stay unchecked here; the leecher checks each one and
   // drops a bad one without refusing the txns (catchup-multisigs.ts)
   const ms = m.multiSigs;
@@ -353,7 +361,7 @@ export function parseCatchupRep(m: Obj): CatchupRep {
 
 const REQUESTABLE: ReadonlySet<string> = new Set(['PROPAGATE', 'PREPREPARE', 'PREPARE', 'COMMIT', 'VIEW_CHANGE', 'NEW_VIEW', 'CONSISTENCY_PROOF']);
 
-function parseParams(m: Obj): { msgType: MessageRequestType; params: Record<string, unknown> } {
+function parseParams(m: Obj, plugins: PluginLedgerIds): { msgType: MessageRequestType; params: Record<string, unknown> } {
   const t = m.msg_type;
   if (typeof t !== 'string' || !REQUESTABLE.has(t)) fail(m.op, 'msg_type');
   const p = m.params;
@@ -368,7 +376,7 @@ function parseParams(m: Obj): { msgType: MessageRequestType; params: Record<stri
     return { msgType: t, params: { instId: 0, name: str(p, 'name', /^.+$/s), digest: hex(p, 'digest') } };
   }
   if (t === 'CONSISTENCY_PROOF') {
-    return { msgType: t, params: { ledgerId: ledgerId(p), seqNoStart: uint(p, 'seqNoStart'), seqNoEnd: uint(p, 'seqNoEnd', 1) } };
+    return { msgType: t, params: { ledgerId: ledgerId(p, plugins), seqNoStart: uint(p, 'seqNoStart'), seqNoEnd: uint(p, 'seqNoEnd', 1) } };
   }
   if (t === 'NEW_VIEW') {
     if (uint(p, 'instId') !== 0) fail(m.op, 'params');
@@ -378,35 +386,38 @@ function parseParams(m: Obj): { msgType: MessageRequestType; params: Record<stri
   return { msgType: t as MessageRequestType, params: { instId: 0, viewNo: uint(p, 'viewNo'), ppSeqNo: uint(p, 'ppSeqNo', 1) } };
 }
 
-export function parseMessageRequest(m: Obj): MessageRequest {
-  const { msgType, params } = parseParams(m);
+export function parseMessageRequest(m: Obj, plugins: PluginLedgerIds = NO_PLUGIN_LEDGERS): MessageRequest {
+  const { msgType, params } = parseParams(m, plugins);
   return { op: 'MESSAGE_REQUEST', msg_type: msgType, params };
 }
 
-export function parseMessageResponse(m: Obj): MessageResponse {
-  const { msgType, params } = parseParams(m);
+export function parseMessageResponse(m: Obj, plugins: PluginLedgerIds = NO_PLUGIN_LEDGERS): MessageResponse {
+  const { msgType, params } = parseParams(m, plugins);
   let msg: MessageResponse['msg'] = null;
   if (m.msg !== null && m.msg !== undefined) {
     if (!isPlainObject(m.msg)) fail(m.op, 'msg');
-    const inner = parseNodeMessage({ ...m.msg, op: msgType });
+    const inner = parseNodeMessage({ ...m.msg, op: msgType }, plugins);
     msg = inner as MessageResponse['msg'];
   }
   return { op: 'MESSAGE_RESPONSE', msg_type: msgType, params, msg };
 }
 
-/** Checks the shape of a decoded peer message; throws ConsensusError(INVALID_MESSAGE) otherwise. */
-export function parseNodeMessage(value: unknown): NodeMessage {
+/**
+ * Checks the shape of a decoded peer message; throws ConsensusError(INVALID_MESSAGE) otherwise. A
+ * ledger id must be one of 0-3 or of `plugins`, the node's plugin ledgers.
+ */
+export function parseNodeMessage(value: unknown, plugins: PluginLedgerIds = NO_PLUGIN_LEDGERS): NodeMessage {
   if (!isPlainObject(value)) fail(undefined, 'message');
   noProtoKeys(value);
   switch (value.op) {
     case 'PROPAGATE':
       return parsePropagate(value);
     case 'PREPREPARE':
-      return parsePrePrepare(value);
+      return parsePrePrepare(value, plugins);
     case 'PREPARE':
       return parsePrepare(value);
     case 'COMMIT':
-      return parseCommit(value);
+      return parseCommit(value, plugins);
     case 'CHECKPOINT':
       return parseCheckpoint(value);
     case 'INSTANCE_CHANGE':
@@ -420,19 +431,19 @@ export function parseNodeMessage(value: unknown): NodeMessage {
     case 'OLD_VIEW_PREPREPARE_REQ':
       return parseOldViewPrePrepareReq(value);
     case 'OLD_VIEW_PREPREPARE_REP':
-      return parseOldViewPrePrepareRep(value);
+      return parseOldViewPrePrepareRep(value, plugins);
     case 'LEDGER_STATUS':
-      return parseLedgerStatus(value);
+      return parseLedgerStatus(value, plugins);
     case 'CONSISTENCY_PROOF':
-      return parseConsistencyProof(value);
+      return parseConsistencyProof(value, plugins);
     case 'CATCHUP_REQ':
-      return parseCatchupReq(value);
+      return parseCatchupReq(value, plugins);
     case 'CATCHUP_REP':
-      return parseCatchupRep(value);
+      return parseCatchupRep(value, plugins);
     case 'MESSAGE_REQUEST':
-      return parseMessageRequest(value);
+      return parseMessageRequest(value, plugins);
     case 'MESSAGE_RESPONSE':
-      return parseMessageResponse(value);
+      return parseMessageResponse(value, plugins);
     default:
       return fail(value.op, 'op');
   }
