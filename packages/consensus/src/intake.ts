@@ -441,8 +441,13 @@ export class RequestIntake {
       const e = this.entries.get(d);
       if (e === undefined || e.status !== RequestStatus.QUEUED) continue;
       const pd = e.info.payloadDigest;
-      if (payloads.has(pd) || this.payloadsInBatches.has(pd) || this.ctx.modules.executor.isPayloadCommitted(pd)) {
+      if (payloads.has(pd) || this.payloadsInBatches.has(pd)) {
         this.entries.delete(d);
+        continue;
+      }
+      if (this.ctx.modules.executor.isPayloadCommitted(pd)) {
+        this.entries.delete(d);
+        this.noteOrdered(e);
         continue;
       }
       payloads.add(pd);
@@ -499,10 +504,7 @@ export class RequestIntake {
       this.missing.delete(d);
       if (e === undefined) continue;
       this.orderedBodies.set(d, { request: e.request, ppSeqNo, identity: e.identity });
-      if (e.identity !== undefined) {
-        this.orderedIdentities.set(e.identity, this.ctx.now());
-        if (this.orderedIdentities.size > MAX_REMEMBERED_REFUSALS) this.pruneRefusals(this.ctx.now());
-      }
+      this.noteOrdered(e);
       conns.set(d, [...e.connIds]);
       this.payloadsInBatches.delete(e.info.payloadDigest);
       if (e.status === RequestStatus.QUEUED) this.removeFromQueue(e);
@@ -517,14 +519,38 @@ export class RequestIntake {
     this.dropPending((e) => set.has(e.info.payloadDigest));
   }
 
-  /** Drops the requests not in an applied batch that `committed` says were ordered already. */
+  /**
+   * Drops the requests not in an applied batch that `committed` says were ordered already. Their identities are kept
+   * as ordered ones are: the door admits a late client copy, which is answered from the ledger (a node that caught up
+   * past a request it had propagated refused the copy as overloaded, or for its earlier refusal, while its PROPAGATE
+   * had counted toward the n-f that ordered it).
+   */
   private dropPending(committed: (e: RequestEntry) => boolean): void {
     for (const [d, e] of this.entries) {
       if (e.status !== RequestStatus.IN_BATCH && committed(e)) {
         if (e.status === RequestStatus.QUEUED) this.removeFromQueue(e);
         this.entries.delete(d);
+        this.noteOrdered(e);
       }
     }
+  }
+
+  /**
+   * Remembers a request dropped unordered as refused, with the votes it had (this node's own PROPAGATE among them): if
+   * the PROPAGATEs were only late, n-f of them still bring it back here (the primary must hold every request the
+   * others finalise, or nobody proposes it), and the door does not refuse its late client copy (`propagatedHere`).
+   */
+  private rememberDropped(e: RequestEntry): void {
+    if (e.identity === undefined) return;
+    this.refuse(e.identity);
+    this.refusedVotes.set(e.identity, { voters: new Set(e.votes), ...(e.connIds.size > 0 ? { connIds: e.connIds } : {}) });
+  }
+
+  /** Remembers that `e`'s request is ordered (committed), for the door (see `orderedIdentities`). */
+  private noteOrdered(e: RequestEntry): void {
+    if (e.identity === undefined) return;
+    this.orderedIdentities.set(e.identity, this.ctx.now());
+    if (this.orderedIdentities.size > MAX_REMEMBERED_REFUSALS) this.pruneRefusals(this.ctx.now());
   }
 
   /**
@@ -580,13 +606,7 @@ export class RequestIntake {
       for (const [d, e] of this.entries) {
         if (!e.finalised && e.status === RequestStatus.PENDING && now - e.receivedAt >= 2 * o.messageRequestRetryMs && !this.missing.has(d)) {
           this.entries.delete(d);
-          // remembered as refused with the votes it had (this node's own PROPAGATE among them): if
-          // the PROPAGATEs were only late, n-f of them still bring it back here (the primary must
-          // hold every request the others finalise, or nobody proposes it)
-          if (e.identity !== undefined) {
-            this.refuse(e.identity);
-            this.refusedVotes.set(e.identity, { voters: new Set(e.votes), ...(e.connIds.size > 0 ? { connIds: e.connIds } : {}) });
-          }
+          this.rememberDropped(e);
         }
       }
     }
@@ -615,6 +635,8 @@ export class RequestIntake {
         if (expired) {
           if (e.status === RequestStatus.QUEUED) this.removeFromQueue(e);
           this.entries.delete(d);
+          // its PROPAGATE may still count toward an n-f elsewhere: remembered as the stale sweep above does
+          if (e.sentOwn) this.rememberDropped(e);
         }
       }
       for (const [d, m] of this.missing) if (m.attempts >= 3 && now - m.since > o.propagatesPhaseReqTimeoutMs) this.missing.delete(d);

@@ -109,7 +109,8 @@ export class Pool {
     for (const name of to) this.apply(name, this.cores.get(name)!.handle({ kind: 'clientRequest', connId: `c${String(request.reqId)}`, request }));
   }
 
-  private apply(from: string, effects: ConsensusEffect[]): void {
+  /** Carries out `effects` of node `from` (messages, timers) and records what they say. */
+  apply(from: string, effects: ConsensusEffect[]): void {
     for (const e of effects) {
       if (e.kind === 'broadcast') {
         if (e.msg.op === 'PREPREPARE' && from === 'Node1')
