@@ -46,11 +46,10 @@ const MAX_WAITING = 100_000;
 /**
  * Seeder: the stored multi-signatures of the state roots the audit txns name, one per root (the
  * store holds one per root: two ledgers with equal roots, e.g. both empty, share it), in the order
- * the txns name them; [] when the executor cannot tell (optional methods absent). `cache` (state
+ * the txns name them. `cache` (state
  * root -> tuple or null) spares the lookups when a reply is split.
  */
 export function multiSigsForAuditTxns(ex: BatchExecutor, auditTxns: readonly unknown[], cache: Map<string, MultiSigTuple | null>): MultiSigTuple[] {
-  if (ex.auditStateRoots === undefined || ex.multiSignatureFor === undefined) return [];
   const out: MultiSigTuple[] = [];
   const sent = new Set<string>();
   for (const t of auditTxns) {
@@ -111,8 +110,6 @@ export class CaughtUpMultiSigs {
   candidates(from: string, auditTxns: readonly unknown[], raw: readonly unknown[] | undefined): CaughtUpMultiSig[] {
     if (raw === undefined || raw.length === 0) return [];
     const ex = this.ctx.modules.executor;
-    // an executor that cannot read audit txns cannot check them: they are ignored
-    if (ex.auditStateRoots === undefined) return [];
     const named = new Set<string>();
     for (const t of auditTxns) for (const r of ex.auditStateRoots(t)) named.add(`${r.ledgerId}|${r.stateRoot}`);
     const out: CaughtUpMultiSig[] = [];

@@ -402,8 +402,8 @@ export class Catchup {
     const ctx = this.ctx;
     const ex = ctx.modules.executor;
     const sigs = this.multiSigs.check([], true, () => true);
-    const store = sigs.valid.length > 0 && ex.storeMultiSignatures !== undefined;
-    if (store) ex.storeMultiSignatures!(sigs.valid);
+    const store = sigs.valid.length > 0;
+    if (store) ex.storeMultiSignatures(sigs.valid);
     sigs.settle(store);
     this.multiSigs.reset();
     const dropped = Object.fromEntries(this.multiSigs.dropped);

@@ -170,8 +170,8 @@ export class ConsensusCore {
     ctx.lastPrePrepareSeqNo = audit.ppSeqNo;
     ctx.lastAcceptedPPTime = audit.ppTime;
     if (audit.nodeReg.length > 0) ctx.setValidators(audit.nodeReg);
-    const starts = ctx.modules.executor.viewStartRegistries?.(R_BEGIN_RESTORED);
-    if (starts !== undefined && starts.size > 0) ctx.restoreViewStarts(starts);
+    const starts = ctx.modules.executor.viewStartRegistries(R_BEGIN_RESTORED);
+    if (starts.size > 0) ctx.restoreViewStarts(starts);
     else ctx.noteViewStart(audit.viewNo, audit.nodeReg);
     for (const [lid, t] of Object.entries(audit.lastUpdate)) this.ordering.lastUpdate.set(Number(lid), t);
     this.checkpoints.restore(audit.ppSeqNo, (size) => ctx.modules.executor.auditRootAt(size));
@@ -256,11 +256,10 @@ export class ConsensusCore {
 
   /** The committed batches above the stable checkpoint, for the VIEW_CHANGE (see ViewChanger.noteCommitted). */
   private restoreCommittedBatches(lastOrdered: number): void {
-    const read = this.ctx.modules.executor.committedBatch?.bind(this.ctx.modules.executor);
-    if (read === undefined) return;
+    const ex = this.ctx.modules.executor;
     const out: BatchId[] = [];
     for (let s = this.checkpoints.stableCheckpoint + 1; s <= lastOrdered; s++) {
-      const b = read(s);
+      const b = ex.committedBatch(s);
       if (b !== undefined) out.push({ view_no: b.viewNo, pp_view_no: b.viewNo, pp_seq_no: s, pp_digest: b.digest });
     }
     this.viewChanger.noteCommitted(out);

@@ -115,12 +115,12 @@ export interface BatchExecutor {
   /** audit ledger root at a committed size (checkpoint digests) */
   auditRootAt(size: number): string;
   /**
-   * **Additive, optional.** The batch committed at `ppSeqNo` as its audit txn records it: the view
+   * The batch committed at `ppSeqNo` as its audit txn records it: the view
    * it was first proposed in and its batch digest; undefined when not committed. Lets a node that
    * restarted or caught up show the committed batches above its stable checkpoint in its
    * VIEW_CHANGE, as a node that ordered them through 3PC does.
    */
-  committedBatch?(ppSeqNo: number): { viewNo: number; digest: string } | undefined;
+  committedBatch(ppSeqNo: number): { viewNo: number; digest: string } | undefined;
 
   // ---- catch-up (consensus.md §7) ----
   /** committed size and root (base58) of a ledger */
@@ -152,50 +152,48 @@ export interface BatchExecutor {
   ledgerTargets(): Map<number, { size: number; root: string }>;
 
   /**
-   * Optional (consensus.md §1.3): R_begin of the last `count` views that ordered a batch, read from
-   * the committed audit ledger: for view v, the `nodeReg` of the audit txn preceding the first audit
-   * txn with viewNo v (the genesis registry when that is the first audit txn). Without it a
-   * restarted or caught-up node takes the last audit txn's `nodeReg` as R_begin of its view, which
-   * is right unless the registry changed during the last two views.
+   * R_begin of the last `count` views that ordered a batch (consensus.md §1.3), read from the
+   * committed audit ledger: for view v, the `nodeReg` of the audit txn preceding the first audit
+   * txn with viewNo v (the genesis registry when that is the first audit txn). A view missing from
+   * the map (none ordered a batch) takes the last audit txn's `nodeReg` as its R_begin.
    */
-  viewStartRegistries?(count: number): Map<number, string[]>;
+  viewStartRegistries(count: number): Map<number, string[]>;
 
   /**
-   * Optional: the validator registry in force at a pool state root (historic roots stay resolvable,
+   * The validator registry in force at a pool state root (historic roots stay resolvable,
    * consensus.md §8), undefined for an unknown root. PRE-PREPARE check 12 needs n−f of the registry
-   * at a multi-signature's pool state root; without this method the core knows it only for roots
-   * it applied batches on and otherwise uses the current registry, which can wrongly refuse the
-   * multi-signature of a batch ordered just before a membership change that this node caught up past.
+   * at a multi-signature's pool state root, also for a batch ordered just before a membership
+   * change that this node caught up past.
    */
-  registryAt?(poolStateRoot: string): string[] | undefined;
+  registryAt(poolStateRoot: string): string[] | undefined;
 
   /**
-   * Optional: false when this node's pool state does not hold `poolStateRoot` (a root older than the
+   * False when this node's pool state does not hold `poolStateRoot` (a root older than the
    * pool genesis it started from: an operator gives a new node the current pool ledger as its
    * genesis), so that no BLS key can be looked up at it. A multi-signature made at such a root
    * cannot be checked here: PRE-PREPARE check 12 leaves it to the nodes that can (n−f of them
    * ordered the batch it signs) instead of refusing every PRE-PREPARE that carries it, and catch-up
-   * treats it as an unknown root, not as a bad signature. Without this method every root counts as held.
+   * treats it as an unknown root, not as a bad signature.
    */
-  hasPoolStateRoot?(poolStateRoot: string): boolean;
+  hasPoolStateRoot(poolStateRoot: string): boolean;
 
-  // ---- multi-signatures in catch-up (formats.md §12.1; additive, optional) ----
+  // ---- multi-signatures in catch-up (formats.md §12.1) ----
   /**
-   * Optional: the state roots one audit txn names (in the wire form of `txnRange` and
+   * The state roots one audit txn names (in the wire form of `txnRange` and
    * `appendCaughtUp`), with their ledger ids; [] for a txn that names none or cannot be read. Pure.
-   * With it and `multiSignatureFor` a seeder sends the multi-signatures of those roots with its
-   * audit-ledger CATCHUP_REPs; with it a leecher accepts only multi-signatures of the roots named by
-   * the audit txns of the reply that carried them.
+   * A seeder sends the multi-signatures of those roots (`multiSignatureFor`) with its audit-ledger
+   * CATCHUP_REPs; a leecher accepts only multi-signatures of the roots named by the audit txns of
+   * the reply that carried them.
    */
-  auditStateRoots?(auditTxn: unknown): { ledgerId: number; stateRoot: string }[];
-  /** Optional: the committed multi-signature stored for a state root (base58), undefined when none. */
-  multiSignatureFor?(stateRoot: string): MultiSignature | undefined;
+  auditStateRoots(auditTxn: unknown): { ledgerId: number; stateRoot: string }[];
+  /** The committed multi-signature stored for a state root (base58), undefined when none. */
+  multiSignatureFor(stateRoot: string): MultiSignature | undefined;
   /**
-   * Optional: stores checked multi-signatures of catch-up in a write of their own, at the end of
-   * catch-up (those that became checkable, or whose ledger was complete, only after the write of the
-   * txns that completed their ledger). Without it they are dropped.
+   * Stores checked multi-signatures of catch-up in a write of their own, at the end of catch-up
+   * (those that became checkable, or whose ledger was complete, only after the write of the txns
+   * that completed their ledger).
    */
-  storeMultiSignatures?(multiSigs: readonly MultiSignature[]): void;
+  storeMultiSignatures(multiSigs: readonly MultiSignature[]): void;
 }
 
 /**

@@ -28,13 +28,11 @@ export type MultiSigVerdict = (typeof MultiSigVerdict)[keyof typeof MultiSigVerd
 /**
  * The validator registry in force at a pool state root, undefined when this node does not know the
  * root: one missing from its pool state (`hasPoolStateRoot` false: older than its pool genesis), or
- * one the executor's `registryAt` does not resolve. An executor without `registryAt` is asked
- * nothing more: the current registry stands in.
+ * one the executor's `registryAt` does not resolve.
  */
 export function registryAtPoolRoot(ctx: CoreContext, poolStateRoot: string): readonly string[] | undefined {
   const ex = ctx.modules.executor;
-  if (ex.hasPoolStateRoot?.(poolStateRoot) === false) return undefined;
-  if (ex.registryAt === undefined) return ctx.validators;
+  if (!ex.hasPoolStateRoot(poolStateRoot)) return undefined;
   return ex.registryAt(poolStateRoot);
 }
 

@@ -618,7 +618,7 @@ export class ViewChanger {
       if (b.pp_seq_no <= ctx.lastOrdered.ppSeqNo) {
         // already committed here: NEW_VIEW must name the batch this node committed (consensus.md §6.7);
         // anything else means more than f faulty nodes: raise the alarm and order nothing more
-        const committed = ctx.modules.executor.committedBatch?.(b.pp_seq_no);
+        const committed = ctx.modules.executor.committedBatch(b.pp_seq_no);
         if (committed !== undefined && committed.digest !== b.pp_digest) {
           this.haltOnSafetyViolation(b, committed.digest);
           return;

@@ -104,6 +104,15 @@ export class StandInExecutor implements SimExecutor {
     return this.poolViews.get(poolStateRoot)?.registry;
   }
 
+  /**
+   * Every stand-in node starts from the pool genesis and keeps every pool state root it applied or
+   * caught up, so no root of the pool's history is older than its genesis: `registryAt` answers
+   * undefined for a root it never had.
+   */
+  hasPoolStateRoot(): boolean {
+    return true;
+  }
+
   /** A validator's base58 BLS key at a pool state root (consensus.md §8 key rotation). */
   blsKeyAt(alias: string, poolStateRoot: string): string | undefined {
     const v = this.poolViews.get(poolStateRoot);
