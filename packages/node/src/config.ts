@@ -12,7 +12,7 @@ import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
  * The consensus options a config sets. `msgLenLimit` is not one of them: it is derived from
  * `limits.maxMessageLength` (`consensusOptionsOf`), so catch-up replies always fit the transport.
  */
-export type ConsensusTimers = Omit<ConsensusOptions, 'name' | 'validators' | 'msgLenLimit'>;
+export type ConsensusTimers = Omit<ConsensusOptions, 'name' | 'validators' | 'msgLenLimit' | 'pluginLedgers'>;
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface NodeLimits {
@@ -92,6 +92,11 @@ export interface NodeConfig {
    * receipts), ms; 0 in production: a skewed node for fault tests (`npm run chaos`)
    */
   clockOffsetMs: number;
+  /**
+   * ledger plugins loaded at start (plugins.ts): module specifiers, or paths of ES modules (relative to the
+   * data directory unless absolute). Every node of a pool must run the same plugins.
+   */
+  plugins: string[];
 }
 
 export const defaultNodeConfig: NodeConfig = {
@@ -125,6 +130,7 @@ export const defaultNodeConfig: NodeConfig = {
   shutdownTimeoutMs: 30_000,
   upgrade: { actionCommand: null, timeoutSec: 600 },
   clockOffsetMs: 0,
+  plugins: [],
 };
 
 function consensusDefaults(): ConsensusTimers {
@@ -246,7 +252,13 @@ export function validateConfig(c: NodeConfig): void {
   checkString('upgrade.actionCommand', c.upgrade.actionCommand, true);
   checkInt('upgrade.timeoutSec', c.upgrade.timeoutSec, 1);
   checkInt('clockOffsetMs', c.clockOffsetMs, -86_400_000, 86_400_000);
+  if (!Array.isArray(c.plugins) || c.plugins.length > MAX_PLUGINS) bad('plugins', `expected a list of at most ${MAX_PLUGINS} module specifiers or paths`);
+  c.plugins.forEach((p: unknown, i) => checkString(`plugins[${i}]`, p, false));
+  if (new Set(c.plugins).size !== c.plugins.length) bad('plugins', 'a plugin is listed twice');
 }
+
+/** The most ledger plugins a node loads. */
+const MAX_PLUGINS = 16;
 
 /** Reads a JSON config file and merges it over the defaults. */
 export async function loadConfigFile(file: string, base: NodeConfig = defaultNodeConfig): Promise<NodeConfig> {

@@ -33,14 +33,20 @@ import type { AuditRecord, AuditTrail } from './audit-trail.js';
 import { catchupProofCheck, checkCommittedSizes } from './executor-steps.js';
 import { RegistryHistory, changedNodes } from './registry-history.js';
 
-export type StateLedger = 0 | 1 | 2;
+/** A ledger with a state: pool 0, domain 1, config 2, or a plugin ledger (ids from 1000). */
+export type StateLedger = number;
+/** The base ledgers with a state. */
 export const STATE_LEDGERS: readonly StateLedger[] = [0, 1, 2];
 export const AUDIT_LEDGER = 3;
 
 export interface NodeStores {
   kv: KvStore;
-  ledgers: Record<0 | 1 | 2 | 3, Ledger>;
-  states: Record<StateLedger, StateTrie>;
+  /** the base ledgers 0-3 and each plugin ledger */
+  ledgers: Record<0 | 1 | 2 | 3, Ledger> & Record<number, Ledger>;
+  /** the states of ledgers 0-2 and of each plugin ledger */
+  states: Record<0 | 1 | 2, StateTrie> & Record<number, StateTrie>;
+  /** the ledgers with a state, ascending: 0, 1, 2 and the plugin ledgers (default STATE_LEDGERS: no plugins) */
+  stateLedgers?: readonly StateLedger[];
   bls: BlsStore;
   seqNoIndex: SeqNoIndex;
   timestamps: TimestampStore;
@@ -96,12 +102,10 @@ export function catchupInterrupted(kv: KvStore): boolean {
 /** Committed batches signedReadRoot looks back through for a state root with a multi-signature. */
 const READ_ROOT_LOOKBACK = 16;
 
-function isStateLedger(id: number): id is StateLedger {
-  return id === 0 || id === 1 || id === 2;
-}
-
 export class ConsensusExecutor implements BatchExecutor {
   private readonly stores: NodeStores;
+  /** ledgers with a state: 0, 1, 2 and the plugin ledgers */
+  private readonly stateLedgers: readonly StateLedger[];
   private readonly ex: RequestExecutor;
   private readonly audit: AuditTrail;
   private readonly applied: Applied[] = [];
@@ -119,6 +123,7 @@ export class ConsensusExecutor implements BatchExecutor {
   constructor(options: ConsensusExecutorOptions, modules: ConsensusExecutorModules) {
     this.opts = options;
     this.stores = modules.stores;
+    this.stateLedgers = modules.stores.stateLedgers ?? STATE_LEDGERS;
     this.ex = modules.executor;
     this.audit = modules.audit;
     this.registryCommitted = modules.registry.clone();
@@ -161,7 +166,7 @@ export class ConsensusExecutor implements BatchExecutor {
     if (this.commitError !== undefined) throw this.commitError;
     if (this.writeError !== undefined) throw new NodeError(NodeErrorCode.WRITE_FAILED, { reason: reasonOf(this.writeError) });
     const ledgerId = input.ledgerId;
-    if (!isStateLedger(ledgerId)) throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: `batch for ledger ${ledgerId}` });
+    if (!this.isStateLedger(ledgerId)) throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: `batch for ledger ${ledgerId}` });
     const registryBefore = this.registryHead.clone();
     const r = this.ex.applyBatch(ledgerId, input.requests, input.ppTime);
     const discarded: number[] = [];
@@ -175,9 +180,11 @@ export class ConsensusExecutor implements BatchExecutor {
       }
     }
     const ledgers = this.stores.ledgers;
-    const sizes = new Map<number, number>(STATE_LEDGERS.map((l) => [l, ledgers[l].uncommittedSize]));
-    const roots = new Map<number, string>(STATE_LEDGERS.map((l) => [l, b58encode(ledgers[l].uncommittedRoot)]));
-    const stateRoots = new Map<number, string>(STATE_LEDGERS.map((l) => [l, b58encode(this.stores.states[l].headRoot)]));
+    // every ledger with a state, plugin ledgers included (indy-plenum's audit txn names each ledger of the node)
+    const all = this.stateLedgers;
+    const sizes = new Map<number, number>(all.map((l) => [l, ledgers[l].uncommittedSize]));
+    const roots = new Map<number, string>(all.map((l) => [l, b58encode(ledgers[l].uncommittedRoot)]));
+    const stateRoots = new Map<number, string>(all.map((l) => [l, b58encode(this.stores.states[l].headRoot)]));
     const record = this.audit.next({
       ledgerId,
       viewNo: input.originalViewNo,
@@ -361,7 +368,7 @@ export class ConsensusExecutor implements BatchExecutor {
    */
   txnRange(ledgerId: number, from: number, to: number): unknown[] {
     const l = this.ledger(ledgerId);
-    if (isStateLedger(ledgerId)) return this.ex.catchupTxns(ledgerId, from, to);
+    if (this.isStateLedger(ledgerId)) return this.ex.catchupTxns(ledgerId, from, to);
     const out: unknown[] = [];
     for (let seqNo = Math.max(1, from); seqNo <= Math.min(to, l.size); seqNo++) out.push(l.getSync(seqNo));
     return out;
@@ -389,7 +396,7 @@ export class ConsensusExecutor implements BatchExecutor {
     let stored: readonly Txn[] = [];
     if (ledgerId === AUDIT_LEDGER) {
       if (!this.appendAuditTxns(txns, wb, proves)) return false;
-    } else if (isStateLedger(ledgerId)) {
+    } else if (this.isStateLedger(ledgerId)) {
       try {
         stored = this.ex.appendCaughtUp(ledgerId, txns, wb, proves).txns;
       } catch (e) {
@@ -412,7 +419,7 @@ export class ConsensusExecutor implements BatchExecutor {
   /** Sets the catch-up mark in `wb` while a ledger is behind the audit ledger's target for it, else clears it. */
   private markCatchupProgress(wb: WriteBatch): void {
     const targets = this.audit.targets();
-    const behind = STATE_LEDGERS.some((l) => this.stores.ledgers[l].size < (targets.get(l)?.size ?? 0));
+    const behind = this.stateLedgers.some((l) => this.stores.ledgers[l].size < (targets.get(l)?.size ?? 0));
     if (behind) wb.put(CATCHUP_MARK_BUCKET, CATCHUP_MARK_KEY, new Uint8Array([1]));
     else wb.del(CATCHUP_MARK_BUCKET, CATCHUP_MARK_KEY);
   }
@@ -476,7 +483,7 @@ export class ConsensusExecutor implements BatchExecutor {
       return [];
     }
     const out: { ledgerId: number; stateRoot: string }[] = [];
-    for (const [ledgerId, root] of roots) if (isStateLedger(ledgerId) && typeof root === 'string') out.push({ ledgerId, stateRoot: root });
+    for (const [ledgerId, root] of roots) if (this.isStateLedger(ledgerId) && typeof root === 'string') out.push({ ledgerId, stateRoot: root });
     return out;
   }
 
@@ -575,8 +582,12 @@ export class ConsensusExecutor implements BatchExecutor {
   }
 
   private ledger(ledgerId: number): Ledger {
-    if (ledgerId !== 0 && ledgerId !== 1 && ledgerId !== 2 && ledgerId !== 3)
-      throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: `unknown ledger ${ledgerId}` });
+    if (ledgerId !== AUDIT_LEDGER && !this.isStateLedger(ledgerId)) throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: `unknown ledger ${ledgerId}` });
     return this.stores.ledgers[ledgerId];
+  }
+
+  /** Whether `id` is a ledger of this node with a state: 0, 1, 2 or one of its plugin ledgers. */
+  private isStateLedger(id: number): boolean {
+    return this.stateLedgers.includes(id);
   }
 }

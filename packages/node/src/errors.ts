@@ -33,6 +33,12 @@ export const NodeErrorCode = {
   OWN_REQUEST_REFUSED: 'OWN_REQUEST_REFUSED',
   /** Genesis generation input is invalid (data: field, reason). */
   GENESIS_GEN_INVALID: 'GENESIS_GEN_INVALID',
+  /** A configured ledger plugin cannot be imported (data: plugin, reason). */
+  PLUGIN_NOT_FOUND: 'PLUGIN_NOT_FOUND',
+  /** A configured ledger plugin does not export a valid LedgerPlugin, or clashes with a type or ledger (data: plugin, reason). */
+  PLUGIN_INVALID: 'PLUGIN_INVALID',
+  /** The audit ledger names a plugin ledger this node does not run (data: ledgerId). */
+  PLUGIN_MISSING: 'PLUGIN_MISSING',
 } as const;
 export type NodeErrorCode = (typeof NodeErrorCode)[keyof typeof NodeErrorCode];
 
@@ -52,6 +58,10 @@ const TEXT: Record<NodeErrorCode, (d: Record<string, unknown>) => string> = {
   EXECUTOR_STATE: (d) => `executor: ${String(d.reason)}`,
   OWN_REQUEST_REFUSED: (d) => `this node's request of type ${String(d.type)} was refused: ${String(d.reason)}`,
   GENESIS_GEN_INVALID: (d) => `genesis generation: ${String(d.field)}: ${String(d.reason)}`,
+  PLUGIN_NOT_FOUND: (d) => `ledger plugin ${String(d.plugin)} cannot be loaded: ${String(d.reason)}`,
+  PLUGIN_INVALID: (d) => `ledger plugin ${String(d.plugin)}: ${String(d.reason)}`,
+  PLUGIN_MISSING: (d) =>
+    `the audit ledger records ledger ${String(d.ledgerId)}, which no configured plugin provides (every node of a pool must run the same plugins)`,
 };
 
 export class NodeError extends QuireError {

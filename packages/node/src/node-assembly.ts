@@ -21,6 +21,7 @@ import type { NodeLogger } from './logger.js';
 import { NodeMetrics } from './metrics.js';
 import { KvVoteStore, blsKeyLookup, checkAgainstAudit, loadPoolRegistry, openNodeStores } from './node-setup.js';
 import { NodeUpgrades } from './node-upgrades.js';
+import { loadLedgerPlugins } from './plugins.js';
 import { ExecutorRequestAnalyzer } from './request-analyzer.js';
 import { configTxns, genesisSize, loadGenesisFiles, repairState, repairStateAgainstAudit } from './startup.js';
 import type { UpgradeClock, UpgradeActionRunner } from './upgrade/index.js';
@@ -96,10 +97,13 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
   // every line names the node, also when the config leaves `name` to the key file
   const root = withNodeName(modules.logger, name);
   const log = root.child({ module: 'node' });
+  // ledger plugins first: a plugin that does not load stops the start before the database opens
+  const plugins = await loadLedgerPlugins(cfg.plugins, dir);
+  for (const p of plugins.plugins) log.info({ plugin: p.name, ledgerId: p.ledgerId, types: p.handlers.map((h) => h.type) }, 'ledger plugin loaded');
   const kv: KvStore = options.inMemory === true ? await openMemoryKvStore() : await openLevelKvStore(resolvePath(dir, cfg.dbDir));
   let upgrades: NodeUpgrades | undefined;
   try {
-    const { stores, requestStores } = await openNodeStores(kv);
+    const { stores, requestStores } = await openNodeStores(kv, plugins.ledgerIds);
     upgrades = new NodeUpgrades(
       { nodeName: name, nodeDest: keys.dest, dataDir: dir, packageVersion: nodePackageVersion(), upgrade: cfg.upgrade },
       {
@@ -112,7 +116,7 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
       },
     );
     const u = upgrades;
-    const reqExecutor = new RequestExecutor({ verifySignatures: true }, { stores: requestStores, software: u.software });
+    const reqExecutor = new RequestExecutor({ verifySignatures: true }, { stores: requestStores, software: u.software, registry: plugins.registry });
     const analyzer = new ExecutorRequestAnalyzer(reqExecutor);
     await loadGenesisFiles(reqExecutor, stores.ledgers, dir, cfg, log);
     await repairState(reqExecutor, stores, log);
@@ -141,7 +145,7 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
     const threePcStore =
       options.inMemory === true ? undefined : new FileVoteJournalStore(resolvePath(dir, '3pc-votes.json'), {}, (reason) => consensusLog.warn({}, reason));
     const core = new ConsensusCore(
-      { ...consensusOptionsOf(cfg), name, validators: [...registry.validators] },
+      { ...consensusOptionsOf(cfg), name, validators: [...registry.validators], pluginLedgers: plugins.ledgerIds },
       {
         executor,
         crypto,

@@ -13,27 +13,42 @@ import { NodeError, NodeErrorCode } from './errors.js';
 import type { NodeKeys } from './keys.js';
 import { PoolRegistry } from './pool-registry.js';
 
-/** The node's ledgers, states and side stores over one key-value store. */
-export async function openNodeStores(kv: KvStore): Promise<{ stores: NodeStores; requestStores: ExecutorStores }> {
-  const ledgers = {
+/**
+ * The node's ledgers, states and side stores over one key-value store: the base ledgers, and for each
+ * plugin ledger a ledger and a state (`ledger-<id>`) in the same store.
+ */
+export async function openNodeStores(kv: KvStore, pluginLedgers: readonly number[] = []): Promise<{ stores: NodeStores; requestStores: ExecutorStores }> {
+  const ledgers: NodeStores['ledgers'] = {
     0: await Ledger.open(kv, 0),
     1: await Ledger.open(kv, 1),
     2: await Ledger.open(kv, 2),
     3: await Ledger.open(kv, 3),
   };
-  const states = { 0: await StateTrie.open(kv, 'pool'), 1: await StateTrie.open(kv, 'domain'), 2: await StateTrie.open(kv, 'config') };
+  const states: NodeStores['states'] = { 0: await StateTrie.open(kv, 'pool'), 1: await StateTrie.open(kv, 'domain'), 2: await StateTrie.open(kv, 'config') };
+  const plugins = [...pluginLedgers].sort((a, b) => a - b);
+  for (const id of plugins) {
+    ledgers[id] = await Ledger.open(kv, id);
+    states[id] = await StateTrie.open(kv, `ledger-${id}`);
+  }
   const stores: NodeStores = {
     kv,
     ledgers,
     states,
+    stateLedgers: [0, 1, 2, ...plugins],
     bls: new BlsStore(kv),
     seqNoIndex: new SeqNoIndex(kv),
     timestamps: new TimestampStore(kv),
     attributes: new AttributeStore(kv),
   };
+  const stateLedgers: Record<number, Ledger> = {
+    [LedgerId.POOL]: ledgers[LedgerId.POOL],
+    [LedgerId.DOMAIN]: ledgers[LedgerId.DOMAIN],
+    [LedgerId.CONFIG]: ledgers[LedgerId.CONFIG],
+  };
+  for (const id of plugins) stateLedgers[id] = ledgers[id];
   const requestStores = {
     kv,
-    ledgers: { [LedgerId.POOL]: ledgers[LedgerId.POOL], [LedgerId.DOMAIN]: ledgers[LedgerId.DOMAIN], [LedgerId.CONFIG]: ledgers[LedgerId.CONFIG] },
+    ledgers: stateLedgers,
     audit: ledgers[LedgerId.AUDIT],
     states,
     attributes: stores.attributes,
@@ -60,13 +75,13 @@ export async function loadPoolRegistry(pool: Ledger, name: string, keys: NodeKey
 
 /** A ledger found behind the size its last audit txn records: a catch-up that a crash cut short. */
 export interface LedgerBehindAudit {
-  ledgerId: 0 | 1 | 2;
+  ledgerId: number;
   size: number;
   auditSize: number;
 }
 
 /**
- * Checks ledgers 0-2 against the sizes the last audit txn records. Ordering commits a batch's txns
+ * Checks ledgers 0-2 and the plugin ledgers against the sizes the last audit txn records. Ordering commits a batch's txns
  * and its audit txn in one write, so they agree; catch-up appends the audit ledger first and then
  * pool, config and domain, each reply in a write of its own (consensus.md §7.2), so a node killed
  * in between has ledgers *behind* its audit ledger, each at the end of one proof-checked write, and
@@ -80,7 +95,9 @@ export function checkAgainstAudit(audit: AuditTrail, ledgers: NodeStores['ledger
   if (audit.summary() === undefined) return [];
   const behind: LedgerBehindAudit[] = [];
   for (const [l, size] of audit.targets()) {
-    if (l !== 0 && l !== 1 && l !== 2) continue;
+    if (l === 3) continue;
+    // a plugin ledger the pool wrote to and this node does not run: it could never order nor catch up
+    if (!Object.hasOwn(ledgers, l)) throw new NodeError(NodeErrorCode.PLUGIN_MISSING, { ledgerId: l });
     const have = ledgers[l].size;
     if (have > size.size || (have < size.size && !catchupInterrupted)) {
       throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, {

@@ -9,7 +9,8 @@ import { type NodeStores, STATE_LEDGERS } from './consensus-executor.js';
 import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
 import type { NodeLogger } from './logger.js';
 
-const STATE_NAMES = { 0: 'pool', 1: 'domain', 2: 'config' } as const;
+const STATE_NAMES: Record<number, string> = { 0: 'pool', 1: 'domain', 2: 'config' };
+const stateName = (lid: number): string => STATE_NAMES[lid] ?? `ledger-${lid}`;
 
 export function genesisSize(poolTxns: readonly Txn[]): number {
   let n = 0;
@@ -70,12 +71,12 @@ export async function loadGenesisFiles(
 /** A state whose committed root was lost (empty) while its ledger has txns is rebuilt from the ledger (a warning when that restored anything). */
 export async function repairState(ex: RequestExecutor, stores: NodeStores, log: NodeLogger): Promise<void> {
   const blank = b58encode(BLANK_ROOT);
-  for (const lid of STATE_LEDGERS) {
+  for (const lid of stores.stateLedgers ?? STATE_LEDGERS) {
     if (stores.ledgers[lid].size > 0 && b58encode(stores.states[lid].committedRoot) === blank) {
       // a ledger of stateless txns only (POOL_UPGRADE, NODE_UPGRADE) legitimately has an empty state
       await ex.rebuildState(lid);
       if (b58encode(stores.states[lid].committedRoot) !== blank)
-        log.warn({ ledgerId: lid, state: STATE_NAMES[lid] }, 'state was missing: rebuilt it from the ledger');
+        log.warn({ ledgerId: lid, state: stateName(lid) }, 'state was missing: rebuilt it from the ledger');
     }
   }
 }
@@ -91,13 +92,13 @@ export async function repairState(ex: RequestExecutor, stores: NodeStores, log: 
 export async function repairStateAgainstAudit(ex: RequestExecutor, stores: NodeStores, audit: AuditTrail, log: NodeLogger): Promise<void> {
   const targets = audit.targets();
   const named = audit.committedStateRoots();
-  for (const lid of STATE_LEDGERS) {
+  for (const lid of stores.stateLedgers ?? STATE_LEDGERS) {
     const expected = named.get(lid);
     if (expected === undefined || targets.get(lid)?.size !== stores.ledgers[lid].size) continue;
     const trie = stores.states[lid];
     const found = b58encode(trie.committedRoot);
     if (found === expected) continue;
-    log.warn({ ledgerId: lid, state: STATE_NAMES[lid], found, expected }, 'state root differs from the audit ledger: rebuilding the state from the ledger');
+    log.warn({ ledgerId: lid, state: stateName(lid), found, expected }, 'state root differs from the audit ledger: rebuilding the state from the ledger');
     trie.setHead(BLANK_ROOT);
     await trie.commit(BLANK_ROOT);
     await ex.rebuildState(lid);
