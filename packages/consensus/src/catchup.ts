@@ -51,13 +51,15 @@ export class Catchup {
   private phase: Phase | undefined;
   private pendingLedgers: number[] = [];
   private roundStartedAt = 0;
-  hooks!: CatchupHooks;
   /** multi-signatures received with audit txns, until stored or dropped */
   readonly multiSigs: CaughtUpMultiSigs;
   /** ledgers 0-2 caught up to their target in this catch-up (their multi-signatures can be stored) */
   private readonly doneLedgers = new Set<number>();
 
-  constructor(private readonly ctx: CoreContext) {
+  constructor(
+    private readonly ctx: CoreContext,
+    private readonly hooks: CatchupHooks,
+  ) {
     this.multiSigs = new CaughtUpMultiSigs(ctx);
   }
 

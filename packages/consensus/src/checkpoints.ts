@@ -16,9 +16,11 @@ export class Checkpoints {
   readonly own = new Map<number, string>();
   /** received: seqNoEnd -> sender -> digest */
   private readonly received = new Map<number, Map<string, string | null>>();
-  hooks!: CheckpointHooks;
 
-  constructor(private readonly ctx: CoreContext) {}
+  constructor(
+    private readonly ctx: CoreContext,
+    private readonly hooks: CheckpointHooks,
+  ) {}
 
   /** After ordering batch k (audit root `auditRoot` at size k). */
   onOrdered(k: number, auditRoot: string): void {

@@ -66,24 +66,56 @@ export class ConsensusCore {
     const opts = resolveOptions(options);
     this.ctx = new CoreContext(opts, modules);
     this.intake = new RequestIntake(this.ctx);
-    this.ordering = new Ordering(this.ctx, this.intake);
+    this.ordering = new Ordering(this.ctx, this.intake, {
+      onOrdered: (k, applied) => {
+        this.checkpoints.onOrdered(k, applied.auditRoot);
+        this.viewChanger.onOrdered();
+        if (k === this.ctx.prevViewPrepareCert + 1) this.unstash();
+      },
+      stash: (from, msg) => {
+        const ctx = this.ctx;
+        // bounds of consensus.md §4.3: drop what is too far ahead (MESSAGE_REQUEST recovers it)
+        if (msg.ppSeqNo > ctx.H + ctx.opts.logSize || msg.viewNo > ctx.viewNo + 2) return;
+        this.stash.add({ from, msg });
+        if (msg.viewNo === ctx.viewNo && msg.ppSeqNo > this.repair.highestSeen) this.repair.highestSeen = msg.ppSeqNo;
+        if (msg.viewNo > ctx.viewNo) this.viewChanger.noteFutureView(from, msg.viewNo);
+      },
+      onFetchedRejected: (ppSeqNo, relayer) => this.viewChanger.onFetchedRejected(ppSeqNo, relayer),
+      onCommitAbove: (from, ppSeqNo) => this.repair.noteCommitAbove(from, ppSeqNo),
+    });
     this.batching = new Batching(this.ctx, this.intake, this.ordering);
-    this.checkpoints = new Checkpoints(this.ctx);
-    this.repair = new Repair(this.ctx, this.intake, this.ordering);
+    this.checkpoints = new Checkpoints(this.ctx, {
+      onStable: (c) => {
+        this.ordering.collectGarbage(c);
+        this.intake.collectOrderedBodies(c);
+        this.viewChanger.dropBelow(c);
+        this.repair.clear(c);
+        this.stash.prune((s) => s.msg.ppSeqNo <= c);
+        this.unstash();
+      },
+      onLagging: () => {
+        this.lagging = true;
+        // also while waiting for NEW_VIEW: a node two checkpoints behind cannot help build or
+        // re-order the next view from its 3PC log, and a new primary must hold the checkpoint
+        this.catchup.start();
+      },
+    });
     this.stash = new MessageStash(opts.replicaStashLimit);
-    this.viewChanger = new ViewChanger(this.ctx, this.intake, this.ordering, this.checkpoints);
-    this.repair.viewChanges = this.viewChanger;
-    this.catchup = new Catchup(this.ctx);
-    this.repair.consistencyProofs = (l, a, b) => this.catchup.proofForRequest(l, a, b);
-    this.repair.onRequestedProof = (from, p) => this.catchup.onConsistencyProof(from, p);
-    this.repair.behindStableCheckpoint = () => this.checkpoints.stableAmongOthersAbove().length > 0;
-    this.repair.onBehindCheckpoint = () => this.catchup.start();
-    this.repair.stableCheckpointMessage = () => {
-      const c = this.checkpoints.stableCheckpoint;
-      const digest = this.checkpoints.own.get(c);
-      return c === 0 || digest === undefined ? undefined : { op: 'CHECKPOINT', instId: 0, viewNo: this.ctx.viewNo, seqNoStart: 0, seqNoEnd: c, digest };
-    };
-    this.catchup.hooks = {
+    this.viewChanger = new ViewChanger(this.ctx, this.intake, this.ordering, this.checkpoints, {
+      onViewEntered: () => {
+        this.batching.blockedSinceRestart = false;
+        this.repair.clear();
+        this.repair.highestSeen = 0;
+        this.batching.reset();
+        this.batching.viewStartPending = this.ctx.isPrimary();
+        this.stash.prune((s) => s.msg.viewNo < this.ctx.viewNo);
+        this.unstash();
+      },
+      onCatchupNeeded: () => {
+        this.catchup.start();
+      },
+    });
+    this.catchup = new Catchup(this.ctx, {
       onStart: () => {
         this.ctx.catchingUp = true;
         this.ordering.revertUnordered();
@@ -103,54 +135,19 @@ export class ConsensusCore {
         this.voteIfBlockedPrimary();
         this.unstash();
       },
-    };
-    this.ordering.hooks = {
-      onOrdered: (k, applied) => {
-        this.checkpoints.onOrdered(k, applied.auditRoot);
-        this.viewChanger.onOrdered();
-        if (k === this.ctx.prevViewPrepareCert + 1) this.unstash();
+    });
+    this.repair = new Repair(this.ctx, this.intake, this.ordering, {
+      viewChanges: this.viewChanger,
+      consistencyProofs: (l, a, b) => this.catchup.proofForRequest(l, a, b),
+      onRequestedProof: (from, p) => this.catchup.onConsistencyProof(from, p),
+      behindStableCheckpoint: () => this.checkpoints.stableAmongOthersAbove().length > 0,
+      onBehindCheckpoint: () => this.catchup.start(),
+      stableCheckpointMessage: () => {
+        const c = this.checkpoints.stableCheckpoint;
+        const digest = this.checkpoints.own.get(c);
+        return c === 0 || digest === undefined ? undefined : { op: 'CHECKPOINT', instId: 0, viewNo: this.ctx.viewNo, seqNoStart: 0, seqNoEnd: c, digest };
       },
-      stash: (from, msg) => {
-        const ctx = this.ctx;
-        // bounds of consensus.md §4.3: drop what is too far ahead (MESSAGE_REQUEST recovers it)
-        if (msg.ppSeqNo > ctx.H + ctx.opts.logSize || msg.viewNo > ctx.viewNo + 2) return;
-        this.stash.add({ from, msg });
-        if (msg.viewNo === ctx.viewNo && msg.ppSeqNo > this.repair.highestSeen) this.repair.highestSeen = msg.ppSeqNo;
-        if (msg.viewNo > ctx.viewNo) this.viewChanger.noteFutureView(from, msg.viewNo);
-      },
-      onFetchedRejected: (ppSeqNo, relayer) => this.viewChanger.onFetchedRejected(ppSeqNo, relayer),
-      onCommitAbove: (from, ppSeqNo) => this.repair.noteCommitAbove(from, ppSeqNo),
-    };
-    this.viewChanger.hooks = {
-      onViewEntered: () => {
-        this.batching.blockedSinceRestart = false;
-        this.repair.clear();
-        this.repair.highestSeen = 0;
-        this.batching.reset();
-        this.batching.viewStartPending = this.ctx.isPrimary();
-        this.stash.prune((s) => s.msg.viewNo < this.ctx.viewNo);
-        this.unstash();
-      },
-      onCatchupNeeded: () => {
-        this.catchup.start();
-      },
-    };
-    this.checkpoints.hooks = {
-      onStable: (c) => {
-        this.ordering.collectGarbage(c);
-        this.intake.collectOrderedBodies(c);
-        this.viewChanger.dropBelow(c);
-        this.repair.clear(c);
-        this.stash.prune((s) => s.msg.ppSeqNo <= c);
-        this.unstash();
-      },
-      onLagging: () => {
-        this.lagging = true;
-        // also while waiting for NEW_VIEW: a node two checkpoints behind cannot help build or
-        // re-order the next view from its 3PC log, and a new primary must hold the checkpoint
-        this.catchup.start();
-      },
-    };
+    });
     // R_begin of view 0 is the genesis registry (replaced by the audit ledger's when there is history)
     this.ctx.noteViewStart(0, opts.validators);
     this.restore();

@@ -6,7 +6,7 @@ import { Suspicion } from './context.js';
 import { batchDigest, decodeDiscarded, encodeDiscarded, multiSigValue } from './digest.js';
 import type { AppliedBatch, BatchStages, CommittedBatch } from './interfaces.js';
 import type { RequestIntake } from './intake.js';
-import type { BatchId, Commit, MultiSignature, Prepare, PrePrepare } from './messages.js';
+import type { BatchId, Commit, MultiSignature, MultiSignatureValue, Prepare, PrePrepare } from './messages.js';
 import { multiSigFromTuple } from './messages.js';
 import { MultiSigVerdict, checkMultiSignature, registryAtPoolRoot } from './multisig-check.js';
 import { type BatchRecord, newRecord, prepareMatches, samePrePrepare } from './three-pc-log.js';
@@ -17,12 +17,29 @@ export interface OrderingHooks {
   /** a message must wait (future view or above the window) */
   stash(from: string, msg: PrePrepare | Prepare | Commit): void;
   /** a PRE-PREPARE of an earlier view fetched from `relayer` failed its checks: fetch it elsewhere (#15 F7) */
-  onFetchedRejected?(ppSeqNo: number, relayer: string): void;
+  onFetchedRejected(ppSeqNo: number, relayer: string): void;
   /** `from` COMMITted batch `ppSeqNo`, above this node's last ordered one, in this view or an earlier one */
-  onCommitAbove?(from: string, ppSeqNo: number): void;
+  onCommitAbove(from: string, ppSeqNo: number): void;
 }
 
 type AcceptResult = 'accepted' | 'wait' | 'rejected';
+
+/**
+ * Check 12's outcome for a PRE-PREPARE's multi-signature over a batch this node ordered itself, over other participants
+ * than its own: not verified (a second BLS verification per batch, for a copy of what this node holds), not stored,
+ * and not a reason to refuse the PRE-PREPARE (docs/consensus-deviations.md §12).
+ */
+const OWN_VALUE = 'ownValue';
+/** values of known-valid multi-signatures kept (a few batches in flight, their PRE-PREPAREs a few behind) */
+const KNOWN_VALID_KEPT = 64;
+
+function valueKeyOf(v: MultiSignatureValue): string {
+  return `${v.ledger_id}|${v.pool_state_root_hash}|${v.state_root_hash}|${v.timestamp}|${v.txn_root_hash}`;
+}
+
+function sameParticipants(a: MultiSignature, b: MultiSignature): boolean {
+  return a.participants.length === b.participants.length && [...a.participants].sort().join(',') === [...b.participants].sort().join(',');
+}
 
 export class Ordering {
   /** the 3PC log of the current view, by ppSeqNo */
@@ -46,7 +63,14 @@ export class Ordering {
   uncommittedRegistry: readonly string[] | undefined;
   /** multi-sig signatures already verified (PRE-PREPARE check 12) */
   private readonly verifiedMultiSigs = new Set<string>();
-  hooks!: OrderingHooks;
+  /**
+   * value -> a multi-signature over it known valid here, the last KNOWN_VALID_KEPT: this node's own (`own`: built from
+   * COMMIT shares whose aggregate verified when it ordered the batch) or one a PRE-PREPARE carried that passed check 12.
+   * BLS signatures are unique (one valid signature per key and message), so a multi-signature over the same value and
+   * participants is valid exactly when its bytes are these: the node's own aggregate and the PRE-PREPARE's copy of the
+   * same batch's cost one verification between them instead of one each (see `checkMultiSig`, `adoptKnownValid`).
+   */
+  private readonly knownValid = new Map<string, { ms: MultiSignature; own: boolean }>();
   /**
    * PRE-PREPAREs of earlier views re-injected from a peer's OLD_VIEW_PREPREPARE_REP -> that peer
    * (consensus.md §6.7): the digest binds ppTime and requests but not the roots, the discarded list
@@ -64,6 +88,7 @@ export class Ordering {
   constructor(
     private readonly ctx: CoreContext,
     private readonly intake: RequestIntake,
+    private readonly hooks: OrderingHooks,
   ) {}
 
   record(ppSeqNo: number): BatchRecord {
@@ -80,7 +105,7 @@ export class Ordering {
     const ctx = this.ctx;
     // evidence that the pool orders past this node (in the view it left, or in this one on a
     // batch an equivocating primary gave it in another version): see Repair.catchUpIfLeftBehind
-    if (msg.op === 'COMMIT' && msg.viewNo <= ctx.viewNo && msg.ppSeqNo > ctx.lastOrdered.ppSeqNo) this.hooks.onCommitAbove?.(from, msg.ppSeqNo);
+    if (msg.op === 'COMMIT' && msg.viewNo <= ctx.viewNo && msg.ppSeqNo > ctx.lastOrdered.ppSeqNo) this.hooks.onCommitAbove(from, msg.ppSeqNo);
     if (msg.viewNo < ctx.viewNo || msg.ppSeqNo <= ctx.h) return false;
     if (msg.viewNo > ctx.viewNo || msg.ppSeqNo > ctx.H || ctx.waitingForNewView || ctx.catchingUp) {
       this.hooks.stash(from, msg);
@@ -177,7 +202,7 @@ export class Ordering {
     // before this node PREPAREs it; one at an unknown pool state root is never stored (order())
     for (const t of pp.blsMultiSigs ?? []) {
       const verdict = this.checkMultiSig(multiSigFromTuple(t));
-      if (verdict !== MultiSigVerdict.VALID && verdict !== MultiSigVerdict.UNKNOWN_POOL_ROOT) {
+      if (verdict !== MultiSigVerdict.VALID && verdict !== MultiSigVerdict.UNKNOWN_POOL_ROOT && verdict !== OWN_VALUE) {
         ctx.modules.logger?.debug({ primary, ppSeqNo: pp.ppSeqNo, verdict }, 'PRE-PREPARE with a bad multi-signature');
         return this.refuse(pp, primary, Suspicion.PPR_BLS_MULTISIG_WRONG);
       }
@@ -240,7 +265,7 @@ export class Ordering {
       this.ctx.suspect(primary, code, true);
     } else {
       this.ctx.suspect(relayer, code);
-      this.hooks.onFetchedRejected?.(pp.ppSeqNo, relayer);
+      this.hooks.onFetchedRejected(pp.ppSeqNo, relayer);
     }
     return 'rejected';
   }
@@ -280,15 +305,62 @@ export class Ordering {
    * pool genesis) gives UNKNOWN_POOL_ROOT: the PRE-PREPARE is not refused for it (the n−f nodes
    * that ordered the batch it signs checked it), but the multi-signature is never stored here.
    */
-  private checkMultiSig(ms: MultiSignature): MultiSigVerdict {
+  private checkMultiSig(ms: MultiSignature): MultiSigVerdict | typeof OWN_VALUE {
     const ctx = this.ctx;
+    // over a value this node holds a valid multi-signature of: the same participants and bytes are that one (a different
+    // signature over the same participants cannot verify: the full check below finds it bad); other participants over
+    // a batch this node ordered itself are left unchecked and unstored, its own multi-signature of the batch stands
+    const known = this.knownValid.get(valueKeyOf(ms.value));
+    if (known !== undefined && sameParticipants(known.ms, ms)) {
+      if (known.ms.signature === ms.signature) return MultiSigVerdict.VALID;
+    } else if (known?.own === true) return OWN_VALUE;
     const root = ms.value.pool_state_root_hash;
     const registry = this.registryAtRoot.get(root) ?? registryAtPoolRoot(ctx, root);
     const key = `${ms.signature}|${ms.participants.join(',')}|${JSON.stringify(ms.value)}|${registry?.join(',') ?? ''}`;
     if (this.verifiedMultiSigs.has(key)) return MultiSigVerdict.VALID;
     const verdict = checkMultiSignature(ctx, ms, registry);
-    if (verdict === MultiSigVerdict.VALID) this.noteVerified(key);
+    if (verdict === MultiSigVerdict.VALID) {
+      this.noteVerified(key);
+      if (known === undefined) this.noteKnownValid(ms, false);
+    }
     return verdict;
+  }
+
+  private noteKnownValid(ms: MultiSignature, own: boolean): void {
+    const key = valueKeyOf(ms.value);
+    this.knownValid.delete(key);
+    this.knownValid.set(key, { ms, own });
+    const oldest = this.knownValid.keys().next();
+    if (this.knownValid.size > KNOWN_VALID_KEPT && oldest.done !== true) this.knownValid.delete(oldest.value);
+  }
+
+  /**
+   * The multi-signatures of batch `r` from a valid one already known here for each of its values (a PRE-PREPARE
+   * carried it and it passed check 12) whose participants all COMMITted here: when their shares aggregate to exactly
+   * those bytes, they are valid as a whole without a verification (BLS signatures are unique), as after an aggregate
+   * verification of our own. Undefined when there is none, or the shares held here do not make it.
+   */
+  private adoptKnownValid(r: BatchRecord, values: readonly MultiSignatureValue[], candidates: readonly string[]): MultiSignature[] | undefined {
+    const known = values.map((v) => this.knownValid.get(valueKeyOf(v))?.ms);
+    const first = known[0];
+    if (first === undefined || !known.every((k) => k !== undefined && sameParticipants(k, first))) return undefined;
+    const who = [...first.participants].sort();
+    if (who.length < this.ctx.quorums.commit || !who.every((p) => candidates.includes(p))) return undefined;
+    const crypto = this.ctx.modules.crypto;
+    const out: MultiSignature[] = [];
+    for (const [i, v] of values.entries()) {
+      const shares: string[] = [];
+      for (const c of who) {
+        const share = r.commits.get(c)?.blsSigs[String(v.ledger_id)];
+        if (share === undefined) return undefined;
+        shares.push(share);
+      }
+      const sig = crypto.blsAggregate(shares);
+      if (sig === undefined || sig !== known[i]?.signature) return undefined;
+      out.push({ signature: sig, participants: [...who], value: v });
+    }
+    for (const c of who) r.verifiedCommitters.add(c);
+    return out;
   }
 
   private noteVerified(key: string): void {
@@ -303,7 +375,7 @@ export class Ordering {
       const ms = multiSigFromTuple(t);
       const verdict = this.checkMultiSig(ms);
       if (verdict === MultiSigVerdict.VALID) out.push(ms);
-      else
+      else if (verdict !== OWN_VALUE)
         this.ctx.modules.logger?.debug(
           { ppSeqNo: pp.ppSeqNo, ledgerId: ms.value.ledger_id, poolStateRoot: ms.value.pool_state_root_hash, verdict },
           'multi-signature of a PRE-PREPARE not stored',
@@ -431,6 +503,8 @@ export class Ordering {
       values.map((v) => crypto.blsAggregate(who.map((c) => r.commits.get(c)!.blsSigs[String(v.ledger_id)]!)));
     const verifyAll = (who: string[], sigs: (string | undefined)[]): boolean =>
       values.every((v, i) => sigs[i] !== undefined && crypto.blsVerifyMulti(who, v, sigs[i]!));
+    const adopted = this.adoptKnownValid(r, values, candidates);
+    if (adopted !== undefined) return adopted;
     let sigs = aggregate(candidates);
     // one aggregate verification for the whole set; every share inside counts as verified
     const verifiedNow = candidates.some((c) => !r.verifiedCommitters.has(c)) && verifyAll(candidates, sigs);
@@ -495,6 +569,7 @@ export class Ordering {
       stages,
     });
     for (const ms of multiSigs) {
+      this.noteKnownValid(ms, true);
       this.lastUpdate.set(ms.value.ledger_id, pp.ppTime);
       this.pendingMultiSigs = this.pendingMultiSigs.filter((m) => m.value.ledger_id !== ms.value.ledger_id);
       this.pendingMultiSigs.push(ms);

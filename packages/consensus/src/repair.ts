@@ -9,6 +9,27 @@ import { prepareMatches } from './three-pc-log.js';
 /** 3PC keys asked for in one probe */
 const REPAIR_WINDOW = 10;
 
+/** What the repair asks of the view change, the checkpoints and the catch-up (given by the core). */
+export interface RepairLinks {
+  /** view-change lookups */
+  viewChanges: {
+    newViewFor(viewNo: number): MessageResponse['msg'] | undefined;
+    viewChangeOf(name: string, digest: string): MessageResponse['msg'] | undefined;
+    onRequestedNewView(from: string, nv: Extract<MessageResponse['msg'], { op: 'NEW_VIEW' }>): void;
+    onRequestedViewChange(from: string, params: { name: string; digest: string }, vc: Extract<MessageResponse['msg'], { op: 'VIEW_CHANGE' }>): void;
+    /** while waiting for NEW_VIEW: re-send this node's VIEW_CHANGE if its state advanced since */
+    refreshOwnViewChange(): void;
+  };
+  /** this node's stable checkpoint as a CHECKPOINT message */
+  stableCheckpointMessage(): Checkpoint | undefined;
+  /** stalled below a checkpoint the others made stable */
+  behindStableCheckpoint(): boolean;
+  onBehindCheckpoint(): void;
+  /** catch-up lookups */
+  consistencyProofs(ledgerId: number, seqNoStart: number, seqNoEnd: number): MessageResponse['msg'];
+  onRequestedProof(from: string, p: Extract<MessageResponse['msg'], { op: 'CONSISTENCY_PROOF' }>): void;
+}
+
 export class Repair {
   private lastProbeAt = Number.NEGATIVE_INFINITY;
   private orderedAtProbe = 0;
@@ -31,36 +52,18 @@ export class Repair {
     private readonly ctx: CoreContext,
     private readonly intake: RequestIntake,
     private readonly ordering: Ordering,
+    private readonly links: RepairLinks,
   ) {}
-
-  /** view-change lookups, set by the core */
-  viewChanges?: {
-    newViewFor(viewNo: number): MessageResponse['msg'] | undefined;
-    viewChangeOf(name: string, digest: string): MessageResponse['msg'] | undefined;
-    onRequestedNewView(from: string, nv: Extract<MessageResponse['msg'], { op: 'NEW_VIEW' }>): void;
-    onRequestedViewChange(from: string, params: { name: string; digest: string }, vc: Extract<MessageResponse['msg'], { op: 'VIEW_CHANGE' }>): void;
-    /** while waiting for NEW_VIEW: re-send this node's VIEW_CHANGE if its state advanced since */
-    refreshOwnViewChange(): void;
-  };
-
-  /** this node's stable checkpoint as a CHECKPOINT message, set by the core */
-  stableCheckpointMessage?: () => Checkpoint | undefined;
-  /** stalled below a checkpoint the others made stable, set by the core */
-  behindStableCheckpoint?: () => boolean;
-  onBehindCheckpoint?: () => void;
-  /** catch-up lookups, set by the core */
-  consistencyProofs?: (ledgerId: number, seqNoStart: number, seqNoEnd: number) => MessageResponse['msg'];
-  onRequestedProof?: (from: string, p: Extract<MessageResponse['msg'], { op: 'CONSISTENCY_PROOF' }>) => void;
 
   onMessageRequest(from: string, req: MessageRequest): void {
     const ctx = this.ctx;
     let msg: MessageResponse['msg'] = null;
     if (req.msg_type === 'NEW_VIEW') {
-      msg = this.viewChanges?.newViewFor(req.params.viewNo as number) ?? null;
+      msg = this.links.viewChanges.newViewFor(req.params.viewNo as number) ?? null;
     } else if (req.msg_type === 'CONSISTENCY_PROOF') {
-      msg = this.consistencyProofs?.(req.params.ledgerId as number, req.params.seqNoStart as number, req.params.seqNoEnd as number) ?? null;
+      msg = this.links.consistencyProofs(req.params.ledgerId as number, req.params.seqNoStart as number, req.params.seqNoEnd as number);
     } else if (req.msg_type === 'VIEW_CHANGE') {
-      msg = this.viewChanges?.viewChangeOf(req.params.name as string, req.params.digest as string) ?? null;
+      msg = this.links.viewChanges.viewChangeOf(req.params.name as string, req.params.digest as string) ?? null;
     } else if (req.msg_type === 'PROPAGATE') {
       msg = this.intake.ownPropagate(req.params.digest as string);
     } else {
@@ -68,13 +71,13 @@ export class Repair {
       // already collected below the stable checkpoint: tell the asker where the pool is instead,
       // so that it sees the stable checkpoint and catches up
       if ((req.params.ppSeqNo as number) <= ctx.h) {
-        const cp = this.stableCheckpointMessage?.();
+        const cp = this.links.stableCheckpointMessage();
         if (cp !== undefined) ctx.send(from, cp);
         return;
       }
       // asked about an older view: the asker missed a view change; tell it which view the pool is in
       if (viewNo < ctx.viewNo && !ctx.waitingForNewView) {
-        const nv = this.viewChanges?.newViewFor(ctx.viewNo);
+        const nv = this.links.viewChanges.newViewFor(ctx.viewNo);
         const now = ctx.now();
         // once per asker and retry interval (a probe names many keys)
         if (nv !== undefined && now - (this.viewHintAt.get(from) ?? Number.NEGATIVE_INFINITY) >= ctx.opts.messageRequestRetryMs) {
@@ -128,13 +131,13 @@ export class Repair {
         if (msg.viewNo === res.params.viewNo && msg.ppSeqNo === res.params.ppSeqNo) this.ordering.onCommit(from, msg);
         return;
       case 'NEW_VIEW':
-        if (msg.viewNo === res.params.viewNo) this.viewChanges?.onRequestedNewView(from, msg);
+        if (msg.viewNo === res.params.viewNo) this.links.viewChanges.onRequestedNewView(from, msg);
         return;
       case 'CONSISTENCY_PROOF':
-        if (msg.seqNoStart === res.params.seqNoStart && msg.seqNoEnd === res.params.seqNoEnd) this.onRequestedProof?.(from, msg);
+        if (msg.seqNoStart === res.params.seqNoStart && msg.seqNoEnd === res.params.seqNoEnd) this.links.onRequestedProof(from, msg);
         return;
       case 'VIEW_CHANGE':
-        this.viewChanges?.onRequestedViewChange(from, res.params as { name: string; digest: string }, msg);
+        this.links.viewChanges.onRequestedViewChange(from, res.params as { name: string; digest: string }, msg);
         return;
     }
   }
@@ -177,7 +180,7 @@ export class Repair {
     const retry = ctx.opts.messageRequestRetryMs;
     for (const k of [...this.relayed.keys()]) this.checkRelayed(k);
     // a node that caught up while waiting for NEW_VIEW tells the new primary its fresher state (#15 F1)
-    if (ctx.waitingForNewView && !ctx.catchingUp) this.viewChanges?.refreshOwnViewChange();
+    if (ctx.waitingForNewView && !ctx.catchingUp) this.links.viewChanges.refreshOwnViewChange();
     if (!ctx.catchingUp) this.catchUpIfLeftBehind(now);
     if (ctx.waitingForNewView || ctx.catchingUp) return;
     const k = ctx.lastOrdered.ppSeqNo + 1;
@@ -194,7 +197,7 @@ export class Repair {
       // a checkpoint stable among the others above lastOrdered is evidence on its own: a node that
       // missed the last batches before the pool went idle has nothing else telling it (no pending
       // requests, no later 3PC traffic), and the peers answer its probes with that checkpoint
-      const behind = this.behindStableCheckpoint?.() === true;
+      const behind = this.links.behindStableCheckpoint();
       const evidence =
         behind ||
         this.followUp ||
@@ -207,7 +210,7 @@ export class Repair {
       // peers have collected the 3PC messages below their stable checkpoint: only catch-up helps
       if (behind && now - ctx.lastOrderedAt >= 2 * retry) {
         this.lastProbeAt = now;
-        this.onBehindCheckpoint?.();
+        this.links.onBehindCheckpoint();
         return;
       }
     }
@@ -270,7 +273,7 @@ export class Repair {
     if (ahead < ctx.quorums.weak && !orderedWithout) return;
     this.leftBehindCatchupAt = now;
     this.committedWithout.clear();
-    this.onBehindCheckpoint?.();
+    this.links.onBehindCheckpoint();
   }
 
   /** Starts the post-catch-up probing: the pool may have moved on by batches nobody announces again. */

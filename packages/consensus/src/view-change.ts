@@ -88,13 +88,13 @@ export class ViewChanger {
   /** when this node, as the new primary, last started a catch-up to the checkpoint of its NEW_VIEW */
   private checkpointCatchupAt = Number.NEGATIVE_INFINITY;
   acceptedNewView: NewView | undefined;
-  hooks!: ViewChangeHooks;
 
   constructor(
     private readonly ctx: CoreContext,
     private readonly intake: RequestIntake,
     private readonly ordering: Ordering,
     private readonly checkpoints: Checkpoints,
+    private readonly hooks: ViewChangeHooks,
   ) {
     this.voting = new InstanceChangeVoting(ctx, intake, {
       startViewChange: (view) => this.startViewChange(view),
