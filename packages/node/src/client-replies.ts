@@ -39,7 +39,7 @@ export function rejectCode(reason: string): number | null {
 
 export interface ReplyStores {
   ledgers: Record<0 | 1 | 2 | 3, Ledger>;
-  states: Record<0 | 1 | 2, StateTrie>;
+  states: Record<0 | 1 | 2, StateTrie> & Record<number, StateTrie>;
   bls: BlsStore;
   attributes: AttributeStore;
 }
@@ -131,7 +131,8 @@ export function attachMultiSignatures(
   }
   if (type === '3' && result.data !== null && result.data !== undefined) {
     const lid = typeof operation.ledgerId === 'number' ? operation.ledgerId : 1;
-    if (lid !== 0 && lid !== 1 && lid !== 2) return;
+    // a ledger with a state: 0-2 or a plugin ledger of the node (the audit ledger has no multi-signature)
+    if (lid === 3 || !Object.hasOwn(stores.states, lid)) return;
     const ms = bls.getSync(rootText(stores.states[lid].committedRoot));
     if (ms !== undefined) result.state_proof = { multi_signature: ms };
   }

@@ -16,6 +16,7 @@ import { defaultNodeConfig, mergeConfig } from '../../src/config.js';
 import { ConsensusExecutor, type NodeStores } from '../../src/consensus-executor.js';
 import { NodeError, NodeErrorCode } from '../../src/errors.js';
 import { poolGenesis, standardDomainGenesis, standardPoolNodes } from '../../src/genesis-gen.js';
+import { attachMultiSignatures } from '../../src/client-replies.js';
 import { checkAgainstAudit, openNodeStores } from '../../src/node-setup.js';
 import { loadLedgerPlugins, pluginImportSpecifier } from '../../src/plugins.js';
 import { PoolRegistry } from '../../src/pool-registry.js';
@@ -195,6 +196,26 @@ describe('ledger plugins: ledger, audit txn, catch-up and start-up checks', () =
       } finally {
         await other.kv.close();
       }
+
+      // GET_TXN of the plugin ledger carries the multi-signature of its committed state root, as for ledgers 0-2
+      const ms = {
+        signature: b58encode(new Uint8Array(96).fill(5)),
+        participants: ['Node1', 'Node2', 'Node3'],
+        value: {
+          ledger_id: KV,
+          pool_state_root_hash: b58encode(n.stores.states[0].committedRoot),
+          state_root_hash: b58encode(n.stores.states[KV].committedRoot),
+          timestamp: 1_700_000_002,
+          txn_root_hash: b58encode(n.stores.ledgers[KV].root),
+        },
+      };
+      await n.stores.bls.put(ms);
+      const getTxn: Record<string, unknown> = { type: '3', data: { txn: {} } };
+      attachMultiSignatures(n.stores, getTxn, { result: getTxn }, '3', { type: '3', ledgerId: KV, data: 1 });
+      expect(getTxn.state_proof).to.deep.equal({ multi_signature: ms });
+      const audit: Record<string, unknown> = { type: '3', data: { txn: {} } };
+      attachMultiSignatures(n.stores, audit, { result: audit }, '3', { type: '3', ledgerId: 3, data: 1 });
+      expect(audit).to.not.have.property('state_proof');
 
       // a node started over these stores without the plugin: PLUGIN_MISSING
       const trail = await AuditTrail.load(n.stores.ledgers[3]);
