@@ -35,7 +35,7 @@ const kvPut: WriteHandler = {
   },
   updateState(txn, ctx) {
     const d = txn.txn.data;
-    ctx.state(KV).set(key(String(d.key)), encodeWrapped(d.value, txn.txnMetadata.seqNo, txn.txnMetadata.txnTime ?? null));
+    ctx.state(KV).set(key(String(d.key)), encodeWrapped(d.value, ctx.txn.seqNo, ctx.txn.txnTime));
   },
 };
 
