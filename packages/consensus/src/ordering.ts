@@ -1,7 +1,7 @@
 // Normal-case ordering (consensus.md §3): accepting PRE-PREPAREs, PREPARE, COMMIT with BLS shares,
 // the order condition and ordering, reverting unordered batches. Batch creation by the primary
 // lives in batching.ts; checkpoints in checkpoints.ts.
-import type { CoreContext } from './context.js';
+import type { CoreContext, CoreStateWriters } from './context.js';
 import { Suspicion } from './context.js';
 import { batchDigest, decodeDiscarded, encodeDiscarded, multiSigValue } from './digest.js';
 import type { AppliedBatch, BatchStages, CommittedBatch } from './interfaces.js';
@@ -25,13 +25,15 @@ export interface OrderingHooks {
 type AcceptResult = 'accepted' | 'wait' | 'rejected';
 
 /**
- * Check 12's outcome for a PRE-PREPARE's multi-signature over a batch this node ordered itself, over other participants
- * than its own: not verified (a second BLS verification per batch, for a copy of what this node holds), not stored,
- * and not a reason to refuse the PRE-PREPARE (docs/consensus-deviations.md §12).
+ * Check 12's outcome for a PRE-PREPARE's multi-signature over a batch this node applied itself, other than the one it
+ * holds: not verified (a second BLS verification per batch, for a copy of what this node builds from the COMMITs), not
+ * stored, and not a reason to refuse the PRE-PREPARE (docs/consensus-deviations.md §12).
  */
 const OWN_VALUE = 'ownValue';
 /** values of known-valid multi-signatures kept (a few batches in flight, their PRE-PREPAREs a few behind) */
 const KNOWN_VALID_KEPT = 64;
+/** values of applied batches kept: more than a 3PC log holds between two stable checkpoints */
+const APPLIED_VALUES_KEPT = 1024;
 
 function valueKeyOf(v: MultiSignatureValue): string {
   return `${v.ledger_id}|${v.pool_state_root_hash}|${v.state_root_hash}|${v.timestamp}|${v.txn_root_hash}`;
@@ -71,6 +73,8 @@ export class Ordering {
    * same batch's cost one verification between them instead of one each (see `checkMultiSig`, `adoptKnownValid`).
    */
   private readonly knownValid = new Map<string, { ms: MultiSignature; own: boolean }>();
+  /** values the batches this node applied sign (the last APPLIED_VALUES_KEPT): it builds their multi-signatures itself */
+  private readonly appliedValues = new Set<string>();
   /**
    * PRE-PREPAREs of earlier views re-injected from a peer's OLD_VIEW_PREPREPARE_REP -> that peer
    * (consensus.md §6.7): the digest binds ppTime and requests but not the roots, the discarded list
@@ -88,6 +92,7 @@ export class Ordering {
   constructor(
     private readonly ctx: CoreContext,
     private readonly intake: RequestIntake,
+    private readonly ordered: CoreStateWriters['ordered'],
     private readonly hooks: OrderingHooks,
   ) {}
 
@@ -277,6 +282,13 @@ export class Ordering {
     r.pp = pp;
     r.applied = applied;
     this.stageTimes.set(pp.ppSeqNo, { appliedAt: ctx.now() });
+    for (const l of applied.signedLedgers) {
+      const key = valueKeyOf(multiSigValue(l, pp.poolStateRootHash, pp.ppTime));
+      this.appliedValues.delete(key);
+      this.appliedValues.add(key);
+      const oldest = this.appliedValues.values().next();
+      if (this.appliedValues.size > APPLIED_VALUES_KEPT && oldest.done !== true) this.appliedValues.delete(oldest.value);
+    }
     // PREPAREs that arrived first and do not match are dropped now
     for (const [from, p] of r.prepares) {
       if (!prepareMatches(p, pp)) {
@@ -309,11 +321,13 @@ export class Ordering {
     const ctx = this.ctx;
     // over a value this node holds a valid multi-signature of: the same participants and bytes are that one (a different
     // signature over the same participants cannot verify: the full check below finds it bad); other participants over
-    // a batch this node ordered itself are left unchecked and unstored, its own multi-signature of the batch stands
-    const known = this.knownValid.get(valueKeyOf(ms.value));
+    // a batch this node applied itself are left unchecked and unstored: it builds (or built) its own multi-signature of
+    // the batch from the COMMITs, and that one is stored
+    const valueKey = valueKeyOf(ms.value);
+    const known = this.knownValid.get(valueKey);
     if (known !== undefined && sameParticipants(known.ms, ms)) {
       if (known.ms.signature === ms.signature) return MultiSigVerdict.VALID;
-    } else if (known?.own === true) return OWN_VALUE;
+    } else if (known?.own === true || this.appliedValues.has(valueKey)) return OWN_VALUE;
     const root = ms.value.pool_state_root_hash;
     const registry = this.registryAtRoot.get(root) ?? registryAtPoolRoot(ctx, root);
     const key = `${ms.signature}|${ms.participants.join(',')}|${JSON.stringify(ms.value)}|${registry?.join(',') ?? ''}`;
@@ -548,7 +562,7 @@ export class Ordering {
     const committed = ctx.modules.executor.commitBatch([...fromPP, ...multiSigs]);
     r.ordered = true;
     r.multiSigs = multiSigs;
-    ctx.lastOrdered = { viewNo: pp.viewNo, ppSeqNo: pp.ppSeqNo };
+    this.ordered.setLastOrdered({ viewNo: pp.viewNo, ppSeqNo: pp.ppSeqNo });
     ctx.lastOrderedAt = ctx.now();
     const discarded = decodeDiscarded(pp.discarded);
     const payloads = pp.reqIdr.map((d) => this.intake.entries.get(d)?.info.payloadDigest).filter((x): x is string => x !== undefined);

@@ -51,7 +51,8 @@ export class Pool {
   readonly orderedBy = new Map<string, Set<number>>();
   readonly client = new SimClient(new Uint8Array(32).fill(7));
 
-  constructor(consensus: Partial<ConsensusOptions>) {
+  /** `crypto`: each node's BLS operations (default: stand-ins under which everything verifies) */
+  constructor(consensus: Partial<ConsensusOptions>, crypto: (name: string) => ConsensusCrypto = () => noCrypto) {
     const checks = new Map<string, RequestCheck>();
     for (const name of VALIDATORS) {
       const analyzer = new SimRequestAnalyzer(checks);
@@ -60,7 +61,7 @@ export class Pool {
         name,
         new ConsensusCore(
           { name, validators: VALIDATORS, ...consensus },
-          { executor: new StandInExecutor(analyzer, genesis), crypto: noCrypto, requests: analyzer, clock },
+          { executor: new StandInExecutor(analyzer, genesis), crypto: crypto(name), requests: analyzer, clock },
         ),
       );
     }
