@@ -1,6 +1,6 @@
 // Checkpoints, watermarks and garbage collection of the 3PC log (consensus.md §4), plus the lag
 // detector that tells the node to catch up (§4.4 b).
-import type { CoreContext } from './context.js';
+import type { CoreContext, CoreStateWriters } from './context.js';
 import type { Checkpoint } from './messages.js';
 
 export interface CheckpointHooks {
@@ -19,6 +19,7 @@ export class Checkpoints {
 
   constructor(
     private readonly ctx: CoreContext,
+    private readonly watermarks: CoreStateWriters['watermarks'],
     private readonly hooks: CheckpointHooks,
   ) {}
 
@@ -62,10 +63,8 @@ export class Checkpoints {
 
   /** Makes `seqNoEnd` the stable checkpoint: move the window, collect garbage. */
   markStable(seqNoEnd: number): void {
-    const ctx = this.ctx;
     this.stableCheckpoint = seqNoEnd;
-    ctx.h = seqNoEnd;
-    ctx.H = seqNoEnd + ctx.opts.logSize;
+    this.watermarks.setLow(seqNoEnd);
     for (const k of this.own.keys()) if (k < seqNoEnd) this.own.delete(k);
     for (const k of this.received.keys()) if (k <= seqNoEnd) this.received.delete(k);
     this.hooks.onStable(seqNoEnd);
@@ -101,7 +100,6 @@ export class Checkpoints {
     for (const k of this.received.keys()) if (k <= c) this.received.delete(k);
     if (c > 0) this.own.set(c, auditRootAt(c));
     this.stableCheckpoint = c;
-    this.ctx.h = c;
-    this.ctx.H = c + this.ctx.opts.logSize;
+    this.watermarks.setLow(c);
   }
 }

@@ -70,6 +70,25 @@ const VOTING_OPS: ReadonlySet<string> = new Set([
 /** Ops a pool node that is not a validator (observer, demoted, joining) may send to validators. */
 export const NON_VALIDATOR_OPS: ReadonlySet<string> = new Set(['LEDGER_STATUS', 'CATCHUP_REQ', 'MESSAGE_REQUEST', 'OLD_VIEW_PREPREPARE_REQ']);
 
+/**
+ * The only ways to change the view, the last ordered batch, the watermarks and the catch-up flag.
+ * `CoreContext.create` returns them once, to the core, which hands each to the one part that owns
+ * that state; every other part reads it through the context's getters.
+ */
+export interface CoreStateWriters {
+  /** the view changer's (and the core's, restoring from the audit ledger) */
+  view: {
+    setView(viewNo: number): void;
+    setWaitingForNewView(waiting: boolean): void;
+  };
+  /** ordering's (and the core's, restoring from the audit ledger) */
+  ordered: { setLastOrdered(key: ThreePcKey): void };
+  /** the checkpoints': h = the stable checkpoint, H = h + logSize */
+  watermarks: { setLow(h: number): void };
+  /** the core's, from catch-up's start and end */
+  catchup: { setCatchingUp(active: boolean): void };
+}
+
 export class CoreContext {
   readonly opts: ConsensusOptions;
   readonly modules: ConsensusModules;
@@ -79,22 +98,19 @@ export class CoreContext {
   validators: string[];
   private validatorSet: Set<string>;
   quorums: Quorums;
-  viewNo = 0;
+  #viewNo = 0;
   /** applied batches (last pre-prepared ppSeqNo) */
   lastPrePrepareSeqNo = 0;
-  lastOrdered: ThreePcKey = { viewNo: 0, ppSeqNo: 0 };
+  #lastOrdered: ThreePcKey = { viewNo: 0, ppSeqNo: 0 };
   lastAcceptedPPTime = 0;
-  /** low / high watermarks */
-  h = 0;
-  H: number;
+  #h = 0;
+  #H: number;
+  #waitingForNewView = false;
+  #catchingUp = false;
   /** time of the last ordering (monotonic ms), for stall detection */
   lastOrderedAt = 0;
   /** when the primary of this view last proposed a new batch here (sent, or a new PRE-PREPARE received) */
   lastProposalAt = 0;
-  /** a view change is in progress: no 3PC until NEW_VIEW is accepted */
-  waitingForNewView = false;
-  /** catch-up in progress: 3PC is stashed, nothing is proposed or voted */
-  catchingUp = false;
   /**
    * lastUpdate[L] (consensus.md §5): ppTime of the last ordered batch of each ledger with state,
    * restored from the audit ledger. Batching sends freshness batches from it; every validator's
@@ -115,13 +131,73 @@ export class CoreContext {
   private readonly rBegin = new Map<number, string[]>();
   private readonly primaryCache = new Map<number, string>();
 
-  constructor(opts: ConsensusOptions, modules: ConsensusModules) {
+  private constructor(opts: ConsensusOptions, modules: ConsensusModules) {
     this.opts = opts;
     this.modules = modules;
     this.validators = [...opts.validators];
     this.validatorSet = new Set(this.validators);
     this.quorums = quorumsFor(this.validators.length);
-    this.H = opts.logSize;
+    this.#H = opts.logSize;
+  }
+
+  /** A context and the writers of its view, last ordered batch, watermarks and catch-up flag. */
+  static create(opts: ConsensusOptions, modules: ConsensusModules): { ctx: CoreContext; writers: CoreStateWriters } {
+    const ctx = new CoreContext(opts, modules);
+    const writers: CoreStateWriters = {
+      view: {
+        setView: (viewNo) => {
+          ctx.#viewNo = viewNo;
+        },
+        setWaitingForNewView: (waiting) => {
+          ctx.#waitingForNewView = waiting;
+        },
+      },
+      ordered: {
+        setLastOrdered: (key) => {
+          ctx.#lastOrdered = key;
+        },
+      },
+      watermarks: {
+        setLow: (h) => {
+          ctx.#h = h;
+          ctx.#H = h + opts.logSize;
+        },
+      },
+      catchup: {
+        setCatchingUp: (active) => {
+          ctx.#catchingUp = active;
+        },
+      },
+    };
+    return { ctx, writers };
+  }
+
+  get viewNo(): number {
+    return this.#viewNo;
+  }
+
+  get lastOrdered(): ThreePcKey {
+    return this.#lastOrdered;
+  }
+
+  /** low watermark: the stable checkpoint */
+  get h(): number {
+    return this.#h;
+  }
+
+  /** high watermark: h + logSize */
+  get H(): number {
+    return this.#H;
+  }
+
+  /** a view change is in progress: no 3PC until NEW_VIEW is accepted */
+  get waitingForNewView(): boolean {
+    return this.#waitingForNewView;
+  }
+
+  /** catch-up in progress: 3PC is stashed, nothing is proposed or voted */
+  get catchingUp(): boolean {
+    return this.#catchingUp;
   }
 
   get name(): string {

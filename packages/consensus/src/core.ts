@@ -4,7 +4,7 @@
 import { Batching } from './batching.js';
 import { Catchup } from './catchup.js';
 import { Checkpoints } from './checkpoints.js';
-import { CoreContext, NON_VALIDATOR_OPS, Suspicion } from './context.js';
+import { CoreContext, type CoreStateWriters, NON_VALIDATOR_OPS, Suspicion } from './context.js';
 import { batchDigest } from './digest.js';
 import { ConsensusError } from './errors.js';
 import type { ConsensusEffect, ConsensusEvent, ConsensusModules, JournaledBatch, ThreePcVoteJournal } from './interfaces.js';
@@ -49,6 +49,8 @@ export interface ConsensusStatus {
 
 export class ConsensusCore {
   private readonly ctx: CoreContext;
+  /** the view, last ordered batch, watermarks and catch-up flag: only the core and their owners write them */
+  private readonly writers: CoreStateWriters;
   private readonly intake: RequestIntake;
   private readonly ordering: Ordering;
   private readonly batching: Batching;
@@ -64,9 +66,11 @@ export class ConsensusCore {
 
   constructor(options: Partial<ConsensusOptions> & Pick<ConsensusOptions, 'name' | 'validators'>, modules: ConsensusModules) {
     const opts = resolveOptions(options);
-    this.ctx = new CoreContext(opts, modules);
+    const { ctx, writers } = CoreContext.create(opts, modules);
+    this.ctx = ctx;
+    this.writers = writers;
     this.intake = new RequestIntake(this.ctx);
-    this.ordering = new Ordering(this.ctx, this.intake, {
+    this.ordering = new Ordering(this.ctx, this.intake, writers.ordered, {
       onOrdered: (k, applied) => {
         this.checkpoints.onOrdered(k, applied.auditRoot);
         this.viewChanger.onOrdered();
@@ -84,7 +88,7 @@ export class ConsensusCore {
       onCommitAbove: (from, ppSeqNo) => this.repair.noteCommitAbove(from, ppSeqNo),
     });
     this.batching = new Batching(this.ctx, this.intake, this.ordering);
-    this.checkpoints = new Checkpoints(this.ctx, {
+    this.checkpoints = new Checkpoints(this.ctx, writers.watermarks, {
       onStable: (c) => {
         this.ordering.collectGarbage(c);
         this.intake.collectOrderedBodies(c);
@@ -101,7 +105,7 @@ export class ConsensusCore {
       },
     });
     this.stash = new MessageStash(opts.replicaStashLimit);
-    this.viewChanger = new ViewChanger(this.ctx, this.intake, this.ordering, this.checkpoints, {
+    this.viewChanger = new ViewChanger(this.ctx, this.intake, this.ordering, this.checkpoints, writers.view, {
       onViewEntered: () => {
         this.batching.blockedSinceRestart = false;
         this.repair.clear();
@@ -117,12 +121,12 @@ export class ConsensusCore {
     });
     this.catchup = new Catchup(this.ctx, {
       onStart: () => {
-        this.ctx.catchingUp = true;
+        this.writers.catchup.setCatchingUp(true);
         this.ordering.revertUnordered();
         this.ctx.modules.logger?.info({ lastOrdered: this.ctx.lastOrdered.ppSeqNo }, 'catch-up started');
       },
       onDone: () => {
-        this.ctx.catchingUp = false;
+        this.writers.catchup.setCatchingUp(false);
         this.lagging = false;
         this.restore();
         this.intake.dropCaughtUp();
@@ -162,8 +166,8 @@ export class ConsensusCore {
     const ctx = this.ctx;
     const audit = ctx.modules.executor.lastAudit();
     if (audit === undefined) return;
-    if (!ctx.waitingForNewView) ctx.viewNo = Math.max(ctx.viewNo, audit.viewNo);
-    ctx.lastOrdered = { viewNo: audit.viewNo, ppSeqNo: audit.ppSeqNo };
+    if (!ctx.waitingForNewView) this.writers.view.setView(Math.max(ctx.viewNo, audit.viewNo));
+    this.writers.ordered.setLastOrdered({ viewNo: audit.viewNo, ppSeqNo: audit.ppSeqNo });
     ctx.lastPrePrepareSeqNo = audit.ppSeqNo;
     ctx.lastAcceptedPPTime = audit.ppTime;
     if (audit.nodeReg.length > 0) ctx.setValidators(audit.nodeReg);

@@ -2,7 +2,7 @@
 // VIEW_CHANGE_ACK, NEW_VIEW built by the new primary and recomputed by everyone else, re-ordering of
 // prepared batches of earlier views, NEW_VIEW timeout escalation and lagging-view adoption.
 import type { Checkpoints } from './checkpoints.js';
-import type { CoreContext } from './context.js';
+import type { CoreContext, CoreStateWriters } from './context.js';
 import { Suspicion } from './context.js';
 import { batchDigest, multiSigValue } from './digest.js';
 import type { AppliedBatch, ThreePcVoteJournal } from './interfaces.js';
@@ -94,6 +94,7 @@ export class ViewChanger {
     private readonly intake: RequestIntake,
     private readonly ordering: Ordering,
     private readonly checkpoints: Checkpoints,
+    private readonly view: CoreStateWriters['view'],
     private readonly hooks: ViewChangeHooks,
   ) {
     this.voting = new InstanceChangeVoting(ctx, intake, {
@@ -134,7 +135,7 @@ export class ViewChanger {
     if (view <= ctx.viewNo) return;
     const oldPrimary = ctx.primaryName();
     this.leaveView(view);
-    ctx.waitingForNewView = true;
+    this.view.setWaitingForNewView(true);
     this.voting.escalation++;
     this.newViewDeadline = ctx.now() + Math.min(ctx.opts.newViewTimeoutCapMs, ctx.opts.newViewTimeoutMs * this.voting.timeoutFactor());
     const vc = this.ownViewChange(view);
@@ -225,7 +226,6 @@ export class ViewChanger {
 
   /** Common to starting a view change and adopting a later view: save, revert and clear. */
   private leaveView(view: number): void {
-    const ctx = this.ctx;
     for (const r of this.ordering.log.values()) {
       if (r.pp === undefined) continue;
       const pv = r.pp.originalViewNo ?? r.pp.viewNo;
@@ -238,7 +238,7 @@ export class ViewChanger {
       this.oldPreprepared.set(b.pp_seq_no, list);
     }
     this.dropBelow(this.checkpoints.stableCheckpoint);
-    ctx.viewNo = view;
+    this.view.setView(view);
     for (const k of [...this.vcs.keys()]) this.vcs.delete(k);
     this.supersededVcs.clear();
     this.acks.clear();
@@ -589,7 +589,7 @@ export class ViewChanger {
 
   private acceptNewView(nv: NewView): void {
     const ctx = this.ctx;
-    ctx.waitingForNewView = false;
+    this.view.setWaitingForNewView(false);
     this.pendingNewView = undefined;
     this.acceptedNewView = nv;
     this.pruneViewStores(nv.viewNo, true);

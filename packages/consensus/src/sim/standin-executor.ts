@@ -109,7 +109,7 @@ export class StandInExecutor implements SimExecutor {
    * caught up, so no root of the pool's history is older than its genesis: `registryAt` answers
    * undefined for a root it never had.
    */
-  hasPoolStateRoot(): boolean {
+  hasPoolStateRoot(_poolStateRoot: string): boolean {
     return true;
   }
 

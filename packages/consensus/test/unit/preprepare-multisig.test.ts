@@ -17,7 +17,7 @@ const OLD_POOL_ROOT = b58encode(new Uint8Array(32).fill(3));
 
 /** A stand-in executor that, like the node's, knows which pool state roots its pool state holds. */
 class RootAwareExecutor extends StandInExecutor {
-  hasPoolStateRoot(root: string): boolean {
+  override hasPoolStateRoot(root: string): boolean {
     return root !== OLD_POOL_ROOT;
   }
 }
