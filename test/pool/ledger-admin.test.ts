@@ -4,8 +4,9 @@
 //   turns it off, GET_TAA then proves no latest agreement, the agreement's record says it is retired, domain writes
 //   go through without acceptance, a second disable is refused; a new agreement enables acceptance again.
 // - LEDGERS_FREEZE / GET_FROZEN_LEDGERS: the base ledgers cannot be frozen (the CLI refuses, a node REQNACKs a request
-//   built without the SDK), three trustee signatures are needed, and a ledger the pool does not have is refused (Quire
-//   has no plugin ledgers); GET_FROZEN_LEDGERS proves that nothing is frozen (state proof + BLS multi-signature).
+//   built without the SDK), three trustee signatures are needed, and a ledger the pool does not have is refused (this
+//   pool runs no plugin); GET_FROZEN_LEDGERS proves that nothing is frozen (state proof + BLS multi-signature). The
+//   freeze of a plugin ledger on a pool that runs one is plugin-ledger.test.ts.
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,8 +2,8 @@
 // be frozen (static), three trustee signatures by default, ledgers the node does not have are refused,
 // each frozen ledger is recorded with its root, state root and size under `4:FROZEN_LEDGERS` (entries
 // kept), GET_FROZEN_LEDGERS answers that record with a proof, and a frozen ledger takes no writes.
-// Quire has no plugin ledgers: a node that has some (909, 910) is simulated by the executor's
-// `pluginLedgers` module.
+// Ledgers 909 and 910 of a node are simulated by the executor's `pluginLedgers` module; a real plugin
+// ledger (in the executor's stores) is frozen in plugin-ledger.test.ts.
 import { b58encode, canonicalJsonBytes } from '@quire/common';
 import { expect } from 'chai';
 import type { RequestResult } from '../../src/executor/executor.js';
