@@ -33,6 +33,8 @@ export const NodeErrorCode = {
   OWN_REQUEST_REFUSED: 'OWN_REQUEST_REFUSED',
   /** Genesis generation input is invalid (data: field, reason). */
   GENESIS_GEN_INVALID: 'GENESIS_GEN_INVALID',
+  /** The caller's AbortSignal ended the node's start; whatever it had opened is closed (data: reason, the signal's reason as text). */
+  ABORTED: 'ABORTED',
   /** A configured ledger plugin cannot be imported (data: plugin, reason). */
   PLUGIN_NOT_FOUND: 'PLUGIN_NOT_FOUND',
   /** A configured ledger plugin does not export a valid LedgerPlugin, or clashes with a type or ledger (data: plugin, reason). */
@@ -58,6 +60,7 @@ const TEXT: Record<NodeErrorCode, (d: Record<string, unknown>) => string> = {
   EXECUTOR_STATE: (d) => `executor: ${String(d.reason)}`,
   OWN_REQUEST_REFUSED: (d) => `this node's request of type ${String(d.type)} was refused: ${String(d.reason)}`,
   GENESIS_GEN_INVALID: (d) => `genesis generation: ${String(d.field)}: ${String(d.reason)}`,
+  ABORTED: (d) => `node start aborted: ${String(d.reason)}`,
   PLUGIN_NOT_FOUND: (d) => `ledger plugin ${String(d.plugin)} cannot be loaded: ${String(d.reason)}`,
   PLUGIN_INVALID: (d) => `ledger plugin ${String(d.plugin)}: ${String(d.reason)}`,
   PLUGIN_MISSING: (d) =>

@@ -6,7 +6,7 @@
 // and closes in reverse.
 import { decodeMsgpack, LedgerId, TxnType } from '@quire/common';
 import type { ConsensusCore, ConsensusEffect, ConsensusEvent } from '@quire/consensus';
-import { ClientHost, type ClientHostEvents, NodeHost } from '@quire/network';
+import { ClientHost, type ClientHostEvents, NodeHost, isAborted } from '@quire/network';
 import { poolWritesFromTxns, type Txn } from '@quire/requests';
 import type { ActionOutcome, ActionRequest, ClientChannel, ClientPath } from './client-path.js';
 import type { ConsensusExecutor, NodeStores } from './consensus-executor.js';
@@ -26,6 +26,12 @@ import { nodePackageVersion } from './version.js';
 import { encodePeerMessage } from './peer-wire.js';
 
 export type { QuireNodeModules, QuireNodeOptions } from './node-assembly.js';
+
+/** The error of a start that `signal` ended (data: `reason`, the signal's reason as text). */
+function abortedStart(signal: AbortSignal): NodeError {
+  const r: unknown = signal.reason;
+  return new NodeError(NodeErrorCode.ABORTED, { reason: r instanceof Error ? r.message : String(r) });
+}
 
 /**
  * Exit code of a node that stopped itself because a committed batch could not be written
@@ -110,7 +116,14 @@ export class QuireNode {
     this.voteStore = parts.voteStore;
   }
 
-  static async create(options: QuireNodeOptions, modules: QuireNodeModules): Promise<QuireNode> {
+  /**
+   * Opens the stores, starts the hosts and the core. `signal` aborted before the node is up: whatever was opened
+   * (the database and its lock, the listeners, the metrics server) is closed and the promise rejects with NodeError
+   * ABORTED, so the same data dir and ports can be used again at once.
+   */
+  static async create(options: QuireNodeOptions, modules: QuireNodeModules, abort: { signal?: AbortSignal } = {}): Promise<QuireNode> {
+    const { signal } = abort;
+    if (isAborted(signal)) throw abortedStart(signal);
     const holder: { node?: QuireNode } = {};
     const notStarted = (type: string): NodeError => new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type, reason: 'the node is not started' });
     const parts = await assembleNode(options, modules, {
@@ -124,15 +137,17 @@ export class QuireNode {
     const node = new QuireNode(options, modules, parts);
     holder.node = node;
     try {
-      await node.start();
+      if (isAborted(signal)) throw abortedStart(signal);
+      await node.start(signal);
+      if (isAborted(signal)) throw abortedStart(signal);
     } catch (e) {
       await node.close();
-      throw e;
+      throw isAborted(signal) ? abortedStart(signal) : e;
     }
     return node;
   }
 
-  private async start(): Promise<void> {
+  private async start(signal: AbortSignal | undefined): Promise<void> {
     this.startedAtMs = Date.now();
     const cfg = this.opts.config;
     const self = this.executor.registry.node(this.name)!;
@@ -144,6 +159,7 @@ export class QuireNode {
     this.nodeHost = await NodeHost.create(
       { name: this.name, seed: this.keys.seed, host: nodeHost, port: nodePort, maxMessageLength: cfg.limits.maxMessageLength, topics: [topic] },
       { logger: this.rootLog.child({ module: 'network' }) },
+      { signal },
     );
     this.nodePort = this.nodeHost.port;
     this.nodeHost.on('message', (from, data) => this.onPeerMessage(from, data));
@@ -177,6 +193,7 @@ export class QuireNode {
         idleTimeoutMs: cfg.limits.clientIdleTimeoutMs,
       },
       { logger: this.rootLog.child({ module: 'client-host' }) },
+      { signal },
     );
     this.clientPort = this.clientHost.port;
     const ch = this.clientHost;
