@@ -83,3 +83,30 @@ export async function expectCodeAsync<E extends QuireError>(
   }
   return checkCaught(caught, threw, cls, code, data);
 }
+
+/**
+ * Waits for a condition instead of sleeping: calls `fn` every `everyMs` until it returns a value other than
+ * undefined (an error it throws counts as "not yet"), and resolves with that value; after `timeoutMs` it fails with
+ * `what` and the last error. The suites' one way to wait for something to happen.
+ */
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, everyMs = 25): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() >= end) break;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  const why = last instanceof Error ? `: ${last.message}` : last !== undefined ? `: ${String(last)}` : '';
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
+}
+
+/** {@link waitFor} of a yes/no condition: resolves once `cond` holds. */
+export async function waitUntil(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 10_000, everyMs = 25): Promise<void> {
+  await waitFor(what, async () => ((await cond()) ? true : undefined), timeoutMs, everyMs);
+}

@@ -1,10 +1,3 @@
-/** Polls `probe` every 25 ms until it returns a value; throws after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const v = probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+// Polls a probe every 25 ms until it returns a value; throws after the timeout (10 s by default): the suites' one
+// helper, from @quire/testing.
+export { waitFor } from '@quire/testing';

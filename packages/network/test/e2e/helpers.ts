@@ -1,5 +1,6 @@
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import { b58encode } from '@quire/common';
+import { waitUntil } from '@quire/testing';
 import type { ValidatorInfo } from '../../src/index.js';
 
 /** The development seed of node `i` ('000…000Node<i>', 32 bytes). */
@@ -12,13 +13,9 @@ export async function destOf(seed: Uint8Array): Promise<string> {
   return b58encode((await generateKeyPairFromSeed('Ed25519', seed)).publicKey.raw);
 }
 
-/** Waits until `cond` holds, polling every 20 ms; fails with `what` after `timeoutMs`. */
-export async function waitFor(cond: () => boolean, what: string, timeoutMs = 8000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** Waits until `cond` holds (@quire/testing's waitUntil, polling every 20 ms); fails with `what` after `timeoutMs`. */
+export function waitFor(cond: () => boolean, what: string, timeoutMs = 8000): Promise<void> {
+  return waitUntil(what, cond, timeoutMs, 20);
 }
 
 export function validatorInfo(name: string, dest: string, port: number): ValidatorInfo {

@@ -1,5 +1,6 @@
 // Shared by the e2e tests of this package: free loopback ports and condition polling.
 import { createServer } from 'node:net';
+import { waitFor as waitForValue } from '@quire/testing';
 
 function portFree(port: number): Promise<boolean> {
   return new Promise((res) => {
@@ -27,18 +28,7 @@ export async function freePort(): Promise<number> {
   throw new Error('no free port found between 12000 and 32000');
 }
 
-/** Polls `fn` until it returns a value (errors count as "not yet"), or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 200): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-  throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+/** Polls `fn` until it returns a value (errors count as "not yet"), or fails after `timeoutMs` (@quire/testing's). */
+export function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 200): Promise<T> {
+  return waitForValue(what, fn, timeoutMs, intervalMs);
 }

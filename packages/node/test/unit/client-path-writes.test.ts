@@ -3,6 +3,7 @@
 // same intake, forced POOL_CONFIG on receipt (from a client and from a peer's PROPAGATE), and the
 // second multi-signature of GET_REVOC_REG_DELTA.
 import { expect } from 'chai';
+import { waitUntil } from '@quire/testing';
 import { b58encode, parseJson, signatureInput } from '@quire/common';
 import { type ApplyBatchInput, batchDigest } from '@quire/consensus';
 import { parseRequest } from '@quire/requests';
@@ -128,8 +129,7 @@ describe('client path: timeouts, catch-up, own requests, forced requests', () =>
     const node1 = deriveNodeKeys('Node1', Buffer.from(nodeSeed('Node1')));
     const req = buildNodeUpgradeRequest(node1.signer, { action: 'in_progress', version: '0.2.0' }, 1_700_000_000_000_001);
     const p = path.submitOwn(req);
-    await new Promise((r) => setTimeout(r, 10));
-    expect(submitted).to.have.length(1);
+    await waitUntil('the request handed to consensus', () => submitted.length === 1);
     expect(submitted[0]!.request).to.deep.include({ identifier: node1.dest });
     path.ack(submitted[0]!.connId);
     await p;
@@ -139,7 +139,7 @@ describe('client path: timeouts, catch-up, own requests, forced requests', () =>
     expect(ch.responses[0]!.reason).to.contain('External NODE_UPGRADE requests are not allowed');
     // consensus refuses it
     const p2 = path.submitOwn(buildNodeUpgradeRequest(node1.signer, { action: 'complete', version: '0.2.0' }, 1_700_000_000_000_002));
-    await new Promise((r) => setTimeout(r, 10));
+    await waitUntil('the second request handed to consensus', () => submitted.length === 2);
     path.nackWrite(submitted[1]!.connId, 'pool overloaded');
     const err = await p2.then(
       () => undefined,

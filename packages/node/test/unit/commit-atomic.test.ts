@@ -20,7 +20,7 @@ import { deriveNodeKeys } from '../../src/keys.js';
 import { createLogger } from '../../src/logger.js';
 import { COMMIT_FAILED_EXIT_CODE, QuireNode, WRITE_FAILED_EXIT_CODE } from '../../src/node.js';
 import { type Fixture, memoryFixture, nymRequest, soloNodeConfig, trustee, user } from './helpers.js';
-import { codeOf } from '@quire/testing';
+import { codeOf, waitUntil } from '@quire/testing';
 
 function input(ledgerId: number, requests: Record<string, unknown>[], ppSeqNo: number, ppTime = 1_700_000_000 + ppSeqNo) {
   const digests = requests.map((_, i) => `${ppSeqNo}${i}`.padStart(64, '0'));
@@ -191,8 +191,7 @@ describe('QuireNode stops on a commit that failed half-way (#15 F3)', function (
       };
       req.signature = author.signBase58(signatureInput(req));
       await client.request(new TextEncoder().encode(JSON.stringify(req))).catch(() => undefined);
-      const deadline = Date.now() + 10_000;
-      while (fatal.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await waitUntil('the node to stop itself', () => fatal.length > 0, 10_000, 50);
       expect(fatal).to.deep.equal([COMMIT_FAILED_EXIT_CODE]);
       expect(COMMIT_FAILED_EXIT_CODE).to.not.equal(WRITE_FAILED_EXIT_CODE);
       const records = lines.map((l) => JSON.parse(l) as { level?: number; code?: string; msg?: string });

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { waitUntil } from '@quire/testing';
 import { TxnType, requestToTxn, type Request, type Txn } from '@quire/common';
 import { nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
@@ -87,8 +88,8 @@ describe('node upgrades wiring', () => {
     expect(u.service.upgrader.scheduledUpgrade?.version).to.equal('1.1.0');
     clock.advance(60_000);
     // the action waits for the node's own in_progress to be ordered
-    while (sent.length === 0) await new Promise((r) => setTimeout(r, 1));
-    await new Promise((r) => setTimeout(r, 5));
+    await waitUntil('the in_progress NODE_UPGRADE sent', () => sent.length > 0, 10_000, 1);
+    await new Promise((r) => setTimeout(r, 5)); // a quiet moment: no action may run before in_progress is ordered
     expect(actions).to.deep.equal([]);
     const ordered = requestToTxn(sent[0]!);
     ordered.txnMetadata = { seqNo: 2, txnTime: Math.floor(T0 / 1000) + 60 };
@@ -99,7 +100,7 @@ describe('node upgrades wiring', () => {
     expect(sent[0]!.identifier).to.equal(keys.dest);
     expect(sent[0]!.operation).to.deep.include({ type: '110', data: { action: 'in_progress', version: '1.1.0' } });
     expect(verifyNodeUpgradeSignature(sent[0]!.operation, keys.dest)).to.equal(true);
-    await new Promise((r) => setTimeout(r, 0));
+    await waitUntil('the exit', () => exits.length > 0);
     expect(exits).to.deep.equal([RESTART_EXIT_CODE]);
     u.close();
 
@@ -154,7 +155,7 @@ describe('node upgrades wiring', () => {
       }),
     ).to.equal('scheduled');
     clock.advance(1000);
-    await new Promise((r) => setTimeout(r, 0));
+    await waitUntil('the restart exit', () => exits.length > 0);
     expect(exits).to.deep.equal([RESTART_EXIT_CODE]);
     expect(new RestartLog(dir).lastEvent()?.event).to.equal(ActionEvent.STARTED);
     u.close();
@@ -166,7 +167,7 @@ describe('node upgrades wiring', () => {
       'restarting',
     );
     clock.advance(600);
-    await new Promise((r) => setTimeout(r, 0));
+    await waitUntil('the second restart exit', () => exits.length > 1);
     expect(exits).to.deep.equal([RESTART_EXIT_CODE, RESTART_EXIT_CODE]);
     next.close();
   });

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { waitUntil } from '@quire/testing';
 import { parseJson, signatureInput } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { NodeConnection } from '@quire/network';
@@ -33,12 +34,8 @@ function nym(reqId: number, seed: string): Record<string, unknown> {
   return req;
 }
 
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
+  return waitUntil(what, cond, ms, 10);
 }
 
 describe('an ordered batch whose write has not landed (#16)', function () {

@@ -11,6 +11,7 @@ import { parseJson, signatureInput } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { NodeConnection, ClientRequestError } from '@quire/network';
 import { openLevelKvStore } from '@quire/storage';
+import { waitUntil } from '@quire/testing';
 import type { NodeConfig } from '../../src/config.js';
 import { TRUSTEE_SEED, nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
@@ -125,8 +126,7 @@ describe('QuireNode: a pool of one validator', function () {
         return b;
       };
       await client.request(enc(nym(9, '000000000000000000000000000User9'))).catch(() => undefined);
-      const deadline = Date.now() + 10_000;
-      while (fatal.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await waitUntil('the node to stop itself', () => fatal.length > 0, 10_000, 50);
       expect(fatal).to.deep.equal([WRITE_FAILED_EXIT_CODE]);
       expect(WRITE_FAILED_EXIT_CODE).to.not.equal(75);
     } finally {

@@ -2,7 +2,7 @@
 // they never take a plain Error for a coded one.
 import { AssertionError, expect } from 'chai';
 import { CodedError, EncodingError, EncodingErrorCode, IdentifierError } from '@quire/common';
-import { codeOf, codeOfAsync, expectCode, expectCodeAsync } from '../../src/index.js';
+import { codeOf, codeOfAsync, expectCode, expectCodeAsync, waitFor, waitUntil } from '../../src/index.js';
 
 const json = (): never => {
   throw new EncodingError(EncodingErrorCode.INVALID_JSON, { position: 3, reason: 'x' });
@@ -57,5 +57,39 @@ describe('@quire/testing', () => {
     ).to.equal(EncodingErrorCode.INVALID_JSON);
     await failsAsync(expectCodeAsync(Promise.resolve(1), EncodingError, EncodingErrorCode.INVALID_JSON));
     await failsAsync(expectCodeAsync(async () => json(), EncodingError, EncodingErrorCode.DUPLICATE_KEY));
+  });
+
+  it('waitFor: resolves with the first value once the condition holds, errors counting as "not yet"', async () => {
+    let calls = 0;
+    const v = await waitFor('the third call', () => {
+      calls++;
+      if (calls === 1) throw new Error('not ready');
+      return calls >= 3 ? calls : undefined;
+    });
+    expect(v).to.equal(3);
+    let flag = false;
+    setImmediate(() => (flag = true));
+    await waitUntil('the flag', () => flag);
+    expect(flag).to.equal(true);
+  });
+
+  it('waitFor: fails after its deadline, naming what it waited for and the last error', async () => {
+    const e = await waitFor(
+      'a value that never comes',
+      () => {
+        throw new Error('still broken');
+      },
+      50,
+      5,
+    ).then(
+      () => undefined,
+      (err: unknown) => err as Error,
+    );
+    expect(e?.message).to.match(/timed out after 50 ms waiting for a value that never comes: still broken/);
+    const e2 = await waitUntil('never', () => false, 30, 5).then(
+      () => undefined,
+      (err: unknown) => err as Error,
+    );
+    expect(e2?.message).to.match(/waiting for never$/);
   });
 });
