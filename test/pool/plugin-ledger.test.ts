@@ -5,7 +5,8 @@
 // - a KV_PUT is ordered on ledger 1001 and read back with GET_KV, whose state proof and BLS multi-signature
 //   (over ledger 1001's state root) are checked with the SDK's verifiers, and with GET_TXN on ledger 1001,
 //   verified by the SDK (audit path + multi-signature);
-// - a node stopped during plugin writes catches ledger 1001 up when it starts again;
+// - a node stopped during plugin writes catches ledger 1001 up when it starts again, and reopens it from its database
+//   when restarted;
 // - three trustees freeze ledger 1001 (LEDGERS_FREEZE), a further KV_PUT is refused with the frozen-ledger
 //   reason, and GET_FROZEN_LEDGERS, verified by the SDK, records ledger 1001's root, state root and size.
 import { fileURLToPath } from 'node:url';
@@ -139,7 +140,7 @@ describe('whole pool: a plugin ledger (test plugin kv-ledger, ledger 1001): writ
     expect(unknown.op).to.equal('REQNACK');
   });
 
-  it('a node stopped during plugin writes catches ledger 1001 up when it starts again', async () => {
+  it('a node stopped during plugin writes catches ledger 1001 up when it starts again, and reopens it when restarted', async () => {
     const victim = pool.node('Node4');
     await victim.stop();
     await write(kvPut('shape', 'square'));
@@ -153,11 +154,17 @@ describe('whole pool: a plugin ledger (test plugin kv-ledger, ledger 1001): writ
     const reply = await askNode(victim, getPluginTxn(3));
     expect(reply.op).to.equal('REPLY');
     expect((((reply.result as Json).data as Json).txn as Json).data).to.deep.include({ key: 'size', value: 'large' });
+    // restarted again, it reopens ledger 1001 and its state from its database (checked against its audit ledger)
+    await victim.stop();
+    victim.start();
+    await verifiedKv(victim, 'colour', 'blue');
+    await write(kvPut('weight', 'heavy'));
+    await verifiedKv(victim, 'weight', 'heavy');
   });
 
   it('LEDGERS_FREEZE of ledger 1001 by three trustees: a further KV_PUT is refused, GET_FROZEN_LEDGERS proves its root, state root and size', async () => {
-    const before = await verifiedKv(pool.nodes[0]!, 'size', 'large');
-    const lastTxn = await client.submitRead(getPluginTxn(3));
+    const before = await verifiedKv(pool.nodes[0]!, 'weight', 'heavy');
+    const lastTxn = await client.submitRead(getPluginTxn(4));
     expect(lastTxn.verified).to.equal(true);
     const ledgerRoot = String((lastTxn.result.data as Json).rootHash);
     // two more trustees (the default rule needs three signatures)
@@ -182,7 +189,7 @@ describe('whole pool: a plugin ledger (test plugin kv-ledger, ledger 1001): writ
       45_000,
       1000,
     );
-    expect(read.result.data).to.deep.equal({ [String(KV_LEDGER_ID)]: { ledger: ledgerRoot, state: before.root, seq_no: 3 } });
+    expect(read.result.data).to.deep.equal({ [String(KV_LEDGER_ID)]: { ledger: ledgerRoot, state: before.root, seq_no: 4 } });
     // the frozen ledger is still read
     await verifiedKv(pool.nodes[1]!, 'colour', 'blue');
   });

@@ -2,6 +2,7 @@
 // codes, the stores of a plugin ledger, its batches in the audit txn (the audit txn of a pool without
 // plugins is unchanged: consensus-executor.test.ts), catch-up between two nodes, and the start-up
 // check that refuses a node whose audit ledger names a plugin ledger it does not run.
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,10 @@ import { RequestExecutor, type Txn } from '@quire/requests';
 import { type KvStore, openMemoryKvStore, parseGenesis } from '@quire/storage';
 import { AuditTrail } from '../../src/audit-trail.js';
 import { defaultNodeConfig, mergeConfig } from '../../src/config.js';
+import { nodeSeed } from '../../src/genesis-gen.js';
+import { deriveNodeKeys } from '../../src/keys.js';
+import { createLogger } from '../../src/logger.js';
+import { QuireNode } from '../../src/node.js';
 import { ConsensusExecutor, type NodeStores } from '../../src/consensus-executor.js';
 import { NodeError, NodeErrorCode } from '../../src/errors.js';
 import { poolGenesis, standardDomainGenesis, standardPoolNodes } from '../../src/genesis-gen.js';
@@ -20,7 +25,7 @@ import { attachMultiSignatures } from '../../src/client-replies.js';
 import { checkAgainstAudit, openNodeStores } from '../../src/node-setup.js';
 import { loadLedgerPlugins, pluginImportSpecifier } from '../../src/plugins.js';
 import { PoolRegistry } from '../../src/pool-registry.js';
-import { PORTS, nymRequest, trustee, user } from './helpers.js';
+import { PORTS, nymRequest, soloNodeConfig, trustee, user } from './helpers.js';
 
 const KV_PLUGIN = fileURLToPath(new URL('../../../../test/fixtures/plugins/kv-ledger.mjs', import.meta.url));
 const KV = 1001;
@@ -134,6 +139,18 @@ describe('ledger plugins: loading from the config', () => {
     const twice = await loadError([KV_PLUGIN, './same-ledger.mjs'], dir);
     expect(codeOf(twice)).to.equal(NodeErrorCode.PLUGIN_INVALID);
     expect(twice.message).to.contain(`ledger ${KV} is already the ledger of kv-ledger`);
+  });
+
+  it('a node whose plugin does not load does not start, and opens no database', async () => {
+    const config = { ...(await soloNodeConfig(dir)), plugins: ['./missing.mjs'], dbDir: 'db-plugin-test' };
+    const keys = deriveNodeKeys('Node1', Buffer.from(nodeSeed('Node1')));
+    let err: unknown;
+    await QuireNode.create({ dataDir: dir, config }, { logger: createLogger({ level: 'silent' }), keys }).then(
+      async (node) => node.close(),
+      (e: unknown) => (err = e),
+    );
+    expect(codeOf(err)).to.equal(NodeErrorCode.PLUGIN_NOT_FOUND);
+    expect(existsSync(join(dir, 'db-plugin-test'))).to.equal(false);
   });
 
   it('the config option plugins is a list of distinct non-empty strings', () => {
