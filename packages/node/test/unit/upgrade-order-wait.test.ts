@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
+import { waitUntil } from '@quire/testing';
 import { TxnType, requestToTxn, type Request, type Txn } from '@quire/common';
 import { nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
@@ -28,6 +29,7 @@ const WAIT = 120_000;
 const keys = deriveNodeKeys('Node1', Buffer.from(nodeSeed('Node1')));
 const other = deriveNodeKeys('Node2', Buffer.from(nodeSeed('Node2')));
 const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', '+00:00');
+/** A quiet moment: lets pending timers and I/O run before a check that something did *not* happen. */
 const tick = (ms = 5): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function upgradeTxn(seqNo: number, version: string, whenMs: number, timeout = 10): Txn {
@@ -121,7 +123,7 @@ describe('upgrade: the action waits for the node’s own in_progress to be order
     await u.caughtUp(txns);
     expect(u.service.upgrader.scheduledUpgrade?.version).to.equal('1.1.0');
     clock.advance(60_000);
-    for (let i = 0; i < 200 && sent.length === 0 && !refuse; i++) await tick(1);
+    if (!refuse) await waitUntil('the in_progress NODE_UPGRADE submitted', () => sent.length > 0, 10_000, 1);
     await tick();
   }
 
@@ -144,7 +146,7 @@ describe('upgrade: the action waits for the node’s own in_progress to be order
     expect(exits).to.deep.equal([]);
     await u.configTxnCommitted(committed(sent[0]!, 7));
     await u.service.upgrader.idle();
-    await tick(0);
+    await waitUntil('the restart exit', () => exits.length > 0);
     expect(actions).to.deep.equal(['1.1.0']);
     expect(exits).to.deep.equal([RESTART_EXIT_CODE]);
     expect(lines.some((l) => l.msg === 'NODE_UPGRADE in_progress ordered; running the upgrade action' && l.module === 'upgrade')).to.equal(true);
@@ -176,7 +178,7 @@ describe('upgrade: the action waits for the node’s own in_progress to be order
     expect(actions).to.deep.equal([]);
     clock.advance(1);
     await u.service.upgrader.idle();
-    await tick(0);
+    await waitUntil('the restart exit', () => exits.length > 0);
     expect(actions).to.deep.equal(['1.1.0']);
     expect(exits).to.deep.equal([RESTART_EXIT_CODE]);
     const warn = lines.find((l) => l.msg === 'NODE_UPGRADE in_progress not ordered in time; running the upgrade action anyway');
