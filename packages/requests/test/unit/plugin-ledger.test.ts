@@ -15,7 +15,7 @@ import { type LedgerPlugin, ledgerPluginProblem } from '../../src/plugin.js';
 import { HandlerRegistry, createDefaultRegistry } from '../../src/registry.js';
 import { decodeWrapped, encodeWrapped } from '../../src/state-keys.js';
 import { DOMAIN_GENESIS, PP_TIME, TRUSTEE, genesisTxns, newSigner, nymOp, signed } from './helpers/harness.js';
-import { read, verifyRead } from './domain-helpers.js';
+import { createHarness, read, staticRefuses, verifyRead } from './domain-helpers.js';
 
 const KV = 1001;
 const key = (k: string): string => `kv:${k}`;
@@ -169,6 +169,22 @@ describe('plugin ledgers: ordering, reads, catch-up and freeze', () => {
     );
     expect((txn.result.data as { ledgerSize: number }).ledgerSize).to.equal(1);
     expect((txn.result.data as { rootHash: string }).rootHash).to.equal(b58encode(node.stores.ledgers[KV]!.root));
+  });
+
+  it('GET_TXN names a plugin ledger id (1000 and above); a node without that ledger refuses it', async () => {
+    const bare = await createHarness();
+    try {
+      staticRefuses(bare, { type: '3', ledgerId: 999, data: 1 }, 'READ_INVALID_LEDGER');
+      staticRefuses(bare, { type: '3', ledgerId: 4, data: 1 }, 'READ_INVALID_LEDGER');
+      let refused: unknown;
+      await read(bare, { type: '3', ledgerId: KV, data: 1 }).catch((e: unknown) => (refused = e));
+      expect(refused).to.be.instanceOf(RequestError).with.property('code', 'READ_INVALID_LEDGER');
+      refused = undefined;
+      await read(bare, { type: '3', ledgerId: 2 ** 31, data: 1 }).catch((e: unknown) => (refused = e));
+      expect(refused).to.be.instanceOf(RequestError).with.property('code', 'READ_INVALID_LEDGER');
+    } finally {
+      await bare.close();
+    }
   });
 
   it('serves the plugin ledger to catch-up: another node appends the txns and gets the same ledger and state roots', async () => {
