@@ -45,10 +45,9 @@ function getKv(key: string): Request {
   return { identifier: trustee.did, reqId: nextReqId(), protocolVersion: 2, operation: { type: GET_KV, key } };
 }
 
-/** GET_TXN of the plugin ledger (the SDK's builder names the base ledgers only; the operation is the same). */
+/** GET_TXN of the plugin ledger, built by the SDK. */
 function getPluginTxn(seqNo: number): Request {
-  const req = buildGetTxnRequest({ seqNo });
-  return { ...req, operation: { ...req.operation, ledgerId: KV_LEDGER_ID } };
+  return buildGetTxnRequest({ ledgerId: KV_LEDGER_ID, seqNo });
 }
 
 describe('whole pool: a plugin ledger (test plugin kv-ledger, ledger 1001): writes, proofs, catch-up, freeze', function () {

@@ -143,12 +143,13 @@ export function addReadCommands(program: Command, run: Run): void {
   );
   run(
     read('get-txn', 'read a transaction by ledger and seqNo')
-      .requiredOption('--ledger <ledger>', 'pool, domain, config, audit or 0-3')
+      .requiredOption('--ledger <ledger>', 'pool, domain, config, audit, 0-3 or a plugin ledger id (1000 and above)')
       .requiredOption('--seq-no <n>'),
     (ctx, o) => {
       const name = requiredArg(o.ledger, '--ledger').toLowerCase();
-      const ledgerId = Object.hasOwn(LEDGERS, name) ? LEDGERS[name] : undefined;
-      if (ledgerId === undefined) throw usage('--ledger', 'pool, domain, config, audit or 0-3');
+      const plugin = /^[1-9][0-9]{3,9}$/.test(name) && Number(name) <= 0x7fff_ffff ? Number(name) : undefined;
+      const ledgerId = Object.hasOwn(LEDGERS, name) ? LEDGERS[name] : plugin;
+      if (ledgerId === undefined) throw usage('--ledger', 'pool, domain, config, audit, 0-3 or a plugin ledger id (1000 and above)');
       return ctx.read(b.buildGetTxnRequest({ ledgerId, seqNo: intOf(requiredArg(o.seqNo, '--seq-no'), '--seq-no') }));
     },
   );

@@ -493,7 +493,10 @@ export function buildGetFrozenLedgersRequest(o: BaseRequestOptions = {}): Reques
 
 export function buildGetTxnRequest(o: BaseRequestOptions & { ledgerId?: number; seqNo: number }): Request {
   const ledgerId = o.ledgerId ?? 1;
-  if (![0, 1, 2, 3].includes(ledgerId)) throw bad('ledgerId', 'one of 0 (pool), 1 (domain), 2 (config), 3 (audit)');
+  // a plugin ledger of the pool: ids from 1000 (requests' LedgerPlugin)
+  const plugin = Number.isSafeInteger(ledgerId) && ledgerId >= 1000 && ledgerId <= 0x7fff_ffff;
+  if (![0, 1, 2, 3].includes(ledgerId) && !plugin)
+    throw bad('ledgerId', 'one of 0 (pool), 1 (domain), 2 (config), 3 (audit) or a plugin ledger (1000 and above)');
   return envelope({ type: TxnType.GET_TXN, ledgerId, data: int(o.seqNo, 'seqNo', 1) }, o, false);
 }
 

@@ -190,6 +190,10 @@ describe('request builders', () => {
     expect(codeOf(() => client.buildAttribRequest({ submitter: trustee.did, dest: DEST, raw: '{}', enc: 'x' }))).to.equal(ClientErrorCode.INVALID_ARGUMENT);
     expect(codeOf(() => client.buildGetNymRequest({ dest: DEST, seqNo: 1, timestamp: 2 }))).to.equal(ClientErrorCode.INVALID_ARGUMENT);
     expect(codeOf(() => client.buildGetTxnRequest({ ledgerId: 7, seqNo: 1 }))).to.equal(ClientErrorCode.INVALID_ARGUMENT);
+    expect(codeOf(() => client.buildGetTxnRequest({ ledgerId: 999, seqNo: 1 }))).to.equal(ClientErrorCode.INVALID_ARGUMENT);
+    expect(codeOf(() => client.buildGetTxnRequest({ ledgerId: 2 ** 31, seqNo: 1 }))).to.equal(ClientErrorCode.INVALID_ARGUMENT);
+    // a plugin ledger (ids from 1000)
+    expect(client.buildGetTxnRequest({ ledgerId: 1001, seqNo: 1 }).operation).to.deep.equal({ type: '3', ledgerId: 1001, data: 1 });
   });
 
   it('reqIds are unique, increasing and above 2^53', () => {

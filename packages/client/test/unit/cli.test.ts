@@ -86,11 +86,15 @@ describe('quire CLI (offline commands)', () => {
     const missing = await runCli(['get-txn', '--ledger', 'domain']);
     expect(missing.code).to.equal(1);
     // a ledger name is looked up among the ledgers only, never among an object's inherited properties
-    for (const ledger of ['constructor', 'toString', '__proto__']) {
+    for (const ledger of ['constructor', 'toString', '__proto__', '4', '999', '01001', '2147483648']) {
       const bad = await runCli(['--genesis', '/nonexistent', 'get-txn', '--ledger', ledger, '--seq-no', '1']);
       expect(bad.code, ledger).to.equal(1);
-      expect(bad.err.join('\n'), ledger).to.contain('--ledger: pool, domain, config, audit or 0-3');
+      expect(bad.err.join('\n'), ledger).to.contain('--ledger: pool, domain, config, audit, 0-3 or a plugin ledger id (1000 and above)');
     }
+    // a plugin ledger id passes the argument check (then the missing genesis file stops it)
+    const plugin = await runCli(['--genesis', '/nonexistent', 'get-txn', '--ledger', '1001', '--seq-no', '1']);
+    expect(plugin.code).to.equal(1);
+    expect(plugin.err.join('\n')).to.not.contain('--ledger:');
     expect((await runCli(['--help'])).code).to.equal(0);
     expect(buildNymRequest).to.be.a('function');
   });
