@@ -86,7 +86,7 @@ async function openForReading(path: string): Promise<OpenedDb> {
 function buildCommand(io: ReadLedgerIo): Command {
   return new Command('read_ledger')
     .description("Print the transactions of a node's ledger, one canonical JSON txn per line.")
-    .addOption(new Option('--type <type>', 'ledger to read: pool, domain, config or audit').makeOptionMandatory())
+    .addOption(new Option('--type <type>', 'ledger to read: pool, domain, config, audit, or the id of a plugin ledger (1000 and above)').makeOptionMandatory())
     .option('--frm <n>', 'first seqNo, inclusive', positiveInt('--frm'), 1)
     .option('--to <n>', 'last seqNo, inclusive', positiveInt('--to'), 100)
     .option('--seq_no <n>', 'print the one txn with this seqNo', positiveInt('--seq_no'))
@@ -145,8 +145,10 @@ function configuredDatabase(file: string, dataDir: string): string {
 }
 
 async function run(opts: ReadLedgerOptions, io: ReadLedgerIo): Promise<void> {
-  const ledgerId = LEDGER_TYPES[opts.type];
-  if (ledgerId === undefined || !Object.hasOwn(LEDGER_TYPES, opts.type)) throw new UserError(`Unknown ledger type: ${opts.type}`);
+  // a ledger name, or the id of a plugin ledger (1000 to 2^31-1)
+  const plugin = /^[1-9][0-9]{3,9}$/.test(opts.type) && Number(opts.type) <= 0x7fff_ffff ? Number(opts.type) : undefined;
+  const ledgerId = Object.hasOwn(LEDGER_TYPES, opts.type) ? LEDGER_TYPES[opts.type] : plugin;
+  if (ledgerId === undefined) throw new UserError(`Unknown ledger type: ${opts.type}`);
   const dataDir = opts.data_dir ?? defaultDataDir();
   if (!existsSync(dataDir) || !statSync(dataDir).isDirectory()) throw new UserError(`Data directory not found: ${dataDir}`);
   const dbPath = opts.config !== undefined ? configuredDatabase(opts.config, dataDir) : findDatabase(dataDir);

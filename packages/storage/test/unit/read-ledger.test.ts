@@ -62,6 +62,16 @@ describe('read_ledger', () => {
       await import('node:fs/promises').then((fs) => fs.writeFile(genesisFile, LOCAL_DOMAIN_GENESIS));
       await loadGenesis(await Ledger.open(kv, 1), genesisFile);
       await loadGenesis(await Ledger.open(kv, 0), POOL_GENESIS);
+      const plugin = await Ledger.open(kv, 1001);
+      plugin.append([
+        {
+          ver: '1',
+          txn: { type: '20000', protocolVersion: 2, metadata: {}, data: { key: 'k', value: 'v' } },
+          txnMetadata: { seqNo: 1 },
+          reqSignature: {},
+        } as never,
+      ]);
+      await plugin.commit();
       const audit = await Ledger.open(kv, 3);
       audit.append([AUDIT_TXN as never]);
       await audit.commit();
@@ -106,6 +116,14 @@ describe('read_ledger', () => {
     expect((await run('--type', 'pool', '--count', '--data_dir', dataDir)).out).to.equal(`${source.length}\n`);
   });
 
+  it('prints a plugin ledger named by its id', async () => {
+    const r = await run('--type', '1001', '--data_dir', dataDir);
+    expect(r.code).to.equal(0);
+    expect(r.out).to.contain('"data":{"key":"k","value":"v"}');
+    expect((await run('--type', '1001', '--count', '--data_dir', dataDir)).out).to.equal('1\n');
+    expect((await run('--type', '1002', '--count', '--data_dir', dataDir)).out).to.equal('0\n');
+  });
+
   it('writes audit integer map keys as strings', async () => {
     const r = await run('--type', 'audit', '--seq_no', '1', '--data_dir', dataDir);
     expect(r.code).to.equal(0);
@@ -117,6 +135,9 @@ describe('read_ledger', () => {
   it('fails with a one-line reason and a non-zero exit', async () => {
     const cases: [string[], string][] = [
       [['--type', 'ledger7', '--data_dir', dataDir], 'error: Unknown ledger type: ledger7\n'],
+      [['--type', '7', '--data_dir', dataDir], 'error: Unknown ledger type: 7\n'],
+      [['--type', '999', '--data_dir', dataDir], 'error: Unknown ledger type: 999\n'],
+      [['--type', 'constructor', '--data_dir', dataDir], 'error: Unknown ledger type: constructor\n'],
       [['--type', 'domain', '--seq_no', '6', '--data_dir', dataDir], 'error: No transactions found for seq_no=6\n'],
       [['--type', 'domain', '--frm', '6', '--data_dir', dataDir], 'error: No transactions found in range 6-100: the domain ledger has 5\n'],
       [['--type', 'domain', '--frm', '3', '--to', '2', '--data_dir', dataDir], 'error: --frm (3) is greater than --to (2)\n'],
