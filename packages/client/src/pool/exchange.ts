@@ -86,7 +86,10 @@ function classify(node: string, m: Record<string, unknown>): NodeAnswer | undefi
 /** One node's failure in the detail of a failed submission: the node's own refusal code when it refused. */
 export interface NodeFailure {
   node: string;
-  /** The node's refusal code (TOO_MANY_PENDING, RATE_LIMITED...) for NODE_REFUSED, otherwise the ClientErrorCode. */
+  /**
+   * The node's refusal code (TOO_MANY_PENDING, RATE_LIMITED...) for NODE_REFUSED, NACK_AFTER_ACK for a REQNACK from a
+   * node that had acknowledged the write (not counted as a refusal), otherwise the ClientErrorCode.
+   */
   code: string;
   reason?: string;
 }

@@ -9,10 +9,17 @@
  * hold it propagate it, so the pool may order it, and only a node asked again can answer this client. Such refusals
  * are set aside and handed out by `takeRetries`; while no node has taken the request in they count as failures
  * once every other node has answered, so a pool that refuses a write everywhere still fails it at once.
+ *
+ * A REQNACK from a node that acknowledged the request earlier (a later copy, sent again after a lost session) is not a
+ * refusal: that node took the write in and may be among the n-f that order it (docs/operations.md, Overload), so it
+ * counts as the node's failure (NACK_AFTER_ACK), never toward f+1 refusals.
  */
 import { canonicalJson, equalBytes, isPlainObject } from '@quire/common';
 import { ClientError, ClientErrorCode } from '../errors.js';
 import { nodeFailure, type NodeAnswer, type NodeFailure } from './exchange.js';
+
+/** The failure code of a node that answered REQNACK after it acknowledged the request (see `WriteQuorum.add`). */
+const NACK_AFTER_ACK = 'NACK_AFTER_ACK';
 
 /** Refusal codes of a node's client listener that say "not now" rather than anything about the request. */
 export const TRANSIENT_REFUSALS: ReadonlySet<string> = new Set(['TOO_MANY_PENDING', 'RATE_LIMITED']);
@@ -47,6 +54,8 @@ export class WriteQuorum {
   private readonly deferred = new Map<string, NodeAnswer & { kind: 'error' }>();
   /** a node acknowledged or replied: the request is in the pool */
   private taken = false;
+  /** nodes that acknowledged the request (REQACK) */
+  private readonly acked = new Set<string>();
 
   /** `n`: the validators asked; `f`: the faults the pool tolerates (f+1 identical answers settle the write). */
   constructor(
@@ -57,6 +66,7 @@ export class WriteQuorum {
   /** A node acknowledged the request (REQACK): it is named in the detail of a failure, and the request is in the pool. */
   ack(node: string): void {
     this.heard.add(node);
+    this.acked.add(node);
     this.taken = true;
   }
 
@@ -84,7 +94,12 @@ export class WriteQuorum {
     }
     this.answered++;
     if (a.kind === 'error') this.errors.push(nodeFailure(a.node, a.error));
-    else {
+    else if (a.kind === 'nack' && this.acked.has(a.node)) {
+      // a node that acknowledged the request took it in, and its PROPAGATE may count toward the n-f that order it: its
+      // REQNACK of a later copy (asked again after a lost session) does not say the pool refused the write, so it is not
+      // counted toward f+1 refusals; it is that node's failure
+      this.errors.push({ node: a.node, code: NACK_AFTER_ACK, reason: a.reason });
+    } else {
       this.heard.add(a.node);
       if (a.kind === 'reply') this.taken = true;
       const id = a.kind === 'reply' ? this.replyGroup(a) : `${a.kind}|${a.reason}`;

@@ -159,6 +159,29 @@ describe('WriteQuorum: the decision of a write from the nodes answers', () => {
     expect(t.timedOut(100).data.errors).to.deep.equal([{ node: 'Node1', code: 'RATE_LIMITED', reason: 'later' }]);
   });
 
+  it("a REQNACK from a node that acknowledged the write is that node's failure, not a refusal toward f+1", () => {
+    // Node2 acknowledged the write (its PROPAGATE may count toward the n-f that order it), then refused a copy sent again
+    // after a lost session: with Node1's refusal that made f+1 "refused" for a write the pool can order
+    const q = new WriteQuorum(4, 1);
+    q.ack('Node2');
+    expect(q.add(nack('Node1', 'pool overloaded'))).to.equal(undefined);
+    expect(q.add(nack('Node2', 'pool overloaded'))).to.equal(undefined);
+    // the nodes that hold it answer
+    expect(q.add(reply('Node3', txn(4)))).to.equal(undefined);
+    expect(q.add(reply('Node4', txn(4)))).to.deep.equal({ kind: 'committed', result: txn(4), nodes: ['Node3', 'Node4'] });
+    // when nothing else comes, the failure names the node and why
+    const t = new WriteQuorum(4, 1);
+    t.ack('Node2');
+    t.add(nack('Node1', 'pool overloaded'));
+    t.add(nack('Node2', 'pool overloaded'));
+    expect(t.timedOut(100).data.errors).to.deep.equal([{ node: 'Node2', code: 'NACK_AFTER_ACK', reason: 'pool overloaded' }]);
+    // two nodes that never acknowledged it refuse it
+    const r = new WriteQuorum(4, 1);
+    r.ack('Node3');
+    r.add(nack('Node1', 'pool overloaded'));
+    expect(failedCode(r.add(nack('Node2', 'pool overloaded')))).to.equal(ClientErrorCode.REQUEST_NACKED);
+  });
+
   it('timedOut names what was heard', () => {
     const q = new WriteQuorum(4, 1);
     q.ack('Node2');
