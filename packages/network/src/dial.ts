@@ -5,7 +5,7 @@ import '@quire/common/polyfill';
 
 export { NetworkError, NetworkErrorCode } from './errors.js';
 export { ED25519_KEY_LENGTH, nodePrivateKeyFromSeed, peerIdFromVerkey } from './identity.js';
-export { CLIENT_PING_TIMEOUT_MS, abortedError, createClientLibp2p, createQuireLibp2p, isAborted } from './stack.js';
+export { CLIENT_PING_TIMEOUT_MS, abortedError, clientYamuxOptions, createClientLibp2p, createQuireLibp2p, isAborted } from './stack.js';
 export type { BaseServices, ClientLibp2pOptions, QuireLibp2pOptions } from './stack.js';
 export { defaultYamuxOptions, halfWindowRuleSupported, quireYamux } from './yamux.js';
 export type { YamuxOptions, YamuxWindowUpdate } from './yamux.js';

@@ -16,7 +16,7 @@ export type { ObserverInfo, ValidatorInfo } from './peers.js';
 export { silentLogger } from './stats.js';
 export { defaultYamuxOptions, halfWindowRuleSupported, quireYamux } from './yamux.js';
 export type { YamuxOptions, YamuxWindowUpdate } from './yamux.js';
-export { CLIENT_PING_TIMEOUT_MS, createClientLibp2p, createQuireLibp2p, isAborted } from './stack.js';
+export { CLIENT_PING_TIMEOUT_MS, clientYamuxOptions, createClientLibp2p, createQuireLibp2p, isAborted } from './stack.js';
 export type { BaseServices, ClientLibp2pOptions, QuireLibp2pOptions } from './stack.js';
 export type { NetworkLogger, NetworkStats } from './stats.js';
 export { NODE_PROTOCOL, NodeHost, defaultNodeHostOptions } from './node-host.js';

@@ -14,7 +14,7 @@ import type { PeerId, PrivateKey } from '@libp2p/interface';
 import type { Multiaddr } from '@multiformats/multiaddr';
 import type { Libp2p } from 'libp2p';
 import { backoffDelay } from '@quire/common';
-import { NetworkError, createQuireLibp2p, nodePrivateKeyFromSeed } from '@quire/network/dial';
+import { NetworkError, clientYamuxOptions, createQuireLibp2p, nodePrivateKeyFromSeed } from '@quire/network/dial';
 import { ClientError, ClientErrorCode } from '../errors.js';
 import { silentLogger, type ClientLogger } from '../logger.js';
 import { clientMultiaddr, peerIdOfDest, type NodeAddress } from './connection.js';
@@ -124,6 +124,8 @@ export class GossipTransport {
     const deny = (peerId: PeerId): boolean => !admitted.has(peerId.toString());
     const libp2p = await createQuireLibp2p<{ pubsub: GossipSub }>({
       privateKey,
+      // a client's rule: the window of the validators' announcements grows as they arrive
+      yamux: clientYamuxOptions,
       listen: [`/${isIPv6(opts.host) ? 'ip6' : 'ip4'}/${opts.host}/tcp/${opts.port}`],
       connectionGater: {
         denyDialPeer: deny,

@@ -51,6 +51,32 @@ async function receiverAfter(windowUpdate: YamuxWindowUpdate, bytes: number): Pr
   }
 }
 
+/** A node's answers of `bytes` to a client's stack: resolves with the client's stream once it has them all. */
+async function clientAfter(bytes: number): Promise<{ stream: Stream; stop: () => Promise<void> }> {
+  const node = await createQuireLibp2p({ listen: ['/ip4/127.0.0.1/tcp/0'] });
+  const client = await createClientLibp2p();
+  const stop = async (): Promise<void> => {
+    await client.stop();
+    await node.stop();
+  };
+  try {
+    await node.handle(PROTOCOL, (stream) => {
+      stream.send(new Uint8Array(bytes));
+    });
+    const stream = await client.dialProtocol(node.getMultiaddrs()[0]!, PROTOCOL);
+    let received = 0;
+    stream.addEventListener('message', (evt) => {
+      received += evt.data.byteLength;
+    });
+    stream.send(Uint8Array.of(1)); // opens the stream at the node
+    await waitFor(() => received === bytes, `${bytes} bytes received`);
+    return { stream, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
 /** A signal that reads as not aborted at its first check and aborts at the second: an abort while a host starts. */
 function abortedAtSecondCheck(): AbortSignal {
   const ac = new AbortController();
@@ -107,6 +133,17 @@ describe('the Quire libp2p stack', function () {
         await stop();
       }
     });
+  });
+
+  it("a client's stack keeps the library's rule: its window is topped up as answers arrive (and may grow)", async () => {
+    const { stream, stop } = await clientAfter(100 * 1024);
+    try {
+      const w = stream as unknown as WindowFields;
+      expect(Object.hasOwn(stream, 'sendWindowUpdate')).to.equal(false);
+      expect(w.recvWindowCapacity).to.equal(w.recvWindow);
+    } finally {
+      await stop();
+    }
   });
 
   describe('creation under an AbortSignal', () => {
