@@ -8,6 +8,8 @@ export const ConsensusErrorCode = {
   INVALID_OPTIONS: 'CONSENSUS_INVALID_OPTIONS',
   /** The executor reported a state that contradicts what consensus recorded (local corruption). */
   EXECUTOR_MISMATCH: 'CONSENSUS_EXECUTOR_MISMATCH',
+  /** The simulator, a stand-in or a simulation world was misused or reached a state it cannot be in (data: reason). */
+  SIMULATION: 'CONSENSUS_SIMULATION',
 } as const;
 export type ConsensusErrorCode = (typeof ConsensusErrorCode)[keyof typeof ConsensusErrorCode];
 

@@ -295,7 +295,7 @@ export class ConsensusExecutor implements BatchExecutor {
       try {
         await wb.write({ sync: this.opts.durable });
       } catch (e) {
-        this.writeError = e instanceof Error ? e : new Error(String(e));
+        this.writeError = e instanceof Error ? e : new NodeError(NodeErrorCode.WRITE_FAILED, { reason: String(e) });
         // at once, not only at the next flush: a node that cannot write must not go on voting
         this.onFatal?.(new NodeError(NodeErrorCode.WRITE_FAILED, { reason: reasonOf(this.writeError) }, { cause: this.writeError }));
         return;

@@ -35,6 +35,10 @@ export const NodeErrorCode = {
   GENESIS_GEN_INVALID: 'GENESIS_GEN_INVALID',
   /** The caller's AbortSignal ended the node's start; whatever it had opened is closed (data: reason, the signal's reason as text). */
   ABORTED: 'ABORTED',
+  /** An authorized action of a type this node does not carry out was handed to it (data: type). */
+  ACTION_UNAVAILABLE: 'ACTION_UNAVAILABLE',
+  /** The node package's own package.json gives no version (data: reason). */
+  VERSION_UNKNOWN: 'VERSION_UNKNOWN',
   /** A configured ledger plugin cannot be imported (data: plugin, reason). */
   PLUGIN_NOT_FOUND: 'PLUGIN_NOT_FOUND',
   /** A configured ledger plugin does not export a valid LedgerPlugin, or clashes with a type or ledger (data: plugin, reason). */
@@ -61,6 +65,8 @@ const TEXT: Record<NodeErrorCode, (d: Record<string, unknown>) => string> = {
   OWN_REQUEST_REFUSED: (d) => `this node's request of type ${String(d.type)} was refused: ${String(d.reason)}`,
   GENESIS_GEN_INVALID: (d) => `genesis generation: ${String(d.field)}: ${String(d.reason)}`,
   ABORTED: (d) => `node start aborted: ${String(d.reason)}`,
+  ACTION_UNAVAILABLE: (d) => `action ${String(d.type)} is not available on this node`,
+  VERSION_UNKNOWN: (d) => `the version of @quire/node is unknown: ${String(d.reason)}`,
   PLUGIN_NOT_FOUND: (d) => `ledger plugin ${String(d.plugin)} cannot be loaded: ${String(d.reason)}`,
   PLUGIN_INVALID: (d) => `ledger plugin ${String(d.plugin)}: ${String(d.reason)}`,
   PLUGIN_MISSING: (d) =>

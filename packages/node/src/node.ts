@@ -509,7 +509,7 @@ export class QuireNode {
         },
       });
     }
-    return Promise.reject(new Error(`action ${r.type} is not available on this node`));
+    return Promise.reject(new NodeError(NodeErrorCode.ACTION_UNAVAILABLE, { type: r.type }));
   }
 
   /**

@@ -1,6 +1,7 @@
 // The version of the node software: the `version` of this package's package.json (one level above
 // both src/ and dist/).
 import { readFileSync } from 'node:fs';
+import { NodeError, NodeErrorCode } from './errors.js';
 
 let cached: string | undefined;
 
@@ -8,7 +9,7 @@ let cached: string | undefined;
 export function nodePackageVersion(): string {
   if (cached === undefined) {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    if (typeof pkg.version !== 'string') throw new Error('@quire/node package.json has no version');
+    if (typeof pkg.version !== 'string') throw new NodeError(NodeErrorCode.VERSION_UNKNOWN, { reason: 'package.json has no version' });
     cached = pkg.version;
   }
   return cached;

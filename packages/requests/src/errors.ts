@@ -415,6 +415,8 @@ const CATALOGUE = {
   STATE_CORRUPT: { kind: ErrorKind.INVALID, reason: (d) => `state value at ${s(d.key)} is corrupt: ${s(d.problem)}` },
   /** Txns received in catch-up that do not append, prove or apply. Data: ledgerId, problem. */
   CATCHUP_TXNS_REFUSED: { kind: ErrorKind.INVALID, reason: (d) => `caught-up txns of ledger ${s(d.ledgerId)} refused: ${s(d.problem)}` },
+  /** (Quire) A handler registry or auth map built with a conflict or a malformed entry: a programming or plugin configuration error. Data: problem. */
+  REGISTRY_INVALID: { kind: ErrorKind.PLAIN, reason: (d) => `request handlers: ${s(d.problem)}` },
   /** Any unexpected failure while processing a request (never escapes the executor). Data: problem. */
   INTERNAL: { kind: ErrorKind.INVALID, reason: (d) => `internal error while processing the request: ${s(d.problem)}` },
 } satisfies Record<string, CodeSpec>;

@@ -42,6 +42,7 @@ import { txnAuthorAgreementDisableHandler } from './types/txn-author-agreement-d
 import { ledgersFreezeHandler } from './types/ledgers-freeze.js';
 import { getFrozenLedgersHandler } from './types/get-frozen-ledgers.js';
 import { type LedgerPlugin, ledgerPluginProblem } from './plugin.js';
+import { RequestError, RequestErrorCode } from './errors.js';
 
 /**
  * Every handler Quire implements. A new type module adds its import above and one line here.
@@ -101,7 +102,7 @@ export class HandlerRegistry {
 
   /** Adds a handler; a second handler for the same type code is a programming error. */
   register(handler: RequestHandler): this {
-    if (this.byType.has(handler.type)) throw new Error(`duplicate handler for type ${handler.type}`);
+    if (this.byType.has(handler.type)) throw new RequestError(RequestErrorCode.REGISTRY_INVALID, { problem: `duplicate handler for type ${handler.type}` });
     this.byType.set(handler.type, handler);
     return this;
   }
@@ -131,11 +132,17 @@ export class HandlerRegistry {
    */
   registerPlugin(plugin: LedgerPlugin): this {
     const problem = ledgerPluginProblem(plugin);
-    if (problem !== undefined) throw new Error(`plugin ${String((plugin as { name?: unknown } | null)?.name)}: ${problem}`);
+    if (problem !== undefined)
+      throw new RequestError(RequestErrorCode.REGISTRY_INVALID, { problem: `plugin ${String((plugin as { name?: unknown } | null)?.name)}: ${problem}` });
     if (this.pluginsById.has(plugin.ledgerId))
-      throw new Error(`plugin ${plugin.name}: ledger ${plugin.ledgerId} is already the ledger of ${this.pluginsById.get(plugin.ledgerId)?.name}`);
+      throw new RequestError(RequestErrorCode.REGISTRY_INVALID, {
+        problem: `plugin ${plugin.name}: ledger ${plugin.ledgerId} is already the ledger of ${this.pluginsById.get(plugin.ledgerId)?.name}`,
+      });
     for (const h of plugin.handlers)
-      if (this.byType.has(h.type)) throw new Error(`plugin ${plugin.name}: type ${h.type} is already registered (${this.nameOf(h.type)})`);
+      if (this.byType.has(h.type))
+        throw new RequestError(RequestErrorCode.REGISTRY_INVALID, {
+          problem: `plugin ${plugin.name}: type ${h.type} is already registered (${this.nameOf(h.type)})`,
+        });
     for (const h of plugin.handlers) this.register(h);
     this.pluginsById.set(plugin.ledgerId, plugin);
     return this;

@@ -6,6 +6,7 @@ import { type Ed25519KeyPair, ed25519KeyPairFromSeed, ed25519Sign, ed25519Verify
 import type { RequestAnalyzer, RequestCheck } from '../interfaces.js';
 import type { ClientRequestBody } from '../messages.js';
 import type { StandInRequestView } from './standin-executor.js';
+import { ConsensusError, ConsensusErrorCode } from '../errors.js';
 
 /** the request without its signature fields (what the client signs, and the dedup key) */
 function payloadOf(request: ClientRequestBody): Record<string, unknown> {
@@ -105,7 +106,7 @@ export class SimRequestAnalyzer implements RequestAnalyzer, StandInRequestView {
 
   payloadDigestOf(request: ClientRequestBody): string {
     const r = this.analyze(request);
-    if (!r.ok) throw new Error('stand-in executor given an unverified request');
+    if (!r.ok) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: 'stand-in executor given an unverified request' });
     return r.info.payloadDigest;
   }
 }

@@ -31,6 +31,7 @@ import {
   emptyAdversaryStats,
   failedRun,
 } from './sim-run.js';
+import { ConsensusError, ConsensusErrorCode } from '../errors.js';
 
 export type { AdversaryStats, SimNode, SimulationModules, SimulationOptions, SimulationResult } from './sim-run.js';
 export { replayCommand } from './sim-run.js';
@@ -340,7 +341,8 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
 
   private expectNoPending(): void {
     this.touched.clear();
-    if (this.pending.length > 0) throw new Error('this simulation world works asynchronously: use runAsync()');
+    if (this.pending.length > 0)
+      throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: 'this simulation world works asynchronously: use runAsync()' });
   }
 
   /** Waits for the asynchronous work started by the last event and for the writes of the nodes it touched. */

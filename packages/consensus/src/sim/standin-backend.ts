@@ -9,6 +9,7 @@ import { simBlsPublicKey, simConsensusCrypto } from './sim-keys.js';
 import { SimClient, SimRequestAnalyzer } from './sim-requests.js';
 import { StandInExecutor, nodeDest } from './standin-executor.js';
 import { VALIDATOR } from './standin-pool.js';
+import { ConsensusError, ConsensusErrorCode } from '../errors.js';
 
 class StandInWorkload implements SimWorkload {
   private readonly client = new SimClient(new Uint8Array(32).fill(7));
@@ -45,7 +46,7 @@ class StandInWorkload implements SimWorkload {
 
   info(request: ClientRequestBody): SimRequestInfo {
     const check = this.analyzer.analyze(request);
-    if (!check.ok) throw new Error('simulator built an invalid request');
+    if (!check.ok) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: 'simulator built an invalid request' });
     return { digest: check.info.digest, payloadDigest: check.info.payloadDigest };
   }
 }

@@ -13,6 +13,7 @@ import type { SimExecutor } from './backend.js';
 import type { MultiSignature } from '../messages.js';
 import { ChainLedger, EMPTY_ROOT, chain, chainHashed, leafHash } from './standin-ledger.js';
 import { applyNodeTxn, blsKeyIn, EMPTY_POOL, type PoolView, VALIDATOR } from './standin-pool.js';
+import { ConsensusError, ConsensusErrorCode } from '../errors.js';
 
 const LEDGERS = [0, 1, 2] as const;
 const AUDIT = 3;
@@ -88,14 +89,14 @@ export class StandInExecutor implements SimExecutor {
         txn: { data: { dest: nodeDest(g.alias), data: { alias: g.alias, services: [VALIDATOR], blskey: g.blskey } }, type: '0' },
         txnMetadata: { seqNo: this.ledgers.get(0)!.size + 1 },
       });
-      if (!this.appendCommitted(0, txn)) throw new Error('stand-in executor: bad genesis');
+      if (!this.appendCommitted(0, txn)) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: 'stand-in executor: bad genesis' });
     }
     this.genesisRegistry = [...this.poolView(this.committedStateRoot.get(0)!).registry];
   }
 
   private poolView(root: string): PoolView {
     const v = this.poolViews.get(root);
-    if (v === undefined) throw new Error(`stand-in executor: unknown pool state root ${root}`);
+    if (v === undefined) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: `stand-in executor: unknown pool state root ${root}` });
     return v;
   }
 
@@ -225,14 +226,14 @@ export class StandInExecutor implements SimExecutor {
 
   revertLastBatch(): void {
     const a = this.applied.pop();
-    if (a === undefined) throw new Error('stand-in executor: nothing to revert');
+    if (a === undefined) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: 'stand-in executor: nothing to revert' });
     for (const l of [0, 1, 2, 3]) this.ledgers.get(l)!.truncate(a.sizesBefore[l]!);
     this.headStateRoot.set(a.ledgerId, a.stateRootBefore);
   }
 
   commitBatch(multiSigs: MultiSignature[]): CommittedBatch {
     const a = this.applied.shift();
-    if (a === undefined) throw new Error('stand-in executor: nothing to commit');
+    if (a === undefined) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: 'stand-in executor: nothing to commit' });
     const ledger = this.ledgers.get(a.ledgerId)!;
     ledger.committed += a.valid.length;
     this.ledgers.get(AUDIT)!.committed += 1;
@@ -308,7 +309,7 @@ export class StandInExecutor implements SimExecutor {
 
   rootAt(ledgerId: number, size: number): string {
     const l = this.ledgers.get(ledgerId)!;
-    if (size > l.committed) throw new Error('stand-in executor: size beyond committed');
+    if (size > l.committed) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: 'stand-in executor: size beyond committed' });
     return l.roots[size]!;
   }
 
@@ -338,7 +339,7 @@ export class StandInExecutor implements SimExecutor {
     targetRoot: string,
     multiSigs: readonly MultiSignature[] = [],
   ): boolean {
-    if (this.applied.length > 0) throw new Error('stand-in executor: catch-up with uncommitted batches');
+    if (this.applied.length > 0) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: 'stand-in executor: catch-up with uncommitted batches' });
     const l = this.ledgers.get(ledgerId)!;
     const encoded: string[] = [];
     for (const t of txns) {

@@ -9,6 +9,7 @@ import { fork } from 'node:child_process';
 import { extname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type SimulationOptions, type SimulationResult, runSimulation } from './simulator.js';
+import { ConsensusError, ConsensusErrorCode } from '../errors.js';
 
 export interface SweepOptions {
   /** child processes; 1 runs in this process */
@@ -33,7 +34,8 @@ const workerPath = fileURLToPath(new URL(`./sweep-worker${extname(fileURLToPath(
 export async function loadRunner(runner: string | undefined): Promise<SimulateFn> {
   if (runner === undefined) return runSimulation;
   const mod = (await import(pathToFileURL(runner).href)) as { simulate?: unknown };
-  if (typeof mod.simulate !== 'function') throw new Error(`simulation runner ${runner} exports no simulate()`);
+  if (typeof mod.simulate !== 'function')
+    throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: `simulation runner ${runner} exports no simulate()` });
   return mod.simulate as SimulateFn;
 }
 
@@ -69,7 +71,9 @@ export async function runSweep(runs: readonly SimulationOptions[], opts: SweepOp
             feed();
           });
           child.on('error', reject);
-          child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`simulation worker exited with ${code}`))));
+          child.on('exit', (code) =>
+            code === 0 ? resolve() : reject(new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: `simulation worker exited with ${code}` })),
+          );
         }),
     ),
   );

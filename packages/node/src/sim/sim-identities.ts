@@ -7,6 +7,7 @@ import { b58encode, canonicalJson } from '@quire/common';
 import { BlsSecretKey, Ed25519Signer } from '@quire/crypto';
 import { type GenesisNodeSpec, STANDARD_DOMAIN_GENESIS, TRUSTEE_SEED, nodeSeed, poolGenesis, stewardSeed } from '../genesis-gen.js';
 import { type NodeKeys, deriveNodeKeys } from '../keys.js';
+import { ConsensusError, ConsensusErrorCode } from '@quire/consensus';
 
 const signers = new Map<string, Ed25519Signer>();
 const nodeKeysCache = new Map<string, NodeKeys>();
@@ -32,7 +33,7 @@ export function stewardSigner(i: number): Ed25519Signer {
 /** `NodeK` -> K (the index of its steward). */
 export function nodeIndex(alias: string): number {
   const m = /^Node([1-9][0-9]*)$/.exec(alias);
-  if (m === null) throw new Error(`simulated node aliases are Node1..NodeN, got ${alias}`);
+  if (m === null) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: `simulated node aliases are Node1..NodeN, got ${alias}` });
   return Number(m[1]);
 }
 

@@ -12,6 +12,7 @@ import type { SimWorkload as SimWorkloadContract } from '@quire/consensus/sim';
 import { Ed25519Signer } from '@quire/crypto';
 import { parseRequest } from '@quire/requests';
 import { ownerOf, simBlsKey, simNodeAddress, simNodeKeys, stewardSigner, trusteeSigner } from './sim-identities.js';
+import { ConsensusError, ConsensusErrorCode } from '@quire/consensus';
 
 const VALIDATOR = 'VALIDATOR';
 const targets = new Map<number, Ed25519Signer>();
@@ -59,10 +60,10 @@ export class SimWorkload implements SimWorkloadContract {
   variant(request: ClientRequestBody): ClientRequestBody {
     const { signature, signatures, ...payload } = request;
     const author = payload.identifier;
-    if (typeof author !== 'string') throw new Error('a variant needs a request with an identifier');
+    if (typeof author !== 'string') throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: 'a variant needs a request with an identifier' });
     if (typeof signature === 'string') return { ...payload, signatures: { [author]: signature } };
     const own = (signatures as Record<string, unknown> | undefined)?.[author];
-    if (typeof own !== 'string') throw new Error("a variant needs the author's signature");
+    if (typeof own !== 'string') throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: "a variant needs the author's signature" });
     return { ...payload, signature: own };
   }
 

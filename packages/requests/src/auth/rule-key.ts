@@ -2,7 +2,7 @@
  * Rule keys (auth-rules.md §1) and rule matching (§2): `<type>--<ADD|EDIT>--<field>--<old>--<new>`,
  * first match in default-map order wins; `*` in the map's field/old/new positions is a wildcard.
  */
-import { pyRepr } from '../errors.js';
+import { RequestError, RequestErrorCode, pyRepr } from '../errors.js';
 import { DEFAULT_AUTH_MAP } from './default-map.js';
 import type { Constraint } from './constraint.js';
 
@@ -51,7 +51,7 @@ export class AuthMap {
     const keys: string[] = [];
     for (const [key, constraint] of entries) {
       const p = splitRuleKey(key);
-      if (!p) throw new Error(`malformed auth map key ${key}`);
+      if (!p) throw new RequestError(RequestErrorCode.REGISTRY_INVALID, { problem: `malformed auth map key ${key}` });
       const bucket = `${p[0]}--${p[1]}`;
       let list = this.buckets.get(bucket);
       if (!list) this.buckets.set(bucket, (list = []));

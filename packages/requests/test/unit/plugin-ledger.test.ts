@@ -127,6 +127,14 @@ describe('plugin ledgers: registration', () => {
     // a failed registration leaves nothing behind
     const partial = new HandlerRegistry();
     expect(() => partial.registerPlugin({ ...plugin, handlers: [kvPut, { ...getKv, type: '20000' }] })).to.throw(/duplicate handler/);
+    // every refusal of the registry is a coded RequestError
+    try {
+      createDefaultRegistry([{ ...plugin, handlers: [{ ...kvPut, type: '1' }] }]);
+      expect.fail('registered a plugin type that clashes with NYM');
+    } catch (e) {
+      expect(e).to.be.instanceOf(RequestError);
+      expect((e as RequestError).code).to.equal(RequestErrorCode.REGISTRY_INVALID);
+    }
   });
 });
 
