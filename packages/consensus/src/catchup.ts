@@ -17,6 +17,13 @@ const AUDIT = 3;
 const LEDGER_ORDER = [0, 2, 1] as const;
 const CATCHUP_BATCH_SIZE = 50;
 const CATCHUP_MAX_TXNS_PER_REQ = 2000;
+/**
+ * Txns of ledgers 0-2 (and plugin ledgers) applied in one write at most: the contiguous replies waiting when one is
+ * applied go together (one proof check with the last one's proof, one write), up to this many. A reply cut to
+ * MSG_LEN_LIMIT holds about 200 NYM txns; applied one by one, every reply rewrote the upper state-trie nodes of the
+ * batch times it shares with its neighbours, the ledger's hash tiles and the catch-up mark, and paid for a write.
+ */
+const CATCHUP_APPLY_MAX_TXNS = 2000;
 /** minimum gap between two status answers to one peer for one ledger (below the 2 s status retry) */
 const STATUS_ANSWER_INTERVAL_MS = 1000;
 
@@ -27,6 +34,15 @@ export interface CatchupHooks {
   onDone(): void;
 }
 
+/** A CATCHUP_REP received and not yet applied: txns seqNo `last - txns.length + 1`..`last`. */
+interface Reply {
+  from: string;
+  txns: unknown[];
+  consProof: string[];
+  last: number;
+  multiSigs: unknown[] | undefined;
+}
+
 interface Phase {
   ledgerId: number;
   targetSize: number;
@@ -34,7 +50,7 @@ interface Phase {
   /** peers known to hold the target */
   seeders: string[];
   /** replies not yet applied, by first seqNo */
-  replies: Map<number, { from: string; txns: unknown[]; consProof: string[]; last: number; multiSigs: unknown[] | undefined }>;
+  replies: Map<number, Reply>;
   excluded: Set<string>;
   requestedAt: number;
   /** ranges asked of each peer: replies are accepted only from the peer a range was asked of */
@@ -346,11 +362,21 @@ export class Catchup {
     const ctx = this.ctx;
     const ph = this.phase!;
     const ex = ctx.modules.executor;
+    /** after a run of replies that did not apply together: the last seqNo of that run, applied reply by reply */
+    let singlyUntil = 0;
     for (;;) {
       const size = ex.ledgerStatus(ph.ledgerId).size;
       if (size >= ph.targetSize) break;
       const r = ph.replies.get(size + 1);
       if (r === undefined) return;
+      if (size + 1 > singlyUntil) {
+        const run = this.waitingRun(ph, r);
+        if (run.length > 1) {
+          if (this.applyRun(ph, run)) continue;
+          // one of them is bad: apply them one by one to find the peer that sent it
+          singlyUntil = (run.at(-1) ?? r).last;
+        }
+      }
       ph.replies.delete(size + 1);
       // checked multi-signatures of the ledgers caught up so far, this reply's ledger included when
       // it completes it, go into the write of these txns
@@ -367,6 +393,39 @@ export class Catchup {
       }
     }
     this.phaseDone();
+  }
+
+  /**
+   * The contiguous replies waiting from `first` on, up to CATCHUP_APPLY_MAX_TXNS txns; only `first` for the audit
+   * ledger, whose replies carry multi-signatures checked reply by reply.
+   */
+  private waitingRun(ph: Phase, first: Reply): [Reply, ...Reply[]] {
+    const run: [Reply, ...Reply[]] = [first];
+    if (ph.ledgerId === AUDIT) return run;
+    let n = first.txns.length;
+    for (let r = ph.replies.get(first.last + 1); r !== undefined && n + r.txns.length <= CATCHUP_APPLY_MAX_TXNS; r = ph.replies.get(r.last + 1)) {
+      run.push(r);
+      n += r.txns.length;
+    }
+    return run;
+  }
+
+  /**
+   * Applies contiguous replies as one chunk: their txns in order, checked against the target with the last one's
+   * consistency proof (the root after the last txn is the root of all of them), in one atomic write. False, with
+   * nothing applied and the replies kept, when the chunk does not verify or apply.
+   */
+  private applyRun(ph: Phase, run: readonly [Reply, ...Reply[]]): boolean {
+    const ex = this.ctx.modules.executor;
+    const last = run.at(-1) ?? run[0];
+    const completes = last.last >= ph.targetSize;
+    const sigs = this.multiSigs.check([], false, (lid) => this.doneLedgers.has(lid) || (completes && lid === ph.ledgerId));
+    const txns: unknown[] = [];
+    for (const r of run) for (const t of r.txns) txns.push(t);
+    const applied = ex.appendCaughtUp(ph.ledgerId, txns, last.consProof, ph.targetSize, ph.targetRoot, sigs.valid);
+    sigs.settle(applied);
+    if (applied) for (const r of run) ph.replies.delete(r.last - r.txns.length + 1);
+    return applied;
   }
 
   private phaseDone(): void {
