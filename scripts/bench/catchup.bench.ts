@@ -9,6 +9,10 @@
 // (signature checks off: the requests are signed, but checking 50,000 signatures would only slow the
 // set-up). The chunks the leecher applies went through msgpack as on the wire, before timing.
 //
+// The two apply figures: "2,000-txn chunks" is what a node does since the leecher applies the contiguous replies it
+// holds together, up to CATCHUP_APPLY_MAX_TXNS = 2,000 txns in one write (catchup.ts); "128 KiB frames" is one write
+// per frame, as a reply was applied before, and as it still is when the replies come one at a time.
+//
 // Every figure is given three ways, because the machine is shared (see trie.bench.ts): the wall-clock
 // rate; the rate per CPU-second of the whole process (LevelDB's threads and V8's GC helpers
 // included); and the rate per CPU-second of the main JS thread. The load average follows each figure.
