@@ -13,6 +13,7 @@ import { DOMAIN_GENESIS_FILE, POOL_GENESIS_FILE } from './genesis-gen.js';
 import { createLogger } from './logger.js';
 import { COMMIT_FAILED_EXIT_CODE, QuireNode, WRITE_FAILED_EXIT_CODE } from './node.js';
 import { RESTART_EXIT_CODE } from './upgrade/index.js';
+import { NodeError, NodeErrorCode } from './errors.js';
 
 /** Exit code reserved for "restart me" (upgrade / POOL_RESTART): the supervisor starts the node again. */
 export { RESTART_EXIT_CODE };
@@ -133,7 +134,8 @@ export async function main(argv: string[], io: CliIo = stdio): Promise<number> {
 }
 
 /**
- * Runs the node until SIGTERM / SIGINT (exit 0), a restart request of the upgrade service
+ * Runs the node until SIGTERM / SIGINT (exit 0; during the start, the start is aborted and what it
+ * opened closed), a restart request of the upgrade service
  * (POOL_RESTART, an upgrade: RESTART_EXIT_CODE), a batch that could not be written
  * (WRITE_FAILED_EXIT_CODE) or a commit that failed half-way (COMMIT_FAILED_EXIT_CODE), each time after a graceful shutdown bounded by `shutdownTimeoutMs`
  * (exit 1 past it).
@@ -149,15 +151,28 @@ async function runNode(dataDir: string, config: NodeConfig, io: CliIo): Promise<
     else early ??= { reason, code };
   };
   let node: QuireNode;
+  // SIGTERM / SIGINT during the start abort it: what it opened is closed, and the exit is graceful
+  const starting = new AbortController();
+  const onStartSignal = (signal: NodeJS.Signals): void => starting.abort(signal);
+  process.once('SIGTERM', onStartSignal);
+  process.once('SIGINT', onStartSignal);
   try {
     node = await QuireNode.create(
       { dataDir, config },
       { logger, exit: exitFor('restart'), onFatal: (code) => exitFor(code === COMMIT_FAILED_EXIT_CODE ? 'commit-failed' : 'write-failed')(code) },
+      { signal: starting.signal },
     );
   } catch (e) {
+    if (e instanceof NodeError && e.code === NodeErrorCode.ABORTED && starting.signal.aborted) {
+      logger.info({ signal: String(starting.signal.reason) }, 'start aborted');
+      return 0;
+    }
     logger.fatal({ err: e }, 'node failed to start');
     io.err(e instanceof QuireError ? e.message : `error: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
+  } finally {
+    process.off('SIGTERM', onStartSignal);
+    process.off('SIGINT', onStartSignal);
   }
   return new Promise<number>((resolveExit) => {
     let stopping = false;
