@@ -1,21 +1,9 @@
 // Waiting for a condition with a deadline (never a bare sleep as synchronisation).
+import { waitFor as waitForCondition } from '@quire/testing';
 
-/** Calls `fn` every `everyMs` until it returns a value other than undefined; the last error is named on timeout. */
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs: number, everyMs = 250): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() >= end) break;
-    await delay(everyMs);
-  }
-  const why = last instanceof Error ? `: ${last.message}` : last !== undefined ? `: ${String(last)}` : '';
-  throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${why}`);
+/** Calls `fn` every `everyMs` until it returns a value other than undefined; the last error is named on timeout (@quire/testing's waitFor, polling every 250 ms by default). */
+export function waitFor<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs: number, everyMs = 250): Promise<T> {
+  return waitForCondition(what, fn, timeoutMs, everyMs);
 }
 
 /** A pause between polls or a deliberate quiet period; never used to wait for a condition. */

@@ -14,6 +14,7 @@ import type { Request } from '@quire/common';
 import { TRUSTEE_SEED } from '../../../../devnet/lib/node-api.js';
 import { TestPool } from '../../../../test/support/test-pool.js';
 import { Gateway } from '../../src/index.js';
+import { waitFor } from '@quire/testing';
 
 type Json = Record<string, unknown>;
 const trustee = DidKey.fromSeed(TRUSTEE_SEED);
@@ -153,8 +154,7 @@ describe('ledger explorer against a 4-node pool (HTTP on loopback)', function ()
       expect(byDid.status).to.equal(302);
       expect(byDid.headers.get('location')).to.equal(`/dids/${alice.did}`);
       // the search index a listening gateway builds covers the whole domain ledger
-      for (let i = 0; i < 300 && gw.explorer?.index?.status().complete !== true; i++) await new Promise((r) => setTimeout(r, 100));
-      expect(gw.explorer?.index?.status().complete).to.equal(true);
+      await waitFor('the search index to complete', () => (gw.explorer?.index?.status().complete === true ? true : undefined), 30_000, 100);
       const byAlias = await get(`/search?q=${alias}`);
       expect(byAlias.text).to.include(`/ledger/domain/${aliceSeqNo}`);
       const searched = /data-searched="(\d+)" data-size="(\d+)"/.exec(byAlias.text);

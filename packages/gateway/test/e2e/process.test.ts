@@ -12,6 +12,7 @@ import { REPO_ROOT } from '../../../../devnet/lib/layout.js';
 import { POOL_GENESIS_FILE, TRUSTEE_SEED } from '../../../../devnet/lib/node-api.js';
 import { ensureDevnet } from '../../../../devnet/lib/setup.js';
 import { freePortRun } from '../../../../test/support/ports.js';
+import { waitFor } from '@quire/testing';
 
 type Json = Record<string, unknown>;
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -40,14 +41,8 @@ function startCli(args: string[]): { child: ChildProcess; out: () => string; exi
   return { child, out: () => out, exited };
 }
 
-async function waitForUrl(out: () => string, timeoutMs: number): Promise<string> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const m = /"url":"([^"]+)"/.exec(out());
-    if (m) return m[1]!;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no URL printed: ${out()}`);
+function waitForUrl(out: () => string, timeoutMs: number): Promise<string> {
+  return waitFor('the gateway to print its URL', () => /"url":"([^"]+)"/.exec(out())?.[1], timeoutMs, 100);
 }
 
 describe('quire-gateway process (pool not running)', function () {

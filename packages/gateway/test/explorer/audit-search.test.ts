@@ -23,6 +23,7 @@ import { GatewayError, GatewayErrorCode } from '../../src/errors.js';
 import type { GatewayPool, PoolCaller } from '../../src/pool-call.js';
 import type { RouteContext } from '../../src/vdr-routes.js';
 import { Gateway } from '../../src/index.js';
+import { waitFor } from '@quire/testing';
 
 type Json = Record<string, unknown>;
 
@@ -231,8 +232,7 @@ describe('explorer search index', () => {
     const errors: unknown[] = [];
     const index = new SearchIndex(src, opts({ pollMs: 2, maxBackoffMs: 10, step: 100 }), (e) => errors.push(e));
     index.start();
-    for (let i = 0; i < 500 && !index.status().complete; i++) await new Promise((r) => setTimeout(r, 5));
-    expect(index.status().complete).to.equal(true);
+    await waitFor('the index to complete', () => (index.status().complete ? true : undefined), 10_000, 5);
     expect(index.status().error).to.equal(undefined);
     expect(errors).to.have.length(3);
     expect(index.search('late', 5).hits).to.deep.equal([{ seqNo: 10, on: 'alias or name' }]);
@@ -248,8 +248,7 @@ describe('explorer search index', () => {
   it('an empty ledger is complete at once; a bound below one block is refused', async () => {
     const index = new SearchIndex(new FakeSource(0), opts());
     index.start();
-    await new Promise((r) => setTimeout(r, 5));
-    expect(index.status().complete).to.equal(true);
+    await waitFor('the index of an empty ledger to complete', () => (index.status().complete ? true : undefined), 10_000, 5);
     index.stop();
     expect(() => new SearchIndex(new FakeSource(0), opts({ maxTxns: 10 })))
       .to.throw(GatewayError)
@@ -413,8 +412,7 @@ describe('explorer: /search over the whole domain ledger', () => {
     const reads = { n: 0 };
     const { a, ex } = await app(fakeCaller({ domain: 3000, audit: 0, aliases }, reads), { searchDepth: 100, searchIndex: { pollMs: 5, step: 500 } });
     ex.start();
-    for (let i = 0; i < 400 && ex.index?.status().complete !== true; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(ex.index?.status().complete).to.equal(true);
+    await waitFor('the index to complete', () => (ex.index?.status().complete === true ? true : undefined), 10_000, 10);
     const r = await a.inject({ url: '/search?q=FABER', headers: H });
     expect(r.statusCode).to.equal(200);
     expect(r.body).to.include('href="/ledger/domain/2990"').and.include('href="/ledger/domain/2"');
@@ -443,7 +441,7 @@ describe('explorer: /search over the whole domain ledger', () => {
   it('a query that matches more txns than a page shows the newest 100 and says there are more', async () => {
     const { a, ex } = await app(fakeCaller({ domain: 600, audit: 0 }), { searchDepth: 50, searchIndex: { pollMs: 5 } });
     ex.start();
-    for (let i = 0; i < 400 && ex.index?.status().complete !== true; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor('the index to complete', () => (ex.index?.status().complete === true ? true : undefined), 10_000, 10);
     // a part of a DID is matched only in txns read directly (above the index): none here, the index covers all
     const r = await a.inject({ url: `/search?q=${TRUSTEE.slice(0, 10)}`, headers: H });
     expect(r.body).to.include('0 matches in all 600 domain txns');
@@ -473,7 +471,7 @@ describe('explorer: the search index in the gateway', () => {
       expect(await gauge('quire_gateway_search_index_txns')).to.equal(0);
       expect(await gauge('quire_gateway_search_index_complete')).to.equal(0);
       gw.explorer!.start(); // what listen() does
-      for (let i = 0; i < 400 && gw.explorer?.index?.status().complete !== true; i++) await new Promise((r) => setTimeout(r, 10));
+      await waitFor('the index to complete', () => (gw.explorer?.index?.status().complete === true ? true : undefined), 10_000, 10);
       expect(await gauge('quire_gateway_search_index_txns')).to.equal(700);
       expect(await gauge('quire_gateway_search_index_ledger_size')).to.equal(700);
       expect(await gauge('quire_gateway_search_index_complete')).to.equal(1);
