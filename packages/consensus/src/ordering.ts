@@ -9,7 +9,7 @@ import type { RequestIntake } from './intake.js';
 import type { BatchId, Commit, MultiSignature, MultiSignatureValue, Prepare, PrePrepare } from './messages.js';
 import { multiSigFromTuple } from './messages.js';
 import { MultiSigVerdict, checkMultiSignature, registryAtPoolRoot } from './multisig-check.js';
-import { type BatchRecord, newRecord, prepareMatches, samePrePrepare } from './three-pc-log.js';
+import { type BatchRecord, newRecord, prepareMatches, prepareOf, samePrePrepare } from './three-pc-log.js';
 
 export interface OrderingHooks {
   /** after batch k was ordered (checkpoints, batching) */
@@ -241,17 +241,7 @@ export class Ordering {
       this.checkPrepared(r);
       return 'accepted';
     }
-    const prepare: Prepare = {
-      op: 'PREPARE',
-      instId: 0,
-      viewNo: pp.viewNo,
-      ppSeqNo: pp.ppSeqNo,
-      ppTime: pp.ppTime,
-      digest: pp.digest,
-      stateRootHash: pp.stateRootHash,
-      txnRootHash: pp.txnRootHash,
-      auditTxnRootHash: pp.auditTxnRootHash,
-    };
+    const prepare = prepareOf(pp);
     r.ownPrepare = prepare;
     r.prepares.set(ctx.name, prepare);
     ctx.broadcast(prepare);

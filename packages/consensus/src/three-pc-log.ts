@@ -36,6 +36,21 @@ export function newRecord(ppSeqNo: number): BatchRecord {
   };
 }
 
+/** This node's PREPARE of a PRE-PREPARE: its view, seqNo, time, digest and roots. */
+export function prepareOf(pp: PrePrepare): Prepare {
+  return {
+    op: 'PREPARE',
+    instId: 0,
+    viewNo: pp.viewNo,
+    ppSeqNo: pp.ppSeqNo,
+    ppTime: pp.ppTime,
+    digest: pp.digest,
+    stateRootHash: pp.stateRootHash,
+    txnRootHash: pp.txnRootHash,
+    auditTxnRootHash: pp.auditTxnRootHash,
+  };
+}
+
 export function prepareMatches(p: Prepare, pp: PrePrepare): boolean {
   return (
     p.digest === pp.digest &&

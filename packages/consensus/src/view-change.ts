@@ -21,6 +21,7 @@ import {
 import { calcBatches, calcCheckpoint, initialCheckpoint, sameBatchId, sameCheckpoint, viewChangeDigest } from './new-view-calc.js';
 import type { Ordering } from './ordering.js';
 import { InstanceChangeVoting } from './instance-change.js';
+import { prepareOf } from './three-pc-log.js';
 
 export interface ViewChangeHooks {
   /** the view was entered (NEW_VIEW accepted): re-process stashed messages, reset batching */
@@ -704,17 +705,7 @@ export class ViewChanger {
     r.prepared = true;
     if (!ctx.participating) return;
     if (primary !== ctx.name) {
-      r.ownPrepare = {
-        op: 'PREPARE',
-        instId: 0,
-        viewNo: pp.viewNo,
-        ppSeqNo: pp.ppSeqNo,
-        ppTime: pp.ppTime,
-        digest: pp.digest,
-        stateRootHash: pp.stateRootHash,
-        txnRootHash: pp.txnRootHash,
-        auditTxnRootHash: pp.auditTxnRootHash,
-      };
+      r.ownPrepare = prepareOf(pp);
       ctx.broadcast(r.ownPrepare);
     }
     const blsSigs: Record<string, string> = {};
