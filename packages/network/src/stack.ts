@@ -53,7 +53,9 @@ export async function createQuireLibp2p<S extends ServiceMap = Record<string, ne
 ): Promise<Libp2p<S & BaseServices>> {
   const { signal } = abort;
   if (isAborted(signal)) throw abortedError(signal);
-  const services = { ...options.services, identify: identify() } as ServiceFactoryMap<S & BaseServices>;
+  // identify first: services start in this order, and gossipsub's topology reads the protocols identify learns on each
+  // new connection (registered after gossipsub, a re-dialled peer was at times never sent the topic subscriptions)
+  const services = { identify: identify(), ...options.services } as ServiceFactoryMap<S & BaseServices>;
   const libp2p = await createLibp2p<S & BaseServices>({
     ...(options.privateKey === undefined ? {} : { privateKey: options.privateKey }),
     addresses: { listen: options.listen ?? [] },
