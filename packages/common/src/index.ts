@@ -120,27 +120,5 @@ export {
 export type { DecodedFrame, FrameDecoderOptions, Envelope } from './client-wire.js';
 export { TypedEmitter } from './typed-emitter.js';
 export { backoffDelay } from './backoff.js';
-export {
-  DomainMarker,
-  CLAIM_DEF_DEFAULT_SIGNATURE_TYPE,
-  CLAIM_DEF_DEFAULT_TAG,
-  nymKey,
-  nymTxnId,
-  attribKey,
-  schemaKey,
-  claimDefKey,
-  revocRegDefKey,
-  revocRegEntryKey,
-  revocRegAccumKey,
-  richSchemaIdKey,
-  richSchemaMetadataKey,
-  RULE_KEY_DELIMITER,
-  authRuleStateKey,
-  TAA_LATEST_KEY,
-  AML_LATEST_KEY,
-  taaDigestKey,
-  taaVersionKey,
-  amlVersionKey,
-  FROZEN_LEDGERS_KEY,
-} from './state-keys.js';
-export type { AttribKind } from './state-keys.js';
+// the state-key layout (formats.md §8.2): one definition, shared by the write and read handlers and the light client
+export * from './state-keys.js';
