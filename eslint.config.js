@@ -14,7 +14,7 @@ const MAY_IMPORT = {
   storage: ['common'],
   requests: ['common', 'crypto', 'storage'],
   consensus: ['common', 'crypto', 'storage/proofs'],
-  network: ['common'],
+  network: ['common', 'crypto'],
   node: ['common', 'crypto', 'storage', 'requests', 'consensus', 'network'],
   client: ['common', 'crypto', 'storage/proofs', 'network/dial'],
   gateway: ['common', 'client'],

@@ -17,6 +17,7 @@ export {
 export type { Ed25519KeyPair, Ed25519VerifierOptions } from './ed25519.js';
 export { ed25519VerifyPortable, ed25519VerifyPortableAsync } from './ed25519-noble.js';
 export { Ed25519Signer, seedBytes } from './signer.js';
+export { libp2pPrivateKeyFromSeed } from './libp2p-key.js';
 export { BLS12_381_R, blsKeygen } from './bls-keygen.js';
 export {
   BLS_DST,

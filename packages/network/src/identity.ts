@@ -1,5 +1,5 @@
 import { IdentifierError, peerIdOfNodeDest } from '@quire/common';
-import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
+import { CryptoError, libp2pPrivateKeyFromSeed } from '@quire/crypto';
 import { peerIdFromPrivateKey, peerIdFromString } from '@libp2p/peer-id';
 import type { PeerId, PrivateKey } from '@libp2p/interface';
 import { NetworkError, NetworkErrorCode } from './errors.js';
@@ -8,14 +8,17 @@ import { NetworkError, NetworkErrorCode } from './errors.js';
 export const ED25519_KEY_LENGTH = 32;
 
 /**
- * The libp2p private key of a node: its ed25519 node key derived from its 32-byte seed. The same seed
- * always gives the same key, hence the same PeerId.
+ * The libp2p private key of a node: its ed25519 node key derived from its 32-byte seed (crypto's
+ * `libp2pPrivateKeyFromSeed`, the rule the client SDK uses too). The same seed always gives the same key, hence the
+ * same PeerId. Throws NetworkError INVALID_SEED (data `length`).
  */
 export async function nodePrivateKeyFromSeed(seed: Uint8Array): Promise<PrivateKey> {
-  if (!(seed instanceof Uint8Array) || seed.length !== ED25519_KEY_LENGTH) {
-    throw new NetworkError(NetworkErrorCode.INVALID_SEED, { length: seed instanceof Uint8Array ? seed.length : -1 });
+  try {
+    return await libp2pPrivateKeyFromSeed(seed);
+  } catch (e) {
+    if (!(e instanceof CryptoError)) throw e;
+    throw new NetworkError(NetworkErrorCode.INVALID_SEED, { length: e.data.length });
   }
-  return generateKeyPairFromSeed('Ed25519', seed);
 }
 
 /** The PeerId (as a PeerId object) of the node whose `NODE.dest` is `dest` (base58 of a 32-byte verkey). */

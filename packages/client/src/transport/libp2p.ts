@@ -14,7 +14,8 @@ import type { PeerId, PrivateKey } from '@libp2p/interface';
 import type { Multiaddr } from '@multiformats/multiaddr';
 import type { Libp2p } from 'libp2p';
 import { backoffDelay } from '@quire/common';
-import { NetworkError, clientYamuxOptions, createQuireLibp2p, nodePrivateKeyFromSeed } from '@quire/network/dial';
+import { CryptoError, libp2pPrivateKeyFromSeed } from '@quire/crypto';
+import { clientYamuxOptions, createQuireLibp2p } from '@quire/network/dial';
 import { ClientError, ClientErrorCode } from '../errors.js';
 import { silentLogger, type ClientLogger } from '../logger.js';
 import { clientMultiaddr, peerIdOfDest, type NodeAddress } from './connection.js';
@@ -22,14 +23,14 @@ import { clientMultiaddr, peerIdOfDest, type NodeAddress } from './connection.js
 export { createClientLibp2p } from '@quire/network/dial';
 
 /**
- * The libp2p private key of an ed25519 seed (the nodes' rule, `nodePrivateKeyFromSeed`): the same seed always gives
- * the same key, hence the same PeerId. Throws ClientError INVALID_SEED.
+ * The libp2p private key of an ed25519 seed (crypto's `libp2pPrivateKeyFromSeed`, the nodes' rule too): the same seed
+ * always gives the same key, hence the same PeerId. Throws ClientError INVALID_SEED (data `length`).
  */
 export async function privateKeyFromSeed(seed: Uint8Array): Promise<PrivateKey> {
   try {
-    return await nodePrivateKeyFromSeed(seed);
+    return await libp2pPrivateKeyFromSeed(seed);
   } catch (e) {
-    if (e instanceof NetworkError) throw new ClientError(ClientErrorCode.INVALID_SEED, e.data);
+    if (e instanceof CryptoError) throw new ClientError(ClientErrorCode.INVALID_SEED, { length: e.data.length });
     throw e;
   }
 }
