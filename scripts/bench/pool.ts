@@ -9,6 +9,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { Session } from 'node:inspector/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import { isPlainObject, parseJson, stringifyJson } from '@quire/common';
 import { PoolLedger, buildGetTxnRequest } from '@quire/client';
@@ -171,6 +172,8 @@ let lost: number | undefined;
 /** Something went wrong: the pool's directory (node logs, databases) is kept for inspection. */
 let inspect = false;
 const results: { writes?: number; p50?: number; p99?: number; reads?: number } = {};
+/** the load generator's CPU profile of the reads phase (--cpu-prof), written after the nodes' summary */
+let generatorProfile: string | undefined;
 if (needPool) {
   const dir = mkdtempSync(join(tmpdir(), 'quire-bench-pool-'));
   if (opts.cpuProf !== undefined) mkdirSync(resolve(opts.cpuProf), { recursive: true });
@@ -425,13 +428,21 @@ if (needPool) {
       try {
         // enough reads for the whole phase: the closed loop's default of 2,000 per second of duration ran out after
         // about half of it at 4,000 reads/s
+        // --cpu-prof: the load generator (the SDK's read path) is profiled too, over the measured loop only
+        const prof = opts.cpuProf === undefined ? undefined : new Session();
+        prof?.connect();
         r = await load(`verified reads, ${opts.readConcurrency} in flight, ${opts.readConnections} connection(s) per node`, {
           mix: 'read',
           concurrency: opts.readConcurrency,
           durationMs: D,
           presign: Math.ceil(opts.duration * READS_PRESIGNED_PER_S),
           requestTimeoutMs: opts.timeout,
+          ...(prof === undefined ? {} : { onStart: () => void prof.post('Profiler.enable').then(() => prof.post('Profiler.start')) }),
         });
+        if (prof !== undefined) {
+          generatorProfile = JSON.stringify((await prof.post('Profiler.stop')).profile);
+          prof.disconnect();
+        }
         if (r.schedule.sent >= Math.ceil(opts.duration * READS_PRESIGNED_PER_S))
           say(`  the ${r.schedule.sent.toLocaleString('en-US')} reads prepared were used up before the end of the phase`);
       } finally {
@@ -638,6 +649,12 @@ if (needPool) {
     for (const p of s.byPackage) say(`  ${(100 * p.share).toFixed(1).padStart(5)} %  ${p.name}`);
     say('  top functions (self time):');
     for (const p of s.byFunction) say(`  ${(100 * p.share).toFixed(1).padStart(5)} %  ${p.name}`);
+    if (generatorProfile !== undefined) {
+      // a subdirectory as a node's: scripts/bench/profile-split.ts <dir> --node generator
+      mkdirSync(join(resolve(opts.cpuProf), 'generator'), { recursive: true });
+      writeFileSync(join(resolve(opts.cpuProf), 'generator', 'reads.cpuprofile'), generatorProfile);
+      say(`CPU profile of the load generator over the reads phase: ${join(resolve(opts.cpuProf), 'generator')}`);
+    }
   }
   if (opts.keep === true || inspect) say(`pool data kept in ${dir}${inspect ? ' (something failed: see the node logs there)' : ''}`);
   else rmSync(dir, { recursive: true, force: true });
