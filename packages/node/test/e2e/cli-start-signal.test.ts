@@ -1,16 +1,14 @@
 // `quire-node start` stopped by SIGTERM while it is still starting: the start is aborted (what it
 // opened is closed) and the process exits 0 like a stop after the start, instead of dying on the
 // signal with its stores half-opened.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { openLevelKvStore } from '@quire/storage';
 import { main, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/index.js';
-import { freePort, waitFor } from './support.js';
-
-const REPO = resolve(import.meta.dirname, '../../../..');
+import { freePort, spawnNodeStart, waitFor } from './support.js';
 
 describe('e2e: quire-node start stopped while starting', function () {
   this.timeout(120_000);
@@ -42,23 +40,7 @@ describe('e2e: quire-node start stopped while starting', function () {
     expect(await main(['init', '--data-dir', dir, '--name', alias, '--seed', nodeSeed(alias), '--json'], quiet)).to.equal(0);
     const cfg = join(dir, 'config.json');
     await writeFile(cfg, JSON.stringify({ poolGenesisFile: genesis.pool, domainGenesisFile: genesis.domain, logLevel: 'info' }));
-    const p = spawn(
-      process.execPath,
-      [
-        '--conditions=quire-source',
-        '--import',
-        'tsx',
-        '--import',
-        '@quire/common/polyfill',
-        'packages/node/src/cli.ts',
-        'start',
-        '--data-dir',
-        dir,
-        '--config',
-        cfg,
-      ],
-      { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const p = spawnNodeStart(dir, cfg);
     proc = p;
     const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => p.once('exit', (code, signal) => res({ code, signal })));
     let signalled = false;

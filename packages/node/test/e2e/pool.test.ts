@@ -1,20 +1,19 @@
 // A 4-node pool of real `quire-node start` processes on 127.0.0.1 (random free ports, temp dirs):
 // a NYM signed by Trustee1 is ordered (f+1 matching REPLYs), read back from every node with a
 // verified BLS multi-signature and trie proof, and every node's ledgers agree after shutdown.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { b58decode, b58encode, b64decode, multiSignatureMessage, parseJson, signatureInput } from '@quire/common';
 import { Ed25519Signer, blsVerifyAggregate } from '@quire/crypto';
-import { NodeConnection } from '@quire/network';
+import { NodeConnection } from '@quire/client';
 import { nymKey } from '@quire/requests';
 import { Ledger, openLevelKvStore, verifyTrieProofAt } from '@quire/storage';
 import { TRUSTEE_SEED, main, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/index.js';
-import { freePort, waitFor } from './support.js';
+import { freePort, spawnNodeStart, waitFor } from './support.js';
 
-const REPO = resolve(import.meta.dirname, '../../../..');
 const N = 4;
 
 describe('e2e: 4-node pool of quire-node processes', function () {
@@ -49,23 +48,7 @@ describe('e2e: 4-node pool of quire-node processes', function () {
         consensus: { stateFreshnessUpdateIntervalSec: 3 },
       };
       await writeFile(cfg, JSON.stringify(config));
-      const p = spawn(
-        process.execPath,
-        [
-          '--conditions=quire-source',
-          '--import',
-          'tsx',
-          '--import',
-          '@quire/common/polyfill',
-          'packages/node/src/cli.ts',
-          'start',
-          '--data-dir',
-          dir,
-          '--config',
-          cfg,
-        ],
-        { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' } },
-      );
+      const p = spawnNodeStart(dir, cfg);
       const log: string[] = [];
       logs.push(log);
       p.stdout!.on('data', (d: Buffer) => log.push(d.toString()));

@@ -1,5 +1,7 @@
-// Shared by the e2e tests of this package: free loopback ports and condition polling.
+// Shared by the e2e tests of this package: free loopback ports, condition polling, the node CLI started as a process.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { resolve } from 'node:path';
 import { waitFor as waitForValue } from '@quire/testing';
 
 function portFree(port: number): Promise<boolean> {
@@ -31,4 +33,20 @@ export async function freePort(): Promise<number> {
 /** Polls `fn` until it returns a value (errors count as "not yet"), or fails after `timeoutMs` (@quire/testing's). */
 export function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 200): Promise<T> {
   return waitForValue(what, fn, timeoutMs, intervalMs);
+}
+
+/** The repository's root: the node CLI runs from its sources there. */
+export const REPO = resolve(import.meta.dirname, '../../../..');
+
+/**
+ * Starts `quire-node start` from the sources, as an operator would run it, with its stdout and stderr piped. `env`
+ * is added to this process's environment (LOG_LEVEL defaults to this process's, or info).
+ */
+export function spawnNodeStart(dataDir: string, configFile: string, env: NodeJS.ProcessEnv = {}): ChildProcess {
+  const args = ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', 'packages/node/src/cli.ts'];
+  return spawn(process.execPath, [...args, 'start', '--data-dir', dataDir, '--config', configFile], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...env },
+  });
 }

@@ -5,19 +5,18 @@
 // - a POOL_UPGRADE whose times are less than 5 minutes apart is refused unless forced; a forced one
 //   upgrades the nodes one after the other (the devnet's upgrade action records the version), each
 //   writing NODE_UPGRADE in_progress then complete, in schedule order.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { b58encode, parseJson, signatureInput } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
-import { NodeConnection } from '@quire/network';
+import { NodeConnection } from '@quire/client';
 import { Ledger, openLevelKvStore } from '@quire/storage';
 import { RESTART_EXIT_CODE, TRUSTEE_SEED, main, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/index.js';
-import { freePort, waitFor } from './support.js';
+import { REPO, freePort, spawnNodeStart, waitFor } from './support.js';
 
-const REPO = resolve(import.meta.dirname, '../../../..');
 const N = 4;
 const trustee = Ed25519Signer.fromSeed(TRUSTEE_SEED);
 const te = new TextEncoder();
@@ -48,23 +47,7 @@ class Supervised {
 
   start(): void {
     this.starts++;
-    const p = spawn(
-      process.execPath,
-      [
-        '--conditions=quire-source',
-        '--import',
-        'tsx',
-        '--import',
-        '@quire/common/polyfill',
-        'packages/node/src/cli.ts',
-        'start',
-        '--data-dir',
-        this.dir,
-        '--config',
-        this.cfg,
-      ],
-      { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' } },
-    );
+    const p = spawnNodeStart(this.dir, this.cfg);
     this.proc = p;
     p.stdout!.on('data', (d: Buffer) => this.log.push(d.toString()));
     p.stderr!.on('data', (d: Buffer) => this.log.push(d.toString()));
