@@ -2,13 +2,16 @@
 // subdirectory of .cpuprofile files per node) and prints, for each node, its busy time, the shares by area and the
 // functions with the most self time (the same split as bench:pool's summary of all nodes together, which mixes
 // the primary with the backups). `--callers <text>` adds, for the functions whose name or location contains the
-// text, the chains of Quire functions that called them, by self time.
+// text, the chains of Quire functions that called them, by self time. `--long-tasks [ms]` lists each node's long
+// tasks instead: the stretches of busy samples at least that long (default 50 ms) in which its event loop did not
+// turn (nothing else, a refusal, a timer, a socket read, ran meanwhile), and the functions inside the longest ones.
 //
-//   node --import tsx scripts/bench/profile-split.ts /tmp/prof [--top 15] [--callers verifyOneShot]
+//   node --import tsx scripts/bench/profile-split.ts /tmp/prof [--top 15] [--callers verifyOneShot] [--long-tasks 50]
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { summarizeProfiles } from '../load/lib/cpu-profile.js';
+import { formatLongTasks, longTasks, type CpuProfile as LongTaskProfile } from '../load/lib/long-tasks.js';
 
 interface ProfileNode {
   id: number;
@@ -37,10 +40,20 @@ const opts = new Command('profile-split')
   )
   .option('--callers <text>', 'also list who called the functions whose name or location contains this text')
   .option('--node <name>', 'only this node (a subdirectory name)')
+  .option('--long-tasks [ms]', 'list the long tasks (busy stretches without a turn of the event loop) at least this long, ms', (v) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('--long-tasks takes a positive number of ms');
+    return n;
+  })
+  .option('--longest <n>', 'with --long-tasks: the longest tasks detailed per profile', (v) => {
+    const n = Number(v);
+    if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError('--longest takes a positive integer');
+    return n;
+  })
   .showHelpAfterError()
   .parse(process.argv);
 const dir = opts.args[0]!;
-const o = opts.opts<{ top: number; callers?: string; node?: string }>();
+const o = opts.opts<{ top: number; callers?: string; node?: string; longTasks?: number | true; longest?: number }>();
 
 // output piped into head and the like: stop quietly once the reader is gone
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
@@ -89,6 +102,17 @@ if (nodes.length === 0) {
 }
 for (const name of nodes) {
   const nodeDir = join(dir, name);
+  if (o.longTasks !== undefined) {
+    const minMs = o.longTasks === true ? 50 : o.longTasks;
+    for (const f of readdirSync(nodeDir)
+      .filter((x) => x.endsWith('.cpuprofile'))
+      .sort()) {
+      const r = longTasks(JSON.parse(readFileSync(join(nodeDir, f), 'utf8')) as LongTaskProfile, { minMs, longest: o.longest ?? 5, top: Math.min(o.top, 8) });
+      console.log(`${name} ${f}:`);
+      for (const l of formatLongTasks(r)) console.log(l);
+    }
+    continue;
+  }
   const s = summarizeProfiles(nodeDir, o.top);
   console.log(`${name}: ${(s.busyMs / 1000).toFixed(1)} s busy of ${(s.totalMs / 1000).toFixed(1)} s sampled (${s.files} profiles); shares of busy time`);
   console.log('  by area:');
