@@ -40,8 +40,16 @@ export interface ClientHostOptions {
   /** Token bucket per client connection (shared by its streams): requests per second and burst. */
   clientRate: number;
   clientBurst: number;
-  /** Requests of one session awaiting respond() before further ones are refused. */
+  /** Requests of one session awaiting respond() (queued for the handler or in its hands) before further ones are refused. */
   maxPendingPerSession: number;
+  /**
+   * Requests handed to the `request` handler in one turn of the event loop, at most; the others wait in arrival order
+   * (each counted in its session's pending requests) for the next turn, so a burst of frames read in one go (thousands
+   * after a stall) never holds the event loop for the time of all their handlers.
+   */
+  requestsPerTurn: number;
+  /** A turn of request handlers ends once it took this long, ms. */
+  requestsTurnMs: number;
   /** A session without requests in flight and without inbound frames for this long is closed. */
   idleTimeoutMs: number;
   /** A request frame begun but not completed within this time resets the stream (slowloris guard). */
@@ -71,6 +79,8 @@ export const defaultClientHostOptions: Omit<ClientHostOptions, 'seed'> = {
   clientRate: 50,
   clientBurst: 200,
   maxPendingPerSession: 256,
+  requestsPerTurn: 256,
+  requestsTurnMs: 5,
   idleTimeoutMs: 60_000,
   partialFrameTimeoutMs: 10_000,
   maxWriteBufferBytes: 4 * 1024 * 1024,
@@ -104,6 +114,13 @@ interface Session {
   pending: Set<number>;
 }
 
+/** A request that passed the transport's checks, waiting for its turn to reach the `request` handler. */
+interface Inbound {
+  session: Session;
+  requestId: number;
+  payload: Uint8Array;
+}
+
 /**
  * The client host: a second libp2p instance (TCP + Noise + Yamux + Identify) on client_ip:client_port with the node's
  * key, open to any peer within connection caps, serving /quire/client/1.0.0: pipelined requests with ids, one response
@@ -114,6 +131,10 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
   private readonly buckets = new Map<string, TokenBucket>(); // by connection id
   private readonly sweep: NodeJS.Timeout;
   private nextSession = 1;
+  /** requests waiting for the handler, arrival order (from `inboxHead` on) */
+  private inbox: Inbound[] = [];
+  private inboxHead = 0;
+  private drainScheduled = false;
 
   private constructor(
     readonly options: ClientHostOptions,
@@ -189,8 +210,15 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
     return this.write(s, EnvelopeKind.PUSH, requestId, data);
   }
 
+  /** Requests that passed the transport's checks and wait for their turn to reach the handler. */
+  get queuedRequests(): number {
+    return this.inbox.length - this.inboxHead;
+  }
+
   protected shutdown(): void {
     clearInterval(this.sweep);
+    this.inbox = [];
+    this.inboxHead = 0;
     for (const s of this.sessions_.values()) s.fs.abort('local');
     this.sessions_.clear();
   }
@@ -278,7 +306,49 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
     }
     s.pending.add(env.id);
     this.stats_.messagesIn++;
-    const requestId = env.id;
+    this.inbox.push({ session: s, requestId: env.id, payload: env.payload });
+    if (!this.drainScheduled) {
+      this.drainScheduled = true;
+      setImmediate(() => this.drainInbox());
+    }
+  }
+
+  /** Hands queued requests to the handler, at most `requestsPerTurn` or `requestsTurnMs` of them per turn. */
+  private drainInbox(): void {
+    this.drainScheduled = false;
+    const endsAt = performance.now() + this.options.requestsTurnMs;
+    let n = 0;
+    while (this.inboxHead < this.inbox.length) {
+      if (this.closing !== undefined) return;
+      if (n >= this.options.requestsPerTurn || (n > 0 && performance.now() >= endsAt)) {
+        this.drainScheduled = true;
+        setImmediate(() => this.drainInbox());
+        break;
+      }
+      const next = this.inbox[this.inboxHead];
+      this.inbox[this.inboxHead++] = undefined as unknown as Inbound;
+      n++;
+      if (next !== undefined) this.dispatch(next);
+    }
+    if (this.inboxHead >= this.inbox.length) {
+      this.inbox = [];
+      this.inboxHead = 0;
+    } else if (this.inboxHead >= 4096 && this.inboxHead * 2 >= this.inbox.length) {
+      this.inbox = this.inbox.slice(this.inboxHead);
+      this.inboxHead = 0;
+    }
+  }
+
+  private dispatch(q: Inbound): void {
+    const s = q.session;
+    // its session closed while it waited: nobody to answer (the pending set went with the session)
+    if (this.sessions_.get(s.id) !== s) return;
+    if (this.listenerCount('request') === 0) {
+      s.pending.delete(q.requestId);
+      this.refuse(s, q.requestId, ClientRefusalCode.SHUTTING_DOWN);
+      return;
+    }
+    const requestId = q.requestId;
     let answered = false;
     const respond: Respond = (out) => {
       if (answered) return false;
@@ -286,7 +356,7 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
       s.pending.delete(requestId);
       return this.write(s, EnvelopeKind.RESPONSE, requestId, out);
     };
-    this.emit('request', s.id, env.payload, respond, { peerId: s.conn.remotePeer.toString(), remoteAddr: s.conn.remoteAddr.toString(), requestId });
+    this.emit('request', s.id, q.payload, respond, { peerId: s.conn.remotePeer.toString(), remoteAddr: s.conn.remoteAddr.toString(), requestId });
   }
 
   private refuse(s: Session, requestId: number, code: ClientRefusalCode): void {

@@ -1,16 +1,7 @@
 import { expect } from 'chai';
 import { connect } from 'node:net';
-import {
-  ClientRefusalCode,
-  ClientHost,
-  ClientRequestError,
-  EnvelopeKind,
-  NetworkError,
-  NetworkErrorCode,
-  NodeConnection,
-  encodeEnvelope,
-  type ClientHostOptions,
-} from '../../src/index.js';
+import { ClientError, ClientErrorCode, ClientRequestError, NodeConnection } from '@quire/client';
+import { ClientRefusalCode, ClientHost, EnvelopeKind, encodeEnvelope, type ClientHostOptions } from '../../src/index.js';
 import { destOf, nodeSeed, waitFor } from './helpers.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -99,7 +90,7 @@ describe('client host', function () {
       const r = c.request(new Uint8Array(200 * 1024)).catch((e: unknown) => e);
       await closed;
       expect(refused).to.deep.equal([ClientRefusalCode.MESSAGE_TOO_LARGE]);
-      expect(((await r) as NetworkError).code).to.equal(NetworkErrorCode.STREAM_CLOSED);
+      expect(((await r) as ClientError).code).to.equal(ClientErrorCode.STREAM_CLOSED);
     } finally {
       await h.close();
     }
@@ -116,6 +107,30 @@ describe('client host', function () {
     expect((throttled[0] as PromiseRejectedResult).reason.data.reason).to.equal('rate limited');
     const politeAnswers = await Promise.all([polite.request(enc('p1')), polite.request(enc('p2'))]);
     expect(politeAnswers.map(dec)).to.deep.equal(['echo p1', 'echo p2']);
+  });
+
+  it('hands a burst of requests to the handler a few per turn of the event loop, in arrival order', async () => {
+    const h = await ClientHost.create({ seed: nodeSeed(1), clientRate: 10_000, clientBurst: 10_000, requestsPerTurn: 4, requestsTurnMs: 1_000 });
+    try {
+      const handled: string[] = [];
+      let handledAtFirstTurn = -1;
+      h.on('request', (_clientId, data, respond) => {
+        // a timer or a peer's message queued while the burst is handled runs after this turn, not after the burst
+        if (handled.length === 0) setImmediate(() => (handledAtFirstTurn = handled.length));
+        handled.push(dec(data));
+        respond(data);
+      });
+      const c = await NodeConnection.connect({ host: '127.0.0.1', port: h.port, dest, timeoutMs: 5000 });
+      clients.push(c);
+      const texts = Array.from({ length: 40 }, (_, i) => `burst ${i}`);
+      const answers = await Promise.all(texts.map((t) => c.request(enc(t))));
+      expect(answers.map(dec)).to.deep.equal(texts);
+      expect(handled).to.deep.equal(texts);
+      expect(handledAtFirstTurn).to.equal(4);
+      expect(h.queuedRequests).to.equal(0);
+    } finally {
+      await h.close();
+    }
   });
 
   it('refuses malformed envelopes and duplicate ids without closing', async () => {
