@@ -325,10 +325,11 @@ export class ConsensusCore {
   /**
    * Admission control at the door (intake.ts): false when this node refuses the client write
    * `request` as overloaded, decided before it is verified and queued behind other events. Only
-   * records the refusal; the caller answers REQNACK "pool overloaded".
+   * records the refusal; the caller answers REQNACK "pool overloaded". `inProgress`: the writes
+   * the caller admitted that have not reached the core yet (they count toward the limit).
    */
-  admitAtDoor(request: ClientRequestBody): boolean {
-    return this.intake.admitAtDoor(request);
+  admitAtDoor(request: ClientRequestBody, inProgress = 0): boolean {
+    return this.intake.admitAtDoor(request, inProgress);
   }
 
   private afterEvent(): void {

@@ -184,8 +184,12 @@ export class RequestIntake {
    * when this node refuses `request` (it refused it before, or it holds no request of this identity
    * and is full); the refusal is then remembered. A request without a well-formed identity passes
    * (the full check will refuse it as malformed).
+   *
+   * `inProgress`: the writes the caller admitted at the door that have not reached this intake yet
+   * (in verification, or queued behind other events): they count toward the limit, so that a burst
+   * of client frames read in one go is not admitted whole before the first of them is stored.
    */
-  admitAtDoor(request: ClientRequestBody): boolean {
+  admitAtDoor(request: ClientRequestBody, inProgress = 0): boolean {
     const identity = requestIdentity(request);
     if (identity === undefined) return true;
     // held or ordered here first: a request refused once and taken in later (n-f PROPAGATEs, a PRE-PREPARE naming
@@ -194,7 +198,7 @@ export class RequestIntake {
     if (d !== undefined && (this.entries.get(d)?.identity === identity || this.orderedBodies.get(d)?.identity === identity)) return true;
     if (this.orderedIdentities.has(identity)) return true;
     if (this.refused.has(identity)) return this.propagatedHere(identity) !== undefined;
-    if (!this.full) return true;
+    if (this.entries.size + Math.max(0, inProgress) < this.limit) return true;
     this.refuse(identity);
     return false;
   }

@@ -59,9 +59,19 @@ export interface ClientPathOptions {
   maxMessageLength: number;
   /** most txns in one CATCHUP_REP */
   maxCatchupTxns: number;
+  /** admitted client writes checked (parsed in full, signatures verified) in one turn of the event loop, at most */
+  checksPerTurn: number;
+  /** a turn of admitted writes' checks ends once it took this long, ms (the event loop turns before the next ones) */
+  checksTurnMs: number;
 }
 
-export const defaultClientPathOptions: ClientPathOptions = { replyTimeoutMs: 15_000, maxMessageLength: 128 * 1024, maxCatchupTxns: 2000 };
+export const defaultClientPathOptions: ClientPathOptions = {
+  replyTimeoutMs: 15_000,
+  maxMessageLength: 128 * 1024,
+  maxCatchupTxns: 2000,
+  checksPerTurn: 64,
+  checksTurnMs: 5,
+};
 
 export interface ClientPathModules {
   pipeline: RequestPipeline;
@@ -78,8 +88,11 @@ export interface ClientPathModules {
    * Admission control at the door: false when consensus refuses this write as overloaded (it holds
    * too many pending requests, or refused this very request before). Asked before the write is
    * verified, so a refusal costs a parse and is answered at once; without it every write passes.
+   * `inProgress`: the client writes this path admitted and has not yet answered (in verification,
+   * or handed to consensus and not acknowledged): they count toward consensus's limit, so a burst
+   * of frames read in one go is refused at the door beyond it instead of being verified whole.
    */
-  admit?(request: Record<string, unknown>): boolean;
+  admit?(request: Record<string, unknown>, inProgress: number): boolean;
   /** applies a forced POOL_CONFIG / POOL_UPGRADE that passed validation on receipt (requests.md §5.5) */
   onForced?(request: Request, digest: string): void;
   /**
@@ -97,6 +110,8 @@ export interface ClientPathModules {
 
 interface Pending {
   channel: ClientChannel;
+  /** counted in `ClientPath.inProgress` until its first answer (client writes admitted at the door) */
+  counted?: boolean;
   identifier: string;
   reqId: number | bigint;
   /** the first answer (REQACK/REQNACK/REPLY) has been sent */
@@ -110,13 +125,19 @@ interface Pending {
 
 const textDecoder = new TextDecoder('utf-8', { fatal: false });
 
+/** A write consensus has not answered at all is released after this many reply timeouts (see `expire`). */
+const UNANSWERED_EXPIRY_FACTOR = 4;
+
 export { encodeReply };
 
 export class ClientPath {
   private readonly modules: ClientPathModules;
   private readonly options: ClientPathOptions;
   private readonly pending = new Map<string, Pending>();
+  /** client writes admitted at the door and not answered yet (verifying, or waiting for consensus's first answer) */
+  private inProgress_ = 0;
   private readonly clock: () => number;
+  private readonly gate: TurnGate;
   private writable = true;
   private nextConn = 1;
   private stopped = false;
@@ -125,6 +146,7 @@ export class ClientPath {
     this.modules = modules;
     this.options = { ...defaultClientPathOptions, ...options };
     this.clock = modules.monotonicMs ?? (() => performance.now());
+    this.gate = new TurnGate(this.options.checksPerTurn, this.options.checksTurnMs, () => performance.now());
   }
 
   /** POOL_CONFIG `writes` (requests.md §1.5, §5.4). */
@@ -143,6 +165,11 @@ export class ClientPath {
 
   get pendingCount(): number {
     return this.pending.size;
+  }
+
+  /** Client writes admitted at the door and not answered yet (they count toward consensus's admission limit). */
+  get inProgress(): number {
+    return this.inProgress_;
   }
 
   /** One client message. Never throws. */
@@ -164,13 +191,31 @@ export class ClientPath {
         await this.catchup(value, channel);
         return;
       }
-      if (this.refusedAtDoor(value)) {
+      const door = this.door(value);
+      if (door === 'refused') {
         const g = envelopeGuess(text);
         channel.respond(encodeReply({ op: 'REQNACK', identifier: g.identifier, reqId: g.reqId, reason: POOL_OVERLOADED_REASON }));
         this.count('write', 'nack');
         return;
       }
-      const outcome = await this.modules.pipeline.receive(value, { now: this.modules.now(), writable: this.writable, fromClient: true });
+      // an admitted write counts toward the admission limit until it is answered (or handed to consensus, whose
+      // first answer releases it: see `release`), and waits its turn for its checks (see `TurnGate`)
+      let outcome;
+      if (door === 'admitted') {
+        this.inProgress_++;
+        try {
+          await this.gate.wait();
+          let checked;
+          try {
+            checked = this.modules.pipeline.receive(value, { now: this.modules.now(), writable: this.writable, fromClient: true });
+          } finally {
+            this.gate.done();
+          }
+          outcome = await checked;
+        } finally {
+          this.inProgress_--;
+        }
+      } else outcome = await this.modules.pipeline.receive(value, { now: this.modules.now(), writable: this.writable, fromClient: true });
       switch (outcome.kind) {
         case 'nack': {
           const r = outcome.request;
@@ -231,8 +276,10 @@ export class ClientPath {
           const r = outcome.request;
           if (outcome.forced) this.modules.onForced?.(r.request, r.digest);
           const connId = `c${this.nextConn++}`;
+          if (door === 'admitted') this.inProgress_++;
           this.pending.set(connId, {
             channel,
+            counted: door === 'admitted',
             identifier: r.identifier ?? r.author,
             reqId: r.reqId,
             answered: false,
@@ -252,12 +299,24 @@ export class ClientPath {
     }
   }
 
-  /** A write that admission control refuses before it is verified (consensus.md §2 step 5, intake.ts). */
-  private refusedAtDoor(value: unknown): boolean {
+  /**
+   * Admission control before the request is verified (consensus.md §2 step 5, intake.ts): 'refused' for a write
+   * consensus refuses as overloaded, 'admitted' for a write it admits, 'none' for anything else (reads, actions, a
+   * pool whose writes are off, a path without admission control).
+   */
+  private door(value: unknown): 'refused' | 'admitted' | 'none' {
     const admit = this.modules.admit;
-    if (admit === undefined || !this.writable || !isPlainObject(value) || !isPlainObject(value.operation)) return false;
+    if (admit === undefined || !this.writable || !isPlainObject(value) || !isPlainObject(value.operation)) return 'none';
     const type = value.operation.type;
-    return typeof type === 'string' && isWriteType(type) && !admit(value);
+    if (typeof type !== 'string' || !isWriteType(type)) return 'none';
+    return admit(value, this.inProgress_) ? 'admitted' : 'refused';
+  }
+
+  /** `p` got its first answer or is dropped: it no longer counts toward the admission limit. */
+  private release(p: Pending): void {
+    if (p.counted !== true) return;
+    p.counted = false;
+    this.inProgress_--;
   }
 
   /** A pool-ledger catch-up message of a light client (consensus.md §9.4). */
@@ -333,6 +392,7 @@ export class ClientPath {
     const p = this.pending.get(connId);
     if (p === undefined || p.answered) return;
     p.answered = true;
+    this.release(p);
     p.channel.respond(encodeReply({ op: 'REQACK', identifier: p.identifier, reqId: p.reqId }));
     this.count('write', 'ack');
   }
@@ -342,6 +402,7 @@ export class ClientPath {
     const p = this.pending.get(connId);
     if (p === undefined) return;
     this.pending.delete(connId);
+    this.release(p);
     p.channel.respond(encodeReply({ op: 'REQNACK', identifier: p.identifier, reqId: p.reqId, reason }));
     this.count('write', 'nack');
   }
@@ -351,6 +412,7 @@ export class ClientPath {
     const p = this.pending.get(connId);
     if (p === undefined) return;
     this.pending.delete(connId);
+    this.release(p);
     await this.answerFromLedger(p, payloadDigest, digest);
   }
 
@@ -382,6 +444,7 @@ export class ClientPath {
       if (this.modules.stores.seqNoIndex.getByPayloadDigestSync(p.payloadDigest) === undefined) continue;
       if (this.pending.get(connId) !== p) continue;
       this.pending.delete(connId);
+      this.release(p);
       await this.answerFromLedger(p, p.payloadDigest, p.digest);
       n++;
     }
@@ -395,11 +458,19 @@ export class ClientPath {
    * ledger if the write was ordered meanwhile). Returns how many were released.
    */
   expire(): number {
-    const limit = this.clock() - this.options.replyTimeoutMs;
+    const now = this.clock();
+    const limit = now - this.options.replyTimeoutMs;
     let n = 0;
     for (const [c, p] of this.pending) {
       if (p.receivedAt > limit) continue;
+      // not acknowledged yet: consensus has not handled the write (its events wait behind others under load) and
+      // answers it when it does (REQACK, REQNACK or a REPLY from the ledger); released now, that answer would find
+      // no target, the client would never hear from this node and its session would keep the request as in flight.
+      // Kept until then, unless it waited far beyond any queue (a write consensus never answered)
+      if (!p.answered && p.receivedAt > now - UNANSWERED_EXPIRY_FACTOR * this.options.replyTimeoutMs) continue;
+      if (!p.answered) this.modules.logger.warn({ identifier: p.identifier, reqId: String(p.reqId) }, 'a write consensus never answered is released');
       this.pending.delete(c);
+      this.release(p);
       this.count('write', 'expired');
       n++;
     }
@@ -435,6 +506,7 @@ export class ClientPath {
 
   private finish(connId: string, p: Pending, bytes: Uint8Array, outcome: string): void {
     this.pending.delete(connId);
+    this.release(p);
     if (p.answered) p.channel.push(bytes);
     else p.channel.respond(bytes);
     this.count('write', outcome);
@@ -443,7 +515,11 @@ export class ClientPath {
 
   /** Drops the reply targets of a closed client session. */
   forgetSession(session: string): void {
-    for (const [c, p] of this.pending) if (p.channel.session === session) this.pending.delete(c);
+    for (const [c, p] of this.pending) {
+      if (p.channel.session !== session) continue;
+      this.pending.delete(c);
+      this.release(p);
+    }
   }
 
   /** formats.md §5.2: the stored txn (ATTRIB raw/enc restored) + rootHash + auditPath at size seqNo. */
@@ -455,6 +531,68 @@ export class ClientPath {
     this.modules.metrics?.requests.inc({ kind, outcome });
   }
 }
+
+/**
+ * Lets admitted client writes run their checks (parse in full, signature verification: a few hundred us each) one
+ * after the other, at most `perTurn` of them or `turnMs` of checks in one turn of the event loop. Without it a burst
+ * of client frames read in one go (thousands of writes after a stall) was verified in one macrotask: the node's timers,
+ * its peers' messages and the refusals of later writes waited seconds behind it. `wait()` resolves when the caller
+ * may run its checks, and the caller calls `done()` right after their synchronous part.
+ */
+export class TurnGate {
+  private readonly waiting: (() => void)[] = [];
+  private head = 0;
+  /** a waiter was let through and has not called done() yet, or a next turn is scheduled */
+  private busy = false;
+  private inTurn = 0;
+  private turnEndsAt = 0;
+
+  constructor(
+    private readonly perTurn: number,
+    private readonly turnMs: number,
+    private readonly clock: () => number,
+  ) {}
+
+  /** Waiters not yet let through. */
+  get waitingCount(): number {
+    return this.waiting.length - this.head;
+  }
+
+  wait(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.waiting.push(resolve);
+      if (!this.busy) this.startTurn();
+    });
+  }
+
+  /** The waiter let through last has run its synchronous part. */
+  done(): void {
+    if (this.head < this.waiting.length && this.inTurn < this.perTurn && this.clock() < this.turnEndsAt) this.letOneThrough();
+    else if (this.head < this.waiting.length) setImmediate(() => this.startTurn());
+    else this.busy = false;
+  }
+
+  private startTurn(): void {
+    this.inTurn = 0;
+    this.turnEndsAt = this.clock() + this.turnMs;
+    if (this.head < this.waiting.length) this.letOneThrough();
+    else this.busy = false;
+  }
+
+  private letOneThrough(): void {
+    this.busy = true;
+    this.inTurn++;
+    const resolve = this.waiting[this.head] ?? noop;
+    this.waiting[this.head++] = noop;
+    if (this.head >= 1024 && this.head * 2 >= this.waiting.length) {
+      this.waiting.splice(0, this.head);
+      this.head = 0;
+    }
+    resolve();
+  }
+}
+
+const noop = (): void => undefined;
 
 /** What the consensus core needs of a write the pipeline accepted (its own check would find the same). */
 function admittedInfo(r: ParsedRequest, ledgerId: number): RequestInfo {

@@ -175,7 +175,7 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
           analyzer.admit(request, info);
           hooks.enqueue({ kind: 'clientRequest', connId, request });
         },
-        admit: (request) => core.admitAtDoor(request),
+        admit: (request, inProgress) => core.admitAtDoor(request, inProgress),
         onForced: (r, digest) => forced.apply(r, digest),
         onAction: (r) => hooks.action(r),
         now,

@@ -47,6 +47,19 @@ describe('admission control (intake.ts)', () => {
     expect(pool.orderedBy.get('Node4')?.has(id) ?? false).to.equal(false);
   });
 
+  it('counts the writes admitted at the door and not yet stored (inProgress) toward the limit, and remembers that refusal', () => {
+    const { pool } = startedPool({ maxRequestQueueSize: 3 });
+    const node1 = pool.cores.get('Node1')!;
+    expect(node1.status().pendingRequests).to.equal(0);
+    // three writes of a burst are in verification: the fourth is refused, though nothing is stored yet
+    expect(node1.admitAtDoor(pool.client.request('burst1xxxxxxxxxxxxxxxxxxxxxxxx'), 2)).to.equal(true);
+    const d = pool.client.request('burst4xxxxxxxxxxxxxxxxxxxxxxxx');
+    expect(node1.admitAtDoor(d, 3)).to.equal(false);
+    // refused once, refused again when the burst is gone
+    expect(node1.admitAtDoor(d, 0)).to.equal(false);
+    expect(node1.admitAtDoor(pool.client.request('burst5xxxxxxxxxxxxxxxxxxxxxxxx'), 0)).to.equal(true);
+  });
+
   it('refuses at the door while full, and keeps refusing that request after room is made', () => {
     const { pool, t } = startedPool({ maxRequestQueueSize: 1, max3pcBatchWaitMs: 0 });
     const node1 = pool.cores.get('Node1')!;
