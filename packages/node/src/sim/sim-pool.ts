@@ -35,7 +35,7 @@ export function realSimPool(ctx: SimRunContext): RealSimPool {
   const replicas: SimReplica[] = [];
   return {
     replica: async (alias) => {
-      const r = await SimReplica.create(alias, shared);
+      const r = await SimReplica.create({ alias }, { shared });
       replicas.push(r);
       return r;
     },

@@ -5,7 +5,7 @@
 // simulator waits for each event's batch write, as the node does before its next event, so the
 // store holds the last completed atomic write); a restart opens everything again from it, as a
 // node process does at startup.
-import { b58decode, b58encode, parseJson } from '@quire/common';
+import { LedgerId, b58decode, b58encode, parseJson } from '@quire/common';
 import {
   type ClientRequestBody,
   type ConsensusCrypto,
@@ -150,81 +150,61 @@ class SharedCheckAnalyzer implements RequestAnalyzer {
   }
 }
 
+/** A replica's options: plain data. */
+export interface SimReplicaOptions {
+  alias: string;
+}
+
+/** A replica's live dependencies: what the replicas of the run share, and the key-value store (a fresh one in memory by default). */
+export interface SimReplicaModules {
+  shared: SimRunShared;
+  kv?: KvStore;
+}
+
+/** What one incarnation of a replica runs over its key-value store: built anew at each (re)start. */
+interface Incarnation {
+  stores: NodeStores;
+  executor: SimConsensusExecutor;
+  requests: RequestAnalyzer;
+  crypto: ConsensusCrypto;
+}
+
 export class SimReplica implements SimReplicaContract<SimConsensusExecutor> {
-  executor!: SimConsensusExecutor;
-  requests!: RequestAnalyzer;
-  crypto!: ConsensusCrypto;
-  private readonly multiSigs: MultiSignature[] = [];
-  private stores!: NodeStores;
-
+  readonly alias: string;
+  /** every multi-signature this node stored, across restarts */
+  private readonly multiSigs: MultiSignature[];
+  private readonly shared: SimRunShared;
   private readonly kv: TearableKvStore;
+  private running: Incarnation;
 
-  private constructor(
-    readonly alias: string,
-    kv: KvStore,
-    private readonly shared: SimRunShared,
-  ) {
-    this.kv = new TearableKvStore(kv);
+  private constructor(options: SimReplicaOptions, modules: { shared: SimRunShared; kv: TearableKvStore; multiSigs: MultiSignature[] }, first: Incarnation) {
+    this.alias = options.alias;
+    this.shared = modules.shared;
+    this.kv = modules.kv;
+    this.multiSigs = modules.multiSigs;
+    this.running = first;
   }
 
-  static async create(alias: string, shared: SimRunShared): Promise<SimReplica> {
-    const r = new SimReplica(alias, await openMemoryKvStore(), shared);
-    await r.open();
-    return r;
+  static async create(options: SimReplicaOptions, modules: SimReplicaModules): Promise<SimReplica> {
+    const kv = new TearableKvStore(modules.kv ?? (await openMemoryKvStore()));
+    const multiSigs: MultiSignature[] = [];
+    return new SimReplica(options, { shared: modules.shared, kv, multiSigs }, await startIncarnation(options.alias, kv, modules.shared, multiSigs));
   }
 
-  /** Startup over the key-value store: genesis into empty ledgers, registry, audit trail, executor. */
-  private async open(): Promise<void> {
-    const { stores, requestStores } = await openNodeStores(this.kv);
-    this.stores = stores;
-    const reqExecutor = new RequestExecutor({ verifySignatures: true }, { stores: requestStores });
-    // the run's verified-signature cache: keyed by (digest, signer, key), so sharing it is sound
-    (reqExecutor as { verifier: SignatureVerifier }).verifier = this.shared.verifier;
-    if (stores.ledgers[0].size === 0) {
-      await reqExecutor.applyGenesis(
-        0,
-        parseGenesis(this.shared.poolGenesis, { file: 'pool', ledgerId: 0 }).map((e) => e.txn as unknown as Txn),
-      );
-      await reqExecutor.applyGenesis(
-        1,
-        parseGenesis(this.shared.domainGenesis, { file: 'domain', ledgerId: 1 }).map((e) => e.txn as unknown as Txn),
-      );
-    }
-    const registry = new PoolRegistry();
-    for (let s = 1; s <= stores.ledgers[0].size; s++) registry.apply(stores.ledgers[0].getSync(s));
-    const audit = await AuditTrail.load(stores.ledgers[3]);
-    checkAgainstAudit(audit, stores.ledgers, catchupInterrupted(this.kv));
-    this.executor = new SimConsensusExecutor({ durable: false }, { stores, executor: reqExecutor, registry, audit }, stores, this.multiSigs);
-    this.requests = new SharedCheckAnalyzer(new ExecutorRequestAnalyzer(reqExecutor), this.shared.checks);
-    this.crypto = this.createCrypto();
+  get executor(): SimConsensusExecutor {
+    return this.running.executor;
   }
 
-  private createCrypto(): ConsensusCrypto {
-    const executor = this.executor;
-    const poolState = this.stores.states[0];
-    const destOf = (alias: string): string | undefined => executor.uncommittedRegistry.destOf(alias) ?? executor.registry.destOf(alias);
-    const recordAt = (alias: string, root: string): Record<string, unknown> | undefined => {
-      const dest = destOf(alias);
-      if (dest === undefined) return undefined;
-      try {
-        const raw = poolState.getAt(b58decode(root), dest);
-        return raw === undefined ? undefined : (parseJson(decoder.decode(raw)) as Record<string, unknown>);
-      } catch {
-        return undefined;
-      }
-    };
-    const alias = this.alias;
-    const generations = this.shared.generations;
-    return createBlsConsensusCrypto({
-      secretKeyAt: (root): BlsSecretKey => {
-        // the key this node registered at that root: its genesis key or one of its rotations
-        const registered = recordAt(alias, root)?.blskey;
-        for (let g = generations.get(alias) ?? 0; g > 0; g--) if (simBlsKey(alias, g).blskey === registered) return simBlsKey(alias, g).secret;
-        return simBlsKey(alias, 0).secret;
-      },
-      publicKeyAt: (peer, root) => popCheckedBlsKey(recordAt(peer, root), popChecked),
-      verifyCache: blsVerifyCache,
-    });
+  get requests(): RequestAnalyzer {
+    return this.running.requests;
+  }
+
+  get crypto(): ConsensusCrypto {
+    return this.running.crypto;
+  }
+
+  private get stores(): NodeStores {
+    return this.running.stores;
   }
 
   /** R_committed of the storage: what a node process starts its core with. */
@@ -246,7 +226,7 @@ export class SimReplica implements SimReplicaContract<SimConsensusExecutor> {
 
   async restart(): Promise<void> {
     this.kv.armTear(undefined);
-    await this.open();
+    this.running = await startIncarnation(this.alias, this.kv, this.shared, this.multiSigs);
   }
 
   /** After `writes` more batch writes, every later write is lost (the simulator crashes the node). */
@@ -285,9 +265,9 @@ export class SimReplica implements SimReplicaContract<SimConsensusExecutor> {
    * and ledger roots with this node's; what differs, if anything.
    */
   async replayProblem(): Promise<string | undefined> {
-    const fresh = await SimReplica.create(this.alias, this.shared);
+    const fresh = await SimReplica.create({ alias: this.alias }, { shared: this.shared });
     try {
-      for (const ledgerId of [3, 0, 1, 2]) {
+      for (const ledgerId of [LedgerId.AUDIT, LedgerId.POOL, LedgerId.DOMAIN, LedgerId.CONFIG]) {
         const mine = this.executor.ledgerStatus(ledgerId);
         const from = fresh.executor.ledgerStatus(ledgerId).size;
         if (from > mine.size) return `replay: genesis of ledger ${ledgerId} is longer than the node's ledger`;
@@ -297,7 +277,7 @@ export class SimReplica implements SimReplicaContract<SimConsensusExecutor> {
           return `replay: its committed txns ${from + 1}..${mine.size} of ledger ${ledgerId} do not apply from genesis`;
         await fresh.executor.flush();
       }
-      for (const ledgerId of [0, 1, 2] as const) {
+      for (const ledgerId of [LedgerId.POOL, LedgerId.DOMAIN, LedgerId.CONFIG]) {
         const a = b58encode(this.stores.states[ledgerId].committedRoot);
         const b = b58encode(fresh.stores.states[ledgerId].committedRoot);
         if (a !== b) return `replay: state root of ledger ${ledgerId} is ${a}, a replay from genesis gives ${b}`;
@@ -312,4 +292,58 @@ export class SimReplica implements SimReplicaContract<SimConsensusExecutor> {
   get dest(): string {
     return simNodeKeys(this.alias).dest;
   }
+}
+
+/** Startup over the key-value store, as a node process does: genesis into empty ledgers, registry, audit trail, executor. */
+async function startIncarnation(alias: string, kv: TearableKvStore, shared: SimRunShared, multiSigs: MultiSignature[]): Promise<Incarnation> {
+  const { stores, requestStores } = await openNodeStores(kv);
+  // the run's verified-signature cache: keyed by (digest, signer, key), so sharing it is sound
+  const reqExecutor = new RequestExecutor({ verifySignatures: true }, { stores: requestStores, verifier: shared.verifier });
+  if (stores.ledgers[LedgerId.POOL].size === 0) {
+    for (const [ledgerId, text, file] of [
+      [LedgerId.POOL, shared.poolGenesis, 'pool'],
+      [LedgerId.DOMAIN, shared.domainGenesis, 'domain'],
+    ] as const) {
+      await reqExecutor.applyGenesis(
+        ledgerId,
+        parseGenesis(text, { file, ledgerId }).map((e) => e.txn as unknown as Txn),
+      );
+    }
+  }
+  const registry = new PoolRegistry();
+  const pool = stores.ledgers[LedgerId.POOL];
+  for (let s = 1; s <= pool.size; s++) registry.apply(pool.getSync(s));
+  const audit = await AuditTrail.load(stores.ledgers[LedgerId.AUDIT]);
+  checkAgainstAudit(audit, stores.ledgers, catchupInterrupted(kv));
+  const executor = new SimConsensusExecutor({ durable: false }, { stores, executor: reqExecutor, registry, audit }, stores, multiSigs);
+  return {
+    stores,
+    executor,
+    requests: new SharedCheckAnalyzer(new ExecutorRequestAnalyzer(reqExecutor), shared.checks),
+    crypto: replicaCrypto(alias, executor, stores.states[LedgerId.POOL], shared.generations),
+  };
+}
+
+/** BLS with the node's keys looked up in its pool state at the value's pool state root (its genesis key or a rotation). */
+function replicaCrypto(alias: string, executor: SimConsensusExecutor, poolState: NodeStores['states'][0], generations: Map<string, number>): ConsensusCrypto {
+  const destOf = (a: string): string | undefined => executor.uncommittedRegistry.destOf(a) ?? executor.registry.destOf(a);
+  const recordAt = (a: string, root: string): Record<string, unknown> | undefined => {
+    const dest = destOf(a);
+    if (dest === undefined) return undefined;
+    try {
+      const raw = poolState.getAt(b58decode(root), dest);
+      return raw === undefined ? undefined : (parseJson(decoder.decode(raw)) as Record<string, unknown>);
+    } catch {
+      return undefined;
+    }
+  };
+  return createBlsConsensusCrypto({
+    secretKeyAt: (root): BlsSecretKey => {
+      const registered = recordAt(alias, root)?.blskey;
+      for (let g = generations.get(alias) ?? 0; g > 0; g--) if (simBlsKey(alias, g).blskey === registered) return simBlsKey(alias, g).secret;
+      return simBlsKey(alias, 0).secret;
+    },
+    publicKeyAt: (peer, root) => popCheckedBlsKey(recordAt(peer, root), popChecked),
+    verifyCache: blsVerifyCache,
+  });
 }

@@ -27,7 +27,7 @@ function input(requests: Record<string, unknown>[], ppSeqNo: number) {
 describe('simulator on the real executor and storage', () => {
   it('builds requests the node orders, refuses the invalid ones at ordering, and keeps variants on one payload', async () => {
     const w = new SimWorkload(4);
-    const r = await SimReplica.create('Node1', shared());
+    const r = await SimReplica.create({ alias: 'Node1' }, { shared: shared() });
     const good = w.write(1, false);
     const bad = w.write(2, true);
     for (const req of [good, bad, w.variant(good)]) expect(r.requests.analyze(req).ok).to.equal(true);
@@ -46,7 +46,7 @@ describe('simulator on the real executor and storage', () => {
 
   it('restarts a crashed replica from its key-value store alone: committed batches kept, applied ones lost', async () => {
     const w = new SimWorkload(4);
-    const r = await SimReplica.create('Node2', shared());
+    const r = await SimReplica.create({ alias: 'Node2' }, { shared: shared() });
     r.executor.applyBatch(input([w.write(1, false)], 1));
     r.executor.commitBatch([]);
     await r.settle();

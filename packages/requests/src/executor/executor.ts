@@ -53,6 +53,8 @@ export interface ExecutorModules {
    * LEDGERS_FREEZE checks and records for another id >= 4. Without it every such id "never existed".
    */
   pluginLedgers?: { snapshot(ledgerId: number): LedgerSnapshot | undefined };
+  /** The verified-signature cache to use (one shared by several executors of one process); a new one by default. */
+  verifier?: SignatureVerifier;
 }
 
 /** The request's `identifier` (null when absent) and `reqId` (null when it did not parse): what a REJECT echoes. */
@@ -184,7 +186,7 @@ export class RequestExecutor {
       unwrittenUntilWritten: (wb, payloads) => this.unwrittenUntilWritten(wb, payloads),
     };
     this.auth = new AuthorizationEngine({ config: this.views[2], idr, typeName: (t) => this.registry.nameOf(t) });
-    this.verifier = new SignatureVerifier(options.signatureCache);
+    this.verifier = modules.verifier ?? new SignatureVerifier(options.signatureCache);
   }
 
   /** Whether `id` is a state ledger of this executor (0, 1, 2 or a plugin ledger of the stores). */
