@@ -17,6 +17,9 @@ export class StoresReadContext implements ReadContext {
    * `readRoot`: the root reads are answered at when they name none. A node passes the newest
    * committed root that has a multi-signature, so that its answers can always be verified.
    */
+  /** the lookups of the last keys read (a state root's content never changes: the same key at the same root is the same answer) */
+  private readonly lookups = new LookupCache();
+
   constructor(
     private readonly stores: ExecutorStores,
     private readonly readRoot?: ReadRootChoice,
@@ -35,7 +38,7 @@ export class StoresReadContext implements ReadContext {
   lookup(ledgerId: StateLedgerId, key: StateKey, root?: Uint8Array): StateLookup {
     const trie = this.trie(ledgerId);
     const r = root ?? this.rootOf(ledgerId);
-    return { value: trie.getAt(r, key), root: r, proof: trie.generateProof(key, r) };
+    return this.lookups.get(ledgerId, r, key, () => ({ value: trie.getAt(r, key), root: r, proof: trie.generateProof(key, r) }));
   }
 
   get(ledgerId: StateLedgerId, key: StateKey, root?: Uint8Array): Uint8Array | undefined {
@@ -111,7 +114,58 @@ export async function answerRead(handler: ReadHandler, req: ParsedRequest, ctx: 
   return reply;
 }
 
+/** Lookups kept by the cache of a read context (the keys read most recently; a few MB at most). */
+export const LOOKUP_CACHE_ENTRIES = 2048;
+
+/**
+ * The lookups of the keys read last, by ledger, state root and key. A state root names one trie whose content never
+ * changes, so a key looked up again at the same root has the same value and the same proof: the trie walk, the proof's
+ * encoding and its base64 / base58 text (stateProofOf) are done once per key and root. Bounded: the entry used least
+ * recently goes first.
+ */
+export class LookupCache {
+  private readonly entries = new Map<string, StateLookup>();
+
+  constructor(private readonly maxEntries = LOOKUP_CACHE_ENTRIES) {}
+
+  get(ledgerId: number, root: Uint8Array, key: StateKey, compute: () => StateLookup): StateLookup {
+    const id = `${ledgerId}|${latin1(root)}|${typeof key === 'string' ? `s${key}` : `b${latin1(key)}`}`;
+    const hit = this.entries.get(id);
+    if (hit !== undefined) {
+      this.entries.delete(id);
+      this.entries.set(id, hit);
+      return hit;
+    }
+    const l = compute();
+    // a copy of the root: the caller's bytes may be reused for another root
+    const kept: StateLookup = { value: l.value, root: Uint8Array.from(l.root), proof: l.proof };
+    this.entries.set(id, kept);
+    if (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done !== true) this.entries.delete(oldest.value);
+    }
+    return kept;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+function latin1(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+}
+
+/** the texts of the proofs encoded last (a lookup served from a LookupCache is the same object each time) */
+const proofTexts = new WeakMap<StateLookup, { root_hash: string; proof_nodes: string }>();
+
 /** `{root_hash, proof_nodes}` of a lookup: a `state_proof` before the node adds the multi-signature. */
 export function stateProofOf(lookup: StateLookup): { root_hash: string; proof_nodes: string } {
-  return { root_hash: b58encode(lookup.root), proof_nodes: b64encode(lookup.proof) };
+  let t = proofTexts.get(lookup);
+  if (t === undefined) {
+    t = { root_hash: b58encode(lookup.root), proof_nodes: b64encode(lookup.proof) };
+    proofTexts.set(lookup, t);
+  }
+  // a fresh object: the caller adds the multi-signature to it
+  return { root_hash: t.root_hash, proof_nodes: t.proof_nodes };
 }

@@ -28,8 +28,18 @@ export const getNymHandler: ReadHandler = {
     const at = await domainReadRoot(request, ctx);
     if (!at.found) return absent();
     const lookup = ctx.lookup(DOMAIN, nymKey(dest), at.root);
-    if (lookup.value === undefined) return absent(lookup);
-    const rec = decodeNymRecord(lookup.value, dest);
-    return { data: nymReadData(rec, dest), seqNo: rec.seqNo, txnTime: rec.txnTime, proof: { ledgerId: DOMAIN, lookup } };
+    const value = lookup.value;
+    if (value === undefined) return absent(lookup);
+    // a lookup the read context kept holds the same value bytes each time: the record is decoded and written once
+    let d = decoded.get(value);
+    if (d === undefined || d.dest !== dest) {
+      const rec = decodeNymRecord(value, dest);
+      d = { dest, data: nymReadData(rec, dest), seqNo: rec.seqNo, txnTime: rec.txnTime };
+      decoded.set(value, d);
+    }
+    return { data: d.data, seqNo: d.seqNo, txnTime: d.txnTime, proof: { ledgerId: DOMAIN, lookup } };
   },
 };
+
+/** GET_NYM's answer from a record's stored bytes, by those bytes (read only, never changed once stored) */
+const decoded = new WeakMap<Uint8Array, { dest: string; data: string; seqNo: number; txnTime: number | null }>();
