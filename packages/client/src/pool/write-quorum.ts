@@ -7,14 +7,17 @@
  * A transient refusal of a node's client listener (TOO_MANY_PENDING, RATE_LIMITED: the node did not look at the
  * request) is not that node's answer once another node took the request in (acknowledged or replied): the nodes that
  * hold it propagate it, so the pool may order it, and only a node asked again can answer this client. Such refusals
- * are set aside and handed out by `takeRetries`; while no node has taken the request in they count as failures
- * once every other node has answered, so a pool that refuses a write everywhere still fails it at once.
+ * are set aside and handed out by `takeRetries`. While no node has taken the request in, they are settled once every
+ * other node has answered, so a pool that refuses a write everywhere still fails it at once: when every other node
+ * refused it too (REQNACK), nobody holds the request and nobody can order it, so each counts like a REQNACK "pool
+ * overloaded" (f+1 such answers: REQUEST_NACKED "pool overloaded", the refusal a client backs off on); when a node
+ * failed instead (unreachable, timed out: it may hold the request and propagate it), they count as failures.
  *
  * A REQNACK from a node that acknowledged the request earlier (a later copy, sent again after a lost session) is not a
  * refusal: that node took the write in and may be among the n-f that order it (docs/operations.md, Overload), so it
  * counts as the node's failure (NACK_AFTER_ACK), never toward f+1 refusals.
  */
-import { canonicalJson, equalBytes, isPlainObject } from '@quire/common';
+import { POOL_OVERLOADED_REASON, canonicalJson, equalBytes, isPlainObject } from '@quire/common';
 import { ClientError, ClientErrorCode } from '../errors.js';
 import { nodeFailure, type NodeAnswer, type NodeFailure } from './exchange.js';
 
@@ -56,6 +59,8 @@ export class WriteQuorum {
   private taken = false;
   /** nodes that acknowledged the request (REQACK) */
   private readonly acked = new Set<string>();
+  /** answers counted that were REQNACKs of nodes that had not acknowledged the request */
+  private nacks = 0;
 
   /** `n`: the validators asked; `f`: the faults the pool tolerates (f+1 identical answers settle the write). */
   constructor(
@@ -93,6 +98,7 @@ export class WriteQuorum {
       return this.settleDeferred();
     }
     this.answered++;
+    if (a.kind === 'nack' && !this.acked.has(a.node)) this.nacks++;
     if (a.kind === 'error') this.errors.push(nodeFailure(a.node, a.error));
     else if (a.kind === 'nack' && this.acked.has(a.node)) {
       // a node that acknowledged the request took it in, and its PROPAGATE may count toward the n-f that order it: its
@@ -115,17 +121,30 @@ export class WriteQuorum {
   }
 
   /**
-   * Counts the transient refusals as failures when no node took the request in and every other node has answered
-   * (nobody holds it: asking again would only wait for the deadline), then checks whether any group can still reach
-   * f+1.
+   * Settles the transient refusals when no node took the request in and every other node has answered (asking again
+   * would only wait for the deadline): as REQNACKs "pool overloaded" when every other answer was a REQNACK (nobody
+   * holds the request), else as failures; then checks whether any group can still reach f+1.
    */
   private settleDeferred(): WriteDecision | undefined {
     if (!this.taken && this.deferred.size > 0 && this.answered + this.deferred.size >= this.n) {
-      for (const a of this.deferred.values()) {
-        this.answered++;
-        this.errors.push(nodeFailure(a.node, a.error));
-      }
+      const nobodyHolds = this.nacks === this.answered;
+      const refusals = [...this.deferred.values()];
       this.deferred.clear();
+      for (const a of refusals) {
+        if (!nobodyHolds) {
+          this.answered++;
+          this.errors.push(nodeFailure(a.node, a.error));
+          continue;
+        }
+        const d = this.add({
+          node: a.node,
+          kind: 'nack',
+          reason: POOL_OVERLOADED_REASON,
+          code: null,
+          message: { op: 'REQNACK', reason: POOL_OVERLOADED_REASON, refusal: a.error.data.refusal },
+        });
+        if (d !== undefined) return d;
+      }
     }
     const left = this.n - this.answered;
     let best = 0;

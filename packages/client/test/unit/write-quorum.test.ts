@@ -132,7 +132,7 @@ describe('WriteQuorum: the decision of a write from the nodes answers', () => {
     expect(q.takeRetries()).to.deep.equal([]);
   });
 
-  it('transient refusals count as failures when no node took the request in and every other node answered', () => {
+  it('transient refusals count as REQNACKs "pool overloaded" when no node took the request in and every other node refused it', () => {
     const q = new WriteQuorum(4, 1);
     const refused = (node: string, refusal: string): NodeAnswer => ({
       node,
@@ -143,8 +143,38 @@ describe('WriteQuorum: the decision of a write from the nodes answers', () => {
     q.add(refused('Node2', 'TOO_MANY_PENDING'));
     q.add(nack('Node3', 'first reason'));
     const d = q.add(nack('Node4', 'second reason'));
+    // nobody holds the request: the pool cannot order it, and the client is told it is overloaded (it backs off)
+    expect(failedCode(d)).to.equal(ClientErrorCode.REQUEST_NACKED);
+    expect(d?.kind === 'failed' && d.error.data).to.deep.include({ reason: 'pool overloaded', nodes: ['Node1', 'Node2'] });
+    // every node's listener refused it (the node's session was full everywhere): REQUEST_NACKED "pool overloaded", not NO_CONSENSUS
+    const all = new WriteQuorum(4, 1);
+    for (const node of ['Node1', 'Node2', 'Node3']) expect(all.add(refused(node, 'TOO_MANY_PENDING'))).to.equal(undefined);
+    const da = all.add(refused('Node4', 'TOO_MANY_PENDING'));
+    expect(failedCode(da)).to.equal(ClientErrorCode.REQUEST_NACKED);
+    expect(da?.kind === 'failed' && da.error.data.reason).to.equal('pool overloaded');
+    // with REQNACKs "pool overloaded" of the nodes' door they make one group
+    const mixed = new WriteQuorum(4, 1);
+    mixed.add(nack('Node1', 'pool overloaded'));
+    mixed.add(refused('Node2', 'TOO_MANY_PENDING'));
+    mixed.add(nack('Node3', 'other'));
+    const dm = mixed.add(nack('Node4', 'another'));
+    expect(dm?.kind === 'failed' && dm.error.data).to.deep.include({ reason: 'pool overloaded', nodes: ['Node1', 'Node2'] });
+  });
+
+  it('transient refusals count as failures when no node took the request in and a node failed (it may hold the request)', () => {
+    const q = new WriteQuorum(4, 1);
+    const refused = (node: string, refusal: string): NodeAnswer => ({
+      node,
+      kind: 'error',
+      error: new ClientError(ClientErrorCode.NODE_REFUSED, { node, refusal, reason: 'later' }),
+    });
+    q.add(refused('Node1', 'RATE_LIMITED'));
+    q.add(refused('Node2', 'TOO_MANY_PENDING'));
+    q.add(nack('Node3', 'pool overloaded'));
+    const d = q.add(failure('Node4'));
     expect(failedCode(d)).to.equal(ClientErrorCode.NO_CONSENSUS);
     expect(d?.kind === 'failed' && (d.error.data.errors as { node: string; code: string }[]).map((e) => `${e.node} ${e.code}`)).to.deep.equal([
+      'Node4 NODE_UNREACHABLE',
       'Node1 RATE_LIMITED',
       'Node2 TOO_MANY_PENDING',
     ]);
