@@ -65,7 +65,45 @@ function proofBytes(proof: Uint8Array | string): Uint8Array {
   throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'proof', type: proof === null ? 'null' : typeof proof });
 }
 
-function decodeProof(proof: Uint8Array | string): ProofDb {
+/** Nodes a ProofNodeCache keeps by default (the upper levels of a trie and the paths read most recently). */
+export const PROOF_NODE_CACHE_ENTRIES = 1024;
+
+/**
+ * Proof nodes already decoded, by the SHA3-256 of their RLP (which the verifier computes for every node anyway): the
+ * proofs of the keys read under one root share their upper nodes, and a key read again sends its whole path again.
+ * A hash names one encoding, so a node found here is the node its bytes decode to; a node that does not decode is
+ * never kept (the proof fails each time). Bounded: the node used least recently goes first.
+ */
+export class ProofNodeCache {
+  private readonly nodes = new Map<HashKey, TrieNode | null>();
+
+  constructor(private readonly maxEntries = PROOF_NODE_CACHE_ENTRIES) {}
+
+  /** The node of `item` (its RLP, whose hash is `hash`), decoded once. Throws as decodeNode does. */
+  node(hash: HashKey, item: Uint8Array): TrieNode | null {
+    const hit = this.nodes.get(hash);
+    if (hit !== undefined) {
+      this.nodes.delete(hash);
+      this.nodes.set(hash, hit);
+      return hit;
+    }
+    // decoded from a copy (copyBytes: a Buffer's slice() is a view): the node must not keep the proof it came in alive
+    // nor change when the caller reuses the proof's bytes
+    const node = decodeNode(copyBytes(item));
+    this.nodes.set(hash, node);
+    if (this.nodes.size > this.maxEntries) {
+      const oldest = this.nodes.keys().next();
+      if (oldest.done !== true) this.nodes.delete(oldest.value);
+    }
+    return node;
+  }
+
+  get size(): number {
+    return this.nodes.size;
+  }
+}
+
+function decodeProof(proof: Uint8Array | string, cache?: ProofNodeCache): ProofDb {
   const bytes = proofBytes(proof);
   let items: Uint8Array[];
   try {
@@ -75,13 +113,14 @@ function decodeProof(proof: Uint8Array | string): ProofDb {
   }
   const db: ProofDb = new Map();
   items.forEach((item, index) => {
+    const hash = sha3Key(item);
     let node: TrieNode | null;
     try {
-      node = decodeNode(item);
+      node = cache === undefined ? decodeNode(item) : cache.node(hash, item);
     } catch (e) {
       throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'node', index, reason: (e as StorageError).code ?? String(e) }, e);
     }
-    db.set(sha3Key(item), node);
+    db.set(hash, node);
   });
   return db;
 }
@@ -119,12 +158,12 @@ function unwrap(stored: Uint8Array, key: Uint8Array): Uint8Array {
  * that the key is absent. The proof is the RLP bytes or their base64 (`proof_nodes`). Throws
  * ProofError: PROOF_MALFORMED (bad base64, RLP, node, stored value or root length),
  * PROOF_ROOT_MISMATCH (no proof node hashes to the root), PROOF_INCOMPLETE (the walk needs a node
- * the proof lacks).
+ * the proof lacks). `cache`: nodes decoded by earlier proofs, reused by hash (the answer is the same).
  */
-export function verifyTrieProofAt(rootHash: Uint8Array, key: StateKey, proof: Uint8Array | string): Uint8Array | null {
+export function verifyTrieProofAt(rootHash: Uint8Array, key: StateKey, proof: Uint8Array | string, cache?: ProofNodeCache): Uint8Array | null {
   checkRoot(rootHash);
   const keyBytes = stateKeyBytes(key);
-  const db = decodeProof(proof);
+  const db = decodeProof(proof, cache);
   const path = bytesToNibbles(keyBytes);
   let node = rootNode(db, rootHash);
   let pos = 0;
