@@ -3,7 +3,7 @@
  * paths (6.3). Pure functions; they wrap the verifiers of @quire/storage, which walk the bytes.
  */
 import { b58decode, deepCopy, encodeMsgpack, isPlainObject, restoreAuditIntegerKeys, sha256Hex, attribRawHash, TxnType, type Txn } from '@quire/common';
-import { ProofError, StorageErrorCode, merkleLeafHash, verifyInclusion, verifyTrieProofAt } from '@quire/storage/proofs';
+import { ProofError, ProofNodeCache, StorageErrorCode, merkleLeafHash, verifyInclusion, verifyTrieProofAt } from '@quire/storage/proofs';
 import { ClientErrorCode, VerificationError } from '../errors.js';
 
 export interface TrieProofInput {
@@ -13,6 +13,27 @@ export interface TrieProofInput {
   key: Uint8Array | string;
   /** base64 RLP list of trie nodes (`state_proof.proof_nodes`). */
   proofNodes: string;
+  /** Trie nodes decoded by earlier proofs, by hash (default: one cache shared by the process; see sharedProofNodes). */
+  nodeCache?: ProofNodeCache;
+}
+
+/**
+ * The trie nodes of the proofs verified in this process, by hash: the reads of one root share their upper nodes.
+ * Content-addressed (a hash names one encoding, hence one decoded node), so one cache serves every pool handle.
+ */
+export const sharedProofNodes = new ProofNodeCache();
+
+/** the last state roots decoded (the reads of a pool are answered at one root per ledger at a time) */
+const recentRoots: { text: string; bytes: Uint8Array }[] = [];
+const RECENT_ROOTS = 8;
+
+/** hash32 of a state root, remembered for the next proofs of the same root. */
+function rootBytes(b58: unknown): Uint8Array {
+  for (const r of recentRoots) if (r.text === b58) return r.bytes;
+  const bytes = hash32(b58, 'rootHash');
+  recentRoots.unshift({ text: b58 as string, bytes });
+  if (recentRoots.length > RECENT_ROOTS) recentRoots.pop();
+  return bytes;
 }
 
 /** base58 of exactly 32 bytes, or a ProofError PROOF_MALFORMED naming `what`. */
@@ -34,9 +55,9 @@ function hash32(b58: unknown, what: string): Uint8Array {
  * PROOF_ROOT_MISMATCH, PROOF_INCOMPLETE) when the proof does not lead to the root.
  */
 export function verifyTrieProof(input: TrieProofInput): Uint8Array | null {
-  const root = hash32(input.rootHash, 'rootHash');
+  const root = rootBytes(input.rootHash);
   if (typeof input.proofNodes !== 'string') throw new ProofError(StorageErrorCode.PROOF_MALFORMED, { what: 'proofNodes' });
-  return verifyTrieProofAt(root, input.key, input.proofNodes);
+  return verifyTrieProofAt(root, input.key, input.proofNodes, input.nodeCache ?? sharedProofNodes);
 }
 
 export interface AuditPathInput {
