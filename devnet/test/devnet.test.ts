@@ -282,20 +282,20 @@ describe('devnet: a real pool (e2e)', function () {
 
     // the domain and pool ledgers of every node are exactly their genesis files: same size, same root (the config
     // ledger holds the two TAA writes of this test)
-    const genesisLedger = await Ledger.open(await openMemoryKvStore(), 1);
+    const genesisLedger = await Ledger.open({ ledgerId: 1 }, { kv: await openMemoryKvStore() });
     await loadGenesis(genesisLedger, join(dir, 'domain_transactions_genesis'));
-    const poolGenesisLedger = await Ledger.open(await openMemoryKvStore(), 0);
+    const poolGenesisLedger = await Ledger.open({ ledgerId: 0 }, { kv: await openMemoryKvStore() });
     await loadGenesis(poolGenesisLedger, join(dir, 'pool_transactions_genesis'));
     for (const n of poolLayout(dir, 4, base)) {
       const kv = await openLevelKvStore(join(n.dataDir, 'db'), { createIfMissing: false });
       try {
-        const domain = await Ledger.open(kv, 1);
+        const domain = await Ledger.open({ ledgerId: 1 }, { kv });
         expect(domain.size, n.name).to.equal(genesisLedger.size);
         expect(Buffer.from(domain.root).toString('hex'), n.name).to.equal(Buffer.from(genesisLedger.root).toString('hex'));
-        const poolLedger = await Ledger.open(kv, 0);
+        const poolLedger = await Ledger.open({ ledgerId: 0 }, { kv });
         expect(poolLedger.size, `${n.name} pool ledger`).to.equal(poolGenesisLedger.size);
         expect(Buffer.from(poolLedger.root).toString('hex'), `${n.name} pool ledger`).to.equal(Buffer.from(poolGenesisLedger.root).toString('hex'));
-        expect((await Ledger.open(kv, 3)).size, `${n.name} audit ledger: the batches it ordered`).to.be.greaterThan(0);
+        expect((await Ledger.open({ ledgerId: 3 }, { kv })).size, `${n.name} audit ledger: the batches it ordered`).to.be.greaterThan(0);
       } finally {
         await kv.close();
       }

@@ -93,8 +93,17 @@ const domainTxns = parseGenesis(standardDomainGenesis(), { file: 'domain', ledge
 /** A node over a LevelDB in `dir` holding the standard pool and domain genesis. */
 async function openNode(dir: string): Promise<BenchNode> {
   const kv = await openLevelKvStore(dir, { writeBufferJitter: 0 });
-  const ledgers = { 0: await Ledger.open(kv, 0), 1: await Ledger.open(kv, 1), 2: await Ledger.open(kv, 2), 3: await Ledger.open(kv, 3) };
-  const states = { 0: await StateTrie.open(kv, 'pool'), 1: await StateTrie.open(kv, 'domain'), 2: await StateTrie.open(kv, 'config') };
+  const ledgers = {
+    0: await Ledger.open({ ledgerId: 0 }, { kv }),
+    1: await Ledger.open({ ledgerId: 1 }, { kv }),
+    2: await Ledger.open({ ledgerId: 2 }, { kv }),
+    3: await Ledger.open({ ledgerId: 3 }, { kv }),
+  };
+  const states = {
+    0: await StateTrie.open({ name: 'pool' }, { kv }),
+    1: await StateTrie.open({ name: 'domain' }, { kv }),
+    2: await StateTrie.open({ name: 'config' }, { kv }),
+  };
   const stores: NodeStores = {
     kv,
     ledgers,

@@ -41,7 +41,7 @@ const genesis = names
 const pool = PoolLedger.fromGenesis(genesis).blsKeys();
 
 const now = 1_700_000_000;
-const trie = await StateTrie.open(await openMemoryKvStore(), 'domain');
+const trie = await StateTrie.open({ name: 'domain' }, { kv: await openMemoryKvStore() });
 const dests: string[] = [];
 for (let i = 0; i < 10_000; i++) {
   const d = Ed25519Signer.fromSeed(String(i).padStart(32, 'd')).did;

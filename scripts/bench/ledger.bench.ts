@@ -33,7 +33,7 @@ console.log(`load average ${loadAverages()} at start`);
 const dir = mkdtempSync(join(tmpdir(), 'quire-bench-ledger-'));
 try {
   const kv = await openLevelKvStore(dir, { writeBufferJitter: 0 });
-  const ledger = await Ledger.open(kv, 1);
+  const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
 
   await measure(
     `ledger append + commit, batches of ${BATCH}, awaited`,
@@ -113,10 +113,10 @@ try {
   await kv.close();
   const kv2 = await openLevelKvStore(dir, { writeBufferJitter: 0 });
   const t0 = sample();
-  const reopened = await Ledger.open(kv2, 1);
+  const reopened = await Ledger.open({ ledgerId: 1 }, { kv: kv2 });
   report('Ledger.open, intact hash store', 1, since(t0), { unit: 'opens/s' });
   const t1 = sample();
-  await Ledger.open(kv2, 1, { verify: true });
+  await Ledger.open({ ledgerId: 1, verify: true }, { kv: kv2 });
   report('Ledger.open with verify: txns re-hashed, checked', reopened.size, since(t1), { unit: 'txns/s' });
   await kv2.close();
 } finally {

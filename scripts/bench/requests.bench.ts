@@ -22,8 +22,12 @@ const GENESIS = [
 
 async function setup(verifySignatures: boolean): Promise<{ executor: RequestExecutor; close: () => Promise<void> }> {
   const kv = await openMemoryKvStore();
-  const [l0, l1, l2] = await Promise.all([Ledger.open(kv, 0), Ledger.open(kv, 1), Ledger.open(kv, 2)]);
-  const [s0, s1, s2] = await Promise.all([StateTrie.open(kv, 'pool'), StateTrie.open(kv, 'domain'), StateTrie.open(kv, 'config')]);
+  const [l0, l1, l2] = await Promise.all([Ledger.open({ ledgerId: 0 }, { kv }), Ledger.open({ ledgerId: 1 }, { kv }), Ledger.open({ ledgerId: 2 }, { kv })]);
+  const [s0, s1, s2] = await Promise.all([
+    StateTrie.open({ name: 'pool' }, { kv }),
+    StateTrie.open({ name: 'domain' }, { kv }),
+    StateTrie.open({ name: 'config' }, { kv }),
+  ]);
   const stores: ExecutorStores = {
     kv,
     ledgers: { 0: l0, 1: l1, 2: l2 },

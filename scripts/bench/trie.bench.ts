@@ -42,7 +42,7 @@ const updateValues = Array.from({ length: UPDATES }, (_, u) => nymValue(((u * 79
 const dir = mkdtempSync(join(tmpdir(), 'quire-trie-bench-'));
 try {
   const kv = await openLevelKvStore(dir, { writeBufferJitter: 0 }); // one store: the figures stay comparable from run to run
-  const trie = await StateTrie.open(kv, 'domain');
+  const trie = await StateTrie.open({ name: 'domain' }, { kv });
   console.log(`value size ${fillValues[12345]!.length} bytes, key size 32 bytes, commit every ${COMMIT_EVERY}, LevelDB in ${dir}`);
 
   // 1. fill to TRIE_KEYS with commits every 100, timing the whole fill
@@ -119,7 +119,7 @@ try {
   // 3. reads, proofs and verification on a freshly opened trie (cold cache at the start)
   await kv.close();
   const kv2 = await openLevelKvStore(dir, { writeBufferJitter: 0 }); // one store: the figures stay comparable from run to run
-  const reader = await StateTrie.open(kv2, 'domain');
+  const reader = await StateTrie.open({ name: 'domain' }, { kv: kv2 });
   const root = reader.committedRoot;
   const sampleKeys = Array.from({ length: 10_000 }, (_, i) => fillKeys[(i * 104_729) % TRIE_KEYS]!);
   const cold = sample();

@@ -19,16 +19,20 @@ import { PoolRegistry } from './pool-registry.js';
  */
 export async function openNodeStores(kv: KvStore, pluginLedgers: readonly number[] = []): Promise<{ stores: NodeStores; requestStores: ExecutorStores }> {
   const ledgers: NodeStores['ledgers'] = {
-    0: await Ledger.open(kv, 0),
-    1: await Ledger.open(kv, 1),
-    2: await Ledger.open(kv, 2),
-    3: await Ledger.open(kv, 3),
+    [LedgerId.POOL]: await Ledger.open({ ledgerId: LedgerId.POOL }, { kv }),
+    [LedgerId.DOMAIN]: await Ledger.open({ ledgerId: LedgerId.DOMAIN }, { kv }),
+    [LedgerId.CONFIG]: await Ledger.open({ ledgerId: LedgerId.CONFIG }, { kv }),
+    [LedgerId.AUDIT]: await Ledger.open({ ledgerId: LedgerId.AUDIT }, { kv }),
   };
-  const states: NodeStores['states'] = { 0: await StateTrie.open(kv, 'pool'), 1: await StateTrie.open(kv, 'domain'), 2: await StateTrie.open(kv, 'config') };
+  const states: NodeStores['states'] = {
+    [LedgerId.POOL]: await StateTrie.open({ name: 'pool' }, { kv }),
+    [LedgerId.DOMAIN]: await StateTrie.open({ name: 'domain' }, { kv }),
+    [LedgerId.CONFIG]: await StateTrie.open({ name: 'config' }, { kv }),
+  };
   const plugins = [...pluginLedgers].sort((a, b) => a - b);
   for (const id of plugins) {
-    ledgers[id] = await Ledger.open(kv, id);
-    states[id] = await StateTrie.open(kv, `ledger-${id}`);
+    ledgers[id] = await Ledger.open({ ledgerId: id }, { kv });
+    states[id] = await StateTrie.open({ name: `ledger-${id}` }, { kv });
   }
   const stores: NodeStores = {
     kv,

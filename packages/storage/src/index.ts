@@ -4,7 +4,7 @@ export type { KvStore, KvRange, WriteBatch, BatchWriteListener } from './kv/kv-s
 export { bucketPrefix, seqNoKey, decodeSeqNoKey, MAX_BUCKET_NAME_BYTES } from './kv/kv-store.js';
 export type { LevelKvStoreOptions } from './kv/level-kv-store.js';
 export { openLevelKvStore, openMemoryKvStore, defaultLevelKvStoreOptions, writeBufferBytes } from './kv/level-kv-store.js';
-export type { AppendResult, LedgerOptions } from './ledger/ledger.js';
+export type { AppendResult, LedgerModules, LedgerOpenOptions, LedgerOptions } from './ledger/ledger.js';
 export { Ledger, defaultLedgerOptions } from './ledger/ledger.js';
 export type { LedgerRecovery } from './ledger/recovery.js';
 export type { LedgerBuckets } from './ledger/hash-store.js';

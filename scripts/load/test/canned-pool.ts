@@ -58,10 +58,13 @@ export class CannedPool {
   /** txnTime of the newest write: the time of the "batch" the state proofs sign, as a pool's multi-signature has */
   private lastTxnTime = 0;
 
+  /** ledger root by size, computed once per seqNo */
+  private readonly rootAt = new Map<number, string>();
+
   private constructor(private readonly trie: StateTrie) {}
 
   static async start(): Promise<CannedPool> {
-    const pool = new CannedPool(await StateTrie.open(await openMemoryKvStore(), 'domain'));
+    const pool = new CannedPool(await StateTrie.open({ name: 'domain' }, { kv: await openMemoryKvStore() }));
     for (let i = 0; i < NAMES.length; i++) {
       const h = await ClientHost.create({ seed: enc.encode(seedOf(NAMES[i]!)), host: '127.0.0.1', port: 0, clientRate: 1_000_000, clientBurst: 1_000_000 });
       h.on('request', (clientId, bytes, respond, info) => {
@@ -163,7 +166,24 @@ export class CannedPool {
         await this.trie.commit();
       }
     }
-    return [ack, { op: 'REPLY', result: { ...txn, rootHash: this.root, auditPath: [] } }];
+    // the root at the txn's own seqNo, as a node's REPLY has it: the same bytes from every host, whatever was
+    // written since (hosts that answer in one turn of the event loop would otherwise see different roots)
+    const seqNo = (txn.txnMetadata as { seqNo: number }).seqNo;
+    let rootHash = this.rootAt.get(seqNo);
+    if (rootHash === undefined) {
+      rootHash = b58encode(
+        sha256(
+          enc.encode(
+            this.txns
+              .slice(0, seqNo)
+              .map((t) => canonicalJson(t))
+              .join('\n'),
+          ),
+        ),
+      );
+      this.rootAt.set(seqNo, rootHash);
+    }
+    return [ack, { op: 'REPLY', result: { ...txn, rootHash, auditPath: [] } }];
   }
 
   async close(): Promise<void> {

@@ -40,7 +40,7 @@ function attrib(i: number, raw: string, ledgerForm: boolean): Txn {
 
 async function writeLedger(dataDir: string, txns: Txn[]): Promise<void> {
   const kv = await openLevelKvStore(nodeDatabasePath(dataDir));
-  const ledger = await Ledger.open(kv, 1);
+  const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
   ledger.append(txns);
   await ledger.commit();
   await kv.close();

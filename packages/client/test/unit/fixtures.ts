@@ -66,7 +66,7 @@ export function multiSign(value: MultiSignatureValue, signers: number[] = [0, 1,
 /** A state trie holding `entries`, committed; returns it with its root. */
 export async function stateWith(entries: [Uint8Array | string, Uint8Array][], name: 'domain' | 'config' = 'domain'): Promise<StateTrie> {
   const kv = await openMemoryKvStore();
-  const trie = await StateTrie.open(kv, name);
+  const trie = await StateTrie.open({ name }, { kv });
   for (const [k, v] of entries) trie.set(k, v);
   await trie.commit();
   return trie;
@@ -87,7 +87,7 @@ export function stateProof(trie: StateTrie, key: Uint8Array | string, ledgerId: 
 
 export async function ledgerWith(txns: Record<string, unknown>[], ledgerId = 1): Promise<Ledger> {
   const kv = await openMemoryKvStore();
-  const ledger = await Ledger.open(kv, ledgerId);
+  const ledger = await Ledger.open({ ledgerId }, { kv });
   ledger.append(txns as never);
   await ledger.commit();
   return ledger;

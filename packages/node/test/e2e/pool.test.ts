@@ -168,7 +168,7 @@ describe('e2e: 4-node pool of quire-node processes', function () {
       const kv = await openLevelKvStore(join(root, n.alias, 'db'));
       kvs.push(kv);
       const ls: Ledger[] = [];
-      for (const lid of [0, 1, 2, 3]) ls.push(await Ledger.open(kv, lid));
+      for (const lid of [0, 1, 2, 3]) ls.push(await Ledger.open({ ledgerId: lid }, { kv }));
       ledgers.push(ls);
     }
     try {

@@ -301,7 +301,7 @@ describe('e2e: POOL_RESTART and POOL_UPGRADE on a supervised 4-process pool', fu
     const kvs = await Promise.all(nodes.map((n) => openLevelKvStore(join(root, n.alias, 'db'))));
     try {
       for (const lid of [0, 1, 2, 3]) {
-        const ls = await Promise.all(kvs.map((kv) => Ledger.open(kv, lid)));
+        const ls = await Promise.all(kvs.map((kv) => Ledger.open({ ledgerId: lid }, { kv })));
         const common = Math.min(...ls.map((l) => l.size));
         const roots = await Promise.all(ls.map(async (l) => b58encode(await l.rootAt(common))));
         expect(new Set(roots).size, `ledger ${lid} at size ${common}`).to.equal(1);

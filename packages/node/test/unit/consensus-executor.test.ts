@@ -211,7 +211,7 @@ describe('consensus executor', () => {
     const dir = await mkdtemp(join(tmpdir(), 'quire-audit-'));
     try {
       const kv = await openLevelKvStore(dir);
-      const ledger = await Ledger.open(kv, 3);
+      const ledger = await Ledger.open({ ledgerId: 3 }, { kv });
       const trail = await AuditTrail.load(ledger);
       const sizes = new Map([
         [0, 4],
@@ -243,7 +243,7 @@ describe('consensus executor', () => {
       const before = trail.summary();
       await kv.close();
       const kv2 = await openLevelKvStore(dir);
-      const again = await AuditTrail.load(await Ledger.open(kv2, 3));
+      const again = await AuditTrail.load(await Ledger.open({ ledgerId: 3 }, { kv: kv2 }));
       expect(again.summary()).to.deep.equal(before);
       expect(before).to.deep.include({ ppSeqNo: 3, nodeReg: ['Node1', 'Node2'], lastUpdate: { 0: 101, 1: 103 } });
       await kv2.close();

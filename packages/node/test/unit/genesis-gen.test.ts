@@ -43,7 +43,7 @@ describe('genesis generation', () => {
   it('the standard domain genesis loads to the documented root', async () => {
     expect(STANDARD_DOMAIN_GENESIS).to.have.length(5);
     const kv = await openMemoryKvStore();
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     await loadGenesisEntries(ledger, 'domain', parseGenesis(standardDomainGenesis(), { file: 'domain', ledgerId: 1 }));
     expect(b58encode(ledger.root)).to.equal('DJLzEifT7n9DbiCHqQ5KWrWUPFBiZt349popapDfzo5p');
     await kv.close();

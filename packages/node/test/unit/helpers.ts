@@ -27,8 +27,17 @@ export interface Fixture {
 
 export async function memoryFixture(): Promise<Fixture> {
   const kv = await openMemoryKvStore();
-  const ledgers = { 0: await Ledger.open(kv, 0), 1: await Ledger.open(kv, 1), 2: await Ledger.open(kv, 2), 3: await Ledger.open(kv, 3) };
-  const states = { 0: await StateTrie.open(kv, 'pool'), 1: await StateTrie.open(kv, 'domain'), 2: await StateTrie.open(kv, 'config') };
+  const ledgers = {
+    0: await Ledger.open({ ledgerId: 0 }, { kv }),
+    1: await Ledger.open({ ledgerId: 1 }, { kv }),
+    2: await Ledger.open({ ledgerId: 2 }, { kv }),
+    3: await Ledger.open({ ledgerId: 3 }, { kv }),
+  };
+  const states = {
+    0: await StateTrie.open({ name: 'pool' }, { kv }),
+    1: await StateTrie.open({ name: 'domain' }, { kv }),
+    2: await StateTrie.open({ name: 'config' }, { kv }),
+  };
   const stores: NodeStores = {
     kv,
     ledgers,

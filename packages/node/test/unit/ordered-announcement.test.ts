@@ -23,7 +23,7 @@ function nym(i: number, pad = 0): Txn {
 
 /** A ledger of `before` txns, then a batch of `count` txns: the BATCH_COMMITTED of that batch. */
 async function batchOf(before: number, count: number, pad = 0): Promise<BatchCommitted> {
-  const ledger = await Ledger.open(await openMemoryKvStore(), 1);
+  const ledger = await Ledger.open({ ledgerId: 1 }, { kv: await openMemoryKvStore() });
   ledger.append(Array.from({ length: before }, (_, i) => nym(i)));
   await ledger.commit();
   const frontier = ledger.frontierAt(before).map(b58encode);

@@ -60,12 +60,17 @@ async function pluginStores(): Promise<ExecutorStores> {
   const kv = await openMemoryKvStore();
   return {
     kv,
-    ledgers: { 0: await Ledger.open(kv, 0), 1: await Ledger.open(kv, 1), 2: await Ledger.open(kv, 2), [KV]: await Ledger.open(kv, KV) },
+    ledgers: {
+      0: await Ledger.open({ ledgerId: 0 }, { kv }),
+      1: await Ledger.open({ ledgerId: 1 }, { kv }),
+      2: await Ledger.open({ ledgerId: 2 }, { kv }),
+      [KV]: await Ledger.open({ ledgerId: KV }, { kv }),
+    },
     states: {
-      0: await StateTrie.open(kv, 'pool'),
-      1: await StateTrie.open(kv, 'domain'),
-      2: await StateTrie.open(kv, 'config'),
-      [KV]: await StateTrie.open(kv, `ledger-${KV}`),
+      0: await StateTrie.open({ name: 'pool' }, { kv }),
+      1: await StateTrie.open({ name: 'domain' }, { kv }),
+      2: await StateTrie.open({ name: 'config' }, { kv }),
+      [KV]: await StateTrie.open({ name: `ledger-${KV}` }, { kv }),
     },
     attributes: new AttributeStore(kv),
     timestamps: new TimestampStore(kv),

@@ -156,7 +156,7 @@ async function run(opts: ReadLedgerOptions, io: ReadLedgerIo): Promise<void> {
 
   const db = await openForReading(dbPath);
   try {
-    const ledger = await Ledger.open(db.kv, ledgerId);
+    const ledger = await Ledger.open({ ledgerId }, { kv: db.kv });
     const size = ledger.size;
     if (opts.count === true) {
       await io.out(`${size}\n`);

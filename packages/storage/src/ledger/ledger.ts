@@ -35,6 +35,16 @@ export interface LedgerOptions {
 
 export const defaultLedgerOptions: Required<LedgerOptions> = { verify: false, hashCacheEntries: 8192 };
 
+/** What `Ledger.open` is told: which ledger of the store, and its options. */
+export interface LedgerOpenOptions extends LedgerOptions {
+  ledgerId: number;
+}
+
+/** What a ledger runs over: the key-value store that holds it. */
+export interface LedgerModules {
+  kv: KvStore;
+}
+
 /** Result of {@link Ledger.append}: the seqNos given to the txns and the uncommitted root after them. */
 export interface AppendResult {
   first: number;
@@ -76,7 +86,9 @@ export class Ledger {
   }
 
   /** Opens ledger `ledgerId` of `kv`, reloading its hash store or rebuilding it from the txn log. */
-  static async open(kv: KvStore, ledgerId: number, opts: LedgerOptions = {}): Promise<Ledger> {
+  static async open(options: LedgerOpenOptions, modules: LedgerModules): Promise<Ledger> {
+    const { ledgerId, ...opts } = options;
+    const { kv } = modules;
     if (!Number.isSafeInteger(ledgerId) || ledgerId < 0 || ledgerId > MAX_LEDGER_ID) {
       throw new StorageError(StorageErrorCode.INVALID_LEDGER_ID, { ledgerId: String(ledgerId) });
     }

@@ -57,6 +57,16 @@ export const defaultStateTrieOptions: StateTrieOptions = {
   nodeCacheSize: 250_000,
 };
 
+/** What `StateTrie.open` is told: which state of the store, and its options. */
+export interface StateTrieOpenOptions extends Partial<StateTrieOptions> {
+  name: StateName;
+}
+
+/** What a state trie runs over: the key-value store that holds its nodes. */
+export interface StateTrieModules {
+  kv: KvStore;
+}
+
 /** Key of the committed root in bucket `state-head/<name>`. */
 const HEAD_KEY = new TextEncoder().encode('root');
 
@@ -112,7 +122,9 @@ export class StateTrie {
    * trie when none), and the head starts there. Throws INVALID_STATE_NAME, STATE_NODE_MISSING
    * when the committed root's node is absent, STATE_NODE_MALFORMED for a damaged root record.
    */
-  static async open(kv: KvStore, name: StateName, opts: Partial<StateTrieOptions> = {}): Promise<StateTrie> {
+  static async open(options: StateTrieOpenOptions, modules: StateTrieModules): Promise<StateTrie> {
+    const { name, ...opts } = options;
+    const { kv } = modules;
     if (!STATE_NAMES.includes(name) && !PLUGIN_STATE_NAME.test(String(name)))
       throw new StorageError(StorageErrorCode.INVALID_STATE_NAME, { name: String(name) });
     const cacheSize = opts.nodeCacheSize ?? defaultStateTrieOptions.nodeCacheSize;

@@ -84,7 +84,7 @@ describe('ledger + state crash safety (SIGKILL)', function () {
       s = (Math.imul(s, 1103515245) + 12345) >>> 0;
       return s % n;
     };
-    const model = await StateTrie.open(modelKv, 'domain');
+    const model = await StateTrie.open({ name: 'domain' }, { kv: modelKv });
     let modelSize = 0;
     let previous = 0;
     let progressed = 0;
@@ -96,7 +96,7 @@ describe('ledger + state crash safety (SIGKILL)', function () {
 
       const kv = await openLevelKvStore(dir);
       try {
-        const ledger = await Ledger.open(kv, 1);
+        const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
         const size = ledger.size;
         expect(ledger.recovery, ctx).to.deep.include({ storedSize: size, rebuiltLeaves: 0, removedRecords: 0 });
         expect(size, ctx).to.be.at.least(previous);
@@ -118,7 +118,7 @@ describe('ledger + state crash safety (SIGKILL)', function () {
         expect(hex(ledger.root), ctx).to.equal(hex(merkleRootOfLeafHashes(leaves)));
         // the state committed in the same batches as the txns
         for (; modelSize < size; modelSize++) for (const [key, value] of stateEntries(modelSize + 1)) model.set(key, value);
-        const state = await StateTrie.open(kv, 'domain');
+        const state = await StateTrie.open({ name: 'domain' }, { kv });
         expect(hex(state.committedRoot), ctx).to.equal(hex(model.headRoot));
         if (size > previous) progressed++;
         previous = size;

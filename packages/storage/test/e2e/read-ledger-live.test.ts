@@ -90,7 +90,7 @@ describe('read_ledger on a live database (e2e)', function () {
     expect(writer!.exitCode).to.equal(0);
     const kv = await openLevelKvStore(join(dataDir, 'db'), { createIfMissing: false });
     try {
-      const ledger = await Ledger.open(kv, 1, { verify: true });
+      const ledger = await Ledger.open({ ledgerId: 1, verify: true }, { kv });
       expect(ledger.size).to.equal(written);
       expect(ledger.recovery.repairedRecords, JSON.stringify(ledger.recovery)).to.equal(0);
       let n = 0;

@@ -42,7 +42,7 @@ describe('genesis loading', () => {
   }
 
   it('loads the standard local domain genesis with a stable root', async () => {
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     const result = await loadGenesis(ledger, file('domain_transactions_genesis', LOCAL_DOMAIN_GENESIS));
     expect(result).to.include({ txnCount: 5, loaded: 5, size: 5 });
     expect(b58encode(result.root)).to.equal(LOCAL_DOMAIN_ROOT);
@@ -50,13 +50,13 @@ describe('genesis loading', () => {
     const txn = await ledger.get(2);
     expect(txn?.txn.metadata).to.deep.equal({ from: 'V4SGRU86Z58d6TV7PBUe6f' });
     // the committed data survives a reopen
-    const reopened = await Ledger.open(kv, 1);
+    const reopened = await Ledger.open({ ledgerId: 1 }, { kv });
     expect(reopened.size).to.equal(5);
     expect(b58encode(reopened.root)).to.equal(LOCAL_DOMAIN_ROOT);
   });
 
   it('the same txns with blank lines give the same root', async () => {
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     const spaced = '\n\n' + LOCAL_DOMAIN_GENESIS.trim().split('\n').join('\n\n  \n') + '\n\n';
     const result = await loadGenesis(ledger, file('g', spaced));
     expect(b58encode(result.root)).to.equal(LOCAL_DOMAIN_ROOT);
@@ -65,7 +65,7 @@ describe('genesis loading', () => {
   for (const name of readdirSync(REAL)) {
     it(`loads the real genesis file ${name}`, async () => {
       const ledgerId = name.includes('pool') ? 0 : 1;
-      const ledger = await Ledger.open(kv, ledgerId);
+      const ledger = await Ledger.open({ ledgerId }, { kv });
       const path = join(REAL, name);
       const lines = readFileSync(path, 'utf8').trim().split('\n');
       const result = await loadGenesis(ledger, path);
@@ -80,7 +80,7 @@ describe('genesis loading', () => {
   }
 
   it('does not write into a ledger that already holds the genesis, and detects a different one', async () => {
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     const path = file('g', LOCAL_DOMAIN_GENESIS);
     await loadGenesis(ledger, path);
     const again = await loadGenesis(ledger, path);
@@ -100,7 +100,7 @@ describe('genesis loading', () => {
       [[lines[0], lines[2], lines[1]].join('\n'), GenesisErrorCode.SEQ_NO_OUT_OF_ORDER, 2],
     ];
     for (const [text, code, line] of bad) {
-      const ledger = await Ledger.open(kv, 1);
+      const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
       const path = file('bad', text);
       const err = await expectGenesisError(loadGenesis(ledger, path), code);
       expect(err.data.line).to.equal(line);
@@ -112,24 +112,24 @@ describe('genesis loading', () => {
   });
 
   it('reports an unreadable or empty file', async () => {
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     await expectGenesisError(loadGenesis(ledger, join(dir, 'missing')), GenesisErrorCode.UNREADABLE);
     await expectGenesisError(loadGenesis(ledger, file('empty', '\n \n')), GenesisErrorCode.EMPTY);
   });
 
   it('rejects a pool genesis given for the domain ledger', async () => {
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     await expectGenesisError(loadGenesis(ledger, join(REAL, 'sovrin_pool_transactions_live_genesis')), GenesisErrorCode.WRONG_LEDGER);
     expect(ledger.size).to.equal(0);
   });
 
   it('joins a caller batch: nothing is durable until the batch is written', async () => {
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     const batch = kv.batch();
     await loadGenesis(ledger, file('g', LOCAL_DOMAIN_GENESIS), { batch });
-    expect((await Ledger.open(kv, 1)).size).to.equal(0);
+    expect((await Ledger.open({ ledgerId: 1 }, { kv })).size).to.equal(0);
     await batch.write();
-    const reopened = await Ledger.open(kv, 1);
+    const reopened = await Ledger.open({ ledgerId: 1 }, { kv });
     expect(reopened.size).to.equal(5);
     expect(b58encode(reopened.root)).to.equal(LOCAL_DOMAIN_ROOT);
   });

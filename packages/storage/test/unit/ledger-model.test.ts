@@ -21,7 +21,7 @@ describe('Ledger uncommitted tail against a model (property)', () => {
       fc.asyncProperty(fc.array(cmd, { minLength: 1, maxLength: 50 }), async (cmds) => {
         const kv = await openMemoryKvStore();
         try {
-          let ledger = await Ledger.open(kv, 1);
+          let ledger = await Ledger.open({ ledgerId: 1 }, { kv });
           const leaves: Uint8Array[] = []; // model: every txn, committed first
           let committed = 0;
           let pending: WriteBatch[] = [];
@@ -57,7 +57,7 @@ describe('Ledger uncommitted tail against a model (property)', () => {
               await flush();
             } else {
               await flush();
-              ledger = await Ledger.open(kv, 1);
+              ledger = await Ledger.open({ ledgerId: 1 }, { kv });
               leaves.length = committed;
             }
             expect(ledger.size).to.equal(committed);
@@ -76,7 +76,7 @@ describe('Ledger uncommitted tail against a model (property)', () => {
           for (let i = 1; i <= n; i++) expect(hex(modelLeaf((await ledger.getEncoded(i))!)), `txn ${i}`).to.equal(hex(leaves[i - 1]!));
           await flush();
           // the log and the hash store agree record for record
-          const reopened = await Ledger.open(kv, 1, { verify: true });
+          const reopened = await Ledger.open({ ledgerId: 1, verify: true }, { kv });
           expect(reopened.recovery.repairedRecords).to.equal(0);
           expect(reopened.size).to.equal(committed);
           expect(hex(reopened.root)).to.equal(hex(mth(leaves.slice(0, committed))));

@@ -52,7 +52,7 @@ describe('Ledger recovery at open', () => {
 
   beforeEach(async () => {
     kv = await openMemoryKvStore();
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     for (let s = 1; s <= 100; s += 10) {
       ledger.append(mkTxns(s, 10));
       await ledger.commit();
@@ -71,47 +71,47 @@ describe('Ledger recovery at open', () => {
       verifyInclusion(leaves[m - 1]!, m - 1, size, await ledger.inclusionProof(m), ledger.root);
       verifyConsistency(m, size, await ledger.rootAt(m), ledger.root, await ledger.consistencyProof(m, size));
     }
-    const checked = await Ledger.open(kv, 1, { verify: true });
+    const checked = await Ledger.open({ ledgerId: 1, verify: true }, { kv });
     expect(checked.recovery.repairedRecords, 'hash store agrees with the log').to.equal(0);
   }
 
   it('reloads an intact store without rebuilding', async () => {
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     expect(ledger.recovery).to.deep.equal({ storedSize: 100, size: 100, rebuiltFrom: undefined, rebuiltLeaves: 0, removedRecords: 0, repairedRecords: 0 });
     await expectSound(ledger, 100);
   });
 
   it('rebuilds a truncated hash store from the log', async () => {
     await truncateTiles(kv, 60);
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     expect(ledger.recovery).to.deep.include({ storedSize: 100, size: 100, rebuiltFrom: 60, rebuiltLeaves: 40 });
     await expectSound(ledger, 100);
   });
 
   it('rebuilds everything when the subtree hashes are gone', async () => {
     await deleteWhere(kv, B.tile, (k) => k[0]! >= 1);
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     expect(ledger.recovery).to.deep.include({ rebuiltFrom: 0, rebuiltLeaves: 100 });
     await expectSound(ledger, 100);
   });
 
   it('rewrites a missing or torn committed-size record', async () => {
     await kv.batch().del(B.meta, SIZE_KEY).write();
-    let ledger = await Ledger.open(kv, 1);
+    let ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     expect(ledger.recovery).to.deep.include({ storedSize: undefined, size: 100, rebuiltLeaves: 0 });
     await expectSound(ledger, 100);
     await kv
       .batch()
       .put(B.meta, SIZE_KEY, Uint8Array.of(1, 2, 3))
       .write();
-    ledger = await Ledger.open(kv, 1);
+    ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     expect(ledger.recovery).to.deep.include({ storedSize: undefined, size: 100 });
     await expectSound(ledger, 100);
   });
 
   it('follows the log when it is shorter than the committed size, and continues from there', async () => {
     await deleteWhere(kv, B.txn, (k) => Buffer.from(k).readUIntBE(2, 6) > 90);
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     expect(ledger.recovery).to.deep.include({ storedSize: 100, size: 90 });
     expect(ledger.recovery.removedRecords).to.be.greaterThan(0);
     await expectSound(ledger, 90);
@@ -120,13 +120,13 @@ describe('Ledger recovery at open', () => {
     await ledger.commit();
     expect(hex(ledger.root)).to.equal(hex(root100)); // same txns again, same root
     expect(txns[0]!.txnMetadata.seqNo).to.equal(91);
-    await expectSound(await Ledger.open(kv, 1), 100);
+    await expectSound(await Ledger.open({ ledgerId: 1 }, { kv }), 100);
   });
 
   it('follows the log when it is longer than the committed size', async () => {
     await kv.batch().put(B.meta, SIZE_KEY, seqNoKey(80)).write();
     await truncateTiles(kv, 80);
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     expect(ledger.recovery).to.deep.include({ storedSize: 80, size: 100, rebuiltFrom: 80 });
     await expectSound(ledger, 100);
   });
@@ -145,7 +145,7 @@ describe('Ledger recovery at open', () => {
       .put(B.tile, tile6, longer)
       .put(B.tile, tileKey(0, 20), new Uint8Array(3 * 32))
       .write();
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     expect(ledger.recovery.removedRecords).to.equal(2);
     expect(kv.getSync(B.tile, tile6)).to.deep.equal(stored);
     await expectSound(ledger, 100);
@@ -154,7 +154,7 @@ describe('Ledger recovery at open', () => {
   it('reports a gap in the log instead of skipping it', async () => {
     await kv.batch().del(B.txn, seqNoKey(50)).write();
     // the quick open checks the ends of the log; reads and a full check find the hole
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     await expectCode(ledger.get(50), StorageErrorCode.LOG_GAP, { ledgerId: 1, seqNo: 50 });
     await expectCode(
       async () => {
@@ -163,10 +163,10 @@ describe('Ledger recovery at open', () => {
       StorageErrorCode.LOG_GAP,
       { seqNo: 50 },
     );
-    await expectCode(Ledger.open(kv, 1, { verify: true }), StorageErrorCode.LOG_GAP, { ledgerId: 1, seqNo: 50 });
+    await expectCode(Ledger.open({ ledgerId: 1, verify: true }, { kv }), StorageErrorCode.LOG_GAP, { ledgerId: 1, seqNo: 50 });
     // when the ends disagree too, the quick open scans the log and finds it
     await kv.batch().del(B.meta, SIZE_KEY).write();
-    await expectCode(Ledger.open(kv, 1), StorageErrorCode.LOG_GAP, { ledgerId: 1, seqNo: 50 });
+    await expectCode(Ledger.open({ ledgerId: 1 }, { kv }), StorageErrorCode.LOG_GAP, { ledgerId: 1, seqNo: 50 });
   });
 
   it('repairs a wrong hash record when asked to verify', async () => {
@@ -174,13 +174,13 @@ describe('Ledger recovery at open', () => {
     const damaged = Uint8Array.from(tile0);
     damaged.fill(0, 9 * 32, 10 * 32); // leaf 9
     await kv.batch().put(B.tile, tileKey(0, 0), damaged).write();
-    const ledger = await Ledger.open(kv, 1, { verify: true });
+    const ledger = await Ledger.open({ ledgerId: 1, verify: true }, { kv });
     expect(ledger.recovery).to.deep.include({ repairedRecords: 1, rebuiltFrom: 0 });
     await expectSound(ledger, 100);
   });
 
   it('stops at batches written out of commit order, and recovers at the next open', async () => {
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     ledger.append(mkTxns(101, 4));
     const first = kv.batch();
     const second = kv.batch();
@@ -190,16 +190,16 @@ describe('Ledger recovery at open', () => {
     await first.write(); // leaves older versions of the committed size and of a tile on disk
     await expectCode(() => ledger.append(mkTxns(105, 1)), StorageErrorCode.LEDGER_WRITE_ORDER, { ledgerId: 1, written: 104, pending: 102 });
     await expectCode(ledger.commit(), StorageErrorCode.LEDGER_WRITE_ORDER);
-    const reopened = await Ledger.open(kv, 1);
+    const reopened = await Ledger.open({ ledgerId: 1 }, { kv });
     expect(reopened.recovery).to.deep.include({ storedSize: 102, size: 104 });
     expect(hex(reopened.root)).to.equal(hex(ledger.root));
-    expect((await Ledger.open(kv, 1, { verify: true })).recovery.repairedRecords).to.equal(0);
+    expect((await Ledger.open({ ledgerId: 1, verify: true }, { kv })).recovery.repairedRecords).to.equal(0);
   });
 
   describe('corrupt txns', () => {
     it('names the ledger and seqNo when a stored txn is not msgpack', async () => {
       await kv.batch().put(B.txn, seqNoKey(7), Uint8Array.of(0x81, 0xc1)).write();
-      const ledger = await Ledger.open(kv, 1);
+      const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
       await expectCode(ledger.get(7), StorageErrorCode.CORRUPT_TXN, { ledgerId: 1, seqNo: 7 });
       await expectCode(
         async () => {
@@ -210,8 +210,8 @@ describe('Ledger recovery at open', () => {
       );
       // a rebuild decodes every txn it hashes: no root is computed over corrupt bytes
       await deleteWhere(kv, B.tile, () => true);
-      await expectCode(Ledger.open(kv, 1), StorageErrorCode.CORRUPT_TXN, { ledgerId: 1, seqNo: 7 });
-      await expectCode(Ledger.open(kv, 1, { verify: true }), StorageErrorCode.CORRUPT_TXN, { seqNo: 7 });
+      await expectCode(Ledger.open({ ledgerId: 1 }, { kv }), StorageErrorCode.CORRUPT_TXN, { ledgerId: 1, seqNo: 7 });
+      await expectCode(Ledger.open({ ledgerId: 1, verify: true }, { kv }), StorageErrorCode.CORRUPT_TXN, { seqNo: 7 });
     });
 
     it('names the seqNo when a stored txn is well-formed msgpack of something else', async () => {
@@ -221,10 +221,10 @@ describe('Ledger recovery at open', () => {
         .put(B.txn, seqNoKey(7), eighth)
         .put(B.txn, seqNoKey(9), encodeMsgpack([1, 2]))
         .write();
-      const ledger = await Ledger.open(kv, 1);
+      const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
       await expectCode(ledger.get(7), StorageErrorCode.CORRUPT_TXN, { seqNo: 7, reason: 'holds seqNo 8' });
       await expectCode(ledger.get(9), StorageErrorCode.CORRUPT_TXN, { seqNo: 9 });
-      await expectCode(Ledger.open(kv, 1, { verify: true }), StorageErrorCode.CORRUPT_TXN, { seqNo: 7 });
+      await expectCode(Ledger.open({ ledgerId: 1, verify: true }, { kv }), StorageErrorCode.CORRUPT_TXN, { seqNo: 7 });
     });
   });
 });
@@ -233,17 +233,17 @@ describe('Ledger recovery of a ledger larger than one rebuild step', () => {
   it('verifies an intact store without rewriting anything, and rebuilds a lost one identically', async () => {
     const kv = await openMemoryKvStore();
     try {
-      const ledger = await Ledger.open(kv, 1);
+      const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
       for (let s = 1; s <= 5000; s += 500) {
         ledger.append(mkTxns(s, 500));
         await ledger.commit();
       }
       const tiles = new Map<string, string>();
       for await (const [k, v] of kv.iterate(B.tile)) tiles.set(hex(k), hex(v));
-      const verified = await Ledger.open(kv, 1, { verify: true });
+      const verified = await Ledger.open({ ledgerId: 1, verify: true }, { kv });
       expect(verified.recovery).to.deep.include({ size: 5000, repairedRecords: 0 });
       await deleteWhere(kv, B.tile, () => true);
-      const rebuilt = await Ledger.open(kv, 1);
+      const rebuilt = await Ledger.open({ ledgerId: 1 }, { kv });
       expect(rebuilt.recovery).to.deep.include({ rebuiltFrom: 0, rebuiltLeaves: 5000 });
       expect(hex(rebuilt.root)).to.equal(hex(ledger.root));
       const after = new Map<string, string>();
@@ -264,7 +264,7 @@ describe('Ledger on classic-level', () => {
 
   it('reopens with the same root, size and proofs', async () => {
     let kv = await openLevelKvStore(dir);
-    const ledger = await Ledger.open(kv, 3);
+    const ledger = await Ledger.open({ ledgerId: 3 }, { kv });
     const leaves: Uint8Array[] = [];
     for (let s = 1; s <= 300; s += 30) {
       const txns = mkTxns(s, 30);
@@ -278,7 +278,7 @@ describe('Ledger on classic-level', () => {
     await kv.close();
     kv = await openLevelKvStore(dir);
     try {
-      const reopened = await Ledger.open(kv, 3);
+      const reopened = await Ledger.open({ ledgerId: 3 }, { kv });
       expect(reopened.size).to.equal(300);
       expect(reopened.uncommittedSize).to.equal(300);
       expect(hex(reopened.root)).to.equal(hex(root));

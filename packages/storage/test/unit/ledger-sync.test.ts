@@ -31,7 +31,7 @@ describe('Ledger synchronous reads', () => {
   }
 
   it('reads durable, committed-unwritten and uncommitted txns', async () => {
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     ledger.append(mkTxns(1, 3));
     await ledger.commit();
     // committed into a batch not written yet: served from memory
@@ -53,16 +53,16 @@ describe('Ledger synchronous reads', () => {
   });
 
   it('reads what an earlier instance wrote, after reopening', async () => {
-    const first = await Ledger.open(kv, 2);
+    const first = await Ledger.open({ ledgerId: 2 }, { kv });
     first.append(mkTxns(1, 4));
     await first.commit();
-    const again = await Ledger.open(kv, 2);
+    const again = await Ledger.open({ ledgerId: 2 }, { kv });
     expect(again.getSync(4)?.txn.data.dest).to.equal('dest-4');
     await expectSameAsAsync(again, [0, 1, 4, 5]);
   });
 
   it('answers undefined out of range and refuses a seqNo that is not an integer', async () => {
-    const ledger = await Ledger.open(kv, 0);
+    const ledger = await Ledger.open({ ledgerId: 0 }, { kv });
     expect(ledger.getSync(1)).to.equal(undefined);
     expect(ledger.getSync(0)).to.equal(undefined);
     expect(ledger.getSync(-3)).to.equal(undefined);
@@ -72,7 +72,7 @@ describe('Ledger synchronous reads', () => {
   });
 
   it('gives a copy of the stored bytes', async () => {
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     ledger.append(mkTxns(1, 1));
     const bytes = ledger.getEncodedSync(1)!;
     bytes.fill(0);
@@ -108,7 +108,7 @@ describe('Ledger synchronous reads', () => {
     }
 
     it('match a tree recomputed from every leaf, for durable, committed-unwritten and uncommitted sizes, and after reopening', async () => {
-      const ledger = await Ledger.open(kv, 1);
+      const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
       ledger.append(mkTxns(1, 37));
       await ledger.commit();
       ledger.append(mkTxns(38, 20));
@@ -120,7 +120,7 @@ describe('Ledger synchronous reads', () => {
       await wb.write();
       expectProofs(ledger, sizes);
       ledger.discard();
-      const again = await Ledger.open(kv, 1);
+      const again = await Ledger.open({ ledgerId: 1 }, { kv });
       expectProofs(again, [0, 1, 16, 33, 56, 57]);
       // the async forms give the same answers
       expect(hex(await again.rootAt(33))).to.equal(hex(again.rootAtSync(33)));
@@ -129,7 +129,7 @@ describe('Ledger synchronous reads', () => {
     });
 
     it("writeProofs: each txn's root and audit path at its own size, equal to rootAtSync and inclusionProofSync", async () => {
-      const ledger = await Ledger.open(kv, 1);
+      const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
       ledger.append(mkTxns(1, 70));
       await ledger.commit(45);
       const all = leaves(ledger);
@@ -157,7 +157,7 @@ describe('Ledger synchronous reads', () => {
     });
 
     it('give copies, and refuse sizes out of range with OUT_OF_RANGE', async () => {
-      const ledger = await Ledger.open(kv, 1);
+      const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
       ledger.append(mkTxns(1, 16));
       await ledger.commit();
       const root = ledger.rootAtSync(16);

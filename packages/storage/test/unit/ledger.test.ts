@@ -29,7 +29,7 @@ describe('Ledger', () => {
   }
 
   it('starts empty', async () => {
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     expect(ledger.size).to.equal(0);
     expect(ledger.uncommittedSize).to.equal(0);
     expect(hex(ledger.root)).to.equal(hex(EMPTY_ROOT));
@@ -40,7 +40,7 @@ describe('Ledger', () => {
   });
 
   it('appends to the uncommitted tail, setting seqNos, and stores MP(txn) as the leaf data', async () => {
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     const txns = mkTxns(1, 3);
     const r = ledger.append(txns);
     expect(r.first).to.equal(1);
@@ -60,7 +60,7 @@ describe('Ledger', () => {
   });
 
   it('checks given seqNos and appends all or nothing', async () => {
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     const good = mkTxn(1);
     const wrong = mkTxn(2);
     wrong.txnMetadata.seqNo = 7;
@@ -81,7 +81,7 @@ describe('Ledger', () => {
   });
 
   it('commits into a caller batch: visible at once, durable when the batch is written', async () => {
-    const ledger = await Ledger.open(kv, 2);
+    const ledger = await Ledger.open({ ledgerId: 2 }, { kv });
     ledger.append(mkTxns(1, 5));
     const root5 = ledger.uncommittedRoot;
     const batch = kv.batch();
@@ -106,14 +106,14 @@ describe('Ledger', () => {
     await ledger.commit();
     expect(ledger.size).to.equal(5);
     expect(hex(ledger.root)).to.equal(hex(root5));
-    const reopened = await Ledger.open(kv, 2);
+    const reopened = await Ledger.open({ ledgerId: 2 }, { kv });
     expect(reopened.size).to.equal(5);
     expect(hex(reopened.root)).to.equal(hex(root5));
     expect(reopened.recovery).to.deep.include({ storedSize: 5, size: 5, rebuiltFrom: undefined, removedRecords: 0 });
   });
 
   it('keeps several batches in flight: commit the oldest, discard the newest', async () => {
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     const a = ledger.append(mkTxns(1, 4));
     const b = ledger.append(mkTxns(5, 3));
     const c = ledger.append(mkTxns(8, 2));
@@ -134,13 +134,13 @@ describe('Ledger', () => {
     expect(ledger.uncommittedSize).to.equal(7);
     await batchA.write();
     await batchB.write();
-    const reopened = await Ledger.open(kv, 1);
+    const reopened = await Ledger.open({ ledgerId: 1 }, { kv });
     expect(hex(reopened.root)).to.equal(hex(b.root));
     expect(reopened.uncommittedSize).to.equal(7);
   });
 
   it('iterates ranges over stored, pending and uncommitted txns', async () => {
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     ledger.append(mkTxns(1, 10));
     await ledger.commit(4);
     const pending = kv.batch();
@@ -167,9 +167,9 @@ describe('Ledger', () => {
   });
 
   it('rejects out-of-range counts, sizes and seqNos', async () => {
-    await expectCode(Ledger.open(kv, -1), StorageErrorCode.INVALID_LEDGER_ID);
-    await expectCode(Ledger.open(kv, 1.5), StorageErrorCode.INVALID_LEDGER_ID);
-    const ledger = await Ledger.open(kv, 1);
+    await expectCode(Ledger.open({ ledgerId: -1 }, { kv }), StorageErrorCode.INVALID_LEDGER_ID);
+    await expectCode(Ledger.open({ ledgerId: 1.5 }, { kv }), StorageErrorCode.INVALID_LEDGER_ID);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     ledger.append(mkTxns(1, 5));
     await ledger.commit(2);
     await expectCode(ledger.commit(4), StorageErrorCode.OUT_OF_RANGE, { what: 'count', max: 3 });
@@ -193,7 +193,7 @@ describe('Ledger', () => {
   });
 
   it('refuses changes after a batch carrying its txns failed to write', async () => {
-    const ledger = await Ledger.open(kv, 1);
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     ledger.append(mkTxns(1, 2));
     const batch = kv.batch();
     ledger.commit(undefined, batch);
@@ -206,16 +206,16 @@ describe('Ledger', () => {
   });
 
   it('keeps ledgers apart in one store', async () => {
-    const l1 = await Ledger.open(kv, 1);
-    const l2 = await Ledger.open(kv, 2);
+    const l1 = await Ledger.open({ ledgerId: 1 }, { kv });
+    const l2 = await Ledger.open({ ledgerId: 2 }, { kv });
     l1.append(mkTxns(1, 3));
     l2.append([mkTxn(100)]);
     const batch = kv.batch();
     l1.commit(undefined, batch);
     l2.commit(undefined, batch);
     await batch.write();
-    expect((await Ledger.open(kv, 1)).size).to.equal(3);
-    expect((await Ledger.open(kv, 2)).size).to.equal(1);
-    expect((await Ledger.open(kv, 3)).size).to.equal(0);
+    expect((await Ledger.open({ ledgerId: 1 }, { kv })).size).to.equal(3);
+    expect((await Ledger.open({ ledgerId: 2 }, { kv })).size).to.equal(1);
+    expect((await Ledger.open({ ledgerId: 3 }, { kv })).size).to.equal(0);
   });
 });

@@ -28,7 +28,7 @@ describe('Merkle proofs from the hash store (property)', () => {
 
   before(async () => {
     kv = await openMemoryKvStore();
-    ledger = await Ledger.open(kv, 1);
+    ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     for (let s = 0; s < N; s += 100) {
       ledger.append(Array.from({ length: 100 }, (_, j) => mkTxn(s + j + 1)));
       if (s + 100 <= COMMITTED) await ledger.commit();

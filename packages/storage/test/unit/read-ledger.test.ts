@@ -60,9 +60,9 @@ describe('read_ledger', () => {
     try {
       const genesisFile = join(dataDir, 'domain_transactions_genesis');
       await import('node:fs/promises').then((fs) => fs.writeFile(genesisFile, LOCAL_DOMAIN_GENESIS));
-      await loadGenesis(await Ledger.open(kv, 1), genesisFile);
-      await loadGenesis(await Ledger.open(kv, 0), POOL_GENESIS);
-      const plugin = await Ledger.open(kv, 1001);
+      await loadGenesis(await Ledger.open({ ledgerId: 1 }, { kv }), genesisFile);
+      await loadGenesis(await Ledger.open({ ledgerId: 0 }, { kv }), POOL_GENESIS);
+      const plugin = await Ledger.open({ ledgerId: 1001 }, { kv });
       plugin.append([
         {
           ver: '1',
@@ -72,7 +72,7 @@ describe('read_ledger', () => {
         } as never,
       ]);
       await plugin.commit();
-      const audit = await Ledger.open(kv, 3);
+      const audit = await Ledger.open({ ledgerId: 3 }, { kv });
       audit.append([AUDIT_TXN as never]);
       await audit.commit();
     } finally {

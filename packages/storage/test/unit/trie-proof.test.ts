@@ -82,7 +82,7 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
         }
 
         it('a trie with the same contents generates a proof that verifies the same way', async () => {
-          const t = await StateTrie.open(kv, 'domain');
+          const t = await StateTrie.open({ name: 'domain' }, { kv });
           for (const p of c.trie_contents) t.set(p.key, utf8(p.value));
           await t.commit();
           const root = t.committedRoot;
@@ -102,7 +102,7 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
 
     it('the first vector proof is the exact path-order proof Quire emits for key 33', async () => {
       const c = vectors.cases[0]!;
-      const t = await StateTrie.open(kv, 'domain');
+      const t = await StateTrie.open({ name: 'domain' }, { kv });
       for (const p of c.trie_contents) t.set(p.key, utf8(p.value));
       await t.commit();
       expect(hex(t.generateProof('33'))).to.equal(c.proof_nodes_hex);
@@ -121,7 +121,7 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
       expect(verifyTrieProofAt(BLANK_ROOT, 'anything', b.proof_nodes_base64)).to.equal(null);
       expect(verifyTrieProofAt(BLANK_ROOT, '', unhex(b.proof_nodes_hex))).to.equal(null);
       expect(verifyPrefixProof(BLANK_ROOT, '', b.proof_nodes_base64).size).to.equal(0);
-      const t = await StateTrie.open(kv, 'config');
+      const t = await StateTrie.open({ name: 'config' }, { kv });
       expect(b64encode(t.generateProof('x'))).to.equal(b.proof_nodes_base64);
       expect(b64encode(t.generatePrefixProof('x'))).to.equal(b.proof_nodes_base64);
       // the blank proof is no proof for another root
@@ -133,7 +133,7 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
       expect(verifyTrieProofAt(root, '33', 'ysmDIDMzhMOCdjE=')).to.deep.equal(utf8('v1'));
       expect(verifyTrieProofAt(root, '3', 'ysmDIDMzhMOCdjE=')).to.equal(null);
       expect(verifyTrieProofAt(root, '333', 'ysmDIDMzhMOCdjE=')).to.equal(null);
-      const t = await StateTrie.open(kv, 'domain');
+      const t = await StateTrie.open({ name: 'domain' }, { kv });
       t.set('33', utf8('v1'));
       await t.commit();
       expect(b64encode(t.generateProof('33'))).to.equal('ysmDIDMzhMOCdjE=');
@@ -181,7 +181,7 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
       // a store of its own per run: a state opened on a used store starts from its committed root
       const store = await openMemoryKvStore();
       opened.push(store);
-      const t = await StateTrie.open(store, 'domain', { nodeCacheSize: 4 });
+      const t = await StateTrie.open({ name: 'domain', nodeCacheSize: 4 }, { kv: store });
       for (const [k, v] of pairs) t.set(k, v);
       await t.commit();
       return { t, root: t.committedRoot, model: new Map(pairs.map(([k, v]) => [hex(k), v])) };
@@ -273,7 +273,7 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
     });
 
     it('proofs against an old root after later commits, and against an uncommitted head', async () => {
-      const t = await StateTrie.open(kv, 'domain');
+      const t = await StateTrie.open({ name: 'domain' }, { kv });
       t.set('did:1', utf8('first'));
       await t.commit();
       const r1 = t.committedRoot;
@@ -295,7 +295,7 @@ describe('state proofs (formats 7.4, 7.5, 7.7)', () => {
     });
 
     it('a prefix proof missing a subtrie node fails as incomplete; non-UTF-8 keys need hex', async () => {
-      const t = await StateTrie.open(kv, 'domain');
+      const t = await StateTrie.open({ name: 'domain' }, { kv });
       for (let i = 0; i < 20; i++) t.set(`5:reg:${i}`, new Uint8Array(40).fill(i));
       t.set(Uint8Array.of(0x35, 0x3a, 0xff), utf8('binary'));
       await t.commit();

@@ -87,7 +87,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
     it('BLANK_ROOT = SHA3-256(0x80), in hex and base58', async () => {
       expect(hex(BLANK_ROOT)).to.equal(vectors.blank_root.hex);
       expect(b58encode(BLANK_ROOT)).to.equal(vectors.blank_root.base58);
-      const t = await StateTrie.open(kv, 'domain');
+      const t = await StateTrie.open({ name: 'domain' }, { kv });
       expect(hex(t.headRoot)).to.equal(vectors.blank_root.hex);
       expect(hex(t.committedRoot)).to.equal(vectors.blank_root.hex);
     });
@@ -109,7 +109,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
           { numRuns: 20 },
         );
         for (const order of orders) {
-          const t = await StateTrie.open(kv, 'domain');
+          const t = await StateTrie.open({ name: 'domain' }, { kv });
           for (const p of order) t.set(unhex(p.key_hex), utf8(p.value));
           expect(hex(t.headRoot)).to.equal(c.root_hex);
           expect(b58encode(t.headRoot)).to.equal(c.root_base58);
@@ -120,7 +120,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
     }
 
     it('formats 7.5 example: the trie holding only 33 -> v1', async () => {
-      const t = await StateTrie.open(kv, 'pool');
+      const t = await StateTrie.open({ name: 'pool' }, { kv });
       t.set('33', utf8('v1'));
       expect(hex(t.headRoot)).to.equal('7c3fe8a8e45d3efab16866566676164b85b229318cf31b19069ef822c80e2f5a');
       expect(t.get('3')).to.equal(undefined);
@@ -130,7 +130,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
 
   describe('reads and writes', () => {
     it('stores RLP([v]) and returns v; a key that is a prefix of another is a separate key', async () => {
-      const t = await StateTrie.open(kv, 'domain');
+      const t = await StateTrie.open({ name: 'domain' }, { kv });
       t.set('3', utf8('short'));
       t.set('33', new Uint8Array(0));
       t.set('333', new Uint8Array(300).fill(7));
@@ -142,7 +142,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
     });
 
     it('returns copies: changing a returned or given value does not change the state', async () => {
-      const t = await StateTrie.open(kv, 'domain');
+      const t = await StateTrie.open({ name: 'domain' }, { kv });
       const v = utf8('value');
       t.set('k', v);
       v[0] = 0;
@@ -153,7 +153,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
     });
 
     it('setting the same value or removing an absent key keeps the root', async () => {
-      const t = await StateTrie.open(kv, 'domain');
+      const t = await StateTrie.open({ name: 'domain' }, { kv });
       t.set('a', utf8('1'));
       t.set('ab', utf8('2'));
       const r = hex(t.headRoot);
@@ -165,7 +165,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
     });
 
     it('the empty key is a key like any other', async () => {
-      const t = await StateTrie.open(kv, 'domain');
+      const t = await StateTrie.open({ name: 'domain' }, { kv });
       t.set('', utf8('root value'));
       t.set('x', utf8('x'));
       expect(t.get('')).to.deep.equal(utf8('root value'));
@@ -176,13 +176,13 @@ describe('state trie (formats 7.2, 7.3)', () => {
     });
 
     it('rejects keys and values of the wrong type with INVALID_KEY, and unknown state names', async () => {
-      const t = await StateTrie.open(kv, 'domain');
+      const t = await StateTrie.open({ name: 'domain' }, { kv });
       await expectCodeAsync(() => t.set(42 as unknown as string, utf8('v')), StorageError, StorageErrorCode.INVALID_KEY);
       await expectCodeAsync(() => t.set('k', 'v' as unknown as Uint8Array), StorageError, StorageErrorCode.INVALID_KEY);
       await expectCodeAsync(() => t.get(null as unknown as string), StorageError, StorageErrorCode.INVALID_KEY);
       await expectCodeAsync(() => t.remove({} as unknown as string), StorageError, StorageErrorCode.INVALID_KEY);
       await expectCodeAsync(() => t.setHead(new Uint8Array(31)), StorageError, StorageErrorCode.INVALID_KEY);
-      await expectCodeAsync(() => StateTrie.open(kv, 'audit' as 'pool'), StorageError, StorageErrorCode.INVALID_STATE_NAME);
+      await expectCodeAsync(() => StateTrie.open({ name: 'audit' as 'pool' }, { kv }), StorageError, StorageErrorCode.INVALID_STATE_NAME);
     });
 
     it('agrees with a Map model and with an independent oracle over random changes', async () => {
@@ -194,7 +194,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
       );
       await fc.assert(
         fc.asyncProperty(fc.array(opArb, { maxLength: 60 }), async (ops) => {
-          const t = await StateTrie.open(kv, 'config');
+          const t = await StateTrie.open({ name: 'config' }, { kv });
           const model = new Map<string, Uint8Array>();
           for (const o of ops) {
             if (o.op === 'set') {
@@ -215,7 +215,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
           expect(seen).to.deep.equal([...model].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
           // root depends only on the set: rebuild in reverse key order
           const fresh = await openMemoryKvStore();
-          const u = await StateTrie.open(fresh, 'config');
+          const u = await StateTrie.open({ name: 'config' }, { kv: fresh });
           for (const [k, v] of [...model].reverse()) u.set(unhex(k), v);
           expect(hex(u.headRoot)).to.equal(hex(t.headRoot));
           await fresh.close();
@@ -240,7 +240,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
       await fc.assert(
         fc.asyncProperty(fc.array(opArb, { maxLength: 50 }), async (ops) => {
           const store = await openMemoryKvStore();
-          const t = await StateTrie.open(store, 'domain', { nodeCacheSize: 2 });
+          const t = await StateTrie.open({ name: 'domain', nodeCacheSize: 2 }, { kv: store });
           let head = new Map<string, Uint8Array>();
           let committed = new Map<string, Uint8Array>();
           const history: [Uint8Array, Map<string, Uint8Array>][] = [[BLANK_ROOT, new Map()]];
@@ -278,7 +278,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
             for (const [k, v] of m) expect(t.getAt(root, unhex(k))).to.deep.equal(v);
           }
           // reopening finds the committed state
-          const again = await StateTrie.open(store, 'domain', { nodeCacheSize: 2 });
+          const again = await StateTrie.open({ name: 'domain', nodeCacheSize: 2 }, { kv: store });
           expect(hex(again.committedRoot)).to.equal(hex(t.committedRoot));
           expect(hex(again.headRoot)).to.equal(hex(t.committedRoot));
           for (const [k, v] of committed) expect(again.get(unhex(k))).to.deep.equal(v);
@@ -289,7 +289,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
     });
 
     it('commits into a caller batch that carries other writes atomically', async () => {
-      const t = await StateTrie.open(kv, 'domain');
+      const t = await StateTrie.open({ name: 'domain' }, { kv });
       t.set('a', new Uint8Array(100).fill(1));
       t.set('b', new Uint8Array(100).fill(2));
       const root = t.headRoot;
@@ -310,12 +310,12 @@ describe('state trie (formats 7.2, 7.3)', () => {
         nodes++;
       }
       expect(nodes).to.be.greaterThan(0);
-      const reopened = await StateTrie.open(kv, 'domain');
+      const reopened = await StateTrie.open({ name: 'domain' }, { kv });
       expect(reopened.get('b')).to.deep.equal(new Uint8Array(100).fill(2));
     });
 
     it('commits an older uncommitted head while a newer one stays available', async () => {
-      const t = await StateTrie.open(kv, 'domain');
+      const t = await StateTrie.open({ name: 'domain' }, { kv });
       t.set('k1', utf8('batch 1'));
       const r1 = t.headRoot;
       t.set('k2', utf8('batch 2'));
@@ -328,14 +328,14 @@ describe('state trie (formats 7.2, 7.3)', () => {
       t.setHead(r1);
       t.setHead(r2);
       await t.commit(r2);
-      const reopened = await StateTrie.open(kv, 'domain');
+      const reopened = await StateTrie.open({ name: 'domain' }, { kv });
       expect(hex(reopened.committedRoot)).to.equal(hex(r2));
       expect(reopened.getAt(r1, 'k1')).to.deep.equal(utf8('batch 1'));
       expect(reopened.getAt(r1, 'k2')).to.equal(undefined);
     });
 
     it('refuses roots it does not hold with UNKNOWN_STATE_ROOT; revert forgets uncommitted heads', async () => {
-      const t = await StateTrie.open(kv, 'domain');
+      const t = await StateTrie.open({ name: 'domain' }, { kv });
       t.set('x', utf8('1'));
       const r = t.headRoot;
       t.revertToCommitted();
@@ -349,34 +349,34 @@ describe('state trie (formats 7.2, 7.3)', () => {
     });
 
     it('keeps states of different names apart in one store', async () => {
-      const pool = await StateTrie.open(kv, 'pool');
-      const domain = await StateTrie.open(kv, 'domain');
+      const pool = await StateTrie.open({ name: 'pool' }, { kv });
+      const domain = await StateTrie.open({ name: 'domain' }, { kv });
       pool.set('k', utf8('pool'));
       domain.set('k', utf8('domain'));
       await pool.commit();
       await domain.commit();
-      expect((await StateTrie.open(kv, 'pool')).get('k')).to.deep.equal(utf8('pool'));
-      expect((await StateTrie.open(kv, 'domain')).get('k')).to.deep.equal(utf8('domain'));
-      expect(hex((await StateTrie.open(kv, 'config')).committedRoot)).to.equal(hex(BLANK_ROOT));
+      expect((await StateTrie.open({ name: 'pool' }, { kv })).get('k')).to.deep.equal(utf8('pool'));
+      expect((await StateTrie.open({ name: 'domain' }, { kv })).get('k')).to.deep.equal(utf8('domain'));
+      expect(hex((await StateTrie.open({ name: 'config' }, { kv })).committedRoot)).to.equal(hex(BLANK_ROOT));
     });
 
     it('reports a missing node and a damaged root record with stable codes', async () => {
-      const t = await StateTrie.open(kv, 'domain');
+      const t = await StateTrie.open({ name: 'domain' }, { kv });
       t.set('a', new Uint8Array(64).fill(1));
       await t.commit();
       const root = t.committedRoot;
       await kv.batch().del('state/domain', root).write();
-      await expectCodeAsync(() => StateTrie.open(kv, 'domain'), StorageError, StorageErrorCode.STATE_NODE_MISSING);
+      await expectCodeAsync(() => StateTrie.open({ name: 'domain' }, { kv }), StorageError, StorageErrorCode.STATE_NODE_MISSING);
       await kv.batch().put('state/domain', root, utf8('not rlp')).write();
-      await expectCodeAsync(() => StateTrie.open(kv, 'domain'), StorageError, StorageErrorCode.STATE_NODE_MALFORMED);
+      await expectCodeAsync(() => StateTrie.open({ name: 'domain' }, { kv }), StorageError, StorageErrorCode.STATE_NODE_MALFORMED);
       await kv.batch().put('state-head/domain', utf8('root'), new Uint8Array(5)).write();
-      await expectCodeAsync(() => StateTrie.open(kv, 'domain'), StorageError, StorageErrorCode.STATE_NODE_MALFORMED);
+      await expectCodeAsync(() => StateTrie.open({ name: 'domain' }, { kv }), StorageError, StorageErrorCode.STATE_NODE_MALFORMED);
     });
 
     it('reads nodes of many commits whose batches are not written yet, in any order of writing', async () => {
       const store = await openMemoryKvStore();
       // a cache of two nodes: almost every read falls through to the batches in flight
-      const t = await StateTrie.open(store, 'domain', { nodeCacheSize: 2 });
+      const t = await StateTrie.open({ name: 'domain', nodeCacheSize: 2 }, { kv: store });
       const batches = [];
       const states: [Uint8Array, Map<string, Uint8Array>][] = [];
       const model = new Map<string, Uint8Array>();
@@ -402,7 +402,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
       check();
       for (let i = 6; i < 39; i++) await batches[i]!.write();
       check();
-      const again = await StateTrie.open(store, 'domain', { nodeCacheSize: 2 });
+      const again = await StateTrie.open({ name: 'domain', nodeCacheSize: 2 }, { kv: store });
       for (const [root, m] of states) for (const [k, v] of m) expect(again.getAt(root, unhex(k))).to.deep.equal(v);
       await store.close();
     });
@@ -413,7 +413,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
       try {
         // tiny memtable and table files: the nodes go through flushes and compactions into many tables
         let store = await openLevelKvStore(dir, { writeBufferSize: 32 * 1024, maxFileSize: 16 * 1024 });
-        let t = await StateTrie.open(store, 'domain', { nodeCacheSize: 16 });
+        let t = await StateTrie.open({ name: 'domain', nodeCacheSize: 16 }, { kv: store });
         const roots: Uint8Array[] = [];
         for (let batch = 0; batch < 10; batch++) {
           for (let i = 0; i < 50; i++) t.set(sha3(utf8(`key ${batch * 50 + i}`)), utf8(`{"seqNo":${batch * 50 + i}}`.padEnd(200, ' ')));
@@ -425,7 +425,7 @@ describe('state trie (formats 7.2, 7.3)', () => {
         }
         await store.close();
         store = await openLevelKvStore(dir); // default options
-        t = await StateTrie.open(store, 'domain', { nodeCacheSize: 16 });
+        t = await StateTrie.open({ name: 'domain', nodeCacheSize: 16 }, { kv: store });
         expect(hex(t.committedRoot)).to.equal(hex(roots[9]!));
         expect(t.getAt(roots[0]!, sha3(utf8('key 49')))).to.deep.equal(utf8('{"seqNo":49}'.padEnd(200, ' ')));
         expect(t.getAt(roots[0]!, sha3(utf8('key 50')))).to.equal(undefined);

@@ -45,8 +45,12 @@ export const PP_TIME = 1_700_000_000;
 /** Empty in-memory stores: memory KV, the three ledgers and tries, and the side stores. */
 export async function openStores(): Promise<ExecutorStores> {
   const kv = await openMemoryKvStore();
-  const [l0, l1, l2] = await Promise.all([Ledger.open(kv, 0), Ledger.open(kv, 1), Ledger.open(kv, 2)]);
-  const [s0, s1, s2] = await Promise.all([StateTrie.open(kv, 'pool'), StateTrie.open(kv, 'domain'), StateTrie.open(kv, 'config')]);
+  const [l0, l1, l2] = await Promise.all([Ledger.open({ ledgerId: 0 }, { kv }), Ledger.open({ ledgerId: 1 }, { kv }), Ledger.open({ ledgerId: 2 }, { kv })]);
+  const [s0, s1, s2] = await Promise.all([
+    StateTrie.open({ name: 'pool' }, { kv }),
+    StateTrie.open({ name: 'domain' }, { kv }),
+    StateTrie.open({ name: 'config' }, { kv }),
+  ]);
   return {
     kv,
     ledgers: { 0: l0, 1: l1, 2: l2 },
