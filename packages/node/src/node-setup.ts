@@ -186,14 +186,18 @@ export class KvVoteStore implements InstanceChangeVoteStore {
   load(): StoredInstanceChangeVote[] {
     const raw = this.kv.getSync(VOTE_STORE_BUCKET, VOTES_KEY);
     if (raw === undefined) return [];
+    let parsed: unknown;
     try {
-      const parsed: unknown = JSON.parse(new TextDecoder().decode(raw));
-      if (!Array.isArray(parsed)) throw new Error('not an array');
-      return parsed.filter(isStoredVote);
+      parsed = JSON.parse(new TextDecoder().decode(raw));
     } catch (e) {
       this.onError(`stored INSTANCE_CHANGE votes unreadable: ${e instanceof Error ? e.message : String(e)}`);
       return [];
     }
+    if (!Array.isArray(parsed)) {
+      this.onError('stored INSTANCE_CHANGE votes unreadable: not an array');
+      return [];
+    }
+    return parsed.filter(isStoredVote);
   }
 
   save(votes: StoredInstanceChangeVote[]): void {

@@ -42,14 +42,18 @@ export class FileVoteJournalStore implements ThreePcVoteStore {
       this.onError(`3PC vote journal unreadable: ${e instanceof Error ? e.message : String(e)}`);
       return undefined;
     }
+    let parsed: { preprepared?: unknown; prepared?: unknown } | null;
     try {
-      const parsed = JSON.parse(text) as { preprepared?: unknown; prepared?: unknown };
-      if (!Array.isArray(parsed.preprepared) || !Array.isArray(parsed.prepared)) throw new Error('not a journal');
-      return { preprepared: parsed.preprepared.filter(isBatchId), prepared: parsed.prepared.filter(isBatchId), ...(batches.length > 0 ? { batches } : {}) };
+      parsed = JSON.parse(text) as { preprepared?: unknown; prepared?: unknown } | null;
     } catch (e) {
       this.onError(`3PC vote journal unreadable: ${e instanceof Error ? e.message : String(e)}`);
       return undefined;
     }
+    if (parsed === null || !Array.isArray(parsed.preprepared) || !Array.isArray(parsed.prepared)) {
+      this.onError('3PC vote journal unreadable: not a journal');
+      return undefined;
+    }
+    return { preprepared: parsed.preprepared.filter(isBatchId), prepared: parsed.prepared.filter(isBatchId), ...(batches.length > 0 ? { batches } : {}) };
   }
 
   save(journal: ThreePcVoteJournal): void {
@@ -101,14 +105,19 @@ export class FileVoteJournalStore implements ThreePcVoteStore {
     for (const name of names) {
       if (!BATCH_FILE.test(name)) continue;
       this.batchFiles.add(name);
+      let rec: { pp?: unknown; requests?: unknown } | null;
       try {
-        const rec = decodeMsgpack(readFileSync(join(this.batchDir, name))) as { pp?: unknown; requests?: unknown };
-        if (typeof rec !== 'object' || rec === null || !Array.isArray(rec.requests)) throw new Error('not a journaled batch');
-        // checked by the core as a peer's PRE-PREPARE and PROPAGATEs are
-        out.push(rec as JournaledBatch);
+        rec = decodeMsgpack(readFileSync(join(this.batchDir, name))) as { pp?: unknown; requests?: unknown } | null;
       } catch (e) {
         this.onError(`3PC vote journal: batch ${name} unreadable: ${e instanceof Error ? e.message : String(e)}`);
+        continue;
       }
+      if (typeof rec !== 'object' || rec === null || !Array.isArray(rec.requests)) {
+        this.onError(`3PC vote journal: batch ${name} unreadable: not a journaled batch`);
+        continue;
+      }
+      // checked by the core as a peer's PRE-PREPARE and PROPAGATEs are
+      out.push(rec as JournaledBatch);
     }
     return out;
   }
