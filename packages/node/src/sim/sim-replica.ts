@@ -5,7 +5,7 @@
 // simulator waits for each event's batch write, as the node does before its next event, so the
 // store holds the last completed atomic write); a restart opens everything again from it, as a
 // node process does at startup.
-import { LedgerId, b58decode, b58encode, parseJson } from '@quire/common';
+import { LedgerId, TxnType, b58decode, b58encode, parseJson } from '@quire/common';
 import {
   type ClientRequestBody,
   type ConsensusCrypto,
@@ -76,7 +76,8 @@ export class SimConsensusExecutor extends ConsensusExecutor implements SimExecut
   }
 
   private ledgerOf(ledgerId: number): NodeStores['ledgers'][0] {
-    if (ledgerId !== 0 && ledgerId !== 1 && ledgerId !== 2 && ledgerId !== 3) throw new RangeError(`no ledger ${ledgerId}`);
+    if (ledgerId !== LedgerId.POOL && ledgerId !== LedgerId.DOMAIN && ledgerId !== LedgerId.CONFIG && ledgerId !== LedgerId.AUDIT)
+      throw new RangeError(`no ledger ${ledgerId}`);
     return this.nodeStores.ledgers[ledgerId];
   }
 
@@ -93,21 +94,22 @@ export class SimConsensusExecutor extends ConsensusExecutor implements SimExecut
   }
 
   auditEntry(seqNo: number): SimAuditEntry {
-    const t = this.ledgerOf(3).getSync(seqNo) as { txn?: { data?: { viewNo?: unknown; ppSeqNo?: unknown } }; txnMetadata?: { txnTime?: unknown } } | undefined;
+    const t = this.ledgerOf(LedgerId.AUDIT).getSync(seqNo) as
+      { txn?: { data?: { viewNo?: unknown; ppSeqNo?: unknown } }; txnMetadata?: { txnTime?: unknown } } | undefined;
     return { viewNo: Number(t?.txn?.data?.viewNo), ppSeqNo: Number(t?.txn?.data?.ppSeqNo), ppTime: Number(t?.txnMetadata?.txnTime) };
   }
 
   committedDest(seqNo: number): string | undefined {
-    const t = this.ledgerOf(1).getSync(seqNo) as { txn?: { type?: unknown; data?: { dest?: unknown } } } | undefined;
-    return t?.txn?.type === '1' && typeof t.txn.data?.dest === 'string' ? t.txn.data.dest : undefined;
+    const t = this.ledgerOf(LedgerId.DOMAIN).getSync(seqNo) as { txn?: { type?: unknown; data?: { dest?: unknown } } } | undefined;
+    return t?.txn?.type === TxnType.NYM && typeof t.txn.data?.dest === 'string' ? t.txn.data.dest : undefined;
   }
 
   /** The committed state and ledgers against the last audit txn (its state roots, sizes and txn roots). */
   stateProblem(): string | undefined {
-    const audit = this.nodeStores.ledgers[3];
+    const audit = this.nodeStores.ledgers[LedgerId.AUDIT];
     if (audit.size === 0) return undefined;
     for (const { ledgerId, stateRoot } of this.auditStateRoots(audit.getSync(audit.size))) {
-      if (ledgerId !== 0 && ledgerId !== 1 && ledgerId !== 2) continue;
+      if (ledgerId !== LedgerId.POOL && ledgerId !== LedgerId.DOMAIN && ledgerId !== LedgerId.CONFIG) continue;
       const have = b58encode(this.nodeStores.states[ledgerId].committedRoot);
       if (have !== stateRoot) return `has state root ${have} for ledger ${ledgerId}, its last audit txn (${audit.size}) names ${stateRoot}`;
     }
