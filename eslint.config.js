@@ -16,12 +16,12 @@ const MAY_IMPORT = {
   consensus: ['common', 'crypto', 'storage/proofs'],
   network: ['common', 'crypto'],
   node: ['common', 'crypto', 'storage', 'requests', 'consensus', 'network'],
-  client: ['common', 'crypto', 'storage/proofs', 'network/dial'],
+  client: ['common', 'crypto', 'storage/proofs'],
   gateway: ['common', 'client'],
   // the test helpers: imported by test suites only, never by a package's sources
   testing: ['common'],
 };
-const SUBPATHS = ['common/polyfill', 'storage/proofs', 'consensus/sim', 'network/dial'];
+const SUBPATHS = ['common/polyfill', 'storage/proofs', 'consensus/sim'];
 
 function importBoundary(pkg) {
   const allowed = MAY_IMPORT[pkg];

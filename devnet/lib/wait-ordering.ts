@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { parseJson, signatureInput, stringifyJson } from '@quire/common';
 import type { Request } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
-import { NodeConnection } from '@quire/network';
+import { NodeConnection } from '@quire/client';
 import { maxFaulty } from './layout.js';
 import { TRUSTEE_SEED } from './node-api.js';
 

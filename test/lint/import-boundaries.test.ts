@@ -19,6 +19,11 @@ describe('import boundaries of the package graph (#22)', function () {
     ['packages/consensus/src/sim/lint-planted.ts', "export { NodeHost } from '@quire/network';"],
     ['packages/client/src/lint-planted.ts', "import { QuireNode } from '@quire/node';"],
     ['packages/client/src/lint-planted.ts', "export * from '@quire/storage';"],
+    // the client owns its dialer and its libp2p stack: network is the validators' (#22)
+    ['packages/client/src/lint-planted.ts', "import { NodeHost } from '@quire/network';"],
+    ['packages/client/src/lint-planted.ts', "import { createQuireLibp2p } from '@quire/network/dial';"],
+    ['packages/network/src/lint-planted.ts', "import { NodeConnection } from '@quire/client';"],
+    ['packages/node/src/lint-planted.ts', "import { NodeConnection } from '@quire/client';"],
     ['packages/gateway/src/lint-planted.ts', "import { verifyTrieProofAt } from '@quire/storage/proofs';"],
     ['packages/common/src/lint-planted.ts', "import { sha256 } from '@quire/crypto';"],
     ['packages/network/src/lint-planted.ts', "import { batchDigest } from '@quire/common/src/digests.js';"],
@@ -40,6 +45,10 @@ describe('import boundaries of the package graph (#22)', function () {
     ['packages/gateway/src/lint-planted.ts', "import { Pool } from '@quire/client';"],
     ['test/planted.ts', "import { QuireNode } from '@quire/node';"],
     ['packages/storage/test/unit/planted.ts', "import { expectCodeAsync } from '@quire/testing';"],
+    // the suites of the hosts dial them with the SDK's dialer, what users run
+    ['packages/network/test/e2e/planted.ts', "import { NodeConnection } from '@quire/client';"],
+    ['packages/node/test/e2e/planted.ts', "import { ClientRequestError, NodeConnection } from '@quire/client';"],
+    ['packages/network/src/lint-planted.ts', "import { libp2pPrivateKeyFromSeed } from '@quire/crypto';"],
   ];
   for (const [file, source] of allowed) {
     it(`allows ${source.split('\n').join(' ')} in ${file}`, async () => {

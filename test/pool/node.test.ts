@@ -7,8 +7,19 @@ import { primaryOf } from '@quire/consensus';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { multiaddr } from '@multiformats/multiaddr';
 import { CLIENT_PROTOCOL } from '@quire/common';
-import { ClientRequestError, NODE_PROTOCOL, createClientLibp2p, peerIdFromVerkey } from '@quire/network';
-import { ClientError, ClientErrorCode, DidKey, buildGetNymRequest, buildNymRequest, buildPoolConfigRequest, signRequest, type Pool } from '@quire/client';
+import { NODE_PROTOCOL, peerIdFromVerkey } from '@quire/network';
+import {
+  ClientError,
+  ClientErrorCode,
+  ClientRequestError,
+  DidKey,
+  buildGetNymRequest,
+  buildNymRequest,
+  buildPoolConfigRequest,
+  createClientLibp2p,
+  signRequest,
+  type Pool,
+} from '@quire/client';
 import { TRUSTEE_SEED } from '../../devnet/lib/node-api.js';
 import { askNode, connectTo, ledgerDifference, readAllLedgers, readLedger, readVerifiedFrom } from '../support/client.js';
 import { TestPool, type TestNode } from '../support/test-pool.js';

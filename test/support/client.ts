@@ -4,8 +4,7 @@
 import { spawn } from 'node:child_process';
 import { parseJson, signatureInput, stringifyJson, type Request } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
-import { NodeConnection } from '@quire/network';
-import { verifyReadReply, type Pool, type VerifiedRead } from '@quire/client';
+import { NodeConnection, verifyReadReply, type Pool, type VerifiedRead } from '@quire/client';
 import { main as readLedgerMain } from '../../packages/storage/src/cli/read-ledger.js';
 import { REPO_ROOT } from '../../devnet/lib/layout.js';
 import { cliArgv } from './build.js';

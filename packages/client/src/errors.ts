@@ -1,4 +1,4 @@
-import { CodedError } from '@quire/common';
+import { CodedError, QuireError } from '@quire/common';
 
 /**
  * Stable codes of {@link ClientError} and {@link VerificationError}. Programs and tests branch on these, never on
@@ -43,8 +43,12 @@ export const ClientErrorCode = {
    * the handle wrote or read): the next node is asked. Appears in `ReadOutcome.rejected` and in `errors`.
    */
   REPLY_BEHIND: 'REPLY_BEHIND',
-  /** A transport failure towards one node (data: `node`, `reason`). */
+  /** A transport failure towards one node: dial, Noise handshake or protocol negotiation failed (data: `node`, `reason`). */
   NODE_UNREACHABLE: 'NODE_UNREACHABLE',
+  /** A request of a NodeConnection got no answer in time (data: `id`, `timeoutMs`). */
+  REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+  /** A NodeConnection's session stream ended before the answer of a request arrived (data: `id`, `reason`). */
+  STREAM_CLOSED: 'STREAM_CLOSED',
   /**
    * A node's client listener refused the request before processing it (data: `node`, `refusal`: the node's code,
    * e.g. TOO_MANY_PENDING or RATE_LIMITED, `reason`: the node's text).
@@ -95,3 +99,16 @@ export class ClientError extends CodedError<ClientErrorCode> {}
 
 /** A reply that does not pass light-client verification: it must not be trusted. */
 export class VerificationError extends ClientError {}
+
+/**
+ * A refusal sent by a node's client listener in an ERROR envelope, raised by `NodeConnection.request`: `code` is the
+ * node's ClientRefusalCode (RATE_LIMITED, MESSAGE_TOO_LARGE, TOO_MANY_PENDING, ...), `data.reason` its text, `data.id`
+ * the request id. The pool reports the same refusal as ClientError NODE_REFUSED.
+ */
+export class ClientRequestError extends QuireError {}
+
+/** The error of an operation the caller's `signal` ended (ABORTED, with the signal's reason as text). */
+export function abortedBy(signal: AbortSignal): ClientError {
+  const r: unknown = signal.reason;
+  return new ClientError(ClientErrorCode.ABORTED, { reason: r instanceof Error ? r.message : String(r) });
+}

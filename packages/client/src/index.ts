@@ -1,6 +1,6 @@
 // @quire/client: the Quire SDK (pool handle, request builders, signing, submission with reply agreement, reads
 // verified by state proof), the light-client verifiers, and the `quire` command-line tool (bin).
-export { ClientError, ClientErrorCode, VerificationError } from './errors.js';
+export { ClientError, ClientErrorCode, ClientRequestError, VerificationError } from './errors.js';
 export { ProofError } from '@quire/storage/proofs';
 
 // light-client verifiers (pure)
@@ -35,8 +35,13 @@ export type { PoolNode } from './pool/pool-ledger.js';
 export { CATCHUP_BATCH } from './pool/catchup.js';
 export type { CatchupResult } from './pool/catchup.js';
 export type { NodeAnswer, NodeFailure } from './pool/exchange.js';
-export { NodeConnection, peerIdOfDest, clientMultiaddr } from './transport/connection.js';
-export type { NodeAddress, ConnectionMessage } from './transport/connection.js';
+export { peerIdOfDest, clientMultiaddr } from './transport/connection.js';
+export type { NodeAddress } from './transport/connection.js';
+// the one dialer of the client protocol and the client's libp2p stack (the tools, the devnet and the tests use them too)
+export { NodeConnection, defaultNodeConnectionOptions } from './transport/node-connection.js';
+export type { ConnectOptions, ConnectionMessage, ConnectionMessageListener, NodeConnectionEvents, NodeConnectionOptions } from './transport/node-connection.js';
+export { CLIENT_PING_TIMEOUT_MS, createClientLibp2p } from './transport/libp2p.js';
+export type { ClientLibp2pInit, ClientLibp2pOptions, ClientServices } from './transport/libp2p.js';
 
 // following the ordered-batch topic as an observer
 export { BatchFollower, defaultBatchFollowerOptions } from './follow/batch-follower.js';

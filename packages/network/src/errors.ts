@@ -14,20 +14,14 @@ export const NetworkErrorCode = {
   MESSAGE_TOO_LARGE: 'MESSAGE_TOO_LARGE',
   /** A gossip topic outside the topics this host was configured with (data: `topic`). */
   TOPIC_NOT_ALLOWED: 'TOPIC_NOT_ALLOWED',
-  /** The host or the dialer was closed (data: none). */
+  /** The host was closed (data: none). */
   CLOSED: 'CLOSED',
   /** A length prefix that is not a minimal unsigned varint below 2^53 (data: `reason`). */
   MALFORMED_FRAME: 'MALFORMED_FRAME',
   /** A client-protocol envelope that cannot be decoded (data: `reason`). */
   MALFORMED_ENVELOPE: 'MALFORMED_ENVELOPE',
-  /** A request of the client-protocol dialer got no answer in time (data: `id`, `timeoutMs`). */
-  REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
-  /** The dialer's session stream ended before an answer arrived (data: `id`, `reason`). */
-  STREAM_CLOSED: 'STREAM_CLOSED',
   /** A request id outside 1..2^53-1 or already in flight (data: `id`). */
   INVALID_REQUEST_ID: 'INVALID_REQUEST_ID',
-  /** The session with a node could not be opened: dial, Noise handshake or protocol negotiation failed (data: `node`, `reason`). */
-  NODE_UNREACHABLE: 'NODE_UNREACHABLE',
   /** The caller's AbortSignal ended the operation; whatever it had opened is closed (data: `reason`, the signal's reason as text). */
   ABORTED: 'ABORTED',
 } as const;

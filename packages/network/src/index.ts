@@ -1,7 +1,6 @@
-// @quire/network: libp2p transport of Quire. The node host (validators only, direct framed streams, gossip), the
-// client host (any peer, pipelined request/response with pushes, limits), the one libp2p stack factory and the one
-// dialer of the client protocol (also the subpath @quire/network/dial, what the SDK imports), identities derived
-// from NODE.dest.
+// @quire/network: libp2p transport of the validators. The node host (validators only, direct framed streams,
+// gossip), the client host (any peer, pipelined request/response with pushes, limits), the stack factory of both
+// hosts, identities derived from NODE.dest. Clients dial with @quire/client (its NodeConnection and stack).
 // It moves bytes and knows nothing of their meaning.
 import '@quire/common/polyfill';
 
@@ -16,8 +15,8 @@ export type { ObserverInfo, ValidatorInfo } from './peers.js';
 export { silentLogger } from './stats.js';
 export { defaultYamuxOptions, halfWindowRuleSupported, quireYamux } from './yamux.js';
 export type { YamuxOptions, YamuxWindowUpdate } from './yamux.js';
-export { CLIENT_PING_TIMEOUT_MS, clientYamuxOptions, createClientLibp2p, createQuireLibp2p, isAborted } from './stack.js';
-export type { BaseServices, ClientLibp2pOptions, QuireLibp2pOptions } from './stack.js';
+export { createQuireLibp2p, isAborted } from './stack.js';
+export type { BaseServices, QuireLibp2pOptions } from './stack.js';
 export type { NetworkLogger, NetworkStats } from './stats.js';
 export { NODE_PROTOCOL, NodeHost, defaultNodeHostOptions } from './node-host.js';
 export type { NodeHostEvents, NodeHostOptions } from './node-host.js';
@@ -37,14 +36,3 @@ export {
 export type { Envelope } from '@quire/common';
 export { ClientHost, defaultClientHostOptions } from './client-host.js';
 export type { ClientHostEvents, ClientHostOptions, ClientInfo, Respond } from './client-host.js';
-export { ClientRequestError, NodeConnection, defaultNodeConnectionOptions } from './node-connection.js';
-export type {
-  ConnectOptions,
-  ConnectionMessage,
-  ConnectionMessageListener,
-  NodeAddress,
-  NodeConnectionEvents,
-  NodeConnectionFailure,
-  NodeConnectionModules,
-  NodeConnectionOptions,
-} from './node-connection.js';

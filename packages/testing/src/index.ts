@@ -110,3 +110,5 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined> 
 export async function waitUntil(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 10_000, everyMs = 25): Promise<void> {
   await waitFor(what, async () => ((await cond()) ? true : undefined), timeoutMs, everyMs);
 }
+
+export { freePort, portIsFree, signalAbortingAtCheck } from './sockets.js';

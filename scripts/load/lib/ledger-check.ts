@@ -5,8 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { b58encode, isPlainObject, parseJson, stringifyJson } from '@quire/common';
-import { buildGetTxnRequest } from '@quire/client';
-import { NodeConnection, ClientRequestError } from '@quire/network';
+import { ClientRequestError, NodeConnection, buildGetTxnRequest } from '@quire/client';
 import { Ledger, findDatabase, openLevelKvStore, snapshotLevelDb, type KvStore } from '@quire/storage';
 import type { UnackedWrite } from './run.js';
 import { ackOf, type Ack } from './target.js';

@@ -11,9 +11,9 @@
  */
 import { b58decode, b58encode, isPlainObject, stringifyJson } from '@quire/common';
 import { verifyConsistency } from '@quire/storage/proofs';
-import { ClientError, ClientErrorCode } from '../errors.js';
-import type { NodeConnection } from '../transport/connection.js';
-import { abortedBy, deadlineSignal, exchange, type NodeAnswer } from './exchange.js';
+import { ClientError, ClientErrorCode, abortedBy } from '../errors.js';
+import type { NodeConnection } from '../transport/node-connection.js';
+import { deadlineSignal, exchange, type NodeAnswer } from './exchange.js';
 import type { PoolLedger } from './pool-ledger.js';
 
 /** Txns asked per CATCHUP_REQ. */

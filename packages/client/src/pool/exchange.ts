@@ -5,7 +5,7 @@
  */
 import { isPlainObject, parseJson, stringifyJson } from '@quire/common';
 import { ClientError, ClientErrorCode } from '../errors.js';
-import type { NodeConnection, ConnectionMessage } from '../transport/connection.js';
+import type { NodeConnection, ConnectionMessage } from '../transport/node-connection.js';
 
 /** What one node finally said. */
 export type NodeAnswer =
@@ -136,12 +136,6 @@ export function deadlineSignal(ms: number, parent?: AbortSignal): { signal: Abor
       ctl.abort(SETTLED);
     },
   };
-}
-
-/** The error of an operation the caller's `signal` ended (ABORTED, with the signal's reason as text). */
-export function abortedBy(signal: AbortSignal): ClientError {
-  const r: unknown = signal.reason;
-  return new ClientError(ClientErrorCode.ABORTED, { reason: r instanceof Error ? r.message : String(r) });
 }
 
 /** Sends `payload` to one node and resolves with its final answer (never rejects). */

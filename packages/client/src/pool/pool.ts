@@ -6,13 +6,13 @@
 import { readFile } from 'node:fs/promises';
 import { canonicalJson, isPlainObject, isReadType, stringifyJson, TxnType, type Request } from '@quire/common';
 import type { Libp2p } from 'libp2p';
-import { ClientError, ClientErrorCode, VerificationError } from '../errors.js';
+import { ClientError, ClientErrorCode, VerificationError, abortedBy } from '../errors.js';
 import { createClientLibp2p } from '../transport/libp2p.js';
-import { NodeConnection, clientConnectionModules, defaultNodeConnectionOptions } from '../transport/connection.js';
+import { NodeConnection, defaultNodeConnectionOptions } from '../transport/node-connection.js';
 import { DEFAULT_FRESHNESS_SECONDS, MultiSignatureCache } from '../verify/multi-signature.js';
 import { verifyReadReply, type VerifiedRead } from '../verify/read-reply.js';
 import { catchUpPoolLedger, type CatchupResult } from './catchup.js';
-import { PushRouter, SETTLED, abortedBy, deadlineSignal, exchange, nodeFailure, requestKey, type NodeAnswer, type NodeFailure } from './exchange.js';
+import { PushRouter, SETTLED, deadlineSignal, exchange, nodeFailure, requestKey, type NodeAnswer, type NodeFailure } from './exchange.js';
 import { WriteQuorum, type WriteDecision } from './write-quorum.js';
 import { PoolLedger, type PoolNode } from './pool-ledger.js';
 import { SeenLedgers, readPosition, unprovenIsBehind, writePosition, type Behind } from './seen.js';
@@ -162,7 +162,6 @@ export class Pool {
         this.libp2p,
         { alias: v.alias, dest, host: v.clientIp!, port: v.clientPort! },
         { ...defaultNodeConnectionOptions, dialTimeoutMs: this.options.dialTimeoutMs },
-        clientConnectionModules,
       );
       this.router.attach(c);
       this.conns.set(dest, c);

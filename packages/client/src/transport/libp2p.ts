@@ -1,26 +1,94 @@
 /**
- * The client's libp2p nodes, both built by the one stack factory of `@quire/network/dial` (the validators' too).
- * `createClientLibp2p`: a random transport key, no listener, no discovery (the client protocol). `GossipTransport`:
- * the same stack plus gossipsub, with the observer's own ed25519 key, admitting only the pool's validators, dialing
- * and redialing their node listeners, subscribed to one topic (an observer follows the ordered-batch topic; it never
- * publishes).
+ * The client's libp2p stack, made by one factory, `createClientLibp2p` (the validators' hosts have theirs in
+ * @quire/network, which the client never imports: the package map): TCP + Noise + Yamux with the library's own window
+ * rule + Identify, no listener, no redial by libp2p, and a liveness ping that tolerates a late node. `NodeConnection`
+ * dials the client protocol over it; `GossipTransport` is the same stack plus gossipsub, with the observer's own
+ * ed25519 key, listening, admitting only the pool's validators, dialing and redialing their node listeners,
+ * subscribed to one topic (an observer follows the ordered-batch topic; it never publishes).
  */
 import '@quire/common/polyfill';
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
+import { noise } from '@chainsafe/libp2p-noise';
+import { yamux } from '@chainsafe/libp2p-yamux';
 import { gossipsub, StrictNoSign, TopicValidatorResult, type GossipSub } from '@libp2p/gossipsub';
-import type { Identify } from '@libp2p/identify';
-import type { PeerId, PrivateKey } from '@libp2p/interface';
+import { identify, type Identify } from '@libp2p/identify';
+import type { AbortOptions, PeerId, PrivateKey, ServiceMap } from '@libp2p/interface';
+import { tcp } from '@libp2p/tcp';
 import type { Multiaddr } from '@multiformats/multiaddr';
-import type { Libp2p } from 'libp2p';
+import { createLibp2p, type Libp2p, type Libp2pInit, type ServiceFactoryMap } from 'libp2p';
 import { backoffDelay } from '@quire/common';
 import { CryptoError, libp2pPrivateKeyFromSeed } from '@quire/crypto';
-import { clientYamuxOptions, createQuireLibp2p } from '@quire/network/dial';
-import { ClientError, ClientErrorCode } from '../errors.js';
+import { ClientError, ClientErrorCode, abortedBy } from '../errors.js';
 import { silentLogger, type ClientLogger } from '../logger.js';
 import { clientMultiaddr, peerIdOfDest, type NodeAddress } from './connection.js';
 
-export { createClientLibp2p } from '@quire/network/dial';
+/** A connection whose liveness ping is not answered in this time is closed, ms. */
+export const CLIENT_PING_TIMEOUT_MS = 30_000;
+
+/** The services of every client stack: identify (what gossipsub's topology and the dialer's protocol checks read). */
+export interface ClientServices extends ServiceMap {
+  identify: Identify;
+}
+
+/**
+ * What a client stack may set of libp2p's init besides its services; the pool and the tools set none of it (a random
+ * transport key, no listener), an observer all of it (its key, its listener, its gater, its ping).
+ */
+export type ClientLibp2pInit = Pick<Libp2pInit, 'privateKey' | 'addresses' | 'connectionGater' | 'connectionManager' | 'connectionMonitor'>;
+
+/** The options of {@link createClientLibp2p}. */
+export interface ClientLibp2pOptions<S extends ServiceMap = ServiceMap> extends ClientLibp2pInit {
+  /** Services beside `identify`, started after it (an observer's gossipsub). */
+  services?: ServiceFactoryMap<S>;
+}
+
+/**
+ * Creates and starts a client's libp2p stack (the SDK's pool, `NodeConnection.connect`, an observer, the tools and the
+ * tests alike). Its Yamux keeps the library's window rule, an update after every data frame: a client's one stream
+ * per node carries the answers to all its requests in flight (512 reads of the benchmark: over 1 MB), and that rule
+ * lets the receive window grow towards its 16 MiB bound while data arrives, where the half-window rule of the
+ * validators' stacks keeps it at its initial 256 KiB (with that rule on the client, bench:pool's verified reads fell
+ * from 2,894/s to about 1,280/s). libp2p does not redial (the dialer redials on its next request), and the liveness
+ * ping tolerates a node whose event loop is late under overload: libp2p's default (closed after 5 s without an
+ * answer) failed every request in flight on such a node. `signal` aborted before or while it starts: the stack is
+ * stopped and the promise rejects with ClientError ABORTED.
+ */
+export async function createClientLibp2p<S extends ServiceMap = Record<string, never>>(
+  options: ClientLibp2pOptions<S> = {},
+  abort: AbortOptions = {},
+): Promise<Libp2p<S & ClientServices>> {
+  const { signal } = abort;
+  if (isAborted(signal)) throw abortedBy(signal);
+  const { services, ...init } = options;
+  const libp2p = await createLibp2p<S & ClientServices>({
+    connectionMonitor: {
+      pingInterval: 10_000,
+      pingTimeout: { minTimeout: CLIENT_PING_TIMEOUT_MS, maxTimeout: CLIENT_PING_TIMEOUT_MS },
+      abortConnectionOnPingFailure: true,
+    },
+    ...init,
+    connectionManager: { reconnectRetries: 0, ...init.connectionManager },
+    transports: [tcp()],
+    connectionEncrypters: [noise()],
+    streamMuxers: [yamux()],
+    // identify first: services start in this order, and gossipsub's topology reads the protocols identify learns on
+    // each new connection (registered after gossipsub, a re-dialled validator was at times never sent the topic
+    // subscriptions)
+    services: { identify: identify(), ...services } as ServiceFactoryMap<S & ClientServices>,
+  });
+  if (isAborted(signal)) {
+    // libp2p's start takes no signal: an abort meanwhile is seen once it is up, and undone
+    await libp2p.stop();
+    throw abortedBy(signal);
+  }
+  return libp2p;
+}
+
+/** Whether `signal` has aborted (a function, so that the check is made again after an await). */
+function isAborted(signal: AbortSignal | undefined): signal is AbortSignal {
+  return signal?.aborted === true;
+}
 
 /**
  * The libp2p private key of an ed25519 seed (crypto's `libp2pPrivateKeyFromSeed`, the nodes' rule too): the same seed
@@ -35,7 +103,7 @@ export async function privateKeyFromSeed(seed: Uint8Array): Promise<PrivateKey> 
   }
 }
 
-export type GossipLibp2p = Libp2p<{ identify: Identify; pubsub: GossipSub }>;
+export type GossipLibp2p = Libp2p<ClientServices & { pubsub: GossipSub }>;
 
 export interface GossipTransportOptions {
   /** 32-byte ed25519 seed of the observer key (its verkey is what validators list as an observer). */
@@ -123,11 +191,9 @@ export class GossipTransport {
     }));
     const admitted = new Set(peers.map((p) => p.peerId));
     const deny = (peerId: PeerId): boolean => !admitted.has(peerId.toString());
-    const libp2p = await createQuireLibp2p<{ pubsub: GossipSub }>({
+    const libp2p = await createClientLibp2p<{ pubsub: GossipSub }>({
       privateKey,
-      // a client's rule: the window of the validators' announcements grows as they arrive
-      yamux: clientYamuxOptions,
-      listen: [`/${isIPv6(opts.host) ? 'ip6' : 'ip4'}/${opts.host}/tcp/${opts.port}`],
+      addresses: { listen: [`/${isIPv6(opts.host) ? 'ip6' : 'ip4'}/${opts.host}/tcp/${opts.port}`] },
       connectionGater: {
         denyDialPeer: deny,
         denyInboundEncryptedConnection: deny,

@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { b58encode, type MultiSignature, signatureInput } from '@quire/common';
 import { batchDigest } from '@quire/consensus';
 import { Ed25519Signer } from '@quire/crypto';
-import { NodeConnection } from '@quire/network';
+import { NodeConnection } from '@quire/client';
 import { AuditTrail } from '../../src/audit-trail.js';
 import type { NodeConfig } from '../../src/config.js';
 import { ConsensusExecutor } from '../../src/consensus-executor.js';

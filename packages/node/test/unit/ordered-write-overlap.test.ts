@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { waitUntil } from '@quire/testing';
 import { parseJson, signatureInput } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
-import { NodeConnection } from '@quire/network';
+import { NodeConnection } from '@quire/client';
 import type { NodeConfig } from '../../src/config.js';
 import { TRUSTEE_SEED, nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';

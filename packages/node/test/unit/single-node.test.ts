@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { parseJson, signatureInput } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
-import { NodeConnection, ClientRequestError } from '@quire/network';
+import { NodeConnection, ClientRequestError } from '@quire/client';
 import { openLevelKvStore } from '@quire/storage';
 import { waitUntil } from '@quire/testing';
 import type { NodeConfig } from '../../src/config.js';

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { b58encode, signatureInput } from '@quire/common';
 import { batchDigest } from '@quire/consensus';
 import { Ed25519Signer } from '@quire/crypto';
-import { NodeConnection } from '@quire/network';
+import { NodeConnection } from '@quire/client';
 import { StateTrie, openLevelKvStore } from '@quire/storage';
 import { AuditTrail } from '../../src/audit-trail.js';
 import { NodeErrorCode } from '../../src/errors.js';

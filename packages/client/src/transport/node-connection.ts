@@ -1,9 +1,10 @@
 /**
  * The one dialer of the client protocol (/quire/client/1.0.0): a long-lived, pipelined session with one node over a
- * libp2p connection (TCP + Noise + Yamux of the Quire stack) to the node's client listener, authenticated by the
- * PeerId derived from NODE.dest, and one stream carrying length-prefixed envelopes both ways. Requests carry
- * client-chosen ids; RESPONSE / PUSH / ERROR envelopes go to the listener registered for their id. The SDK's pool,
- * the tools, the benchmarks and the tests all talk to nodes through this class.
+ * libp2p connection (TCP + Noise + Yamux of the client's stack, `createClientLibp2p`) to the node's client listener,
+ * authenticated by the PeerId derived from NODE.dest, and one stream carrying length-prefixed envelopes both ways.
+ * Requests carry client-chosen ids; RESPONSE / PUSH / ERROR envelopes go to the listener registered for their id. The
+ * SDK's pool, the tools, the devnet, the benchmarks and the tests all talk to nodes through this class; its failures
+ * are ClientErrors.
  */
 import type { AbortOptions, Libp2p, Stream } from '@libp2p/interface';
 import {
@@ -11,7 +12,6 @@ import {
   EnvelopeKind,
   FrameDecoder,
   MSG_LEN_LIMIT,
-  QuireError,
   TypedEmitter,
   concatBytes,
   decodeEnvelope,
@@ -19,24 +19,15 @@ import {
   encodeEnvelope,
   encodeFrame,
 } from '@quire/common';
-import { NetworkError, NetworkErrorCode } from './errors.js';
-import { nodePrivateKeyFromSeed, peerIdFromVerkey } from './identity.js';
-import { tcpMultiaddr } from './multiaddrs.js';
-import { abortedError, createClientLibp2p, isAborted } from './stack.js';
+import { ClientError, ClientErrorCode, ClientRequestError, abortedBy } from '../errors.js';
+import { clientMultiaddr, peerIdOfDest, type NodeAddress } from './connection.js';
+import { createClientLibp2p, privateKeyFromSeed } from './libp2p.js';
 
 /** What a request listener receives from the node. */
 export type ConnectionMessage =
   { kind: 'response' | 'push'; payload: Uint8Array } | { kind: 'refused'; code: string; reason: string } | { kind: 'closed'; reason: string };
 
 export type ConnectionMessageListener = (msg: ConnectionMessage) => void;
-
-/** A node's client listener: its alias, `NODE.dest` (the node is authenticated by that key through Noise), address. */
-export interface NodeAddress {
-  alias: string;
-  dest: string;
-  host: string;
-  port: number;
-}
 
 export interface NodeConnectionOptions {
   /** Dial + Noise + protocol negotiation timeout, ms. */
@@ -47,18 +38,8 @@ export interface NodeConnectionOptions {
   requestTimeoutMs: number;
 }
 
+/** The session options: 5 s to dial, frames up to the protocol's limit, 15 s per request. */
 export const defaultNodeConnectionOptions: NodeConnectionOptions = { dialTimeoutMs: 5_000, maxMessageLength: MSG_LEN_LIMIT + 64, requestTimeoutMs: 15_000 };
-
-/** The failures a session reports to the code that opens it: NODE_UNREACHABLE (data `node`, `reason`) and CLOSED. */
-export type NodeConnectionFailure = typeof NetworkErrorCode.NODE_UNREACHABLE | typeof NetworkErrorCode.CLOSED;
-
-export interface NodeConnectionModules {
-  /**
-   * Builds the error of a failure to open the session, in the error family of the caller (the SDK's ClientError);
-   * NetworkError when absent.
-   */
-  failure?: (code: NodeConnectionFailure, data: Record<string, unknown>) => Error;
-}
 
 export interface NodeConnectionEvents {
   /** Every PUSH from the node (`requestId` 0 when it names no request). */
@@ -68,9 +49,6 @@ export interface NodeConnectionEvents {
   /** The session stream ended (the next request opens a new one). */
   close: (reason: string) => void;
 }
-
-/** A refusal sent by the node's client host in an ERROR envelope; `code` is a ClientRefusalCode, data.reason its text. */
-export class ClientRequestError extends QuireError {}
 
 /** The options of {@link NodeConnection.connect}: where to, and the session's own stack. */
 export interface ConnectOptions {
@@ -112,18 +90,18 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
     private readonly libp2p: Libp2p,
     readonly address: NodeAddress,
     private readonly options: NodeConnectionOptions = defaultNodeConnectionOptions,
-    private readonly modules: NodeConnectionModules = {},
   ) {
     super(() => undefined);
   }
 
   /**
    * A session on a client stack of its own (what a tool or a test that talks to one node needs), opened before it
-   * resolves; close() stops that stack. Throws NetworkError NODE_UNREACHABLE, INVALID_VERKEY, INVALID_SEED, ABORTED.
+   * resolves; close() stops that stack. Throws ClientError NODE_UNREACHABLE, INVALID_ARGUMENT (a dest that is not
+   * base58 of 32 bytes), INVALID_SEED, ABORTED.
    */
   static async connect(opts: ConnectOptions, abort: AbortOptions = {}): Promise<NodeConnection> {
-    const privateKey = opts.seed === undefined ? undefined : await nodePrivateKeyFromSeed(opts.seed);
-    peerIdFromVerkey(opts.dest);
+    const privateKey = opts.seed === undefined ? undefined : await privateKeyFromSeed(opts.seed);
+    peerIdOfDest(opts.dest);
     const libp2p = await createClientLibp2p(privateKey === undefined ? {} : { privateKey }, abort);
     const conn = new NodeConnection(
       libp2p,
@@ -139,7 +117,7 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
       await conn.open(abort.signal);
     } catch (e) {
       await conn.close();
-      throw isAborted(abort.signal) ? abortedError(abort.signal) : e;
+      throw abort.signal?.aborted === true ? abortedBy(abort.signal) : e;
     }
     return conn;
   }
@@ -158,7 +136,7 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
     return this.listeners.size;
   }
 
-  /** Opens the session if needed. Throws NODE_UNREACHABLE / CLOSED (see {@link NodeConnectionModules.failure}). */
+  /** Opens the session if needed. Throws ClientError NODE_UNREACHABLE (data `node`, `reason`) or CLOSED. */
   async open(signal?: AbortSignal): Promise<void> {
     await this.ensureStream(signal);
   }
@@ -170,7 +148,7 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
   request(payload: Uint8Array, listener: ConnectionMessageListener, signal?: AbortSignal): Promise<{ id: number; release: () => void }>;
   /**
    * Sends one request and resolves with the node's RESPONSE payload (later PUSHes naming it are `push` events).
-   * Rejects with ClientRequestError (code and reason of the node's ERROR envelope), NetworkError REQUEST_TIMEOUT
+   * Rejects with ClientRequestError (code and reason of the node's ERROR envelope), ClientError REQUEST_TIMEOUT
    * (after `timeoutMs`, default the connection's `requestTimeoutMs`), STREAM_CLOSED, NODE_UNREACHABLE, CLOSED, or
    * ABORTED when `signal` aborts.
    */
@@ -245,8 +223,8 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
         release?.();
         fn();
       };
-      const onAbort = (): void => finish(() => reject(abortedError(opts.signal as AbortSignal)));
-      const timer = setTimeout(() => finish(() => reject(new NetworkError(NetworkErrorCode.REQUEST_TIMEOUT, { id, timeoutMs }))), timeoutMs);
+      const onAbort = (): void => finish(() => reject(abortedBy(opts.signal as AbortSignal)));
+      const timer = setTimeout(() => finish(() => reject(new ClientError(ClientErrorCode.REQUEST_TIMEOUT, { id, timeoutMs }))), timeoutMs);
       if (opts.signal !== undefined) {
         if (opts.signal.aborted) return onAbort();
         opts.signal.addEventListener('abort', onAbort, { once: true });
@@ -256,7 +234,7 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
         (m) => {
           if (m.kind === 'response') finish(() => resolve(m.payload));
           else if (m.kind === 'refused') finish(() => reject(new ClientRequestError(m.code, { reason: m.reason, id }, m.reason)));
-          else if (m.kind === 'closed') finish(() => reject(new NetworkError(NetworkErrorCode.STREAM_CLOSED, { id, reason: m.reason })));
+          else if (m.kind === 'closed') finish(() => reject(new ClientError(ClientErrorCode.STREAM_CLOSED, { id, reason: m.reason })));
         },
         opts.signal,
       ).then(
@@ -283,10 +261,6 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
     }
   }
 
-  private failure(code: NodeConnectionFailure, data: Record<string, unknown> = {}): Error {
-    return this.modules.failure?.(code, data) ?? new NetworkError(code, data);
-  }
-
   /**
    * The open session, or the one dial in progress, shared by every request waiting for it. The dial
    * ends on its own timeout, never on one caller's signal: a caller that gives up (its deadline, or
@@ -294,7 +268,7 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
    * share (a dial that completes after close() is dropped, its waiters told CLOSED).
    */
   private async ensureStream(signal?: AbortSignal): Promise<Stream> {
-    if (this.closed) throw this.failure(NetworkErrorCode.CLOSED);
+    if (this.closed) throw new ClientError(ClientErrorCode.CLOSED);
     if (this.stream !== undefined && this.stream.status === 'open' && this.stream.writeStatus === 'writable') return this.stream;
     if (this.opening === undefined) {
       const opening = this.dial().finally(() => {
@@ -310,14 +284,13 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
   private async dial(): Promise<Stream> {
     let stream: Stream;
     try {
-      const addr = tcpMultiaddr(this.address.host, this.address.port, peerIdFromVerkey(this.address.dest));
-      stream = await this.libp2p.dialProtocol(addr, CLIENT_PROTOCOL, { signal: AbortSignal.timeout(this.options.dialTimeoutMs) });
+      stream = await this.libp2p.dialProtocol(clientMultiaddr(this.address), CLIENT_PROTOCOL, { signal: AbortSignal.timeout(this.options.dialTimeoutMs) });
     } catch (e) {
-      throw this.failure(NetworkErrorCode.NODE_UNREACHABLE, { node: this.alias, reason: e instanceof Error ? e.message : String(e) });
+      throw new ClientError(ClientErrorCode.NODE_UNREACHABLE, { node: this.alias, reason: e instanceof Error ? e.message : String(e) });
     }
     if (this.closed) {
       stream.abort(new Error('client closed'));
-      throw this.failure(NetworkErrorCode.CLOSED);
+      throw new ClientError(ClientErrorCode.CLOSED);
     }
     const decoder = new FrameDecoder({ maxFrameLength: this.options.maxMessageLength, maxSkipLength: 0 });
     this.stream = stream;
