@@ -12,7 +12,8 @@ import { dirname, join, resolve } from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import { isPlainObject, parseJson, stringifyJson } from '@quire/common';
-import { NodeConnection, PoolLedger, buildGetTxnRequest } from '@quire/client';
+import { PoolLedger, buildGetTxnRequest } from '@quire/client';
+import { NodeConnection } from '@quire/network';
 import { readPoolGenesis, waitForOrdering } from '../../devnet/lib/wait-ordering.js';
 import { BenchPool, effectiveNodeConfig, findFreeBasePort, metricSum } from '../load/lib/bench-pool.js';
 import { type CurvePoint, curveSvg } from '../load/lib/curve-plot.js';
@@ -372,7 +373,7 @@ if (needPool) {
         return v;
       };
       const view0 = await viewOf();
-      const points: (CurvePoint & { cpu?: number; refuseP99?: number })[] = [];
+      const points: (CurvePoint & { sent: number; cpu?: number; refuseP50?: number; refuseP99?: number })[] = [];
       for (const rate of opts.curveRates) {
         const r = await load(`curve: ${rate}/s offered for ${opts.curveDuration} s`, {
           mix: 'nym',
@@ -382,15 +383,21 @@ if (needPool) {
         });
         const secs = r.schedule.windowMs / 1000;
         const failed = r.kinds.reduce((a, k) => a + k.outcomes.counts.timeout + k.outcomes.counts.error + k.outcomes.counts.rejected, 0) - r.overloaded;
+        // the rate the generator actually sent: requests sent over its send window (a loaded machine may not keep up)
+        const sent = (r.schedule.sent * 1000) / Math.max(1, r.schedule.sendWindowMs);
+        say(
+          `  offered ${rate}/s nominal, ${fmt(sent)}/s sent (${r.schedule.sent.toLocaleString('en-US')} in ${fmt(r.schedule.sendWindowMs / 1000, 1)} s)${sent < 0.95 * rate ? ': the generator could not send the nominal rate' : ''}`,
+        );
         points.push({
           offered: rate,
+          sent,
           acked: r.writesPerSecond,
           refused: r.overloaded / secs,
           failed: failed / secs,
           p50: r.writeLatency?.p50,
           p99: r.writeLatency?.p99,
           ...(r.nodeCpuPerOkMs !== undefined ? { cpu: r.nodeCpuPerOkMs } : {}),
-          ...(r.overloadedLatency !== undefined ? { refuseP99: r.overloadedLatency.p99 } : {}),
+          ...(r.overloadedLatency !== undefined ? { refuseP50: r.overloadedLatency.p50, refuseP99: r.overloadedLatency.p99 } : {}),
         });
       }
       // the load drops back to 300/s: how soon do the writes' latencies come back (5 s steps, each timed alone)
@@ -403,8 +410,8 @@ if (needPool) {
       const peak = Math.max(...points.map((p) => p.acked));
       for (const p of points) {
         row(
-          `curve: ${p.offered}/s offered`,
-          `${fmt(p.acked)}/s acked (${((100 * p.acked) / peak).toFixed(0)} % of the peak), ${fmt(p.refused)}/s refused${p.refuseP99 !== undefined ? ` (p99 ${fmt(p.refuseP99)} ms to the refusal)` : ''}, ${fmt(p.failed)}/s timed out or failed; p50 ${fmt(p.p50)} ms, p99 ${fmt(p.p99)} ms; ${p.cpu !== undefined ? `${fmt(p.cpu, 3)} ms node CPU per acked write` : ''}`,
+          `curve: ${p.offered}/s offered (${fmt(p.sent)}/s sent)`,
+          `${p.sent < 0.95 * p.offered ? 'the generator could not send the nominal rate; ' : ''}${fmt(p.acked)}/s acked (${((100 * p.acked) / peak).toFixed(0)} % of the peak), ${fmt(p.refused)}/s refused${p.refuseP99 !== undefined ? ` (p50 ${fmt(p.refuseP50)} / p99 ${fmt(p.refuseP99)} ms to the refusal)` : ''}, ${fmt(p.failed)}/s timed out or failed; p50 ${fmt(p.p50)} ms, p99 ${fmt(p.p99)} ms; ${p.cpu !== undefined ? `${fmt(p.cpu, 3)} ms node CPU per acked write` : ''}`,
           p.acked < p.offered * 0.95 ? 'overload: >= 90 % of the peak, refusals <= 50 ms' : '',
         );
       }

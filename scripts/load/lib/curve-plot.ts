@@ -3,7 +3,10 @@
 // offered); right, the p50 and p99 latency of acknowledged writes on a log scale.
 
 export interface CurvePoint {
+  /** the nominal rate offered (the x axis) */
   offered: number;
+  /** the rate the load generator actually sent, when known (drawn when it falls short of the nominal rate) */
+  sent?: number;
   acked: number;
   refused: number;
   /** timed out or failed, per second */
@@ -17,7 +20,10 @@ const H = 380;
 const PANEL = { w: 360, h: 270, top: 50 };
 const LEFT_X = 70;
 const RIGHT_X = 520;
-const COLORS = { acked: '#1f77b4', refused: '#d62728', failed: '#7f7f7f', p50: '#2ca02c', p99: '#ff7f0e', ideal: '#bbbbbb' };
+const COLORS = { acked: '#1f77b4', refused: '#d62728', failed: '#7f7f7f', p50: '#2ca02c', p99: '#ff7f0e', ideal: '#bbbbbb', sent: '#9467bd' };
+
+/** the generator sent less than this share of the nominal rate: its line is drawn */
+const SENT_SHORT = 0.95;
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const num = (x: number): string => (Math.abs(x) >= 1000 ? `${Math.round(x / 100) / 10}k` : String(Math.round(x)));
@@ -102,6 +108,15 @@ export function curveSvg(points: readonly CurvePoint[], title: string): string {
       COLORS.refused,
     ),
   );
+  const short = points.some((p) => p.sent !== undefined && p.sent < SENT_SHORT * p.offered);
+  if (short)
+    out.push(
+      polyline(
+        points.map((p) => [px(LEFT_X, p.offered), py(p.sent ?? p.offered)]),
+        COLORS.sent,
+        '2 3',
+      ),
+    );
   if (points.some((p) => p.failed > 0))
     out.push(
       polyline(
@@ -115,6 +130,7 @@ export function curveSvg(points: readonly CurvePoint[], title: string): string {
       ['refused (pool overloaded)', COLORS.refused],
       ...(points.some((p) => p.failed > 0) ? ([['timed out / failed', COLORS.failed]] as [string, string][]) : []),
       ['acknowledged = offered', COLORS.ideal],
+      ...(short ? ([['sent by the generator (short of the nominal rate)', COLORS.sent]] as [string, string][]) : []),
     ]),
   );
   // right: latency, log scale

@@ -43,7 +43,15 @@ export interface LoadReport {
   concurrency: number | undefined;
   setup: { nyms: number; elapsedMs: number };
   presign: { count: number; elapsedMs: number; perSecond: number };
-  schedule: { sent: number; shed: number; windowMs: number; sendLagP99: number | undefined; sendLagMax: number | undefined };
+  schedule: {
+    sent: number;
+    shed: number;
+    windowMs: number;
+    /** from the first send to the last one, ms: `sent` over it is the rate the generator actually sent */
+    sendWindowMs: number;
+    sendLagP99: number | undefined;
+    sendLagMax: number | undefined;
+  };
   kinds: KindStats[];
   /** Successful writes per second / verified reads per second over the window. */
   writesPerSecond: number;
@@ -215,6 +223,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
       sent: sched.sent,
       shed: sched.shed,
       windowMs,
+      sendWindowMs: sched.lastSendAt - sched.startedAt,
       sendLagP99: sched.sendLag.count > 0 ? sched.sendLag.percentile(99) : undefined,
       sendLagMax: sched.sendLag.summary()?.max,
     },

@@ -22,6 +22,27 @@ describe('curveSvg', () => {
     expect(polylines(curveSvg([...points, { offered: 3000, acked: 900, refused: 2000, failed: 5, p50: 3000, p99: 5000 }], 't'))).to.have.length(6);
   });
 
+  it('draws the rate the generator sent when it fell short of the nominal rate, and names it in the legend', () => {
+    expect(
+      curveSvg(
+        points.map((p) => ({ ...p, sent: p.offered * 0.99 })),
+        't',
+      ),
+    ).to.not.include('sent by the generator');
+    const svg = curveSvg(
+      points.map((p) => ({ ...p, sent: p.offered === 2500 ? 1400 : p.offered })),
+      't',
+    );
+    expect(svg).to.include('sent by the generator (short of the nominal rate)');
+    const lines = polylines(svg);
+    expect(lines).to.have.length(6);
+    // the sent line's last point is at 1,400 on the y axis: below the offered 2,500, above the acknowledged 950
+    const [, acked, , sent] = lines;
+    const y = (l: string[] | undefined, i: number): number => Number(l![i]!.split(',')[1]);
+    expect(y(sent, 2)).to.be.lessThan(y(acked, 2));
+    expect(y(sent, 0)).to.be.lessThan(y(acked, 0) + 1e-9);
+  });
+
   it('higher acknowledged rates are drawn higher (smaller y)', () => {
     const [, acked] = polylines(curveSvg(points, 't'));
     const ys = acked!.map((p) => Number(p.split(',')[1]));
