@@ -24,6 +24,7 @@ import { configTxns } from './startup.js';
 import { validatorInfo } from './validator-info.js';
 import { nodePackageVersion } from './version.js';
 import { encodePeerMessage } from './peer-wire.js';
+import { TurnBudget } from './turn-budget.js';
 
 export type { QuireNodeModules, QuireNodeOptions } from './node-assembly.js';
 
@@ -80,6 +81,8 @@ export class QuireNode {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private replySweep: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
+  /** the event queue is a promise chain: it pauses for a turn of the event loop every 10 ms (turn-budget.ts) */
+  private readonly queueTurns = new TurnBudget();
   /** the answers of ordered batches, each after its write (onOrdered) */
   private afterWrites: Promise<void> = Promise.resolve();
   private writesAhead = 0;
@@ -233,6 +236,7 @@ export class QuireNode {
     if (this.closing !== undefined) return;
     const queuedAt = event.kind === 'clientRequest' && this.metrics !== undefined ? performance.now() : 0;
     this.queue = this.queue.then(async () => {
+      await this.queueTurns.spend();
       if (this.closing !== undefined && event.kind !== 'timer') return;
       if (queuedAt > 0) this.metrics?.writeStages.observe({ stage: 'queue' }, (performance.now() - queuedAt) / 1000);
       let effects: ConsensusEffect[];

@@ -1,0 +1,41 @@
+// A budget of event-loop time for work that runs as a chain of promises. Microtasks never yield to the event loop:
+// a chain that always has its next link ready (a backlog of consensus events under overload) runs in one macrotask,
+// seconds long in the overload profiles, while timers, socket reads and the refusals of new requests wait.
+
+/** How long one turn of the event loop may spend on the chain before it pauses, ms. */
+export const DEFAULT_TURN_MS = 10;
+
+export class TurnBudget {
+  private inTurn = false;
+  private turnStartedAt = 0;
+
+  constructor(
+    private readonly turnMs: number = DEFAULT_TURN_MS,
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
+
+  /**
+   * Called before each link of the chain: undefined while the current turn has time left, else a promise that
+   * resolves once the event loop has turned (timers, I/O and other immediates ran), which the link awaits.
+   */
+  spend(): Promise<void> | undefined {
+    if (!this.inTurn) {
+      this.startTurn();
+      return undefined;
+    }
+    if (this.clock() - this.turnStartedAt < this.turnMs) return undefined;
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.startTurn();
+        resolve();
+      }),
+    );
+  }
+
+  private startTurn(): void {
+    this.inTurn = true;
+    this.turnStartedAt = this.clock();
+    // the turn ends when the event loop reaches its next check phase
+    setImmediate(() => (this.inTurn = false));
+  }
+}
