@@ -7,7 +7,7 @@
 // malformed ids are 400 INVALID_PARAMETER.
 import type { FastifyInstance } from 'fastify';
 import { buildGetCredDefRequest, buildGetRevocRegDefRequest, buildGetRevocRegDeltaRequest, buildGetSchemaRequest, buildGetTxnRequest } from '@quire/client';
-import { isPlainObject, type Request } from '@quire/common';
+import { TxnType, isPlainObject, type Request } from '@quire/common';
 import { sendValue, type Verified } from './http.js';
 import { parseCredDefId, parseRevRegDefId, parseSchemaId, parsePositive } from './ids.js';
 import { parseJsonField } from './json.js';
@@ -93,7 +93,7 @@ export function registerAnonCredsRoutes(app: FastifyInstance, ctx: RouteContext,
     const payload = inner !== undefined && isPlainObject(inner.data) ? (inner.data as Json) : undefined;
     const sd = payload !== undefined && isPlainObject(payload.data) ? (payload.data as Json) : payload;
     const from = inner !== undefined && isPlainObject(inner.metadata) ? (inner.metadata as Json).from : undefined;
-    if (inner?.type !== '101' || sd === undefined || typeof sd.name !== 'string' || typeof sd.version !== 'string' || typeof from !== 'string')
+    if (inner?.type !== TxnType.SCHEMA || sd === undefined || typeof sd.name !== 'string' || typeof sd.version !== 'string' || typeof from !== 'string')
       return missing(`no schema at seqNo ${c.ref}`);
     const schemaId =
       c.namespace !== undefined ? `did:indy:${c.namespace}:${from}/anoncreds/v0/SCHEMA/${sd.name}/${sd.version}` : `${from}:2:${sd.name}:${sd.version}`;

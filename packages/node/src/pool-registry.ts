@@ -2,6 +2,7 @@
 // replaying NODE txns in seqNo order, a txn whose `services` holds VALIDATOR appends its alias if
 // absent, one whose `services` is present without it removes the alias, one without `services`
 // changes nothing. Node records merge every NODE txn's `data` for a dest (formats.md §8.1).
+import { TxnType } from '@quire/common';
 import type { ValidatorInfo } from '@quire/network';
 
 export interface NodeRecord {
@@ -33,7 +34,7 @@ export class PoolRegistry {
 
   /** Applies one pool-ledger txn; returns true when it was a NODE txn. */
   apply(txn: unknown): boolean {
-    if (!isObject(txn) || !isObject(txn.txn) || txn.txn.type !== '0' || !isObject(txn.txn.data)) return false;
+    if (!isObject(txn) || !isObject(txn.txn) || txn.txn.type !== TxnType.NODE || !isObject(txn.txn.data)) return false;
     const d = txn.txn.data;
     if (typeof d.dest !== 'string') return false;
     const patch = isObject(d.data) ? d.data : {};

@@ -1,7 +1,7 @@
 // Simulator workload: clients that sign NYM-like requests with real ed25519 keys, and the
 // STAND-IN request analyzer the simulated nodes use (digests over canonical JSON, signature over the
 // canonical JSON of the payload). The node wires the analyzer of @quire/requests instead.
-import { b58decodeOrUndefined, b58encode, canonicalJson, sha256Hex } from '@quire/common';
+import { LedgerId, TxnType, b58decodeOrUndefined, b58encode, canonicalJson, sha256Hex } from '@quire/common';
 import { type Ed25519KeyPair, ed25519KeyPairFromSeed, ed25519Sign, ed25519Verify } from '@quire/crypto';
 import type { RequestAnalyzer, RequestCheck } from '../interfaces.js';
 import type { ClientRequestBody } from '../messages.js';
@@ -100,7 +100,7 @@ export class SimRequestAnalyzer implements RequestAnalyzer, StandInRequestView {
     }
     const payloadDigest = sha256Hex(canonicalJson(signed));
     // NODE (type "0") is ordered on the pool ledger, everything else on the domain ledger
-    const ledgerId = (operation as Record<string, unknown>).type === '0' ? 0 : 1;
+    const ledgerId = (operation as Record<string, unknown>).type === TxnType.NODE ? LedgerId.POOL : LedgerId.DOMAIN;
     return { ok: true, info: { digest, payloadDigest, ledgerId, identifier, reqId } };
   }
 

@@ -7,7 +7,7 @@
 // the pool ledger (registry and BLS keys per pool state root, standin-pool.ts), appends one audit
 // txn per batch (with `nodeReg`), and separates committed from uncommitted data exactly as the real
 // executor must: a crash drops everything uncommitted and keeps the rest.
-import { canonicalJson } from '@quire/common';
+import { LedgerId, canonicalJson } from '@quire/common';
 import type { AppliedBatch, ApplyBatchInput, AuditSummary, CommittedBatch, SignedLedgerRoots } from '../interfaces.js';
 import type { SimExecutor } from './backend.js';
 import type { MultiSignature } from '../messages.js';
@@ -387,7 +387,7 @@ export class StandInExecutor implements SimExecutor {
       const dest = t.txn.data.dest as string;
       let value: string;
       let pool: PoolView | undefined;
-      if (ledgerId === 0) {
+      if (ledgerId === LedgerId.POOL) {
         // the txn is proven committed by the pool: apply the registry rule without the dynamic checks
         const r = applyNodeTxn(this.poolView(this.committedStateRoot.get(0)!), dest, t.txn.data.data, false);
         if (!r.ok) return false;

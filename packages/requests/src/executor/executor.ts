@@ -10,6 +10,7 @@
  * handlers read the tries, the ledgers and side stores through their synchronous reads, and the
  * in-memory indexes. Genesis and rebuild, which run at startup, stay asynchronous.
  */
+import { LedgerId } from '@quire/common';
 import type { WriteBatch } from '@quire/storage';
 import { AuthorizationEngine } from '../auth/engine.js';
 import { StateIdrCache } from '../auth/idr-cache.js';
@@ -258,7 +259,7 @@ export class RequestExecutor {
       // freeze a ledger, and the config ledger itself is never frozen.
       let frozen: boolean | RequestError;
       try {
-        frozen = ledgerId !== 2 && isLedgerFrozen(this.views[2], ledgerId);
+        frozen = ledgerId !== LedgerId.CONFIG && isLedgerFrozen(this.views[LedgerId.CONFIG], ledgerId);
       } catch (e) {
         frozen = toRequestError(e);
       }

@@ -5,6 +5,7 @@
  * validated now, §5.5), a read is answered, an action is authorized. Never throws: every outcome
  * is a value.
  */
+import { TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode, toRequestError } from '../errors.js';
 import type { ActionHandler, ParsedRequest, ReadHandler, ReceiptContext, WriteHandler } from '../handler.js';
 import type { RequestExecutor } from '../executor/executor.js';
@@ -47,7 +48,7 @@ export class RequestPipeline {
       req = parseRequest(message);
       const handler = this.executor.registry.get(req.type);
       if (handler === undefined) throw new RequestError(RequestErrorCode.UNKNOWN_TYPE, { type: req.type });
-      if (handler.type === '110' && opts.fromClient !== false) throw new RequestError(RequestErrorCode.EXTERNAL_NODE_UPGRADE);
+      if (handler.type === TxnType.NODE_UPGRADE && opts.fromClient !== false) throw new RequestError(RequestErrorCode.EXTERNAL_NODE_UPGRADE);
       handler.validateStatic(req);
       if (handler.kind === 'read') return { kind: 'read', request: req, reply: await answerRead(handler as ReadHandler, req, this.reads) };
       this.executor.verifier.verify(req, this.executor.idr, this.executor.views[0]);

@@ -2,7 +2,7 @@
  * TAA acceptance check run at ordering for every write (requests.md §1.6, formats.md 3.5),
  * in the spec's order, with REJECT codes 200-207.
  */
-import { codePointCompare } from '@quire/common';
+import { LedgerId, codePointCompare } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { ParsedRequest, StateAccess } from '../handler.js';
 import { readAml, reader, taaEnabled } from './taa-state.js';
@@ -14,7 +14,7 @@ const WINDOW = 120;
 
 /** Ledgers whose writes need an acceptance while an agreement is enabled: the domain ledger. */
 export function ledgerRequiresTaa(ledgerId: number): boolean {
-  return ledgerId === 1;
+  return ledgerId === LedgerId.DOMAIN;
 }
 
 /** YYYY-MM-DD of a UTC time in seconds. */
