@@ -15,6 +15,11 @@ export type NodeAnswer =
 
 export interface ExchangeOptions {
   signal: AbortSignal;
+  /**
+   * Time the node gets to answer, ms: then the exchange ends with TIMEOUT as when `signal` aborts (one timer instead
+   * of a deadlineSignal per exchange linked to the caller's). Default: `signal` alone.
+   */
+  timeoutMs?: number;
   /** Re-sends after a lost session (default 1). */
   retries?: number;
   /** Called with every REQACK (for progress reporting). */
@@ -152,11 +157,13 @@ export function exchange(
     let done = false;
     let release: (() => void) | undefined;
     let unwait: (() => void) | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const finish = (a: NodeAnswer): void => {
       if (done) return;
       done = true;
       release?.();
       unwait?.();
+      if (timer !== undefined) clearTimeout(timer);
       opts.signal.removeEventListener('abort', onAbort);
       resolve(a);
     };
@@ -215,6 +222,8 @@ export function exchange(
     };
     if (opts.signal.aborted) return onAbort();
     opts.signal.addEventListener('abort', onAbort, { once: true });
+    if (opts.timeoutMs !== undefined)
+      timer = setTimeout(() => finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.TIMEOUT, { node }) }), opts.timeoutMs);
     if (key !== undefined && router !== undefined) unwait = router.wait(node, key, onParsed);
     void send();
   });

@@ -481,13 +481,9 @@ export class Pool {
   }
 
   /** One read exchange with one node, within the node's own deadline (nodeReadTimeoutMs) and the read's. */
-  private async askForRead(conn: NodeConnection, payload: Uint8Array, signal: AbortSignal): Promise<NodeAnswer> {
-    const perNode = deadlineSignal(this.options.nodeReadTimeoutMs, signal);
-    try {
-      return await exchange(conn, payload, undefined, undefined, { signal: perNode.signal, retries: this.options.retries });
-    } finally {
-      perNode.done();
-    }
+  private askForRead(conn: NodeConnection, payload: Uint8Array, signal: AbortSignal): Promise<NodeAnswer> {
+    // the node's time to answer as the exchange's own timer: no signal of its own linked to the read's per ask
+    return exchange(conn, payload, undefined, undefined, { signal, timeoutMs: this.options.nodeReadTimeoutMs, retries: this.options.retries });
   }
 
   /**
