@@ -1,9 +1,13 @@
 // Long tasks of a V8 .cpuprofile (node --cpu-prof): the stretches in which a process's event loop did not turn.
-// A sample whose innermost frame is "(idle)" is the loop waiting for I/O or a timer; every other sample (JavaScript,
-// native code, "(program)", "(garbage collector)") keeps it busy. A run of busy samples longer than the threshold is a
-// long task: nothing else (a timer, a socket read, a refusal that costs microseconds) runs until it ends. For the
-// longest ones the functions inside are listed by self time (where the samples were) and by total time (the frames on
-// the stack, each counted once per sample), which names the caller that ran so long without yielding.
+// A sample whose innermost frame is "(idle)" is the loop waiting for I/O or a timer; every other sample keeps it busy.
+// A task is a run of busy samples that belong to one macrotask: the run ends at an idle sample, at a "(program)" sample
+// (native work with no JavaScript on the stack: between two callbacks), and where the outermost JavaScript frame
+// changes (another callback: a timer after a socket read); "(garbage collector)" samples continue the task they
+// interrupt. Two callbacks of the same kind back to back (two socket reads) are not told apart, so a task may be
+// longer than the macrotask it starts with, never shorter. A task longer than the threshold is a long task: nothing
+// else (a timer, a socket read, a refusal that costs microseconds) ran meanwhile. For the longest ones the functions
+// inside are listed by self time (where the samples were) and by total time (the frames on the stack, each counted
+// once per sample), which names the caller that ran so long without yielding.
 
 export interface ProfileNode {
   id: number;
@@ -91,6 +95,17 @@ export function longTasks(p: CpuProfile, o: LongTaskOptions = {}): LongTaskRepor
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const idle = (id: number): boolean => byId.get(id)?.callFrame.functionName === '(idle)';
+  // the outermost frame of a sample (the child of the root), cached per node; '' for the root itself
+  const outer = new Map<number, number>();
+  const outermost = (id: number): number => {
+    let o = outer.get(id);
+    if (o !== undefined) return o;
+    o = id;
+    for (let c = parent.get(id); c !== undefined && byId.get(c)?.callFrame.functionName !== '(root)'; c = parent.get(c)) o = c;
+    outer.set(id, o);
+    return o;
+  };
+  const fnOf = (id: number): string => byId.get(id)?.callFrame.functionName ?? '';
   // the names on the stack of a node (innermost first), cached per node
   const stacks = new Map<number, string[]>();
   const stackOf = (id: number): string[] => {
@@ -118,21 +133,39 @@ export function longTasks(p: CpuProfile, o: LongTaskOptions = {}): LongTaskRepor
   let runFrom = -1;
   let runMs = 0;
   let runStart = 0;
+  /** the outermost frame of the current task (-1: none yet, e.g. a task that began with GC samples) */
+  let runOuter = -1;
+  const endRun = (i: number): void => {
+    if (runFrom >= 0 && runMs >= minMs) runs.push({ from: runFrom, to: i, ms: runMs, startMs: runStart });
+    runFrom = -1;
+  };
   for (let i = 0; i <= samples.length; i++) {
     const ms = i < samples.length ? Math.max(0, deltas[i] ?? 0) / 1000 : 0;
-    const busy = i < samples.length && !idle(samples[i]!);
-    if (busy) {
-      if (runFrom < 0) {
-        runFrom = i;
-        runMs = 0;
-        runStart = sampledMs;
-      }
-      runMs += ms;
-      busyMs += ms;
-    } else if (runFrom >= 0) {
-      if (runMs >= minMs) runs.push({ from: runFrom, to: i, ms: runMs, startMs: runStart });
-      runFrom = -1;
+    const id = i < samples.length ? (samples[i] ?? 0) : 0;
+    const busy = i < samples.length && !idle(id);
+    if (!busy) {
+      endRun(i);
+      sampledMs += ms;
+      continue;
     }
+    busyMs += ms;
+    const fn = fnOf(id);
+    if (fn === '(program)') {
+      // no JavaScript on the stack: the end of a callback; counted busy, in no task
+      endRun(i);
+      sampledMs += ms;
+      continue;
+    }
+    const o = fn === '(garbage collector)' ? -1 : outermost(id);
+    if (runFrom >= 0 && o >= 0 && runOuter >= 0 && o !== runOuter) endRun(i);
+    if (runFrom < 0) {
+      runFrom = i;
+      runMs = 0;
+      runStart = sampledMs;
+      runOuter = -1;
+    }
+    if (o >= 0) runOuter = o;
+    runMs += ms;
     sampledMs += ms;
   }
 
@@ -141,7 +174,7 @@ export function longTasks(p: CpuProfile, o: LongTaskOptions = {}): LongTaskRepor
     const self = new Map<string, number>();
     const total = new Map<string, number>();
     for (let i = r.from; i < r.to; i++) {
-      const id = samples[i]!;
+      const id = samples[i] ?? 0;
       const ms = Math.max(0, deltas[i] ?? 0) / 1000;
       const stack = stackOf(id);
       const innermost = stack[0] ?? '(root)';

@@ -7,14 +7,17 @@ function node(id: number, functionName: string, url: string, children: number[] 
   return { id, callFrame: { functionName, url, lineNumber: 0 }, children };
 }
 
-// (root) -> onData (network) -> handle (node) -> verify (crypto); (root) -> (idle); (root) -> (garbage collector)
+// (root) -> onData (network) -> handle (node) -> verify (crypto); (root) -> (idle); (root) -> (garbage collector);
+// (root) -> listOnTimeout (a timer: another callback); (root) -> (program) (native, no JavaScript: between callbacks)
 const NODES = [
-  node(1, '(root)', '', [2, 5, 6]),
+  node(1, '(root)', '', [2, 5, 6, 7, 8]),
   node(2, 'onData', 'file:///r/packages/network/src/framed-stream.ts', [3]),
   node(3, 'handle', 'file:///r/packages/node/src/client-path.ts', [4]),
   node(4, 'verify', 'file:///r/packages/crypto/src/ed25519.ts'),
   node(5, '(idle)', ''),
   node(6, '(garbage collector)', ''),
+  node(7, 'listOnTimeout', 'node:internal/timers'),
+  node(8, '(program)', ''),
 ];
 
 /** A profile from (node id, ms) samples. */
@@ -65,6 +68,18 @@ describe('long tasks of a cpu profile', () => {
     expect(text).to.contain('task at 0.04 s: 120 ms');
   });
 
+  it('splits a busy run where another callback begins or where no JavaScript ran between two; GC continues a task', () => {
+    // 40 ms of a socket read, then at once 40 ms of a timer: two tasks of 40, neither long at 50
+    expect(longTasks(profile([...rep(4, 40), ...rep(7, 40)]), { minMs: 50 }).count).to.equal(0);
+    // two socket reads with native work between them: two tasks
+    const two = longTasks(profile([...rep(4, 60), ...rep(8, 2), ...rep(3, 60)]), { minMs: 50 });
+    expect(two.longest.map((t) => t.durationMs)).to.deep.equal([60, 60]);
+    expect(two.busyMs).to.equal(122);
+    // GC inside a read belongs to it, whatever its place
+    const gc = longTasks(profile([...rep(6, 5), ...rep(4, 30), ...rep(6, 20), ...rep(4, 10)]), { minMs: 50 });
+    expect(gc.longest.map((t) => t.durationMs)).to.deep.equal([65]);
+  });
+
   it('a lower threshold finds the short run too; a profile without samples has none', () => {
     const p = profile([...rep(4, 30), ...rep(5, 1), ...rep(4, 10)]);
     expect(longTasks(p, { minMs: 20 }).count).to.equal(1);
@@ -75,7 +90,7 @@ describe('long tasks of a cpu profile', () => {
   it('busy time is split exactly between runs and the total is the sum of the deltas (property)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.constantFrom(2, 3, 4, 5, 6), fc.integer({ min: 0, max: 40 })), { maxLength: 200 }),
+        fc.array(fc.tuple(fc.constantFrom(2, 3, 4, 5, 6, 7, 8), fc.integer({ min: 0, max: 40 })), { maxLength: 200 }),
         fc.integer({ min: 1, max: 100 }),
         (s, minMs) => {
           const r = longTasks(profile(s), { minMs, longest: 1000 });
