@@ -153,7 +153,7 @@ export async function checkDataDirs(
       continue;
     }
     try {
-      const ledger = await Ledger.open(opened.kv, ledgerId);
+      const ledger = await Ledger.open({ ledgerId }, { kv: opened.kv });
       view.size = ledger.size;
       view.root = b58encode(ledger.root);
       for (let i = 0; i < acks.length; i++) {

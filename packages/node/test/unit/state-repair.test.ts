@@ -128,7 +128,7 @@ describe('QuireNode restarts over its LevelDB: the state checked against the aud
     await node.close();
     // the domain state set back to its genesis root, as a rebuild killed half-way would leave it
     const kv = await openLevelKvStore(join(dir, config.dbDir));
-    const trie = await StateTrie.open(kv, 'domain');
+    const trie = await StateTrie.open({ name: 'domain' }, { kv });
     await trie.commit(genesisDomainRoot);
     await kv.close();
     node = await start();
