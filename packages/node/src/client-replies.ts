@@ -1,6 +1,6 @@
 // The messages the client path sends (formats.md §5, requests.md §1.8): JSON encoding, REQNACK of
 // a request, the REPLY result of an ordered write, and the multi-signatures attached to a read.
-import { b58encode, equalBytes, isPlainObject, stringifyJson } from '@quire/common';
+import { TxnType, b58encode, equalBytes, isPlainObject, stringifyJson } from '@quire/common';
 import type { UnsignedReadReply, RequestError } from '@quire/requests';
 import { wrapReason } from '@quire/requests';
 import type { AttributeStore, BlsStore, Ledger, StateTrie } from '@quire/storage';
@@ -82,7 +82,7 @@ export function writeProofs(ledger: Ledger, from: number, to: number): Map<numbe
 
 async function restoreAttrib(attributes: AttributeStore, txn: Record<string, unknown>): Promise<void> {
   const body = txn.txn;
-  if (!isPlainObject(body) || body.type !== '100' || !isPlainObject(body.data)) return;
+  if (!isPlainObject(body) || body.type !== TxnType.ATTRIB || !isPlainObject(body.data)) return;
   for (const k of ['raw', 'enc'] as const) {
     const h = body.data[k];
     if (typeof h !== 'string') continue;
@@ -129,7 +129,7 @@ export function attachMultiSignatures(
     if (ms !== undefined && isPlainObject(proof)) result.state_proof = { ...proof, multi_signature: ms };
     return;
   }
-  if (type === '3' && result.data !== null && result.data !== undefined) {
+  if (type === TxnType.GET_TXN && result.data !== null && result.data !== undefined) {
     const lid = typeof operation.ledgerId === 'number' ? operation.ledgerId : 1;
     // a ledger with a state: 0-2 or a plugin ledger of the node (the audit ledger has no multi-signature)
     if (lid === 3 || !Object.hasOwn(stores.states, lid)) return;

@@ -9,7 +9,7 @@
  * Every consistency proof is verified; the target is the largest (seqNoEnd, newMerkleRoot) vouched for by f+1
  * nodes; each CATCHUP_REP is checked with its consistency proof to the target before anything is applied.
  */
-import { b58decode, b58encode, isPlainObject, stringifyJson } from '@quire/common';
+import { LedgerId, b58decode, b58encode, isPlainObject, stringifyJson } from '@quire/common';
 import { verifyConsistency } from '@quire/storage/proofs';
 import { ClientError, ClientErrorCode, abortedBy } from '../errors.js';
 import type { NodeConnection } from '../transport/node-connection.js';
@@ -111,7 +111,7 @@ async function catchUp(
 
 /** Why a CONSISTENCY_PROOF cannot be used, or undefined when it verifies from our size and root. */
 function checkConsistencyProof(ledger: PoolLedger, m: Record<string, unknown>): string | undefined {
-  if (m.ledgerId !== 0) return 'not the pool ledger';
+  if (m.ledgerId !== LedgerId.POOL) return 'not the pool ledger';
   if (m.seqNoStart !== ledger.size) return 'seqNoStart is not our size';
   if (typeof m.seqNoEnd !== 'number' || !Number.isSafeInteger(m.seqNoEnd) || m.seqNoEnd <= ledger.size) return 'seqNoEnd is not ahead of us';
   if (m.oldMerkleRoot !== ledger.rootBase58) return 'oldMerkleRoot is not our root';
@@ -154,7 +154,7 @@ async function transfer(ledger: PoolLedger, target: Target, discarded: CatchupRe
 
 /** Checks a CATCHUP_REP and appends its txns; returns why it was refused, or undefined. */
 function applyCatchupRep(ledger: PoolLedger, m: Record<string, unknown>, start: number, end: number, till: number, targetRoot: Uint8Array): string | undefined {
-  if (m.op !== 'CATCHUP_REP' || m.ledgerId !== 0 || !isPlainObject(m.txns) || !Array.isArray(m.consProof)) return 'malformed CATCHUP_REP';
+  if (m.op !== 'CATCHUP_REP' || m.ledgerId !== LedgerId.POOL || !isPlainObject(m.txns) || !Array.isArray(m.consProof)) return 'malformed CATCHUP_REP';
   const entries = Object.entries(m.txns)
     .map(([k, v]) => [Number(k), v] as const)
     .sort((a, b) => a[0] - b[0]);

@@ -4,7 +4,7 @@
  * formats.md 5.3 (`state_proof` with root_hash and base64 proof_nodes; the node attaches the
  * multi-signature stored for `stateRoot`).
  */
-import { b58encode, b64encode } from '@quire/common';
+import { LedgerId, b58encode, b64encode } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { CommittedLedgerReader, LedgerIdValue, ParsedRequest, ReadContext, ReadHandler, StateKey, StateLedgerId, StateLookup, Txn } from '../handler.js';
 import type { ExecutorStores } from '../executor/stores.js';
@@ -31,7 +31,7 @@ export class StoresReadContext implements ReadContext {
 
   /** The state of a state ledger; READ_INVALID_LEDGER for another id. */
   private trie(ledgerId: StateLedgerId): ExecutorStores['states'][number] {
-    if (ledgerId === 3 || !Object.hasOwn(this.stores.states, ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
+    if (ledgerId === LedgerId.AUDIT || !Object.hasOwn(this.stores.states, ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
     return this.stores.states[ledgerId];
   }
 
@@ -56,7 +56,7 @@ export class StoresReadContext implements ReadContext {
 
   ledger(ledgerId: LedgerIdValue): CommittedLedgerReader {
     // the state ledgers (base and plugin ledgers) and the audit ledger; never a property of Object
-    const l = ledgerId === 3 ? this.stores.audit : Object.hasOwn(this.stores.ledgers, ledgerId) ? this.stores.ledgers[ledgerId] : undefined;
+    const l = ledgerId === LedgerId.AUDIT ? this.stores.audit : Object.hasOwn(this.stores.ledgers, ledgerId) ? this.stores.ledgers[ledgerId] : undefined;
     if (l === undefined) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
     return {
       ledgerId,
