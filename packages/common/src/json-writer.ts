@@ -9,8 +9,29 @@ import { JsonFloat, assertWellFormed, codePointCompare, isPlainObject, pythonFlo
 
 const MAX_DEPTH = 512;
 
+/** Strings of this many characters or more (up to MEMO_MAX_LENGTH) have their literal remembered. */
+const MEMO_MIN_LENGTH = 512;
+const MEMO_MAX_LENGTH = 16_384;
+/** Literals remembered (at most 4 MiB of text); the oldest goes first. */
+const MEMO_ENTRIES = 256;
+/** the literals of the last long strings written: a node writes the same base64 proof in every read of its key */
+const literals = new Map<string, string>();
+
 /** The JSON string literal of `s`. Throws LONE_SURROGATE. */
 export function jsonString(s: string): string {
+  if (s.length >= MEMO_MIN_LENGTH && s.length <= MEMO_MAX_LENGTH) {
+    let out = literals.get(s);
+    if (out === undefined) {
+      assertWellFormed(s);
+      out = JSON.stringify(s);
+      literals.set(s, out);
+      if (literals.size > MEMO_ENTRIES) {
+        const oldest = literals.keys().next();
+        if (oldest.done !== true) literals.delete(oldest.value);
+      }
+    }
+    return out;
+  }
   assertWellFormed(s);
   // JSON.stringify escapes exactly what Python's encoder escapes for well-formed strings:
   // " \ \b \f \n \r \t, other controls as \u00xx (lowercase), nothing else.
