@@ -8,7 +8,8 @@
  */
 import type { BatchCommitted, MultiSignature, ObservedBatch } from '@quire/common';
 import { orderedBatchTopic } from '@quire/common';
-import { ClientError, ClientErrorCode } from '../errors.js';
+import type { AbortOptions } from '@libp2p/interface';
+import { ClientError, ClientErrorCode, abortedBy } from '../errors.js';
 import { TypedEmitter } from '@quire/common';
 import { silentLogger, withBindings, type ClientLogger } from '../logger.js';
 import { PoolLedger } from '../pool/pool-ledger.js';
@@ -144,13 +145,16 @@ export class BatchFollower extends TypedEmitter<BatchFollowerEvents> {
 
   /**
    * Starts following the pool of `genesis` (a pool genesis text or a PoolLedger): dials every validator with a node
-   * address and subscribes to the ordered-batch topic. Throws ClientError INVALID_GENESIS / INVALID_SEED.
+   * address and subscribes to the ordered-batch topic. Throws ClientError INVALID_GENESIS / INVALID_SEED. `signal`
+   * aborted before or while it starts: its gossip host is closed and the promise rejects with ClientError ABORTED.
    */
   static async start(
     genesis: string | PoolLedger,
     options: Partial<BatchFollowerOptions> & Pick<BatchFollowerOptions, 'seed'>,
     modules: { logger?: ClientLogger } = {},
+    abort: AbortOptions = {},
   ): Promise<BatchFollower> {
+    if (abort.signal?.aborted === true) throw abortedBy(abort.signal);
     const opts: BatchFollowerOptions = { ...defaultBatchFollowerOptions, ...options };
     if (!(opts.seed instanceof Uint8Array) || opts.seed.length !== 32) throw new ClientError(ClientErrorCode.INVALID_SEED, { length: opts.seed?.length ?? -1 });
     const pool = typeof genesis === 'string' ? PoolLedger.fromGenesis(genesis) : genesis;
@@ -174,6 +178,7 @@ export class BatchFollower extends TypedEmitter<BatchFollowerEvents> {
         reconnectMaxMs: opts.reconnectMaxMs,
       },
       { deliver: (data) => ref.self?.handleAnnouncement(data), logger: log },
+      abort,
     );
     ref.self = new BatchFollower(opts, pool, transport, log);
     return ref.self;

@@ -172,12 +172,16 @@ export class GossipTransport {
 
   /**
    * Starts the host, subscribes to `options.topic` and dials every validator. Throws ClientError INVALID_SEED, or
-   * INVALID_ARGUMENT for a validator whose dest is not a 32-byte base58 key.
+   * INVALID_ARGUMENT for a validator whose dest is not a 32-byte base58 key. `signal` aborted before or while it
+   * starts: what it opened (its listener) is closed and the promise rejects with ClientError ABORTED.
    */
   static async create(
     options: Partial<GossipTransportOptions> & Pick<GossipTransportOptions, 'seed' | 'topic' | 'validators'>,
     modules: { deliver: GossipDelivery; logger?: ClientLogger },
+    abort: AbortOptions = {},
   ): Promise<GossipTransport> {
+    const { signal } = abort;
+    if (isAborted(signal)) throw abortedBy(signal);
     const opts: GossipTransportOptions = { ...defaultGossipTransportOptions, ...options };
     const log = modules.logger ?? silentLogger;
     const privateKey = await privateKeyFromSeed(opts.seed);
@@ -191,32 +195,35 @@ export class GossipTransport {
     }));
     const admitted = new Set(peers.map((p) => p.peerId));
     const deny = (peerId: PeerId): boolean => !admitted.has(peerId.toString());
-    const libp2p = await createClientLibp2p<{ pubsub: GossipSub }>({
-      privateKey,
-      addresses: { listen: [`/${isIPv6(opts.host) ? 'ip6' : 'ip4'}/${opts.host}/tcp/${opts.port}`] },
-      connectionGater: {
-        denyDialPeer: deny,
-        denyInboundEncryptedConnection: deny,
-        denyOutboundEncryptedConnection: deny,
+    const libp2p = await createClientLibp2p<{ pubsub: GossipSub }>(
+      {
+        privateKey,
+        addresses: { listen: [`/${isIPv6(opts.host) ? 'ip6' : 'ip4'}/${opts.host}/tcp/${opts.port}`] },
+        connectionGater: {
+          denyDialPeer: deny,
+          denyInboundEncryptedConnection: deny,
+          denyOutboundEncryptedConnection: deny,
+        },
+        connectionManager: { maxConnections: 64, reconnectRetries: 0 },
+        connectionMonitor: { pingInterval: opts.pingIntervalMs, pingTimeout: { maxTimeout: opts.pingTimeoutMs }, abortConnectionOnPingFailure: true },
+        services: {
+          pubsub: gossipsub({
+            // the payload carries its own proofs (sender signature, multi-signature): no envelope signature, and the
+            // message id is the payload's hash, as on the validators
+            globalSignaturePolicy: StrictNoSign,
+            msgIdFn: (m: { data: Uint8Array }) => createHash('sha256').update(m.data).digest(),
+            emitSelf: false,
+            fallbackToFloodsub: false,
+            doPX: false,
+            maxInboundDataLength: opts.maxMessageLength * 4 + 4096,
+            allowedTopics: [opts.topic],
+            // validators and observers often share one address (a host, a test): no colocation penalty
+            scoreParams: { IPColocationFactorWeight: 0 },
+          }),
+        },
       },
-      connectionManager: { maxConnections: 64, reconnectRetries: 0 },
-      connectionMonitor: { pingInterval: opts.pingIntervalMs, pingTimeout: { maxTimeout: opts.pingTimeoutMs }, abortConnectionOnPingFailure: true },
-      services: {
-        pubsub: gossipsub({
-          // the payload carries its own proofs (sender signature, multi-signature): no envelope signature, and the
-          // message id is the payload's hash, as on the validators
-          globalSignaturePolicy: StrictNoSign,
-          msgIdFn: (m: { data: Uint8Array }) => createHash('sha256').update(m.data).digest(),
-          emitSelf: false,
-          fallbackToFloodsub: false,
-          doPX: false,
-          maxInboundDataLength: opts.maxMessageLength * 4 + 4096,
-          allowedTopics: [opts.topic],
-          // validators and observers often share one address (a host, a test): no colocation penalty
-          scoreParams: { IPColocationFactorWeight: 0 },
-        }),
-      },
-    });
+      abort,
+    );
     const self = new GossipTransport(opts, libp2p, peers, log);
     try {
       self.follow(modules.deliver);
