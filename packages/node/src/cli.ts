@@ -23,6 +23,8 @@ export { WRITE_FAILED_EXIT_CODE };
 export interface CliIo {
   out(line: string): void;
   err(line: string): void;
+  /** Whose SIGTERM / SIGINT stop `start` (default: this process). */
+  signals?: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
 }
 
 const stdio: CliIo = { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') };
@@ -150,57 +152,70 @@ async function runNode(dataDir: string, config: NodeConfig, io: CliIo): Promise<
     if (requestExit !== undefined) requestExit(reason, code);
     else early ??= { reason, code };
   };
-  let node: QuireNode;
-  // SIGTERM / SIGINT during the start abort it: what it opened is closed, and the exit is graceful
+  // One listener per signal for the whole run, installed before the start: during the start a signal aborts it (what
+  // it opened is closed, the exit is graceful), after it the node stops. Swapping listeners between the two phases
+  // lost a signal that arrived while the last step of the start ran: removing a signal's last listener closes its
+  // watcher, and a signal the watcher had received but not yet dispatched went with it.
+  const signals = io.signals ?? process;
   const starting = new AbortController();
-  const onStartSignal = (signal: NodeJS.Signals): void => starting.abort(signal);
-  process.once('SIGTERM', onStartSignal);
-  process.once('SIGINT', onStartSignal);
+  let onSignal: (signal: NodeJS.Signals) => void = (signal) => starting.abort(signal);
+  const dispatch = (signal: NodeJS.Signals): void => onSignal(signal);
+  signals.on('SIGTERM', dispatch);
+  signals.on('SIGINT', dispatch);
   try {
-    node = await QuireNode.create(
-      { dataDir, config },
-      { logger, exit: exitFor('restart'), onFatal: (code) => exitFor(code === COMMIT_FAILED_EXIT_CODE ? 'commit-failed' : 'write-failed')(code) },
-      { signal: starting.signal },
-    );
-  } catch (e) {
-    if (e instanceof NodeError && e.code === NodeErrorCode.ABORTED && starting.signal.aborted) {
-      logger.info({ signal: String(starting.signal.reason) }, 'start aborted');
-      return 0;
-    }
-    logger.fatal({ err: e }, 'node failed to start');
-    io.err(e instanceof QuireError ? e.message : `error: ${e instanceof Error ? e.message : String(e)}`);
-    return 1;
-  } finally {
-    process.off('SIGTERM', onStartSignal);
-    process.off('SIGINT', onStartSignal);
-  }
-  return new Promise<number>((resolveExit) => {
-    let stopping = false;
-    const stop = (signal: string, code: number): void => {
-      if (stopping) return;
-      stopping = true;
-      logger.info({ signal, code }, 'shutting down');
-      const timer = setTimeout(() => {
-        logger.error({}, 'shutdown timed out');
-        resolveExit(1);
-      }, config.shutdownTimeoutMs);
-      node.close().then(
-        () => {
-          clearTimeout(timer);
-          resolveExit(code);
-        },
-        (e: unknown) => {
-          clearTimeout(timer);
-          logger.error({ err: e }, 'shutdown failed');
-          resolveExit(1);
-        },
+    let node: QuireNode;
+    try {
+      node = await QuireNode.create(
+        { dataDir, config },
+        { logger, exit: exitFor('restart'), onFatal: (code) => exitFor(code === COMMIT_FAILED_EXIT_CODE ? 'commit-failed' : 'write-failed')(code) },
+        { signal: starting.signal },
       );
-    };
-    requestExit = stop;
-    process.once('SIGTERM', () => stop('SIGTERM', 0));
-    process.once('SIGINT', () => stop('SIGINT', 0));
-    if (early !== undefined) stop(early.reason, early.code);
-  });
+    } catch (e) {
+      if (e instanceof NodeError && e.code === NodeErrorCode.ABORTED && starting.signal.aborted) {
+        logger.info({ signal: String(starting.signal.reason) }, 'start aborted');
+        return 0;
+      }
+      logger.fatal({ err: e }, 'node failed to start');
+      io.err(e instanceof QuireError ? e.message : `error: ${e instanceof Error ? e.message : String(e)}`);
+      return 1;
+    }
+    return await new Promise<number>((resolveExit) => {
+      let stopping = false;
+      const stop = (signal: string, code: number): void => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal, code }, 'shutting down');
+        const timer = setTimeout(() => {
+          logger.error({}, 'shutdown timed out');
+          resolveExit(1);
+        }, config.shutdownTimeoutMs);
+        node.close().then(
+          () => {
+            clearTimeout(timer);
+            resolveExit(code);
+          },
+          (e: unknown) => {
+            clearTimeout(timer);
+            logger.error({ err: e }, 'shutdown failed');
+            resolveExit(1);
+          },
+        );
+      };
+      requestExit = stop;
+      // a second signal while stopping gives up waiting for the graceful shutdown
+      onSignal = (signal) => {
+        if (!stopping) return stop(signal, 0);
+        logger.warn({ signal }, 'second signal: exiting without waiting for the shutdown');
+        resolveExit(1);
+      };
+      // a signal that came after the start's last check of its AbortSignal
+      if (starting.signal.aborted) stop(String(starting.signal.reason), 0);
+      else if (early !== undefined) stop(early.reason, early.code);
+    });
+  } finally {
+    signals.off('SIGTERM', dispatch);
+    signals.off('SIGINT', dispatch);
+  }
 }
 
 /** The alias in the key file, for the logger; undefined when it cannot be read (startup reports that). */
