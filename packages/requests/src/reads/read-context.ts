@@ -4,7 +4,7 @@
  * formats.md 5.3 (`state_proof` with root_hash and base64 proof_nodes; the node attaches the
  * multi-signature stored for `stateRoot`).
  */
-import { LedgerId, b58encode, b64encode } from '@quire/common';
+import { LedgerId, b58encode, b64encode, equalBytes } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { CommittedLedgerReader, LedgerIdValue, ParsedRequest, ReadContext, ReadHandler, StateKey, StateLedgerId, StateLookup, Txn } from '../handler.js';
 import type { ExecutorStores } from '../executor/stores.js';
@@ -125,11 +125,21 @@ export const LOOKUP_CACHE_ENTRIES = 2048;
  */
 export class LookupCache {
   private readonly entries = new Map<string, StateLookup>();
+  /** the ledger and root of the last lookup and the start of their entries' ids (reads come at one root at a time) */
+  private last: { ledgerId: number; root: Uint8Array; prefix: string } | undefined;
 
   constructor(private readonly maxEntries = LOOKUP_CACHE_ENTRIES) {}
 
+  private prefixOf(ledgerId: number, root: Uint8Array): string {
+    const l = this.last;
+    if (l !== undefined && l.ledgerId === ledgerId && equalBytes(l.root, root)) return l.prefix;
+    const prefix = `${ledgerId}|${latin1(root)}|`;
+    this.last = { ledgerId, root: Uint8Array.from(root), prefix };
+    return prefix;
+  }
+
   get(ledgerId: number, root: Uint8Array, key: StateKey, compute: () => StateLookup): StateLookup {
-    const id = `${ledgerId}|${latin1(root)}|${typeof key === 'string' ? `s${key}` : `b${latin1(key)}`}`;
+    const id = this.prefixOf(ledgerId, root) + (typeof key === 'string' ? `s${key}` : `b${latin1(key)}`);
     const hit = this.entries.get(id);
     if (hit !== undefined) {
       this.entries.delete(id);
