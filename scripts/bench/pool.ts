@@ -280,7 +280,7 @@ if (needPool) {
       const done = r.kinds.reduce((a, k) => a + k.outcomes.counts.ok, 0);
       if (r.overloaded > 0)
         say(
-          `  refused as overloaded: ${r.overloaded.toLocaleString('en-US')}, answered in p50 ${fmt(r.overloadedLatency?.p50)} ms, p99 ${fmt(r.overloadedLatency?.p99)} ms`,
+          `  refused as overloaded: ${r.overloaded.toLocaleString('en-US')}, answered in p50 ${fmt(r.overloadedLatency?.p50)} ms, p99 ${fmt(r.overloadedLatency?.p99)} ms from the due time; p50 ${fmt(r.overloadedSinceSend?.p50)} ms, p99 ${fmt(r.overloadedSinceSend?.p99)} ms from the send`,
         );
       if (done > 0 && cpu0 !== undefined && cpu1 !== undefined) {
         const batches = cpu1.batches - cpu0.batches;
@@ -373,7 +373,8 @@ if (needPool) {
         return v;
       };
       const view0 = await viewOf();
-      const points: (CurvePoint & { sent: number; cpu?: number; refuseP50?: number; refuseP99?: number })[] = [];
+      const points: (CurvePoint & { sent: number; cpu?: number; refuseP50?: number; refuseP99?: number; refuseSentP50?: number; refuseSentP99?: number })[] =
+        [];
       for (const rate of opts.curveRates) {
         const r = await load(`curve: ${rate}/s offered for ${opts.curveDuration} s`, {
           mix: 'nym',
@@ -398,6 +399,7 @@ if (needPool) {
           p99: r.writeLatency?.p99,
           ...(r.nodeCpuPerOkMs !== undefined ? { cpu: r.nodeCpuPerOkMs } : {}),
           ...(r.overloadedLatency !== undefined ? { refuseP50: r.overloadedLatency.p50, refuseP99: r.overloadedLatency.p99 } : {}),
+          ...(r.overloadedSinceSend !== undefined ? { refuseSentP50: r.overloadedSinceSend.p50, refuseSentP99: r.overloadedSinceSend.p99 } : {}),
         });
       }
       // the load drops back to 300/s: how soon do the writes' latencies come back (5 s steps, each timed alone)
@@ -411,7 +413,7 @@ if (needPool) {
       for (const p of points) {
         row(
           `curve: ${p.offered}/s offered (${fmt(p.sent)}/s sent)`,
-          `${p.sent < 0.95 * p.offered ? 'the generator could not send the nominal rate; ' : ''}${fmt(p.acked)}/s acked (${((100 * p.acked) / peak).toFixed(0)} % of the peak), ${fmt(p.refused)}/s refused${p.refuseP99 !== undefined ? ` (p50 ${fmt(p.refuseP50)} / p99 ${fmt(p.refuseP99)} ms to the refusal)` : ''}, ${fmt(p.failed)}/s timed out or failed; p50 ${fmt(p.p50)} ms, p99 ${fmt(p.p99)} ms; ${p.cpu !== undefined ? `${fmt(p.cpu, 3)} ms node CPU per acked write` : ''}`,
+          `${p.sent < 0.95 * p.offered ? 'the generator could not send the nominal rate; ' : ''}${fmt(p.acked)}/s acked (${((100 * p.acked) / peak).toFixed(0)} % of the peak), ${fmt(p.refused)}/s refused${p.refuseP99 !== undefined ? ` (p50 ${fmt(p.refuseP50)} / p99 ${fmt(p.refuseP99)} ms to the refusal from the due time, p50 ${fmt(p.refuseSentP50)} / p99 ${fmt(p.refuseSentP99)} ms from the send)` : ''}, ${fmt(p.failed)}/s timed out or failed; p50 ${fmt(p.p50)} ms, p99 ${fmt(p.p99)} ms; ${p.cpu !== undefined ? `${fmt(p.cpu, 3)} ms node CPU per acked write` : ''}`,
           p.acked < p.offered * 0.95 ? 'overload: >= 90 % of the peak, refusals <= 50 ms' : '',
         );
       }

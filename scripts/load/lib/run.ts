@@ -61,6 +61,11 @@ export interface LoadReport {
   /** Writes the pool refused as overloaded (f+1 REQNACKs "pool overloaded"), and how long the refusal took. */
   overloaded: number;
   overloadedLatency: LatencySummary | undefined;
+  /**
+   * The same refusals timed from the moment the generator sent the request instead of its due time: what the pool
+   * took to refuse, without the generator's own lag when it cannot keep up with the schedule.
+   */
+  overloadedSinceSend: LatencySummary | undefined;
   timeline: number[];
   /** CPU milliseconds (user + system) of the load generator's process while it drove the load (pre-signing excluded). */
   generatorCpuMs: number;
@@ -137,6 +142,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
   const writeLatency = new LatencyRecorder(count);
   const readLatency = new LatencyRecorder(count);
   const overloadedLatency = new LatencyRecorder(count);
+  const overloadedSinceSend = new LatencyRecorder(count);
   const timeline = new RateTimeline();
   const acks: Ack[] = [...setupAcks];
   const unacked: UnackedWrite[] = [];
@@ -144,6 +150,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
   let lastOkAt = 0;
   const send = async (i: number, dueAt: number): Promise<void> => {
     const r = work.requests[i]!;
+    const sentAt = clock.now();
     const out: Outcome = await target.submit(r, o.requestTimeoutMs);
     const done = clock.now();
     const s = kindStats(r.kind);
@@ -158,7 +165,10 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
       lastOkAt = done;
     } else {
       s.outcomes.add(out.kind, out.code, out.reason);
-      if (out.kind === 'rejected' && out.reason === POOL_OVERLOADED_REASON) overloadedLatency.record(done - dueAt);
+      if (out.kind === 'rejected' && out.reason === POOL_OVERLOADED_REASON) {
+        overloadedLatency.record(done - dueAt);
+        overloadedSinceSend.record(done - sentAt);
+      }
       if (r.kind !== 'read')
         unacked.push({
           key: `${String(r.request.identifier)}|${String(r.request.reqId)}`,
@@ -234,6 +244,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
     readLatency: readLatency.summary(),
     overloaded: overloadedLatency.count,
     overloadedLatency: overloadedLatency.summary(),
+    overloadedSinceSend: overloadedSinceSend.summary(),
     timeline: timeline.perSecond(),
     generatorCpuMs: (cpu.user + cpu.system) / 1000,
     acks,
