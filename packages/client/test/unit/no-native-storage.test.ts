@@ -10,19 +10,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const HOOKS = `export async function resolve(specifier, context, next) {
-  if (specifier === 'classic-level' || specifier.startsWith('classic-level/')) throw new Error('classic-level refused: ' + context.parentURL);
+/** Resolution hooks that refuse `refused` and its subpaths, naming the importer. */
+function hooks(refused: string): string {
+  return `export async function resolve(specifier, context, next) {
+  if (specifier === '${refused}' || specifier.startsWith('${refused}/')) throw new Error('${refused} refused: ' + context.parentURL);
   return next(specifier, context);
 }
 `;
+}
 
-function importWithoutClassicLevel(specifier: string): { ok: boolean; output: string } {
+function importWithoutClassicLevel(specifier: string, refused = 'classic-level'): { ok: boolean; output: string } {
   const dir = mkdtempSync(join(tmpdir(), 'quire-no-native-'));
   try {
-    const hooks = join(dir, 'hooks.mjs');
+    const hooksFile = join(dir, 'hooks.mjs');
     const register = join(dir, 'register.mjs');
-    writeFileSync(hooks, HOOKS);
-    writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+    writeFileSync(hooksFile, hooks(refused));
+    writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooksFile).href)});\n`);
     const r = spawnSync(
       process.execPath,
       [
@@ -56,6 +59,18 @@ describe('the light client and consensus load no native storage binding (#22)', 
       expect(r.ok, r.output).to.equal(true);
     });
   }
+
+  // the package map: the client owns its dialer and its libp2p stack, and never loads the validators' transport (#22)
+  it('@quire/client imports with @quire/network unresolvable', () => {
+    const r = importWithoutClassicLevel('@quire/client', '@quire/network');
+    expect(r.ok, r.output).to.equal(true);
+  });
+
+  it('control: @quire/node (the validators) does not', () => {
+    const r = importWithoutClassicLevel('@quire/node', '@quire/network');
+    expect(r.ok).to.equal(false);
+    expect(r.output).to.contain('@quire/network refused');
+  });
 
   it('control: @quire/storage (the stores) does not', () => {
     const r = importWithoutClassicLevel('@quire/storage');
