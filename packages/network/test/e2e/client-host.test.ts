@@ -133,6 +133,39 @@ describe('client host', function () {
     }
   });
 
+  it("frees a session's pending slot when its request is answered: TOO_MANY_PENDING only while the cap is held by unanswered requests", async () => {
+    const h = await ClientHost.create({ seed: nodeSeed(1), clientRate: 10_000, clientBurst: 10_000, maxPendingPerSession: 2 });
+    try {
+      const held: (() => void)[] = [];
+      h.on('request', (_clientId, data, respond) => {
+        if (dec(data).startsWith('hold')) held.push(() => respond(data));
+        else respond(data);
+      });
+      const c = await NodeConnection.connect({ host: '127.0.0.1', port: h.port, dest, timeoutMs: 5000 });
+      clients.push(c);
+      // answered one after another, many more than the cap: never refused
+      for (let i = 0; i < 6; i++) expect(dec(await c.request(enc(`quick ${i}`)))).to.equal(`quick ${i}`);
+      // two unanswered requests hold the cap: the third is refused
+      const h1 = c.request(enc('hold 1'));
+      const h2 = c.request(enc('hold 2'));
+      await waitFor(() => held.length === 2, 'two held');
+      try {
+        await c.request(enc('third'));
+        expect.fail('accepted');
+      } catch (err) {
+        expect((err as ClientRequestError).code).to.equal(ClientRefusalCode.TOO_MANY_PENDING);
+      }
+      // answering one frees its slot at once
+      held[0]!();
+      expect(dec(await h1)).to.equal('hold 1');
+      expect(dec(await c.request(enc('after')))).to.equal('after');
+      held[1]!();
+      expect(dec(await h2)).to.equal('hold 2');
+    } finally {
+      await h.close();
+    }
+  });
+
   it('refuses malformed envelopes and duplicate ids without closing', async () => {
     const c = await client();
     const refused: string[] = [];
