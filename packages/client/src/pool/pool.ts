@@ -100,6 +100,12 @@ function shuffled<T>(xs: readonly T[]): T[] {
   return a;
 }
 
+/** What a pool handle runs over: the pool ledger it dials from and the libp2p stack it dials with. */
+interface PoolModules {
+  ledger: PoolLedger;
+  libp2p: Libp2p;
+}
+
 export class Pool {
   private readonly conns = new Map<string, NodeConnection>(); // by dest
   private readonly router = new PushRouter();
@@ -108,29 +114,33 @@ export class Pool {
   private readonly seenLedgers = new SeenLedgers();
   private closed = false;
 
-  private constructor(
-    readonly ledger: PoolLedger,
-    private readonly libp2p: Libp2p,
-    readonly options: PoolOptions,
-  ) {
+  /** The pool ledger this handle knows: its validators and their addresses. */
+  readonly ledger: PoolLedger;
+  readonly options: PoolOptions;
+  private readonly libp2p: Libp2p;
+
+  private constructor(options: PoolOptions, modules: PoolModules) {
+    this.options = options;
+    this.ledger = modules.ledger;
+    this.libp2p = modules.libp2p;
     this.syncConnections();
   }
 
-  /** Opens a pool from the pool ledger genesis text. */
-  static async fromGenesisText(text: string, options: Partial<PoolOptions> = {}, file?: string): Promise<Pool> {
+  /** Opens a pool from the pool ledger genesis text. `signal` aborted while it opens: rejects with ClientError ABORTED. */
+  static async fromGenesisText(text: string, options: Partial<PoolOptions> = {}, file?: string, abort: { signal?: AbortSignal } = {}): Promise<Pool> {
     const ledger = PoolLedger.fromGenesis(text, file);
-    return new Pool(ledger, await createClientLibp2p(), { ...defaultPoolOptions, ...options });
+    return new Pool({ ...defaultPoolOptions, ...options }, { ledger, libp2p: await createClientLibp2p({}, abort) });
   }
 
   /** Opens a pool from a genesis file (Indy format: one NODE txn per line). Throws ClientError INVALID_GENESIS. */
-  static async open(genesisFile: string, options: Partial<PoolOptions> = {}): Promise<Pool> {
+  static async open(genesisFile: string, options: Partial<PoolOptions> = {}, abort: { signal?: AbortSignal } = {}): Promise<Pool> {
     let text: string;
     try {
       text = await readFile(genesisFile, 'utf8');
     } catch (e) {
       throw new ClientError(ClientErrorCode.INVALID_GENESIS, { file: genesisFile, reason: (e as NodeJS.ErrnoException).code ?? String(e) });
     }
-    return Pool.fromGenesisText(text, options, genesisFile);
+    return Pool.fromGenesisText(text, options, genesisFile, abort);
   }
 
   private now(): number {
