@@ -14,10 +14,11 @@ export type NodeAnswer =
   | { node: string; kind: 'error'; error: ClientError };
 
 export interface ExchangeOptions {
-  signal: AbortSignal;
+  /** The caller's end of the exchange (TIMEOUT, or nothing read when aborted with SETTLED); none: `timeoutMs` alone. */
+  signal?: AbortSignal;
   /**
    * Time the node gets to answer, ms: then the exchange ends with TIMEOUT as when `signal` aborts (one timer instead
-   * of a deadlineSignal per exchange linked to the caller's). Default: `signal` alone.
+   * of a deadlineSignal per exchange linked to the caller's). Default: `signal` alone; give one of the two.
    */
   timeoutMs?: number;
   /** Re-sends after a lost session (default 1). */
@@ -164,13 +165,13 @@ export function exchange(
       release?.();
       unwait?.();
       if (timer !== undefined) clearTimeout(timer);
-      opts.signal.removeEventListener('abort', onAbort);
+      opts.signal?.removeEventListener('abort', onAbort);
       resolve(a);
     };
     const onAbort = (): void =>
       // abandoned because the caller has its answer: nobody reads this one, so no error object is built for it
       finish(
-        opts.signal.reason === SETTLED
+        opts.signal?.reason === SETTLED
           ? { node, kind: 'error', error: settledError }
           : { node, kind: 'error', error: new ClientError(ClientErrorCode.TIMEOUT, { node }) },
       );
@@ -215,13 +216,13 @@ export function exchange(
         if (done) r.release();
         else release = r.release;
       } catch (e) {
-        if (opts.signal.aborted) onAbort();
+        if (opts.signal?.aborted === true) onAbort();
         else
           finish({ node, kind: 'error', error: e instanceof ClientError ? e : new ClientError(ClientErrorCode.NODE_UNREACHABLE, { node, reason: String(e) }) });
       }
     };
-    if (opts.signal.aborted) return onAbort();
-    opts.signal.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted === true) return onAbort();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.timeoutMs !== undefined)
       timer = setTimeout(() => finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.TIMEOUT, { node }) }), opts.timeoutMs);
     if (key !== undefined && router !== undefined) unwait = router.wait(node, key, onParsed);

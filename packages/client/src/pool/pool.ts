@@ -351,7 +351,8 @@ export class Pool {
     const conns = this.readOrder(this.validatorConns());
     const f = this.f;
     const payload = opts.payload ?? enc.encode(stringifyJson(request));
-    const deadline = deadlineSignal(opts.timeoutMs ?? this.options.readTimeoutMs, opts.signal);
+    const readTimeoutMs = opts.timeoutMs ?? this.options.readTimeoutMs;
+    const startedAt = performance.now();
     const rejected: ReadOutcome['rejected'] = [];
     const nacks = new Map<string, { nodes: string[]; code: number | null }>();
     const unproven: { node: string; result: Record<string, unknown> }[] = [];
@@ -403,8 +404,19 @@ export class Pool {
       return r.outcome;
     };
 
+    // the first node, in the common case the only one asked, within the smaller of its time and the read's, under the
+    // caller's signal: the read's own deadline (a controller, a timer, a listener on the caller's signal) is made only
+    // when another node must be asked
+    let i = 0;
+    const firstConn = conns[0];
+    if (firstConn !== undefined && opts.signal?.aborted !== true) {
+      const ask = { timeoutMs: Math.min(this.options.nodeReadTimeoutMs, readTimeoutMs), retries: this.options.retries };
+      const r = take(await exchange(firstConn, payload, undefined, undefined, opts.signal === undefined ? ask : { ...ask, signal: opts.signal }));
+      if (r !== undefined) return settle(r);
+      i = 1;
+    }
+    const deadline = deadlineSignal(Math.max(0, readTimeoutMs - (performance.now() - startedAt)), opts.signal);
     try {
-      let i = 0;
       for (; i < conns.length && unproven.length === 0; i++) {
         if (deadline.signal.aborted) break;
         const r = take(await this.askForRead(conns[i]!, payload, deadline.signal));
