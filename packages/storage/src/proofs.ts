@@ -15,7 +15,14 @@ export {
   verifyInclusion,
   verifyConsistency,
 } from './ledger/merkle.js';
-export { verifyTrieProofAt, verifyPrefixProof, verifyPrefixProofPairs, ProofNodeCache, PROOF_NODE_CACHE_ENTRIES } from './state/proof.js';
+export {
+  verifyTrieProofAt,
+  verifyPrefixProof,
+  verifyPrefixProofPairs,
+  ProofNodeCache,
+  PROOF_NODE_CACHE_ENTRIES,
+  PROOF_NODE_CACHE_BYTES,
+} from './state/proof.js';
 export { multiSignatureProblem } from './side-stores/bls-store.js';
 export { GenesisError, GenesisErrorCode } from './genesis/genesis-error.js';
 export { parseGenesis } from './genesis/parse-genesis.js';

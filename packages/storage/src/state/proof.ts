@@ -67,17 +67,28 @@ function proofBytes(proof: Uint8Array | string): Uint8Array {
 
 /** Nodes a ProofNodeCache keeps by default (the upper levels of a trie and the paths read most recently). */
 export const PROOF_NODE_CACHE_ENTRIES = 1024;
+/**
+ * Bytes of node RLP a ProofNodeCache keeps by default: a node of an honest proof is at most a branch of 17 hashes or a
+ * leaf with one state value, but a proof may carry any node (up to a whole reply), cached before the walk sees whether
+ * it is on the path: without a byte bound, 1,024 such nodes of a hostile node's replies would stay in the SDK's memory.
+ */
+export const PROOF_NODE_CACHE_BYTES = 1024 * 1024;
 
 /**
  * Proof nodes already decoded, by the SHA3-256 of their RLP (which the verifier computes for every node anyway): the
  * proofs of the keys read under one root share their upper nodes, and a key read again sends its whole path again.
  * A hash names one encoding, so a node found here is the node its bytes decode to; a node that does not decode is
- * never kept (the proof fails each time). Bounded: the node used least recently goes first.
+ * never kept (the proof fails each time). Bounded in nodes and in their bytes: the node used least recently goes
+ * first, and a node larger than the byte bound is decoded without being kept.
  */
 export class ProofNodeCache {
-  private readonly nodes = new Map<HashKey, TrieNode | null>();
+  private readonly nodes = new Map<HashKey, { node: TrieNode | null; bytes: number }>();
+  private heldBytes = 0;
 
-  constructor(private readonly maxEntries = PROOF_NODE_CACHE_ENTRIES) {}
+  constructor(
+    private readonly maxEntries = PROOF_NODE_CACHE_ENTRIES,
+    private readonly maxBytes = PROOF_NODE_CACHE_BYTES,
+  ) {}
 
   /** The node of `item` (its RLP, whose hash is `hash`), decoded once. Throws as decodeNode does. */
   node(hash: HashKey, item: Uint8Array): TrieNode | null {
@@ -85,21 +96,31 @@ export class ProofNodeCache {
     if (hit !== undefined) {
       this.nodes.delete(hash);
       this.nodes.set(hash, hit);
-      return hit;
+      return hit.node;
     }
     // decoded from a copy (copyBytes: a Buffer's slice() is a view): the node must not keep the proof it came in alive
     // nor change when the caller reuses the proof's bytes
     const node = decodeNode(copyBytes(item));
-    this.nodes.set(hash, node);
-    if (this.nodes.size > this.maxEntries) {
-      const oldest = this.nodes.keys().next();
-      if (oldest.done !== true) this.nodes.delete(oldest.value);
+    const bytes = item.byteLength;
+    if (bytes > this.maxBytes) return node;
+    this.nodes.set(hash, { node, bytes });
+    this.heldBytes += bytes;
+    while (this.nodes.size > this.maxEntries || this.heldBytes > this.maxBytes) {
+      const oldest = this.nodes.entries().next();
+      if (oldest.done === true) break;
+      this.nodes.delete(oldest.value[0]);
+      this.heldBytes -= oldest.value[1].bytes;
     }
     return node;
   }
 
   get size(): number {
     return this.nodes.size;
+  }
+
+  /** The bytes of RLP of the nodes kept (at most the byte bound). */
+  get bytes(): number {
+    return this.heldBytes;
   }
 }
 

@@ -2,7 +2,18 @@
 // proofs, the same error code for tampered ones, while the cache is shared by tries, roots and runs and evicts.
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { ProofError, ProofNodeCache, StateTrie, openMemoryKvStore, rlpDecode, rlpEncode, verifyTrieProofAt, type KvStore, type RlpItem } from '@quire/storage';
+import {
+  PROOF_NODE_CACHE_BYTES,
+  ProofError,
+  ProofNodeCache,
+  StateTrie,
+  openMemoryKvStore,
+  rlpDecode,
+  rlpEncode,
+  verifyTrieProofAt,
+  type KvStore,
+  type RlpItem,
+} from '@quire/storage';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
@@ -71,5 +82,28 @@ describe('state proofs with a cache of decoded nodes', () => {
     proof.fill(0); // the proof's bytes reused by the caller
     const again = verifyTrieProofAt(t.committedRoot, Uint8Array.of(1, 2), t.generateProof(Uint8Array.of(1, 2)), cache);
     expect(again).to.deep.equal(Uint8Array.of(7, 7, 7));
+  });
+  it('holds at most its byte bound of nodes: large off-path nodes in hostile proofs neither grow it nor change the answers', async () => {
+    const t = await build([[Uint8Array.of(1, 2), Uint8Array.of(7, 7, 7)]]);
+    const key = Uint8Array.of(1, 2);
+    const nodes = rlpDecode(t.generateProof(key)) as RlpItem[];
+    const cache = new ProofNodeCache(); // the defaults, as the SDK's shared cache
+    for (let i = 0; i < 64; i++) {
+      // a leaf of 60 KiB the walk never reaches: decoded (and kept) before the walk, a distinct node each time
+      const junk = [Uint8Array.of(0x20, i), new Uint8Array(60 * 1024).fill(i)];
+      const proof = rlpEncode([junk, ...nodes]);
+      expect(verifyTrieProofAt(t.committedRoot, key, proof, cache)).to.deep.equal(Uint8Array.of(7, 7, 7));
+      expect(cache.bytes).to.be.at.most(PROOF_NODE_CACHE_BYTES);
+    }
+    // in nodes: what fits in the byte bound, not 64 large ones (the count bound alone kept them all)
+    expect(cache.size).to.be.at.most(Math.floor(PROOF_NODE_CACHE_BYTES / (60 * 1024)) + nodes.length);
+    // a node larger than the whole bound is decoded but not kept
+    const small = new ProofNodeCache(1024, 4096);
+    const huge = rlpEncode([[Uint8Array.of(0x20, 1), new Uint8Array(8192)], ...nodes]);
+    expect(verifyTrieProofAt(t.committedRoot, key, huge, small)).to.deep.equal(Uint8Array.of(7, 7, 7));
+    expect(small.bytes).to.be.at.most(4096);
+    expect(small.size).to.equal(nodes.length);
+    // the path's nodes are still served from the cache after the large ones went
+    expect(verifyTrieProofAt(t.committedRoot, key, t.generateProof(key), small)).to.deep.equal(Uint8Array.of(7, 7, 7));
   });
 });
