@@ -27,6 +27,12 @@ const failure = (node: string, code: string = ClientErrorCode.NODE_UNREACHABLE):
   kind: 'error',
   error: new ClientError(code as never, { node }),
 });
+/** A node's client listener refused the request for now (TOO_MANY_PENDING, RATE_LIMITED): it does not hold it. */
+const refused = (node: string, refusal: string): NodeAnswer => ({
+  node,
+  kind: 'error',
+  error: new ClientError(ClientErrorCode.NODE_REFUSED, { node, refusal, reason: 'later' }),
+});
 
 function failedCode(d: WriteDecision | undefined): string | undefined {
   return d?.kind === 'failed' ? d.error.code : undefined;
@@ -113,11 +119,6 @@ describe('WriteQuorum: the decision of a write from the nodes answers', () => {
 
   it("a node's transient refusal (TOO_MANY_PENDING, RATE_LIMITED) is set aside and asked again once another node took the request in", () => {
     const q = new WriteQuorum(4, 1);
-    const refused = (node: string, refusal: string): NodeAnswer => ({
-      node,
-      kind: 'error',
-      error: new ClientError(ClientErrorCode.NODE_REFUSED, { node, refusal, reason: 'later' }),
-    });
     expect(q.add(refused('Node1', 'TOO_MANY_PENDING'))).to.equal(undefined);
     expect(q.add(refused('Node2', 'RATE_LIMITED'))).to.equal(undefined);
     expect(q.add(refused('Node4', 'TOO_MANY_PENDING'))).to.equal(undefined); // counted as failures, NO_CONSENSUS would be decided here
@@ -134,11 +135,6 @@ describe('WriteQuorum: the decision of a write from the nodes answers', () => {
 
   it('transient refusals count as REQNACKs "pool overloaded" when no node took the request in and every other node refused it', () => {
     const q = new WriteQuorum(4, 1);
-    const refused = (node: string, refusal: string): NodeAnswer => ({
-      node,
-      kind: 'error',
-      error: new ClientError(ClientErrorCode.NODE_REFUSED, { node, refusal, reason: 'later' }),
-    });
     q.add(refused('Node1', 'RATE_LIMITED'));
     q.add(refused('Node2', 'TOO_MANY_PENDING'));
     q.add(nack('Node3', 'first reason'));
@@ -163,11 +159,6 @@ describe('WriteQuorum: the decision of a write from the nodes answers', () => {
 
   it('transient refusals count as failures when no node took the request in and a node failed (it may hold the request)', () => {
     const q = new WriteQuorum(4, 1);
-    const refused = (node: string, refusal: string): NodeAnswer => ({
-      node,
-      kind: 'error',
-      error: new ClientError(ClientErrorCode.NODE_REFUSED, { node, refusal, reason: 'later' }),
-    });
     q.add(refused('Node1', 'RATE_LIMITED'));
     q.add(refused('Node2', 'TOO_MANY_PENDING'));
     q.add(nack('Node3', 'pool overloaded'));
