@@ -148,7 +148,9 @@ describe('GET_TXN on the audit ledger', () => {
   it('a request pipeline over stores without an audit ledger refuses ledger 3 with the stable code', async () => {
     const fx = await memoryFixture();
     try {
-      const out = await fx.pipeline.receive(
+      const { audit: _audit, ...withoutAudit } = fx.requestStores;
+      const pipeline = new RequestPipeline(fx.reqExecutor, withoutAudit);
+      const out = await pipeline.receive(
         { identifier: trustee.did, reqId: 8, protocolVersion: 2, operation: { type: '3', ledgerId: 3, data: 1 } },
         { now: 1_700_000_000, writable: true },
       );

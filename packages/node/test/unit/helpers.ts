@@ -1,12 +1,13 @@
 // Shared fixtures: in-memory stores holding the standard 4-node pool genesis and domain genesis.
 import { Ed25519Signer } from '@quire/crypto';
-import { signatureInput } from '@quire/common';
+import { LedgerId, signatureInput } from '@quire/common';
 import { type ExecutorStores, RequestExecutor, RequestPipeline, type Txn } from '@quire/requests';
-import { AttributeStore, BlsStore, Ledger, SeqNoIndex, StateTrie, TimestampStore, openMemoryKvStore, parseGenesis } from '@quire/storage';
+import { openMemoryKvStore, parseGenesis } from '@quire/storage';
 import { AuditTrail } from '../../src/audit-trail.js';
 import { ConsensusExecutor, type NodeStores } from '../../src/consensus-executor.js';
 import { type NodeConfig, defaultNodeConfig, mergeConfig } from '../../src/config.js';
 import { poolGenesis, standardDomainGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/genesis-gen.js';
+import { openNodeStores } from '../../src/node-setup.js';
 import { PoolRegistry } from '../../src/pool-registry.js';
 
 export const PORTS = [
@@ -27,34 +28,8 @@ export interface Fixture {
 
 export async function memoryFixture(): Promise<Fixture> {
   const kv = await openMemoryKvStore();
-  const ledgers = {
-    0: await Ledger.open({ ledgerId: 0 }, { kv }),
-    1: await Ledger.open({ ledgerId: 1 }, { kv }),
-    2: await Ledger.open({ ledgerId: 2 }, { kv }),
-    3: await Ledger.open({ ledgerId: 3 }, { kv }),
-  };
-  const states = {
-    0: await StateTrie.open({ name: 'pool' }, { kv }),
-    1: await StateTrie.open({ name: 'domain' }, { kv }),
-    2: await StateTrie.open({ name: 'config' }, { kv }),
-  };
-  const stores: NodeStores = {
-    kv,
-    ledgers,
-    states,
-    bls: new BlsStore(kv),
-    seqNoIndex: new SeqNoIndex(kv),
-    timestamps: new TimestampStore(kv),
-    attributes: new AttributeStore(kv),
-  };
-  const requestStores = {
-    kv,
-    ledgers: { 0: ledgers[0], 1: ledgers[1], 2: ledgers[2] },
-    states,
-    attributes: stores.attributes,
-    timestamps: stores.timestamps,
-    seqNoIndex: stores.seqNoIndex,
-  } as unknown as ExecutorStores;
+  // the stores as a node opens them (node-setup.ts)
+  const { stores, requestStores } = await openNodeStores(kv);
   const reqExecutor = new RequestExecutor({ verifySignatures: true }, { stores: requestStores });
   const pool = parseGenesis(poolGenesis(standardPoolNodes(PORTS)), { file: 'pool', ledgerId: 0 });
   const domain = parseGenesis(standardDomainGenesis(), { file: 'domain', ledgerId: 1 });
@@ -68,7 +43,7 @@ export async function memoryFixture(): Promise<Fixture> {
   );
   const registry = new PoolRegistry();
   for (const e of pool) registry.apply(e.txn);
-  const audit = await AuditTrail.load(ledgers[3]);
+  const audit = await AuditTrail.load(stores.ledgers[LedgerId.AUDIT]);
   const executor = new ConsensusExecutor({ durable: false }, { stores, executor: reqExecutor, registry, audit });
   return { stores, requestStores, reqExecutor, pipeline: new RequestPipeline(reqExecutor, requestStores), executor, registry };
 }
