@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { ClientHost, defaultClientHostOptions } from '../../src/index.js';
-import { destOf, nodeSeed } from './helpers.js';
+import { ClientHost, defaultClientHostOptions } from '@quire/network';
+import { hostDest, hostSeed } from './hosts.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -53,11 +53,11 @@ describe('client connections under a stalled client (#16)', function () {
   this.timeout(60_000);
   let dest: string;
   before(async () => {
-    dest = await destOf(nodeSeed(1));
+    dest = hostDest(hostSeed(1));
   });
 
   async function host(pingTimeoutMs: number): Promise<ClientHost> {
-    const h = await ClientHost.create({ seed: nodeSeed(1), pingIntervalMs: 200, pingTimeoutMs });
+    const h = await ClientHost.create({ seed: hostSeed(1), pingIntervalMs: 200, pingTimeoutMs });
     h.on('request', (_clientId, data, respond) => respond(enc(`echo ${new TextDecoder().decode(data)}`)));
     return h;
   }

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { connect } from 'node:net';
-import { ClientError, ClientErrorCode, ClientRequestError, NodeConnection } from '@quire/client';
-import { ClientRefusalCode, ClientHost, EnvelopeKind, encodeEnvelope, type ClientHostOptions } from '../../src/index.js';
-import { destOf, nodeSeed, waitFor } from './helpers.js';
+import { ClientError, ClientErrorCode, ClientRequestError, NodeConnection } from '../../src/index.js';
+import { ClientRefusalCode, ClientHost, EnvelopeKind, encodeEnvelope, type ClientHostOptions } from '@quire/network';
+import { waitUntil } from '@quire/testing';
+import { hostDest, hostSeed } from './hosts.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
@@ -15,7 +16,7 @@ describe('client host', function () {
   const pushes = new Map<string, string>(); // request text -> clientId, for later pushes
 
   async function start(opts: Partial<ClientHostOptions> = {}): Promise<ClientHost> {
-    const h = await ClientHost.create({ seed: nodeSeed(1), clientRate: 20, clientBurst: 20, ...opts });
+    const h = await ClientHost.create({ seed: hostSeed(1), clientRate: 20, clientBurst: 20, ...opts });
     h.on('request', (clientId, data, respond) => {
       const text = dec(data);
       if (text.startsWith('write:')) {
@@ -38,7 +39,7 @@ describe('client host', function () {
   }
 
   before(async () => {
-    dest = await destOf(nodeSeed(1));
+    dest = hostDest(hostSeed(1));
     host = await start();
   });
 
@@ -59,7 +60,7 @@ describe('client host', function () {
     const got: string[] = [];
     c.on('push', (data) => got.push(dec(data)));
     expect(dec(await c.request(enc('write:nym-1')))).to.equal('ack write:nym-1');
-    await waitFor(() => got.length === 1, 'push');
+    await waitUntil('push', () => got.length === 1, 8000, 20);
     expect(got).to.deep.equal(['reply write:nym-1']);
     expect(host.push('c-unknown', enc('x'))).to.equal(false);
   });
@@ -110,7 +111,7 @@ describe('client host', function () {
   });
 
   it('hands a burst of requests to the handler a few per turn of the event loop, in arrival order', async () => {
-    const h = await ClientHost.create({ seed: nodeSeed(1), clientRate: 10_000, clientBurst: 10_000, requestsPerTurn: 4, requestsTurnMs: 1_000 });
+    const h = await ClientHost.create({ seed: hostSeed(1), clientRate: 10_000, clientBurst: 10_000, requestsPerTurn: 4, requestsTurnMs: 1_000 });
     try {
       const handled: string[] = [];
       let handledAtFirstTurn = -1;
@@ -134,7 +135,7 @@ describe('client host', function () {
   });
 
   it("frees a session's pending slot when its request is answered: TOO_MANY_PENDING only while the cap is held by unanswered requests", async () => {
-    const h = await ClientHost.create({ seed: nodeSeed(1), clientRate: 10_000, clientBurst: 10_000, maxPendingPerSession: 2 });
+    const h = await ClientHost.create({ seed: hostSeed(1), clientRate: 10_000, clientBurst: 10_000, maxPendingPerSession: 2 });
     try {
       const held: (() => void)[] = [];
       h.on('request', (_clientId, data, respond) => {
@@ -148,7 +149,7 @@ describe('client host', function () {
       // two unanswered requests hold the cap: the third is refused
       const h1 = c.request(enc('hold 1'));
       const h2 = c.request(enc('hold 2'));
-      await waitFor(() => held.length === 2, 'two held');
+      await waitUntil('two held', () => held.length === 2, 8000, 20);
       try {
         await c.request(enc('third'));
         expect.fail('accepted');
@@ -172,7 +173,7 @@ describe('client host', function () {
     c.on('refused', (code) => refused.push(code));
     c.sendRawFrame(Uint8Array.of(0x09, 0x01, 0x02));
     c.sendRawFrame(encodeEnvelope(EnvelopeKind.RESPONSE, 5, enc('not a request')));
-    await waitFor(() => refused.length === 2, 'two refusals');
+    await waitUntil('two refusals', () => refused.length === 2, 8000, 20);
     expect(refused).to.deep.equal([ClientRefusalCode.MALFORMED_ENVELOPE, ClientRefusalCode.MALFORMED_ENVELOPE]);
     expect(dec(await c.request(enc('ok')))).to.equal('echo ok');
   });
@@ -205,7 +206,7 @@ describe('client host', function () {
       // stall inside a frame: declare 50 bytes, send 2
       (slow as unknown as { stream: { send(b: Uint8Array): boolean } }).stream.send(Uint8Array.of(50, 1, 7));
       await Promise.all([idleClosed, slowClosed]);
-      await waitFor(() => h.sessionCount() === 0, 'sessions closed');
+      await waitUntil('sessions closed', () => h.sessionCount() === 0, 8000, 20);
       expect(h.stats().idleTimeouts).to.be.at.least(2);
     } finally {
       await h.close();
