@@ -24,11 +24,21 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { b58encode, decodeMsgpack, encodeMsgpack, signatureInput } from '@quire/common';
+import { LedgerId, b58encode, decodeMsgpack, encodeMsgpack, signatureInput } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
-import { AuditTrail, ConsensusExecutor, PoolRegistry, TRUSTEE_SEED, type NodeStores, poolGenesis, standardDomainGenesis, standardPoolNodes } from '@quire/node';
-import { type ExecutorStores, RequestExecutor, type Txn } from '@quire/requests';
-import { AttributeStore, BlsStore, type KvStore, Ledger, SeqNoIndex, StateTrie, TimestampStore, openLevelKvStore, parseGenesis } from '@quire/storage';
+import {
+  AuditTrail,
+  ConsensusExecutor,
+  PoolRegistry,
+  TRUSTEE_SEED,
+  type NodeStores,
+  openNodeStores,
+  poolGenesis,
+  standardDomainGenesis,
+  standardPoolNodes,
+} from '@quire/node';
+import { RequestExecutor, type Txn } from '@quire/requests';
+import { type KvStore, openLevelKvStore, parseGenesis } from '@quire/storage';
 
 /** Txns the leecher is behind (a multiple of BATCH); CATCHUP_BENCH_TXNS overrides it for quick profiles. */
 const BEHIND = Number(process.env.CATCHUP_BENCH_TXNS ?? 50_000);
@@ -93,40 +103,13 @@ const domainTxns = parseGenesis(standardDomainGenesis(), { file: 'domain', ledge
 /** A node over a LevelDB in `dir` holding the standard pool and domain genesis. */
 async function openNode(dir: string): Promise<BenchNode> {
   const kv = await openLevelKvStore(dir, { writeBufferJitter: 0 });
-  const ledgers = {
-    0: await Ledger.open({ ledgerId: 0 }, { kv }),
-    1: await Ledger.open({ ledgerId: 1 }, { kv }),
-    2: await Ledger.open({ ledgerId: 2 }, { kv }),
-    3: await Ledger.open({ ledgerId: 3 }, { kv }),
-  };
-  const states = {
-    0: await StateTrie.open({ name: 'pool' }, { kv }),
-    1: await StateTrie.open({ name: 'domain' }, { kv }),
-    2: await StateTrie.open({ name: 'config' }, { kv }),
-  };
-  const stores: NodeStores = {
-    kv,
-    ledgers,
-    states,
-    bls: new BlsStore(kv),
-    seqNoIndex: new SeqNoIndex(kv),
-    timestamps: new TimestampStore(kv),
-    attributes: new AttributeStore(kv),
-  };
-  const requestStores: ExecutorStores = {
-    kv,
-    ledgers: { 0: ledgers[0], 1: ledgers[1], 2: ledgers[2] },
-    states,
-    attributes: stores.attributes,
-    timestamps: stores.timestamps,
-    seqNoIndex: stores.seqNoIndex,
-  };
+  const { stores, requestStores } = await openNodeStores(kv);
   const requests = new RequestExecutor({ verifySignatures: false }, { stores: requestStores });
   await requests.applyGenesis(0, structuredClone(poolTxns));
   await requests.applyGenesis(1, structuredClone(domainTxns));
   const registry = new PoolRegistry();
   for (const t of poolTxns) registry.apply(t);
-  const audit = await AuditTrail.load(ledgers[3]);
+  const audit = await AuditTrail.load(stores.ledgers[LedgerId.AUDIT]);
   const executor = new ConsensusExecutor({ durable: true }, { stores, executor: requests, registry, audit });
   return { kv, stores, executor };
 }

@@ -26,6 +26,7 @@ export type { NodeRecord } from './pool-registry.js';
 export { AuditTrail } from './audit-trail.js';
 export { ConsensusExecutor } from './consensus-executor.js';
 export type { NodeStores, ConsensusExecutorOptions, ConsensusExecutorModules } from './consensus-executor.js';
+export { openNodeStores } from './node-setup.js';
 export { ExecutorRequestAnalyzer } from './request-analyzer.js';
 export { ClientPath, defaultClientPathOptions, encodeReply } from './client-path.js';
 export type { ActionOutcome, ActionRequest, ClientChannel, ClientPathModules, ClientPathOptions } from './client-path.js';
