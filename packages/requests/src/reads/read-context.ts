@@ -5,6 +5,7 @@
  * multi-signature stored for `stateRoot`).
  */
 import { LedgerId, b58encode, b64encode, equalBytes } from '@quire/common';
+import { LruCache } from '@quire/crypto';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { CommittedLedgerReader, LedgerIdValue, ParsedRequest, ReadContext, ReadHandler, StateKey, StateLedgerId, StateLookup, Txn } from '../handler.js';
 import type { ExecutorStores } from '../executor/stores.js';
@@ -124,11 +125,13 @@ export const LOOKUP_CACHE_ENTRIES = 2048;
  * recently goes first.
  */
 export class LookupCache {
-  private readonly entries = new Map<string, StateLookup>();
+  private readonly entries: LruCache<string, StateLookup>;
   /** the ledger and root of the last lookup and the start of their entries' ids (reads come at one root at a time) */
   private last: { ledgerId: number; root: Uint8Array; prefix: string } | undefined;
 
-  constructor(private readonly maxEntries = LOOKUP_CACHE_ENTRIES) {}
+  constructor(maxEntries = LOOKUP_CACHE_ENTRIES) {
+    this.entries = new LruCache(maxEntries);
+  }
 
   private prefixOf(ledgerId: number, root: Uint8Array): string {
     const l = this.last;
@@ -141,19 +144,11 @@ export class LookupCache {
   get(ledgerId: number, root: Uint8Array, key: StateKey, compute: () => StateLookup): StateLookup {
     const id = this.prefixOf(ledgerId, root) + (typeof key === 'string' ? `s${key}` : `b${latin1(key)}`);
     const hit = this.entries.get(id);
-    if (hit !== undefined) {
-      this.entries.delete(id);
-      this.entries.set(id, hit);
-      return hit;
-    }
+    if (hit !== undefined) return hit;
     const l = compute();
     // a copy of the root: the caller's bytes may be reused for another root
     const kept: StateLookup = { value: l.value, root: Uint8Array.from(l.root), proof: l.proof };
     this.entries.set(id, kept);
-    if (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done !== true) this.entries.delete(oldest.value);
-    }
     return kept;
   }
 
