@@ -24,9 +24,9 @@ export const getFrozenLedgersHandler: ReadHandler = {
   },
 
   async read(_request, ctx) {
-    const lookup = ctx.lookup(2, FROZEN_LEDGERS_KEY);
-    if (lookup.value === undefined) return { data: null, seqNo: null, txnTime: null, proof: { ledgerId: 2, lookup } };
+    const lookup = ctx.lookup(LedgerId.CONFIG, FROZEN_LEDGERS_KEY);
+    if (lookup.value === undefined) return { data: null, seqNo: null, txnTime: null, proof: { ledgerId: LedgerId.CONFIG, lookup } };
     const w = decodeWrapped(lookup.value, FROZEN_LEDGERS_KEY);
-    return { data: w.val, seqNo: w.lsn, txnTime: w.lut, proof: { ledgerId: 2, lookup } };
+    return { data: w.val, seqNo: w.lsn, txnTime: w.lut, proof: { ledgerId: LedgerId.CONFIG, lookup } };
   },
 };

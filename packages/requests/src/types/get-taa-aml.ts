@@ -32,13 +32,13 @@ export const getTaaAmlHandler: ReadHandler = {
     const op = request.operation;
     let root: Uint8Array | undefined;
     if (has(op, 'timestamp')) {
-      root = await ctx.rootAt(2, Number(op.timestamp));
+      root = await ctx.rootAt(LedgerId.CONFIG, Number(op.timestamp));
       if (root === undefined) return { data: null, seqNo: null, txnTime: null };
     }
     const key = has(op, 'version') ? amlVersionKey(op.version as string) : AML_LATEST_KEY;
-    const lookup = ctx.lookup(2, key, root);
-    if (lookup.value === undefined) return { data: null, seqNo: null, txnTime: null, proof: { ledgerId: 2, lookup } };
+    const lookup = ctx.lookup(LedgerId.CONFIG, key, root);
+    if (lookup.value === undefined) return { data: null, seqNo: null, txnTime: null, proof: { ledgerId: LedgerId.CONFIG, lookup } };
     const w = decodeWrapped(lookup.value, key);
-    return { data: w.val, seqNo: w.lsn, txnTime: w.lut, proof: { ledgerId: 2, lookup } };
+    return { data: w.val, seqNo: w.lsn, txnTime: w.lut, proof: { ledgerId: LedgerId.CONFIG, lookup } };
   },
 };

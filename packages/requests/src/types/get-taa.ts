@@ -18,9 +18,9 @@ const schema = objectSchema(VALIDATOR, {
 const has = (op: Readonly<Record<string, unknown>>, k: string): boolean => op[k] !== undefined && op[k] !== null;
 
 function answer(lookup: StateLookup, record: Uint8Array | undefined, key: string): ReadAnswer {
-  if (record === undefined) return { data: null, seqNo: null, txnTime: null, proof: { ledgerId: 2, lookup } };
+  if (record === undefined) return { data: null, seqNo: null, txnTime: null, proof: { ledgerId: LedgerId.CONFIG, lookup } };
   const w = decodeWrapped(record, key);
-  return { data: w.val, seqNo: w.lsn, txnTime: w.lut, proof: { ledgerId: 2, lookup } };
+  return { data: w.val, seqNo: w.lsn, txnTime: w.lut, proof: { ledgerId: LedgerId.CONFIG, lookup } };
 }
 
 export const getTaaHandler: ReadHandler = {
@@ -40,19 +40,19 @@ export const getTaaHandler: ReadHandler = {
     const op = request.operation;
     if (has(op, 'digest')) {
       const key = taaDigestKey(op.digest as string);
-      const lookup = ctx.lookup(2, key);
+      const lookup = ctx.lookup(LedgerId.CONFIG, key);
       return answer(lookup, lookup.value, key);
     }
     let root: Uint8Array | undefined;
     if (has(op, 'timestamp')) {
-      root = await ctx.rootAt(2, Number(op.timestamp));
+      root = await ctx.rootAt(LedgerId.CONFIG, Number(op.timestamp));
       if (root === undefined) return { data: null, seqNo: null, txnTime: null };
     }
     const first = has(op, 'version') ? taaVersionKey(op.version as string) : TAA_LATEST_KEY;
-    const lookup = ctx.lookup(2, first, root);
-    if (lookup.value === undefined) return { data: null, seqNo: null, txnTime: null, proof: { ledgerId: 2, lookup } };
+    const lookup = ctx.lookup(LedgerId.CONFIG, first, root);
+    if (lookup.value === undefined) return { data: null, seqNo: null, txnTime: null, proof: { ledgerId: LedgerId.CONFIG, lookup } };
     const digest = decodeText(lookup.value, first);
     const key = taaDigestKey(digest);
-    return answer(lookup, ctx.get(2, key, lookup.root), key);
+    return answer(lookup, ctx.get(LedgerId.CONFIG, key, lookup.root), key);
   },
 };
