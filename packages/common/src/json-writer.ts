@@ -12,7 +12,10 @@ const MAX_DEPTH = 512;
 /** Strings of this many characters or more (up to MEMO_MAX_LENGTH) have their literal remembered. */
 const MEMO_MIN_LENGTH = 512;
 const MEMO_MAX_LENGTH = 16_384;
-/** Literals remembered (at most 4 MiB of text); the oldest goes first. */
+/**
+ * Literals remembered, each kept with its string: 8 Mi characters for strings without escapes (a base64 proof), at most
+ * 28 Mi when every character is escaped (\u00xx); the oldest goes first.
+ */
 const MEMO_ENTRIES = 256;
 /** the literals of the last long strings written: a node writes the same base64 proof in every read of its key */
 const literals = new Map<string, string>();
