@@ -6,6 +6,7 @@
 import { isPlainObject, parseJson, stringifyJson } from '@quire/common';
 import { ClientError, ClientErrorCode } from '../errors.js';
 import type { NodeConnection, ConnectionMessage } from '../transport/node-connection.js';
+import { stallTolerantTimeout, type StallTolerantTimer } from '../transport/stall-timer.js';
 
 /** What one node finally said. */
 export type NodeAnswer =
@@ -127,11 +128,13 @@ export function deadlineSignal(ms: number, parent?: AbortSignal): { signal: Abor
     ctl.abort(parent.reason);
     return { signal: ctl.signal, done: () => undefined, settle: () => undefined };
   }
-  const timer = setTimeout(() => ctl.abort(), ms);
+  // reached during a stall of this process (a client on a saturated machine), the deadline first lets the answers
+  // already in the sockets' buffers be read (stall-timer.ts): a write the pool answered is not failed TIMEOUT
+  const timer = stallTolerantTimeout(() => ctl.abort(), ms);
   const onParent = (): void => ctl.abort(parent?.reason);
   parent?.addEventListener('abort', onParent, { once: true });
   const done = (): void => {
-    clearTimeout(timer);
+    timer.clear();
     parent?.removeEventListener('abort', onParent);
   };
   return {
@@ -158,13 +161,13 @@ export function exchange(
     let done = false;
     let release: (() => void) | undefined;
     let unwait: (() => void) | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: StallTolerantTimer | undefined;
     const finish = (a: NodeAnswer): void => {
       if (done) return;
       done = true;
       release?.();
       unwait?.();
-      if (timer !== undefined) clearTimeout(timer);
+      timer?.clear();
       opts.signal?.removeEventListener('abort', onAbort);
       resolve(a);
     };
@@ -224,7 +227,7 @@ export function exchange(
     if (opts.signal?.aborted === true) return onAbort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.timeoutMs !== undefined)
-      timer = setTimeout(() => finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.TIMEOUT, { node }) }), opts.timeoutMs);
+      timer = stallTolerantTimeout(() => finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.TIMEOUT, { node }) }), opts.timeoutMs);
     if (key !== undefined && router !== undefined) unwait = router.wait(node, key, onParsed);
     void send();
   });

@@ -22,6 +22,7 @@ import {
 import { ClientError, ClientErrorCode, ClientRequestError, abortedBy } from '../errors.js';
 import { clientMultiaddr, peerIdOfDest, type NodeAddress } from './connection.js';
 import { createClientLibp2p, privateKeyFromSeed } from './libp2p.js';
+import { stallTolerantTimeout, stallTolerantTimeoutSignal } from './stall-timer.js';
 
 /** What a request listener receives from the node. */
 export type ConnectionMessage =
@@ -218,13 +219,14 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
       const finish = (fn: () => void): void => {
         if (done) return;
         done = true;
-        clearTimeout(timer);
+        timer.clear();
         opts.signal?.removeEventListener('abort', onAbort);
         release?.();
         fn();
       };
       const onAbort = (): void => finish(() => reject(abortedBy(opts.signal as AbortSignal)));
-      const timer = setTimeout(() => finish(() => reject(new ClientError(ClientErrorCode.REQUEST_TIMEOUT, { id, timeoutMs }))), timeoutMs);
+      // a deadline reached during a stall of this process waits for the answer already in the socket's buffer
+      const timer = stallTolerantTimeout(() => finish(() => reject(new ClientError(ClientErrorCode.REQUEST_TIMEOUT, { id, timeoutMs }))), timeoutMs);
       if (opts.signal !== undefined) {
         if (opts.signal.aborted) return onAbort();
         opts.signal.addEventListener('abort', onAbort, { once: true });
@@ -281,12 +283,21 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
     return signal === undefined ? this.opening : untilAborted(this.opening, signal);
   }
 
+  /**
+   * Dials the node's client protocol within `dialTimeoutMs` of time in which this process was not stalled: after a
+   * stall of its event loop (a client on a saturated machine), AbortSignal.timeout fired before the poll phase read
+   * the node's handshake answers already received, and the session failed NODE_UNREACHABLE "The operation was
+   * aborted due to timeout" with every request waiting for it.
+   */
   private async dial(): Promise<Stream> {
     let stream: Stream;
+    const deadline = stallTolerantTimeoutSignal(this.options.dialTimeoutMs);
     try {
-      stream = await this.libp2p.dialProtocol(clientMultiaddr(this.address), CLIENT_PROTOCOL, { signal: AbortSignal.timeout(this.options.dialTimeoutMs) });
+      stream = await this.libp2p.dialProtocol(clientMultiaddr(this.address), CLIENT_PROTOCOL, { signal: deadline.signal });
     } catch (e) {
       throw new ClientError(ClientErrorCode.NODE_UNREACHABLE, { node: this.alias, reason: e instanceof Error ? e.message : String(e) });
+    } finally {
+      deadline.clear();
     }
     if (this.closed) {
       stream.abort(new Error('client closed'));
