@@ -53,10 +53,20 @@ describe('read verification: what it remembers between replies', () => {
         const dropped = rlpEncode(nodes.filter((_, i) => i !== at % nodes.length));
         for (const bad of [flipped, dropped]) {
           const tampered = withProof(reply, { proof_nodes: b64encode(bad) });
-          // the code without any cache, then with the caches that hold this root's nodes and multi-signature
+          // the code without a multi-signature cache, then with the one that holds this root's multi-signature
           const fresh = codeOf(() => verifyReadReply({ reply: tampered, request, pool, now: NOW }));
           expect(fresh).to.not.equal(undefined);
           expect(codeOf(() => verifyReadReply({ reply: tampered, request, pool, now: NOW, cache }))).to.equal(fresh);
+          // both used the process's node cache, which holds this root's nodes: the trie proof alone answers with it as
+          // with a cache of its own that holds nothing yet
+          const key = nymKey(request.operation.dest as string);
+          const trieOutcome = (nodeCache?: ProofNodeCache): string => {
+            const code = codeOf(() => verifyTrieProof({ rootHash: sp.root_hash, key, proofNodes: b64encode(bad), nodeCache }));
+            if (code !== undefined) return code;
+            const v = verifyTrieProof({ rootHash: sp.root_hash, key, proofNodes: b64encode(bad), nodeCache });
+            return v === null ? 'absent' : b64encode(v);
+          };
+          expect(trieOutcome()).to.equal(trieOutcome(new ProofNodeCache()));
         }
         // the genuine reply still verifies
         expect(verifyReadReply({ reply, request, pool, now: NOW, cache }).root).to.equal(sp.root_hash);
