@@ -10,8 +10,9 @@
 //   --cpu-prof --cpu-prof-dir=/tmp/prof scripts/bench/requests.bench.ts
 import { parseJson, signatureInput, stringifyJson } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
-import { RequestExecutor, SignatureVerifier, type ExecutorStores, type Txn } from '@quire/requests';
-import { AttributeStore, Ledger, SeqNoIndex, StateTrie, TimestampStore, openMemoryKvStore } from '@quire/storage';
+import { openNodeStores } from '@quire/node';
+import { RequestExecutor, SignatureVerifier, type Txn } from '@quire/requests';
+import { openMemoryKvStore } from '@quire/storage';
 import { measure } from './lib.js';
 
 const BATCH = 500;
@@ -22,20 +23,8 @@ const GENESIS = [
 
 async function setup(verifySignatures: boolean): Promise<{ executor: RequestExecutor; close: () => Promise<void> }> {
   const kv = await openMemoryKvStore();
-  const [l0, l1, l2] = await Promise.all([Ledger.open({ ledgerId: 0 }, { kv }), Ledger.open({ ledgerId: 1 }, { kv }), Ledger.open({ ledgerId: 2 }, { kv })]);
-  const [s0, s1, s2] = await Promise.all([
-    StateTrie.open({ name: 'pool' }, { kv }),
-    StateTrie.open({ name: 'domain' }, { kv }),
-    StateTrie.open({ name: 'config' }, { kv }),
-  ]);
-  const stores: ExecutorStores = {
-    kv,
-    ledgers: { 0: l0, 1: l1, 2: l2 },
-    states: { 0: s0, 1: s1, 2: s2 },
-    attributes: new AttributeStore(kv),
-    timestamps: new TimestampStore(kv),
-    seqNoIndex: new SeqNoIndex(kv),
-  };
+  // the stores as a node opens them
+  const { requestStores: stores } = await openNodeStores(kv);
   const executor = new RequestExecutor({ verifySignatures }, { stores });
   await executor.applyGenesis(
     1,
