@@ -115,14 +115,20 @@ export async function answerRead(handler: ReadHandler, req: ParsedRequest, ctx: 
   return reply;
 }
 
-/** Lookups kept by the cache of a read context (the keys read most recently; a few MB at most). */
+/** Lookups kept by the cache of a read context (the keys read most recently). */
 export const LOOKUP_CACHE_ENTRIES = 2048;
+/**
+ * Bytes of key, value and proof above which a lookup is not kept: a NYM's is a few hundred, but a value may be as large
+ * as a txn (a rich schema object, up to the message limit), and 2,048 such lookups read in turn would hold hundreds of
+ * MB; with this bound the cache holds at most LOOKUP_CACHE_ENTRIES x 16 KiB.
+ */
+export const LOOKUP_CACHE_MAX_ENTRY_BYTES = 16 * 1024;
 
 /**
  * The lookups of the keys read last, by ledger, state root and key. A state root names one trie whose content never
  * changes, so a key looked up again at the same root has the same value and the same proof: the trie walk, the proof's
  * encoding and its base64 / base58 text (stateProofOf) are done once per key and root. Bounded: the entry used least
- * recently goes first.
+ * recently goes first, and a lookup larger than LOOKUP_CACHE_MAX_ENTRY_BYTES is not kept.
  */
 export class LookupCache {
   private readonly entries: LruCache<string, StateLookup>;
@@ -146,6 +152,7 @@ export class LookupCache {
     const hit = this.entries.get(id);
     if (hit !== undefined) return hit;
     const l = compute();
+    if (id.length + (l.value?.byteLength ?? 0) + l.proof.byteLength > LOOKUP_CACHE_MAX_ENTRY_BYTES) return l;
     // a copy of the root: the caller's bytes may be reused for another root
     const kept: StateLookup = { value: l.value, root: Uint8Array.from(l.root), proof: l.proof };
     this.entries.set(id, kept);

@@ -4,7 +4,7 @@ import { b58decode, b64decode, canonicalJsonBytes, parseJson } from '@quire/comm
 import { verifyTrieProofAt } from '@quire/storage';
 import { expect } from 'chai';
 import { parseRequest } from '../../src/pipeline/parse.js';
-import { LookupCache, StoresReadContext, answerRead, stateProofOf } from '../../src/reads/read-context.js';
+import { LOOKUP_CACHE_MAX_ENTRY_BYTES, LookupCache, StoresReadContext, answerRead, stateProofOf } from '../../src/reads/read-context.js';
 import { nymKey } from '../../src/state-keys.js';
 import { type Harness, TRUSTEE, accept, createHarness, newSigner, nymOp, signed } from './domain-helpers.js';
 
@@ -89,6 +89,26 @@ describe('read context: the lookup cache', () => {
     // a string key and its UTF-8 bytes (the same trie key) are cached apart: looked up twice at most
     at(1, root, Uint8Array.from(Buffer.from('k')));
     expect(computed).to.equal(5);
+  });
+
+  it('does not keep a lookup larger than its entry bound: the cache holds at most its entries of that size', () => {
+    const cache = new LookupCache(4);
+    let computed = 0;
+    const root = new Uint8Array(32).fill(3);
+    const big = (key: string, valueBytes: number) =>
+      cache.get(1, root, key, () => {
+        computed++;
+        return { value: new Uint8Array(valueBytes), root, proof: Uint8Array.of(0xc0) };
+      });
+    const a = big('large', LOOKUP_CACHE_MAX_ENTRY_BYTES);
+    expect(a.value?.byteLength).to.equal(LOOKUP_CACHE_MAX_ENTRY_BYTES);
+    big('large', LOOKUP_CACHE_MAX_ENTRY_BYTES); // computed again: never kept
+    expect(computed).to.equal(2);
+    expect(cache.size).to.equal(0);
+    const s = big('small', 1024);
+    expect(big('small', 1024)).to.equal(s); // kept
+    expect(computed).to.equal(3);
+    expect(cache.size).to.equal(1);
   });
 
   it('writes the proof text of a lookup once and returns a fresh object each time', () => {
