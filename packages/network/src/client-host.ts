@@ -52,7 +52,11 @@ export interface ClientHostOptions {
   requestsTurnMs: number;
   /** A session without requests in flight and without inbound frames for this long is closed. */
   idleTimeoutMs: number;
-  /** A request frame begun but not completed within this time resets the stream (slowloris guard). */
+  /**
+   * A request frame begun but not completed within this time resets the stream (slowloris guard); within
+   * `idleTimeoutMs` while the node is in an exchange with the session (requests unanswered, answers unsent or sent
+   * within this time): a live client stalled mid-request.
+   */
   partialFrameTimeoutMs: number;
   /** Bytes buffered for a client that does not read before its stream is reset. */
   maxWriteBufferBytes: number;
@@ -382,13 +386,34 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
     if (reason === 'malformed') this.stats_.malformedFrames++;
     else if (reason === 'reset') this.stats_.resets++;
     else if (reason === 'idle') this.stats_.idleTimeouts++;
+    // a session the node ended, or that was reset, fails every request it has in flight: said with its load
+    if (reason !== 'remote-close' && reason !== 'closed' && reason !== 'local')
+      this.log.warn(
+        { session: s.id, peer: s.conn.remotePeer.toString(), reason, pending: s.pending.size, sessions: this.sessions_.size },
+        'client session ended',
+      );
     this.emit('session:close', s.id, reason);
+  }
+
+  /**
+   * A frame begun and not completed within `partialFrameTimeoutMs` resets its session (a slowloris), unless the node
+   * is in the middle of an exchange with it: requests of the session are unanswered, answers wait for its send window,
+   * or one was sent less than `partialFrameTimeoutMs` ago. Such a client is live and its process stalled mid-request
+   * (a load generator seconds behind on a saturated machine): cutting it failed every request it had in flight, taken
+   * in or queued behind the frame. Its partial frame is then bounded by `idleTimeoutMs` (and its memory by
+   * `maxPendingPerSession` and `maxWriteBufferBytes`).
+   */
+  private partialFrameExpired(s: Session, now: number): boolean {
+    const since = s.fs.partialSince;
+    if (since === undefined || now - since <= this.options.partialFrameTimeoutMs) return false;
+    const inExchange = s.pending.size > 0 || s.fs.unsentBytes > 0 || (s.fs.lastSend !== undefined && now - s.fs.lastSend <= this.options.partialFrameTimeoutMs);
+    return !inExchange || now - since > Math.max(this.options.partialFrameTimeoutMs, this.options.idleTimeoutMs);
   }
 
   private sweepSessions(): void {
     const now = performance.now();
     for (const s of this.sessions_.values()) {
-      if (s.fs.partialSince !== undefined && now - s.fs.partialSince > this.options.partialFrameTimeoutMs) s.fs.abort('idle');
+      if (this.partialFrameExpired(s, now)) s.fs.abort('idle');
       else if (s.pending.size === 0 && s.fs.partialSince === undefined && now - s.fs.lastActivity > this.options.idleTimeoutMs) {
         this.stats_.idleTimeouts++;
         void s.fs.close();

@@ -34,6 +34,8 @@ export class FramedStream {
   lastActivity: number;
   /** Monotonic ms at which the current incomplete inbound frame began, if one is pending. */
   partialSince: number | undefined;
+  /** Monotonic ms of the last frame queued for the remote, if any. */
+  lastSend: number | undefined;
   private readonly decoder: FrameDecoder;
   private ended = false;
   /**
@@ -56,6 +58,11 @@ export class FramedStream {
     stream.addEventListener('close', (evt) => this.end(evt.error === undefined ? 'closed' : 'reset', false));
   }
 
+  /** Bytes queued for the remote and not yet handed to the transport (its send window full, or not flushed yet). */
+  get unsentBytes(): number {
+    return this.stream.writeBufferLength + this.outBytes;
+  }
+
   get open(): boolean {
     return !this.ended && this.stream.status === 'open' && this.stream.writeStatus === 'writable';
   }
@@ -70,6 +77,7 @@ export class FramedStream {
     const frame = encodeFrame(payload);
     this.outFrames.push(frame);
     this.outBytes += frame.length;
+    this.lastSend = performance.now();
     if (this.outFrames.length === 1) setImmediate(() => this.flush());
     return true;
   }

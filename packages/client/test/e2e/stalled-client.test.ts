@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { parseJson, stringifyJson } from '@quire/common';
 import { ClientHost, type Respond } from '@quire/network';
-import { NodeConnection } from '../../src/index.js';
+import { NodeConnection, type ConnectionMessage } from '../../src/index.js';
 import { createClientLibp2p } from '../../src/transport/libp2p.js';
 import { NODE_NAMES, nodeDests, nodeSeed } from '../unit/fixtures.js';
 
@@ -98,3 +98,74 @@ describe('NodeConnection: a stall of the client process does not fail what the n
     }
   });
 });
+
+// The node's partial-frame guard (a slowloris) cut the session of a live client whose process stalled in the middle
+// of sending a request while the node still had its earlier requests to answer: every request in flight on it failed
+// (bench:pool's generator, seconds behind at 2,500 writes/s: sessions with 94-426 requests pending reset as 'idle').
+describe('ClientHost: a client stalled mid-frame during an exchange keeps its session', function () {
+  this.timeout(30_000);
+  let host: ClientHost;
+  const held: Respond[] = [];
+
+  before(async () => {
+    host = await ClientHost.create({
+      seed: enc.encode(nodeSeed(NODE_NAMES[0]!)),
+      host: '127.0.0.1',
+      port: 0,
+      partialFrameTimeoutMs: 300,
+      idleTimeoutMs: 2_500,
+    });
+    host.on('request', (_clientId, _bytes, respond) => held.push(respond));
+  });
+
+  after(async () => {
+    await host?.close();
+  });
+
+  /** A session with one request the host holds unanswered, then 2 bytes of a 50-byte frame. */
+  async function stalledMidFrame(): Promise<{ conn: NodeConnection; answers: ConnectionMessage[]; closed: Promise<number> }> {
+    const conn = await NodeConnection.connect({ host: '127.0.0.1', port: host.port, dest: nodeDests[0]!, timeoutMs: 10_000 });
+    const answers: ConnectionMessage[] = [];
+    const before = held.length;
+    await conn.request(enc.encode('{"n":1}'), (m) => answers.push(m));
+    await waitFor(() => held.length > before);
+    (conn as unknown as { stream: { send(b: Uint8Array): boolean } }).stream.send(Uint8Array.of(50, 1, 7));
+    const closed = new Promise<number>((resolve) => conn.on('close', () => resolve(performance.now())));
+    return { conn, answers, closed };
+  }
+
+  it('is not cut while its request is unanswered, gets the answer, and the guard cuts the partial frame after the exchange', async () => {
+    const { conn, answers, closed } = await stalledMidFrame();
+    try {
+      let cutAt: number | undefined;
+      void closed.then((t) => (cutAt = t));
+      await new Promise((r) => setTimeout(r, 1_200)); // 4 x partialFrameTimeoutMs
+      expect(cutAt, 'session cut while the node owed it an answer').to.equal(undefined);
+      held[held.length - 1]!(enc.encode('answer'));
+      await waitFor(() => answers.length > 0);
+      expect(answers[0]!.kind).to.equal('response');
+      const answeredAt = performance.now();
+      const at = await closed; // the slowloris guard still applies once the exchange is over
+      expect(at - answeredAt).to.be.at.least(250);
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it('a partial frame is still cut within idleTimeoutMs while a request stays unanswered', async () => {
+    const { conn, answers, closed } = await stalledMidFrame();
+    try {
+      const t0 = performance.now();
+      const at = await closed;
+      expect(at - t0).to.be.at.least(2_000);
+      expect(answers.map((m) => m.kind)).to.deep.equal(['closed']);
+    } finally {
+      await conn.close();
+    }
+  });
+});
+
+async function waitFor(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!cond()) throw new Error('condition not met');
+}
