@@ -67,6 +67,18 @@ describe('quire-node start: SIGTERM and SIGINT', function () {
     expect(await portIsFree(clientPort)).to.equal(true);
   });
 
+  it('a second signal while the node stops exits 1 at once, without waiting for the shutdown', async () => {
+    const signals = new SignalSource();
+    const run = main(['start', '--data-dir', dir, '--config', configFile], io(signals));
+    await waitFor('the client port to be listened on', async () => ((await portIsFree(clientPort)) ? undefined : true), 30_000, 50);
+    signals.emit('SIGTERM', 'SIGTERM');
+    signals.emit('SIGINT', 'SIGINT');
+    expect(await run).to.equal(1);
+    expect(signals.counts).to.deep.equal([1, 0]);
+    // the shutdown the second signal did not wait for goes on: the port is free once it is done
+    await waitFor('the client port to be free', async () => ((await portIsFree(clientPort)) ? true : undefined), 30_000, 50);
+  });
+
   it('a signal during the start aborts it and exits 0, leaving the data dir free for the next start', async () => {
     const signals = new SignalSource();
     const run = main(['start', '--data-dir', dir, '--config', configFile], io(signals));
