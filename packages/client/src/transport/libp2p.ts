@@ -22,9 +22,12 @@ import { CryptoError, libp2pPrivateKeyFromSeed } from '@quire/crypto';
 import { ClientError, ClientErrorCode, abortedBy } from '../errors.js';
 import { silentLogger, type ClientLogger } from '../logger.js';
 import { clientMultiaddr, peerIdOfDest, type NodeAddress } from './connection.js';
+import { startLivenessPing } from './liveness-ping.js';
 
-/** A connection whose liveness ping is not answered in this time is closed, ms. */
+/** A connection whose liveness ping is not answered in this time (of a client not stalled) is closed, ms. */
 export const CLIENT_PING_TIMEOUT_MS = 30_000;
+/** The period of the liveness ping of a client's connections, ms. */
+export const CLIENT_PING_INTERVAL_MS = 10_000;
 
 /** The services of every client stack: identify (what gossipsub's topology and the dialer's protocol checks read). */
 export interface ClientServices extends ServiceMap {
@@ -61,12 +64,10 @@ export async function createClientLibp2p<S extends ServiceMap = Record<string, n
   const { signal } = abort;
   if (isAborted(signal)) throw abortedBy(signal);
   const { services, ...init } = options;
+  // the default ping is the stall-tolerant one (liveness-ping.ts); a caller's own settings keep libp2p's monitor
+  const ownPing = init.connectionMonitor === undefined;
   const libp2p = await createLibp2p<S & ClientServices>({
-    connectionMonitor: {
-      pingInterval: 10_000,
-      pingTimeout: { minTimeout: CLIENT_PING_TIMEOUT_MS, maxTimeout: CLIENT_PING_TIMEOUT_MS },
-      abortConnectionOnPingFailure: true,
-    },
+    connectionMonitor: { enabled: false },
     ...init,
     connectionManager: { reconnectRetries: 0, ...init.connectionManager },
     transports: [tcp()],
@@ -77,6 +78,7 @@ export async function createClientLibp2p<S extends ServiceMap = Record<string, n
     // subscriptions)
     services: { identify: identify(), ...services } as ServiceFactoryMap<S & ClientServices>,
   });
+  if (ownPing) startLivenessPing(libp2p, { intervalMs: CLIENT_PING_INTERVAL_MS, timeoutMs: CLIENT_PING_TIMEOUT_MS });
   if (isAborted(signal)) {
     // libp2p's start takes no signal: an abort meanwhile is seen once it is up, and undone
     await libp2p.stop();

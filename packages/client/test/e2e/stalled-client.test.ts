@@ -8,6 +8,7 @@ import { parseJson, stringifyJson } from '@quire/common';
 import { ClientHost, type Respond } from '@quire/network';
 import { NodeConnection, type ConnectionMessage } from '../../src/index.js';
 import { createClientLibp2p } from '../../src/transport/libp2p.js';
+import { startLivenessPing } from '../../src/transport/liveness-ping.js';
 import { NODE_NAMES, nodeDests, nodeSeed } from '../unit/fixtures.js';
 
 const enc = new TextEncoder();
@@ -169,3 +170,47 @@ async function waitFor(cond: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
   if (!cond()) throw new Error('condition not met');
 }
+
+// The client's liveness ping: libp2p's monitor bounded it by AbortSignal.timeout, which fired after a stall of the
+// client before the node's answer was read, and the client aborted its own live connection (every session on it).
+describe("the client stack's liveness ping and a stall of the client process", function () {
+  this.timeout(30_000);
+  let host: ClientHost;
+
+  before(async () => {
+    host = await ClientHost.create({ seed: enc.encode(nodeSeed(NODE_NAMES[0]!)), host: '127.0.0.1', port: 0 });
+    host.on('request', (_clientId, bytes, respond) => void respond(bytes));
+  });
+
+  after(async () => {
+    await host?.close();
+  });
+
+  it('a ping whose answer waits behind a stall longer than its timeout keeps the connection', async () => {
+    const libp2p = await createClientLibp2p();
+    const conn = new NodeConnection(libp2p, { alias: NODE_NAMES[0]!, dest: nodeDests[0]!, host: '127.0.0.1', port: host.port });
+    try {
+      await conn.open();
+      const closed: string[] = [];
+      conn.on('close', (reason) => closed.push(reason));
+      const stop = startLivenessPing(libp2p, { intervalMs: 100, timeoutMs: 300 });
+      // due with the first pings (same period, armed after them): each stall begins with a ping on the wire
+      for (let i = 0; i < 3; i++) {
+        await new Promise<void>((resolve) =>
+          setTimeout(() => {
+            stall(1_000);
+            resolve();
+          }, 100),
+        );
+      }
+      await new Promise((r) => setTimeout(r, 500));
+      stop();
+      expect(closed).to.deep.equal([]);
+      expect(libp2p.getConnections().length).to.equal(1);
+      expect(dec.decode(await conn.request(enc.encode('after'), { timeoutMs: 10_000 }))).to.equal('after');
+    } finally {
+      await conn.close();
+      await libp2p.stop();
+    }
+  });
+});
