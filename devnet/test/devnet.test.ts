@@ -13,6 +13,7 @@ import { REPO_ROOT, SUPERVISOR_LOG, poolLayout } from '../lib/layout.js';
 import { STANDARD_DOMAIN_GENESIS, TRUSTEE_SEED } from '../lib/node-api.js';
 import { DevnetSetupError, ensureDevnet } from '../lib/setup.js';
 import { isAlive, readState } from '../lib/state.js';
+import { SOURCE_RUN_ARGS } from '@quire/testing';
 
 const run = promisify(execFile);
 
@@ -30,7 +31,7 @@ async function devnetOk(args: string[]): Promise<{ stdout: string; stderr: strin
 function tailOf(file: string, n = 25): string {
   return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').slice(-n).join('\n') : '(no file)';
 }
-const DEVNET = [process.execPath, '--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', join(REPO_ROOT, 'devnet', 'devnet.ts')];
+const DEVNET = [process.execPath, ...SOURCE_RUN_ARGS, join(REPO_ROOT, 'devnet', 'devnet.ts')];
 
 const STANDARD = {
   Node1: {

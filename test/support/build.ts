@@ -7,10 +7,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtPackagesFresh } from '../../devnet/lib/build-fresh.js';
 import { REPO_ROOT } from '../../devnet/lib/layout.js';
+import { SOURCE_RUN_ARGS } from '@quire/testing';
 
 export type BinMode = 'auto' | 'source' | 'build';
 
-export const SOURCE_FLAGS = ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill'];
+export const SOURCE_FLAGS = [...SOURCE_RUN_ARGS];
 
 let freshCache: boolean | undefined;
 

@@ -112,3 +112,10 @@ export async function waitUntil(what: string, cond: () => boolean | Promise<bool
 }
 
 export { freePort, portIsFree, signalAbortingAtCheck } from './sockets.js';
+
+/**
+ * The node arguments that run a TypeScript entry of this repository from its sources, as the suites do (the packages'
+ * `quire-source` export condition, tsx, and the polyfills of Node 20): `spawn(process.execPath, [...SOURCE_RUN_ARGS,
+ * 'path/to/entry.ts', ...args])`.
+ */
+export const SOURCE_RUN_ARGS: readonly string[] = ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill'];

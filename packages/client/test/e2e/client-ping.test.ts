@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { ClientHost, defaultClientHostOptions } from '@quire/network';
 import { hostDest, hostSeed } from './hosts.js';
+import { SOURCE_RUN_ARGS } from '@quire/testing';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -17,18 +18,7 @@ function stallingClient(host: ClientHost, dest: string, stallMs: number): Promis
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [
-        '--conditions=quire-source',
-        '--import',
-        'tsx',
-        '--import',
-        '@quire/common/polyfill',
-        join(here, 'fixtures', 'stalling-client.ts'),
-        '127.0.0.1',
-        String(host.port),
-        dest,
-        String(stallMs),
-      ],
+      [...SOURCE_RUN_ARGS, join(here, 'fixtures', 'stalling-client.ts'), '127.0.0.1', String(host.port), dest, String(stallMs)],
       {
         cwd: join(here, '..', '..'),
         stdio: ['ignore', 'pipe', 'inherit'],

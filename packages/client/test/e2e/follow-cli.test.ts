@@ -22,6 +22,7 @@ import { main } from '../../src/cli/main.js';
 import { DidKey, PoolLedger } from '../../src/index.js';
 import { NODE_NAMES, nodeSeed, poolGenesis } from '../unit/fixtures.js';
 import { waitFor as waitForWithin } from './wait.js';
+import { SOURCE_RUN_ARGS } from '@quire/testing';
 
 const enc = new TextEncoder();
 const waitFor = <T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> => waitForWithin(what, probe, timeoutMs);
@@ -165,11 +166,7 @@ describe('quire follow (4 validator node hosts)', function () {
     const child = spawn(
       process.execPath,
       [
-        '--conditions=quire-source',
-        '--import',
-        'tsx',
-        '--import',
-        '@quire/common/polyfill',
+        ...SOURCE_RUN_ARGS,
         '--input-type=module',
         '-e',
         "import { main } from './src/cli/main.ts'; process.exitCode = await main(process.argv.slice(1));",

@@ -12,6 +12,7 @@ import { Context } from '../../src/cli/context.js';
 import { CliExit, errorLines, reasonHint } from '../../src/cli/diagnostics.js';
 import { buildGetSchemaRequest } from '../../src/index.js';
 import { poolGenesis } from './fixtures.js';
+import { SOURCE_RUN_ARGS } from '@quire/testing';
 
 async function runCli(argv: string[], stop?: AbortSignal): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
@@ -68,13 +69,9 @@ describe('quire CLI diagnostics (no pool)', function () {
   it('a closed stdout (quire ... | head -0) ends quietly with exit 0, no stack trace', async () => {
     // the CLI from its sources, as a separate process whose stdout the reader closes before anything is printed
     const bin = new URL('../../../../test/support/bin/quire.ts', import.meta.url).pathname;
-    const child = spawn(
-      process.execPath,
-      ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', bin, 'did', 'new', '--seed', TRUSTEE_SEED],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [...SOURCE_RUN_ARGS, bin, 'did', 'new', '--seed', TRUSTEE_SEED], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.destroy();
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -158,29 +155,9 @@ describe('quire CLI diagnostics (no pool)', function () {
       const file = join(dir, 'silent-sigint.txn');
       writeFileSync(file, poolGenesis({ ports: nodes.ports }));
       const bin = new URL('../../../../test/support/bin/quire.ts', import.meta.url).pathname;
-      child = spawn(
-        process.execPath,
-        [
-          '--conditions=quire-source',
-          '--import',
-          'tsx',
-          '--import',
-          '@quire/common/polyfill',
-          bin,
-          '--genesis',
-          file,
-          '--seed',
-          TRUSTEE_SEED,
-          '--timeout',
-          '600000',
-          'nym',
-          '--dest',
-          DEST,
-        ],
-        {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
+      child = spawn(process.execPath, [...SOURCE_RUN_ARGS, bin, '--genesis', file, '--seed', TRUSTEE_SEED, '--timeout', '600000', 'nym', '--dest', DEST], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       const proc = child;
       let stdout = '';
       let stderr = '';

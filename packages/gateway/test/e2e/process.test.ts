@@ -12,7 +12,7 @@ import { REPO_ROOT } from '../../../../devnet/lib/layout.js';
 import { POOL_GENESIS_FILE, TRUSTEE_SEED } from '../../../../devnet/lib/node-api.js';
 import { ensureDevnet } from '../../../../devnet/lib/setup.js';
 import { freePortRun } from '../../../../test/support/ports.js';
-import { waitFor } from '@quire/testing';
+import { waitFor, SOURCE_RUN_ARGS } from '@quire/testing';
 
 type Json = Record<string, unknown>;
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -21,11 +21,7 @@ function startCli(args: string[]): { child: ChildProcess; out: () => string; exi
   const child = spawn(
     process.execPath,
     [
-      '--conditions=quire-source',
-      '--import',
-      'tsx',
-      '--import',
-      '@quire/common/polyfill',
+      ...SOURCE_RUN_ARGS,
       '--input-type=module',
       '-e',
       `const m = await import(${JSON.stringify(CLI)}); process.exitCode = await m.main(process.argv.slice(1));`,

@@ -8,20 +8,17 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { NodeHost, defaultNodeHostOptions } from '../../src/index.js';
 import { destOf, nodeSeed, validatorInfo } from './helpers.js';
+import { SOURCE_RUN_ARGS } from '@quire/testing';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
 function stallingValidator(port: number, stallMs: number, pingTimeoutMs?: number): Promise<{ disconnects?: number; sent?: boolean }> {
   return new Promise((resolve, reject) => {
     const args = [String(port), String(stallMs), ...(pingTimeoutMs !== undefined ? [String(pingTimeoutMs)] : [])];
-    const child = spawn(
-      process.execPath,
-      ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', join(here, 'fixtures', 'stalling-validator.ts'), ...args],
-      {
-        cwd: join(here, '..', '..'),
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
+    const child = spawn(process.execPath, [...SOURCE_RUN_ARGS, join(here, 'fixtures', 'stalling-validator.ts'), ...args], {
+      cwd: join(here, '..', '..'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let text = '';
     child.stdout.on('data', (b: Buffer) => (text += b.toString('utf8')));
     const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);

@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { waitFor as waitForValue } from '@quire/testing';
+import { waitFor as waitForValue, SOURCE_RUN_ARGS } from '@quire/testing';
 
 function portFree(port: number): Promise<boolean> {
   return new Promise((res) => {
@@ -43,7 +43,7 @@ export const REPO = resolve(import.meta.dirname, '../../../..');
  * is added to this process's environment (LOG_LEVEL defaults to this process's, or info).
  */
 export function spawnNodeStart(dataDir: string, configFile: string, env: NodeJS.ProcessEnv = {}): ChildProcess {
-  const args = ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', 'packages/node/src/cli.ts'];
+  const args = [...SOURCE_RUN_ARGS, 'packages/node/src/cli.ts'];
   return spawn(process.execPath, [...args, 'start', '--data-dir', dataDir, '--config', configFile], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -22,6 +22,7 @@ import {
 } from '../../src/index.js';
 import { crashTxn, stateEntries } from './fixtures/ledger-crash-model.js';
 import { encodeMsgpack } from '@quire/common';
+import { SOURCE_RUN_ARGS } from '@quire/testing';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const packageDir = join(here, '../..');
@@ -31,7 +32,7 @@ const hex = (u: Uint8Array): string => Buffer.from(u).toString('hex');
 
 function runUntilKilled(dir: string, seed: number, delayMs: number): Promise<{ signal: NodeJS.Signals | null; stderr: string; startSize: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', writer, dir, String(seed)], {
+    const child = spawn(process.execPath, [...SOURCE_RUN_ARGS, writer, dir, String(seed)], {
       cwd: packageDir,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

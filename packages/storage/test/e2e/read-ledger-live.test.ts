@@ -7,9 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { main } from '../../src/cli/read-ledger.js';
 import { Ledger, openLevelKvStore } from '../../src/index.js';
+import { SOURCE_RUN_ARGS } from '@quire/testing';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const NODE_ARGS = ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill'];
+const NODE_ARGS = [...SOURCE_RUN_ARGS];
 
 function waitForLine(child: ChildProcess, prefix: string, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
