@@ -4,12 +4,17 @@
  * event loop, before the poll phase reads the sockets: the answer that arrived during the stall is in the socket's
  * buffer, yet the request, the dial or the session would be declared timed out. A {@link stallTolerantTimeout}
  * that fires late counts the time it is late as a stall, not as time the remote had: it waits that long again (its
- * grace, at most the timeout once more in all) so that the I/O waiting behind the stall is read first, and expires
+ * grace, at most the larger of the timeout and a minute in all) so that the I/O waiting behind the stall is read first, and expires
  * only when it fires on time, or when its grace is used up.
  */
 
 /** A timer firing later than this after its due time is late: the event loop was stalled, ms. */
 export const STALL_SLACK_MS = 50;
+/**
+ * The grace a deadline may take in all, at least, ms: a client that stays seconds behind for a while (stall after
+ * stall) would use up a grace of its own time (5 s of a dial) before its I/O is read.
+ */
+export const STALL_GRACE_MIN_MS = 60_000;
 
 export interface StallTolerantTimer {
   /** Stops the timer (idempotent). */
@@ -19,11 +24,12 @@ export interface StallTolerantTimer {
 /**
  * Calls `onExpire` after `ms` of time in which the event loop was not stalled: a firing more than
  * {@link STALL_SLACK_MS} after its due time is re-armed for as long as it was late (the deadline measured from the
- * stall's end), up to `ms` of extension in all, so a deadline never grows beyond twice its nominal length. `unref`:
+ * stall's end), up to the larger of `ms` and {@link STALL_GRACE_MIN_MS} of extension in all: a deadline is at most
+ * that much longer than nominal, and only when the process was stalled. `unref`:
  * the timer does not keep the process alive.
  */
 export function stallTolerantTimeout(onExpire: () => void, ms: number, opts: { unref?: boolean } = {}): StallTolerantTimer {
-  let graceLeft = ms;
+  let graceLeft = Math.max(ms, STALL_GRACE_MIN_MS);
   let due = performance.now() + ms;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = (delay: number): void => {
