@@ -38,9 +38,9 @@ function rootBytes(b58: unknown): Uint8Array {
 
 /** base58 of exactly 32 bytes, or a ProofError PROOF_MALFORMED naming `what`. */
 function hash32(b58: unknown, what: string): Uint8Array {
+  if (typeof b58 !== 'string') throw new ProofError(StorageErrorCode.PROOF_MALFORMED, { what, reason: 'not a string' });
   let bytes: Uint8Array;
   try {
-    if (typeof b58 !== 'string') throw new Error('not a string');
     bytes = b58decode(b58);
   } catch {
     throw new ProofError(StorageErrorCode.PROOF_MALFORMED, { what, reason: 'not base58' });
