@@ -69,8 +69,10 @@ export const defaultClientPathOptions: ClientPathOptions = {
   replyTimeoutMs: 15_000,
   maxMessageLength: 128 * 1024,
   maxCatchupTxns: 2000,
-  checksPerTurn: 64,
-  checksTurnMs: 5,
+  // about a fifth of a turn of a busy node (the consensus queue keeps up to 250 ms of a turn, turn-budget.ts): the
+  // checks are about a tenth of a write's CPU at a node, and a smaller share made them the bottleneck under load
+  checksPerTurn: 512,
+  checksTurnMs: 50,
 };
 
 export interface ClientPathModules {
