@@ -331,8 +331,8 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
       }
       const next = this.inbox[this.inboxHead];
       this.inbox[this.inboxHead++] = undefined as unknown as Inbound;
-      n++;
-      if (next !== undefined) this.dispatch(next);
+      // a request of a session closed while it waited is dropped at no cost: only the ones answered use the turn
+      if (next !== undefined && this.dispatch(next)) n++;
     }
     if (this.inboxHead >= this.inbox.length) {
       this.inbox = [];
@@ -343,14 +343,15 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
     }
   }
 
-  private dispatch(q: Inbound): void {
+  /** Hands `q` to the handler, or refuses it when there is none; false when its session closed while it waited. */
+  private dispatch(q: Inbound): boolean {
     const s = q.session;
     // its session closed while it waited: nobody to answer (the pending set went with the session)
-    if (this.sessions_.get(s.id) !== s) return;
+    if (this.sessions_.get(s.id) !== s) return false;
     if (this.listenerCount('request') === 0) {
       s.pending.delete(q.requestId);
       this.refuse(s, q.requestId, ClientRefusalCode.SHUTTING_DOWN);
-      return;
+      return true;
     }
     const requestId = q.requestId;
     let answered = false;
@@ -361,6 +362,7 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
       return this.write(s, EnvelopeKind.RESPONSE, requestId, out);
     };
     this.emit('request', s.id, q.payload, respond, { peerId: s.conn.remotePeer.toString(), remoteAddr: s.conn.remoteAddr.toString(), requestId });
+    return true;
   }
 
   private refuse(s: Session, requestId: number, code: ClientRefusalCode): void {
