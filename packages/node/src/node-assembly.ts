@@ -84,6 +84,8 @@ export interface NodeParts {
   logger: NodeLogger;
   /** INSTANCE_CHANGE votes kept across restarts (flushed before the database closes) */
   voteStore: KvVoteStore;
+  /** the 3PC vote journal's file (closed with the node); none when kept in memory */
+  threePcStore: FileVoteJournalStore | undefined;
 }
 
 /** Most txns in one CATCHUP_REP to a client (CATCHUP_MAX_TXNS_PER_REQ, consensus.md §10). */
@@ -186,7 +188,7 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
     );
     clientPath.setWritable(poolWritesFromTxns(await configTxns(stores.ledgers[LedgerId.CONFIG])));
     const poolId = b58encode(await stores.ledgers[LedgerId.POOL].rootAt(Math.min(stores.ledgers[LedgerId.POOL].size, genesisSize(poolTxns))));
-    return { name, keys, stores, core, executor, clientPath, forced, upgrades: u, metrics, poolId, rootLogger: root, logger: log, voteStore };
+    return { name, keys, stores, core, executor, clientPath, forced, upgrades: u, metrics, poolId, rootLogger: root, logger: log, voteStore, threePcStore };
   } catch (e) {
     upgrades?.close();
     await kv.close();

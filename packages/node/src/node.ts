@@ -22,6 +22,7 @@ import { type OrderedEffect, OrderedAnnouncer, orderedTopic } from './ordered-an
 import { PeerMessageQueue } from './peer-queue.js';
 import { configTxns } from './startup.js';
 import { validatorInfo } from './validator-info.js';
+import type { FileVoteJournalStore } from './vote-journal-store.js';
 import { nodePackageVersion } from './version.js';
 import { encodePeerMessage } from './peer-wire.js';
 import { TurnBudget } from './turn-budget.js';
@@ -78,6 +79,7 @@ export class QuireNode {
   private readonly log: NodeLogger;
   private readonly rootLog: NodeLogger;
   private readonly voteStore: KvVoteStore;
+  private readonly threePcStore: FileVoteJournalStore | undefined;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private replySweep: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
@@ -117,6 +119,7 @@ export class QuireNode {
     this.log = parts.logger;
     this.rootLog = parts.rootLogger;
     this.voteStore = parts.voteStore;
+    this.threePcStore = parts.threePcStore;
   }
 
   /**
@@ -601,6 +604,7 @@ export class QuireNode {
     await this.clientHost?.close();
     await this.nodeHost?.close();
     await this.voteStore.flush();
+    this.threePcStore?.close();
     await this.stores.kv.close();
     this.log.info({}, 'node stopped');
   }
