@@ -120,5 +120,6 @@ export {
 export type { DecodedFrame, FrameDecoderOptions, Envelope } from './client-wire.js';
 export { TypedEmitter } from './typed-emitter.js';
 export { backoffDelay } from './backoff.js';
+export { canRepairGossipOutbound, repairGossipOutbound, type GossipRepairConnection } from './gossip-streams.js';
 // the state-key layout (formats.md §8.2): one definition, shared by the write and read handlers and the light client
 export * from './state-keys.js';

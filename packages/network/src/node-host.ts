@@ -3,7 +3,7 @@ import { gossipsub, StrictNoSign, StrictSign, type GossipSub } from '@libp2p/gos
 import type { Identify } from '@libp2p/identify';
 import type { AbortOptions, Connection, PeerId, Stream } from '@libp2p/interface';
 import type { Multiaddr } from '@multiformats/multiaddr';
-import { MSG_LEN_LIMIT, backoffDelay } from '@quire/common';
+import { MSG_LEN_LIMIT, backoffDelay, repairGossipOutbound } from '@quire/common';
 import type { Libp2p } from 'libp2p';
 import { NetworkError, NetworkErrorCode } from './errors.js';
 import { FramedStream, type FramedStreamOptions } from './framed-stream.js';
@@ -534,5 +534,9 @@ export class NodeHost extends Libp2pHost<NodeHostEvents, { identify: Identify; p
     const now = performance.now();
     const limit = this.options.partialFrameTimeoutMs;
     for (const s of this.inbound) if (s.partialSince !== undefined && now - s.partialSince > limit) s.abort('idle');
+    // a gossip stream left registered after its connection closed blocks every later one to that peer (gossip-streams.ts)
+    this.stats_.gossipStreamsRepaired += repairGossipOutbound(this.libp2p.services.pubsub, (peerId) =>
+      this.libp2p.getConnections().find((c) => c.status === 'open' && c.remotePeer.toString() === peerId),
+    );
   }
 }

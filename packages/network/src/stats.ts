@@ -22,6 +22,8 @@ export interface NetworkStats {
   messagesIn: number;
   /** Messages handed to streams for sending. */
   messagesOut: number;
+  /** Closed gossip streams to a peer found still registered, dropped and opened again (@quire/common repairGossipOutbound). */
+  gossipStreamsRepaired: number;
 }
 
 export function emptyStats(): NetworkStats {
@@ -37,6 +39,7 @@ export function emptyStats(): NetworkStats {
     listenerErrors: 0,
     messagesIn: 0,
     messagesOut: 0,
+    gossipStreamsRepaired: 0,
   };
 }
 

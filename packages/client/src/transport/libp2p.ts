@@ -17,7 +17,7 @@ import type { AbortOptions, PeerId, PrivateKey, ServiceMap } from '@libp2p/inter
 import { tcp } from '@libp2p/tcp';
 import type { Multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p, type Libp2p, type Libp2pInit, type ServiceFactoryMap } from 'libp2p';
-import { backoffDelay } from '@quire/common';
+import { backoffDelay, repairGossipOutbound } from '@quire/common';
 import { CryptoError, libp2pPrivateKeyFromSeed } from '@quire/crypto';
 import { ClientError, ClientErrorCode, abortedBy } from '../errors.js';
 import { silentLogger, type ClientLogger } from '../logger.js';
@@ -28,6 +28,8 @@ import { startLivenessPing } from './liveness-ping.js';
 export const CLIENT_PING_TIMEOUT_MS = 30_000;
 /** The period of the liveness ping of a client's connections, ms. */
 export const CLIENT_PING_INTERVAL_MS = 10_000;
+/** The period at which an observer looks for gossip streams to a validator left closed (gossip-streams.ts), ms. */
+const GOSSIP_REPAIR_INTERVAL_MS = 500;
 
 /** The services of every client stack: identify (what gossipsub's topology and the dialer's protocol checks read). */
 export interface ClientServices extends ServiceMap {
@@ -161,6 +163,8 @@ export class GossipTransport {
   private readonly peers = new Map<string, Peer>(); // by PeerId string
   private readonly abort = new AbortController();
   private closing: Promise<void> | undefined;
+  private repairTimer: NodeJS.Timeout | undefined;
+  private repairedStreams = 0;
 
   private constructor(
     readonly options: GossipTransportOptions,
@@ -252,6 +256,7 @@ export class GossipTransport {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.abort.abort();
+      clearInterval(this.repairTimer);
       for (const p of this.peers.values()) {
         if (p.timer !== undefined) clearTimeout(p.timer);
         p.timer = undefined;
@@ -300,6 +305,19 @@ export class GossipTransport {
     });
     pubsub.subscribe(topic);
     for (const p of this.peers.values()) this.scheduleDial(p, 0);
+    // a gossip stream left registered after its connection closed blocks every later one to that validator, which then
+    // never learns this observer's subscription (@quire/common's gossip-streams.ts): found and opened again each period
+    this.repairTimer = setInterval(() => {
+      this.repairedStreams += repairGossipOutbound(pubsub, (peerId) =>
+        this.libp2p.getConnections().find((c) => c.status === 'open' && c.remotePeer.toString() === peerId),
+      );
+    }, GOSSIP_REPAIR_INTERVAL_MS);
+    this.repairTimer.unref();
+  }
+
+  /** How many closed gossip streams to a validator were found still registered and opened again. */
+  get gossipStreamsRepaired(): number {
+    return this.repairedStreams;
   }
 
   private isConnected(p: Peer): boolean {

@@ -3,6 +3,7 @@
 // messages, is refused by a validator that does not list it, and redials a validator that restarts.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import { canRepairGossipOutbound } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { NodeHost } from '@quire/network';
 import { ClientError, ClientErrorCode } from '../../src/index.js';
@@ -94,5 +95,24 @@ describe('GossipTransport (observer) against validator node hosts', function () 
     await waitFor('the observer on the topic again', () => (v2.topicPeers(TOPIC).includes('Obs1') ? true : undefined));
     await v2.publish(TOPIC, Uint8Array.of(9));
     await waitFor('the message after the restart', () => (received.length > 0 ? true : undefined));
+  });
+
+  it('reopens a gossip stream to a validator left registered after its connection closed', async () => {
+    // gossipsub stores a stream whose negotiation ends after its connection closed, and then opens no other to that
+    // validator, which never learns the observer's subscription: the state is planted with the real closed stream
+    const v = await validator();
+    const port = v.port;
+    const t = await transport(port);
+    const streams = (t.libp2p.services.pubsub as unknown as { streamsOutbound: Map<string, unknown> }).streamsOutbound;
+    expect(canRepairGossipOutbound(t.libp2p.services.pubsub), 'the installed gossipsub has the state the repair reads').to.equal(true);
+    await waitFor('a gossip stream to the validator', () => (streams.has(v.peerId) ? true : undefined));
+    const stale = streams.get(v.peerId);
+    await v.close();
+    await waitFor('disconnected', () => (t.connectedPeers().length === 0 && !streams.has(v.peerId) ? true : undefined));
+    streams.set(v.peerId, stale);
+    const v2 = await validator(port);
+    await waitFor('the observer on the topic again', () => (v2.topicPeers(TOPIC).includes('Obs1') ? true : undefined));
+    expect(t.gossipStreamsRepaired).to.be.greaterThan(0);
+    expect(streams.get(v2.peerId)).to.not.equal(stale);
   });
 });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
+import { canRepairGossipOutbound } from '@quire/common';
 import { NodeHost, peerIdFromVerkey, type GossipMessage, type ValidatorInfo } from '../../src/index.js';
 import { peerIdObjectFromVerkey } from '../../src/identity.js';
 import { destOf, nodeSeed, validatorInfo, waitFor } from './helpers.js';
@@ -9,6 +10,13 @@ const TOPIC = '/quire/test/ordered/1';
 /** The host's libp2p node, to play a misbehaving validator from inside the pool. */
 function libp2pOf(h: NodeHost): { dialProtocol(p: unknown, proto: string): Promise<{ send(b: Uint8Array): boolean }> } {
   return (h as unknown as { libp2p: { dialProtocol(p: unknown, proto: string): Promise<{ send(b: Uint8Array): boolean }> } }).libp2p;
+}
+
+/** The host's gossipsub registry of outbound streams (by PeerId string). */
+function outboundStreams(h: NodeHost): Map<string, unknown> {
+  const pubsub = (h as unknown as { libp2p: { services: { pubsub: { streamsOutbound: Map<string, unknown> } } } }).libp2p.services.pubsub;
+  expect(canRepairGossipOutbound(pubsub), 'the installed gossipsub has the state the repair reads').to.equal(true);
+  return pubsub.streamsOutbound;
 }
 
 describe('node host (4 nodes on loopback)', function () {
@@ -158,6 +166,27 @@ describe('node host (4 nodes on loopback)', function () {
     await waitFor(() => hosts.every((x) => x.connectedPeers().length === 3), 'mesh restored');
     expect(hosts[0]!.send('Node4', new TextEncoder().encode('welcome back'))).to.equal(true);
     await waitFor(() => inbox.get('Node4')!.some((m) => m.from === 'Node1' && m.text === 'welcome back'), 'message to restarted peer');
+  });
+
+  it('reopens a gossip stream to a peer left registered after its connection closed', async () => {
+    // gossipsub stores a stream whose negotiation ends after its connection closed, and then opens no other to that
+    // peer: the state is planted here with the real stream of a closed connection
+    const [first, , , last] = hosts;
+    await waitFor(() => outboundStreams(first!).has(last!.peerId), 'a gossip stream from Node1 to Node4');
+    const stale = outboundStreams(first!).get(last!.peerId);
+    const port = last!.port;
+    await last!.close();
+    await waitFor(() => !first!.connectedPeers().includes('Node4') && !outboundStreams(first!).has(last!.peerId), 'Node4 gone from Node1');
+    outboundStreams(first!).set(last!.peerId, stale);
+    const repaired = first!.stats().gossipStreamsRepaired;
+    const h = await NodeHost.create({ name: 'Node4', seed: nodeSeed(4), port });
+    hosts[3] = h;
+    listen(h);
+    h.setValidators(pool);
+    // Node4 learns Node1's subscription only over Node1's own stream to it
+    await waitFor(() => h.topicPeers(TOPIC).includes('Node1'), 'Node1 on the topic at Node4', 10_000);
+    expect(first!.stats().gossipStreamsRepaired).to.be.greaterThan(repaired);
+    expect(outboundStreams(first!).get(h.peerId)).to.not.equal(stale);
   });
 
   it('disconnects a validator removed by setValidators and refuses it afterwards', async () => {
