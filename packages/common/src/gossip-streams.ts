@@ -30,6 +30,7 @@ interface RegistryView {
 
 /** Whether `pubsub` (a started gossipsub service) has the state {@link repairGossipOutbound} reads and repairs. */
 export function canRepairGossipOutbound(pubsub: unknown): boolean {
+  if (typeof pubsub !== 'object' || pubsub === null) return false;
   const view = pubsub as RegistryView;
   return view.streamsOutbound instanceof Map && view.peers instanceof Map && typeof view.onPeerConnected === 'function';
 }
