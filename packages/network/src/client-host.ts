@@ -101,6 +101,9 @@ export interface ClientInfo {
   requestId: number;
 }
 
+/** Answers a request as its frame is read (see `ClientHost.setDoor`): its response, or undefined to hand it on. */
+export type ClientDoor = (payload: Uint8Array, clientId: string) => Uint8Array | undefined;
+
 /** Answers one request; returns false if the session is gone. Only the first call sends. */
 export type Respond = (data: Uint8Array) => boolean;
 
@@ -139,6 +142,8 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
   private inbox: Inbound[] = [];
   private inboxHead = 0;
   private drainScheduled = false;
+  private door: ClientDoor | undefined;
+  private doorAnswers_ = 0;
 
   private constructor(
     readonly options: ClientHostOptions,
@@ -212,6 +217,21 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
       return false;
     }
     return this.write(s, EnvelopeKind.PUSH, requestId, data);
+  }
+
+  /**
+   * Sets the door: called with each request that passed the transport's checks as its frame is read (before it is
+   * queued for the `request` handler), with the session's id; the bytes it returns are the request's response, sent at
+   * once (the handler never sees it); undefined hands the request on as usual. It must be cheap and must not throw (a
+   * throw hands the request on).
+   */
+  setDoor(door: ClientDoor | undefined): void {
+    this.door = door;
+  }
+
+  /** Requests the door answered as they were read. */
+  get doorAnswers(): number {
+    return this.doorAnswers_;
   }
 
   /** Requests that passed the transport's checks and wait for their turn to reach the handler. */
@@ -308,8 +328,23 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
       this.refuse(s, env.id, ClientRefusalCode.SHUTTING_DOWN);
       return;
     }
-    s.pending.add(env.id);
     this.stats_.messagesIn++;
+    // the door answers a request it refuses as the frame is read, before it waits behind the queued ones
+    const door = this.door;
+    if (door !== undefined) {
+      let answer: Uint8Array | undefined;
+      try {
+        answer = door(env.payload, s.id);
+      } catch (e) {
+        this.log.warn({ err: e }, 'client door failed');
+      }
+      if (answer !== undefined) {
+        this.doorAnswers_++;
+        this.write(s, EnvelopeKind.RESPONSE, env.id, answer);
+        return;
+      }
+    }
+    s.pending.add(env.id);
     this.inbox.push({ session: s, requestId: env.id, payload: env.payload });
     if (!this.drainScheduled) {
       this.drainScheduled = true;

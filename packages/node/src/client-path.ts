@@ -6,7 +6,7 @@
 // learned by catch-up rather than by ordering, are answered from the ledger. A write whose REPLY
 // has not come within the reply timeout (CLIENT_REPLY_TIMEOUT) is released. Pool-ledger catch-up
 // messages of light clients are answered from the committed pool ledger (client-catchup.ts).
-import { isPlainObject, isWriteType, LedgerId, POOL_OVERLOADED_REASON, type Request } from '@quire/common';
+import { isPlainObject, isWriteType, LedgerId, POOL_OVERLOADED_REASON, stringifyJson, type Request } from '@quire/common';
 import type { RequestInfo } from '@quire/consensus';
 import type { ParsedRequest, RequestPipeline } from '@quire/requests';
 import { RequestError, RequestErrorCode, parseMessage, toRequestError, wrapReason } from '@quire/requests';
@@ -138,6 +138,13 @@ export class ClientPath {
   private readonly pending = new Map<string, Pending>();
   /** client writes admitted at the door and not answered yet (verifying, or waiting for consensus's first answer) */
   private inProgress_ = 0;
+  /** writes the door admitted as their frame was read (`doorAtFrame`) and that wait in the client host's queue */
+  private queuedAdmitted = 0;
+  private readonly queuedBySession = new Map<string, number>();
+  /** requests parsed by `doorAtFrame`, by their bytes, until `handle` takes them */
+  private readonly preparsed = new WeakMap<Uint8Array, Preparsed>();
+  private refusedAtDoor = 0;
+  private refusalCounter: { inc(): void } | undefined;
   private readonly clock: () => number;
   private readonly gate: TurnGate;
   private writable = true;
@@ -174,20 +181,71 @@ export class ClientPath {
     return this.inProgress_;
   }
 
-  /** One client message. Never throws. */
-  async handle(data: Uint8Array, channel: ClientChannel): Promise<void> {
-    if (this.stopped) return;
-    const started = this.clock();
+  /**
+   * The door as a client frame is read (the client host calls it before the request is queued behind others, so a
+   * refusal is answered at once and costs no turn of the request handlers): the REQNACK "pool overloaded" of a write
+   * consensus refuses, or undefined when the request goes on to `handle` (admitted, not a write, not JSON...). The
+   * message is parsed exactly as `handle` parses it and the decision is `handle`'s own door; the parsed value of a
+   * request passed on is kept for `handle` (no second parse), and an admitted write counts toward the admission limit
+   * while it waits in the client host's queue (until `handle` takes it, or its session closes: `forgetSession`).
+   * Never throws.
+   */
+  doorAtFrame(data: Uint8Array, session?: string): Uint8Array | undefined {
+    if (this.stopped || this.modules.admit === undefined || !this.writable) return undefined;
     try {
       const text = textDecoder.decode(data);
       let value: unknown;
       try {
         value = parseMessage(text);
-      } catch (e) {
-        const g = envelopeGuess(text);
-        this.count('unknown', 'nack');
-        channel.respond(encodeReply(nack(g.identifier, g.reqId, toRequestError(e))));
-        return;
+      } catch {
+        return undefined; // answered by `handle` with the parse error
+      }
+      const door = this.door(value);
+      if (door === 'refused') {
+        this.countRefusal();
+        return overloadedNack(value as Record<string, unknown>);
+      }
+      const pre: Preparsed = { text, value, queued: door === 'admitted' ? (session ?? '') : undefined };
+      if (pre.queued !== undefined) {
+        this.queuedAdmitted++;
+        this.queuedBySession.set(pre.queued, (this.queuedBySession.get(pre.queued) ?? 0) + 1);
+      }
+      this.preparsed.set(data, pre);
+      return undefined;
+    } catch (e) {
+      this.modules.logger.warn({ err: e }, 'client request failed unexpectedly at the door');
+      return undefined;
+    }
+  }
+
+  /** Writes refused as overloaded at the door (as read, or in `handle`) since the path started. */
+  get refusedCount(): number {
+    return this.refusedAtDoor;
+  }
+
+  /** One client message. Never throws. */
+  async handle(data: Uint8Array, channel: ClientChannel): Promise<void> {
+    if (this.stopped) return;
+    const started = this.clock();
+    try {
+      let text: string;
+      let value: unknown;
+      const pre = this.preparsed.get(data);
+      if (pre !== undefined) {
+        this.preparsed.delete(data);
+        this.unqueue(pre);
+        text = pre.text;
+        value = pre.value;
+      } else {
+        text = textDecoder.decode(data);
+        try {
+          value = parseMessage(text);
+        } catch (e) {
+          const g = envelopeGuess(text);
+          this.count('unknown', 'nack');
+          channel.respond(encodeReply(nack(g.identifier, g.reqId, toRequestError(e))));
+          return;
+        }
       }
       if (isClientCatchupMessage(value)) {
         await this.catchup(value, channel);
@@ -195,9 +253,8 @@ export class ClientPath {
       }
       const door = this.door(value);
       if (door === 'refused') {
-        const g = envelopeGuess(text);
-        channel.respond(encodeReply({ op: 'REQNACK', identifier: g.identifier, reqId: g.reqId, reason: POOL_OVERLOADED_REASON }));
-        this.count('write', 'nack');
+        this.countRefusal();
+        channel.respond(overloadedNack(value as Record<string, unknown>));
         return;
       }
       // an admitted write counts toward the admission limit until it is answered (or handed to consensus, whose
@@ -311,7 +368,19 @@ export class ClientPath {
     if (admit === undefined || !this.writable || !isPlainObject(value) || !isPlainObject(value.operation)) return 'none';
     const type = value.operation.type;
     if (typeof type !== 'string' || !isWriteType(type)) return 'none';
-    return admit(value, this.inProgress_) ? 'admitted' : 'refused';
+    return admit(value, this.inProgress_ + this.queuedAdmitted) ? 'admitted' : 'refused';
+  }
+
+  /** `pre` leaves the client host's queue (taken by `handle`): it no longer counts as queued. */
+  private unqueue(pre: Preparsed): void {
+    const session = pre.queued;
+    if (session === undefined) return;
+    pre.queued = undefined;
+    const n = this.queuedBySession.get(session);
+    if (n === undefined) return; // its session was forgotten, and its count with it
+    if (n <= 1) this.queuedBySession.delete(session);
+    else this.queuedBySession.set(session, n - 1);
+    this.queuedAdmitted--;
   }
 
   /** `p` got its first answer or is dropped: it no longer counts toward the admission limit. */
@@ -515,8 +584,13 @@ export class ClientPath {
     this.modules.metrics?.writeLatency.observe((this.clock() - p.receivedAt) / 1000);
   }
 
-  /** Drops the reply targets of a closed client session. */
+  /** Drops the reply targets of a closed client session (and its admitted writes still queued in the client host). */
   forgetSession(session: string): void {
+    const queued = this.queuedBySession.get(session);
+    if (queued !== undefined) {
+      this.queuedBySession.delete(session);
+      this.queuedAdmitted -= queued;
+    }
     for (const [c, p] of this.pending) {
       if (p.channel.session !== session) continue;
       this.pending.delete(c);
@@ -532,6 +606,38 @@ export class ClientPath {
   private count(kind: string, outcome: string): void {
     this.modules.metrics?.requests.inc({ kind, outcome });
   }
+
+  /** A write refused as overloaded: counted as a write's REQNACK, through a counter bound once (no labels object each). */
+  private countRefusal(): void {
+    this.refusedAtDoor++;
+    const m = this.modules.metrics;
+    if (m === undefined) return;
+    this.refusalCounter ??= m.requests.labels({ kind: 'write', outcome: 'nack' });
+    this.refusalCounter.inc();
+  }
+}
+
+/** A request `doorAtFrame` parsed, for `handle`. */
+interface Preparsed {
+  text: string;
+  value: unknown;
+  /** the session of an admitted write counted as queued (see `ClientPath.unqueue`); undefined: not counted */
+  queued: string | undefined;
+}
+
+const textEncoder = new TextEncoder();
+const OVERLOADED_NACK_HEAD = '{"op":"REQNACK","identifier":';
+const OVERLOADED_NACK_TAIL = `,"reason":${stringifyJson(POOL_OVERLOADED_REASON)}}`;
+
+/**
+ * The REQNACK "pool overloaded" of a refused write `request` (requests.md §1: `{op, identifier, reqId, reason}`, the
+ * bytes `encodeReply` writes), from its parsed fields: a write the door refuses has a number or bigint reqId and a
+ * string identifier or none (intake.ts's requestIdentity; none: '').
+ */
+export function overloadedNack(request: Readonly<Record<string, unknown>>): Uint8Array {
+  const identifier = typeof request.identifier === 'string' ? request.identifier : '';
+  const reqId = typeof request.reqId === 'number' || typeof request.reqId === 'bigint' ? request.reqId : 0;
+  return textEncoder.encode(`${OVERLOADED_NACK_HEAD}${stringifyJson(identifier)},"reqId":${stringifyJson(reqId)}${OVERLOADED_NACK_TAIL}`);
 }
 
 /**

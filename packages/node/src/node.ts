@@ -208,6 +208,7 @@ export class QuireNode {
       void this.clientPath.handle(data, channel);
     };
     ch.on('request', this.onClientRequest);
+    ch.setDoor((payload, clientId) => this.clientPath.doorAtFrame(payload, clientId));
     ch.on('session:close', (clientId) => this.clientPath.forgetSession(clientId));
     this.replySweep = setInterval(() => this.clientPath.expire(), REPLY_SWEEP_MS);
     this.replySweep.unref();

@@ -134,6 +134,40 @@ describe('client host', function () {
     }
   });
 
+  it('answers the requests its door refuses as they are read, ahead of the queued ones, and hands the others on in order', async () => {
+    const h = await ClientHost.create({ seed: hostSeed(1), clientRate: 10_000, clientBurst: 10_000, requestsPerTurn: 2, requestsTurnMs: 1_000 });
+    try {
+      const handled: string[] = [];
+      const answered: string[] = [];
+      const sessions = new Set<string>();
+      h.on('request', (_clientId, data, respond) => {
+        handled.push(dec(data));
+        // the handler answers a turn later: the door's answers go out before them
+        setImmediate(() => respond(data));
+      });
+      h.setDoor((payload, clientId) => {
+        sessions.add(clientId);
+        const t = dec(payload);
+        if (t === 'throw') throw new Error('door failed');
+        return t.startsWith('refuse') ? enc(`refused ${t}`) : undefined;
+      });
+      const c = await NodeConnection.connect({ host: '127.0.0.1', port: h.port, dest, timeoutMs: 5000 });
+      clients.push(c);
+      const texts = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? `pass ${i}` : `refuse ${i}`));
+      texts.push('throw');
+      const answers = await Promise.all(texts.map((t) => c.request(enc(t)).then((b) => (answered.push(dec(b)), dec(b)))));
+      expect(answers).to.deep.equal(texts.map((t) => (t.startsWith('refuse') ? `refused ${t}` : t)));
+      // the door's answers never reached the handler, and all of them were sent before the handler's last ones
+      expect(handled).to.deep.equal(texts.filter((t) => !t.startsWith('refuse')));
+      expect(answered.indexOf('refused refuse 19')).to.be.lessThan(answered.indexOf('throw'));
+      expect(h.doorAnswers).to.equal(10);
+      expect(sessions.size).to.equal(1);
+      expect(h.queuedRequests).to.equal(0);
+    } finally {
+      await h.close();
+    }
+  });
+
   it("frees a session's pending slot when its request is answered: TOO_MANY_PENDING only while the cap is held by unanswered requests", async () => {
     const h = await ClientHost.create({ seed: hostSeed(1), clientRate: 10_000, clientBurst: 10_000, maxPendingPerSession: 2 });
     try {
