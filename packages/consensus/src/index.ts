@@ -44,6 +44,7 @@ export type {
   ThreePcVoteJournal,
   JournaledBatch,
   ThreePcVoteStore,
+  RefusalMarkStore,
   StoredInstanceChangeVote,
   RequestAnalyzer,
   RequestCheck,

@@ -68,6 +68,8 @@ export const NACK_OVERLOADED = 'POOL_OVERLOADED';
 
 /** most refusals remembered (oldest forgotten first): bounds the memory a flood of refused writes takes */
 export const MAX_REMEMBERED_REFUSALS = 200_000;
+/** the saved refusal mark runs this much past the refusals made so far, so that it is written at most this often */
+const MARK_STEP_S = 10;
 /** window over which the ordering rate behind the admission limit is measured */
 const RATE_WINDOW_MS = 10_000;
 /** the admission limit never falls below this many pending requests (nor below the batches in flight) */
@@ -88,6 +90,16 @@ const MIN_ADMISSION_LIMIT = 1000;
  * only; a backup still fetches and orders any request a PRE-PREPARE names (it needs the body, not
  * the vote). Conversely a request that n-f nodes took in is finalised and ordered, and every node
  * that took it in answers its client.
+ *
+ * The refusals are kept in memory only, so (3) a node restarted while it remembered refusals may have refused a
+ * request that the nodes which took it in still hold and propagate again. Before a refusal is answered, the time until
+ * which it is remembered is saved (`refusalMark`, a number, written at most once per MARK_STEP_S); a node that starts
+ * before that time takes in from PROPAGATEs alone, until then, only what n-f other validators took in (at most f
+ * refusals, its own among them) or a PRE-PREPARE names. The client's own copy is admitted as usual (a client told
+ * "refused" does not send the same request again). A node that refused nothing then (no overload) starts as before,
+ * so a pool whose f+1 nodes restart still orders what the others took in meanwhile. A restarted primary that forgot
+ * its refusals had taken in, from the backups' re-propagations, writes that it and another node had refused, and gave
+ * them the n-f PROPAGATEs that ordered them.
  */
 
 export class RequestIntake {
@@ -138,9 +150,65 @@ export class RequestIntake {
   private readonly orderedSamples: { at: number; total: number }[] = [];
   /** the admission limit now: see `maxQueueWaitMs` */
   private limit: number;
+  /**
+   * Until when (the core's clock) this node, restarted while it remembered refusals, does not take in requests from
+   * PROPAGATEs alone (see (3) above); -Infinity when it did not, or once that time has passed.
+   */
+  private forgetfulUntil = Number.NEGATIVE_INFINITY;
+  /** the refusal mark saved last (UTC seconds): refusals until then are covered */
+  private markedUntil: number;
+  /**
+   * requestIdentity -> validators whose PROPAGATE of a request this node does not hold arrived while it is forgetful
+   * (oldest first, at most MAX_REMEMBERED_REFUSALS, all dropped when that time ends): taken in at n-f, or with the
+   * client's copy (which joins these votes)
+   */
+  private readonly unconfirmed = new Map<string, Set<string>>();
 
   constructor(private readonly ctx: CoreContext) {
     this.limit = ctx.opts.maxRequestQueueSize;
+    // refusals made before this start that would still be remembered had the node not stopped: they are lost
+    let until: number | undefined;
+    try {
+      until = ctx.modules.refusalMark?.load();
+    } catch (e) {
+      ctx.modules.logger?.warn({ err: e }, 'the refusal mark cannot be read: taken as refusals remembered for their whole time');
+      until = ctx.modules.clock.utcSeconds() + this.refusalTtlS() + MARK_STEP_S;
+    }
+    const utc = ctx.modules.clock.utcSeconds();
+    this.markedUntil = until ?? 0;
+    if (until !== undefined && until > utc) this.forgetfulUntil = ctx.now() + (until - utc) * 1000;
+  }
+
+  /** how long a refusal is remembered, in whole seconds (see `pruneRefusals`) */
+  private refusalTtlS(): number {
+    return Math.ceil((2 * this.ctx.opts.propagatesPhaseReqTimeoutMs) / 1000);
+  }
+
+  /**
+   * Saves, before a refusal is answered, that refusals may be remembered until its time is over (see (3) above): at
+   * most once per MARK_STEP_S, the mark running that much ahead. A mark that cannot be saved is reported; the refusal
+   * stands (the node is no less safe than without a store).
+   */
+  private markRefusal(): void {
+    const store = this.ctx.modules.refusalMark;
+    if (store === undefined) return;
+    const need = this.ctx.modules.clock.utcSeconds() + this.refusalTtlS() + 1;
+    if (this.markedUntil >= need) return;
+    this.markedUntil = need + MARK_STEP_S;
+    try {
+      store.save(this.markedUntil);
+    } catch (e) {
+      this.ctx.modules.logger?.warn({ err: e }, 'the refusal mark cannot be saved');
+    }
+  }
+
+  /** Whether this node may have refused, before its restart, requests it no longer remembers (see (3) above). */
+  isForgetful(): boolean {
+    if (this.forgetfulUntil === Number.NEGATIVE_INFINITY) return false;
+    if (this.ctx.now() < this.forgetfulUntil) return true;
+    this.forgetfulUntil = Number.NEGATIVE_INFINITY;
+    this.unconfirmed.clear();
+    return false;
   }
 
   /** whether admission control refuses new requests now */
@@ -214,6 +282,7 @@ export class RequestIntake {
   }
 
   private refuse(identity: string): void {
+    this.markRefusal();
     this.refused.set(identity, this.ctx.now());
     if (this.refused.size > MAX_REMEMBERED_REFUSALS) this.pruneRefusals(this.ctx.now());
   }
@@ -245,6 +314,36 @@ export class RequestIntake {
     let n = 0;
     for (const v of held.voters) if (this.ctx.isValidator(v)) n++;
     return n >= this.ctx.quorums.strong;
+  }
+
+  /**
+   * Notes `from`'s PROPAGATE of a request a forgetful node does not hold (see (3) above); true once n-f other
+   * validators took it in (at most f nodes refused it then, this one among them: no client was told "refused").
+   */
+  private takenInSinceRestart(identity: string, from: string): boolean {
+    if (!this.ctx.isValidator(from) || from === this.ctx.name) return false;
+    let voters = this.unconfirmed.get(identity);
+    if (voters === undefined) {
+      voters = new Set();
+      this.unconfirmed.set(identity, voters);
+      if (this.unconfirmed.size > MAX_REMEMBERED_REFUSALS) {
+        const oldest = this.unconfirmed.keys().next().value;
+        if (oldest !== undefined) this.unconfirmed.delete(oldest);
+      }
+    }
+    voters.add(from);
+    let n = 0;
+    for (const v of voters) if (this.ctx.isValidator(v)) n++;
+    return n >= this.ctx.quorums.strong;
+  }
+
+  /** A request stored here takes the PROPAGATEs noted while this node did not take it in (takenInSinceRestart). */
+  private adoptUnconfirmed(entry: RequestEntry): void {
+    if (entry.identity === undefined) return;
+    const voters = this.unconfirmed.get(entry.identity);
+    if (voters === undefined) return;
+    for (const v of voters) entry.votes.add(v);
+    this.unconfirmed.delete(entry.identity);
   }
 
   get pendingCount(): number {
@@ -309,6 +408,7 @@ export class RequestIntake {
       return;
     }
     const entry = this.store(request, info, identity);
+    this.adoptUnconfirmed(entry);
     entry.connIds.add(connId);
     this.ctx.emit({ kind: 'clientAck', connId, identifier: info.identifier, reqId: info.reqId });
     this.propagateOwn(entry);
@@ -330,9 +430,12 @@ export class RequestIntake {
         if (this.orderedBodies.get(d)?.identity === identity) return;
       }
       // refused here: not stored, counted nor propagated, unless a PRE-PREPARE needs its body or
-      // n-f validators took it in
+      // n-f validators took it in; likewise any request a restarted node does not hold (it may have refused it)
       if (this.refused.has(identity)) {
         poolTookIn = this.takenInByPool(identity, from);
+        if (!poolTookIn && this.missing.size === 0) return;
+      } else if (this.isForgetful()) {
+        poolTookIn = this.takenInSinceRestart(identity, from);
         if (!poolTookIn && this.missing.size === 0) return;
       }
     }
@@ -352,7 +455,10 @@ export class RequestIntake {
         this.takenInByPool(identity, from);
         return;
       }
+      // a restarted node: its vote was noted above (takenInSinceRestart)
+      if (!poolTookIn && !this.missing.has(info.digest) && identity !== undefined && this.unconfirmed.has(identity)) return;
       entry = this.store(msg.request, info, identity);
+      this.adoptUnconfirmed(entry);
       const held = identity === undefined ? undefined : this.refusedVotes.get(identity);
       if (held !== undefined) {
         for (const v of held.voters) entry.votes.add(v);
@@ -595,6 +701,8 @@ export class RequestIntake {
     const now = this.ctx.now();
     const o = this.ctx.opts;
     this.updateLimit(now);
+    // ends the window of a restarted node (and drops the votes it noted meanwhile) once it is over
+    this.isForgetful();
     for (const [digest, m] of this.missing) {
       if (now - m.since < o.propagateRequestDelayMs || now - m.askedAt < o.messageRequestRetryMs) continue;
       m.askedAt = now;

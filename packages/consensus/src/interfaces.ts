@@ -263,6 +263,16 @@ export interface Clock {
   utcSeconds(): number;
 }
 
+/**
+ * Until when (UTC seconds) this node may remember refusals of client writes (intake.ts): saved synchronously before
+ * the refusal is answered, read back at a restart. One number: the refusals themselves are kept in memory.
+ */
+export interface RefusalMarkStore {
+  /** the saved time, undefined when none was saved (or it cannot be read) */
+  load(): number | undefined;
+  save(untilUtcSeconds: number): void;
+}
+
 export interface ConsensusModules {
   executor: BatchExecutor;
   crypto: ConsensusCrypto;
@@ -272,6 +282,11 @@ export interface ConsensusModules {
   voteStore?: InstanceChangeVoteStore;
   /** optional durable journal of this node's 3PC votes (#15 F8); without it they live in memory only */
   threePcStore?: ThreePcVoteStore;
+  /**
+   * optional durable mark of this node's refusals of client writes (admission control, intake.ts): without it a node
+   * restarted while it remembered refusals may take in, from PROPAGATEs, a write it told a client it refused
+   */
+  refusalMark?: RefusalMarkStore;
   /** optional structured logger (pino-compatible subset) */
   logger?: { debug(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
 }

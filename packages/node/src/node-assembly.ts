@@ -27,6 +27,7 @@ import { configTxns, genesisSize, loadGenesisFiles, repairState, repairStateAgai
 import type { UpgradeClock, UpgradeActionRunner } from './upgrade/index.js';
 import { nodePackageVersion } from './version.js';
 import { FileVoteJournalStore } from './vote-journal-store.js';
+import { FileRefusalMarkStore } from './refusal-mark-store.js';
 
 export interface QuireNodeOptions {
   dataDir: string;
@@ -156,6 +157,8 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
         logger: consensusLog,
         voteStore,
         ...(threePcStore !== undefined ? { threePcStore } : {}),
+        // admission control's refusals across a restart (consensus intake.ts): a file beside the database
+        ...(options.inMemory === true ? {} : { refusalMark: new FileRefusalMarkStore(resolvePath(dir, 'refusal-mark.json')) }),
       },
     );
     // reads are answered at the newest state root with a multi-signature: verifiable by the client

@@ -50,6 +50,12 @@ export class Pool {
   /** reqIds ordered by each node */
   readonly orderedBy = new Map<string, Set<number>>();
   readonly client = new SimClient(new Uint8Array(32).fill(7));
+  /** nodes stopped by `crash` (they receive nothing until `restart`) */
+  readonly down = new Set<string>();
+  /** each node's executor (its committed state survives `crash`) and how its core is made (`restart`) */
+  private readonly replicas = new Map<string, { executor: StandInExecutor; makeCore: () => ConsensusCore }>();
+  /** each node's saved refusal mark (intake.ts), kept across `restart` as its stores are */
+  readonly refusalMarks = new Map<string, number>();
 
   /** `crypto`: each node's BLS operations (default: stand-ins under which everything verifies) */
   constructor(consensus: Partial<ConsensusOptions>, crypto: (name: string) => ConsensusCrypto = () => noCrypto) {
@@ -57,14 +63,41 @@ export class Pool {
     for (const name of VALIDATORS) {
       const analyzer = new SimRequestAnalyzer(checks);
       const clock = { now: () => this.now, utcSeconds: () => BASE_UTC + Math.floor(this.now / 1000) };
-      this.cores.set(
-        name,
+      const executor = new StandInExecutor(analyzer, genesis);
+      const makeCore = (): ConsensusCore =>
         new ConsensusCore(
           { name, validators: VALIDATORS, ...consensus },
-          { executor: new StandInExecutor(analyzer, genesis), crypto: crypto(name), requests: analyzer, clock },
-        ),
-      );
+          {
+            executor,
+            crypto: crypto(name),
+            requests: analyzer,
+            clock,
+            refusalMark: { load: () => this.refusalMarks.get(name), save: (until) => this.refusalMarks.set(name, until) },
+          },
+        );
+      this.replicas.set(name, { executor, makeCore });
+      this.cores.set(name, makeCore());
     }
+  }
+
+  private replica(name: string): { executor: StandInExecutor; makeCore: () => ConsensusCore } {
+    const r = this.replicas.get(name);
+    if (r === undefined) throw new Error(`no node ${name}`);
+    return r;
+  }
+
+  /** `name` stops now: what it did not commit is lost, and it receives nothing until `restart`. */
+  crash(name: string): void {
+    this.down.add(name);
+    this.replica(name).executor.dropUncommitted();
+  }
+
+  /** `name` starts again from its committed state, with a new core (everything it held only in memory is gone). */
+  restart(name: string): void {
+    this.down.delete(name);
+    const core = this.replica(name).makeCore();
+    this.cores.set(name, core);
+    this.apply(name, core.start());
   }
 
   start(): void {
@@ -107,11 +140,13 @@ export class Pool {
   }
 
   private send(request: ClientRequestBody, to: readonly string[]): void {
-    for (const name of to) this.apply(name, this.cores.get(name)!.handle({ kind: 'clientRequest', connId: `c${String(request.reqId)}`, request }));
+    for (const name of to)
+      if (!this.down.has(name)) this.apply(name, this.cores.get(name)!.handle({ kind: 'clientRequest', connId: `c${String(request.reqId)}`, request }));
   }
 
   /** Carries out `effects` of node `from` (messages, timers) and records what they say. */
   apply(from: string, effects: ConsensusEffect[]): void {
+    if (this.down.has(from)) return;
     for (const e of effects) {
       if (e.kind === 'broadcast') {
         if (e.msg.op === 'PREPREPARE' && from === 'Node1')
@@ -120,7 +155,11 @@ export class Pool {
       } else if (e.kind === 'send') {
         this.deliver(from, e.to, e.msg);
       } else if (e.kind === 'setTimer') {
-        this.schedule(this.now + e.delayMs, () => this.apply(from, this.cores.get(from)!.handle({ kind: 'timer', id: e.id })));
+        // a timer of a core that crashed meanwhile is gone with it
+        const core = this.cores.get(from)!;
+        this.schedule(this.now + e.delayMs, () => {
+          if (this.cores.get(from) === core && !this.down.has(from)) this.apply(from, core.handle({ kind: 'timer', id: e.id }));
+        });
       } else if (e.kind === 'ordered') {
         const set = this.orderedBy.get(from) ?? new Set<number>();
         this.orderedBy.set(from, set);
@@ -141,7 +180,9 @@ export class Pool {
   private deliver(from: string, to: string, msg: NodeMessage): void {
     if (this.drop(from, to, msg)) return;
     const received = this.rewrite(from, to, msg);
-    this.schedule(this.now + this.delay(from, to, msg), () => this.apply(to, this.cores.get(to)!.handle({ kind: 'nodeMessage', from, msg: received })));
+    this.schedule(this.now + this.delay(from, to, msg), () => {
+      if (!this.down.has(to)) this.apply(to, this.cores.get(to)!.handle({ kind: 'nodeMessage', from, msg: received }));
+    });
   }
 
   /** PRE-PREPAREs of the domain ledger carrying requests */
