@@ -126,6 +126,8 @@ interface Inbound {
   session: Session;
   requestId: number;
   payload: Uint8Array;
+  /** the door saw it as its frame was read (and handed it on) */
+  doorSeen: boolean;
 }
 
 /**
@@ -144,6 +146,10 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
   private drainScheduled = false;
   private door: ClientDoor | undefined;
   private doorAnswers_ = 0;
+  /** the door's turn (see `doorTurn`): open until the next check phase of the event loop */
+  private doorTurnOpen = false;
+  private doorTurnCount = 0;
+  private doorTurnEndsAt = 0;
 
   private constructor(
     readonly options: ClientHostOptions,
@@ -221,9 +227,10 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
 
   /**
    * Sets the door: called with each request that passed the transport's checks as its frame is read (before it is
-   * queued for the `request` handler), with the session's id; the bytes it returns are the request's response, sent at
-   * once (the handler never sees it); undefined hands the request on as usual. It must be cheap and must not throw (a
-   * throw hands the request on).
+   * queued for the `request` handler; beyond `requestsPerTurn` or `requestsTurnMs` of them in one turn of the event
+   * loop, as the request is dispatched), with the session's id; the bytes it returns are the request's response, sent
+   * at once (the handler never sees it); undefined hands the request on as usual. It must be cheap and must not throw
+   * (a throw hands the request on).
    */
   setDoor(door: ClientDoor | undefined): void {
     this.door = door;
@@ -329,27 +336,52 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
       return;
     }
     this.stats_.messagesIn++;
-    // the door answers a request it refuses as the frame is read, before it waits behind the queued ones
-    const door = this.door;
-    if (door !== undefined) {
-      let answer: Uint8Array | undefined;
-      try {
-        answer = door(env.payload, s.id);
-      } catch (e) {
-        this.log.warn({ err: e }, 'client door failed');
-      }
+    // the door answers a request it refuses as the frame is read, before it waits behind the queued ones; at most a
+    // turn's worth of requests (`requestsPerTurn`, `requestsTurnMs`) in one turn of the event loop: a burst read in one
+    // go (thousands of frames after a stall) is queued beyond it, and the door sees those as they are dispatched
+    let doorSeen = false;
+    if (this.door !== undefined && this.doorTurn()) {
+      const answer = this.askDoor(env.payload, s);
       if (answer !== undefined) {
-        this.doorAnswers_++;
         this.write(s, EnvelopeKind.RESPONSE, env.id, answer);
         return;
       }
+      doorSeen = true;
     }
     s.pending.add(env.id);
-    this.inbox.push({ session: s, requestId: env.id, payload: env.payload });
+    this.inbox.push({ session: s, requestId: env.id, payload: env.payload, doorSeen });
     if (!this.drainScheduled) {
       this.drainScheduled = true;
       setImmediate(() => this.drainInbox());
     }
+  }
+
+  /** May the door see one more request as its frame is read, in this turn of the event loop? */
+  private doorTurn(): boolean {
+    if (!this.doorTurnOpen) {
+      this.doorTurnOpen = true;
+      this.doorTurnCount = 0;
+      this.doorTurnEndsAt = performance.now() + this.options.requestsTurnMs;
+      setImmediate(() => (this.doorTurnOpen = false));
+    }
+    if (this.doorTurnCount >= this.options.requestsPerTurn || (this.doorTurnCount > 0 && performance.now() >= this.doorTurnEndsAt)) return false;
+    this.doorTurnCount++;
+    return true;
+  }
+
+  /** The door's answer to a request of `s` (counted), or undefined to hand it on. */
+  private askDoor(payload: Uint8Array, s: Session): Uint8Array | undefined {
+    const door = this.door;
+    if (door === undefined) return undefined;
+    let answer: Uint8Array | undefined;
+    try {
+      answer = door(payload, s.id);
+    } catch (e) {
+      this.log.warn({ err: e }, 'client door failed');
+      return undefined;
+    }
+    if (answer !== undefined) this.doorAnswers_++;
+    return answer;
   }
 
   /** Hands queued requests to the handler, at most `requestsPerTurn` or `requestsTurnMs` of them per turn. */
@@ -389,6 +421,14 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
       return true;
     }
     const requestId = q.requestId;
+    if (!q.doorSeen) {
+      const answer = this.askDoor(q.payload, s);
+      if (answer !== undefined) {
+        s.pending.delete(requestId);
+        this.write(s, EnvelopeKind.RESPONSE, requestId, answer);
+        return true;
+      }
+    }
     let answered = false;
     const respond: Respond = (out) => {
       if (answered) return false;

@@ -168,6 +168,38 @@ describe('client host', function () {
     }
   });
 
+  it('asks its door about a turn of requests as they are read: a burst beyond it is queued and seen by the door as dispatched', async () => {
+    const h = await ClientHost.create({ seed: hostSeed(1), clientRate: 10_000, clientBurst: 10_000, requestsPerTurn: 4, requestsTurnMs: 1_000 });
+    try {
+      const handled: string[] = [];
+      let doorCalls = 0;
+      let doorCallsAtFirstTurn = -1;
+      h.on('request', (_clientId, data, respond) => {
+        handled.push(dec(data));
+        respond(data);
+      });
+      h.setDoor((payload) => {
+        // a timer or a peer's message queued while the burst is read runs after this turn's door calls
+        if (doorCalls++ === 0) setImmediate(() => (doorCallsAtFirstTurn = doorCalls));
+        const t = dec(payload);
+        return t.startsWith('refuse') ? enc(`refused ${t}`) : undefined;
+      });
+      const c = await NodeConnection.connect({ host: '127.0.0.1', port: h.port, dest, timeoutMs: 5000 });
+      clients.push(c);
+      const texts = Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? `pass ${i}` : `refuse ${i}`));
+      const answers = await Promise.all(texts.map((t) => c.request(enc(t)).then(dec)));
+      expect(answers).to.deep.equal(texts.map((t) => (t.startsWith('refuse') ? `refused ${t}` : t)));
+      expect(handled).to.deep.equal(texts.filter((t) => t.startsWith('pass')));
+      // every request seen by the door once, four of them in the turn that read the burst
+      expect(doorCalls).to.equal(40);
+      expect(doorCallsAtFirstTurn).to.equal(4);
+      expect(h.doorAnswers).to.equal(30);
+      expect(h.queuedRequests).to.equal(0);
+    } finally {
+      await h.close();
+    }
+  });
+
   it("frees a session's pending slot when its request is answered: TOO_MANY_PENDING only while the cap is held by unanswered requests", async () => {
     const h = await ClientHost.create({ seed: hostSeed(1), clientRate: 10_000, clientBurst: 10_000, maxPendingPerSession: 2 });
     try {
