@@ -63,6 +63,15 @@ export function requestIdentity(request: ClientRequestBody): string | undefined 
   return `${identifier ?? ''}|${String(reqId)}|${sigs}`;
 }
 
+/**
+ * The key of a request in the refusal memory: its `requestIdentity`, or its digest for a request without a
+ * well-formed identity (the node's request checks refuse such a request; without the digest, its refusal was not
+ * remembered and its PROPAGATEs were stored past the admission limit)
+ */
+function refusalKey(identity: string | undefined, digest: string): string {
+  return identity ?? `d:${digest}`;
+}
+
 /** nack code when admission control refuses a request */
 export const NACK_OVERLOADED = 'POOL_OVERLOADED';
 
@@ -339,11 +348,11 @@ export class RequestIntake {
 
   /** A request stored here takes the PROPAGATEs noted while this node did not take it in (takenInSinceRestart). */
   private adoptUnconfirmed(entry: RequestEntry): void {
-    if (entry.identity === undefined) return;
-    const voters = this.unconfirmed.get(entry.identity);
+    const key = refusalKey(entry.identity, entry.info.digest);
+    const voters = this.unconfirmed.get(key);
     if (voters === undefined) return;
     for (const v of voters) entry.votes.add(v);
-    this.unconfirmed.delete(entry.identity);
+    this.unconfirmed.delete(key);
   }
 
   get pendingCount(): number {
@@ -395,15 +404,16 @@ export class RequestIntake {
       return;
     }
     const identity = requestIdentity(request);
-    const dropped = identity === undefined || !this.refused.has(identity) ? undefined : this.propagatedHere(identity);
+    const key = refusalKey(identity, info.digest);
+    const dropped = this.refused.has(key) ? this.propagatedHere(key) : undefined;
     if (dropped !== undefined) {
       // its PROPAGATE stands: acknowledged, and answered if the pool orders it (the client joins the votes kept)
       (dropped.connIds ??= new Set()).add(connId);
       this.ctx.emit({ kind: 'clientAck', connId, identifier: info.identifier, reqId: info.reqId });
       return;
     }
-    if ((identity !== undefined && this.refused.has(identity)) || this.full) {
-      if (identity !== undefined) this.refuse(identity);
+    if (this.refused.has(key) || this.full) {
+      this.refuse(key);
       this.ctx.emit({ kind: 'clientNack', connId, identifier: info.identifier, reqId: info.reqId, code: NACK_OVERLOADED, reason: POOL_OVERLOADED_REASON });
       return;
     }
@@ -449,22 +459,26 @@ export class RequestIntake {
     if (entry === undefined) {
       // late copies of ordered requests (committed or rejected) must not queue them again
       if (this.orderedBodies.has(info.digest) || this.ctx.modules.executor.isPayloadCommitted(info.payloadDigest)) return;
+      const key = refusalKey(identity, info.digest);
+      // a request without an identity is recognised by its digest only now (see refusalKey)
+      if (identity === undefined && this.refused.has(key)) poolTookIn = this.takenInByPool(key, from);
+      else if (identity === undefined && this.isForgetful()) poolTookIn = this.takenInSinceRestart(key, from);
       // admission, as for a client's copy, unless a PRE-PREPARE names the request
-      if (!poolTookIn && !this.missing.has(info.digest) && identity !== undefined && (this.refused.has(identity) || this.full)) {
-        this.refuse(identity);
-        this.takenInByPool(identity, from);
+      if (!poolTookIn && !this.missing.has(info.digest) && (this.refused.has(key) || this.full)) {
+        this.refuse(key);
+        this.takenInByPool(key, from);
         return;
       }
       // a restarted node: its vote was noted above (takenInSinceRestart)
-      if (!poolTookIn && !this.missing.has(info.digest) && identity !== undefined && this.unconfirmed.has(identity)) return;
+      if (!poolTookIn && !this.missing.has(info.digest) && this.unconfirmed.has(key)) return;
       entry = this.store(msg.request, info, identity);
       this.adoptUnconfirmed(entry);
-      const held = identity === undefined ? undefined : this.refusedVotes.get(identity);
+      const held = this.refusedVotes.get(key);
       if (held !== undefined) {
         for (const v of held.voters) entry.votes.add(v);
         // the client this node acknowledged before dropping it is answered when it is ordered
         for (const c of held.connIds ?? []) entry.connIds.add(c);
-        this.refusedVotes.delete(identity!);
+        this.refusedVotes.delete(key);
       }
     }
     this.countPropagate(entry, from);
@@ -651,9 +665,9 @@ export class RequestIntake {
    * others finalise, or nobody proposes it), and the door does not refuse its late client copy (`propagatedHere`).
    */
   private rememberDropped(e: RequestEntry): void {
-    if (e.identity === undefined) return;
-    this.refuse(e.identity);
-    this.refusedVotes.set(e.identity, { voters: new Set(e.votes), ...(e.connIds.size > 0 ? { connIds: e.connIds } : {}) });
+    const key = refusalKey(e.identity, e.info.digest);
+    this.refuse(key);
+    this.refusedVotes.set(key, { voters: new Set(e.votes), ...(e.connIds.size > 0 ? { connIds: e.connIds } : {}) });
   }
 
   /** Remembers that `e`'s request is ordered (committed), for the door (see `orderedIdentities`). */
