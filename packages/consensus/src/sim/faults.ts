@@ -65,6 +65,8 @@ export interface FaultMix {
    * changes the view (gate-only)
    */
   overload?: boolean;
+  /** with overload: only the first f+1 validators (the primary of view 0 among them) have the small request queue */
+  overloadFirst?: boolean;
   /** f Byzantine nodes flood INSTANCE_CHANGE, MESSAGE_RESPONSE{NEW_VIEW}, VIEW_CHANGE_ACK and stash fillers */
   flood?: boolean;
   /** the primary of view 0 is faulty in time: paused and resumed, slow, and censoring one request in five */
@@ -258,6 +260,23 @@ export const FAULT_MIXES: Readonly<Record<string, FaultMix>> = {
     overload: true,
     healAtMs: 4000,
     livenessBoundMs: 20_000,
+    requests: 120,
+    consensus: { maxRequestQueueSize: 6 },
+  },
+  // the overload mix with crashes and restarts, the primary of view 0 among them (view change), and full queues on the
+  // first f+1 nodes only, so that the others hold what those refuse: a node restarted while it remembered refusals
+  // must not take in, from the PROPAGATEs of those that hold them, the writes it refused before (#16)
+  overloadRestart: {
+    ...base,
+    name: 'overloadRestart',
+    latencyMs: [1, 10],
+    overload: true,
+    overloadFirst: true,
+    crashes: true,
+    crashPrimary: true,
+    faultyNodes: 'f',
+    healAtMs: 4000,
+    livenessBoundMs: 30_000,
     requests: 120,
     consensus: { maxRequestQueueSize: 6 },
   },

@@ -93,6 +93,8 @@ export interface SimNode<E extends SimExecutor = StandInExecutor> {
   votes: StoredInstanceChangeVote[];
   /** durable journal of its PRE-PREPARE / PREPARE / COMMIT votes (survives crashes; #15 F8) */
   threePc?: ThreePcVoteJournal;
+  /** durable refusal mark of admission control (survives crashes; intake.ts (3)) */
+  refusalMark?: number;
   /** PRE-PREPAREs this node already relayed (gossip model) */
   relayed: Set<string>;
   /** crash-stopped: down for the rest of the run (liveness is checked without it) */

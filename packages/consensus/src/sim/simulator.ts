@@ -215,8 +215,11 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     if (node.usurper === true) validators = [...validators.slice(validators.indexOf(node.name)), ...validators.slice(0, validators.indexOf(node.name))];
     // a wrongDigest primary executes its own batches under the digest it will put on the wire
     const forging = this.mix.primaryBehaviours?.includes('wrongDigest') === true;
+    // overloadFirst: the nodes after the first f+1 have room for everything (they take in what those refuse)
+    const i = this.genesisNames.indexOf(node.name);
+    const roomy = this.mix.overloadFirst === true && (i < 0 || i > Math.floor((this.genesisNames.length - 1) / 3)) ? { maxRequestQueueSize: 100_000 } : {};
     return new ConsensusCore(
-      { name: node.name, validators, ...this.mix.consensus, ...this.opts.consensus },
+      { name: node.name, validators, ...this.mix.consensus, ...roomy, ...this.opts.consensus },
       {
         executor: forging ? digestForging(r.executor, () => node.byzantine === 'wrongDigest' && node.core?.status().primary === node.name) : r.executor,
         crypto: r.crypto,
@@ -224,6 +227,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
         clock: { now: () => this.queue.now, utcSeconds: () => Math.floor(BASE_UTC + this.queue.now / 1000 + node.skewSec) },
         voteStore: { load: () => node.votes, save: (votes) => (node.votes = votes) },
         ...(this.opts.noVoteJournal === true ? {} : { threePcStore: { load: () => node.threePc, save: (j: ThreePcVoteJournal) => (node.threePc = j) } }),
+        refusalMark: { load: () => node.refusalMark, save: (until: number) => (node.refusalMark = until) },
       },
     );
   }
@@ -574,6 +578,9 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     let by = this.refusals.get(digest);
     if (by === undefined) this.refusals.set(digest, (by = new Set()));
     by.add(alias);
+    // with crashes, a write one node refused may wait for a node that is down, and be dropped meanwhile: undecided
+    // (the client's deadline answers it), it need not be ordered, and must not be once f+1 refused it
+    if (this.mix.crashes || this.mix.crashPrimary) for (const s of this.record.submitted) if (s.digest === digest) s.mustOrder = false;
     if (by.size < Math.floor((this.opts.nodes - 1) / 3) + 1 || this.refusedByPool.has(digest)) return;
     this.refusedByPool.add(digest);
     for (const s of this.record.submitted) if (s.digest === digest) s.mustOrder = false;
@@ -592,7 +599,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     }
     const honest = this.nodes.filter((n) => !this.record.byzantine.has(n.name));
     const view = Math.max(...honest.map((n) => n.core.status().viewNo));
-    if (view > 0) out.push(`overload: the view changed (to ${view}) with no fault but full request queues`);
+    if (view > 0 && !this.mix.crashes && !this.mix.crashPrimary) out.push(`overload: the view changed (to ${view}) with no fault but full request queues`);
     return out;
   }
 

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { RequestIntake } from '../../src/intake.js';
 import { runSimulation } from '../../src/sim/simulator.js';
 
-describe('sim: overload (full request queues, no other fault)', function () {
+describe('sim: overload (full request queues; overloadRestart: with crashes and restarts)', function () {
   this.timeout(120_000);
 
   it('passes: refused requests are not ordered, the others are, in view 0', () => {
@@ -17,6 +17,32 @@ describe('sim: overload (full request queues, no other fault)', function () {
       expect(r.maxView).to.equal(0);
       expect(r.orderedRequests).to.be.greaterThan(0);
     }
+  });
+
+  it('overloadRestart passes: with crashes and restarts, no request f+1 nodes refused is ordered', () => {
+    for (const [nodes, seed] of [
+      [4, 7],
+      [4, 12],
+      [7, 1],
+      [7, 2],
+    ] as const) {
+      const r = runSimulation({ seed, nodes, faults: 'overloadRestart' });
+      expect(r.violations, `n=${nodes} seed ${seed}`).to.deep.equal([]);
+      expect(r.orderedRequests).to.be.greaterThan(0);
+    }
+  });
+
+  it('overloadRestart catches a node that forgets its refusals across a restart (no refusal mark saved)', () => {
+    const proto = RequestIntake.prototype as unknown as { markRefusal: () => void };
+    const original = proto.markRefusal;
+    proto.markRefusal = () => undefined;
+    const found: string[] = [];
+    try {
+      for (const seed of [7, 12]) found.push(...runSimulation({ seed, nodes: 4, faults: 'overloadRestart' }).violations);
+    } finally {
+      proto.markRefusal = original;
+    }
+    expect(found.some((v) => /^overload: .* ordered request .* refused for a full queue/.test(v))).to.equal(true, found.join('\n'));
   });
 
   it('catches a request finalised by f+1 PROPAGATEs (n-f expected)', () => {
