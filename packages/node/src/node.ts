@@ -4,7 +4,7 @@
 // and runs the core's effects. Every core event is handled to completion, one at a time; an
 // ordered batch's atomic write is durable before any client hears about it. close() is idempotent
 // and closes in reverse.
-import { decodeMsgpack, LedgerId, TxnType } from '@quire/common';
+import { LedgerId, TxnType } from '@quire/common';
 import type { ConsensusCore, ConsensusEffect, ConsensusEvent } from '@quire/consensus';
 import { ClientHost, type ClientHostEvents, NodeHost, isAborted } from '@quire/network';
 import { poolWritesFromTxns, type Txn } from '@quire/requests';
@@ -24,7 +24,7 @@ import { configTxns } from './startup.js';
 import { validatorInfo } from './validator-info.js';
 import type { FileVoteJournalStore } from './vote-journal-store.js';
 import { nodePackageVersion } from './version.js';
-import { encodePeerMessage } from './peer-wire.js';
+import { PeerMessageDecoder, encodePeerMessage } from './peer-wire.js';
 import { TurnBudget } from './turn-budget.js';
 
 export type { QuireNodeModules, QuireNodeOptions } from './node-assembly.js';
@@ -90,6 +90,8 @@ export class QuireNode {
   private writesAhead = 0;
   /** decoded peer messages waiting for the core: bounded per peer, served round-robin (#15, F9) */
   private readonly peerMessages = new PeerMessageQueue<unknown>();
+  /** decodes peer messages, each distinct PROPAGATE encoding once (peer-wire.ts) */
+  private readonly peerDecoder = new PeerMessageDecoder();
   /** a peer message is on the event queue: the next one joins it only when that one is handled */
   private peerMessageQueued = false;
   /** forced requests from peers being checked (ForcedRequests.fromPeer) */
@@ -271,7 +273,7 @@ export class QuireNode {
     }
     let msg: unknown;
     try {
-      msg = decodeMsgpack(data);
+      msg = this.peerDecoder.decode(data);
     } catch {
       this.metrics?.suspicions.inc({ code: 'undecodable' });
       return;
