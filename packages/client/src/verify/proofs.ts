@@ -60,6 +60,56 @@ export function verifyTrieProof(input: TrieProofInput): Uint8Array | null {
   return verifyTrieProofAt(root, input.key, input.proofNodes, input.nodeCache ?? sharedProofNodes);
 }
 
+/** Proofs of at most this many characters (base64) are remembered by ProvenValues. */
+export const PROVEN_MAX_PROOF_CHARS = 8 * 1024;
+/** Values of at most this many bytes are remembered by ProvenValues. */
+export const PROVEN_MAX_VALUE_BYTES = 8 * 1024;
+
+/**
+ * The outcomes of the trie proofs verified last, by the proof's text, with the root and key each proved: a client that
+ * reads a key again at the same root gets the same proof text, and `verifyTrieProof` is a pure function of (root, key,
+ * proof), so the value it proved is the answer again without decoding the base64, hashing the nodes and walking them.
+ * Only verified proofs are kept (a proof that fails is walked every time), an entry answers only the exact root text,
+ * key and proof text it was verified with, and the values it holds are never handed out (the caller compares them).
+ * Bounded: at most `maxEntries` entries (oldest first out) of proofs up to PROVEN_MAX_PROOF_CHARS and values up to
+ * PROVEN_MAX_VALUE_BYTES, so at most maxEntries x 16 KiB.
+ */
+export class ProvenValues {
+  private readonly entries = new Map<string, { rootHash: string; key: string; value: Uint8Array | null }>();
+
+  constructor(private readonly maxEntries = 1024) {}
+
+  /** The value `verifyTrieProof` gives for this input (null = absent); throws its ProofError. Read the value only. */
+  verify(input: TrieProofInput): Uint8Array | null {
+    const { rootHash, proofNodes } = input;
+    const key =
+      typeof input.key === 'string' ? `s${input.key}` : `b${Buffer.from(input.key.buffer, input.key.byteOffset, input.key.byteLength).toString('latin1')}`;
+    const hit = typeof proofNodes === 'string' ? this.entries.get(proofNodes) : undefined;
+    if (hit !== undefined && hit.rootHash === rootHash && hit.key === key) return hit.value;
+    const value = verifyTrieProof(input);
+    if (typeof rootHash === 'string' && proofNodes.length <= PROVEN_MAX_PROOF_CHARS && (value === null || value.byteLength <= PROVEN_MAX_VALUE_BYTES)) {
+      this.entries.delete(proofNodes);
+      this.entries.set(proofNodes, { rootHash, key, value: value === null ? null : Uint8Array.from(value) });
+      if (this.entries.size > this.maxEntries) {
+        const oldest = this.entries.keys().next();
+        if (oldest.done !== true) this.entries.delete(oldest.value);
+      }
+    }
+    return value;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+/** The trie proofs verified last in this process (see ProvenValues); read replies are checked through it. */
+export const sharedProvenValues = new ProvenValues();
+
 export interface AuditPathInput {
   /** base58 ledger root the path must lead to. */
   rootHash: string;

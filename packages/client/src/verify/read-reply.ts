@@ -7,7 +7,7 @@ import { LedgerId, TxnType, equalBytes, isPlainObject, stringifyJson, toHex, typ
 import { ProofError, StorageError } from '@quire/storage/proofs';
 import { ClientErrorCode, VerificationError } from '../errors.js';
 import { DEFAULT_FRESHNESS_SECONDS, verifyMultiSignature, type Freshness, type MultiSignatureCache, type PoolBlsKeys } from './multi-signature.js';
-import { verifyAuditPath, verifyTrieProof } from './proofs.js';
+import { sharedProvenValues, verifyAuditPath } from './proofs.js';
 import { readTargets, type FreshnessRule, type ProofTarget } from './read-targets.js';
 
 export interface VerifyReadReplyInput {
@@ -128,7 +128,7 @@ export function verifyReadReply(input: VerifyReadReplyInput): VerifiedRead {
     }
     let proven: Uint8Array | null;
     try {
-      proven = verifyTrieProof({ rootHash: sp.root_hash, key: t.key, proofNodes: sp.proof_nodes });
+      proven = sharedProvenValues.verify({ rootHash: sp.root_hash, key: t.key, proofNodes: sp.proof_nodes });
     } catch (e) {
       if (e instanceof ProofError) throw new VerificationError(ClientErrorCode.PROOF_INVALID, { proofCode: e.code, key: keyText(t.key) });
       throw e;
