@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NodeError, NodeErrorCode } from '../../src/errors.js';
 import { FileRefusalMarkStore } from '../../src/refusal-mark-store.js';
 
 describe('FileRefusalMarkStore (#16)', () => {
@@ -31,7 +32,9 @@ describe('FileRefusalMarkStore (#16)', () => {
     it(`throws on a file that holds no mark (${what})`, () => {
       const file = join(dir, 'refusal-mark.json');
       writeFileSync(file, text);
-      expect(() => new FileRefusalMarkStore(file).load()).to.throw();
+      expect(() => new FileRefusalMarkStore(file).load())
+        .to.throw(NodeError)
+        .with.property('code', NodeErrorCode.STORAGE_INCONSISTENT);
     });
   }
 });
