@@ -88,15 +88,20 @@ export async function quireOk(args: string[], opts: { env?: NodeJS.ProcessEnv; t
 
 export const LEDGER_TYPES = ['pool', 'domain', 'config', 'audit'] as const;
 
-/** `read_ledger --type <type> --data_dir <dir>` for the whole ledger (it reads a copy while the node runs). */
+/**
+ * `read_ledger --type <type> --data_dir <dir>` for the whole ledger (it reads a copy while the node runs); '' for an
+ * empty ledger, for which read_ledger refuses the range 1-1000000 (a pool that wrote no config txn has one).
+ */
 export async function readLedger(dataDir: string, type: (typeof LEDGER_TYPES)[number]): Promise<string> {
+  if ((await runReadLedger(['--type', type, '--count', '--data_dir', dataDir])).trim() === '0') return '';
+  return runReadLedger(['--type', type, '--frm', '1', '--to', '1000000', '--data_dir', dataDir]);
+}
+
+async function runReadLedger(args: string[]): Promise<string> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await readLedgerMain(['--type', type, '--frm', '1', '--to', '1000000', '--data_dir', dataDir], {
-    out: (t) => void out.push(t),
-    err: (t) => void err.push(t),
-  });
-  if (code !== 0) throw new Error(`read_ledger --type ${type} --data_dir ${dataDir} exited ${code}: ${err.join('')}`);
+  const code = await readLedgerMain(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) });
+  if (code !== 0) throw new Error(`read_ledger ${args.join(' ')} exited ${code}: ${err.join('')}`);
   return out.join('');
 }
 
