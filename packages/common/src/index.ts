@@ -22,6 +22,7 @@ export { JsonFloat, RECEIVED_KEY_ORDER, receivedKeys, setReceivedKeys, codePoint
 
 // encodings (formats 1.4-1.7)
 export { parseJson, stringifyJson } from './lossless-json.js';
+export { JsonText } from './json-writer.js';
 export type { ParseJsonOptions } from './lossless-json.js';
 export { signingSerialization, signatureInput, signatureInputString, applyAttribRule, SIGNED_REQUEST_FIELDS } from './signing-serialization.js';
 export type { SigningSerializationOptions } from './signing-serialization.js';

@@ -20,6 +20,21 @@ const MEMO_ENTRIES = 256;
 /** the literals of the last long strings written: a node writes the same base64 proof in every read of its key */
 const literals = new Map<string, string>();
 
+/**
+ * A value already written by stringifyJson, written again as that text: a part of a message sent many times (a read's
+ * state proof with its multi-signature) is written once and spliced into each message. Made only by `JsonText.of`, from
+ * the writer's own output, so its text is always JSON the writer would write for the value. stringifyJson writes it
+ * as is; canonical JSON (sorted keys, hashed and signed) refuses it as UNSUPPORTED_VALUE.
+ */
+export class JsonText {
+  private constructor(readonly text: string) {}
+
+  /** The value's stringifyJson text, to be written as is. Throws as stringifyJson. */
+  static of(value: unknown): JsonText {
+    return new JsonText(writeJson(value, false));
+  }
+}
+
 /** The JSON string literal of `s`. Throws LONE_SURROGATE. */
 export function jsonString(s: string): string {
   if (s.length >= MEMO_MIN_LENGTH && s.length <= MEMO_MAX_LENGTH) {
@@ -78,7 +93,10 @@ export function writeJson(v: unknown, sorted: boolean, depth = 0): string {
         }
         return out + '}';
       }
-      if (!isPlainObject(v)) throw unsupported(v);
+      if (!isPlainObject(v)) {
+        if (v instanceof JsonText && !sorted) return v.text;
+        throw unsupported(v);
+      }
       let out = '{';
       let first = true;
       for (const k of sorted ? sortedKeys(v) : receivedKeys(v)) {
