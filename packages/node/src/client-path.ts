@@ -12,16 +12,7 @@ import type { ParsedRequest, RequestPipeline } from '@quire/requests';
 import { RequestError, RequestErrorCode, parseMessage, toRequestError, wrapReason } from '@quire/requests';
 import type { BlsStore, Ledger, SeqNoIndex, StateTrie, AttributeStore } from '@quire/storage';
 import { answerClientCatchup, isClientCatchupMessage } from './client-catchup.js';
-import {
-  type WriteProof,
-  attachMultiSignatures,
-  encodeReply,
-  envelopeGuess,
-  nackMessage as nack,
-  rejectCode,
-  writeProofs,
-  writeResult,
-} from './client-replies.js';
+import { type WriteProof, encodeReadReply, encodeReply, envelopeGuess, nackMessage as nack, rejectCode, writeProofs, writeResult } from './client-replies.js';
 import { NodeError, NodeErrorCode } from './errors.js';
 import type { NodeLogger } from './logger.js';
 import type { NodeMetrics } from './metrics.js';
@@ -284,9 +275,7 @@ export class ClientPath {
           return;
         }
         case 'read': {
-          const result = { ...outcome.reply.result };
-          attachMultiSignatures(this.modules.stores, result, outcome.reply, outcome.request.type, outcome.request.operation);
-          channel.respond(encodeReply({ op: 'REPLY', result }));
+          channel.respond(encodeReadReply(this.modules.stores, outcome.reply, outcome.request.type, outcome.request.operation));
           this.count('read', 'reply');
           this.modules.metrics?.readLatency.observe((this.clock() - started) / 1000);
           return;

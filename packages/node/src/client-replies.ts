@@ -1,6 +1,6 @@
 // The messages the client path sends (formats.md §5, requests.md §1.8): JSON encoding, REQNACK of
 // a request, the REPLY result of an ordered write, and the multi-signatures attached to a read.
-import { TxnType, b58encode, equalBytes, isPlainObject, stringifyJson } from '@quire/common';
+import { JsonText, TxnType, b58encode, equalBytes, isPlainObject, receivedKeys, stringifyJson, type MultiSignature } from '@quire/common';
 import type { UnsignedReadReply, RequestError } from '@quire/requests';
 import { wrapReason } from '@quire/requests';
 import type { AttributeStore, BlsStore, Ledger, StateTrie } from '@quire/storage';
@@ -104,11 +104,46 @@ export function rootText(root: Uint8Array): string {
   return text;
 }
 
+/** State proofs written last (signedStateProof); texts longer than SIGNED_PROOF_MAX_CHARS are not kept. */
+export const SIGNED_PROOFS = 1024;
+export const SIGNED_PROOF_MAX_CHARS = 16 * 1024;
+/** the texts of the signed state proofs written last, by their proof_nodes text (the read context's, one per lookup) */
+const signedProofs = new Map<string, { rootHash: string; ms: MultiSignature; text: JsonText }>();
+
+/**
+ * `{...proof, multi_signature: ms}`, as a JsonText when `proof` is a `{root_hash, proof_nodes}` (in that order) of the read context: every
+ * read of a key at a root is answered with the same proof text (stateProofOf) and the same stored multi-signature (the
+ * BLS store's object for the root), so the state proof's JSON is written once and spliced into each reply. An entry
+ * answers only the exact root text, proof text and multi-signature object it was written from; at most SIGNED_PROOFS
+ * entries of up to SIGNED_PROOF_MAX_CHARS (oldest first out). Any other proof gets the object as before.
+ */
+export function signedStateProof(proof: Record<string, unknown>, ms: MultiSignature): Record<string, unknown> | JsonText {
+  const rootHash = proof.root_hash;
+  const nodes = proof.proof_nodes;
+  const signed = { ...proof, multi_signature: ms };
+  if (typeof rootHash !== 'string' || typeof nodes !== 'string') return signed;
+  const keys = receivedKeys(proof);
+  if (keys.length !== 2 || keys[0] !== 'root_hash' || keys[1] !== 'proof_nodes') return signed;
+  const hit = signedProofs.get(nodes);
+  if (hit !== undefined && hit.rootHash === rootHash && hit.ms === ms) return hit.text;
+  const text = JsonText.of(signed);
+  if (text.text.length <= SIGNED_PROOF_MAX_CHARS) {
+    signedProofs.delete(nodes);
+    signedProofs.set(nodes, { rootHash, ms, text });
+    if (signedProofs.size > SIGNED_PROOFS) {
+      const oldest = signedProofs.keys().next();
+      if (oldest.done !== true) signedProofs.delete(oldest.value);
+    }
+  }
+  return text;
+}
+
 /**
  * formats.md §5.3, §9.4: the multi-signature stored for the state root that was read, as
  * `state_proof.multi_signature`; for GET_REVOC_REG_DELTA with `from` (formats.md §7.7) also the one
  * stored for the `from` root, as `data.stateProofFrom.multi_signature`; for GET_TXN the one of the
- * ledger's current state root. A root without a stored multi-signature gets none.
+ * ledger's current state root. A root without a stored multi-signature gets none. `signProof` makes the signed
+ * `state_proof` (default `{...proof, multi_signature}`; encodeReadReply passes signedStateProof).
  */
 export function attachMultiSignatures(
   stores: ReplyStores,
@@ -116,6 +151,7 @@ export function attachMultiSignatures(
   reply: UnsignedReadReply,
   type: string,
   operation: Readonly<Record<string, unknown>>,
+  signProof: (proof: Record<string, unknown>, ms: MultiSignature) => unknown = (proof, ms) => ({ ...proof, multi_signature: ms }),
 ): void {
   const bls = stores.bls;
   const { stateRoot, stateRootFrom } = reply;
@@ -126,7 +162,7 @@ export function attachMultiSignatures(
   if (stateRoot !== undefined) {
     const ms = bls.getSync(rootText(stateRoot.root));
     const proof = result.state_proof;
-    if (ms !== undefined && isPlainObject(proof)) result.state_proof = { ...proof, multi_signature: ms };
+    if (ms !== undefined && isPlainObject(proof)) result.state_proof = signProof(proof, ms);
     return;
   }
   if (type === TxnType.GET_TXN && result.data !== null && result.data !== undefined) {
@@ -136,4 +172,15 @@ export function attachMultiSignatures(
     const ms = bls.getSync(rootText(stores.states[lid].committedRoot));
     if (ms !== undefined) result.state_proof = { multi_signature: ms };
   }
+}
+
+/**
+ * The JSON bytes of a read's REPLY: its result with the multi-signatures attached (attachMultiSignatures), the state
+ * proof written once per proof, root and multi-signature (signedStateProof). The same bytes as
+ * `encodeReply({op: 'REPLY', result})` after attachMultiSignatures on a copy of the result.
+ */
+export function encodeReadReply(stores: ReplyStores, reply: UnsignedReadReply, type: string, operation: Readonly<Record<string, unknown>>): Uint8Array {
+  const result = { ...reply.result };
+  attachMultiSignatures(stores, result, reply, type, operation, signedStateProof);
+  return encodeReply({ op: 'REPLY', result });
 }
