@@ -66,7 +66,7 @@ export const PROVEN_MAX_PROOF_CHARS = 8 * 1024;
 export const PROVEN_MAX_VALUE_BYTES = 8 * 1024;
 
 /**
- * The outcomes of the trie proofs verified last, by the proof's text, with the root and key each proved: a client that
+ * The outcomes of the trie proofs verified last, by the root and key each proved, with the proof's text: a client that
  * reads a key again at the same root gets the same proof text, and `verifyTrieProof` is a pure function of (root, key,
  * proof), so the value it proved is the answer again without decoding the base64, hashing the nodes and walking them.
  * Only verified proofs are kept (a proof that fails is walked every time), an entry answers only the exact root text,
@@ -75,21 +75,29 @@ export const PROVEN_MAX_VALUE_BYTES = 8 * 1024;
  * PROVEN_MAX_VALUE_BYTES, so at most maxEntries x 16 KiB.
  */
 export class ProvenValues {
-  private readonly entries = new Map<string, { rootHash: string; key: string; value: Uint8Array | null }>();
+  /** by root text and key: the proof text verified for them and the value it proved */
+  private readonly entries = new Map<string, { proofNodes: string; value: Uint8Array | null }>();
 
   constructor(private readonly maxEntries = 1024) {}
 
   /** The value `verifyTrieProof` gives for this input (null = absent); throws its ProofError. Read the value only. */
   verify(input: TrieProofInput): Uint8Array | null {
     const { rootHash, proofNodes } = input;
-    const key =
-      typeof input.key === 'string' ? `s${input.key}` : `b${Buffer.from(input.key.buffer, input.key.byteOffset, input.key.byteLength).toString('latin1')}`;
-    const hit = typeof proofNodes === 'string' ? this.entries.get(proofNodes) : undefined;
-    if (hit !== undefined && hit.rootHash === rootHash && hit.key === key) return hit.value;
+    const k = input.key;
+    // a short id (the proof text is compared, not hashed): root text (only a base58 root is ever kept, so no "|" in it),
+    // then the key as a string or its bytes as latin1
+    const id =
+      typeof rootHash !== 'string'
+        ? undefined
+        : typeof k === 'string'
+          ? `${rootHash}|s${k}`
+          : `${rootHash}|b${Buffer.from(k.buffer, k.byteOffset, k.byteLength).toString('latin1')}`;
+    const hit = id === undefined ? undefined : this.entries.get(id);
+    if (hit !== undefined && hit.proofNodes === proofNodes) return hit.value;
     const value = verifyTrieProof(input);
-    if (typeof rootHash === 'string' && proofNodes.length <= PROVEN_MAX_PROOF_CHARS && (value === null || value.byteLength <= PROVEN_MAX_VALUE_BYTES)) {
-      this.entries.delete(proofNodes);
-      this.entries.set(proofNodes, { rootHash, key, value: value === null ? null : Uint8Array.from(value) });
+    if (id !== undefined && proofNodes.length <= PROVEN_MAX_PROOF_CHARS && (value === null || value.byteLength <= PROVEN_MAX_VALUE_BYTES)) {
+      this.entries.delete(id);
+      this.entries.set(id, { proofNodes, value: value === null ? null : Uint8Array.from(value) });
       if (this.entries.size > this.maxEntries) {
         const oldest = this.entries.keys().next();
         if (oldest.done !== true) this.entries.delete(oldest.value);
