@@ -167,8 +167,8 @@ export class RequestIntake {
   /** the refusal mark saved last (UTC seconds): refusals until then are covered */
   private markedUntil: number;
   /**
-   * requestIdentity -> validators whose PROPAGATE of a request this node does not hold arrived while it is forgetful
-   * (oldest first, at most MAX_REMEMBERED_REFUSALS, all dropped when that time ends): taken in at n-f, or with the
+   * refusalKey of a checked request this node does not hold -> validators whose PROPAGATE of it arrived while it is
+   * forgetful (oldest first, at most MAX_REMEMBERED_REFUSALS, all dropped when that time ends): taken in at n-f, or with the
    * client's copy (which joins these votes)
    */
   private readonly unconfirmed = new Map<string, Set<string>>();
@@ -440,12 +440,9 @@ export class RequestIntake {
         if (this.orderedBodies.get(d)?.identity === identity) return;
       }
       // refused here: not stored, counted nor propagated, unless a PRE-PREPARE needs its body or
-      // n-f validators took it in; likewise any request a restarted node does not hold (it may have refused it)
+      // n-f validators took it in
       if (this.refused.has(identity)) {
         poolTookIn = this.takenInByPool(identity, from);
-        if (!poolTookIn && this.missing.size === 0) return;
-      } else if (this.isForgetful()) {
-        poolTookIn = this.takenInSinceRestart(identity, from);
         if (!poolTookIn && this.missing.size === 0) return;
       }
     }
@@ -460,9 +457,11 @@ export class RequestIntake {
       // late copies of ordered requests (committed or rejected) must not queue them again
       if (this.orderedBodies.has(info.digest) || this.ctx.modules.executor.isPayloadCommitted(info.payloadDigest)) return;
       const key = refusalKey(identity, info.digest);
-      // a request without an identity is recognised by its digest only now (see refusalKey)
+      // a request without an identity is recognised by its digest only now (see refusalKey); a restarted node notes
+      // the PROPAGATEs of a request it does not hold (it may have refused it) once the request is checked, so that a
+      // peer's forged or malformed PROPAGATEs are counted against it and never fill `unconfirmed`
       if (identity === undefined && this.refused.has(key)) poolTookIn = this.takenInByPool(key, from);
-      else if (identity === undefined && this.isForgetful()) poolTookIn = this.takenInSinceRestart(key, from);
+      else if (!this.refused.has(key) && this.isForgetful()) poolTookIn = this.takenInSinceRestart(key, from);
       // admission, as for a client's copy, unless a PRE-PREPARE names the request
       if (!poolTookIn && !this.missing.has(info.digest) && (this.refused.has(key) || this.full)) {
         this.refuse(key);

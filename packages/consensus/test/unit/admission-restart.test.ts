@@ -4,7 +4,7 @@
 // ordered after Node1 was killed and restarted: Node2 and Node3 still held them and propagated them again, the
 // restarted Node1 took them in and its PROPAGATE made the n-f that ordered them.
 import { expect } from 'chai';
-import type { ClientRequestBody, ConsensusOptions } from '@quire/consensus';
+import { Suspicion, type ClientRequestBody, type ConsensusOptions } from '@quire/consensus';
 import { Pool, VALIDATORS } from './scripted-pool.js';
 
 type Msg = { op: string; request?: { reqId?: unknown } };
@@ -21,6 +21,11 @@ function pooled(consensus: Partial<ConsensusOptions> = {}): { pool: Pool; t: num
   return { pool, t: 11_000 };
 }
 
+const firstOf = (reqs: ClientRequestBody[]): ClientRequestBody => {
+  const [r] = reqs;
+  if (r === undefined) throw new RangeError('no request');
+  return r;
+};
 const answers = (pool: Pool, r: ClientRequestBody): (string | undefined)[] => VALIDATORS.map((n) => pool.answers.get(`${n}:${String(r.reqId)}`));
 const orderedOn = (pool: Pool, r: ClientRequestBody): string[] => VALIDATORS.filter((n) => pool.orderedBy.get(n)?.has(Number(r.reqId)) ?? false);
 
@@ -89,6 +94,29 @@ describe('admission control across a restart (intake.ts)', () => {
     expect(orderedOn(pool, w!), 'W, after that time').to.deep.equal(['Node1', 'Node2']);
     const last = (n: string) => pool.cores.get(n)!.status().lastOrdered;
     expect(last('Node4')).to.deep.equal(last('Node1'));
+  });
+
+  it('a restarted node that refused writes checks a PROPAGATE before it notes it: a forged one counts against its sender', () => {
+    // before the check, a peer's PROPAGATEs of a well-formed identity were noted unchecked while the node could remember
+    // refusals (up to 200,000 identities of any length) and never counted against the peer
+    const { pool, t } = pooled({ propagatesPhaseReqTimeoutMs: 4_000 });
+    const filler = firstOf(pool.submitAt(t + 1, 1, ['Node4']));
+    pool.drop = (_from, _to, msg) => isPropagateOf(filler)(msg as Msg);
+    pool.runUntil(t + 100);
+    const g = firstOf(pool.submitAt(t + 100, 1, ['Node4']));
+    pool.runUntil(t + 200);
+    expect(pool.answers.get(`Node4:${String(g.reqId)}`)).to.equal('nack');
+    pool.schedule(t + 400, () => pool.crash('Node4'));
+    pool.schedule(t + 500, () => pool.restart('Node4'));
+    // Node1 sends the restarted Node4 PROPAGATEs of requests whose signature is another request's
+    const signed = [0, 1, 2, 3].map((i) => pool.client.request(`forged${i}xxxxxxxxxxxxxxxxxxxxxxxxx`));
+    const forged = signed.map((r, i) => ({ ...r, signature: signed[(i + 1) % signed.length]?.signature }));
+    forged.forEach((request, i) =>
+      pool.eventAt(t + 1_000 + i, 'Node4', { kind: 'nodeMessage', from: 'Node1', msg: { op: 'PROPAGATE', request, senderClient: null } }),
+    );
+    pool.runUntil(t + 2_000);
+    const counted = pool.suspicions.filter((s) => s.by === 'Node4' && s.peer === 'Node1' && s.code === Suspicion.INVALID_PROPAGATED_REQUEST);
+    expect(counted).to.have.length(forged.length);
   });
 
   it('f+1 nodes that refused nothing restart: the writes the others took in meanwhile are ordered', () => {
