@@ -120,6 +120,28 @@ function decimal(v: unknown, field: string): string {
   throw malformed(field, 'not an integer');
 }
 
+/** GET_NYM data texts of at most this many characters are remembered (nymValues). */
+export const NYM_VALUE_MAX_CHARS = 4096;
+/** dests whose GET_NYM value is remembered (nymValues) */
+export const NYM_VALUES = 1024;
+/**
+ * The state value a GET_NYM reply's data text implies (formats.md 8: CJ of the record without `dest`), by dest, with the
+ * data text it was computed from: a pure function of the two, and a client reading a DID again gets the same text while
+ * the record is unchanged. Only texts that gave a value are kept; an entry answers only its exact dest and text, with a
+ * copy of its value. At most NYM_VALUES entries of up to NYM_VALUE_MAX_CHARS (oldest first out).
+ */
+const nymValues = new Map<string, { data: string; value: Uint8Array; recordSeqNo: number | null }>();
+
+function rememberNymValue(dest: string, data: string, value: Uint8Array, recordSeqNo: number | null): void {
+  if (data.length > NYM_VALUE_MAX_CHARS) return;
+  nymValues.delete(dest);
+  nymValues.set(dest, { data, value: value.slice(), recordSeqNo });
+  if (nymValues.size > NYM_VALUES) {
+    const oldest = nymValues.keys().next();
+    if (oldest.done !== true) nymValues.delete(oldest.value);
+  }
+}
+
 /**
  * The proofs a read reply's `result` must carry. `op` holds the query fields (the request's operation when known,
  * else the echo in the result).
@@ -139,12 +161,19 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
       let recordSeqNo: number | null = null;
       if (data !== null && data !== undefined) {
         if (typeof data !== 'string') throw malformed('data', 'GET_NYM data is not a JSON string');
-        const rec = parseData(data);
-        if (!isPlainObject(rec)) throw malformed('data', 'not a JSON object');
-        if (rec.dest !== undefined && rec.dest !== dest) throw malformed('data.dest', 'differs from the query');
-        delete rec.dest;
-        value = canonicalJsonBytes(rec);
-        recordSeqNo = safeSeqNo(rec.seqNo);
+        const known = nymValues.get(dest);
+        if (known !== undefined && known.data === data) {
+          value = known.value.slice();
+          recordSeqNo = known.recordSeqNo;
+        } else {
+          const rec = parseData(data);
+          if (!isPlainObject(rec)) throw malformed('data', 'not a JSON object');
+          if (rec.dest !== undefined && rec.dest !== dest) throw malformed('data.dest', 'differs from the query');
+          delete rec.dest;
+          value = canonicalJsonBytes(rec);
+          recordSeqNo = safeSeqNo(rec.seqNo);
+          rememberNymValue(dest, data, value, recordSeqNo);
+        }
       }
       const nym = one(LedgerId.DOMAIN, nymKey(dest), value, historicRule(op));
       nym.targets[0]!.recordSeqNo = recordSeqNo;
