@@ -184,6 +184,11 @@ export class RequestIntake {
       until = ctx.modules.clock.utcSeconds() + this.refusalTtlS() + MARK_STEP_S;
     }
     const utc = ctx.modules.clock.utcSeconds();
+    // a mark runs at most refusalTtlS() + 1 + MARK_STEP_S past the time it was saved (see markRefusal), which was before
+    // now: one further ahead (a wall clock set ahead at a refusal and corrected since, an edited file) is taken as that
+    // much from now, which still covers every refusal made before this start
+    const furthest = utc + this.refusalTtlS() + 1 + MARK_STEP_S;
+    if (until !== undefined && until > furthest) until = furthest;
     this.markedUntil = until ?? 0;
     if (until !== undefined && until > utc) this.forgetfulUntil = ctx.now() + (until - utc) * 1000;
   }

@@ -119,6 +119,19 @@ describe('admission control across a restart (intake.ts)', () => {
     expect(counted).to.have.length(forged.length);
   });
 
+  it('a refusal mark far ahead of the clock (set ahead, then corrected) keeps a restarted node from PROPAGATEs only as long as a real one', () => {
+    const { pool, t } = pooled({ propagatesPhaseReqTimeoutMs: 4_000 });
+    // Node4's mark says refusals may be remembered for years: a mark saved now says 19 s at most (8 s of memory, 11 ahead)
+    pool.refusalMarks.set('Node4', 4_000_000_000);
+    pool.schedule(t + 300, () => pool.crash('Node3'));
+    pool.schedule(t + 400, () => pool.crash('Node4'));
+    pool.schedule(t + 500, () => pool.restart('Node4'));
+    // W reaches Node1 and Node2 only once that time is over: n-f needs Node4's PROPAGATE
+    const w = firstOf(pool.submitAt(t + 25_000, 1, ['Node1', 'Node2']));
+    pool.runUntil(t + 40_000);
+    expect(orderedOn(pool, w), 'W, after the time a mark saved at the restart would cover').to.deep.equal(['Node1', 'Node2']);
+  });
+
   it('f+1 nodes that refused nothing restart: the writes the others took in meanwhile are ordered', () => {
     const { pool, t } = pooled({ maxRequestQueueSize: 100 });
     pool.schedule(t + 1, () => pool.crash('Node3'));
