@@ -180,7 +180,31 @@ export function attachMultiSignatures(
  * `encodeReply({op: 'REPLY', result})` after attachMultiSignatures on a copy of the result.
  */
 export function encodeReadReply(stores: ReplyStores, reply: UnsignedReadReply, type: string, operation: Readonly<Record<string, unknown>>): Uint8Array {
-  const result = { ...reply.result };
+  const result: Record<string, unknown> = { ...reply.result };
   attachMultiSignatures(stores, result, reply, type, operation, signedStateProof);
-  return encodeReply({ op: 'REPLY', result });
+  const sp = result.state_proof;
+  if (!(sp instanceof JsonText)) return encodeReply({ op: 'REPLY', result });
+  // the state proof last (as answerRead puts it): the rest written, the proof's UTF-8 bytes (made once per JsonText)
+  // appended, so that its few KB are neither copied into the reply's text nor encoded again
+  const keys = Object.keys(result);
+  if (keys[keys.length - 1] !== 'state_proof') return encodeReply({ op: 'REPLY', result });
+  result.state_proof = undefined; // left out by the writer
+  const rest = stringifyJson({ op: 'REPLY', result });
+  if (!rest.endsWith('}}') || rest.endsWith('{}}')) {
+    result.state_proof = sp;
+    return encodeReply({ op: 'REPLY', result });
+  }
+  let tail = proofBytes.get(sp);
+  if (tail === undefined) {
+    tail = textEncoder.encode(`,"state_proof":${sp.text}}}`);
+    proofBytes.set(sp, tail);
+  }
+  const head = rest.slice(0, -2);
+  const out = new Uint8Array(Buffer.byteLength(head, 'utf8') + tail.length);
+  const { written } = textEncoder.encodeInto(head, out);
+  out.set(tail, written);
+  return out;
 }
+
+/** the UTF-8 bytes of `,"state_proof":<text>}}` of the signed state proofs written last (encodeReadReply) */
+const proofBytes = new WeakMap<JsonText, Uint8Array>();

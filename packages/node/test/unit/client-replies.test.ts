@@ -102,4 +102,29 @@ describe('encodeReadReply', () => {
       expect(reply.result.state_proof).to.deep.equal(proof);
     }
   });
+
+  it('writes the same bytes for any result around the state proof (other fields, their order, non-ASCII text)', () => {
+    const root = new Uint8Array(32).fill(6);
+    const ms: MultiSignature = {
+      signature: 'S',
+      participants: ['Node1', 'Node2', 'Node3'],
+      value: { ledger_id: 1, pool_state_root_hash: 'P', state_root_hash: b58encode(root), timestamp: 1, txn_root_hash: 'T' },
+    };
+    const stores = { bls: { getSync: (r: string) => (r === b58encode(root) ? ms : undefined) } } as unknown as ReplyStores;
+    const proof = { root_hash: b58encode(root), proof_nodes: 'Z'.repeat(700) };
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer(), fc.constant(undefined), fc.constant(null))), fc.nat(), (fields, at) => {
+        const entries = Object.entries(fields);
+        entries.splice(at % (entries.length + 1), 0, ['state_proof', { ...proof }]);
+        const result = Object.fromEntries(entries) as Record<string, unknown>;
+        const reply = { result, stateRoot: { ledgerId: 1 as const, root } };
+        const old = { ...result };
+        attachMultiSignatures(stores, old, reply, '105', {});
+        expect(Buffer.from(encodeReadReply(stores, reply, '105', {})).toString('hex')).to.equal(
+          Buffer.from(encodeReply({ op: 'REPLY', result: old })).toString('hex'),
+        );
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
