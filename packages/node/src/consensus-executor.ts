@@ -28,6 +28,7 @@ import {
   verifyConsistency,
 } from '@quire/storage';
 import { NodeError, NodeErrorCode, reasonOf } from './errors.js';
+import { rootText } from './client-replies.js';
 import type { PoolRegistry } from './pool-registry.js';
 import type { AuditRecord, AuditTrail } from './audit-trail.js';
 import { catchupProofCheck, checkCommittedSizes } from './executor-steps.js';
@@ -497,7 +498,7 @@ export class ConsensusExecutor implements BatchExecutor {
   signedReadRoot(ledgerId: StateLedger): Uint8Array {
     const trie = this.stores.states[ledgerId];
     const committed = trie.committedRoot;
-    const key = b58encode(committed);
+    const key = rootText(committed); // b58encode, remembered for the reads of the same root
     if (this.multiSignatureFor(key) !== undefined) return committed;
     // the look-back reads audit txns: done once per committed root, not per read
     const known = this.readRoots.get(ledgerId);
