@@ -77,6 +77,12 @@ export const NACK_OVERLOADED = 'POOL_OVERLOADED';
 
 /** most refusals remembered (oldest forgotten first): bounds the memory a flood of refused writes takes */
 export const MAX_REMEMBERED_REFUSALS = 200_000;
+/**
+ * most characters of the refusals' keys remembered (oldest forgotten first): a key is made by the client (identifier,
+ * reqId and signatures) and remembered at the door before the signature is checked, 130-odd characters for a signed
+ * write; this bounds the memory of refused writes with long signatures (at 200,000 of 100 KB, 20 GB)
+ */
+const MAX_REMEMBERED_REFUSAL_CHARS = 64 * 1024 * 1024;
 /** the saved refusal mark runs this much past the refusals made so far, so that it is written at most this often */
 const MARK_STEP_S = 10;
 /** window over which the ordering rate behind the admission limit is measured */
@@ -139,8 +145,10 @@ export class RequestIntake {
   /** re-propagations left in the current MESSAGE_REQUEST_RETRY window (see onTick) */
   private repropagateBudget = 0;
   private repropagateWindowAt = Number.NEGATIVE_INFINITY;
-  /** requestIdentity -> time of this node's refusal (admission control), oldest first */
+  /** requestIdentity -> time of this node's last refusal (admission control), oldest first */
   private readonly refused = new Map<string, number>();
+  /** characters of the keys of `refused` (at most MAX_REMEMBERED_REFUSAL_CHARS once pruned) */
+  private refusedChars = 0;
   /**
    * requestIdentity -> validators whose PROPAGATE of a request refused here arrived, and the client
    * connections of one this node took in and dropped (see onTick). Once n-f validators took it in,
@@ -297,16 +305,23 @@ export class RequestIntake {
 
   private refuse(identity: string): void {
     this.markRefusal();
+    // a refusal made again moves to the end: the oldest first are the ones refused longest ago
+    if (this.refused.delete(identity)) this.refusedChars -= identity.length;
     this.refused.set(identity, this.ctx.now());
-    if (this.refused.size > MAX_REMEMBERED_REFUSALS) this.pruneRefusals(this.ctx.now());
+    this.refusedChars += identity.length;
+    if (this.refused.size > MAX_REMEMBERED_REFUSALS || this.refusedChars > MAX_REMEMBERED_REFUSAL_CHARS) this.pruneRefusals(this.ctx.now());
   }
 
-  /** Forgets refusals older than twice PROPAGATES_PHASE_REQ_TIMEOUT (and the oldest beyond the cap); returns how many are left. */
+  /**
+   * Forgets refusals older than twice PROPAGATES_PHASE_REQ_TIMEOUT (and the oldest beyond the caps of count and
+   * characters); returns how many are left.
+   */
   private pruneRefusals(now: number): number {
     const ttl = 2 * this.ctx.opts.propagatesPhaseReqTimeoutMs;
     for (const [identity, at] of this.refused) {
-      if (now - at < ttl && this.refused.size <= MAX_REMEMBERED_REFUSALS) break;
+      if (now - at < ttl && this.refused.size <= MAX_REMEMBERED_REFUSALS && this.refusedChars <= MAX_REMEMBERED_REFUSAL_CHARS) break;
       this.refused.delete(identity);
+      this.refusedChars -= identity.length;
       this.refusedVotes.delete(identity);
     }
     for (const [identity, at] of this.orderedIdentities) {

@@ -78,4 +78,22 @@ describe('admission control at the door (intake.ts admitAtDoor)', () => {
     // a new request is still refused at the door
     expect(node3.admitAtDoor(pool.client.request('newlatexxxxxxxxxxxxxxxxxxxxxxx'))).to.equal(false);
   });
+
+  it('remembers refusals within a bound of characters too: a flood of refused writes with long signatures forgets the oldest first', () => {
+    // the refusal memory was bounded by count only (200,000), and a client makes the key of a write refused at the door,
+    // before its signature is checked: 200,000 writes with a signature of 100 KB each were kept, 20 GB
+    const { pool } = startedPool({ maxRequestQueueSize: 1 });
+    const core = pool.cores.get('Node1');
+    if (core === undefined) throw new RangeError('no Node1');
+    // full (one write in progress, the limit is 1): X is refused, and remembered once there is room again
+    const x = pool.client.request('floodxxxxxxxxxxxxxxxxxxxxxxxxx');
+    expect(core.admitAtDoor(x, 1)).to.equal(false);
+    expect(core.admitAtDoor(x, 0), 'X is remembered as refused').to.equal(false);
+    // 100 writes whose signature is a million characters are refused while full
+    const long = (i: number): ClientRequestBody => ({ ...x, reqId: Number(x.reqId) + 1 + i, signature: `${i}:`.padEnd(1 << 20, 'x') });
+    for (let i = 0; i < 100; i++) expect(core.admitAtDoor(long(i), 1)).to.equal(false);
+    // X, the oldest, is forgotten: with room, it is admitted; the last refused is still remembered
+    expect(core.admitAtDoor(x, 0), 'X after the flood').to.equal(true);
+    expect(core.admitAtDoor(long(99), 0), 'the last write refused').to.equal(false);
+  });
 });
