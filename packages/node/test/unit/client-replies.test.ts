@@ -114,7 +114,7 @@ describe('encodeReadReply', () => {
     const proof = { root_hash: b58encode(root), proof_nodes: 'Z'.repeat(700) };
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer(), fc.constant(undefined), fc.constant(null))), fc.nat(), (fields, at) => {
-        const entries = Object.entries(fields);
+        const entries: [string, unknown][] = Object.entries(fields);
         entries.splice(at % (entries.length + 1), 0, ['state_proof', { ...proof }]);
         const result = Object.fromEntries(entries) as Record<string, unknown>;
         const reply = { result, stateRoot: { ledgerId: 1 as const, root } };
