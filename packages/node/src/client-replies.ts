@@ -1,6 +1,7 @@
 // The messages the client path sends (formats.md §5, requests.md §1.8): JSON encoding, REQNACK of
 // a request, the REPLY result of an ordered write, and the multi-signatures attached to a read.
 import { JsonText, TxnType, b58encode, equalBytes, isPlainObject, receivedKeys, stringifyJson, type MultiSignature } from '@quire/common';
+import { LruCache } from '@quire/crypto';
 import type { UnsignedReadReply, RequestError } from '@quire/requests';
 import { wrapReason } from '@quire/requests';
 import type { AttributeStore, BlsStore, Ledger, StateTrie } from '@quire/storage';
@@ -108,14 +109,14 @@ export function rootText(root: Uint8Array): string {
 export const SIGNED_PROOFS = 1024;
 export const SIGNED_PROOF_MAX_CHARS = 16 * 1024;
 /** the texts of the signed state proofs written last, by their proof_nodes text (the read context's, one per lookup) */
-const signedProofs = new Map<string, { rootHash: string; ms: MultiSignature; text: JsonText }>();
+const signedProofs = new LruCache<string, { rootHash: string; ms: MultiSignature; text: JsonText }>(SIGNED_PROOFS);
 
 /**
  * `{...proof, multi_signature: ms}`, as a JsonText when `proof` is a `{root_hash, proof_nodes}` (in that order) of the read context: every
  * read of a key at a root is answered with the same proof text (stateProofOf) and the same stored multi-signature (the
  * BLS store's object for the root), so the state proof's JSON is written once and spliced into each reply. An entry
  * answers only the exact root text, proof text and multi-signature object it was written from; at most SIGNED_PROOFS
- * entries of up to SIGNED_PROOF_MAX_CHARS (oldest first out). Any other proof gets the object as before.
+ * entries of up to SIGNED_PROOF_MAX_CHARS (least recently used first out). Any other proof gets the object as before.
  */
 export function signedStateProof(proof: Record<string, unknown>, ms: MultiSignature): Record<string, unknown> | JsonText {
   const rootHash = proof.root_hash;
@@ -127,14 +128,7 @@ export function signedStateProof(proof: Record<string, unknown>, ms: MultiSignat
   const hit = signedProofs.get(nodes);
   if (hit !== undefined && hit.rootHash === rootHash && hit.ms === ms) return hit.text;
   const text = JsonText.of(signed);
-  if (text.text.length <= SIGNED_PROOF_MAX_CHARS) {
-    signedProofs.delete(nodes);
-    signedProofs.set(nodes, { rootHash, ms, text });
-    if (signedProofs.size > SIGNED_PROOFS) {
-      const oldest = signedProofs.keys().next();
-      if (oldest.done !== true) signedProofs.delete(oldest.value);
-    }
-  }
+  if (text.text.length <= SIGNED_PROOF_MAX_CHARS) signedProofs.set(nodes, { rootHash, ms, text });
   return text;
 }
 

@@ -3,6 +3,7 @@
  * paths (6.3). Pure functions; they wrap the verifiers of @quire/storage, which walk the bytes.
  */
 import { b58decode, deepCopy, encodeMsgpack, isPlainObject, restoreAuditIntegerKeys, sha256Hex, attribRawHash, TxnType, type Txn } from '@quire/common';
+import { LruCache } from '@quire/crypto';
 import { ProofError, ProofNodeCache, StorageErrorCode, merkleLeafHash, verifyInclusion, verifyTrieProofAt } from '@quire/storage/proofs';
 import { ClientErrorCode, VerificationError } from '../errors.js';
 
@@ -71,14 +72,16 @@ export const PROVEN_MAX_VALUE_BYTES = 8 * 1024;
  * proof), so the value it proved is the answer again without decoding the base64, hashing the nodes and walking them.
  * Only verified proofs are kept (a proof that fails is walked every time), an entry answers only the exact root text,
  * key and proof text it was verified with, and the values it holds are never handed out (the caller compares them).
- * Bounded: at most `maxEntries` entries (oldest first out) of proofs up to PROVEN_MAX_PROOF_CHARS and values up to
+ * Bounded: at most `maxEntries` entries (least recently used first out) of proofs up to PROVEN_MAX_PROOF_CHARS and values up to
  * PROVEN_MAX_VALUE_BYTES, so at most maxEntries x 16 KiB.
  */
 export class ProvenValues {
   /** by root text and key: the proof text verified for them and the value it proved */
-  private readonly entries = new Map<string, { proofNodes: string; value: Uint8Array | null }>();
+  private readonly entries: LruCache<string, { proofNodes: string; value: Uint8Array | null }>;
 
-  constructor(private readonly maxEntries = 1024) {}
+  constructor(maxEntries = 1024) {
+    this.entries = new LruCache(maxEntries);
+  }
 
   /** The value `verifyTrieProof` gives for this input (null = absent); throws its ProofError. Read the value only. */
   verify(input: TrieProofInput): Uint8Array | null {
@@ -96,12 +99,7 @@ export class ProvenValues {
     if (hit !== undefined && hit.proofNodes === proofNodes) return hit.value;
     const value = verifyTrieProof(input);
     if (id !== undefined && proofNodes.length <= PROVEN_MAX_PROOF_CHARS && (value === null || value.byteLength <= PROVEN_MAX_VALUE_BYTES)) {
-      this.entries.delete(id);
       this.entries.set(id, { proofNodes, value: value === null ? null : Uint8Array.from(value) });
-      if (this.entries.size > this.maxEntries) {
-        const oldest = this.entries.keys().next();
-        if (oldest.done !== true) this.entries.delete(oldest.value);
-      }
     }
     return value;
   }

@@ -31,6 +31,7 @@ import {
   taaDigestKey,
   taaVersionKey,
 } from '@quire/common';
+import { LruCache } from '@quire/crypto';
 import { ClientErrorCode, VerificationError } from '../errors.js';
 
 const utf8 = new TextEncoder();
@@ -128,18 +129,13 @@ export const NYM_VALUES = 1024;
  * The state value a GET_NYM reply's data text implies (formats.md 8: CJ of the record without `dest`), by dest, with the
  * data text it was computed from: a pure function of the two, and a client reading a DID again gets the same text while
  * the record is unchanged. Only texts that gave a value are kept; an entry answers only its exact dest and text, with a
- * copy of its value. At most NYM_VALUES entries of up to NYM_VALUE_MAX_CHARS (oldest first out).
+ * copy of its value. At most NYM_VALUES entries of up to NYM_VALUE_MAX_CHARS (least recently used first out).
  */
-const nymValues = new Map<string, { data: string; value: Uint8Array; recordSeqNo: number | null }>();
+const nymValues = new LruCache<string, { data: string; value: Uint8Array; recordSeqNo: number | null }>(NYM_VALUES);
 
 function rememberNymValue(dest: string, data: string, value: Uint8Array, recordSeqNo: number | null): void {
   if (data.length > NYM_VALUE_MAX_CHARS) return;
-  nymValues.delete(dest);
   nymValues.set(dest, { data, value: value.slice(), recordSeqNo });
-  if (nymValues.size > NYM_VALUES) {
-    const oldest = nymValues.keys().next();
-    if (oldest.done !== true) nymValues.delete(oldest.value);
-  }
 }
 
 /**
