@@ -340,8 +340,13 @@ export class RequestIntake {
       this.refusedVotes.set(identity, held);
     }
     held.voters.add(from);
+    return this.strongQuorumOf(held.voters);
+  }
+
+  /** Whether `voters` hold n-f current validators (a voter removed from the pool since no longer counts). */
+  private strongQuorumOf(voters: ReadonlySet<string>): boolean {
     let n = 0;
-    for (const v of held.voters) if (this.ctx.isValidator(v)) n++;
+    for (const v of voters) if (this.ctx.isValidator(v)) n++;
     return n >= this.ctx.quorums.strong;
   }
 
@@ -361,9 +366,7 @@ export class RequestIntake {
       }
     }
     voters.add(from);
-    let n = 0;
-    for (const v of voters) if (this.ctx.isValidator(v)) n++;
-    return n >= this.ctx.quorums.strong;
+    return this.strongQuorumOf(voters);
   }
 
   /** A request stored here takes the PROPAGATEs noted while this node did not take it in (takenInSinceRestart). */
@@ -548,11 +551,8 @@ export class RequestIntake {
   }
 
   private checkFinalised(entry: RequestEntry): void {
-    if (entry.finalised) return;
-    let votes = 0;
-    for (const v of entry.votes) if (this.ctx.isValidator(v)) votes++;
     // n-f, not the spec's f+1: see admission control above
-    if (votes < this.ctx.quorums.strong) return;
+    if (entry.finalised || !this.strongQuorumOf(entry.votes)) return;
     entry.finalised = true;
     entry.finalisedAt = this.ctx.now();
     this.ctx.finalisedTotal++;

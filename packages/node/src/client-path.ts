@@ -6,7 +6,7 @@
 // learned by catch-up rather than by ordering, are answered from the ledger. A write whose REPLY
 // has not come within the reply timeout (CLIENT_REPLY_TIMEOUT) is released. Pool-ledger catch-up
 // messages of light clients are answered from the committed pool ledger (client-catchup.ts).
-import { isPlainObject, isWriteType, LedgerId, POOL_OVERLOADED_REASON, stringifyJson, type Request } from '@quire/common';
+import { isPlainObject, isWriteType, LedgerId, POOL_OVERLOADED_REASON, type Request } from '@quire/common';
 import type { RequestInfo } from '@quire/consensus';
 import type { ParsedRequest, RequestPipeline } from '@quire/requests';
 import { RequestError, RequestErrorCode, parseMessage, toRequestError, wrapReason } from '@quire/requests';
@@ -614,19 +614,15 @@ interface Preparsed {
   queued: string | undefined;
 }
 
-const textEncoder = new TextEncoder();
-const OVERLOADED_NACK_HEAD = '{"op":"REQNACK","identifier":';
-const OVERLOADED_NACK_TAIL = `,"reason":${stringifyJson(POOL_OVERLOADED_REASON)}}`;
-
 /**
- * The REQNACK "pool overloaded" of a refused write `request` (requests.md §1: `{op, identifier, reqId, reason}`, the
- * bytes `encodeReply` writes), from its parsed fields: a write the door refuses has a number or bigint reqId and a
- * string identifier or none (intake.ts's requestIdentity; none: '').
+ * The REQNACK "pool overloaded" of a refused write `request` (requests.md §1: `{op, identifier, reqId, reason}`), from
+ * its parsed fields: a write the door refuses has a number or bigint reqId and a string identifier or none
+ * (intake.ts's requestIdentity; none: '').
  */
 export function overloadedNack(request: Readonly<Record<string, unknown>>): Uint8Array {
   const identifier = typeof request.identifier === 'string' ? request.identifier : '';
   const reqId = typeof request.reqId === 'number' || typeof request.reqId === 'bigint' ? request.reqId : 0;
-  return textEncoder.encode(`${OVERLOADED_NACK_HEAD}${stringifyJson(identifier)},"reqId":${stringifyJson(reqId)}${OVERLOADED_NACK_TAIL}`);
+  return encodeReply({ op: 'REQNACK', identifier, reqId, reason: POOL_OVERLOADED_REASON });
 }
 
 /**
