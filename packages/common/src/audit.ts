@@ -29,7 +29,7 @@ export function integerKeyedMap(value: unknown): Map<number, unknown> {
     if (!DECIMAL_RE.test(k)) throw new EncodingError(EncodingErrorCode.INVALID_MAP_KEY, { key: k }, `audit map key ${JSON.stringify(k)} is not a ledger id`);
     return Number(k);
   });
-  const order = nums.map((n, i) => [n, keys[i]!] as const).sort((a, b) => a[0] - b[0]);
+  const order = nums.map((n, i) => [n, keys[i]] as const).sort((a, b) => a[0] - b[0]);
   for (const [n, k] of order) m.set(n, value[k]);
   return m;
 }

@@ -26,9 +26,9 @@ export function b58encode(bytes: Uint8Array): string {
   const limbs = new Array<number>(nLimbs);
   let at = bytes.length;
   for (let i = nLimbs - 1; i >= 0; i--) {
-    let v = bytes[--at]!;
-    if (at > zeros) v |= bytes[--at]! << 8;
-    if (at > zeros) v |= bytes[--at]! << 16;
+    let v = bytes[--at];
+    if (at > zeros) v |= bytes[--at] << 8;
+    if (at > zeros) v |= bytes[--at] << 16;
     limbs[i] = v;
   }
   // repeated division by 58^4: each remainder gives four digits, the least significant group first
@@ -37,7 +37,7 @@ export function b58encode(bytes: Uint8Array): string {
   while (start < nLimbs) {
     let rem = 0;
     for (let i = start; i < nLimbs; i++) {
-      const cur = rem * LIMB + limbs[i]!;
+      const cur = rem * LIMB + limbs[i];
       const q = Math.floor(cur / BASE4);
       limbs[i] = q;
       rem = cur - q * BASE4;
@@ -48,7 +48,7 @@ export function b58encode(bytes: Uint8Array): string {
     const d2 = rem % 58;
     rem = (rem - d2) / 58;
     const d1 = rem % 58;
-    digits = ALPHABET[(rem - d1) / 58]! + ALPHABET[d1]! + ALPHABET[d2]! + ALPHABET[d3]! + digits;
+    digits = ALPHABET[(rem - d1) / 58] + ALPHABET[d1] + ALPHABET[d2] + ALPHABET[d3] + digits;
   }
   // the most significant group was padded with zero digits: they are not leading zero bytes
   let strip = 0;
@@ -70,7 +70,7 @@ function decodeOrUndefined(s: string): Uint8Array | undefined {
     let mul = 1;
     for (let k = 0; k < groupLen; k++) {
       const c = s.charCodeAt(i++);
-      const d = c < 128 ? DIGIT[c]! : 255;
+      const d = c < 128 ? DIGIT[c] : 255;
       if (d === 255) return undefined;
       value = value * 58 + d;
       mul *= 58;
@@ -79,7 +79,7 @@ function decodeOrUndefined(s: string): Uint8Array | undefined {
     // limbs = limbs * mul + value
     let carry = value;
     for (let j = 0; j < limbs.length; j++) {
-      const cur = limbs[j]! * mul + carry;
+      const cur = limbs[j] * mul + carry;
       carry = Math.floor(cur / LIMB);
       limbs[j] = cur - carry * LIMB;
     }
@@ -110,7 +110,7 @@ export function b58decode(s: string): Uint8Array {
   const out = decodeOrUndefined(s);
   if (out === undefined) {
     let position = 0;
-    while (position < s.length && ALPHABET.includes(s[position]!)) position++;
+    while (position < s.length && ALPHABET.includes(s[position])) position++;
     throw new EncodingError(EncodingErrorCode.INVALID_BASE58, { position }, `invalid base58 character at position ${position}`);
   }
   return out;

@@ -2,7 +2,7 @@
 
 /** The parts one after another in a new array (the part itself when there is one); `total` = their summed length when known. */
 export function concatBytes(parts: readonly Uint8Array[], total?: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
+  if (parts.length === 1) return parts[0];
   let length = total;
   if (length === undefined) {
     length = 0;

@@ -61,7 +61,7 @@ export function readVarint(buf: Uint8Array, offset: number, maxBytes = MAX_VARIN
   let scale = 1;
   for (let i = 0; i < maxBytes; i++) {
     if (offset + i >= buf.length) return undefined;
-    const b = buf[offset + i]!;
+    const b = buf[offset + i];
     value += (b & 0x7f) * scale;
     if ((b & 0x80) === 0) {
       if (b === 0 && i > 0) throw new ClientWireError(ClientWireErrorCode.MALFORMED_FRAME, { reason: 'non-minimal varint' });
@@ -159,11 +159,13 @@ export class FrameDecoder {
             continue;
           }
         }
-        const b = chunk[i++]!;
+        const b = chunk[i++];
         if (this.prefixLen >= MAX_VARINT_BYTES) throw new ClientWireError(ClientWireErrorCode.MALFORMED_FRAME, { reason: 'varint too long' });
         this.prefix[this.prefixLen++] = b;
         if ((b & 0x80) === 0) {
-          const v = readVarint(this.prefix.subarray(0, this.prefixLen), 0)!;
+          // the prefix ends with this byte, so it holds a whole varint (readVarint throws on a non-minimal one)
+          const v = readVarint(this.prefix.subarray(0, this.prefixLen), 0);
+          if (v === undefined) throw new ClientWireError(ClientWireErrorCode.MALFORMED_FRAME, { reason: 'incomplete varint' });
           this.prefixLen = 0;
           this.begin(v.value, out);
         }

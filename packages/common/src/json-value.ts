@@ -107,7 +107,7 @@ export function sortedKeys(obj: Record<string, unknown>): string[] {
   let out = keys;
   let astral = false;
   for (let i = 0; i < n; i++) {
-    const k = keys[i]!;
+    const k = keys[i];
     if (obj[k] === undefined) {
       out = keys.filter((x) => obj[x] !== undefined);
       break;
@@ -126,10 +126,10 @@ export function sortedKeys(obj: Record<string, unknown>): string[] {
   const m = out.length;
   if (m > 24) return out.sort();
   for (let i = 1; i < m; i++) {
-    const k = out[i]!;
+    const k = out[i];
     let j = i - 1;
-    while (j >= 0 && out[j]! > k) {
-      out[j + 1] = out[j]!;
+    while (j >= 0 && out[j] > k) {
+      out[j + 1] = out[j];
       j--;
     }
     out[j + 1] = k;

@@ -88,7 +88,7 @@ export function writeJson(v: unknown, sorted: boolean, depth = 0): string {
         let out = '{';
         const entries = mapEntries(v, sorted);
         for (let i = 0; i < entries.length; i++) {
-          const [k, x] = entries[i]!;
+          const [k, x] = entries[i];
           out += (i === 0 ? '' : ',') + jsonString(k) + ':' + writeJson(x, sorted, depth + 1);
         }
         return out + '}';

@@ -44,7 +44,7 @@ function need(n: number): void {
 
 function dec(depth: number): unknown {
   need(1);
-  const b = data[pos++]!;
+  const b = data[pos++];
   if (b < 0x80) return b;
   if (b >= 0xe0) return b - 256;
   if (b >= 0xa0 && b < 0xc0) return readString(b & 0x1f);
@@ -66,7 +66,7 @@ function dec(depth: number): unknown {
     }
     case 0xcc:
       need(1);
-      return data[pos++]!;
+      return data[pos++];
     case 0xcd:
       need(2);
       pos += 2;
@@ -106,7 +106,7 @@ function dec(depth: number): unknown {
     }
     case 0xd9:
       need(1);
-      return readString(data[pos++]!);
+      return readString(data[pos++]);
     case 0xda:
       need(2);
       pos += 2;
@@ -146,11 +146,11 @@ function readString(n: number): string {
   const end = pos + n;
   pos = end;
   let i = start;
-  while (i < end && data[i]! < 0x80) i++;
+  while (i < end && data[i] < 0x80) i++;
   if (i === end) {
     if (n <= 12) {
       let s = '';
-      for (let j = start; j < end; j++) s += String.fromCharCode(data[j]!);
+      for (let j = start; j < end; j++) s += String.fromCharCode(data[j]);
       return s;
     }
     return latin1Slice.call(data, start, end);

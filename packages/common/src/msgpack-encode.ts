@@ -87,7 +87,7 @@ function enc(v: unknown, mode: number, depth: number): void {
       const childMode = mode === 0 ? 0 : 2;
       writeHeader(keys.length, 0x80, 0xde, 0xdf);
       for (let i = 0; i < keys.length; i++) {
-        const k = keys[i]!;
+        const k = keys[i];
         writeString(k);
         enc(v[k], childMode, depth + 1);
       }

@@ -62,7 +62,7 @@ function serObject(obj: Record<string, unknown>, skip: ReadonlySet<string> | und
   let out = '';
   let first = true;
   for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!;
+    const k = keys[i];
     if (skip !== undefined && skip.has(k)) continue;
     const part = k + ':' + ser(obj[k], depth + 1);
     out = first ? part : out + '|' + part;

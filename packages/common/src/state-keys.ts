@@ -47,7 +47,10 @@ function nymKeyShared(dest: string): Uint8Array {
   let key = recentNymKeys.get(dest);
   if (key === undefined) {
     key = sha256(textEncoder.encode(dest));
-    if (recentNymKeys.size >= RECENT_NYM_KEYS) recentNymKeys.delete(recentNymKeys.keys().next().value!);
+    if (recentNymKeys.size >= RECENT_NYM_KEYS) {
+      const oldest = recentNymKeys.keys().next();
+      if (oldest.done !== true) recentNymKeys.delete(oldest.value);
+    }
     recentNymKeys.set(dest, key);
   }
   return key;
