@@ -27,8 +27,9 @@ export function ed25519KeyPairFromSeed(seed: Uint8Array): Ed25519KeyPair {
   }
   const privateKeyObject = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
   const publicKeyObject = createPublicKey(privateKeyObject);
-  const jwk = publicKeyObject.export({ format: 'jwk' });
-  const publicKey = new Uint8Array(Buffer.from(jwk.x!, 'base64url'));
+  // SPKI DER of an Ed25519 public key (RFC 8410): a fixed 12-byte prefix, then the 32-byte key
+  const spki = publicKeyObject.export({ format: 'der', type: 'spki' });
+  const publicKey = new Uint8Array(spki.subarray(spki.length - ED25519_PUBLIC_KEY_LENGTH));
   return { seed: Uint8Array.from(seed), publicKey, privateKeyObject, publicKeyObject };
 }
 
