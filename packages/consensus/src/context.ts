@@ -75,6 +75,9 @@ export const NON_VALIDATOR_OPS: ReadonlySet<string> = new Set(['LEDGER_STATUS', 
  * `CoreContext.create` returns them once, to the core, which hands each to the one part that owns
  * that state; every other part reads it through the context's getters.
  */
+/** Where a suspicion that counts toward a view change goes (default proposed view: view + 1). */
+export type SuspicionVote = (code: number, proposedView?: number) => void;
+
 export interface CoreStateWriters {
   /** the view changer's (and the core's, restoring from the audit ledger) */
   view: {
@@ -122,8 +125,6 @@ export class CoreContext {
   orderedRequestsTotal = 0;
   /** last ppSeqNo re-ordered from the previous views by the accepted NEW_VIEW */
   prevViewPrepareCert = 0;
-  /** set by the view changer: a suspicion that counts toward a view change (default: view + 1) */
-  onVote?: (code: number, proposedView?: number) => void;
   /**
    * R_begin (consensus.md §1.3): view -> R_committed immediately before the first batch with that
    * originalViewNo was committed. Primary rotation reads it (§1.4).
@@ -131,7 +132,11 @@ export class CoreContext {
   private readonly rBegin = new Map<number, string[]>();
   private readonly primaryCache = new Map<number, string>();
 
-  private constructor(opts: ConsensusOptions, modules: ConsensusModules) {
+  private constructor(
+    opts: ConsensusOptions,
+    modules: ConsensusModules,
+    private readonly voteFor: SuspicionVote,
+  ) {
     this.opts = opts;
     this.modules = modules;
     this.validators = [...opts.validators];
@@ -140,9 +145,12 @@ export class CoreContext {
     this.#H = opts.logSize;
   }
 
-  /** A context and the writers of its view, last ordered batch, watermarks and catch-up flag. */
-  static create(opts: ConsensusOptions, modules: ConsensusModules): { ctx: CoreContext; writers: CoreStateWriters } {
-    const ctx = new CoreContext(opts, modules);
+  /**
+   * A context and the writers of its view, last ordered batch, watermarks and catch-up flag; `vote` receives the
+   * suspicions that count toward a view change (the view changer's voting).
+   */
+  static create(opts: ConsensusOptions, modules: ConsensusModules, vote: SuspicionVote): { ctx: CoreContext; writers: CoreStateWriters } {
+    const ctx = new CoreContext(opts, modules, vote);
     const writers: CoreStateWriters = {
       view: {
         setView: (viewNo) => {
@@ -233,13 +241,13 @@ export class CoreContext {
   /** The registry primary(v) rotates over: R_begin[b], b = v-1 (v >= 2) or 0, or the nearest known view below. */
   rotationRegistry(viewNo: number): readonly string[] {
     const b = viewNo >= 2 ? viewNo - 1 : 0;
-    let best: number | undefined;
-    for (const v of this.rBegin.keys()) if (v <= b && (best === undefined || v > best)) best = v;
-    if (best !== undefined) return this.rBegin.get(best)!;
+    let best: [number, string[]] | undefined;
+    for (const e of this.rBegin) if (e[0] <= b && (best === undefined || e[0] > best[0])) best = e;
+    if (best !== undefined) return best[1];
     // nothing ordered up to view b here: the earliest registry known, else the committed one
-    let first: number | undefined;
-    for (const v of this.rBegin.keys()) if (first === undefined || v < first) first = v;
-    return first !== undefined ? this.rBegin.get(first)! : this.validators;
+    let first: [number, string[]] | undefined;
+    for (const e of this.rBegin) if (first === undefined || e[0] < first[0]) first = e;
+    return first !== undefined ? first[1] : this.validators;
   }
 
   viewStarts(): ReadonlyMap<number, readonly string[]> {
@@ -288,7 +296,12 @@ export class CoreContext {
   suspect(peer: string, code: number, vote = false): void {
     this.out.push({ kind: 'suspicion', peer, code, vote });
     this.modules.logger?.debug({ peer, code, vote }, 'suspicion');
-    if (vote) this.onVote?.(code);
+    if (vote) this.vote(code);
+  }
+
+  /** A suspicion that counts toward a view change, for `proposedView` (default: view + 1). */
+  vote(code: number, proposedView?: number): void {
+    this.voteFor(code, proposedView);
   }
 
   setTimer(id: string, delayMs: number): void {

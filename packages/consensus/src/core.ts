@@ -66,7 +66,7 @@ export class ConsensusCore {
 
   constructor(options: Partial<ConsensusOptions> & Pick<ConsensusOptions, 'name' | 'validators'>, modules: ConsensusModules) {
     const opts = resolveOptions(options);
-    const { ctx, writers } = CoreContext.create(opts, modules);
+    const { ctx, writers } = CoreContext.create(opts, modules, (code, proposed) => this.viewChanger.voting.vote(code, proposed));
     this.ctx = ctx;
     this.writers = writers;
     this.intake = new RequestIntake(this.ctx);

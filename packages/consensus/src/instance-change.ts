@@ -83,7 +83,6 @@ export class InstanceChangeVoting {
     private readonly intake: RequestIntake,
     private readonly hooks: VotingHooks,
   ) {
-    ctx.onVote = (code, proposed) => this.vote(code, proposed);
     this.loadVotes();
   }
 
@@ -326,8 +325,8 @@ export class InstanceChangeVoting {
   private throughputDegraded(): boolean {
     const s = this.samples;
     if (s.length < 2) return false;
-    const first = s[0]!;
-    const last = s[s.length - 1]!;
+    const first = s[0];
+    const last = s[s.length - 1];
     if (last.at - first.at < this.ctx.opts.throughputWindowMs || s.some((x) => !x.backlog)) return false;
     const finalised = last.finalised - first.finalised;
     return finalised > 0 && last.ordered - first.ordered < this.ctx.opts.throughputDelta * finalised;
@@ -337,7 +336,7 @@ export class InstanceChangeVoting {
     const ctx = this.ctx;
     this.samples.push({ at: now, finalised: ctx.finalisedTotal, ordered: ctx.orderedRequestsTotal, backlog: this.intake.hasFinalisedPending() });
     // keep exactly one sample at or before the window start
-    while (this.samples.length > 2 && now - this.samples[1]!.at >= ctx.opts.throughputWindowMs) this.samples.shift();
+    while (this.samples.length > 2 && now - this.samples[1].at >= ctx.opts.throughputWindowMs) this.samples.shift();
   }
 
   /**

@@ -611,10 +611,10 @@ export class Ordering {
     if (committed.nodeReg.length > 0 && committed.nodeReg.join('\u0000') !== before.join('\u0000')) {
       ctx.setValidators(committed.nodeReg);
       ctx.modules.logger?.info({ validators: committed.nodeReg, ppSeqNo: pp.ppSeqNo }, 'validator registry changed');
-      if (committed.nodeReg.length !== before.length) ctx.onVote?.(Suspicion.NODE_COUNT_CHANGED, pp.viewNo + 1);
-      if (!ctx.isValidator(primary)) ctx.onVote?.(Suspicion.PRIMARY_DEMOTED);
+      if (committed.nodeReg.length !== before.length) ctx.vote(Suspicion.NODE_COUNT_CHANGED, pp.viewNo + 1);
+      if (!ctx.isValidator(primary)) ctx.vote(Suspicion.PRIMARY_DEMOTED);
     }
-    if (committed.changedNodes?.includes(primary) === true && ctx.isValidator(primary)) ctx.onVote?.(Suspicion.PRIMARY_ABOUT_TO_BE_DISCONNECTED);
+    if (committed.changedNodes?.includes(primary) === true && ctx.isValidator(primary)) ctx.vote(Suspicion.PRIMARY_ABOUT_TO_BE_DISCONNECTED);
   }
 
   // ---- revert and garbage collection -----------------------------------------------------------
