@@ -501,5 +501,5 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
 
 function ipOf(addr: string): string {
   const m = /^\/ip[46]\/([^/]+)/.exec(addr);
-  return m === null ? addr : m[1]!;
+  return m === null ? addr : m[1];
 }

@@ -313,9 +313,10 @@ export class NodeHost extends Libp2pHost<NodeHostEvents, { identify: Identify; p
 
   private update(validators: (ValidatorInfo & ResolvedPeer)[], observers: (ObserverInfo & ResolvedPeer)[]): void {
     if (this.closing !== undefined) throw new NetworkError(NetworkErrorCode.CLOSED);
-    const next = new Map<string, { v?: ValidatorInfo & ResolvedPeer; o?: ObserverInfo & ResolvedPeer }>();
-    for (const o of observers) next.set(o.peerIdStr, { o });
-    for (const v of validators) next.set(v.peerIdStr, { v });
+    // by PeerId: the peer, and its validator entry when it is one (a validator listed as an observer too stays a validator)
+    const next = new Map<string, { info: ResolvedPeer; v: (ValidatorInfo & ResolvedPeer) | undefined }>();
+    for (const o of observers) next.set(o.peerIdStr, { info: o, v: undefined });
+    for (const v of validators) next.set(v.peerIdStr, { info: v, v });
     // removed peers: forget and hang up
     for (const [id, p] of this.peers) {
       if (next.has(id)) continue;
@@ -325,8 +326,7 @@ export class NodeHost extends Libp2pHost<NodeHostEvents, { identify: Identify; p
     }
     this.byName.clear();
     const direct = (this.libp2p.services.pubsub as unknown as { direct: Set<string> }).direct;
-    for (const [id, { v, o }] of next) {
-      const info = (v ?? o)!;
+    for (const [id, { info, v }] of next) {
       let p = this.peers.get(id);
       if (p === undefined) {
         p = {
@@ -351,16 +351,16 @@ export class NodeHost extends Libp2pHost<NodeHostEvents, { identify: Identify; p
       p.name = info.name;
       const wasValidator = p.validator;
       p.validator = v !== undefined;
-      if (!p.validator) {
+      if (v === undefined) {
         if (wasValidator) this.forget(p);
         p.addr = undefined;
         direct.delete(id);
       } else if (!p.self) {
-        const addr = tcpMultiaddr(v!.host, v!.port, id);
+        const addr = tcpMultiaddr(v.host, v.port, id);
         const moved = p.addr !== undefined && !p.addr.equals(addr);
         p.addr = addr;
         direct.add(id);
-        void this.libp2p.peerStore.merge(p.peerId, { multiaddrs: [tcpMultiaddr(v!.host, v!.port)] }).catch(() => undefined);
+        void this.libp2p.peerStore.merge(p.peerId, { multiaddrs: [tcpMultiaddr(v.host, v.port)] }).catch(() => undefined);
         if (moved) void this.libp2p.hangUp(p.peerId).catch(() => undefined);
         if (moved || !this.isConnected(p)) {
           p.attempt = 0;
