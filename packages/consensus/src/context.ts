@@ -70,14 +70,14 @@ const VOTING_OPS: ReadonlySet<string> = new Set([
 /** Ops a pool node that is not a validator (observer, demoted, joining) may send to validators. */
 export const NON_VALIDATOR_OPS: ReadonlySet<string> = new Set(['LEDGER_STATUS', 'CATCHUP_REQ', 'MESSAGE_REQUEST', 'OLD_VIEW_PREPREPARE_REQ']);
 
+/** Where a suspicion that counts toward a view change goes (default proposed view: view + 1). */
+export type SuspicionVote = (code: number, proposedView?: number) => void;
+
 /**
  * The only ways to change the view, the last ordered batch, the watermarks and the catch-up flag.
  * `CoreContext.create` returns them once, to the core, which hands each to the one part that owns
  * that state; every other part reads it through the context's getters.
  */
-/** Where a suspicion that counts toward a view change goes (default proposed view: view + 1). */
-export type SuspicionVote = (code: number, proposedView?: number) => void;
-
 export interface CoreStateWriters {
   /** the view changer's (and the core's, restoring from the audit ledger) */
   view: {
