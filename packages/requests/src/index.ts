@@ -11,7 +11,7 @@ export * as validation from './validation/index.js';
 export { Limits } from './validation/limits.js';
 // authentication and authorization
 export { AuthorizationEngine, DEFAULT_MAP, renderRequest } from './auth/engine.js';
-export { AuthMap, buildRuleKey, renderKeyPart, authRuleStateKey } from './auth/rule-key.js';
+export { AuthMap, type AuthMapRule, buildRuleKey, renderKeyPart, authRuleStateKey } from './auth/rule-key.js';
 export { DEFAULT_AUTH_MAP } from './auth/default-map.js';
 export { parseConstraint, constraintText, roleName } from './auth/constraint.js';
 export type { Constraint, RoleConstraint, ListConstraint, ForbiddenConstraint } from './auth/constraint.js';

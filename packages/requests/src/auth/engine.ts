@@ -37,9 +37,14 @@ export class AuthorizationEngine implements AuthEngine {
 
   /** The rule (override or default) for a default-map key, reading config state at the head. */
   constraintFor(key: string, opts: { committed?: boolean } = {}): Constraint | undefined {
+    return this.overrideFor(key, opts.committed === true) ?? this.map.defaultConstraint(key);
+  }
+
+  /** The override of a default-map key in config state (at the head, or committed), or undefined when there is none. */
+  private overrideFor(key: string, committed: boolean): Constraint | undefined {
     const stateKey = authRuleStateKey(key);
-    const bytes = opts.committed ? this.modules.config.getCommitted(stateKey) : this.modules.config.get(stateKey);
-    if (bytes === undefined) return this.map.defaultConstraint(key);
+    const bytes = committed ? this.modules.config.getCommitted(stateKey) : this.modules.config.get(stateKey);
+    if (bytes === undefined) return undefined;
     const cached = this.overrideCache.get(key);
     if (cached && equalBytes(cached.bytes, bytes)) return cached.constraint;
     let value: unknown;
@@ -56,9 +61,9 @@ export class AuthorizationEngine implements AuthEngine {
   authorize(request: ParsedRequest, action: AuthAction): void {
     const type = action.type ?? request.type;
     const old = action.kind === 'ADD' ? '*' : renderKeyPart(action.oldValue);
-    const key = this.map.findRule(type, action.kind, action.field, old, renderKeyPart(action.newValue));
-    if (key === undefined) throw new RequestError(RequestErrorCode.AUTH_NOT_ALLOWED, { request: renderRequest(request) });
-    const constraint = this.constraintFor(key)!;
+    const rule = this.map.matchRule(type, action.kind, action.field, old, renderKeyPart(action.newValue));
+    if (rule === undefined) throw new RequestError(RequestErrorCode.AUTH_NOT_ALLOWED, { request: renderRequest(request) });
+    const constraint = this.overrideFor(rule.key, false) ?? rule.constraint;
     const failure = this.evaluate(constraint, request, { type, field: action.field, isOwner: action.isOwner });
     if (failure !== undefined) throw failure instanceof RequestError ? failure : new RequestError(failure.code, failure.data);
   }
@@ -139,7 +144,7 @@ export class AuthorizationEngine implements AuthEngine {
       return { code: RequestErrorCode.AUTH_ENDORSER_MUST_SIGN };
     }
     if (!req.multiSigned) return undefined;
-    if (req.signers.length === 1 && req.signers[0]![0] === req.author) return undefined;
+    if (req.signers.length === 1 && req.signers[0][0] === req.author) return undefined;
     const authorRole = idr.roleOf(req.author);
     if (authorRole !== undefined && authorRole !== null && PRIVILEGED.has(authorRole)) return undefined;
     const anyPrivileged = req.signers.some(([d]) => {

@@ -8,7 +8,7 @@ import { Limits } from '../validation/limits.js';
 import { objectSchema, optional, required } from '../validation/schema.js';
 import { type Constraint, parseConstraint } from './constraint.js';
 import { DEFAULT_MAP } from './engine.js';
-import { RULE_KEY_DELIMITER, splitRuleKey } from './rule-key.js';
+import { type AuthMapRule, RULE_KEY_DELIMITER } from './rule-key.js';
 
 export interface RuleEntry {
   key: string;
@@ -36,14 +36,15 @@ export function entryKey(e: Record<string, unknown>): string {
   return [e.auth_type, e.auth_action, e.field, old, (e.new_value as string | null | undefined) ?? ''].join(RULE_KEY_DELIMITER);
 }
 
-/** Checks the ADD/EDIT old_value rule and that the key is a default-map key; returns the key. */
-export function checkEntryKey(e: Record<string, unknown>): string {
+/** Checks the ADD/EDIT old_value rule and that the key is a default-map key; returns the default-map rule. */
+export function checkEntryKey(e: Record<string, unknown>): AuthMapRule {
   const hasOld = Object.hasOwn(e, 'old_value') && e.old_value !== undefined;
   if (e.auth_action === 'EDIT' && !hasOld) throw new RequestError(RequestErrorCode.AUTH_RULE_EDIT_NEEDS_OLD);
   if (e.auth_action === 'ADD' && hasOld) throw new RequestError(RequestErrorCode.AUTH_RULE_ADD_WITH_OLD);
   const key = entryKey(e);
-  if (!DEFAULT_MAP.has(key)) throw new RequestError(RequestErrorCode.AUTH_RULE_UNKNOWN, { key });
-  return key;
+  const rule = DEFAULT_MAP.rule(key);
+  if (rule === undefined) throw new RequestError(RequestErrorCode.AUTH_RULE_UNKNOWN, { key });
+  return rule;
 }
 
 /** Validates one AUTH_RULE operation / AUTH_RULES element and returns (key, normalized constraint). */
@@ -54,16 +55,15 @@ export function parseRuleEntry(value: unknown, validator: string, path = ''): Ru
     if (v.constraint === undefined || v.constraint === null || isPlainObject(v.constraint)) throw new RequestError(RequestErrorCode.CONSTRAINT_REQUIRED);
   }
   const constraint = parseConstraint(v.constraint, path ? `${path}.constraint` : 'constraint');
-  const key = checkEntryKey(v);
+  const { key } = checkEntryKey(v);
   return { key, constraint };
 }
 
-/** A GET_AUTH_RULE element (auth-rules.md §6.2) for a default-map key and its constraint. */
-export function ruleElement(key: string, constraint: Constraint): Record<string, unknown> {
-  const [type, action, field, old, nv] = splitRuleKey(key)!;
-  const out: Record<string, unknown> = { auth_type: type, auth_action: action, field };
-  if (action === 'EDIT') out.old_value = old;
-  out.new_value = nv;
+/** A GET_AUTH_RULE element (auth-rules.md §6.2) for a default-map rule and its constraint (the override or the default). */
+export function ruleElement(rule: AuthMapRule, constraint: Constraint): Record<string, unknown> {
+  const out: Record<string, unknown> = { auth_type: rule.type, auth_action: rule.kind, field: rule.field };
+  if (rule.kind === 'EDIT') out.old_value = rule.old;
+  out.new_value = rule.new;
   out.constraint = constraint;
   return out;
 }

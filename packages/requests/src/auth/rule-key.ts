@@ -26,8 +26,11 @@ export function buildRuleKey(type: string, kind: 'ADD' | 'EDIT', field: string, 
   return [type, kind, field, old, renderKeyPart(newValue)].join(RULE_KEY_DELIMITER);
 }
 
-interface IndexedRule {
+/** One rule of the default map: its key, the key's five parts and its default constraint. */
+export interface AuthMapRule {
   readonly key: string;
+  readonly type: string;
+  readonly kind: string;
   readonly field: string;
   readonly old: string;
   readonly new: string;
@@ -43,33 +46,42 @@ export function splitRuleKey(key: string): [string, string, string, string, stri
 
 /** The default map indexed by `<type>--<kind>`, keeping map order inside each bucket. */
 export class AuthMap {
-  private readonly buckets = new Map<string, IndexedRule[]>();
-  private readonly byKey = new Map<string, Constraint>();
+  private readonly buckets = new Map<string, AuthMapRule[]>();
+  private readonly byKey = new Map<string, AuthMapRule>();
   readonly keys: readonly string[];
+  /** The rules in map order. */
+  readonly rules: readonly AuthMapRule[];
 
   constructor(entries: readonly (readonly [string, Constraint])[] = DEFAULT_AUTH_MAP) {
-    const keys: string[] = [];
+    const rules: AuthMapRule[] = [];
     for (const [key, constraint] of entries) {
       const p = splitRuleKey(key);
       if (!p) throw new RequestError(RequestErrorCode.REGISTRY_INVALID, { problem: `malformed auth map key ${key}` });
+      const rule: AuthMapRule = { key, type: p[0], kind: p[1], field: p[2], old: p[3], new: p[4], constraint };
       const bucket = `${p[0]}--${p[1]}`;
       let list = this.buckets.get(bucket);
       if (!list) this.buckets.set(bucket, (list = []));
-      list.push({ key, field: p[2], old: p[3], new: p[4], constraint });
-      this.byKey.set(key, constraint);
-      keys.push(key);
+      list.push(rule);
+      this.byKey.set(key, rule);
+      rules.push(rule);
     }
-    this.keys = keys;
+    this.rules = rules;
+    this.keys = rules.map((r) => r.key);
+  }
+
+  /** The default-map rule matching a concrete action (first match), or undefined. */
+  matchRule(type: string, kind: string, field: string, oldValue: string, newValue: string): AuthMapRule | undefined {
+    const list = this.buckets.get(`${type}--${kind}`);
+    if (!list) return undefined;
+    for (const r of list) {
+      if ((r.field === field || r.field === '*') && (r.old === oldValue || r.old === '*') && (r.new === newValue || r.new === '*')) return r;
+    }
+    return undefined;
   }
 
   /** The default-map key matching a concrete action (first match), or undefined. */
   findRule(type: string, kind: string, field: string, oldValue: string, newValue: string): string | undefined {
-    const list = this.buckets.get(`${type}--${kind}`);
-    if (!list) return undefined;
-    for (const r of list) {
-      if ((r.field === field || r.field === '*') && (r.old === oldValue || r.old === '*') && (r.new === newValue || r.new === '*')) return r.key;
-    }
-    return undefined;
+    return this.matchRule(type, kind, field, oldValue, newValue)?.key;
   }
 
   /** The default-map key matching a request key, or undefined. */
@@ -78,11 +90,16 @@ export class AuthMap {
     return p ? this.findRule(p[0], p[1], p[2], p[3], p[4]) : undefined;
   }
 
+  /** The rule a default-map key names, or undefined. */
+  rule(key: string): AuthMapRule | undefined {
+    return this.byKey.get(key);
+  }
+
   has(key: string): boolean {
     return this.byKey.has(key);
   }
 
   defaultConstraint(key: string): Constraint | undefined {
-    return this.byKey.get(key);
+    return this.byKey.get(key)?.constraint;
   }
 }

@@ -45,8 +45,8 @@ export class SignatureVerifier {
     let valid = 0;
     let input: Uint8Array | undefined;
     for (let i = 0; i < req.signers.length; i++) {
-      const [did, sigText] = req.signers[i]!;
-      const { key, id } = keys[i]!;
+      const [did, sigText] = req.signers[i];
+      const { key, id } = keys[i];
       const cacheKey = `${req.digest}|${id}`;
       if (this.#verified.get(cacheKey)) {
         valid++;

@@ -63,13 +63,14 @@ export class StatePoolNodeIndex implements PoolNodeIndex {
 
   /** A key of the pool trie was written (or restored) on the head: re-index its record. */
   invalidateKey(key: StateKey): void {
-    if (this.#entries === null) return;
+    const entries = this.#entries;
+    if (entries === null) return;
     const dest = keyText(key);
-    this.#remove(dest);
+    this.#remove(entries, dest);
     const bytes = this.trie.get(key);
     if (bytes === undefined) return;
     try {
-      this.#add(dest, bytes);
+      this.#add(entries, dest, bytes);
     } catch {
       // a malformed record: rebuilt (and reported) at the next lookup
       this.clear();
@@ -86,19 +87,20 @@ export class StatePoolNodeIndex implements PoolNodeIndex {
 
   #ensure(): void {
     if (this.#entries !== null) return;
-    this.#entries = new Map();
+    const entries = new Map<string, NodeEntry>();
+    this.#entries = entries;
     try {
-      this.trie.forEach((key, value) => this.#add(keyText(key), value));
+      this.trie.forEach((key, value) => this.#add(entries, keyText(key), value));
     } catch (e) {
       this.clear();
       throw e;
     }
   }
 
-  #add(dest: string, bytes: Uint8Array): void {
+  #add(entries: Map<string, NodeEntry>, dest: string, bytes: Uint8Array): void {
     const rec = decodeJsonObject(bytes, dest);
     const entry: NodeEntry = { keys: nodeIndexKeys(rec), validator: isValidatorRecord(rec) };
-    this.#entries!.set(dest, entry);
+    entries.set(dest, entry);
     for (const [field, value] of entry.keys) {
       const k = slot(field, value);
       let set = this.#by.get(k);
@@ -111,10 +113,10 @@ export class StatePoolNodeIndex implements PoolNodeIndex {
     }
   }
 
-  #remove(dest: string): void {
-    const entry = this.#entries!.get(dest);
+  #remove(entries: Map<string, NodeEntry>, dest: string): void {
+    const entry = entries.get(dest);
     if (entry === undefined) return;
-    this.#entries!.delete(dest);
+    entries.delete(dest);
     for (const [field, value] of entry.keys) {
       const k = slot(field, value);
       const set = this.#by.get(k);

@@ -185,7 +185,7 @@ export function appendCaughtUpTxns(
   const payloads: string[] = [];
   if (seqNoIndex !== undefined) {
     for (let i = 0; i < stored.length; i++) {
-      const entry = indexEntryOf(stored[i]!, ledgerId, first + i);
+      const entry = indexEntryOf(stored[i], ledgerId, first + i);
       if (entry === undefined) continue;
       seqNoIndex.add(entry, writeBatch);
       payloads.push(entry.payloadDigest);

@@ -95,7 +95,7 @@ export class TrieView implements StateAccess {
     this.undo = null;
     if (!rollback || log === null) return;
     for (let i = log.length - 1; i >= 0; i--) {
-      const [key, prev] = log[i]!;
+      const [key, prev] = log[i];
       if (prev === undefined) this.trie.remove(key);
       else this.trie.set(key, prev);
       this.onWrite?.(key);

@@ -129,11 +129,12 @@ class Parsed implements ParsedRequest {
     this.reqId = request.reqId;
     this.endorser = request.endorser ?? null;
     this.taaAcceptance = request.taaAcceptance ?? null;
-    if (request.signatures !== undefined) {
+    const signatures = request.signatures;
+    if (signatures !== undefined) {
       this.multiSigned = true;
-      this.signers = Object.keys(request.signatures)
+      this.signers = Object.keys(signatures)
         .sort(codePointCompare)
-        .map((d) => [d, request.signatures![d]!] as const);
+        .map((d) => [d, signatures[d]] as const);
     } else {
       this.multiSigned = false;
       this.signers = request.signature !== undefined && this.identifier !== null ? [[this.identifier, request.signature] as const] : [];
@@ -142,19 +143,18 @@ class Parsed implements ParsedRequest {
   }
 
   get digest(): string {
-    if (this.#digest === undefined) this.#computeDigests();
-    return this.#digest!;
+    return this.#digest ?? this.#computeDigests().digest;
   }
 
   get payloadDigest(): string {
-    if (this.#payloadDigest === undefined) this.#computeDigests();
-    return this.#payloadDigest!;
+    return this.#payloadDigest ?? this.#computeDigests().payloadDigest;
   }
 
-  #computeDigests(): void {
+  #computeDigests(): { digest: string; payloadDigest: string } {
     const d = digests(this.request);
     this.#digest = d.digest;
     this.#payloadDigest = d.payloadDigest;
+    return d;
   }
 
   /** Bytes every signer signed (formats.md 3.2). */

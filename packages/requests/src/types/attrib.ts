@@ -48,8 +48,8 @@ function checkEndpoint(endpoint: unknown, at: FieldAt): void {
   if (typeof ha !== 'string') throw new RequestError(RequestErrorCode.ATTRIB_ENDPOINT_FORMAT, { field: at.field });
   const parts = ha.split(':');
   if (parts.length !== 2) throw new RequestError(RequestErrorCode.ATTRIB_ENDPOINT_FORMAT, { field: at.field });
-  if (!isValidIp(parts[0]!)) throw new RequestError(RequestErrorCode.ATTRIB_ENDPOINT_ADDRESS, { field: at.field });
-  const port = parts[1]!;
+  if (!isValidIp(parts[0])) throw new RequestError(RequestErrorCode.ATTRIB_ENDPOINT_ADDRESS, { field: at.field });
+  const port = parts[1];
   if (!/^[0-9]{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
     throw new RequestError(RequestErrorCode.ATTRIB_ENDPOINT_PORT, { field: at.field });
   }
@@ -77,11 +77,11 @@ export interface AttribTarget {
 
 /** The target of a request whose static validation passed. */
 export function attribTargetOfRequest(op: Readonly<Record<string, unknown>>): AttribTarget {
-  const kind = attribSelectors(op)[0]!;
+  const kind = attribSelectors(op)[0];
   const value = op[kind] as string;
   if (kind === 'raw') {
     const obj = parseJson(value) as Record<string, unknown>;
-    return { kind, name: receivedKeys(obj)[0]!, storedHash: attribStoredHash('raw', obj), original: canonicalJson(obj) };
+    return { kind, name: receivedKeys(obj)[0], storedHash: attribStoredHash('raw', obj), original: canonicalJson(obj) };
   }
   if (kind === 'enc') return { kind, name: value, storedHash: attribStoredHash('enc', value), original: value };
   return { kind, name: value, storedHash: '' };
@@ -105,7 +105,7 @@ function attribTargetOfTxn(data: Record<string, unknown>, ctx: HandlerContext): 
     const obj = original === undefined ? undefined : tryParseObject(original);
     if (obj === undefined)
       throw new RequestError(RequestErrorCode.STATE_CORRUPT, { key: value, problem: 'attribute store has no raw attribute for this hash' });
-    return { kind, name: receivedKeys(obj)[0]!, storedHash: value, original };
+    return { kind, name: receivedKeys(obj)[0], storedHash: value, original };
   }
   if (isSha256Hex(value)) {
     const original = ctx.attributes.get(value);

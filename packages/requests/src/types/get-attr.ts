@@ -38,7 +38,7 @@ export const getAttrHandler: ReadHandler = {
 
   async read(request, ctx) {
     const op = request.operation;
-    const kind = attribSelectors(op)[0]!;
+    const kind = attribSelectors(op)[0];
     const selector = op[kind] as string;
     const key = attribKey(op.dest as string, kind, selector);
     const at = await domainReadRoot(request, ctx);

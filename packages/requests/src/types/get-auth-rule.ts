@@ -50,14 +50,14 @@ export const getAuthRuleHandler: ReadHandler = {
   async read(request, ctx: ReadContext) {
     const op = request.operation;
     if (isAll(op)) {
-      const data = DEFAULT_MAP.keys.map((key) =>
-        ruleElement(key, decode(ctx.get(LedgerId.CONFIG, authRuleStateKey(key)), key) ?? DEFAULT_MAP.defaultConstraint(key)!),
+      const data = DEFAULT_MAP.rules.map((rule) =>
+        ruleElement(rule, decode(ctx.get(LedgerId.CONFIG, authRuleStateKey(rule.key)), rule.key) ?? rule.constraint),
       );
       return { data, seqNo: null, txnTime: null };
     }
-    const key = checkEntryKey(op);
-    const lookup = ctx.lookup(LedgerId.CONFIG, authRuleStateKey(key));
-    const constraint = decode(lookup.value, key) ?? DEFAULT_MAP.defaultConstraint(key)!;
-    return { data: [ruleElement(key, constraint)], seqNo: null, txnTime: null, proof: { ledgerId: LedgerId.CONFIG, lookup } };
+    const rule = checkEntryKey(op);
+    const lookup = ctx.lookup(LedgerId.CONFIG, authRuleStateKey(rule.key));
+    const constraint = decode(lookup.value, rule.key) ?? rule.constraint;
+    return { data: [ruleElement(rule, constraint)], seqNo: null, txnTime: null, proof: { ledgerId: LedgerId.CONFIG, lookup } };
   },
 };

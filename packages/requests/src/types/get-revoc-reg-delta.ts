@@ -119,23 +119,27 @@ export const getRevocRegDeltaHandler: ReadHandler = {
     if (!isJsonObject(def)) return { data: null, seqNo: null, txnTime: null, proof: { ledgerId: DOMAIN, lookup: entryTo.lookup } };
     const issuanceType = isJsonObject(def.value) ? def.value.issuanceType : undefined;
 
-    let main: Proved;
+    // the answer's record (and the proof of it): the accumulator with a `from`, else the entry
+    let main: StateLookup;
+    let record: WrappedValue<JsonObject>;
     let issued: (number | bigint)[];
     let revoked: (number | bigint)[];
     if (withFrom && entryFrom !== undefined && accumFrom?.record !== undefined) {
       ({ issued, revoked } = revocDelta(issuanceType, entryTo.record.val.value, entryFrom.val.value));
-      main = accumTo;
+      main = accumTo.lookup;
+      record = accumTo.record;
     } else {
       issued = indexUnion(indexList(entryTo.record.val.value, 'issued'), []);
       revoked = indexUnion(indexList(entryTo.record.val.value, 'revoked'), []);
-      main = entryTo;
+      main = entryTo.lookup;
+      record = entryTo.record;
     }
-    const value: Record<string, unknown> = { accum_to: main.record!.val, issued, revoked };
+    const value: Record<string, unknown> = { accum_to: record.val, issued, revoked };
     const data: Record<string, unknown> = { revocRegDefId: id, revocDefType: def.revocDefType, value };
     if (withFrom) {
       data.stateProofFrom = stateProofFrom;
       value.accum_from = accumFromVal;
     }
-    return { data, seqNo: main.record!.lsn, txnTime: main.record!.lut, proof: { ledgerId: DOMAIN, lookup: main.lookup }, ...(withFrom ? from : {}) };
+    return { data, seqNo: record.lsn, txnTime: record.lut, proof: { ledgerId: DOMAIN, lookup: main }, ...(withFrom ? from : {}) };
   },
 };

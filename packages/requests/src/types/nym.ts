@@ -14,7 +14,7 @@
  */
 import { checkNymDidBinding, checkNymVersionValue, LedgerId, parseJson, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
-import type { HandlerContext, ParsedRequest, Txn, WriteHandler } from '../handler.js';
+import type { HandlerContext, NymInfo, ParsedRequest, Txn, WriteHandler } from '../handler.js';
 import {
   type Check,
   did,
@@ -108,7 +108,7 @@ export const nymHandler: WriteHandler = {
     const dest = op.dest as string;
     const existing = ctx.idr.getNym(dest);
     if (existing === undefined) validateCreate(request, ctx, dest);
-    else validateUpdate(request, ctx, dest);
+    else validateUpdate(request, ctx, dest, existing);
   },
 
   prepareTxn(txn) {
@@ -142,10 +142,9 @@ function validateCreate(request: ParsedRequest, ctx: HandlerContext, dest: strin
   ctx.auth.authorize(request, { kind: 'ADD', field: 'role', newValue: op.role ?? null, isOwner: true });
 }
 
-function validateUpdate(request: ParsedRequest, ctx: HandlerContext, dest: string): void {
+function validateUpdate(request: ParsedRequest, ctx: HandlerContext, dest: string, stored: NymInfo): void {
   const op = request.operation;
   if (op.version !== undefined && op.version !== null) throw new RequestError(RequestErrorCode.NYM_VERSION_ON_UPDATE, { dest });
-  const stored = ctx.idr.getNym(dest)!;
   const isOwner = ctx.idr.ownerOf(dest) === request.author;
   const roleSent = has(op, 'role');
   const verkeySent = has(op, 'verkey');

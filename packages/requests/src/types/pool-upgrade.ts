@@ -68,7 +68,7 @@ export function compareNodeVersions(a: string, b: string): number {
   const x = parseNodeVersion(a);
   const y = parseNodeVersion(b);
   if (!x || !y) return codePointCompare(a, b);
-  for (let i = 0; i < 3; i++) if (x.release[i] !== y.release[i]) return x.release[i]! - y.release[i]!;
+  for (let i = 0; i < 3; i++) if (x.release[i] !== y.release[i]) return x.release[i] - y.release[i];
   if (x.rc === y.rc) return 0;
   if (x.rc === null) return 1;
   if (y.rc === null) return -1;
@@ -143,7 +143,7 @@ export const poolUpgradeHandler: WriteHandler = {
     if (op.force === true) return;
     const sorted = [...times.values()].sort((a, b) => a - b);
     for (let i = 1; i < sorted.length; i++) {
-      const span = sorted[i]! - sorted[i - 1]!;
+      const span = sorted[i] - sorted[i - 1];
       if (span < Limits.UPGRADE_MIN_SEPARATION_SECONDS) {
         throw new RequestError(RequestErrorCode.UPGRADE_SCHEDULE_INVALID, {
           schedule: op.schedule,

@@ -92,8 +92,8 @@ export function isReservedRichSchemaId(id: string): boolean {
   const parts = id.split(':');
   if (parts.length < 2) return false;
   if (parts[0] === '5' || parts[0] === '6') return true;
-  if (RS_TYPES.has(parts[0]!)) return true;
-  return ['1', '2', '3', '4'].includes(parts[1]!) && isValidDid(parts[0]);
+  if (RS_TYPES.has(parts[0])) return true;
+  return ['1', '2', '3', '4'].includes(parts[1]) && isValidDid(parts[0]);
 }
 
 /** The rich schema object stored under `id` at the uncommitted head, or undefined. */

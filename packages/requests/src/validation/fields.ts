@@ -240,8 +240,8 @@ function isIpv6(v: string): boolean {
     const g = h.split(':');
     return g.every((x) => /^[0-9a-fA-F]{1,4}$/.test(x)) ? g : null;
   };
-  const a = groups(halves[0]!);
-  const b = halves.length === 2 ? groups(halves[1]!) : [];
+  const a = groups(halves[0]);
+  const b = halves.length === 2 ? groups(halves[1]) : [];
   if (a === null || b === null) return false;
   const n = a.length + b.length + extraGroups;
   return halves.length === 2 ? n < 8 : n === 8;
@@ -331,8 +331,8 @@ export function parseDateTimeWithOffset(text: string): number | null {
   if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return null;
   let offsetMinutes = 0;
   if (off !== 'Z') {
-    const sign = off!.startsWith('-') ? -1 : 1;
-    const digits = off!.slice(1).replace(':', '');
+    const sign = off.startsWith('-') ? -1 : 1;
+    const digits = off.slice(1).replace(':', '');
     const oh = Number(digits.slice(0, 2)),
       om = Number(digits.slice(2, 4));
     if (oh > 23 || om > 59) return null;
