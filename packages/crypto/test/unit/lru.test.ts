@@ -20,3 +20,50 @@ describe('LruCache', () => {
     expect(() => new LruCache(0)).to.throw(RangeError);
   });
 });
+
+describe('LruCache against a model (random operations)', () => {
+  /** mulberry32 */
+  function prng(seed: number): () => number {
+    let s = seed >>> 0;
+    return () => {
+      s = (s + 0x6d2b79f5) >>> 0;
+      let t = s;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  it('holds exactly the entries of a least-recently-used list, across many evictions, refreshes and clears', () => {
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const rnd = prng(seed);
+      const capacity = 1 + Math.floor(rnd() * (seed % 2 === 0 ? 5 : 300));
+      const keys = capacity * 3;
+      const c = new LruCache<number, number>(capacity);
+      /** the model: oldest first */
+      let model: [number, number][] = [];
+      for (let op = 0; op < 10_000; op++) {
+        const key = Math.floor(rnd() * keys);
+        const r = rnd();
+        if (r < 0.45) {
+          const value = op;
+          c.set(key, value);
+          const at = model.findIndex(([k]) => k === key);
+          if (at >= 0) model.splice(at, 1);
+          else if (model.length >= capacity) model.shift();
+          model.push([key, value]);
+        } else if (r < 0.999) {
+          const at = model.findIndex(([k]) => k === key);
+          const expected = at >= 0 ? model[at]?.[1] : undefined;
+          expect(c.get(key), `seed ${seed}, op ${op}: get ${key}`).to.equal(expected);
+          if (at >= 0) model.push(...model.splice(at, 1));
+        } else {
+          c.clear();
+          model = [];
+        }
+        expect(c.size, `seed ${seed}, op ${op}: size`).to.equal(model.length);
+      }
+      for (const [k, v] of model) expect(c.get(k), `seed ${seed}: final ${k}`).to.equal(v);
+    }
+  });
+});
