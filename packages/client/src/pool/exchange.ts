@@ -49,7 +49,7 @@ export class PushRouter {
   private readonly waiting = new Map<string, (m: Record<string, unknown>) => void>();
 
   attach(conn: NodeConnection): void {
-    conn.onUnroutedPush = (payload) => {
+    conn.on('unroutedPush', (payload) => {
       let m: unknown;
       try {
         m = parseJson(payload);
@@ -59,7 +59,7 @@ export class PushRouter {
       if (!isPlainObject(m)) return;
       const k = messageRequestKey(m);
       if (k !== undefined) this.waiting.get(`${conn.alias}|${k}`)?.(m);
-    };
+    });
   }
 
   wait(node: string, key: string, fn: (m: Record<string, unknown>) => void): () => void {

@@ -49,6 +49,8 @@ export interface NodeConnectionEvents {
   refused: (code: string, reason: string, requestId: number) => void;
   /** The session stream ended (the next request opens a new one). */
   close: (reason: string) => void;
+  /** A PUSH naming no request in flight (id 0 or unknown), e.g. a REPLY after the request listener was released. */
+  unroutedPush: (payload: Uint8Array) => void;
 }
 
 /** The options of {@link NodeConnection.connect}: where to, and the session's own stack. */
@@ -84,8 +86,6 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
    */
   private outFrames: Uint8Array[] = [];
   private outStream: Stream | undefined;
-  /** PUSH envelopes naming no request (id 0 or unknown), e.g. a REPLY after the request listener was released. */
-  onUnroutedPush: ((payload: Uint8Array) => void) | undefined;
 
   constructor(
     private readonly libp2p: Libp2p,
@@ -334,7 +334,7 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
       if (env.kind === EnvelopeKind.RESPONSE) listener?.({ kind: 'response', payload: env.payload });
       else if (env.kind === EnvelopeKind.PUSH) {
         if (listener !== undefined) listener({ kind: 'push', payload: env.payload });
-        else this.onUnroutedPush?.(env.payload);
+        else this.emit('unroutedPush', env.payload);
         this.emit('push', env.payload, env.id);
       } else if (env.kind === EnvelopeKind.ERROR) {
         const e = decodeErrorPayload(env.payload);
