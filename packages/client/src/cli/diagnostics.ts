@@ -51,7 +51,7 @@ export interface WrappedReason {
 /** Splits Indy's wrapped reason (requests.md §1.8); undefined when the reason is not wrapped that way. */
 export function unwrapReason(reason: string): WrappedReason | undefined {
   const m = /^client request invalid: (\w+)\((['"])[^'"]*\2, [^,]*, (['"])([\s\S]*)\3\)$/.exec(reason);
-  return m === null ? undefined : { kind: m[1]!, text: m[4]! };
+  return m === null ? undefined : { kind: m[1], text: m[4] };
 }
 
 /**

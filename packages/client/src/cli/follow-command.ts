@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { stringifyJson } from '@quire/common';
 import { BatchFollower, type FollowedBatch, type FollowGap } from '../follow/batch-follower.js';
-import { intArg, listArg, loadKey, readText, usage, type Context } from './context.js';
+import { intArg, intOf, listArg, loadKey, readText, requiredArg, usage, type Context } from './context.js';
 
 type Run = (cmd: Command, fn: (ctx: Context, o: Record<string, string | boolean | undefined>) => Promise<void>) => void;
 
@@ -90,17 +90,17 @@ export function addFollowCommand(program: Command, run: Run, stop?: AbortSignal)
       const file = ctx.genesisFile();
       const ledgers = ledgerIds(s(o.ledger));
       const count = intArg(s(o.count), '--count');
-      const port = intArg(s(o.port), '--port')!;
+      const port = intOf(requiredArg(o.port, '--port'), '--port');
       if (port > 65535) throw usage('--port', 'a port is at most 65535');
-      const reorderTimeoutMs = intArg(s(o.reorderTimeout), '--reorder-timeout')!;
+      const reorderTimeoutMs = intOf(requiredArg(o.reorderTimeout, '--reorder-timeout'), '--reorder-timeout');
       const withTxns = o.txns === true;
       const wait = interrupted(stop);
       let follower: BatchFollower | undefined;
       try {
         follower = await BatchFollower.start(readText(file, '--genesis'), {
           seed: Buffer.from(key.seedHex, 'hex'),
-          name: s(o.name)!,
-          host: s(o.host)!,
+          name: requiredArg(o.name, '--name'),
+          host: requiredArg(o.host, '--host'),
           port,
           reorderTimeoutMs,
         });

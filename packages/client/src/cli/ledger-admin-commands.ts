@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { stringifyJson } from '@quire/common';
 import * as b from '../requests/builders.js';
 import { multiSignRequest } from '../requests/sign.js';
-import { intArg, listArg, loadKey, usage, type Context } from './context.js';
+import { intOf, listArg, loadKey, usage, type Context } from './context.js';
 
 type Run = (cmd: Command, fn: (ctx: Context, o: Record<string, string | boolean | string[] | undefined>) => Promise<void>) => void;
 
@@ -20,7 +20,7 @@ const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
 export function ledgerIdsArg(v: string | undefined): number[] {
   const items = listArg(v) ?? [];
   if (items.length === 0) throw usage('--ledgers', 'one or more ledger ids, comma-separated');
-  const ids = items.map((x) => intArg(x, '--ledgers')!);
+  const ids = items.map((x) => intOf(x, '--ledgers'));
   if (ids.some((id) => b.BASE_LEDGER_IDS.includes(id))) throw usage('--ledgers', "(0, 1, 2, 3) ledgers can't be frozen");
   return ids;
 }

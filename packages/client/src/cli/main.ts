@@ -91,7 +91,7 @@ function shortUsageErrors(program: Command, io: Output): void {
 
 /** One line saying what went wrong: the ledger's reason for a refused request, else the error code and its data. */
 export function errorLine(e: unknown): string {
-  return errorLines(e)[0]!;
+  return errorLines(e)[0];
 }
 
 /** Runs the tool with `argv` (without node and script); resolves with the exit code. */

@@ -216,7 +216,7 @@ export function addReadCommands(program: Command, run: Run): void {
       if (ctx.g.json === true) return ctx.io.out(stringifyJson(info));
       for (const [k, v] of Object.entries(info)) ctx.io.out(`${k.padEnd(11)} ${v}`);
       if (alias === undefined && seed === undefined) ctx.io.err('Keep the seed secret: it is the private key.');
-      if (alias !== undefined) ctx.io.err(`Stored in wallet ${info.wallet!}; sign with it after: quire did use ${alias}`);
+      if (alias !== undefined) ctx.io.err(`Stored in wallet ${info.wallet}; sign with it after: quire did use ${alias}`);
     },
   );
   const poolCmd = program.command('pool').description('the pool');

@@ -159,10 +159,10 @@ export class BatchFollower extends TypedEmitter<BatchFollowerEvents> {
     if (!(opts.seed instanceof Uint8Array) || opts.seed.length !== 32) throw new ClientError(ClientErrorCode.INVALID_SEED, { length: opts.seed?.length ?? -1 });
     const pool = typeof genesis === 'string' ? PoolLedger.fromGenesis(genesis) : genesis;
     const log = withBindings(modules.logger ?? silentLogger, { observer: opts.name });
-    const validators: NodeAddress[] = pool
-      .validators()
-      .filter((v) => v.nodeIp !== undefined && v.nodePort !== undefined)
-      .map((v) => ({ alias: v.alias, dest: v.dest, host: v.nodeIp!, port: v.nodePort! }));
+    const validators: NodeAddress[] = [];
+    for (const v of pool.validators()) {
+      if (v.nodeIp !== undefined && v.nodePort !== undefined) validators.push({ alias: v.alias, dest: v.dest, host: v.nodeIp, port: v.nodePort });
+    }
     // the transport exists before the follower it delivers to; it first dials on a later turn of the event loop,
     // so nothing arrives before ref.self is set
     const ref: { self?: BatchFollower } = {};
@@ -271,7 +271,10 @@ export class BatchFollower extends TypedEmitter<BatchFollowerEvents> {
     if (v === undefined) {
       v = { senders: new Map() };
       this.votes.set(agree, v);
-      while (this.votes.size > this.opts.maxPendingAnnouncements) this.votes.delete(this.votes.keys().next().value!);
+      for (const oldest of this.votes.keys()) {
+        if (this.votes.size <= this.opts.maxPendingAnnouncements) break;
+        this.votes.delete(oldest);
+      }
     }
     v.senders.set(a.sender, a);
     if (v.senders.size >= this.pool.f + 1) {
@@ -299,7 +302,10 @@ export class BatchFollower extends TypedEmitter<BatchFollowerEvents> {
       msg: m,
     };
     this.accepted.set(key, batch);
-    while (this.accepted.size > this.opts.maxPendingAnnouncements) this.accepted.delete(this.accepted.keys().next().value!);
+    for (const oldest of this.accepted.keys()) {
+      if (this.accepted.size <= this.opts.maxPendingAnnouncements) break;
+      this.accepted.delete(oldest);
+    }
     this.stats_.accepted++;
     let q = this.queues.get(m.ledgerId);
     if (q === undefined) {
@@ -314,7 +320,7 @@ export class BatchFollower extends TypedEmitter<BatchFollowerEvents> {
   /** Emits the batches that continue the ledger; holds the rest until the gap fills or the reorder window ends. */
   private flush(ledgerId: number, q: LedgerQueue): void {
     while (q.pending.length > 0) {
-      const b = q.pending[0]!;
+      const b = q.pending[0];
       if (q.next !== undefined && b.seqNoStart < q.next) {
         q.pending.shift();
         this.drop('stale', b.senders[0]);

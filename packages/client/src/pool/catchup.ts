@@ -83,7 +83,7 @@ async function catchUp(
   const groups = new Map<string, Target>();
   let notAhead = 0;
   answers.forEach((a, i) => {
-    const conn = conns[i]!;
+    const conn = conns[i];
     if (a.kind !== 'reply') return;
     const m = a.message;
     if (m.op === 'LEDGER_STATUS') {
@@ -134,7 +134,7 @@ async function transfer(ledger: PoolLedger, target: Target, discarded: CatchupRe
   while (ledger.size < target.size) {
     const candidates = target.nodes.filter((c) => !excluded.has(c.alias));
     if (candidates.length === 0) throw new ClientError(ClientErrorCode.CATCHUP_FAILED, { reason: 'no node served valid txns', discarded });
-    const conn = candidates[turn++ % candidates.length]!;
+    const conn = candidates[turn++ % candidates.length];
     const start = ledger.size + 1;
     const end = Math.min(target.size, ledger.size + CATCHUP_BATCH);
     const req = enc.encode(stringifyJson({ op: 'CATCHUP_REQ', ledgerId: 0, seqNoStart: start, seqNoEnd: end, catchupTill: target.size }));
@@ -161,7 +161,7 @@ function applyCatchupRep(ledger: PoolLedger, m: Record<string, unknown>, start: 
   if (entries.length === 0 || entries.length > end - start + 1) return 'wrong number of txns';
   const txns: Record<string, unknown>[] = [];
   for (let i = 0; i < entries.length; i++) {
-    const [seqNo, txn] = entries[i]!;
+    const [seqNo, txn] = entries[i];
     if (seqNo !== start + i || !isPlainObject(txn) || !isPlainObject(txn.txnMetadata) || txn.txnMetadata.seqNo !== seqNo) return 'txns out of sequence';
     txns.push(txn);
   }

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { canonicalJson, isPlainObject, isReadType, stringifyJson, TxnType, type Request } from '@quire/common';
 import type { Libp2p } from 'libp2p';
 import { ClientError, ClientErrorCode, VerificationError, abortedBy } from '../errors.js';
+import type { NodeAddress } from '../transport/connection.js';
 import { createClientLibp2p } from '../transport/libp2p.js';
 import { NodeConnection, defaultNodeConnectionOptions } from '../transport/node-connection.js';
 import { DEFAULT_FRESHNESS_SECONDS, MultiSignatureCache } from '../verify/multi-signature.js';
@@ -14,7 +15,7 @@ import { verifyReadReply, type VerifiedRead } from '../verify/read-reply.js';
 import { catchUpPoolLedger, type CatchupResult } from './catchup.js';
 import { PushRouter, SETTLED, deadlineSignal, exchange, nodeFailure, requestKey, type NodeAnswer, type NodeFailure } from './exchange.js';
 import { WriteQuorum, type WriteDecision } from './write-quorum.js';
-import { PoolLedger, type PoolNode } from './pool-ledger.js';
+import { PoolLedger } from './pool-ledger.js';
 import { SeenLedgers, readPosition, unprovenIsBehind, writePosition, type Behind } from './seen.js';
 
 export interface PoolOptions {
@@ -95,7 +96,7 @@ function shuffled<T>(xs: readonly T[]): T[] {
   const a = [...xs];
   for (let i = a.length - 1; i > 0; i--) {
     const j = Math.floor(Math.random() * (i + 1));
-    [a[i], a[j]] = [a[j]!, a[i]!];
+    [a[i], a[j]] = [a[j], a[i]];
   }
   return a;
 }
@@ -157,22 +158,20 @@ export class Pool {
 
   /** One session per validator with a client address; sessions of removed or moved nodes are closed. */
   private syncConnections(): void {
-    const wanted = new Map<string, PoolNode>();
-    for (const v of this.ledger.validators()) if (v.clientIp !== undefined && v.clientPort !== undefined) wanted.set(v.dest, v);
+    const wanted = new Map<string, NodeAddress>();
+    for (const v of this.ledger.validators()) {
+      if (v.clientIp !== undefined && v.clientPort !== undefined) wanted.set(v.dest, { alias: v.alias, dest: v.dest, host: v.clientIp, port: v.clientPort });
+    }
     for (const [dest, c] of this.conns) {
-      const v = wanted.get(dest);
-      if (v === undefined || v.clientIp !== c.address.host || v.clientPort !== c.address.port || v.alias !== c.alias) {
+      const w = wanted.get(dest);
+      if (w === undefined || w.host !== c.address.host || w.port !== c.address.port || w.alias !== c.alias) {
         void c.close();
         this.conns.delete(dest);
       }
     }
-    for (const [dest, v] of wanted) {
+    for (const [dest, address] of wanted) {
       if (this.conns.has(dest)) continue;
-      const c = new NodeConnection(
-        this.libp2p,
-        { alias: v.alias, dest, host: v.clientIp!, port: v.clientPort! },
-        { ...defaultNodeConnectionOptions, dialTimeoutMs: this.options.dialTimeoutMs },
-      );
+      const c = new NodeConnection(this.libp2p, address, { ...defaultNodeConnectionOptions, dialTimeoutMs: this.options.dialTimeoutMs });
       this.router.attach(c);
       this.conns.set(dest, c);
     }
@@ -419,7 +418,7 @@ export class Pool {
     try {
       for (; i < conns.length && unproven.length === 0; i++) {
         if (deadline.signal.aborted) break;
-        const r = take(await this.askForRead(conns[i]!, payload, deadline.signal));
+        const r = take(await this.askForRead(conns[i], payload, deadline.signal));
         if (r !== undefined) return settle(r);
       }
       // an answer without proof: the others are asked at once, for a verified reply first

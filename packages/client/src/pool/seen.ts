@@ -107,7 +107,10 @@ export class SeenLedgers {
     if (had !== undefined && had >= seqNo) return;
     s.keys.delete(key);
     s.keys.set(key, seqNo);
-    if (s.keys.size > MAX_SEEN_KEYS) s.keys.delete(s.keys.keys().next().value!);
+    if (s.keys.size > MAX_SEEN_KEYS) {
+      const oldest = s.keys.keys().next();
+      if (oldest.done !== true) s.keys.delete(oldest.value);
+    }
   }
 
   /** An acknowledged write (f+1 nodes replied with its txn). */

@@ -417,7 +417,8 @@ export function buildGetAttribRequest(
   const op: Record<string, unknown> = { type: TxnType.GET_ATTR, dest: did(o.dest, 'dest') };
   const given = (['raw', 'enc', 'hash'] as const).filter((k) => o[k] !== undefined);
   if (given.length !== 1) throw bad('raw/enc/hash', 'exactly one is required');
-  op[given[0]!] = text(o[given[0]!], given[0]!);
+  const kind = given[0];
+  op[kind] = text(o[kind], kind);
   historic(op, o);
   return envelope(op, o, false);
 }

@@ -94,8 +94,9 @@ export function verifyMultiSignature(input: VerifyMultiSignatureInput): MultiSig
     throw new VerificationError(ClientErrorCode.MULTISIG_TOO_FEW_PARTICIPANTS, { participants: keys.length, required });
   }
   checkFreshness(ms.value, input.freshness ?? { kind: 'current', now: Math.floor(Date.now() / 1000), seconds: DEFAULT_FRESHNESS_SECONDS });
-  const cacheKey = input.cache === undefined ? undefined : MultiSignatureCache.fingerprint(ms);
-  if (input.cache !== undefined && input.cache.has(ms.value.state_root_hash, cacheKey!, pool.epoch)) return ms;
+  const cache = input.cache;
+  const cacheKey = cache === undefined ? undefined : MultiSignatureCache.fingerprint(ms);
+  if (cache !== undefined && cacheKey !== undefined && cache.has(ms.value.state_root_hash, cacheKey, pool.epoch)) return ms;
   let sig: Uint8Array;
   try {
     sig = b58decode(ms.signature);
@@ -105,7 +106,7 @@ export function verifyMultiSignature(input: VerifyMultiSignatureInput): MultiSig
   if (!blsVerifyAggregate(keys, multiSignatureMessage(ms.value), sig)) {
     throw new VerificationError(ClientErrorCode.MULTISIG_INVALID, { participants: ms.participants.length });
   }
-  input.cache?.add(ms.value.state_root_hash, cacheKey!, pool.epoch);
+  if (cache !== undefined && cacheKey !== undefined) cache.add(ms.value.state_root_hash, cacheKey, pool.epoch);
   return ms;
 }
 
@@ -155,7 +156,10 @@ export class MultiSignatureCache {
     kept.push(fingerprint);
     if (kept.length > this.perRoot) kept.shift();
     this.entries.set(root, { fingerprints: kept, epoch });
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    if (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done !== true) this.entries.delete(oldest.value);
+    }
   }
 
   get size(): number {

@@ -105,45 +105,56 @@ export function verifyReadReply(input: VerifyReadReplyInput): VerifiedRead {
   if (type === TxnType.GET_TXN) return verifyGetTxn(result, op, input);
 
   const { ledgerId, targets } = readTargets(result, op);
-  let first: { root: string; ms: MultiSignature } | undefined;
-  for (const t of targets) {
-    const sp = t.stateProof;
-    if (!isPlainObject(sp) || sp.multi_signature === undefined || sp.multi_signature === null) throw new VerificationError(ClientErrorCode.NO_PROOF, { type });
-    if (typeof sp.root_hash !== 'string' || typeof sp.proof_nodes !== 'string') throw malformed('state_proof', 'root_hash and proof_nodes expected');
-    const ms = verifyMultiSignature({
-      multiSignature: sp.multi_signature,
-      pool: input.pool,
-      freshness: freshnessOf(t.freshness, now, seconds),
-      cache: input.cache,
+  // the first proof's root and multi-signature stand for the reply; every other proof is checked the same way
+  const first = verifyTarget(targets[0], type, ledgerId, input, now, seconds);
+  for (let i = 1; i < targets.length; i++) verifyTarget(targets[i], type, ledgerId, input, now, seconds);
+  return { type, ledgerId, result, root: first.root, multiSignature: first.ms, targets };
+}
+
+/** Checks one proof of a read reply (its multi-signature, its root and ledger, the value it proves); returns the signed root. */
+function verifyTarget(
+  t: ProofTarget,
+  type: string,
+  ledgerId: number,
+  input: VerifyReadReplyInput,
+  now: number,
+  seconds: number,
+): { root: string; ms: MultiSignature } {
+  const sp = t.stateProof;
+  if (!isPlainObject(sp) || sp.multi_signature === undefined || sp.multi_signature === null) throw new VerificationError(ClientErrorCode.NO_PROOF, { type });
+  if (typeof sp.root_hash !== 'string' || typeof sp.proof_nodes !== 'string') throw malformed('state_proof', 'root_hash and proof_nodes expected');
+  const ms = verifyMultiSignature({
+    multiSignature: sp.multi_signature,
+    pool: input.pool,
+    freshness: freshnessOf(t.freshness, now, seconds),
+    cache: input.cache,
+  });
+  if (ms.value.state_root_hash !== sp.root_hash) {
+    throw new VerificationError(ClientErrorCode.MULTISIG_ROOT_MISMATCH, {
+      field: 'state_root_hash',
+      expected: sp.root_hash,
+      signed: ms.value.state_root_hash,
     });
-    if (ms.value.state_root_hash !== sp.root_hash) {
-      throw new VerificationError(ClientErrorCode.MULTISIG_ROOT_MISMATCH, {
-        field: 'state_root_hash',
-        expected: sp.root_hash,
-        signed: ms.value.state_root_hash,
-      });
-    }
-    if (ms.value.ledger_id !== ledgerId) {
-      throw new VerificationError(ClientErrorCode.MULTISIG_ROOT_MISMATCH, { field: 'ledger_id', expected: ledgerId, signed: ms.value.ledger_id });
-    }
-    let proven: Uint8Array | null;
-    try {
-      proven = sharedProvenValues.verify({ rootHash: sp.root_hash, key: t.key, proofNodes: sp.proof_nodes });
-    } catch (e) {
-      if (e instanceof ProofError) throw new VerificationError(ClientErrorCode.PROOF_INVALID, { proofCode: e.code, key: keyText(t.key) });
-      throw e;
-    }
-    const ok = proven === null ? t.value === null || t.absentAllowed === true : t.value !== null && equalBytes(proven, t.value);
-    if (!ok) {
-      throw new VerificationError(ClientErrorCode.PROOF_VALUE_MISMATCH, {
-        key: keyText(t.key),
-        expected: t.value === null ? null : new TextDecoder().decode(t.value),
-        proven: proven === null ? null : new TextDecoder().decode(proven),
-      });
-    }
-    first ??= { root: sp.root_hash, ms };
   }
-  return { type, ledgerId, result, root: first!.root, multiSignature: first!.ms, targets };
+  if (ms.value.ledger_id !== ledgerId) {
+    throw new VerificationError(ClientErrorCode.MULTISIG_ROOT_MISMATCH, { field: 'ledger_id', expected: ledgerId, signed: ms.value.ledger_id });
+  }
+  let proven: Uint8Array | null;
+  try {
+    proven = sharedProvenValues.verify({ rootHash: sp.root_hash, key: t.key, proofNodes: sp.proof_nodes });
+  } catch (e) {
+    if (e instanceof ProofError) throw new VerificationError(ClientErrorCode.PROOF_INVALID, { proofCode: e.code, key: keyText(t.key) });
+    throw e;
+  }
+  const ok = proven === null ? t.value === null || t.absentAllowed === true : t.value !== null && equalBytes(proven, t.value);
+  if (!ok) {
+    throw new VerificationError(ClientErrorCode.PROOF_VALUE_MISMATCH, {
+      key: keyText(t.key),
+      expected: t.value === null ? null : new TextDecoder().decode(t.value),
+      proven: proven === null ? null : new TextDecoder().decode(proven),
+    });
+  }
+  return { root: sp.root_hash, ms };
 }
 
 function verifyGetTxn(result: Record<string, unknown>, op: Record<string, unknown>, input: VerifyReadReplyInput): VerifiedRead {

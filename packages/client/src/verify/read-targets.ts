@@ -55,7 +55,8 @@ export interface ProofTarget {
 
 export interface ReadTargets {
   ledgerId: number;
-  targets: ProofTarget[];
+  /** One proof or more: a read proves at least the value it answers (or its absence). */
+  targets: [ProofTarget, ...ProofTarget[]];
 }
 
 function malformed(field: string, reason: string): VerificationError {
@@ -172,14 +173,14 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
         }
       }
       const nym = one(LedgerId.DOMAIN, nymKey(dest), value, historicRule(op));
-      nym.targets[0]!.recordSeqNo = recordSeqNo;
+      nym.targets[0].recordSeqNo = recordSeqNo;
       return nym;
     }
     case TxnType.GET_ATTR: {
       const dest = str(op, 'dest');
       const kinds = (['raw', 'enc', 'hash'] as const).filter((k) => op[k] !== undefined && op[k] !== null);
       if (kinds.length !== 1) throw malformed('raw/enc/hash', 'exactly one is expected');
-      const kind = kinds[0]!;
+      const kind = kinds[0];
       const name = str(op, kind);
       const key = attribKey(dest, kind, name);
       let value: Uint8Array | null = null;
@@ -241,7 +242,7 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
       return one(LedgerId.DOMAIN, str(op, 'id'), data === null || data === undefined ? null : wrapped(data, result), { kind: 'current' });
     case TxnType.GET_RICH_SCHEMA_OBJECT_BY_METADATA: {
       const meta = ['rsType', 'rsName', 'rsVersion'].map((f) => str(op, f));
-      if (data === null || data === undefined) return one(LedgerId.DOMAIN, richSchemaMetadataKey(meta[0]!, meta[1]!, meta[2]!), null, { kind: 'current' });
+      if (data === null || data === undefined) return one(LedgerId.DOMAIN, richSchemaMetadataKey(meta[0], meta[1], meta[2]), null, { kind: 'current' });
       if (!isPlainObject(data)) throw malformed('data', 'not an object');
       ['rsType', 'rsName', 'rsVersion'].forEach((f, i) => {
         if (data[f] !== meta[i]) throw malformed(`data.${f}`, 'differs from the query');
@@ -290,21 +291,21 @@ function revocDeltaTargets(result: Record<string, unknown>, op: Record<string, u
   const id = str(op, 'revocRegDefId');
   const to: FreshnessRule = { kind: 'as-of', at: timeOf(op, 'to') };
   const data = result.data;
-  const targets: ProofTarget[] = [];
   if (data === null || data === undefined) {
-    targets.push({ key: revocRegEntryKey(id), value: null, freshness: to, stateProof: result.state_proof });
-    return { ledgerId: LedgerId.DOMAIN, targets };
+    return { ledgerId: LedgerId.DOMAIN, targets: [{ key: revocRegEntryKey(id), value: null, freshness: to, stateProof: result.state_proof }] };
   }
   if (!isPlainObject(data) || !isPlainObject(data.value)) throw malformed('data.value', 'not an object');
   const v = data.value;
   const accumTo = v.accum_to;
   const accumFrom = v.accum_from;
+  let main: ProofTarget;
   if (accumTo === null || accumTo === undefined) {
-    targets.push({ key: revocRegEntryKey(id), value: null, freshness: to, stateProof: result.state_proof });
+    main = { key: revocRegEntryKey(id), value: null, freshness: to, stateProof: result.state_proof };
   } else {
     const key = accumFrom !== null && accumFrom !== undefined ? revocRegAccumKey(id) : revocRegEntryKey(id);
-    targets.push({ key, value: wrapped(accumTo, result), freshness: to, stateProof: result.state_proof });
+    main = { key, value: wrapped(accumTo, result), freshness: to, stateProof: result.state_proof };
   }
+  const targets: ReadTargets['targets'] = [main];
   if (data.stateProofFrom !== undefined && data.stateProofFrom !== null) {
     const fromRule: FreshnessRule = op.from === undefined || op.from === null ? { kind: 'none' } : { kind: 'as-of', at: timeOf(op, 'from') };
     let value: Uint8Array | null = null;
