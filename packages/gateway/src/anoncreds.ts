@@ -209,8 +209,14 @@ export function registerAnonCredsRoutes(app: FastifyInstance, ctx: RouteContext,
       // Credo's anonCredsRevocationStatusListFromIndyVdr: the default state by issuance type, then issued and revoked
       const revocationList: number[] = new Array<number>(maxCredNum).fill(d.issuanceType === 'ISSUANCE_ON_DEMAND' ? 1 : 0);
       const at = (i: unknown): number | undefined => (typeof i === 'number' && Number.isSafeInteger(i) && i >= 0 && i < maxCredNum ? i : undefined);
-      for (const i of Array.isArray(value.issued) ? value.issued : []) if (at(i) !== undefined) revocationList[at(i)!] = 0;
-      for (const i of Array.isArray(value.revoked) ? value.revoked : []) if (at(i) !== undefined) revocationList[at(i)!] = 1;
+      for (const i of Array.isArray(value.issued) ? value.issued : []) {
+        const k = at(i);
+        if (k !== undefined) revocationList[k] = 0;
+      }
+      for (const i of Array.isArray(value.revoked) ? value.revoked : []) {
+        const k = at(i);
+        if (k !== undefined) revocationList[k] = 1;
+      }
       const txnTime = typeof accumTo.txnTime === 'number' ? accumTo.txnTime : r.txnTime;
       return sendValue(
         req,

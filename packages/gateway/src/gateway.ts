@@ -266,7 +266,7 @@ function gatewayErrorOf(err: FastifyError | GatewayError, method: string, url: s
   if (err instanceof GatewayError) return err;
   const e = err as FastifyError & { validation?: { instancePath?: string; params?: Record<string, unknown>; message?: string }[]; validationContext?: string };
   if (e.validation !== undefined && e.validation.length > 0) {
-    const v = e.validation[0]!;
+    const v = e.validation[0];
     const name = v.instancePath?.replace(/^\//, '') || String(v.params?.missingProperty ?? v.params?.additionalProperty ?? e.validationContext ?? 'request');
     const code = e.validationContext === 'body' ? GatewayErrorCode.INVALID_REQUEST : GatewayErrorCode.INVALID_PARAMETER;
     return new GatewayError(code, { field: name, reason: v.message ?? 'invalid' });

@@ -74,12 +74,12 @@ export interface SchemaId {
 /** `<did>:2:<name>:<version>` or `did:indy:<ns>:<did>/anoncreds/v0/SCHEMA/<name>/<version>`. */
 export function parseSchemaId(s: string, field = 'schemaId'): SchemaId {
   const indy = parseIndyObjectId(s, 'SCHEMA', 2, field);
-  if (indy !== undefined) return { dest: indy.did.id, name: indy.parts[0]!, version: indy.parts[1]!, namespace: indy.did.namespace };
+  if (indy !== undefined) return { dest: indy.did.id, name: indy.parts[0], version: indy.parts[1], namespace: indy.did.namespace };
   const p = s.split(':');
   if (p.length !== 4 || p[1] !== '2') throw invalidParameter(field, '<did>:2:<name>:<version> expected');
   if (!isValidDid(p[0])) throw invalidParameter(field, 'the issuer part is not a DID');
   if (p[2] === '' || p[3] === '') throw invalidParameter(field, 'empty name or version');
-  return { dest: p[0], name: p[2]!, version: p[3]! };
+  return { dest: p[0], name: p[2], version: p[3] };
 }
 
 export interface CredDefId {
@@ -95,14 +95,14 @@ export interface CredDefId {
 export function parseCredDefId(s: string, field = 'credDefId'): CredDefId {
   const indy = parseIndyObjectId(s, 'CLAIM_DEF', 2, field);
   if (indy !== undefined)
-    return { origin: indy.did.id, ref: seqNoOf(indy.parts[0]!, field), signatureType: 'CL', tag: indy.parts[1]!, namespace: indy.did.namespace };
+    return { origin: indy.did.id, ref: seqNoOf(indy.parts[0], field), signatureType: 'CL', tag: indy.parts[1], namespace: indy.did.namespace };
   const p = s.split(':');
   if ((p.length !== 4 && p.length !== 5) || p[1] !== '3') throw invalidParameter(field, '<did>:3:CL:<schemaSeqNo>:<tag> expected');
   if (!isValidDid(p[0])) throw invalidParameter(field, 'the issuer part is not a DID');
   if (p[2] === '') throw invalidParameter(field, 'empty signature type');
   const tag = p[4] ?? 'default';
   if (tag === '') throw invalidParameter(field, 'empty tag');
-  return { origin: p[0], ref: seqNoOf(p[3]!, field), signatureType: p[2]!, tag };
+  return { origin: p[0], ref: seqNoOf(p[3], field), signatureType: p[2], tag };
 }
 
 export interface RevRegDefId {
@@ -138,7 +138,7 @@ export function parseRevRegDefId(s: string, field = 'revRegDefId'): RevRegDefId 
   const p = s.split(':');
   if (p.length < 8 || p[1] !== '4') throw invalidParameter(field, '<did>:4:<credDefId>:CL_ACCUM:<tag> expected');
   if (!isValidDid(p[0])) throw invalidParameter(field, 'the issuer part is not a DID');
-  const tag = p[p.length - 1]!;
+  const tag = p[p.length - 1];
   if (p[p.length - 2] !== 'CL_ACCUM' || tag === '') throw invalidParameter(field, 'the id must end with :CL_ACCUM:<tag>');
   const credDefIdText = p.slice(2, p.length - 2).join(':');
   return { id: s, issuer: p[0], credDefId: parseCredDefId(credDefIdText, field), credDefIdText, tag };

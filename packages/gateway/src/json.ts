@@ -9,7 +9,7 @@ export function prettyJson(text: string): string {
   let inString = false;
   const nl = (): string => '\n' + '  '.repeat(depth);
   for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
+    const c = text[i];
     if (inString) {
       out += c;
       if (c === '\\') out += text[++i] ?? '';

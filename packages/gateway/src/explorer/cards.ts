@@ -207,6 +207,7 @@ function auditFields(seqNo: number, data: Json): [string, Html | string | undefi
   const sizes = obj(data.ledgerSize);
   const roots = obj(data.ledgerRoot);
   const written = Object.keys(obj(data.stateRoot));
+  const digest = str(data.digest);
   const listOrDelta = (v: unknown): Html | string | undefined => {
     if (Array.isArray(v)) return v.map(String).join(', ');
     if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 && v < seqNo) return html`unchanged since ${txnLink('audit', seqNo - v)}`;
@@ -233,7 +234,7 @@ function auditFields(seqNo: number, data: Json): [string, Html | string | undefi
     ],
     ['primaries', listOrDelta(data.primaries)],
     ['validators', data.nodeReg === undefined ? undefined : listOrDelta(data.nodeReg)],
-    ['batch digest', str(data.digest) === undefined ? undefined : html`<span class="mono">${str(data.digest)!}</span>`],
+    ['batch digest', digest === undefined ? undefined : html`<span class="mono">${digest}</span>`],
   ];
 }
 

@@ -222,7 +222,7 @@ export class ExplorerData {
     const worker = async (): Promise<void> => {
       while (next < seqNos.length) {
         const i = next++;
-        const s = seqNos[i]!;
+        const s = seqNos[i];
         out[i] = keep ? await this.txn(ledgerId, s) : (this.txns.get(`${ledgerId}:${s}`) ?? (await this.fetchTxn(ledgerId, s, false)));
       }
     };

@@ -34,8 +34,8 @@ function part(v: Part): string {
 
 /** Template tag: interpolated values are escaped unless they are Html. */
 export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
-  let out = strings[0]!;
-  for (let i = 0; i < values.length; i++) out += part(values[i]!) + strings[i + 1]!;
+  let out = strings[0];
+  for (let i = 0; i < values.length; i++) out += part(values[i]) + strings[i + 1];
   return new Html(out);
 }
 

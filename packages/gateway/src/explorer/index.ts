@@ -124,7 +124,7 @@ export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: 
       404,
       GatewayErrorCode.NOT_FOUND,
       'Not found',
-      what ?? html`There is no page at <code>${req.url.split('?')[0]!.slice(0, 200)}</code>. Try the search box, or start from the pool or a ledger.`,
+      what ?? html`There is no page at <code>${req.url.split('?')[0].slice(0, 200)}</code>. Try the search box, or start from the pool or a ledger.`,
     );
 
   /** Every page handler: failures become an HTML page with the gateway's stable code. */

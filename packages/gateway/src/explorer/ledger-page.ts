@@ -53,7 +53,7 @@ export async function ledgerList(
   o: { from?: number; count: number; types?: Set<string>; unknown: string[] },
 ): Promise<{ title: string; body: Html }> {
   const lid = LEDGER_IDS[ledger];
-  const title = `${ledger[0]!.toUpperCase()}${ledger.slice(1)} ledger`;
+  const title = `${ledger[0].toUpperCase()}${ledger.slice(1)} ledger`;
   const p = await data.page(lid, {
     ...(o.from !== undefined ? { from: o.from } : {}),
     count: o.count,
@@ -67,7 +67,7 @@ export async function ledgerList(
   const newer = p.from < p.size ? link(Math.min(p.size, p.from + o.count), '← Newer', 'prev') : undefined;
   const older = p.next !== undefined ? link(p.next, 'Older →', 'next') : undefined;
   const pager = html`<nav class="pager" aria-label="Pages">${html`<a href="/ledger/${ledger}${typeQ !== '' || countQ !== '' ? `?${(typeQ + countQ).slice(1)}` : ''}">Newest</a>`}${newer ?? ''}${older ?? ''}${p.size > 0 ? link(Math.min(p.size, o.count), 'Oldest (seqNo 1)') : ''}</nav>`;
-  const range = p.items.length === 0 ? 'no txns' : `seqNo ${p.items[0]!.seqNo} to ${p.items[p.items.length - 1]!.seqNo}`;
+  const range = p.items.length === 0 ? 'no txns' : `seqNo ${p.items[0].seqNo} to ${p.items[p.items.length - 1].seqNo}`;
   const scanNote =
     o.types !== undefined && p.scanned >= SCAN_LIMIT && p.items.length < o.count
       ? html`<p class="note">Scanned ${p.scanned} txns for this filter; continue with “Older”.</p>`

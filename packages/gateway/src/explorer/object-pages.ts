@@ -75,7 +75,7 @@ export async function didPage(data: ExplorerData, namespace: string, didText: st
     data.caller.read(buildGetAttribRequest({ dest: parsed.id, raw: 'endpoint' })),
   ]);
   if (versions.length === 0) throw new NotOnLedger(`DID ${didText} is not on the ledger`);
-  const current = versions[0]!;
+  const current = versions[0];
   const doc =
     resolved instanceof ResolutionFailure
       ? html`<p class="note">No DID document: ${resolved.message}</p>`
@@ -166,6 +166,7 @@ export async function agreementPage(data: ExplorerData): Promise<{ title: string
   const [t, a] = await Promise.all([data.caller.read(buildGetTxnAuthorAgreementRequest()), data.caller.read(buildGetAcceptanceMechanismsRequest())]);
   const taa = parseJsonField(t.result.data);
   const aml = parseJsonField(a.result.data);
+  const taaSeqNo = num(t.result.seqNo);
   const taaBody =
     isPlainObject(taa) && str(taa.text) !== ''
       ? html`${facts([
@@ -173,7 +174,7 @@ export async function agreementPage(data: ExplorerData): Promise<{ title: string
           ['digest', html`<span class="mono">${str(taa.digest) ?? ''}</span>`],
           ['ratified', isoTime(taa.ratification_ts)],
           ['retired', taa.retirement_ts !== undefined ? isoTime(taa.retirement_ts) : undefined],
-          ['txn', num(t.result.seqNo) !== undefined ? txnLink('config', num(t.result.seqNo)!) : undefined],
+          ['txn', taaSeqNo !== undefined ? txnLink('config', taaSeqNo) : undefined],
         ])}<h3>Text</h3><pre id="taa-text">${str(taa.text) ?? ''}</pre>`
       : html`<p>No transaction author agreement is in force: writes need no acceptance.</p>`;
   const mechanisms = isPlainObject(aml) ? obj(aml.aml) : {};

@@ -230,7 +230,7 @@ export class SearchIndex {
       }
     } else {
       for (let i = seqNos.length - 1; i >= 0; i--) {
-        const t = got.get(seqNos[i]!);
+        const t = got.get(seqNos[i]);
         if (t === undefined) break;
         this.put(t);
         this.low = t.seqNo;
@@ -322,17 +322,16 @@ export class SearchIndex {
     const hashes = exactForms(q).map(hash32);
     const lc = q.toLowerCase();
     const hits: IndexHit[] = [];
-    for (const b of [...this.blocks.keys()].sort((x, y) => y - x)) {
-      const blk = this.blocks.get(b)!;
+    for (const [b, blk] of [...this.blocks].sort((x, y) => y[0] - x[0])) {
       const base = b * BLOCK + 1;
       const top = Math.min(this.high, base + BLOCK - 1);
       const bottom = Math.max(this.low, base);
       const found = new Map<number, IndexHit['on']>();
       for (let s = top; s >= bottom; s--) {
         const i = s - base;
-        const tid = blk.txnId[i]!;
-        const dest = blk.dest[i]!;
-        const from = blk.from[i]!;
+        const tid = blk.txnId[i];
+        const dest = blk.dest[i];
+        const from = blk.from[i];
         for (const h of hashes) {
           const on = tid === h ? 'txnId' : dest === h ? 'DID' : from === h ? 'author' : undefined;
           if (on !== undefined) {
@@ -343,9 +342,9 @@ export class SearchIndex {
       }
       // names are kept only for the txns that have one: looked through apart from the hashes
       if (lc.length > 0) for (const [s, names] of blk.names) if (s >= bottom && s <= top && !found.has(s) && names.includes(lc)) found.set(s, 'alias or name');
-      for (const s of [...found.keys()].sort((x, y) => y - x)) {
+      for (const [s, on] of [...found].sort((x, y) => y[0] - x[0])) {
         if (hits.length >= limit) return { hits, more: true };
-        hits.push({ seqNo: s, on: found.get(s)! });
+        hits.push({ seqNo: s, on });
       }
     }
     return { hits, more: false };
