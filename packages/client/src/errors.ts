@@ -56,7 +56,10 @@ export const ClientErrorCode = {
   NODE_REFUSED: 'NODE_REFUSED',
   /** A node's answer that is not a well-formed reply (data: `node`, `reason`). */
   MALFORMED_REPLY: 'MALFORMED_REPLY',
-  /** The pool or a connection was closed. */
+  /**
+   * The pool or a connection was closed; also the reason a session stream is aborted with (data: `reason` then:
+   * 'client closed', 'close timed out', 'close failed', 'liveness ping answered').
+   */
   CLOSED: 'CLOSED',
   /**
    * The caller's AbortSignal ended the operation (data: `reason`, the signal's reason as text). A write ended this way

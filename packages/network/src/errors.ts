@@ -14,7 +14,10 @@ export const NetworkErrorCode = {
   MESSAGE_TOO_LARGE: 'MESSAGE_TOO_LARGE',
   /** A gossip topic outside the topics this host was configured with (data: `topic`). */
   TOPIC_NOT_ALLOWED: 'TOPIC_NOT_ALLOWED',
-  /** The host was closed (data: none). */
+  /**
+   * The host was closed (data: none); also the reason a stream is aborted with (data: `reason`: the end's reason,
+   * 'close timed out' or 'close failed').
+   */
   CLOSED: 'CLOSED',
   /** A length prefix that is not a minimal unsigned varint below 2^53 (data: `reason`). */
   MALFORMED_FRAME: 'MALFORMED_FRAME',

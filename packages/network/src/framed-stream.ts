@@ -104,7 +104,7 @@ export class FramedStream {
     try {
       await this.stream.close({ signal: AbortSignal.timeout(2000) });
     } catch {
-      this.stream.abort(new Error('close timed out'));
+      this.stream.abort(new NetworkError(NetworkErrorCode.CLOSED, { reason: 'close timed out' }));
     }
   }
 
@@ -146,7 +146,8 @@ export class FramedStream {
     this.ended = true;
     this.safeHandler(reason);
     if (abort) this.stream.abort(new NetworkError(NetworkErrorCode.CLOSED, { reason }));
-    else if (reason === 'remote-close') this.stream.close().catch(() => this.stream.abort(new Error('close failed')));
+    else if (reason === 'remote-close')
+      this.stream.close().catch(() => this.stream.abort(new NetworkError(NetworkErrorCode.CLOSED, { reason: 'close failed' })));
   }
 
   private safeHandler(reason: string): void {

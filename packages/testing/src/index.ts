@@ -103,7 +103,8 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined> 
     await new Promise((r) => setTimeout(r, everyMs));
   }
   const why = last instanceof Error ? `: ${last.message}` : last !== undefined ? `: ${String(last)}` : '';
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
+  // a wait that never ends is a failed test: chai's AssertionError, like the assertions of expectCode
+  return expect.fail(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
 }
 
 /** {@link waitFor} of a yes/no condition: resolves once `cond` holds. */

@@ -7,6 +7,7 @@
  * seconds behind on a saturated machine aborted its own live connections, failing every request in flight on them.
  */
 import type { Connection, Libp2p } from '@libp2p/interface';
+import { ClientError, ClientErrorCode } from '../errors.js';
 import { stallTolerantTimeoutSignal } from './stall-timer.js';
 
 /** The protocol libp2p's connection monitor uses: the nodes answer it as unsupported. */
@@ -26,7 +27,7 @@ export function startLivenessPing(libp2p: Libp2p, opts: LivenessPingOptions): ()
     const deadline = stallTolerantTimeoutSignal(opts.timeoutMs);
     try {
       const stream = await conn.newStream(PING_PROTOCOL, { signal: deadline.signal, runOnLimitedConnection: true });
-      stream.abort(new Error('liveness ping answered'));
+      stream.abort(new ClientError(ClientErrorCode.CLOSED, { reason: 'liveness ping answered' }));
     } catch (e) {
       const name = (e as { name?: string }).name;
       if (name !== 'UnsupportedProtocolError' && deadline.signal.aborted && conn.status === 'open') conn.abort(e as Error);

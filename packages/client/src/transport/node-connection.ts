@@ -186,7 +186,7 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
         try {
           await s.close({ signal: AbortSignal.timeout(1000) });
         } catch {
-          s.abort(new Error('close timed out'));
+          s.abort(new ClientError(ClientErrorCode.CLOSED, { reason: 'close timed out' }));
         }
       }
       if (this.ownedLibp2p !== undefined) await this.ownedLibp2p.stop();
@@ -300,7 +300,7 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
       deadline.clear();
     }
     if (this.closed) {
-      stream.abort(new Error('client closed'));
+      stream.abort(new ClientError(ClientErrorCode.CLOSED, { reason: 'client closed' }));
       throw new ClientError(ClientErrorCode.CLOSED);
     }
     const decoder = new FrameDecoder({ maxFrameLength: this.options.maxMessageLength, maxSkipLength: 0 });
@@ -318,7 +318,7 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
     try {
       frames = this.decoder.push(chunk);
     } catch {
-      stream.abort(new Error('malformed frame from node'));
+      stream.abort(new ClientError(ClientErrorCode.MALFORMED_REPLY, { node: this.alias, reason: 'malformed frame from node' }));
       this.onEnd(stream, 'malformed frame from node');
       return;
     }
@@ -347,7 +347,7 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
   private onEnd(stream: Stream, reason: string): void {
     if (stream !== this.stream) return;
     if (stream.status === 'open' && stream.writeStatus === 'writable' && reason === 'node closed the session') {
-      stream.close().catch(() => stream.abort(new Error('close failed')));
+      stream.close().catch(() => stream.abort(new ClientError(ClientErrorCode.CLOSED, { reason: 'close failed' })));
     }
     this.drop(reason);
   }

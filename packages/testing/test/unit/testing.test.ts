@@ -86,6 +86,7 @@ describe('@quire/testing', () => {
       (err: unknown) => err as Error,
     );
     expect(e?.message).to.match(/timed out after 50 ms waiting for a value that never comes: still broken/);
+    expect(e?.name, 'a failed test, not an error of the code under test').to.equal('AssertionError');
     const e2 = await waitUntil('never', () => false, 30, 5).then(
       () => undefined,
       (err: unknown) => err as Error,
