@@ -90,6 +90,13 @@ export const StorageErrorCode = {
   PROOF_INCOMPLETE: 'PROOF_INCOMPLETE',
   /** A prefix proof proves a key that is not UTF-8 where string keys were asked for (data: `key` hex). */
   PROOF_KEY_NOT_UTF8: 'PROOF_KEY_NOT_UTF8',
+
+  // invariants
+  /**
+   * A state the package's own invariants rule out was met: a defect in Quire, never the answer to bad
+   * input or to stored data, which have their own codes (data: `what`, and the values that disagree).
+   */
+  INTERNAL_INVARIANT: 'INTERNAL_INVARIANT',
 } as const;
 export type StorageErrorCode = (typeof StorageErrorCode)[keyof typeof StorageErrorCode];
 

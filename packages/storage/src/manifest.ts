@@ -46,8 +46,8 @@ function* records(bytes: Uint8Array): Generator<Uint8Array> {
       pos += blockLeft; // trailer padding
       continue;
     }
-    const length = bytes[pos + 4]! | (bytes[pos + 5]! << 8);
-    const type = bytes[pos + 6]!;
+    const length = bytes[pos + 4] | (bytes[pos + 5] << 8);
+    const type = bytes[pos + 6];
     const start = pos + HEADER_SIZE;
     if (type === RecordType.ZERO && length === 0) {
       pos += blockLeft; // preallocated zero area
@@ -92,7 +92,7 @@ class Reader {
     let scale = 1;
     for (let i = 0; i < 10; i++) {
       if (this.pos >= this.buf.length) throw new ManifestFormatError('truncated varint');
-      const b = this.buf[this.pos++]!;
+      const b = this.buf[this.pos++];
       result += (b & 0x7f) * scale;
       if ((b & 0x80) === 0) return result;
       scale *= 128;

@@ -66,7 +66,7 @@ export async function loadGenesisEntries(
   if (ledger.uncommittedSize > 0) {
     const n = Math.min(ledger.uncommittedSize, entries.length);
     for (let i = 0; i < n; i++) {
-      const e = entries[i]!;
+      const e = entries[i];
       const stored = await ledger.getEncoded(e.seqNo);
       if (stored === undefined || !sameBytes(stored, e.encoded)) {
         throw new GenesisError(GenesisErrorCode.MISMATCH, { file, line: e.line, seqNo: e.seqNo });

@@ -73,7 +73,7 @@ export function parseGenesis(text: string, opts: ParseGenesisOptions): GenesisEn
   const lines = text.split('\n');
   const out: GenesisEntry[] = [];
   for (let i = 0; i < lines.length; i++) {
-    let raw = lines[i]!;
+    let raw = lines[i];
     if (i === 0 && raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1); // UTF-8 byte order mark
     if (raw.endsWith('\r')) raw = raw.slice(0, -1);
     if (raw.trim().length === 0) continue;

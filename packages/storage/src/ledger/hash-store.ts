@@ -51,12 +51,12 @@ export function tileKey(level: number, index: number): Uint8Array {
 
 export function decodeTileKey(key: Uint8Array): [number, number] | undefined {
   if (key.length !== 9) return undefined;
-  return [key[0]!, decodeSeqNoKey(key.subarray(1))];
+  return [key[0], decodeSeqNoKey(key.subarray(1))];
 }
 
 /** 2^h for the heights of a tree of up to 2^53 leaves (a table: `2 ** h` with a variable h is a Math.pow call). */
 const POW2: readonly number[] = Array.from({ length: 64 }, (_, h) => 2 ** h);
-const pow2 = (h: number): number => POW2[h]!;
+const pow2 = (h: number): number => POW2[h];
 
 /** Hashes in row j of a tile with k complete subtrees of its lowest height. */
 const rowLength = (k: number, j: number): number => Math.floor(k / pow2(j));
@@ -190,7 +190,10 @@ export class HashStore {
   }
 
   #remember(key: string, value: Uint8Array): void {
-    if (this.#cache.size >= this.#cacheEntries) this.#cache.delete(this.#cache.keys().next().value!);
+    if (this.#cache.size >= this.#cacheEntries) {
+      const oldest = this.#cache.keys().next();
+      if (oldest.done !== true) this.#cache.delete(oldest.value);
+    }
     this.#cache.set(key, value);
   }
 
@@ -201,7 +204,7 @@ export class HashStore {
   /** Hash of the full subtree (height, index). */
   node(h: number, i: number): Uint8Array {
     const level = this.#overlay[h];
-    if (level !== undefined && i >= level.start && i < level.start + level.hashes.length) return level.hashes[i - level.start]!;
+    if (level !== undefined && i >= level.start && i < level.start + level.hashes.length) return level.hashes[i - level.start];
     const ck = `${h}:${i}`;
     const cached = this.#cache.get(ck);
     if (cached !== undefined) return cached;
@@ -211,7 +214,10 @@ export class HashStore {
     const off = i - tileIndex * rowLength(TILE_WIDTH, j);
     const tile = this.#tile(tileLevel, tileIndex);
     if (tile === undefined) throw this.#missing(h, i);
-    const k = tileEntries(tile)!;
+    const k = tileEntries(tile);
+    if (k === undefined) {
+      throw new StorageError(StorageErrorCode.CORRUPT_HASH_STORE, { ledgerId: this.#ledgerId, what: `tile ${tileLevel}/${tileIndex}`, length: tile.length });
+    }
     if (off >= rowLength(k, j)) throw this.#missing(h, i);
     const at = tilePosition(k, j, off) * HASH_LENGTH;
     const v = tile.subarray(at, at + HASH_LENGTH);
@@ -225,11 +231,8 @@ export class HashStore {
     if (cached !== undefined) return cached;
     const v = this.#kv.getSync(this.#buckets.tile, tileKey(level, index));
     if (v === undefined) return undefined;
-    const n = tileEntries(v);
-    if (n === undefined) {
-      throw new StorageError(StorageErrorCode.CORRUPT_HASH_STORE, { ledgerId: this.#ledgerId, what: `tile ${level}/${index}`, length: v.length });
-    }
-    if (n === TILE_WIDTH) this.#remember(ck, v); // partial tiles grow: never cached
+    // full tiles only: partial tiles grow (a malformed record is reported by the caller, never cached)
+    if (tileEntries(v) === TILE_WIDTH) this.#remember(ck, v);
     return v;
   }
 
@@ -256,7 +259,12 @@ export class HashStore {
     let c = s;
     let h = 0;
     while (c % 2 === 1) {
-      x = merkleNodeHash(this.#frontier.pop()!, x);
+      const left = this.#frontier.pop();
+      // the frontier holds one subtree per 1 bit of the size (frontierOf, then every append)
+      if (left === undefined) {
+        throw new StorageError(StorageErrorCode.INTERNAL_INVARIANT, { ledgerId: this.#ledgerId, what: 'frontier shorter than its size', size: s });
+      }
+      x = merkleNodeHash(left, x);
       c = (c - 1) / 2;
       h++;
       this.#put(h, c, x);

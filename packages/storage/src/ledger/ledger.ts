@@ -193,7 +193,7 @@ export class Ledger {
     const from = this.#committed;
     const to = from + n;
     const durable = this.#tree.durable;
-    for (let seqNo = from + 1; seqNo <= to; seqNo++) batch.put(this.#buckets.txn, seqNoKey(seqNo), this.#tail[seqNo - durable - 1]!);
+    for (let seqNo = from + 1; seqNo <= to; seqNo++) batch.put(this.#buckets.txn, seqNoKey(seqNo), this.#tail[seqNo - durable - 1]);
     this.#tree.addCommitOps(batch, from, to);
     const entry: PendingCommit = { end: to, written: false };
     batch.afterWrite((error) => this.#onWritten(entry, error));
@@ -209,10 +209,13 @@ export class Ledger {
     }
     entry.written = true;
     if (this.#pending[0] !== entry && this.#failure === undefined) {
-      this.#failure = new StorageError(StorageErrorCode.LEDGER_WRITE_ORDER, { ledgerId: this.ledgerId, written: entry.end, pending: this.#pending[0]!.end });
+      this.#failure = new StorageError(StorageErrorCode.LEDGER_WRITE_ORDER, { ledgerId: this.ledgerId, written: entry.end, pending: this.#pending[0].end });
     }
     let durable = this.#tree.durable;
-    while (this.#pending.length > 0 && this.#pending[0]!.written) durable = this.#pending.shift()!.end;
+    while (this.#pending.length > 0 && this.#pending[0].written) {
+      durable = this.#pending[0].end;
+      this.#pending.shift();
+    }
     const drop = durable - this.#tree.durable;
     if (drop > 0) {
       this.#tail.splice(0, drop);
@@ -240,7 +243,7 @@ export class Ledger {
     }
     if (seqNo < 1 || seqNo > this.#tree.size) return undefined;
     const durable = this.#tree.durable;
-    if (seqNo > durable) return this.#tail[seqNo - durable - 1]!;
+    if (seqNo > durable) return this.#tail[seqNo - durable - 1];
     const v = this.#kv.getSync(this.#buckets.txn, seqNoKey(seqNo));
     if (v === undefined) throw new StorageError(StorageErrorCode.LOG_GAP, { ledgerId: this.ledgerId, seqNo });
     return v;
@@ -287,8 +290,10 @@ export class Ledger {
       }
       if (next <= diskEnd) throw new StorageError(StorageErrorCode.LOG_GAP, { ledgerId: this.ledgerId, seqNo: next });
     }
-    while (next <= Math.min(to, this.#tree.size)) {
-      const v = this.#encodedAt(next)!;
+    // the rest from memory, up to the uncommitted size (#encodedAt: undefined beyond it)
+    while (next <= to) {
+      const v = this.#encodedAt(next);
+      if (v === undefined) break;
       yield [next, decodeTxn(this.ledgerId, next, v)];
       next++;
     }

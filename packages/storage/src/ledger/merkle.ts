@@ -8,7 +8,7 @@
  */
 import { hash } from 'node:crypto';
 import { equalBytes } from '@quire/common';
-import { ConsistencyError, ProofError, StorageErrorCode, ValueError } from '../errors.js';
+import { ConsistencyError, ProofError, StorageError, StorageErrorCode, ValueError } from '../errors.js';
 
 /** Length of every hash of the tree. */
 export const HASH_LENGTH = 32;
@@ -71,8 +71,8 @@ export function largestPowerOfTwoBelow(n: number): number {
  */
 export function rootFromFrontier(hashes: readonly Uint8Array[]): Uint8Array {
   if (hashes.length === 0) return EMPTY_ROOT;
-  let acc = hashes[hashes.length - 1]!;
-  for (let i = hashes.length - 2; i >= 0; i--) acc = merkleNodeHash(hashes[i]!, acc);
+  let acc = hashes[hashes.length - 1];
+  for (let i = hashes.length - 2; i >= 0; i--) acc = merkleNodeHash(hashes[i], acc);
   return acc;
 }
 
@@ -93,7 +93,7 @@ export function merkleRootAfterAppend(frontier: readonly Uint8Array[], size: num
     throw new ProofError(StorageErrorCode.PROOF_MALFORMED, { what: 'frontier', size, length: frontier.length });
   }
   const stack = [...frontier];
-  for (let i = 0; i < leafHashes.length; i++) appendToFrontier(stack, size + i, leafHashes[i]!);
+  for (let i = 0; i < leafHashes.length; i++) appendToFrontier(stack, size + i, leafHashes[i]);
   return rootFromFrontier(stack);
 }
 
@@ -103,7 +103,12 @@ export function merkleRootAfterAppend(frontier: readonly Uint8Array[], size: num
  */
 export function appendToFrontier(frontier: Uint8Array[], size: number, leafHash: Uint8Array): void {
   let x = leafHash;
-  for (let c = size; c % 2 === 1; c = (c - 1) / 2) x = merkleNodeHash(frontier.pop()!, x);
+  for (let c = size; c % 2 === 1; c = (c - 1) / 2) {
+    const left = frontier.pop();
+    // a frontier of `size` leaves holds one subtree per 1 bit of `size` (callers pass such frontiers only)
+    if (left === undefined) throw new StorageError(StorageErrorCode.INTERNAL_INVARIANT, { what: 'frontier shorter than its size', size });
+    x = merkleNodeHash(left, x);
+  }
   frontier.push(x);
 }
 

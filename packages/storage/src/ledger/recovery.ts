@@ -54,13 +54,19 @@ async function contiguousLogLength(kv: KvStore, ledgerId: number, bucket: string
   return length;
 }
 
-/** Number of leaf hashes the level-0 tiles hold (as if they were contiguous). */
+/**
+ * Number of leaf hashes the level-0 tiles hold (as if they were contiguous), from the last tile key
+ * of level 0; a key of another length in that range is passed over, as every reader of tiles does.
+ */
 async function storedLeaves(kv: KvStore, bucket: string): Promise<number> {
-  const k = await lastKey(kv, bucket, { gte: tileKey(0, 0), lt: tileKey(1, 0) });
-  if (k === undefined) return 0;
-  const v = kv.getSync(bucket, k);
-  const n = v === undefined ? undefined : tileEntries(v);
-  return n === undefined ? 0 : decodeTileKey(k)![1] * TILE_WIDTH + n;
+  for await (const [k] of kv.iterate(bucket, { gte: tileKey(0, 0), lt: tileKey(1, 0), reverse: true, values: false })) {
+    const key = decodeTileKey(k);
+    if (key === undefined) continue;
+    const v = kv.getSync(bucket, k);
+    const n = v === undefined ? undefined : tileEntries(v);
+    return n === undefined ? 0 : key[1] * TILE_WIDTH + n;
+  }
+  return 0;
 }
 
 /** Removes or cuts back the tiles that hold hashes of leaves >= size. */

@@ -38,8 +38,8 @@ export function decompose(start: number, n: number): [number, number][] {
 /** MTH(D[start..start+n]) for an aligned range (see the module comment); n >= 1. */
 export function rangeHash(read: NodeReader, start: number, n: number): Uint8Array {
   const parts = decompose(start, n);
-  let acc = read(...parts[parts.length - 1]!);
-  for (let i = parts.length - 2; i >= 0; i--) acc = merkleNodeHash(read(...parts[i]!), acc);
+  let acc = read(...parts[parts.length - 1]);
+  for (let i = parts.length - 2; i >= 0; i--) acc = merkleNodeHash(read(...parts[i]), acc);
   return acc;
 }
 

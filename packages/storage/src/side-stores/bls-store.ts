@@ -74,7 +74,10 @@ export class BlsStore {
     Object.freeze(ms.participants);
     Object.freeze(ms.value);
     this.#recent.set(key, Object.freeze(ms));
-    if (this.#recent.size > RECENT) this.#recent.delete(this.#recent.keys().next().value!);
+    if (this.#recent.size > RECENT) {
+      const oldest = this.#recent.keys().next();
+      if (oldest.done !== true) this.#recent.delete(oldest.value);
+    }
     return ms;
   }
 

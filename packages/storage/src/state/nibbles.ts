@@ -8,7 +8,7 @@ import { StorageError, StorageErrorCode } from '../errors.js';
 export function bytesToNibbles(bytes: Uint8Array): Uint8Array {
   const out = new Uint8Array(bytes.length * 2);
   for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i]!;
+    const b = bytes[i];
     out[2 * i] = b >> 4;
     out[2 * i + 1] = b & 0x0f;
   }
@@ -21,7 +21,7 @@ export function nibblesToBytes(nibbles: Uint8Array): Uint8Array {
     throw new StorageError(StorageErrorCode.STATE_NODE_MALFORMED, { reason: 'odd nibble path where a key ends' });
   }
   const out = new Uint8Array(nibbles.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = (nibbles[2 * i]! << 4) | nibbles[2 * i + 1]!;
+  for (let i = 0; i < out.length; i++) out[i] = (nibbles[2 * i] << 4) | nibbles[2 * i + 1];
   return out;
 }
 
@@ -32,13 +32,13 @@ export function hpEncode(nibbles: Uint8Array, isLeaf: boolean): Uint8Array {
   const out = new Uint8Array((nibbles.length >> 1) + 1);
   let i: number;
   if (odd) {
-    out[0] = (flag << 4) | nibbles[0]!;
+    out[0] = (flag << 4) | nibbles[0];
     i = 1;
   } else {
     out[0] = flag << 4;
     i = 0;
   }
-  for (let o = 1; o < out.length; o++, i += 2) out[o] = (nibbles[i]! << 4) | nibbles[i + 1]!;
+  for (let o = 1; o < out.length; o++, i += 2) out[o] = (nibbles[i] << 4) | nibbles[i + 1];
   return out;
 }
 
@@ -54,20 +54,20 @@ export interface HpPath {
  */
 export function hpDecode(bytes: Uint8Array): HpPath {
   if (bytes.length === 0) throw new StorageError(StorageErrorCode.STATE_NODE_MALFORMED, { reason: 'empty hex-prefix path' });
-  const flag = bytes[0]! >> 4;
+  const flag = bytes[0] >> 4;
   if (flag > 3) throw new StorageError(StorageErrorCode.STATE_NODE_MALFORMED, { reason: 'hex-prefix flag above 3' });
   const odd = flag & 1;
   const isLeaf = (flag & 2) !== 0;
-  if (!odd && (bytes[0]! & 0x0f) !== 0) {
+  if (!odd && (bytes[0] & 0x0f) !== 0) {
     throw new StorageError(StorageErrorCode.STATE_NODE_MALFORMED, { reason: 'non-zero padding nibble in hex-prefix path' });
   }
   const len = (bytes.length - 1) * 2 + odd;
   const out = new Uint8Array(len);
   let o = 0;
-  if (odd) out[o++] = bytes[0]! & 0x0f;
+  if (odd) out[o++] = bytes[0] & 0x0f;
   for (let i = 1; i < bytes.length; i++) {
-    out[o++] = bytes[i]! >> 4;
-    out[o++] = bytes[i]! & 0x0f;
+    out[o++] = bytes[i] >> 4;
+    out[o++] = bytes[i] & 0x0f;
   }
   return { nibbles: out, isLeaf };
 }

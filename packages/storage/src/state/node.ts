@@ -150,9 +150,9 @@ function writeRef(out: Uint8Array, pos: number, ref: NodeRef | null): number {
   if (typeof ref === 'string') {
     h = ref;
   } else {
-    const e = ref.enc!; // encoded by refSize just before
+    const e = encodeNode(ref); // the encoding refSize cached just before
     if (e.length < 32) {
-      for (let i = 0; i < e.length; i++) out[pos + i] = e[i]!;
+      for (let i = 0; i < e.length; i++) out[pos + i] = e[i];
       return pos + e.length;
     }
     h = nodeHash(ref);
@@ -177,10 +177,10 @@ export function encodeNode(node: TrieNode): Uint8Array {
     else writeRef(out, pos, node.child);
   } else {
     let payload = node.value === null ? 1 : rlpBytesSize(node.value);
-    for (let i = 0; i < 16; i++) payload += refSize(node.children[i]!);
+    for (let i = 0; i < 16; i++) payload += refSize(node.children[i]);
     out = allocBytes(rlpListHeaderSize(payload) + payload);
     let pos = rlpWriteListHeader(out, 0, payload);
-    for (let i = 0; i < 16; i++) pos = writeRef(out, pos, node.children[i]!);
+    for (let i = 0; i < 16; i++) pos = writeRef(out, pos, node.children[i]);
     if (node.value === null) out[pos] = EMPTY;
     else rlpWriteBytes(out, pos, node.value);
   }

@@ -191,7 +191,7 @@ export function verifyTrieProofAt(rootHash: Uint8Array, key: StateKey, proof: Ui
   while (node !== null) {
     if (node instanceof BranchNode) {
       if (pos === path.length) return node.value === null ? null : unwrap(node.value, keyBytes);
-      node = follow(db, node.children[path[pos]!]!);
+      node = follow(db, node.children[path[pos]]);
       pos++;
     } else if (node instanceof LeafNode) {
       // EXACT match only: a leaf whose path merely starts with the rest of the key proves nothing
@@ -227,7 +227,7 @@ export function verifyPrefixProofPairs(rootHash: Uint8Array, prefix: StateKey, p
   let pos = 0; // nibbles of `path` consumed by the nodes above `node`
   while (node !== null && pos < path.length) {
     if (node instanceof BranchNode) {
-      node = follow(db, node.children[path[pos]!]!);
+      node = follow(db, node.children[path[pos]]);
       pos++;
     } else {
       const rest = path.subarray(pos);
@@ -260,7 +260,7 @@ function collectPairs(db: ProofDb, node: TrieNode, above: Uint8Array, out: Prove
   } else {
     if (node.value !== null) emit(above, node.value);
     for (let i = 0; i < 16; i++) {
-      const child = follow(db, node.children[i]!);
+      const child = follow(db, node.children[i]);
       if (child !== null) collectPairs(db, child, concatNibbles(above, Uint8Array.of(i)), out);
     }
   }

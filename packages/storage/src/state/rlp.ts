@@ -37,7 +37,7 @@ function readLength(bytes: Uint8Array, pos: number, n: number, limit: number): n
   if (bytes[pos] === 0) throw nonCanonical(pos, 'length with a leading zero byte');
   let len = 0;
   for (let i = 0; i < n; i++) {
-    len = len * 256 + bytes[pos + i]!;
+    len = len * 256 + bytes[pos + i];
     // no item can be longer than the input: stop before the number loses precision
     if (len > limit) throw truncated(pos);
   }
@@ -51,7 +51,7 @@ function readLength(bytes: Uint8Array, pos: number, n: number, limit: number): n
  */
 export function rlpReadHeader(bytes: Uint8Array, pos: number, limit: number): RlpHeader {
   if (pos >= limit) throw truncated(pos);
-  const b = bytes[pos]!;
+  const b = bytes[pos];
   let isList: boolean;
   let payloadStart: number;
   let len: number;
@@ -63,7 +63,7 @@ export function rlpReadHeader(bytes: Uint8Array, pos: number, limit: number): Rl
     len = b - 0x80;
     if (len === 1) {
       if (payloadStart >= limit) throw truncated(payloadStart);
-      if (bytes[payloadStart]! < 0x80) throw nonCanonical(pos, 'single byte below 0x80 with a prefix');
+      if (bytes[payloadStart] < 0x80) throw nonCanonical(pos, 'single byte below 0x80 with a prefix');
     }
   } else if (b < 0xc0) {
     isList = false;
@@ -158,14 +158,14 @@ function writeHeader(out: Uint8Array, pos: number, len: number, shortBase: numbe
 
 /** Encoded size of a byte string. */
 export function rlpBytesSize(b: Uint8Array): number {
-  if (b.length === 1 && b[0]! < 0x80) return 1;
+  if (b.length === 1 && b[0] < 0x80) return 1;
   return headerSize(b.length) + b.length;
 }
 
 /** Writes the encoding of byte string `b` at `pos`; returns the position after it. */
 export function rlpWriteBytes(out: Uint8Array, pos: number, b: Uint8Array): number {
-  if (b.length === 1 && b[0]! < 0x80) {
-    out[pos] = b[0]!;
+  if (b.length === 1 && b[0] < 0x80) {
+    out[pos] = b[0];
     return pos + 1;
   }
   pos = writeHeader(out, pos, b.length, 0x80);

@@ -223,18 +223,18 @@ export class StateTrie {
       collectUnstored(node, fresh);
       for (const n of fresh) {
         n.stored = true;
-        if (n === node || n.enc!.length >= 32) {
+        if (n === node || encodeNode(n).length >= 32) {
           const h = nodeHash(n);
-          b.put(this.#nodeBucket, nodeStoreKey(h), n.enc!);
+          b.put(this.#nodeBucket, nodeStoreKey(h), encodeNode(n));
           written.set(h, n);
         }
       }
       // a root already stored may so far have been stored only inside its parent
-      if (rootWasStored && encodeNode(node).length < 32) b.put(this.#nodeBucket, nodeStoreKey(rootHash), node.enc!);
+      if (rootWasStored && encodeNode(node).length < 32) b.put(this.#nodeBucket, nodeStoreKey(rootHash), encodeNode(node));
       for (const n of fresh) stripStoredChildren(n);
     }
     for (const [k, n] of this.#retry) {
-      b.put(this.#nodeBucket, nodeStoreKey(k), n.enc!);
+      b.put(this.#nodeBucket, nodeStoreKey(k), encodeNode(n));
       written.set(k, n);
     }
     this.#retry.clear();
@@ -371,7 +371,7 @@ function stripStoredChildren(node: TrieNode): void {
   }
   const ch = node.children;
   for (let i = 0; i < 16; i++) {
-    const c = ch[i]!;
+    const c = ch[i];
     if (c !== null && typeof c !== 'string' && isHashReferenced(c)) ch[i] = nodeHash(c);
   }
 }

@@ -32,7 +32,7 @@ export function trieGet(root: TrieNode | null, key: Uint8Array, resolve: Resolve
       node = resolve(node.child);
     } else {
       if (pos === key.length) return node.value ?? undefined;
-      node = resolveOrNull(node.children[key[pos]!]!, resolve);
+      node = resolveOrNull(node.children[key[pos]], resolve);
       pos++;
     }
   }
@@ -42,7 +42,7 @@ export function trieGet(root: TrieNode | null, key: Uint8Array, resolve: Resolve
 /** Branch holding two entries that diverge at path position `cp` of the new key. */
 function splitInto(children: (NodeRef | null)[], key: Uint8Array, at: number, value: Uint8Array): Uint8Array | null {
   if (at === key.length) return value;
-  children[key[at]!] = new LeafNode(key.subarray(at + 1), value);
+  children[key[at]] = new LeafNode(key.subarray(at + 1), value);
   return null;
 }
 
@@ -71,7 +71,7 @@ function insertAt(node: TrieNode | null, key: Uint8Array, pos: number, value: Ui
     const children = emptyChildren();
     let branchValue: Uint8Array | null = null;
     if (cp === node.path.length) branchValue = node.value;
-    else children[node.path[cp]!] = new LeafNode(node.path.subarray(cp + 1), node.value);
+    else children[node.path[cp]] = new LeafNode(node.path.subarray(cp + 1), node.value);
     const v = splitInto(children, key, pos + cp, value);
     if (v !== null) branchValue = v;
     const branch = new BranchNode(children, branchValue);
@@ -89,7 +89,7 @@ function insertAt(node: TrieNode | null, key: Uint8Array, pos: number, value: Ui
     }
     const children = emptyChildren();
     const below = node.path.length - cp - 1;
-    children[node.path[cp]!] = below > 0 ? new ExtensionNode(node.path.subarray(cp + 1), node.child) : node.child;
+    children[node.path[cp]] = below > 0 ? new ExtensionNode(node.path.subarray(cp + 1), node.child) : node.child;
     const branch = new BranchNode(children, splitInto(children, key, pos + cp, value));
     return cp > 0 ? new ExtensionNode(node.path.subarray(0, cp), branch) : branch;
   }
@@ -99,8 +99,8 @@ function insertAt(node: TrieNode | null, key: Uint8Array, pos: number, value: Ui
     node.value = value;
     return node;
   }
-  const idx = key[pos]!;
-  const old = resolveOrNull(node.children[idx]!, resolve);
+  const idx = key[pos];
+  const old = resolveOrNull(node.children[idx], resolve);
   const updated = trieInsert(old, key, pos + 1, value, resolve, onReplace);
   if (updated === old) return node; // unchanged, or changed in place below a fresh node
   if (isFresh(node)) {
@@ -124,16 +124,19 @@ function prependPath(path: Uint8Array, child: TrieNode, childRef: NodeRef, onRep
 function normalizeBranch(children: (NodeRef | null)[], value: Uint8Array | null, resolve: Resolver, onReplace: OnReplace | undefined): TrieNode | null {
   let count = 0;
   let only = -1;
+  let onlyRef: NodeRef | null = null;
   for (let i = 0; i < 16; i++) {
-    if (children[i] !== null) {
+    const c = children[i];
+    if (c !== null) {
       count++;
       only = i;
+      onlyRef = c;
     }
   }
   if (count + (value === null ? 0 : 1) >= 2) return new BranchNode(children, value);
-  if (count === 0) return value === null ? null : new LeafNode(new Uint8Array(0), value);
-  const ref = children[only]!;
-  return prependPath(Uint8Array.of(only), resolve(ref), ref, onReplace);
+  // fewer than two entries: no child (null) or exactly one, at `only`
+  if (onlyRef === null) return value === null ? null : new LeafNode(new Uint8Array(0), value);
+  return prependPath(Uint8Array.of(only), resolve(onlyRef), onlyRef, onReplace);
 }
 
 /** The trie `node` without `key` (nibbles, from `pos`). Returns `node` itself when the key is absent. */
@@ -158,8 +161,8 @@ function removeAt(node: TrieNode | null, key: Uint8Array, pos: number, resolve: 
     if (node.value === null) return node;
     return normalizeBranch(node.children.slice(), null, resolve, onReplace);
   }
-  const idx = key[pos]!;
-  const ref = node.children[idx]!;
+  const idx = key[pos];
+  const ref = node.children[idx];
   if (ref === null) return node;
   const child = resolve(ref);
   const updated = trieRemove(child, key, pos + 1, resolve, onReplace);
@@ -186,7 +189,7 @@ export function proofPath(root: TrieNode | null, key: Uint8Array, resolve: Resol
       ref = node.child;
     } else {
       if (pos === key.length) break;
-      ref = node.children[key[pos]!]!;
+      ref = node.children[key[pos]];
       pos++;
     }
     if (ref === null) break;
@@ -222,7 +225,7 @@ export function prefixProofNodes(root: TrieNode | null, prefix: Uint8Array, reso
       pos += node.path.length;
       ref = node.child;
     } else {
-      ref = node.children[prefix[pos]!]!;
+      ref = node.children[prefix[pos]];
       pos++;
     }
     if (ref === null) {
@@ -257,7 +260,7 @@ export function trieForEach(node: TrieNode | null, prefix: Uint8Array, resolve: 
   } else {
     if (node.value !== null) fn(prefix, node.value);
     for (let i = 0; i < 16; i++) {
-      const c = node.children[i]!;
+      const c = node.children[i];
       if (c !== null) trieForEach(resolve(c), concatNibbles(prefix, Uint8Array.of(i)), resolve, fn);
     }
   }

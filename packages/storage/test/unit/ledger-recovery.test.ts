@@ -15,7 +15,7 @@ import {
   verifyInclusion,
   type KvStore,
 } from '../../src/index.js';
-import { cutTile, tileEntries, tileKey } from '../../src/ledger/hash-store.js';
+import { HashStore, cutTile, tileEntries, tileKey } from '../../src/ledger/hash-store.js';
 import { expectCode, mkTxns } from './ledger-helpers.js';
 import { hex, mth, modelLeaf } from './merkle-model.js';
 
@@ -149,6 +149,39 @@ describe('Ledger recovery at open', () => {
     expect(ledger.recovery.removedRecords).to.equal(2);
     expect(kv.getSync(B.tile, tile6)).to.deep.equal(stored);
     await expectSound(ledger, 100);
+  });
+
+  it('passes over a key among the level-0 tiles that is not a tile key', async () => {
+    // 10 bytes that sort after the key of tile 6 (leaves 96..99) and before level 1: no tile key has this length
+    const stray = new Uint8Array(10);
+    stray.set(tileKey(0, 6));
+    await kv
+      .batch()
+      .put(B.tile, stray, new Uint8Array(4 * 32 + 2 * 32 + 32))
+      .write();
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
+    expect(ledger.recovery).to.deep.equal({ storedSize: 100, size: 100, rebuiltFrom: undefined, rebuiltLeaves: 0, removedRecords: 0, repairedRecords: 0 });
+    await expectSound(ledger, 100);
+    // a tile beyond the log is still found behind it, and the pass that removes it removes the stray key too
+    await kv
+      .batch()
+      .put(B.tile, tileKey(0, 20), new Uint8Array(3 * 32))
+      .write();
+    expect((await Ledger.open({ ledgerId: 1 }, { kv })).recovery.removedRecords).to.equal(2);
+    expect(kv.getSync(B.tile, stray)).to.equal(undefined);
+  });
+
+  it('reports a tile record of no tile length when a hash is read from it', async () => {
+    // tile 0 of level 0 (leaves 0..15) is not read by the frontier of 100 leaves: the store opens, and reads fail
+    await kv.batch().put(B.tile, tileKey(0, 0), new Uint8Array(5)).write();
+    const store = new HashStore(kv, 1, 100);
+    for (const [h, i] of [
+      [0, 3],
+      [2, 1],
+    ] as const) {
+      await expectCode(() => store.node(h, i), StorageErrorCode.CORRUPT_HASH_STORE, { ledgerId: 1, what: 'tile 0/0', length: 5 });
+    }
+    expect(hex(store.node(6, 0))).to.equal(hex(mth(leaves.slice(0, 64))));
   });
 
   it('reports a gap in the log instead of skipping it', async () => {
