@@ -16,17 +16,22 @@ export interface AuditRecord {
   /** ledger ids with a root string (and a stateRoot entry) in this txn: the ledgers BLS-signed for it */
   signed: number[];
   sizes: Map<number, number>;
-  /** resolved ledger roots (deltas followed) */
-  roots: Map<number, string>;
+  /** each ledger's root: the raw ledgerRoot field value (string or delta) and the resolved root (deltas followed) */
+  ledgerRoots: Map<number, LedgerRoot>;
   stateRoots: Map<number, string>;
-  /** the raw ledgerRoot field values (string or delta) */
-  rootFields: Map<number, string | number>;
   primaries: string[];
   primariesField: string[] | number;
   nodeReg: string[];
   nodeRegField: string[] | number;
   /** ppTime of the latest audit txn with a root string for each ledger (freshness) */
   lastUpdate: Map<number, number>;
+}
+
+/** A ledger's entry in an audit txn's ledgerRoot: the field as written, and the root it stands for. */
+export interface LedgerRoot {
+  /** the root (base58), or the distance back to the audit txn that holds it */
+  field: string | number;
+  root: string;
 }
 
 export interface NextAuditInput {
@@ -125,17 +130,15 @@ export class AuditTrail {
     };
     const sizes = new Map<number, number>();
     for (const [k, v] of toMap(last.ledgerSize)) sizes.set(k, Number(v));
-    const rootFields = new Map<number, string | number>();
-    const roots = new Map<number, string>();
+    const ledgerRoots = new Map<number, LedgerRoot>();
     const lastUpdate = new Map<number, number>();
     const stateRootByLedger = new Map<number, string>();
     for (const [k, v] of toMap(last.ledgerRoot)) {
-      rootFields.set(k, v as string | number);
       const holder = typeof v === 'number' ? size - v : size;
       const d = holder === size ? last : dataAt(holder);
       const r = toMap(d.ledgerRoot).get(k);
       if (typeof r !== 'string') throw new NodeError(NodeErrorCode.STORAGE_INCONSISTENT, { reason: `audit txn ${holder} has no root for ledger ${k}` });
-      roots.set(k, r);
+      ledgerRoots.set(k, { field: v as string | number, root: r });
       lastUpdate.set(k, d.__txnTime as number);
       const sr = toMap(d.stateRoot).get(k);
       if (typeof sr === 'string') stateRootByLedger.set(k, sr);
@@ -151,9 +154,8 @@ export class AuditTrail {
       ppTime: last.__txnTime as number,
       signed: [...stateRoots.keys()],
       sizes,
-      roots,
+      ledgerRoots,
       stateRoots,
-      rootFields,
       primaries: resolveList('primaries'),
       primariesField: last.primaries as string[] | number,
       nodeReg: resolveList('nodeReg'),
@@ -173,26 +175,32 @@ export class AuditTrail {
     const ledgerSize = new Map<number, number>();
     const ledgerRoot = new Map<number, string | number>();
     const stateRoot = new Map<number, string>();
-    const roots = new Map<number, string>();
+    const ledgerRoots = new Map<number, LedgerRoot>();
     const signed: number[] = [];
     const lastUpdate = new Map(prev?.lastUpdate ?? []);
     for (const [l, size] of [...input.sizes].sort((a, b) => a[0] - b[0])) {
       ledgerSize.set(l, size);
-      const root = input.roots.get(l)!;
-      const prevField = prev?.rootFields.get(l);
+      const prevRoot = prev?.ledgerRoots.get(l);
       let full: boolean;
       if (l === input.ledgerId) full = true;
-      else if (prev === undefined || prevField === undefined) full = size > 0;
+      else if (prev === undefined || prevRoot === undefined) full = size > 0;
       else full = size > (prev.sizes.get(l) ?? 0);
       if (full) {
+        // the executor gives every ledger's size, txn root and state root together
+        const root = input.roots.get(l);
+        const ledgerStateRoot = input.stateRoots.get(l);
+        if (root === undefined || ledgerStateRoot === undefined) {
+          throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: `the audit txn of a batch has the size of ledger ${l} but not its roots` });
+        }
         ledgerRoot.set(l, root);
-        stateRoot.set(l, input.stateRoots.get(l)!);
-        roots.set(l, root);
+        stateRoot.set(l, ledgerStateRoot);
+        ledgerRoots.set(l, { field: root, root });
         signed.push(l);
         lastUpdate.set(l, input.ppTime);
-      } else if (prevField !== undefined) {
-        ledgerRoot.set(l, typeof prevField === 'number' ? prevField + 1 : 1);
-        roots.set(l, prev!.roots.get(l)!);
+      } else if (prevRoot !== undefined) {
+        const field = typeof prevRoot.field === 'number' ? prevRoot.field + 1 : 1;
+        ledgerRoot.set(l, field);
+        ledgerRoots.set(l, { field, root: prevRoot.root });
       }
     }
     const primariesField = listField(input.primaries, prev, prev?.primaries, prev?.primariesField);
@@ -223,9 +231,8 @@ export class AuditTrail {
       ppTime: input.ppTime,
       signed,
       sizes: ledgerSize,
-      roots,
+      ledgerRoots,
       stateRoots: stateRoot,
-      rootFields: ledgerRoot,
       primaries: [...input.primaries],
       primariesField,
       nodeReg: [...input.nodeReg],
@@ -279,8 +286,8 @@ export class AuditTrail {
     const c = this.committed;
     if (c === undefined) return out;
     for (const [l, size] of c.sizes) {
-      const root = c.roots.get(l);
-      if (root !== undefined) out.set(l, { size, root });
+      const entry = c.ledgerRoots.get(l);
+      if (entry !== undefined) out.set(l, { size, root: entry.root });
     }
     return out;
   }

@@ -27,7 +27,7 @@ export const NodeErrorCode = {
   COMMIT_FAILED: 'COMMIT_FAILED',
   /** A request type whose handler needs asynchronous storage access cannot be ordered (data: type). */
   ASYNC_HANDLER: 'ASYNC_HANDLER',
-  /** An executor call arrived in an impossible order (data: reason). */
+  /** An executor call arrived in an impossible order, or with inputs that contradict each other (data: reason). */
   EXECUTOR_STATE: 'EXECUTOR_STATE',
   /** A request this node originated (NODE_UPGRADE) was refused (data: type, reason). */
   OWN_REQUEST_REFUSED: 'OWN_REQUEST_REFUSED',

@@ -31,7 +31,10 @@ export class ForcedRequests {
   apply(request: Request, digest: string): void {
     if (this.applied.has(digest)) return;
     this.applied.add(digest);
-    if (this.applied.size > REMEMBERED) this.applied.delete(this.applied.values().next().value!);
+    if (this.applied.size > REMEMBERED) {
+      const oldest = this.applied.values().next();
+      if (oldest.done !== true) this.applied.delete(oldest.value);
+    }
     const op = request.operation;
     if (op.type === TxnType.POOL_CONFIG && typeof op.writes === 'boolean') {
       this.modules.setWritable(op.writes);

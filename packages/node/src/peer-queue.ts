@@ -23,6 +23,8 @@ export const defaultPeerQueueOptions: PeerQueueOptions = {
 };
 
 interface PeerFifo<T> {
+  /** the peer whose messages these are */
+  peer: string;
   items: (T | undefined)[];
   sizes: number[];
   head: number;
@@ -33,7 +35,7 @@ interface PeerFifo<T> {
 export class PeerMessageQueue<T> {
   private readonly peers = new Map<string, PeerFifo<T>>();
   /** peers with waiting messages, in serving order (round-robin) */
-  private turns: string[] = [];
+  private turns: PeerFifo<T>[] = [];
   private turnHead = 0;
   private total = 0;
   private droppedTotal = 0;
@@ -72,7 +74,7 @@ export class PeerMessageQueue<T> {
   drop(peer: string): number {
     let q = this.peers.get(peer);
     if (q === undefined) {
-      q = { items: [], sizes: [], head: 0, bytes: 0, dropped: 0 };
+      q = { peer, items: [], sizes: [], head: 0, bytes: 0, dropped: 0 };
       this.peers.set(peer, q);
     }
     this.droppedTotal++;
@@ -83,14 +85,14 @@ export class PeerMessageQueue<T> {
   push(peer: string, item: T, bytes: number): boolean {
     let q = this.peers.get(peer);
     if (q === undefined) {
-      q = { items: [], sizes: [], head: 0, bytes: 0, dropped: 0 };
+      q = { peer, items: [], sizes: [], head: 0, bytes: 0, dropped: 0 };
       this.peers.set(peer, q);
     }
     if (this.full(peer, bytes)) {
       this.drop(peer);
       return false;
     }
-    if (q.items.length === q.head) this.turns.push(peer);
+    if (q.items.length === q.head) this.turns.push(q);
     q.items.push(item);
     q.sizes.push(bytes);
     q.bytes += bytes;
@@ -101,11 +103,11 @@ export class PeerMessageQueue<T> {
   /** The next message, taking peers in turn; undefined when none waits. */
   shift(): { peer: string; item: T } | undefined {
     if (this.turnHead >= this.turns.length) return undefined;
-    const peer = this.turns[this.turnHead++]!;
-    const q = this.peers.get(peer)!;
+    const q = this.turns[this.turnHead++];
+    const peer = q.peer;
     const item = q.items[q.head] as T;
     q.items[q.head] = undefined;
-    q.bytes -= q.sizes[q.head]!;
+    q.bytes -= q.sizes[q.head];
     q.head++;
     this.total--;
     if (q.head === q.items.length) {
@@ -118,7 +120,7 @@ export class PeerMessageQueue<T> {
         q.sizes = q.sizes.slice(q.head);
         q.head = 0;
       }
-      this.turns.push(peer);
+      this.turns.push(q);
     }
     if (this.turnHead >= 1024 && this.turnHead * 2 >= this.turns.length) {
       this.turns = this.turns.slice(this.turnHead);

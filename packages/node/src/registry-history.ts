@@ -91,7 +91,10 @@ export class RegistryHistory {
     const r = new PoolRegistry();
     for (let s = 1; s <= Math.min(size, this.pool.size); s++) r.apply(this.pool.getSync(s));
     const out = [...r.validators];
-    if (this.bySize.size >= CACHED_REGISTRIES) this.bySize.delete(this.bySize.keys().next().value!);
+    if (this.bySize.size >= CACHED_REGISTRIES) {
+      const oldest = this.bySize.keys().next();
+      if (oldest.done !== true) this.bySize.delete(oldest.value);
+    }
     this.bySize.set(size, out);
     return out;
   }

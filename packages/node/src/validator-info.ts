@@ -187,8 +187,9 @@ export async function directoryBytes(root: string): Promise<{ bytes: number; com
   let entries = 0;
   let complete = true;
   const stack: [string, number][] = [[root, 0]];
-  while (stack.length > 0) {
-    const [dir, depth] = stack.pop()!;
+  let next: [string, number] | undefined;
+  while ((next = stack.pop()) !== undefined) {
+    const [dir, depth] = next;
     let list;
     try {
       list = await readdir(dir, { withFileTypes: true });

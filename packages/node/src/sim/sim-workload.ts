@@ -51,9 +51,9 @@ export class SimWorkload implements SimWorkloadContract {
     const reqId = 1_700_000_000_000 + i;
     if (invalid) {
       // a steward may not create a TRUSTEE (auth map NYM ADD role 0): valid envelope and signature, refused at ordering
-      return sign(this.authors[1 + (i % (this.authors.length - 1))]!, reqId, { type: '1', dest: t.did, verkey: t.verkey, role: TRUSTEE_ROLE });
+      return sign(this.authors[1 + (i % (this.authors.length - 1))], reqId, { type: '1', dest: t.did, verkey: t.verkey, role: TRUSTEE_ROLE });
     }
-    return sign(this.authors[i % this.authors.length]!, reqId, { type: '1', dest: t.did, verkey: t.verkey });
+    return sign(this.authors[i % this.authors.length], reqId, { type: '1', dest: t.did, verkey: t.verkey });
   }
 
   /** `signature` <-> `signatures: {author: signature}`: the same payload and signature under another full digest. */

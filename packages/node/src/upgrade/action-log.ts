@@ -180,7 +180,7 @@ export class UpgradeLog extends ActionLog<UpgradeLogData> {
 
   protected decodeExtra(whenMs: number, cols: string[]): UpgradeLogData | undefined {
     if (cols.length !== 3 || cols.some((c) => c === '')) return undefined;
-    return { whenMs, version: cols[0]!, upgradeId: cols[1]!, pkgName: cols[2]! };
+    return { whenMs, version: cols[0], upgradeId: cols[1], pkgName: cols[2] };
   }
 }
 

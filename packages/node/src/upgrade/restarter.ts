@@ -40,10 +40,17 @@ export interface RestarterModules {
 /** What {@link Restarter.onPoolRestart} decided. */
 export type RestartDecision = 'restarting' | 'scheduled' | 'unchanged' | 'cancelled' | 'nothing-to-cancel';
 
+/** A restart waiting for its time. */
+interface Scheduled {
+  data: RestartLogData;
+  timeoutMinutes: number;
+  timer: ClockTimer;
+}
+
 export class Restarter {
   readonly log: RestartLog;
   private readonly opts: RestarterOptions;
-  private scheduled: { data: RestartLogData; timeoutMinutes: number; timer: ClockTimer } | undefined;
+  private scheduled: Scheduled | undefined;
   private pendingTimers = new Set<ClockTimer>();
   private closed = false;
 
@@ -70,7 +77,7 @@ export class Restarter {
     const clock = this.modules.clock;
     if (op.action === 'cancel') {
       if (this.scheduled === undefined) return 'nothing-to-cancel';
-      this.unschedule('cancelled by POOL_RESTART');
+      this.unschedule(this.scheduled, 'cancelled by POOL_RESTART');
       return 'cancelled';
     }
     let whenSec: number | null;
@@ -82,7 +89,7 @@ export class Restarter {
     const whenMs = whenSec === null ? null : whenSec * 1000;
     if (this.scheduled !== undefined) {
       if (this.scheduled.data.whenMs === whenMs) return 'unchanged';
-      this.unschedule('replaced by another POOL_RESTART');
+      this.unschedule(this.scheduled, 'replaced by another POOL_RESTART');
     }
     const timeout = op.timeout;
     const timeoutMinutes =
@@ -118,8 +125,8 @@ export class Restarter {
     this.pendingTimers.clear();
   }
 
-  private unschedule(reason: string): void {
-    const s = this.scheduled!;
+  /** Cancels `s`, the scheduled restart. */
+  private unschedule(s: Scheduled, reason: string): void {
     this.modules.clock.clearTimer(s.timer);
     this.scheduled = undefined;
     this.log.append(ActionEvent.CANCELLED, s.data, this.modules.clock.now());

@@ -48,7 +48,7 @@ export const runUpgradeAction: UpgradeActionRunner = (p) =>
     };
     let timedOut = false;
     let settled = false;
-    const child = spawn(file!, [...args, p.version], {
+    const child = spawn(file, [...args, p.version], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...process.env,

@@ -306,7 +306,7 @@ export class Upgrader {
     const data: UpgradeLogData = { whenMs: whenSec * 1000, version: u.version, upgradeId: u.upgradeId, pkgName: u.pkgName };
     if (this.scheduled) {
       if (sameData(this.scheduled.data, data)) return;
-      this.unschedule('replaced by another POOL_UPGRADE');
+      this.unschedule(this.scheduled, 'replaced by another POOL_UPGRADE');
     }
     const clock = this.modules.clock;
     this.log.append(ActionEvent.SCHEDULED, data, clock.now());
@@ -316,15 +316,16 @@ export class Upgrader {
   }
 
   private cancel(u: PoolUpgrade): void {
-    if (this.scheduled?.data.version !== u.version) {
+    const s = this.scheduled;
+    if (s?.data.version !== u.version) {
       this.modules.logger.debug({ name: u.name, version: u.version }, 'POOL_UPGRADE cancel: no such upgrade scheduled here');
       return;
     }
-    this.unschedule(`cancelled by POOL_UPGRADE '${u.name}'`);
+    this.unschedule(s, `cancelled by POOL_UPGRADE '${u.name}'`);
   }
 
-  private unschedule(reason: string): void {
-    const s = this.scheduled!;
+  /** Cancels `s`, the scheduled upgrade. */
+  private unschedule(s: Scheduled, reason: string): void {
     this.modules.clock.clearTimer(s.timer);
     this.scheduled = undefined;
     this.log.append(ActionEvent.CANCELLED, s.data, this.modules.clock.now());
@@ -421,7 +422,7 @@ export class Upgrader {
       this.modules.logger.error({ action, version, ...errorInfo(err) }, 'NODE_UPGRADE could not be submitted');
       return false;
     } finally {
-      this.modules.clock.clearTimer(timer!);
+      if (timer !== undefined) this.modules.clock.clearTimer(timer);
     }
   }
 }
