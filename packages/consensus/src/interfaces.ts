@@ -21,13 +21,6 @@ export type RequestCheck = { ok: true; info: RequestInfo } | { ok: false; code: 
 /** Static validation + signature verification of a client request, cached by full digest. */
 export interface RequestAnalyzer {
   analyze(request: ClientRequestBody): RequestCheck;
-  /**
-   * The digest `analyze` would report for `request`, without its checks (no signature is verified), or undefined
-   * when the request has none (it does not parse). What a PROPAGATE of a request this node refused is looked up by
-   * among the bodies a PRE-PREPARE waits for, before anything costlier. Without it, every such PROPAGATE is analyzed
-   * while a body is missing.
-   */
-  digestOf?(request: ClientRequestBody): string | undefined;
 }
 
 /** One ledger's roots after a batch, as carried in the audit txn and signed by BLS shares. */

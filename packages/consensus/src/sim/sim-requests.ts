@@ -73,16 +73,6 @@ export class SimRequestAnalyzer implements RequestAnalyzer, StandInRequestView {
     return r;
   }
 
-  digestOf(request: ClientRequestBody): string | undefined {
-    const known = this.byObject.get(request);
-    if (known !== undefined) return known.ok ? known.info.digest : undefined;
-    try {
-      return simRequestDigest(request);
-    } catch {
-      return undefined;
-    }
-  }
-
   private analyzeUncached(request: ClientRequestBody): RequestCheck {
     let digest: string;
     try {

@@ -150,12 +150,6 @@ class SharedCheckAnalyzer implements RequestAnalyzer {
     if (r.ok) this.shared.set(request, r);
     return r;
   }
-
-  digestOf(request: ClientRequestBody): string | undefined {
-    const hit = this.shared.get(request);
-    if (hit?.ok === true) return hit.info.digest;
-    return this.inner.digestOf?.(request);
-  }
 }
 
 /** A replica's options: plain data. */

@@ -49,18 +49,4 @@ describe('request analyzer', () => {
     analyzer.admit(bad, info);
     expect(analyzer.analyze({ ...bad }).ok).to.equal(false);
   });
-
-  it('tells the digest of a request as the full check reports it, without checking its signature', () => {
-    const analyzer = new ExecutorRequestAnalyzer(fx.reqExecutor);
-    const good = parseJson(JSON.stringify(nymRequest(trustee, user(9)))) as Record<string, unknown>;
-    const full = analyzer.analyze(good);
-    expect(full.ok).to.equal(true);
-    expect(analyzer.digestOf(good)).to.equal(full.ok ? full.info.digest : undefined);
-    // a forged signature: refused by the full check, its digest still told (a different one)
-    const forged = { ...good, signature: '1111' };
-    expect(analyzer.analyze(forged).ok).to.equal(false);
-    expect(analyzer.digestOf(forged)).to.be.a('string').and.not.equal(analyzer.digestOf(good));
-    // no envelope to take a digest of
-    expect(analyzer.digestOf({ operation: 'x' })).to.equal(undefined);
-  });
 });
