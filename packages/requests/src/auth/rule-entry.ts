@@ -37,7 +37,7 @@ export function entryKey(e: Record<string, unknown>): string {
 }
 
 /** Checks the ADD/EDIT old_value rule and that the key is a default-map key; returns the default-map rule. */
-export function checkEntryKey(e: Record<string, unknown>): AuthMapRule {
+export function checkEntryRule(e: Record<string, unknown>): AuthMapRule {
   const hasOld = Object.hasOwn(e, 'old_value') && e.old_value !== undefined;
   if (e.auth_action === 'EDIT' && !hasOld) throw new RequestError(RequestErrorCode.AUTH_RULE_EDIT_NEEDS_OLD);
   if (e.auth_action === 'ADD' && hasOld) throw new RequestError(RequestErrorCode.AUTH_RULE_ADD_WITH_OLD);
@@ -55,7 +55,7 @@ export function parseRuleEntry(value: unknown, validator: string, path = ''): Ru
     if (v.constraint === undefined || v.constraint === null || isPlainObject(v.constraint)) throw new RequestError(RequestErrorCode.CONSTRAINT_REQUIRED);
   }
   const constraint = parseConstraint(v.constraint, path ? `${path}.constraint` : 'constraint');
-  const { key } = checkEntryKey(v);
+  const { key } = checkEntryRule(v);
   return { key, constraint };
 }
 

@@ -6,7 +6,7 @@
 import { LedgerId, parseJson, TxnType } from '@quire/common';
 import { constraintFromState, type Constraint } from '../auth/constraint.js';
 import { DEFAULT_MAP } from '../auth/engine.js';
-import { checkEntryKey, ruleElement } from '../auth/rule-entry.js';
+import { checkEntryRule, ruleElement } from '../auth/rule-entry.js';
 import { authRuleStateKey } from '../auth/rule-key.js';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { ReadContext, ReadHandler } from '../handler.js';
@@ -44,7 +44,7 @@ export const getAuthRuleHandler: ReadHandler = {
     schema.validate(op);
     if (isAll(op)) return;
     if (KEY_FIELDS.some((f) => op[f] === undefined)) throw new RequestError(RequestErrorCode.AUTH_RULE_KEY_INCOMPLETE);
-    checkEntryKey(op);
+    checkEntryRule(op);
   },
 
   async read(request, ctx: ReadContext) {
@@ -55,7 +55,7 @@ export const getAuthRuleHandler: ReadHandler = {
       );
       return { data, seqNo: null, txnTime: null };
     }
-    const rule = checkEntryKey(op);
+    const rule = checkEntryRule(op);
     const lookup = ctx.lookup(LedgerId.CONFIG, authRuleStateKey(rule.key));
     const constraint = decode(lookup.value, rule.key) ?? rule.constraint;
     return { data: [ruleElement(rule, constraint)], seqNo: null, txnTime: null, proof: { ledgerId: LedgerId.CONFIG, lookup } };
