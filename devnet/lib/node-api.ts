@@ -8,6 +8,7 @@ export {
   deriveNodeKeys,
   nodeSeed,
   poolGenesis,
+  standardDomainGenesis,
   stewardSeed,
   writeKeyFile,
 } from '@quire/node';

@@ -3,21 +3,11 @@
 // pools above 4 nodes add the NYMs of Steward5..N in the same shape), plus each node's config.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { b58encode, canonicalJson } from '@quire/common';
+import { b58encode } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { DEVNET_DIR, SETUP_FILE, poolLayout } from './layout.js';
 import type { NodeLayout } from './layout.js';
-import {
-  DOMAIN_GENESIS_FILE,
-  POOL_GENESIS_FILE,
-  STANDARD_DOMAIN_GENESIS,
-  TRUSTEE_SEED,
-  deriveNodeKeys,
-  nodeSeed,
-  poolGenesis,
-  stewardSeed,
-  writeKeyFile,
-} from './node-api.js';
+import { DOMAIN_GENESIS_FILE, POOL_GENESIS_FILE, deriveNodeKeys, nodeSeed, poolGenesis, standardDomainGenesis, stewardSeed, writeKeyFile } from './node-api.js';
 import type { GenesisNodeSpec } from './node-api.js';
 
 export const NODE_KEY_FILE = 'node-keys.json';
@@ -35,24 +25,6 @@ export class DevnetSetupError extends Error {
     super(message);
     this.name = 'DevnetSetupError';
   }
-}
-
-/** The domain genesis: the standard 5 lines, then Steward5..N for larger pools. */
-export function domainGenesisLines(count: number): string[] {
-  const trustee = Ed25519Signer.fromSeed(TRUSTEE_SEED).did;
-  const lines = [...STANDARD_DOMAIN_GENESIS];
-  for (let i = 5; i <= count; i++) {
-    const s = Ed25519Signer.fromSeed(stewardSeed(i));
-    lines.push(
-      canonicalJson({
-        reqSignature: {},
-        txn: { data: { dest: s.did, role: '2', verkey: s.verkey }, metadata: { from: trustee }, type: '1' },
-        txnMetadata: { seqNo: i + 1 },
-        ver: '1',
-      }),
-    );
-  }
-  return lines;
 }
 
 /** The pool genesis NODE specs of the devnet's nodes. */
@@ -127,7 +99,7 @@ export async function ensureDevnet(dataDir: string, count: number, basePort: num
   }
   const layout = poolLayout(dataDir, count, basePort);
   const pool = poolGenesis(genesisNodes(layout, ip));
-  const domain = domainGenesisLines(count).join('\n') + '\n';
+  const domain = standardDomainGenesis(count);
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(join(dataDir, POOL_GENESIS_FILE), pool);
   writeFileSync(join(dataDir, DOMAIN_GENESIS_FILE), domain);

@@ -7,9 +7,18 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, maxFaulty, nodeLayout, type NodeLayout } from '../../devnet/lib/layout.js';
-import { DOMAIN_GENESIS_FILE, POOL_GENESIS_FILE, RESTART_EXIT_CODE, deriveNodeKeys, nodeSeed, poolGenesis, writeKeyFile } from '../../devnet/lib/node-api.js';
+import {
+  DOMAIN_GENESIS_FILE,
+  POOL_GENESIS_FILE,
+  RESTART_EXIT_CODE,
+  deriveNodeKeys,
+  nodeSeed,
+  poolGenesis,
+  standardDomainGenesis,
+  writeKeyFile,
+} from '../../devnet/lib/node-api.js';
 import { nodeArgv } from '../../devnet/lib/node-command.js';
-import { NODE_KEY_FILE, domainGenesisLines, genesisNodes, nodeConfig } from '../../devnet/lib/setup.js';
+import { NODE_KEY_FILE, genesisNodes, nodeConfig } from '../../devnet/lib/setup.js';
 import { Supervisor, type SupervisorEvent } from '../../devnet/lib/supervisor.js';
 import type { ChaosNetwork } from './netns.js';
 
@@ -244,7 +253,7 @@ export class ChaosPool {
     }
     const specs = genesisNodes(layouts, '127.0.0.1').map((s, k) => ({ ...s, nodeIp: ips[k]!, clientIp: ips[k]! }));
     const genesis = poolGenesis(specs);
-    const domain = domainGenesisLines(opts.nodes).join('\n') + '\n';
+    const domain = standardDomainGenesis(opts.nodes);
     writeFileSync(join(opts.dir, POOL_GENESIS_FILE), genesis);
     writeFileSync(join(opts.dir, DOMAIN_GENESIS_FILE), domain);
     for (let k = 0; k < layouts.length; k++) {

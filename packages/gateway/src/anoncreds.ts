@@ -7,7 +7,7 @@
 // malformed ids are 400 INVALID_PARAMETER.
 import type { FastifyInstance } from 'fastify';
 import { buildGetCredDefRequest, buildGetRevocRegDefRequest, buildGetRevocRegDeltaRequest, buildGetSchemaRequest, buildGetTxnRequest } from '@quire/client';
-import { TxnType, isPlainObject, type Request } from '@quire/common';
+import { LedgerId, TxnType, isPlainObject, type Request } from '@quire/common';
 import { sendValue, type Verified } from './http.js';
 import { parseCredDefId, parseRevRegDefId, parseSchemaId, parsePositive } from './ids.js';
 import { parseJsonField } from './json.js';
@@ -87,7 +87,7 @@ export function registerAnonCredsRoutes(app: FastifyInstance, ctx: RouteContext,
       sendValue(req, reply, { credentialDefinitionId, credentialDefinitionMetadata: {}, resolutionMetadata: notFound(why) }, reads.verified);
     if (!isPlainObject(r.data)) return missing(`unable to find credential definition with id ${credentialDefinitionId}`);
     // the schema id, from the schema txn the definition refers to (as Credo's registry finds it)
-    const txn = await reads.result(buildGetTxnRequest({ ledgerId: 1, seqNo: c.ref }));
+    const txn = await reads.result(buildGetTxnRequest({ ledgerId: LedgerId.DOMAIN, seqNo: c.ref }));
     const schemaTxn = isPlainObject(txn.data) ? (txn.data as Json) : undefined;
     const inner = schemaTxn !== undefined && isPlainObject(schemaTxn.txn) ? (schemaTxn.txn as Json) : undefined;
     const payload = inner !== undefined && isPlainObject(inner.data) ? (inner.data as Json) : undefined;

@@ -3,7 +3,7 @@
 // genesis (Trustee1, Steward1..4). Used by the e2e tests and the devnet script.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { canonicalJson, sha256Hex } from '@quire/common';
+import { Role, TxnType, canonicalJson, sha256Hex } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { NodeError, NodeErrorCode } from './errors.js';
 import { deriveNodeKeys, type NodePublicKeys } from './keys.js';
@@ -73,7 +73,7 @@ export function poolGenesisLine(node: GenesisNodeSpec, seqNo: number): string {
         dest: node.keys.dest,
       },
       metadata: { from: node.steward },
-      type: '0',
+      type: TxnType.NODE,
     },
     txnMetadata: { seqNo, txnId: sha256Hex(node.alias) },
     ver: '1',
@@ -89,9 +89,28 @@ export function poolGenesis(nodes: readonly GenesisNodeSpec[]): string {
   return nodes.map((n, i) => poolGenesisLine(n, i + 1)).join('\n') + '\n';
 }
 
-/** The standard domain genesis file content. */
-export function standardDomainGenesis(): string {
-  return STANDARD_DOMAIN_GENESIS.join('\n') + '\n';
+/**
+ * The standard domain genesis file content: Trustee1 and Steward1..4 (STANDARD_DOMAIN_GENESIS), then, for a pool of
+ * more than 4 stewards, the NYM of each Steward5..`stewards` (seed stewardSeed(i)) written by Trustee1, seqNo i + 1.
+ * The devnet, the chaos pools and the simulated pools all take their domain genesis from here.
+ */
+export function standardDomainGenesis(stewards = 4): string {
+  const lines = [...STANDARD_DOMAIN_GENESIS];
+  if (stewards > 4) {
+    const trustee = Ed25519Signer.fromSeed(TRUSTEE_SEED).did;
+    for (let i = 5; i <= stewards; i++) {
+      const s = Ed25519Signer.fromSeed(stewardSeed(i));
+      lines.push(
+        canonicalJson({
+          reqSignature: {},
+          txn: { data: { dest: s.did, role: Role.STEWARD, verkey: s.verkey }, metadata: { from: trustee }, type: TxnType.NYM },
+          txnMetadata: { seqNo: i + 1 },
+          ver: '1',
+        }),
+      );
+    }
+  }
+  return lines.join('\n') + '\n';
 }
 
 /**

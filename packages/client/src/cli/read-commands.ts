@@ -10,16 +10,13 @@ import { openCurrentWallet } from './wallet.js';
 
 type Run = (cmd: Command, fn: (ctx: Context, o: Record<string, string | boolean | undefined>) => Promise<void>) => void;
 
-const LEDGERS: Readonly<Record<string, number>> = {
-  pool: LedgerId.POOL,
-  domain: LedgerId.DOMAIN,
-  config: LedgerId.CONFIG,
-  audit: LedgerId.AUDIT,
-  '0': 0,
-  '1': 1,
-  '2': 2,
-  '3': 3,
-};
+/** `--ledger`: a built-in ledger by its name (pool, domain, config, audit) or its number. */
+const LEDGERS: Readonly<Record<string, number>> = Object.fromEntries(
+  Object.entries(LedgerId).flatMap(([name, id]) => [
+    [name.toLowerCase(), id],
+    [String(id), id],
+  ]),
+);
 
 function readRequestFile(path: string): { request: Request; text: string } {
   const text = readText(path, '--request-file').trim();

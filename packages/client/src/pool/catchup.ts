@@ -77,7 +77,15 @@ async function catchUp(
 ): Promise<CatchupResult> {
   const from = ledger.size;
   const status = enc.encode(
-    stringifyJson({ op: 'LEDGER_STATUS', ledgerId: 0, txnSeqNo: ledger.size, viewNo: null, ppSeqNo: null, merkleRoot: ledger.rootBase58, protocolVersion: 2 }),
+    stringifyJson({
+      op: 'LEDGER_STATUS',
+      ledgerId: LedgerId.POOL,
+      txnSeqNo: ledger.size,
+      viewNo: null,
+      ppSeqNo: null,
+      merkleRoot: ledger.rootBase58,
+      protocolVersion: 2,
+    }),
   );
   const answers = await Promise.all(conns.map((c) => exchange(c, status, undefined, undefined, { signal, retries: 0 })));
   const groups = new Map<string, Target>();
@@ -137,7 +145,7 @@ async function transfer(ledger: PoolLedger, target: Target, discarded: CatchupRe
     const conn = candidates[turn++ % candidates.length];
     const start = ledger.size + 1;
     const end = Math.min(target.size, ledger.size + CATCHUP_BATCH);
-    const req = enc.encode(stringifyJson({ op: 'CATCHUP_REQ', ledgerId: 0, seqNoStart: start, seqNoEnd: end, catchupTill: target.size }));
+    const req = enc.encode(stringifyJson({ op: 'CATCHUP_REQ', ledgerId: LedgerId.POOL, seqNoStart: start, seqNoEnd: end, catchupTill: target.size }));
     const a = await exchange(conn, req, undefined, undefined, { signal, retries: 1 });
     if (signal.aborted) throw new ClientError(ClientErrorCode.CATCHUP_FAILED, { reason: 'timed out', at: ledger.size, target: target.size });
     const problem =

@@ -3,7 +3,7 @@
  * (formats.md 6.2), and what follows from them (formats.md 8.1, requests.md 5.1): every node's merged record, the
  * validators (services include VALIDATOR after every update), their client addresses and usable BLS keys.
  */
-import { b58decode, b58encode, encodeMsgpack, isPlainObject, TxnType } from '@quire/common';
+import { LedgerId, b58decode, b58encode, encodeMsgpack, isPlainObject, TxnType } from '@quire/common';
 import { blsVerifyPop, decodeBlsPublicKey } from '@quire/crypto';
 import { GenesisError, merkleLeafHash, merkleRootOfLeafHashes, parseGenesis } from '@quire/storage/proofs';
 import { ClientError, ClientErrorCode } from '../errors.js';
@@ -68,7 +68,7 @@ export class PoolLedger {
   static fromGenesis(text: string, file = 'pool genesis'): PoolLedger {
     let entries;
     try {
-      entries = parseGenesis(text, { file, ledgerId: 0 });
+      entries = parseGenesis(text, { file, ledgerId: LedgerId.POOL });
     } catch (e) {
       if (e instanceof GenesisError) throw new ClientError(ClientErrorCode.INVALID_GENESIS, { file, reason: e.message });
       throw e;

@@ -3,9 +3,9 @@
 // generation, and the genesis files of a pool of any size: the pool genesis of genesis-gen.ts and
 // the standard domain genesis plus the NYMs of Steward5..N for larger pools (the devnet's shape).
 // Keys are derived once per process (a BLS key and its proof of possession cost milliseconds).
-import { b58encode, canonicalJson } from '@quire/common';
+import { b58encode } from '@quire/common';
 import { BlsSecretKey, Ed25519Signer } from '@quire/crypto';
-import { type GenesisNodeSpec, STANDARD_DOMAIN_GENESIS, TRUSTEE_SEED, nodeSeed, poolGenesis, stewardSeed } from '../genesis-gen.js';
+import { type GenesisNodeSpec, TRUSTEE_SEED, nodeSeed, poolGenesis, standardDomainGenesis, stewardSeed } from '../genesis-gen.js';
 import { type NodeKeys, deriveNodeKeys } from '../keys.js';
 import { ConsensusError, ConsensusErrorCode } from '@quire/consensus';
 
@@ -82,18 +82,5 @@ export function simPoolGenesis(aliases: readonly string[]): string {
 
 /** The standard domain genesis, plus the NYMs of Steward5..`stewards` (the devnet's shape for larger pools). */
 export function simDomainGenesis(stewards: number): string {
-  const trustee = trusteeSigner().did;
-  const lines = [...STANDARD_DOMAIN_GENESIS];
-  for (let i = 5; i <= stewards; i++) {
-    const s = stewardSigner(i);
-    lines.push(
-      canonicalJson({
-        reqSignature: {},
-        txn: { data: { dest: s.did, role: '2', verkey: s.verkey }, metadata: { from: trustee }, type: '1' },
-        txnMetadata: { seqNo: i + 1 },
-        ver: '1',
-      }),
-    );
-  }
-  return lines.join('\n') + '\n';
+  return standardDomainGenesis(stewards);
 }

@@ -1,8 +1,17 @@
 import { expect } from 'chai';
-import { b58encode, sha256Hex } from '@quire/common';
+import { LedgerId, Role, TxnType, b58encode, canonicalJson, sha256Hex } from '@quire/common';
+import { Ed25519Signer } from '@quire/crypto';
 import { Ledger, loadGenesisEntries, openMemoryKvStore, parseGenesis } from '@quire/storage';
 import { NodeError, NodeErrorCode } from '../../src/errors.js';
-import { STANDARD_DOMAIN_GENESIS, poolGenesis, poolGenesisLine, standardDomainGenesis, standardPoolNodes } from '../../src/genesis-gen.js';
+import {
+  STANDARD_DOMAIN_GENESIS,
+  TRUSTEE_SEED,
+  poolGenesis,
+  poolGenesisLine,
+  standardDomainGenesis,
+  standardPoolNodes,
+  stewardSeed,
+} from '../../src/genesis-gen.js';
 import { PORTS } from './helpers.js';
 
 describe('genesis generation', () => {
@@ -46,6 +55,31 @@ describe('genesis generation', () => {
     const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
     await loadGenesisEntries(ledger, 'domain', parseGenesis(standardDomainGenesis(), { file: 'domain', ledgerId: 1 }));
     expect(b58encode(ledger.root)).to.equal('DJLzEifT7n9DbiCHqQ5KWrWUPFBiZt349popapDfzo5p');
+    await kv.close();
+  });
+
+  it('a larger pool: the standard lines, then the NYM of Steward5..N by Trustee1, and the whole loads', async () => {
+    expect(standardDomainGenesis(4)).to.equal(standardDomainGenesis());
+    const text = standardDomainGenesis(7);
+    const lines = text.trimEnd().split('\n');
+    expect(lines.slice(0, 5)).to.deep.equal([...STANDARD_DOMAIN_GENESIS]);
+    expect(lines).to.have.length(8);
+    const trustee = Ed25519Signer.fromSeed(TRUSTEE_SEED).did;
+    lines.slice(5).forEach((line, k) => {
+      const steward = Ed25519Signer.fromSeed(stewardSeed(5 + k));
+      expect(line).to.equal(
+        canonicalJson({
+          reqSignature: {},
+          txn: { data: { dest: steward.did, role: Role.STEWARD, verkey: steward.verkey }, metadata: { from: trustee }, type: TxnType.NYM },
+          txnMetadata: { seqNo: 6 + k },
+          ver: '1',
+        }),
+      );
+    });
+    const kv = await openMemoryKvStore();
+    const ledger = await Ledger.open({ ledgerId: LedgerId.DOMAIN }, { kv });
+    await loadGenesisEntries(ledger, 'domain', parseGenesis(text, { file: 'domain', ledgerId: LedgerId.DOMAIN }));
+    expect(ledger.size).to.equal(8);
     await kv.close();
   });
 
