@@ -53,9 +53,18 @@ function parseIndyObjectId(s: string, type: string, segments: number, field: str
   const did = parseDid(s.slice(0, slash), field);
   const path = s.slice(slash + 1).split('/');
   if (path[0] !== 'anoncreds' || path[1] !== 'v0' || path[2] !== type) throw invalidParameter(field, `path /anoncreds/v0/${type}/ expected after the DID`);
-  const parts = path.slice(3).map(decodeURIComponent);
+  const parts = path.slice(3).map((p) => decodeSegment(p, field));
   if (parts.length !== segments || parts.some((p) => p === '')) throw invalidParameter(field, `${segments} non-empty segments expected after ${type}/`);
   return { did, parts };
+}
+
+/** One percent-encoded path segment of a did:indy object id. */
+function decodeSegment(segment: string, field: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw invalidParameter(field, `'${segment}' is not a valid percent-encoded segment`);
+  }
 }
 
 function seqNoOf(v: string, field: string): number {

@@ -69,6 +69,18 @@ describe('identifiers', () => {
     }
   });
 
+  it('a did:indy object id whose segment is not valid percent-encoding is refused with INVALID_PARAMETER', () => {
+    for (const [f, id] of [
+      [parseSchemaId, `did:indy:sovrin:${DID}/anoncreds/v0/SCHEMA/%E0%A4%A/1.0`],
+      [parseCredDefId, `did:indy:sovrin:${DID}/anoncreds/v0/CLAIM_DEF/12/%`],
+      [parseRevRegDefId, `did:indy:sovrin:${DID}/anoncreds/v0/REV_REG_DEF/12/tag/%zz`],
+    ] as const)
+      expect(
+        codeOf(() => f(id, 'id')),
+        id,
+      ).to.deep.equal({ code: 'INVALID_PARAMETER', field: 'id' });
+  });
+
   it('property: any string either parses or is refused with INVALID_PARAMETER (never another error)', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 120 }), (s) => {
