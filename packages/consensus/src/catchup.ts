@@ -282,7 +282,7 @@ export class Catchup {
     if (notAhead + this.proofs.size >= q.prepare && this.proofs.size >= q.weak) {
       // seeders at different sizes: ask all for a proof to the (f+1)-th largest size
       const sizes = [...this.proofs.values()].map((p) => p.seqNoEnd).sort((a, b) => b - a);
-      const e = sizes[q.weak - 1]!;
+      const e = sizes[q.weak - 1];
       const own = ctx.modules.executor.ledgerStatus(AUDIT);
       if ([...this.proofs.values()].some((p) => p.seqNoEnd !== e)) {
         for (const [a, p] of this.proofs) if (p.seqNoEnd !== e) this.proofs.delete(a);
@@ -293,7 +293,7 @@ export class Catchup {
 
   private startPhase(ledgerId: number, targetSize: number, targetRoot: string, seeders: string[]): void {
     const ctx = this.ctx;
-    this.phase = {
+    const ph: Phase = {
       ledgerId,
       targetSize,
       targetRoot,
@@ -303,13 +303,13 @@ export class Catchup {
       requestedAt: 0,
       asked: new Map(),
     };
-    this.requestMissing();
+    this.phase = ph;
+    this.requestMissing(ph);
   }
 
   /** Splits the missing range over the seeders (shuffled with the injected RNG when there is one). */
-  private requestMissing(): void {
+  private requestMissing(ph: Phase): void {
     const ctx = this.ctx;
-    const ph = this.phase!;
     const ex = ctx.modules.executor;
     let from = ex.ledgerStatus(ph.ledgerId).size + 1;
     // skip what is already received and waiting to be applied
@@ -322,7 +322,7 @@ export class Catchup {
     let i = 0;
     for (let s = from; s <= ph.targetSize; s += share) {
       const to = Math.min(ph.targetSize, s + share - 1);
-      const peer = pool[(i + this.rounds) % pool.length]!;
+      const peer = pool[(i + this.rounds) % pool.length];
       i++;
       ctx.send(peer, { op: 'CATCHUP_REQ', ledgerId: ph.ledgerId, seqNoStart: s, seqNoEnd: to, catchupTill: ph.targetSize });
       const ranges = ph.asked.get(peer) ?? [];
@@ -343,8 +343,8 @@ export class Catchup {
       ph.excluded.add(from);
       return;
     }
-    const first = seqNos[0]!;
-    const last = seqNos[seqNos.length - 1]!;
+    const first = seqNos[0];
+    const last = seqNos[seqNos.length - 1];
     // only what was asked of this peer (a split reply arrives as several contiguous pieces)
     if (!(ph.asked.get(from) ?? []).some(([a, b]) => first >= a && last <= b)) return;
     if (last - first + 1 !== seqNos.length || last > ph.targetSize) {
@@ -355,12 +355,11 @@ export class Catchup {
     // an earlier reply from another peer for the same start is kept until it fails to apply
     if (ph.replies.has(first)) return;
     ph.replies.set(first, { from, txns: seqNos.map((s) => rep.txns[String(s)]), consProof: rep.consProof, last, multiSigs: rep.multiSigs });
-    this.applyReplies();
+    this.applyReplies(ph);
   }
 
-  private applyReplies(): void {
+  private applyReplies(ph: Phase): void {
     const ctx = this.ctx;
-    const ph = this.phase!;
     const ex = ctx.modules.executor;
     /** after a run of replies that did not apply together: the last seqNo of that run, applied reply by reply */
     let singlyUntil = 0;
@@ -388,11 +387,11 @@ export class Catchup {
       if (!applied) {
         ph.excluded.add(r.from);
         ctx.suspect(r.from, Suspicion.INVALID_CATCHUP_DATA);
-        this.requestMissing();
+        this.requestMissing(ph);
         return;
       }
     }
-    this.phaseDone();
+    this.phaseDone(ph);
   }
 
   /**
@@ -428,8 +427,7 @@ export class Catchup {
     return applied;
   }
 
-  private phaseDone(): void {
-    const ph = this.phase!;
+  private phaseDone(ph: Phase): void {
     this.phase = undefined;
     this.doneLedgers.add(ph.ledgerId);
     if (ph.ledgerId === AUDIT) this.auditDone(ph.seeders);
@@ -445,8 +443,7 @@ export class Catchup {
   private nextLedger(seeders: string[]): void {
     const ex = this.ctx.modules.executor;
     const targets = ex.ledgerTargets();
-    while (this.pendingLedgers.length > 0) {
-      const lid = this.pendingLedgers.shift()!;
+    for (let lid = this.pendingLedgers.shift(); lid !== undefined; lid = this.pendingLedgers.shift()) {
       const t = targets.get(lid);
       if (t === undefined || t.size <= ex.ledgerStatus(lid).size) {
         this.doneLedgers.add(lid);
@@ -494,7 +491,7 @@ export class Catchup {
     if (now - ph.requestedAt >= 5000) {
       // rotate the ranges over the seeders so that a silent peer is not asked again for the same range
       this.rounds++;
-      this.requestMissing();
+      this.requestMissing(ph);
     }
   }
 }
@@ -515,8 +512,8 @@ export function cutPieces(sizes: readonly number[], room: number): number[] {
   let s = 0;
   while (s < sizes.length) {
     let e = s + 1;
-    let bytes = sizes[s]!;
-    while (e < sizes.length && bytes + sizes[e]! <= room) bytes += sizes[e++]!;
+    let bytes = sizes[s];
+    while (e < sizes.length && bytes + sizes[e] <= room) bytes += sizes[e++];
     ends.push(e);
     s = e;
   }

@@ -75,7 +75,7 @@ export class Checkpoints {
     const stableAbove = this.stableAmongOthersAbove();
     if (stableAbove.length > 1) {
       stableAbove.sort((a, b) => b.seqNoEnd - a.seqNoEnd);
-      this.hooks.onLagging(stableAbove[0]!);
+      this.hooks.onLagging(stableAbove[0]);
     }
   }
 

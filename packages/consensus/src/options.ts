@@ -148,5 +148,5 @@ export function quorumsFor(n: number): Quorums {
 
 /** Round-robin primary of a view over a registry (consensus.md §1.4 with S given). */
 export function primaryOf(viewNo: number, registry: readonly string[]): string {
-  return registry[viewNo % registry.length]!;
+  return registry[viewNo % registry.length];
 }

@@ -116,7 +116,7 @@ export function parsePrePrepare(m: Obj, plugins: PluginLedgerIds = NO_PLUGIN_LED
   const discarded = str(m, 'discarded', /^\[(\d+(,\d+)*)?\]$/, 1_000_000);
   const idx = JSON.parse(discarded) as number[];
   for (let i = 0; i < idx.length; i++) {
-    if (!Number.isSafeInteger(idx[i]) || idx[i]! >= reqIdr.length || (i > 0 && idx[i]! <= idx[i - 1]!)) fail(m.op, 'discarded');
+    if (!Number.isSafeInteger(idx[i]) || idx[i] >= reqIdr.length || (i > 0 && idx[i] <= idx[i - 1])) fail(m.op, 'discarded');
   }
   if (m.sub_seq_no !== undefined && m.sub_seq_no !== 0) fail(m.op, 'sub_seq_no');
   if (m.final !== undefined && m.final !== true) fail(m.op, 'final');

@@ -26,7 +26,8 @@ export function defaultStashSenderLimit(limit: number): number {
  * the stash cannot keep an honest one out: every sender can hold its fair share, limit / senders.
  */
 export class MessageStash {
-  private readonly items = new Map<string, Stashed>();
+  /** key -> the message and its sender's key set in `bySender` (removed together) */
+  private readonly items = new Map<string, { item: Stashed; senderKeys: Set<string> }>();
   /** sender -> its keys in insertion order */
   private readonly bySender = new Map<string, Set<string>>();
   /** messages refused or evicted since creation (diagnostics) */
@@ -59,48 +60,51 @@ export class MessageStash {
       this.dropped++;
       return false;
     }
-    this.items.set(key, item);
     let keys = this.bySender.get(item.from);
     if (keys === undefined) {
       keys = new Set();
       this.bySender.set(item.from, keys);
     }
     keys.add(key);
+    this.items.set(key, { item, senderKeys: keys });
     return true;
   }
 
   /** Makes room for a message of `from` (holding `own`): drops the oldest of the largest holder. */
   private evictFromLargest(from: string, own: number): boolean {
     let largest: string | undefined;
+    let largestKeys: Set<string> | undefined;
     let most = 0;
     for (const [sender, keys] of this.bySender) {
       if (keys.size > most || (keys.size === most && largest !== undefined && sender < largest)) {
         largest = sender;
+        largestKeys = keys;
         most = keys.size;
       }
     }
-    if (largest === undefined || largest === from || most <= own + 1) return false;
-    const oldest = this.bySender.get(largest)!.values().next().value as string;
-    this.remove(oldest);
+    if (largestKeys === undefined || largest === from || most <= own + 1) return false;
+    // most > own + 1 >= 1: the holder has a first key
+    const oldest = largestKeys.values().next();
+    if (oldest.done === true) return false;
+    this.remove(oldest.value);
     this.dropped++;
     return true;
   }
 
   private remove(key: string): void {
-    const s = this.items.get(key);
-    if (s === undefined) return;
+    const e = this.items.get(key);
+    if (e === undefined) return;
     this.items.delete(key);
-    const keys = this.bySender.get(s.from)!;
-    keys.delete(key);
-    if (keys.size === 0) this.bySender.delete(s.from);
+    e.senderKeys.delete(key);
+    if (e.senderKeys.size === 0) this.bySender.delete(e.item.from);
   }
 
   /** Removes and returns the stashed messages `ready` accepts, in ppSeqNo order. */
   take(ready: (s: Stashed) => boolean): Stashed[] {
     const out: Stashed[] = [];
-    for (const [k, s] of this.items) {
-      if (ready(s)) {
-        out.push(s);
+    for (const [k, { item }] of this.items) {
+      if (ready(item)) {
+        out.push(item);
         this.remove(k);
       }
     }
@@ -110,6 +114,6 @@ export class MessageStash {
 
   /** Drops what can never become processable. */
   prune(drop: (s: Stashed) => boolean): void {
-    for (const [k, s] of this.items) if (drop(s)) this.remove(k);
+    for (const [k, { item }] of this.items) if (drop(item)) this.remove(k);
   }
 }

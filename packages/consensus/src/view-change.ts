@@ -200,7 +200,10 @@ export class ViewChanger {
     if (digest === held.digest) return;
     this.ownVcAt = now;
     this.ownPastVcs.set(held.digest, held.vc);
-    if (this.ownPastVcs.size > 4) this.ownPastVcs.delete(this.ownPastVcs.keys().next().value!);
+    if (this.ownPastVcs.size > 4) {
+      const oldest = this.ownPastVcs.keys().next();
+      if (oldest.done !== true) this.ownPastVcs.delete(oldest.value);
+    }
     this.noteSuperseded(ctx.name, held.digest);
     this.vcs.set(ctx.name, { vc, digest });
     ctx.broadcast(vc);
@@ -222,7 +225,10 @@ export class ViewChanger {
       this.supersededVcs.set(author, s);
     }
     s.add(digest);
-    if (s.size > 4) s.delete(s.values().next().value!);
+    if (s.size > 4) {
+      const oldest = s.values().next();
+      if (oldest.done !== true) s.delete(oldest.value);
+    }
   }
 
   /** Common to starting a view change and adopting a later view: save, revert and clear. */
@@ -392,7 +398,7 @@ export class ViewChanger {
         for (const a of byAuthor.keys()) if (ctx.isValidator(a) && v > (highest.get(a) ?? 0)) highest.set(a, v);
       }
       if (highest.size >= ctx.quorums.weak) {
-        const target = [...highest.values()].sort((a, b) => b - a)[ctx.quorums.weak - 1]!;
+        const target = [...highest.values()].sort((a, b) => b - a)[ctx.quorums.weak - 1];
         this.startViewChange(target);
       }
       // the author waits in that view: its VIEW_CHANGE is its vote, and this node's own standing vote
@@ -563,7 +569,7 @@ export class ViewChanger {
       return;
     }
     const batches = calcBatches(cp, vcs, ctx.opts.logSize, ctx.quorums.strong, ctx.quorums.weak);
-    if (batches === undefined || batches.length !== nv.batches.length || batches.some((b, i) => !sameBatchId(b, nv.batches[i]!))) {
+    if (batches === undefined || batches.length !== nv.batches.length || batches.some((b, i) => !sameBatchId(b, nv.batches[i]))) {
       this.pendingNewView = undefined;
       ctx.suspect(ctx.primaryName(), Suspicion.NEW_VIEW_INVALID_BATCHES, true);
       return;
@@ -594,7 +600,7 @@ export class ViewChanger {
     this.pendingNewView = undefined;
     this.acceptedNewView = nv;
     this.pruneViewStores(nv.viewNo, true);
-    ctx.prevViewPrepareCert = nv.batches.length > 0 ? nv.batches[nv.batches.length - 1]!.pp_seq_no : nv.checkpoint.seqNoEnd;
+    ctx.prevViewPrepareCert = nv.batches.length > 0 ? nv.batches[nv.batches.length - 1].pp_seq_no : nv.checkpoint.seqNoEnd;
     this.newViewDeadline = Number.POSITIVE_INFINITY;
     this.voting.onViewEntered(nv.viewNo);
     this.intake.restartAges(ctx.now());
