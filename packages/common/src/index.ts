@@ -122,5 +122,6 @@ export type { DecodedFrame, FrameDecoderOptions, Envelope } from './client-wire.
 export { TypedEmitter } from './typed-emitter.js';
 export { backoffDelay } from './backoff.js';
 export { canRepairGossipOutbound, repairGossipOutbound, type GossipRepairConnection } from './gossip-streams.js';
+export { gossipInboundLimit, gossipMessageId } from './gossip-message.js';
 // the state-key layout (formats.md §8.2): one definition, shared by the write and read handlers and the light client
 export * from './state-keys.js';

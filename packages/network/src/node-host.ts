@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { gossipsub, StrictNoSign, StrictSign, type GossipSub } from '@libp2p/gossipsub';
 import type { Identify } from '@libp2p/identify';
 import type { AbortOptions, Connection, PeerId, Stream } from '@libp2p/interface';
 import type { Multiaddr } from '@multiformats/multiaddr';
-import { MSG_LEN_LIMIT, backoffDelay, repairGossipOutbound } from '@quire/common';
+import { MSG_LEN_LIMIT, backoffDelay, gossipInboundLimit, gossipMessageId, repairGossipOutbound } from '@quire/common';
 import type { Libp2p } from 'libp2p';
 import { NetworkError, NetworkErrorCode } from './errors.js';
 import { FramedStream, type FramedStreamOptions } from './framed-stream.js';
@@ -183,14 +182,14 @@ export class NodeHost extends Libp2pHost<NodeHostEvents, { identify: Identify; p
         services: {
           pubsub: gossipsub({
             globalSignaturePolicy: signed ? StrictSign : StrictNoSign,
-            ...(signed ? {} : { msgIdFn: (m: { data: Uint8Array }) => createHash('sha256').update(m.data).digest() }),
+            ...(signed ? {} : { msgIdFn: gossipMessageId }),
             allowPublishToZeroTopicPeers: true,
             ignoreDuplicatePublishError: true,
             emitSelf: false,
             floodPublish: true,
             fallbackToFloodsub: false,
             doPX: false,
-            maxInboundDataLength: opts.maxMessageLength * 4 + 4096,
+            maxInboundDataLength: gossipInboundLimit(opts.maxMessageLength),
             ...(opts.topics === undefined ? {} : { allowedTopics: opts.topics }),
             scoreParams: { IPColocationFactorWeight: 0 },
           }),

@@ -7,7 +7,6 @@
  * subscribed to one topic (an observer follows the ordered-batch topic; it never publishes).
  */
 import '@quire/common/polyfill';
-import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
@@ -17,7 +16,7 @@ import type { AbortOptions, PeerId, PrivateKey, ServiceMap } from '@libp2p/inter
 import { tcp } from '@libp2p/tcp';
 import type { Multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p, type Libp2p, type Libp2pInit, type ServiceFactoryMap } from 'libp2p';
-import { backoffDelay, repairGossipOutbound } from '@quire/common';
+import { backoffDelay, gossipInboundLimit, gossipMessageId, repairGossipOutbound } from '@quire/common';
 import { CryptoError, libp2pPrivateKeyFromSeed } from '@quire/crypto';
 import { ClientError, ClientErrorCode, abortedBy } from '../errors.js';
 import { silentLogger, type ClientLogger } from '../logger.js';
@@ -217,11 +216,11 @@ export class GossipTransport {
             // the payload carries its own proofs (sender signature, multi-signature): no envelope signature, and the
             // message id is the payload's hash, as on the validators
             globalSignaturePolicy: StrictNoSign,
-            msgIdFn: (m: { data: Uint8Array }) => createHash('sha256').update(m.data).digest(),
+            msgIdFn: gossipMessageId,
             emitSelf: false,
             fallbackToFloodsub: false,
             doPX: false,
-            maxInboundDataLength: opts.maxMessageLength * 4 + 4096,
+            maxInboundDataLength: gossipInboundLimit(opts.maxMessageLength),
             allowedTopics: [opts.topic],
             // validators and observers often share one address (a host, a test): no colocation penalty
             scoreParams: { IPColocationFactorWeight: 0 },
