@@ -214,9 +214,10 @@ export function byzantineTransform(kind: ByzantineKind, msg: NodeMessage, to: st
   switch (kind) {
     case 'badMultiSig':
       if (msg.op === 'PREPREPARE' && rng.chance(0.6)) {
-        const real = msg.blsMultiSigs?.[0];
+        const sigs = msg.blsMultiSigs;
+        const real = sigs?.[0];
         const forged = forgedMultiSig(rng, real, msg);
-        return [{ ...msg, blsMultiSigs: real === undefined || rng.chance(0.5) ? [forged] : [forged, ...msg.blsMultiSigs!.slice(1)] }];
+        return [{ ...msg, blsMultiSigs: sigs === undefined || real === undefined || rng.chance(0.5) ? [forged] : [forged, ...sigs.slice(1)] }];
       }
       return [msg];
     case 'badNewView':

@@ -29,14 +29,14 @@ export interface RunRecord {
   orderedBatches: number;
   orderedRequests: number;
   alarms: string[];
-  /** replies of honest nodes (optional for records built by older callers) */
-  replies?: AckedReply[];
+  /** replies of honest nodes */
+  replies: AckedReply[];
   /** restarts that lost acknowledged state */
-  durability?: string[];
+  durability: string[];
   /** resource bounds exceeded */
-  footprint?: string[];
+  footprint: string[];
   /** protocol oracles on broadcast messages (simulator.ts `watch`) */
-  protocol?: string[];
+  protocol: string[];
 }
 
 /**
@@ -59,8 +59,8 @@ export function coreFootprint(core: object, exclude: readonly unknown[]): number
   const seen = new Set<object>();
   let total = 0;
   const stack: [unknown, number][] = [[core, 0]];
-  while (stack.length > 0) {
-    const [x, depth] = stack.pop()!;
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [x, depth] = top;
     if (typeof x !== 'object' || x === null || skip.has(x) || seen.has(x) || depth > 12) continue;
     if (ArrayBuffer.isView(x)) continue;
     seen.add(x);
@@ -175,12 +175,12 @@ export function checkRun(record: RunRecord, nodes: readonly CheckedNode[], opts:
     }
   }
   for (const a of record.alarms) v.push(`alarm: ${a}`);
-  v.push(...(record.durability ?? []), ...(record.footprint ?? []), ...(record.protocol ?? []));
+  v.push(...record.durability, ...record.footprint, ...record.protocol);
   // 5. client REPLY consistency: one place per request digest, whoever answered; and what a node
   //    answered is in its ledger (and in every live honest node's that got that far)
   const placeOf = new Map<string, string>();
   const byName = new Map(honest.map((n) => [n.name, n]));
-  for (const r of record.replies ?? []) {
+  for (const r of record.replies) {
     const place = `ledger ${r.ledgerId} seqNo ${r.seqNo}`;
     const prev = placeOf.get(r.digest);
     if (prev === undefined) placeOf.set(r.digest, place);

@@ -27,8 +27,8 @@ export class EventQueue {
     let i = h.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!less(h[i]!, h[p]!)) break;
-      [h[i], h[p]] = [h[p]!, h[i]!];
+      if (!less(h[i], h[p])) break;
+      [h[i], h[p]] = [h[p], h[i]];
       i = p;
     }
   }
@@ -38,18 +38,18 @@ export class EventQueue {
     const h = this.heap;
     const top = h[0];
     if (top === undefined) return;
-    const last = h.pop()!;
-    if (h.length > 0) {
+    const last = h.pop();
+    if (last !== undefined && h.length > 0) {
       h[0] = last;
       let i = 0;
       for (;;) {
         const l = 2 * i + 1;
         const r = l + 1;
         let m = i;
-        if (l < h.length && less(h[l]!, h[m]!)) m = l;
-        if (r < h.length && less(h[r]!, h[m]!)) m = r;
+        if (l < h.length && less(h[l], h[m])) m = l;
+        if (r < h.length && less(h[r], h[m])) m = r;
         if (m === i) break;
-        [h[i], h[m]] = [h[m]!, h[i]!];
+        [h[i], h[m]] = [h[m], h[i]];
         i = m;
       }
     }

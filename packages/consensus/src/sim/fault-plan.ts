@@ -54,7 +54,7 @@ const faultsTolerated = (n: number): number => Math.floor((n - 1) / 3);
 export function makeTwins<E extends SimExecutor>(ctx: FaultPlanContext<E>): void {
   const n = ctx.nodeCount;
   const f = faultsTolerated(n);
-  const twinned = [ctx.genesisNames[0]!, ...ctx.genesisNames.slice(n - f)];
+  const twinned = [ctx.genesisNames[0], ...ctx.genesisNames.slice(n - f)];
   const honest = ctx.genesisNames.filter((a) => !twinned.includes(a));
   const half = Math.ceil(honest.length / 2);
   for (const node of ctx.nodes) {
@@ -81,7 +81,7 @@ export function makeTwins<E extends SimExecutor>(ctx: FaultPlanContext<E>): void
 export function makeEquivocators<E extends SimExecutor>(ctx: FaultPlanContext<E>): void {
   const n = ctx.nodeCount;
   const f = faultsTolerated(n);
-  const twinned = [ctx.genesisNames[0]!, ...ctx.rng.shuffle(ctx.genesisNames.slice(1)).slice(0, f - 1)];
+  const twinned = [ctx.genesisNames[0], ...ctx.rng.shuffle(ctx.genesisNames.slice(1)).slice(0, f - 1)];
   const honest = ctx.genesisNames.filter((a) => !twinned.includes(a));
   const half = ctx.rng.int(1, honest.length - 1);
   const sides = ctx.rng.shuffle(honest.slice());
@@ -108,7 +108,7 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
   const { mix, rng, queue, healAtMs } = ctx;
   const f = faultsTolerated(ctx.nodeCount);
   const at = (time: number, fn: () => void): void => queue.schedule(time, fn);
-  const primary = ctx.nodes[0]!;
+  const primary = ctx.nodes[0];
   // crashes may hit any node (the primary included: view change); Byzantine roles are assigned below
   const genesis = ctx.nodes.slice(0, ctx.nodeCount);
   const backups = rng.shuffle(mix.crashes ? genesis.slice() : genesis.slice(1));
@@ -139,7 +139,7 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
     budget--;
   }
   if (mix.byzantineNextPrimary && budget > 0) {
-    const next = ctx.nodes[1]!;
+    const next = ctx.nodes[1];
     next.byzantine = 'badNewView';
     ctx.byzantine.add(next.name);
     budget--;
@@ -198,7 +198,7 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
     const from = mix.isolatePrimary ? rng.int(100, Math.max(100, healAtMs - 5000)) : rng.int(100, healAtMs / 2);
     const dur = mix.isolatePrimary ? healAtMs - from - 100 : rng.int(200, healAtMs - from - 100);
     const side = mix.isolatePrimary
-      ? new Set([ctx.genesisNames[0]!])
+      ? new Set([ctx.genesisNames[0]])
       : new Set(rng.shuffle([...ctx.genesisNames]).slice(0, rng.int(1, Math.floor(ctx.nodeCount / 2))));
     at(from, () => ctx.cut(side));
     at(from + dur, () => ctx.heal());
@@ -206,7 +206,7 @@ export function scheduleFaults<E extends SimExecutor>(ctx: FaultPlanContext<E>):
   }
   if (mix.pauseNextPrimary === true) {
     // the primary of view 1 stops for 5-6 s once the pool is in view 1 (it then changes view again)
-    const next = ctx.nodes[1]!;
+    const next = ctx.nodes[1];
     const ms = rng.int(5000, 6000);
     at(cutAt + rng.int(3000, 4000), () => ctx.pause(next, ms));
   }
@@ -251,7 +251,7 @@ function scheduleTears<E extends SimExecutor>(ctx: FaultPlanContext<E>, atFlush 
       if (live.length === 0) return;
       const catching = live.filter((n) => n.core.status().catchingUp);
       const pool = catching.length > 0 && pick < 0.5 ? catching : live;
-      const node = pool[Math.floor(pick * pool.length) % pool.length]!;
+      const node = pool[Math.floor(pick * pool.length) % pool.length];
       if (!ctx.tear(node, writes, afterLast, downFor, atFlush)) return;
       downUntil = queue.now + downFor + 1800;
     });

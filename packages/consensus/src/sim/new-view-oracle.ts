@@ -39,7 +39,7 @@ export function newViewProblem(nv: NewView, vcs: readonly ViewChange[], n: numbe
   };
   const candidates = (s: number): BatchId[] => vcs.flatMap((vc) => vc.prepared.filter((b) => b.pp_seq_no === s && qualifies(s, b)));
   for (let i = 0; i < nv.batches.length; i++) {
-    const b = nv.batches[i]!;
+    const b = nv.batches[i];
     const s = cp.seqNoEnd + 1 + i;
     if (b.pp_seq_no !== s) return `batch ${i + 1} has ppSeqNo ${b.pp_seq_no}, ${s} expected`;
     if (

@@ -55,13 +55,13 @@ export class Prng {
   }
 
   pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)]!;
+    return items[Math.floor(this.next() * items.length)];
   }
 
   shuffle<T>(items: T[]): T[] {
     for (let i = items.length - 1; i > 0; i--) {
       const j = Math.floor(this.next() * (i + 1));
-      [items[i], items[j]] = [items[j]!, items[i]!];
+      [items[i], items[j]] = [items[j], items[i]];
     }
     return items;
   }

@@ -28,8 +28,12 @@ export function simBlsKey(alias: string, generation = 0): BlsSecretKey {
 
 /** base58 `blskey` of `alias` after `generation` rotations. */
 export function simBlsPublicKey(alias: string, generation = 0): string {
-  simBlsKey(alias, generation);
-  return publicKeys.get(`${alias}#${generation}`)!;
+  const id = `${alias}#${generation}`;
+  const known = publicKeys.get(id);
+  if (known !== undefined) return known;
+  const pk = b58encode(simBlsKey(alias, generation).publicKey);
+  publicKeys.set(id, pk);
+  return pk;
 }
 
 function decoded(b58: string): Uint8Array {

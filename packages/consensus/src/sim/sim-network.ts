@@ -74,8 +74,9 @@ export class SimNetwork<E extends SimExecutor> {
     const known = this.shortened.get(pp);
     if (known !== undefined) return known;
     let out: PrePrepare | null = null;
-    const tuple = pp.blsMultiSigs?.[0];
-    if (tuple !== undefined && this.ctx.rng.chance(0.7)) {
+    const multiSigs = pp.blsMultiSigs;
+    const tuple = multiSigs?.[0];
+    if (multiSigs !== undefined && tuple !== undefined && this.ctx.rng.chance(0.7)) {
       const [, parts, [lid, sr, pr, tr, ts]] = tuple;
       const value: MultiSignatureValue = { ledger_id: lid, state_root_hash: sr, pool_state_root_hash: pr, txn_root_hash: tr, timestamp: ts };
       const shares = new Map<string, string>();
@@ -84,9 +85,10 @@ export class SimNetwork<E extends SimExecutor> {
         if (share === undefined || shares.has(c.from) || !parts.includes(c.from)) continue;
         if (from.replica.crypto.blsVerifyShare(c.from, value, share)) shares.set(c.from, share);
       }
-      const chosen = [...shares.keys()].sort().slice(0, parts.length - 1);
-      const agg = chosen.length === parts.length - 1 && chosen.length > 0 ? from.replica.crypto.blsAggregate(chosen.map((a) => shares.get(a)!)) : undefined;
-      if (agg !== undefined) out = { ...pp, blsMultiSigs: [[agg, chosen, tuple[2]] as MultiSigTuple, ...pp.blsMultiSigs!.slice(1)] };
+      const picked = [...shares].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, parts.length - 1);
+      const chosen = picked.map(([a]) => a);
+      const agg = chosen.length === parts.length - 1 && chosen.length > 0 ? from.replica.crypto.blsAggregate(picked.map(([, share]) => share)) : undefined;
+      if (agg !== undefined) out = { ...pp, blsMultiSigs: [[agg, chosen, tuple[2]] as MultiSigTuple, ...multiSigs.slice(1)] };
     }
     this.shortened.set(pp, out);
     return out;

@@ -76,6 +76,8 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
   private readonly genesisNames: string[];
   readonly pool: SimPool<E>;
   readonly membership: MembershipPlan | undefined;
+  /** the membership mix's plan and its joiner's node (created not started) */
+  private readonly joining: { plan: MembershipPlan; joiner: SimNode<E> } | undefined;
   readonly mix: FaultMix;
   private readonly record: RunRecord;
   private readonly network: SimNetwork<E>;
@@ -99,8 +101,8 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
   private readonly connDigest = new Map<string, string>();
   /** overload mix: request digest -> honest nodes that refused it (REQNACK POOL_OVERLOADED) */
   private readonly refusals = new Map<string, Set<string>>();
-  /** overload mix: digests of requests f+1 honest nodes refused: the client's answer is "refused", so none may be ordered */
-  private readonly refusedByPool = new Set<string>();
+  /** overload mix: requests f+1 honest nodes refused (digest -> those nodes): the client's answer is "refused", so none may be ordered */
+  private readonly refusedByPool = new Map<string, Set<string>>();
   /** nodes with an armed crash in their writes -> how long they stay down */
   private readonly tearing = new Map<SimNode<E>, number>();
 
@@ -144,8 +146,13 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       onWire: (msg) => this.noteViewChange(msg),
       stats: this.stats,
     });
-    for (const name of this.names) this.nodes.push(this.createNode(name));
-    if (this.membership !== undefined) this.nodes[this.nodes.length - 1]!.started = false;
+    for (const name of this.genesisNames) this.nodes.push(this.createNode(name));
+    if (this.membership !== undefined) {
+      const joiner = this.createNode(this.membership.joiner);
+      joiner.started = false;
+      this.nodes.push(joiner);
+      this.joining = { plan: this.membership, joiner };
+    }
     const faults: FaultPlanContext<E> = {
       nodeCount: opts.nodes,
       mix: this.mix,
@@ -295,7 +302,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       // monotonic state across restarts: nothing a client was answered for is lost
       const acked = this.ackedAudit.get(node.name) ?? 0;
       const size = node.executor.committedSize(3);
-      if (size < acked) this.record.durability!.push(`durability: ${node.name} restarted with ${size} audit txns but had answered clients for batch ${acked}`);
+      if (size < acked) this.record.durability.push(`durability: ${node.name} restarted with ${size} audit txns but had answered clients for batch ${acked}`);
       node.core = this.createCore(node);
       this.apply(node, node.core.start());
       this.announce(node.name, true);
@@ -323,8 +330,10 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       while (this.step()) await this.settle();
       // the state of one live honest node equals a replay of its ledgers from genesis
       const witness = this.nodes.find((n) => n.alive && n.started && !this.record.byzantine.has(n.name));
-      const problem = await witness?.replica.replayProblem?.();
-      if (problem !== undefined) this.record.protocol!.push(`state: ${witness!.name} ${problem}`);
+      if (witness !== undefined) {
+        const problem = await witness.replica.replayProblem?.();
+        if (problem !== undefined) this.record.protocol.push(`state: ${witness.name} ${problem}`);
+      }
       return this.finish();
     } finally {
       await this.pool.close?.();
@@ -387,7 +396,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       }
       if (!p.node.alive || p.node.epoch !== p.epoch) continue;
       for (const r of p.replies) {
-        if (r.ledgerId >= 0) this.record.replies!.push(r);
+        if (r.ledgerId >= 0) this.record.replies.push(r);
         if (r.auditSeqNo > (this.ackedAudit.get(r.node) ?? 0)) this.ackedAudit.set(r.node, r.auditSeqNo);
       }
     }
@@ -404,13 +413,16 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       submit: (connId, request, side) => this.submit(connId, request, side),
     };
     scheduleClientLoad(load, this.opts.requests ?? this.mix.requests, Math.max(100, this.healAtMs - 500), this.mix.twins);
-    if (this.membership !== undefined) this.scheduleMembership(this.membership, load);
+    if (this.joining !== undefined) this.scheduleMembership(this.joining.plan, this.joining.joiner, load);
   }
 
   /** The joiner of the membership mix starts on its own schedule; the stewards' NODE txns follow theirs. */
-  private scheduleMembership(plan: MembershipPlan, load: ClientLoadContext): void {
-    const reference = (): SimNode<E> => this.nodes.find((n) => n.alive && n.started && n.core.status().validators.includes(n.name))!;
-    const joiner = this.nodes.find((n) => n.name === plan.joiner)!;
+  private scheduleMembership(plan: MembershipPlan, joiner: SimNode<E>, load: ClientLoadContext): void {
+    const reference = (): SimNode<E> => {
+      const node = this.nodes.find((n) => n.alive && n.started && n.core.status().validators.includes(n.name));
+      if (node === undefined) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: 'membership: no running validator to read the registry of' });
+      return node;
+    };
     this.queue.schedule(plan.joinerStartsAt, () => {
       joiner.started = true;
       this.apply(joiner, joiner.core.start());
@@ -475,7 +487,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
    */
   private watch(node: SimNode<E>, msg: NodeMessage): void {
     const honest = !this.record.byzantine.has(node.name);
-    const protocol = this.record.protocol!;
+    const protocol = this.record.protocol;
     const note = (v: string): void => {
       if (protocol.length < 20 && !protocol.includes(v)) protocol.push(v);
     };
@@ -535,8 +547,8 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
       if (!node.alive || !node.started || this.record.byzantine.has(node.name) || node.core === undefined) continue;
       const size = coreFootprint(node.core, [node.executor, node.replica.crypto, node.replica.requests]);
       if (size > this.stats.maxFootprint) this.stats.maxFootprint = size;
-      if (size > bound && !this.record.footprint!.some((v) => v.startsWith(`resources: ${node.name} `))) {
-        this.record.footprint!.push(`resources: ${node.name} holds ${size} entries in its consensus maps and queues at ${this.queue.now} ms (bound ${bound})`);
+      if (size > bound && !this.record.footprint.some((v) => v.startsWith(`resources: ${node.name} `))) {
+        this.record.footprint.push(`resources: ${node.name} holds ${size} entries in its consensus maps and queues at ${this.queue.now} ms (bound ${bound})`);
       }
     }
   }
@@ -582,7 +594,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     // (the client's deadline answers it), it need not be ordered, and must not be once f+1 refused it
     if (this.mix.crashes || this.mix.crashPrimary) for (const s of this.record.submitted) if (s.digest === digest) s.mustOrder = false;
     if (by.size < Math.floor((this.opts.nodes - 1) / 3) + 1 || this.refusedByPool.has(digest)) return;
-    this.refusedByPool.add(digest);
+    this.refusedByPool.set(digest, by);
     for (const s of this.record.submitted) if (s.digest === digest) s.mustOrder = false;
   }
 
@@ -590,11 +602,12 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
   private overloadProblems(): string[] {
     const out: string[] = [];
     const seen = new Set<string>();
-    for (const r of this.record.replies ?? []) {
-      if (!this.refusedByPool.has(r.digest) || seen.has(r.digest)) continue;
+    for (const r of this.record.replies) {
+      const by = this.refusedByPool.get(r.digest);
+      if (by === undefined || seen.has(r.digest)) continue;
       seen.add(r.digest);
       out.push(
-        `overload: ${r.node} ordered request ${r.digest.slice(0, 12)} that ${[...this.refusals.get(r.digest)!].join(', ')} refused for a full queue (f+1 refusals are the pool's answer)`,
+        `overload: ${r.node} ordered request ${r.digest.slice(0, 12)} that ${[...by].join(', ')} refused for a full queue (f+1 refusals are the pool's answer)`,
       );
     }
     const honest = this.nodes.filter((n) => !this.record.byzantine.has(n.name));
@@ -607,7 +620,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
   private settled(): boolean {
     const honest = this.nodes.filter((n) => !this.record.byzantine.has(n.name) && n.stopped !== true);
     if (honest.some((n) => !n.alive || !n.started)) return false;
-    const size = honest[0]!.executor.committedSize(3);
+    const size = honest[0].executor.committedSize(3);
     if (honest.some((n) => n.executor.committedSize(3) !== size)) return false;
     return this.record.submitted.every((s) => !s.mustOrder || honest.every((n) => n.executor.isPayloadCommitted(s.payloadDigest)));
   }
@@ -670,7 +683,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
             (NEW_VIEW_EVIDENCE.has(e.code) && !this.mix.membership && this.mix.byzantineNextPrimary !== true && this.mix.flood !== true);
           if (evidence && !this.record.byzantine.has(node.name) && !this.record.byzantine.has(e.peer)) {
             const v = `protocol: ${node.name} accused ${e.peer}, an honest node, of misbehaviour ${e.code}`;
-            if (this.record.protocol!.length < 20 && !this.record.protocol!.includes(v)) this.record.protocol!.push(v);
+            if (this.record.protocol.length < 20 && !this.record.protocol.includes(v)) this.record.protocol.push(v);
           }
           let m = this.suspicions.get(node.name);
           if (m === undefined) {
@@ -728,7 +741,7 @@ export class Simulation<E extends SimExecutor = StandInExecutor> {
     const quorum = validators.length - Math.floor((validators.length - 1) / 3);
     if (senders.size >= quorum) return;
     const v = `protocol: ${node.name} made checkpoint ${now.stable} stable with ${senders.size} matching CHECKPOINTs sent (${[...senders].join(', ')}), n-f = ${quorum}`;
-    const protocol = this.record.protocol!;
+    const protocol = this.record.protocol;
     if (protocol.length < 20 && !protocol.includes(v)) protocol.push(v);
   }
 }

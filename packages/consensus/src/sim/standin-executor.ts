@@ -7,7 +7,7 @@
 // the pool ledger (registry and BLS keys per pool state root, standin-pool.ts), appends one audit
 // txn per batch (with `nodeReg`), and separates committed from uncommitted data exactly as the real
 // executor must: a crash drops everything uncommitted and keeps the rest.
-import { LedgerId, canonicalJson } from '@quire/common';
+import { LedgerId, TxnType, canonicalJson } from '@quire/common';
 import type { AppliedBatch, ApplyBatchInput, AuditSummary, CommittedBatch, SignedLedgerRoots } from '../interfaces.js';
 import type { SimExecutor } from './backend.js';
 import type { MultiSignature } from '../messages.js';
@@ -58,15 +58,38 @@ interface AuditEntry {
   digest: string;
 }
 
+/** The state of one of ledgers 0-2: its committed values, its committed root and its root after the last applied batch. */
+interface StandInState {
+  committed: Map<string, string>;
+  committedRoot: string;
+  headRoot: string;
+}
+
+function emptyState(): StandInState {
+  return { committed: new Map(), committedRoot: EMPTY_ROOT, headRoot: EMPTY_ROOT };
+}
+
 export interface StandInRequestView {
   payloadDigestOf(request: Record<string, unknown>): string;
 }
 
 export class StandInExecutor implements SimExecutor {
-  readonly ledgers = new Map<number, ChainLedger>([0, 1, 2, 3].map((l) => [l, new ChainLedger()]));
-  private readonly committedState = new Map<number, Map<string, string>>(LEDGERS.map((l) => [l, new Map()]));
-  private readonly committedStateRoot = new Map<number, string>(LEDGERS.map((l) => [l, EMPTY_ROOT]));
-  private readonly headStateRoot = new Map<number, string>(LEDGERS.map((l) => [l, EMPTY_ROOT]));
+  private readonly poolLedger = new ChainLedger();
+  private readonly audit = new ChainLedger();
+  /** ledgers 0-3 by id (the simulator has no plugin ledgers, and parse.ts lets no other id in) */
+  readonly ledgers = new Map<number, ChainLedger>([
+    [0, this.poolLedger],
+    [1, new ChainLedger()],
+    [2, new ChainLedger()],
+    [AUDIT, this.audit],
+  ]);
+  private readonly poolState = emptyState();
+  /** states of ledgers 0-2 by id */
+  private readonly states = new Map<number, StandInState>([
+    [0, this.poolState],
+    [1, emptyState()],
+    [2, emptyState()],
+  ]);
   private readonly applied: AppliedRecord[] = [];
   /** payloadDigest -> "<ledger>~<seqNo>" (committed) */
   readonly seqNoIndex = new Map<string, string>();
@@ -86,12 +109,24 @@ export class StandInExecutor implements SimExecutor {
   ) {
     for (const g of genesis) {
       const txn = canonicalJson({
-        txn: { data: { dest: nodeDest(g.alias), data: { alias: g.alias, services: [VALIDATOR], blskey: g.blskey } }, type: '0' },
-        txnMetadata: { seqNo: this.ledgers.get(0)!.size + 1 },
+        txn: { data: { dest: nodeDest(g.alias), data: { alias: g.alias, services: [VALIDATOR], blskey: g.blskey } }, type: TxnType.NODE },
+        txnMetadata: { seqNo: this.poolLedger.size + 1 },
       });
       if (!this.appendCommitted(0, txn)) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: 'stand-in executor: bad genesis' });
     }
-    this.genesisRegistry = [...this.poolView(this.committedStateRoot.get(0)!).registry];
+    this.genesisRegistry = [...this.poolView(this.poolState.committedRoot).registry];
+  }
+
+  private ledger(ledgerId: number): ChainLedger {
+    const l = this.ledgers.get(ledgerId);
+    if (l === undefined) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: `stand-in executor: no ledger ${ledgerId}` });
+    return l;
+  }
+
+  private state(ledgerId: number): StandInState {
+    const st = this.states.get(ledgerId);
+    if (st === undefined) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: `stand-in executor: no state for ledger ${ledgerId}` });
+    return st;
   }
 
   private poolView(root: string): PoolView {
@@ -122,11 +157,11 @@ export class StandInExecutor implements SimExecutor {
 
   /** The registry after the last applied batch (R_uncommitted). */
   uncommittedRegistry(): string[] {
-    return this.poolView(this.headStateRoot.get(0)!).registry;
+    return this.poolView(this.poolState.headRoot).registry;
   }
 
   uncommittedPoolStateRoot(): string {
-    return this.headStateRoot.get(0)!;
+    return this.poolState.headRoot;
   }
 
   isPayloadCommitted(payloadDigest: string): boolean {
@@ -135,24 +170,25 @@ export class StandInExecutor implements SimExecutor {
 
   private lookup(ledgerId: number, key: string): string | undefined {
     for (let i = this.applied.length - 1; i >= 0; i--) {
-      const a = this.applied[i]!;
+      const a = this.applied[i];
       if (a.ledgerId === ledgerId && a.changes.has(key)) return a.changes.get(key);
     }
-    return this.committedState.get(ledgerId)!.get(key);
+    return this.state(ledgerId).committed.get(key);
   }
 
   applyBatch(input: ApplyBatchInput): AppliedBatch {
     const lid = input.ledgerId;
-    const ledger = this.ledgers.get(lid)!;
-    const sizesBefore = [0, 1, 2, 3].map((l) => this.ledgers.get(l)!.size);
+    const ledger = this.ledger(lid);
+    const state = this.state(lid);
+    const sizesBefore = [0, 1, 2, 3].map((l) => this.ledger(l).size);
     const changes = new Map<string, string>();
     const discarded: number[] = [];
     const rejectReasons: string[] = [];
     const valid: AppliedRecord['valid'] = [];
     const changedNodes: string[] = [];
-    const stateRootBefore = this.headStateRoot.get(lid)!;
+    const stateRootBefore = state.headRoot;
     let stateRoot = stateRootBefore;
-    let pool = this.poolView(this.headStateRoot.get(0)!);
+    let pool = this.poolView(this.poolState.headRoot);
     input.requests.forEach((req, i) => {
       const op = (req.operation ?? {}) as Record<string, unknown>;
       const dest = typeof op.dest === 'string' ? op.dest : '';
@@ -188,12 +224,12 @@ export class StandInExecutor implements SimExecutor {
       ledger.append(
         canonicalJson({ txn: { data: op, type: op.type ?? '1' }, txnMetadata: { seqNo, txnTime: input.ppTime, digest: input.digests[i], payloadDigest } }),
       );
-      valid.push({ digest: input.digests[i]!, payloadDigest, seqNo });
+      valid.push({ digest: input.digests[i], payloadDigest, seqNo });
     });
-    this.headStateRoot.set(lid, stateRoot);
-    const audit = this.ledgers.get(AUDIT)!;
+    state.headRoot = stateRoot;
+    const audit = this.audit;
     const ledgerSize: Record<string, number> = {};
-    for (const l of LEDGERS) ledgerSize[l] = this.ledgers.get(l)!.size;
+    for (const l of LEDGERS) ledgerSize[l] = this.ledger(l).size;
     const entry: AuditEntry = {
       viewNo: input.originalViewNo,
       ppSeqNo: input.ppSeqNo,
@@ -227,19 +263,19 @@ export class StandInExecutor implements SimExecutor {
   revertLastBatch(): void {
     const a = this.applied.pop();
     if (a === undefined) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: 'stand-in executor: nothing to revert' });
-    for (const l of [0, 1, 2, 3]) this.ledgers.get(l)!.truncate(a.sizesBefore[l]!);
-    this.headStateRoot.set(a.ledgerId, a.stateRootBefore);
+    for (const [l, ledger] of this.ledgers) ledger.truncate(a.sizesBefore[l]);
+    this.state(a.ledgerId).headRoot = a.stateRootBefore;
   }
 
   commitBatch(multiSigs: MultiSignature[]): CommittedBatch {
     const a = this.applied.shift();
     if (a === undefined) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: 'stand-in executor: nothing to commit' });
-    const ledger = this.ledgers.get(a.ledgerId)!;
+    const ledger = this.ledger(a.ledgerId);
     ledger.committed += a.valid.length;
-    this.ledgers.get(AUDIT)!.committed += 1;
-    const state = this.committedState.get(a.ledgerId)!;
-    for (const [k, v] of a.changes) state.set(k, v);
-    this.committedStateRoot.set(a.ledgerId, a.stateRootAfter);
+    this.audit.committed += 1;
+    const state = this.state(a.ledgerId);
+    for (const [k, v] of a.changes) state.committed.set(k, v);
+    state.committedRoot = a.stateRootAfter;
     for (const v of a.valid) this.seqNoIndex.set(v.payloadDigest, `${a.ledgerId}~${v.seqNo}`);
     for (const ms of multiSigs) {
       this.blsStore.set(ms.value.state_root_hash, ms);
@@ -258,7 +294,7 @@ export class StandInExecutor implements SimExecutor {
   auditEntry(seqNo: number): AuditEntry {
     let e = this.auditCache.get(seqNo);
     if (e === undefined) {
-      e = JSON.parse(this.ledgers.get(AUDIT)!.txns[seqNo - 1]!) as AuditEntry;
+      e = JSON.parse(this.audit.txns[seqNo - 1]) as AuditEntry;
       if (this.auditCache.size > 4096) this.auditCache.clear();
       this.auditCache.set(seqNo, e);
     }
@@ -266,14 +302,14 @@ export class StandInExecutor implements SimExecutor {
   }
 
   lastAudit(): AuditSummary | undefined {
-    const audit = this.ledgers.get(AUDIT)!;
+    const audit = this.audit;
     if (audit.committed === 0) return undefined;
     const t = this.auditEntry(audit.committed);
     return {
       viewNo: t.viewNo,
       ppSeqNo: t.ppSeqNo,
       ppTime: t.ppTime,
-      auditRoot: audit.roots[audit.committed]!,
+      auditRoot: audit.roots[audit.committed],
       nodeReg: [...t.nodeReg],
       lastUpdate: Object.fromEntries(this.committedLastUpdate),
     };
@@ -281,7 +317,7 @@ export class StandInExecutor implements SimExecutor {
 
   viewStartRegistries(count: number): Map<number, string[]> {
     const out = new Map<number, string[]>();
-    const size = this.ledgers.get(AUDIT)!.committed;
+    const size = this.audit.committed;
     for (let i = size; i >= 1 && out.size < count; i--) {
       const view = this.auditEntry(i).viewNo;
       if (i > 1 && this.auditEntry(i - 1).viewNo === view) continue;
@@ -291,11 +327,11 @@ export class StandInExecutor implements SimExecutor {
   }
 
   auditRootAt(size: number): string {
-    return this.ledgers.get(AUDIT)!.roots[size]!;
+    return this.audit.roots[size];
   }
 
   committedBatch(ppSeqNo: number): { viewNo: number; digest: string } | undefined {
-    if (ppSeqNo < 1 || ppSeqNo > this.ledgers.get(AUDIT)!.committed) return undefined;
+    if (ppSeqNo < 1 || ppSeqNo > this.audit.committed) return undefined;
     const t = this.auditEntry(ppSeqNo);
     return t.ppSeqNo === ppSeqNo ? { viewNo: t.viewNo, digest: t.digest } : undefined;
   }
@@ -303,19 +339,19 @@ export class StandInExecutor implements SimExecutor {
   // ---- catch-up ----
 
   ledgerStatus(ledgerId: number): { size: number; root: string } {
-    const l = this.ledgers.get(ledgerId)!;
-    return { size: l.committed, root: l.roots[l.committed]! };
+    const l = this.ledger(ledgerId);
+    return { size: l.committed, root: l.roots[l.committed] };
   }
 
   rootAt(ledgerId: number, size: number): string {
-    const l = this.ledgers.get(ledgerId)!;
+    const l = this.ledger(ledgerId);
     if (size > l.committed) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: 'stand-in executor: size beyond committed' });
-    return l.roots[size]!;
+    return l.roots[size];
   }
 
   /** For a hash chain the proof is the leaf hashes between the two sizes. */
   consistencyProof(ledgerId: number, oldSize: number, newSize: number): string[] {
-    const l = this.ledgers.get(ledgerId)!;
+    const l = this.ledger(ledgerId);
     return l.txns.slice(oldSize, newSize).map(leafHash);
   }
 
@@ -327,7 +363,7 @@ export class StandInExecutor implements SimExecutor {
   }
 
   txnRange(ledgerId: number, from: number, to: number): unknown[] {
-    const l = this.ledgers.get(ledgerId)!;
+    const l = this.ledger(ledgerId);
     return l.txns.slice(from - 1, Math.min(to, l.committed)).map((t) => JSON.parse(t) as unknown);
   }
 
@@ -340,7 +376,7 @@ export class StandInExecutor implements SimExecutor {
     multiSigs: readonly MultiSignature[] = [],
   ): boolean {
     if (this.applied.length > 0) throw new ConsensusError(ConsensusErrorCode.SIMULATION, { reason: 'stand-in executor: catch-up with uncommitted batches' });
-    const l = this.ledgers.get(ledgerId)!;
+    const l = this.ledger(ledgerId);
     const encoded: string[] = [];
     for (const t of txns) {
       try {
@@ -378,7 +414,7 @@ export class StandInExecutor implements SimExecutor {
 
   /** Appends one committed txn (genesis, catch-up) and applies it to committed state. */
   private appendCommitted(ledgerId: number, e: string): boolean {
-    const l = this.ledgers.get(ledgerId)!;
+    const l = this.ledger(ledgerId);
     if (ledgerId === AUDIT) {
       const a = JSON.parse(e) as AuditEntry;
       this.committedLastUpdate.set(a.ledgerId, a.ppTime);
@@ -389,17 +425,18 @@ export class StandInExecutor implements SimExecutor {
       let pool: PoolView | undefined;
       if (ledgerId === LedgerId.POOL) {
         // the txn is proven committed by the pool: apply the registry rule without the dynamic checks
-        const r = applyNodeTxn(this.poolView(this.committedStateRoot.get(0)!), dest, t.txn.data.data, false);
+        const r = applyNodeTxn(this.poolView(this.poolState.committedRoot), dest, t.txn.data.data, false);
         if (!r.ok) return false;
         pool = r.view;
         value = r.value;
       } else {
         value = canonicalJson({ verkey: t.txn.data.verkey ?? null });
       }
-      this.committedState.get(ledgerId)!.set(dest, value);
-      const sr = chain(this.committedStateRoot.get(ledgerId)!, `${dest}=${value}`);
-      this.committedStateRoot.set(ledgerId, sr);
-      this.headStateRoot.set(ledgerId, sr);
+      const state = this.state(ledgerId);
+      state.committed.set(dest, value);
+      const sr = chain(state.committedRoot, `${dest}=${value}`);
+      state.committedRoot = sr;
+      state.headRoot = sr;
       if (pool !== undefined && !this.poolViews.has(sr)) this.poolViews.set(sr, pool);
       if (t.txnMetadata.payloadDigest !== undefined) this.seqNoIndex.set(t.txnMetadata.payloadDigest, `${ledgerId}~${t.txnMetadata.seqNo}`);
     }
@@ -409,11 +446,11 @@ export class StandInExecutor implements SimExecutor {
   }
 
   ledgerTargets(): Map<number, { size: number; root: string }> {
-    const audit = this.ledgers.get(AUDIT)!;
+    const audit = this.audit;
     const out = new Map<number, { size: number; root: string }>();
     for (let i = audit.committed - 1; i >= 0 && out.size < LEDGERS.length; i--) {
       const a = this.auditEntry(i + 1);
-      if (!out.has(a.ledgerId)) out.set(a.ledgerId, { size: a.ledgerSize[a.ledgerId]!, root: a.ledgerRoot });
+      if (!out.has(a.ledgerId)) out.set(a.ledgerId, { size: a.ledgerSize[a.ledgerId], root: a.ledgerRoot });
     }
     return out;
   }
@@ -424,11 +461,11 @@ export class StandInExecutor implements SimExecutor {
   }
 
   committedSize(ledgerId: number): number {
-    return this.ledgers.get(ledgerId)!.committed;
+    return this.ledger(ledgerId).committed;
   }
 
   committedTxn(ledgerId: number, seqNo: number): string | undefined {
-    const l = this.ledgers.get(ledgerId)!;
+    const l = this.ledger(ledgerId);
     return seqNo <= l.committed ? l.txns[seqNo - 1] : undefined;
   }
 
@@ -440,12 +477,12 @@ export class StandInExecutor implements SimExecutor {
   }
 
   isCommittedTxnRoot(ledgerId: number, txnRoot: string): boolean {
-    const l = this.ledgers.get(ledgerId)!;
+    const l = this.ledger(ledgerId);
     return l.roots.slice(0, l.committed + 1).includes(txnRoot);
   }
 
   committedRoot(ledgerId: number): string {
-    const l = this.ledgers.get(ledgerId)!;
-    return l.roots[l.committed]!;
+    const l = this.ledger(ledgerId);
+    return l.roots[l.committed];
   }
 }

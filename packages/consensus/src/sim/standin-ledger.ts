@@ -28,7 +28,7 @@ export class ChainLedger {
     return this.txns.length;
   }
   get root(): string {
-    return this.roots[this.txns.length]!;
+    return this.roots[this.txns.length];
   }
   append(txn: string): void {
     const next = chain(this.root, txn);

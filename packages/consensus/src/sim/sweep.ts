@@ -46,12 +46,15 @@ export async function runSweep(runs: readonly SimulationOptions[], opts: SweepOp
     const simulate = await loadRunner(opts.runner);
     for (const run of runs) {
       if (opts.signal?.aborted === true) break;
-      results.push(await simulate(run));
-      opts.onResult?.(results[results.length - 1]!, results.length);
+      const result = await simulate(run);
+      results.push(result);
+      opts.onResult?.(result, results.length);
     }
     return results;
   }
   let next = 0;
+  /** results by the index of their run (a worker has one run at a time) */
+  const byRun: (SimulationResult | undefined)[] = [];
   await Promise.all(
     Array.from(
       { length: jobs },
@@ -59,13 +62,17 @@ export async function runSweep(runs: readonly SimulationOptions[], opts: SweepOp
         new Promise<void>((resolve, reject) => {
           // the child inherits this process's loader flags (tsx, export conditions)
           const child = fork(workerPath, opts.runner !== undefined ? [opts.runner] : [], { execArgv: process.execArgv, serialization: 'advanced' });
+          /** index of the run this worker has */
+          let running = -1;
           const feed = (): void => {
-            const msg: ToWorker = next < runs.length && opts.signal?.aborted !== true ? { run: runs[next++]! } : { done: true };
+            running = next < runs.length && opts.signal?.aborted !== true ? next++ : -1;
+            const msg: ToWorker = running >= 0 ? { run: runs[running] } : { done: true };
             child.send(msg);
           };
           child.on('message', (m: FromWorker) => {
             if ('result' in m) {
               results.push(m.result);
+              if (running >= 0) byRun[running] = m.result;
               opts.onResult?.(m.result, results.length);
             }
             feed();
@@ -77,7 +84,6 @@ export async function runSweep(runs: readonly SimulationOptions[], opts: SweepOp
         }),
     ),
   );
-  const order = new Map(runs.map((r, i) => [`${r.seed}|${r.nodes}|${r.faults}`, i]));
-  // the sweep's options are data; a result's own seed, nodes and faults find its place
-  return results.sort((a, b) => order.get(`${a.seed}|${a.nodes}|${a.faults}`)! - order.get(`${b.seed}|${b.nodes}|${b.faults}`)!);
+  // in the order of their runs (the runs not started after an abort have none)
+  return byRun.filter((r) => r !== undefined);
 }
