@@ -32,6 +32,8 @@ export const GatewayErrorCode = {
   INTERNAL: 'INTERNAL',
   /** Options that cannot work, refused when the gateway is created or started (data: `field`, `reason`); never an HTTP answer. */
   INVALID_CONFIG: 'INVALID_CONFIG',
+  /** Creating or starting the gateway was stopped by the caller's AbortSignal (data: `reason`); never an HTTP answer. */
+  ABORTED: 'ABORTED',
 } as const;
 export type GatewayErrorCode = (typeof GatewayErrorCode)[keyof typeof GatewayErrorCode];
 
@@ -50,6 +52,7 @@ export const GATEWAY_ERROR_STATUS: Record<GatewayErrorCode, number> = {
   SHUTTING_DOWN: 503,
   INTERNAL: 500,
   INVALID_CONFIG: 500,
+  ABORTED: 503,
 };
 
 /** Any failure the gateway answers with an error body. */
@@ -91,6 +94,8 @@ function reasonOf(code: GatewayErrorCode, d: Record<string, unknown>): string {
       return 'the gateway is shutting down';
     case 'INTERNAL':
       return `internal error: ${String(d.reason)}`;
+    case 'ABORTED':
+      return `stopped: ${String(d.reason)}`;
   }
 }
 
@@ -101,4 +106,15 @@ export function invalidConfig(field: string, reason: string): GatewayError {
 
 export function invalidParameter(field: string, reason: string): GatewayError {
   return new GatewayError(GatewayErrorCode.INVALID_PARAMETER, { field, reason });
+}
+
+/** The error of a start the caller's `signal` stopped (ABORTED, with the signal's reason as text). */
+export function abortedBy(signal: AbortSignal): GatewayError {
+  const r: unknown = signal.reason;
+  return new GatewayError(GatewayErrorCode.ABORTED, { reason: r instanceof Error ? r.message : String(r) });
+}
+
+/** Whether `signal` has aborted (a function, so that the check is made again after an await). */
+export function isAborted(signal: AbortSignal | undefined): signal is AbortSignal {
+  return signal?.aborted === true;
 }

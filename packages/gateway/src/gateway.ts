@@ -7,7 +7,7 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import { pino, type Logger } from 'pino';
 import { Pool, buildGetNymRequest, type PoolOptions } from '@quire/client';
-import { GatewayError, GatewayErrorCode, invalidConfig } from './errors.js';
+import { GatewayError, GatewayErrorCode, abortedBy, invalidConfig, isAborted } from './errors.js';
 import { VERIFIED_HEADER, sendJson, sendValue } from './http.js';
 import { jsonText } from './json.js';
 import { GatewayMetrics } from './metrics.js';
@@ -85,15 +85,25 @@ export class Gateway {
     readonly log: Logger,
   ) {}
 
-  /** Builds the server (not listening yet: call listen(), or use app.inject in tests). */
-  static async create(opts: Partial<GatewayOptions> = {}, modules: GatewayModules = {}): Promise<Gateway> {
+  /**
+   * Builds the server (not listening yet: call listen(), or use app.inject in tests). `signal` aborted before it is
+   * built: what it opened (the pool of `genesisFile`) is closed and the promise rejects with GatewayError ABORTED.
+   */
+  static async create(opts: Partial<GatewayOptions> = {}, modules: GatewayModules = {}, abort: { signal?: AbortSignal } = {}): Promise<Gateway> {
+    const { signal } = abort;
+    if (isAborted(signal)) throw abortedBy(signal);
     const options: GatewayOptions = { ...defaultGatewayOptions, ...opts };
     const log = modules.logger ?? pino({ name: 'quire-gateway', level: options.logLevel });
     let pool = modules.pool;
     let ownsPool = false;
     if (pool === undefined) {
       if (modules.genesisFile === undefined) throw invalidConfig('genesisFile', 'Gateway.create needs a pool or a genesisFile');
-      pool = await Pool.open(modules.genesisFile, modules.poolOptions);
+      try {
+        pool = await Pool.open(modules.genesisFile, modules.poolOptions, { signal });
+      } catch (e) {
+        if (isAborted(signal)) throw abortedBy(signal);
+        throw e;
+      }
       ownsPool = true;
     }
     const metrics = options.metrics ? new GatewayMetrics() : undefined;
@@ -112,6 +122,10 @@ export class Gateway {
     } catch (e) {
       await gw.close();
       throw e;
+    }
+    if (isAborted(signal)) {
+      await gw.close();
+      throw abortedBy(signal);
     }
     return gw;
   }
@@ -215,15 +229,25 @@ export class Gateway {
 
   /**
    * Starts listening; resolves with the URL. Refreshes the pool ledger first when a refresh interval is set; then the
-   * explorer's search index starts reading the domain ledger in the background.
+   * explorer's search index starts reading the domain ledger in the background. `signal` aborted before it listens
+   * (during the first refresh, or while the listener opens): nothing stays open but the gateway itself, which the
+   * caller closes, and the promise rejects with GatewayError ABORTED.
    */
-  async listen(): Promise<string> {
+  async listen(abort: { signal?: AbortSignal } = {}): Promise<string> {
+    const { signal } = abort;
+    if (isAborted(signal)) throw abortedBy(signal);
     if (this.options.refreshIntervalMs > 0) {
-      await this.refresh();
+      await this.refresh(signal);
+      if (isAborted(signal)) throw abortedBy(signal);
       this.refreshTimer = setInterval(() => void this.refresh(), this.options.refreshIntervalMs);
       this.refreshTimer.unref();
     }
     await this.app.listen({ host: this.options.host, port: this.options.port });
+    if (isAborted(signal)) {
+      clearInterval(this.refreshTimer);
+      await this.app.close();
+      throw abortedBy(signal);
+    }
     this.explorer?.start();
     return this.url;
   }
@@ -235,11 +259,11 @@ export class Gateway {
     return `http://${host}:${a.port}`;
   }
 
-  private async refresh(): Promise<void> {
+  private async refresh(signal?: AbortSignal): Promise<void> {
     const p = this.pool as Partial<Pool>;
     if (typeof p.refresh !== 'function') return;
     try {
-      const r = await p.refresh.call(this.pool);
+      const r = await p.refresh.call(this.pool, signal === undefined ? {} : { signal });
       this.lastRefresh = Date.now();
       if (r.to !== r.from) this.log.info({ from: r.from, to: r.to }, 'pool ledger refreshed');
     } catch (e) {
