@@ -1,7 +1,7 @@
 // Defensive shape checks for decoded peer messages. Anything a peer sends passes through here
 // before the core reads a field; failures raise ConsensusError(INVALID_MESSAGE) with the op and
 // the offending field, which the core counts against the sender and drops.
-import { b58decodeOrUndefined } from '@quire/common';
+import { LedgerId, b58decodeOrUndefined } from '@quire/common';
 import { ConsensusError, ConsensusErrorCode } from './errors.js';
 import type {
   BatchId,
@@ -138,7 +138,8 @@ export function parsePrePrepare(m: Obj, plugins: PluginLedgerIds = NO_PLUGIN_LED
     poolStateRootHash: b58(m, 'poolStateRootHash'),
     auditTxnRootHash: b58(m, 'auditTxnRootHash'),
   };
-  if (pp.ledgerId > 2 && !plugins.includes(pp.ledgerId)) fail(m.op, 'ledgerId');
+  // the ordered built-in ledgers are pool, domain and config; a higher id is a plugin ledger's or refused
+  if (pp.ledgerId > LedgerId.CONFIG && !plugins.includes(pp.ledgerId)) fail(m.op, 'ledgerId');
   if (m.blsMultiSigs !== undefined && m.blsMultiSigs !== null) {
     if (!Array.isArray(m.blsMultiSigs) || m.blsMultiSigs.length > 16) fail(m.op, 'blsMultiSigs');
     pp.blsMultiSigs = m.blsMultiSigs.map((t) => parseMultiSigTuple(m.op, t));

@@ -1,7 +1,7 @@
 // Audit txns (formats.md §10.1, consensus.md §3.11): builds the next audit txn with the delta rules
 // for ledgerRoot / primaries / nodeReg, keeps the resolved values of the last committed and of the
 // applied-uncommitted ones, and restores them from the audit ledger at startup.
-import { b58encode } from '@quire/common';
+import { TxnType, b58encode } from '@quire/common';
 import type { AuditSummary } from '@quire/consensus';
 import type { Ledger } from '@quire/storage';
 import { NodeError, NodeErrorCode } from './errors.js';
@@ -219,7 +219,7 @@ export class AuditTrail {
     if (input.nodeReg.length > 0) data.nodeReg = nodeRegField;
     const txn = {
       ver: '1',
-      txn: { type: '2', protocolVersion: 2, data, metadata: {} },
+      txn: { type: TxnType.AUDIT, protocolVersion: 2, data, metadata: {} },
       txnMetadata: { seqNo, txnTime: input.ppTime },
       reqSignature: {},
     };

@@ -34,7 +34,7 @@ export class SimClient {
 
   /** A signed write of `dest`; `invalid` makes it fail dynamic validation (discarded, REJECT). */
   request(dest: string, opts: { invalid?: boolean; reqId?: number } = {}): ClientRequestBody {
-    const operation: Record<string, unknown> = { type: '1', dest, verkey: `~${dest.slice(0, 22)}` };
+    const operation: Record<string, unknown> = { type: TxnType.NYM, dest, verkey: `~${dest.slice(0, 22)}` };
     if (opts.invalid === true) operation.invalid = true;
     const payload = { identifier: this.identifier, reqId: opts.reqId ?? this.nextReqId++, operation, protocolVersion: 2 };
     const signature = b58encode(ed25519Sign(this.keys.privateKeyObject, new TextEncoder().encode(canonicalJson(payload))));
@@ -43,7 +43,7 @@ export class SimClient {
 
   /** A signed NODE txn (pool ledger): add / promote (`services: ['VALIDATOR']`), demote (`services: []`) or key rotation. */
   nodeRequest(dest: string, data: Record<string, unknown>): ClientRequestBody {
-    return this.sign({ identifier: this.identifier, reqId: this.nextReqId++, operation: { type: '0', dest, data }, protocolVersion: 2 });
+    return this.sign({ identifier: this.identifier, reqId: this.nextReqId++, operation: { type: TxnType.NODE, dest, data }, protocolVersion: 2 });
   }
 
   private sign(payload: Record<string, unknown>): ClientRequestBody {

@@ -6,7 +6,7 @@
 //   (another full digest, the same payload digest);
 // - NODE txns of the membership mix by the owning steward: a new validator with its BLS key and
 //   proof of possession, a BLS key rotation, demotion and promotion.
-import { sha256, signatureInput } from '@quire/common';
+import { Role, TxnType, sha256, signatureInput } from '@quire/common';
 import type { ClientRequestBody } from '@quire/consensus';
 import type { SimWorkload as SimWorkloadContract } from '@quire/consensus/sim';
 import { Ed25519Signer } from '@quire/crypto';
@@ -16,7 +16,6 @@ import { ConsensusError, ConsensusErrorCode } from '@quire/consensus';
 
 const VALIDATOR = 'VALIDATOR';
 const targets = new Map<number, Ed25519Signer>();
-const TRUSTEE_ROLE = '0';
 
 function sign(author: Ed25519Signer, reqId: number, operation: Record<string, unknown>): ClientRequestBody {
   const req: Record<string, unknown> = { identifier: author.did, reqId, protocolVersion: 2, operation };
@@ -51,9 +50,9 @@ export class SimWorkload implements SimWorkloadContract {
     const reqId = 1_700_000_000_000 + i;
     if (invalid) {
       // a steward may not create a TRUSTEE (auth map NYM ADD role 0): valid envelope and signature, refused at ordering
-      return sign(this.authors[1 + (i % (this.authors.length - 1))], reqId, { type: '1', dest: t.did, verkey: t.verkey, role: TRUSTEE_ROLE });
+      return sign(this.authors[1 + (i % (this.authors.length - 1))], reqId, { type: TxnType.NYM, dest: t.did, verkey: t.verkey, role: Role.TRUSTEE });
     }
-    return sign(this.authors[i % this.authors.length], reqId, { type: '1', dest: t.did, verkey: t.verkey });
+    return sign(this.authors[i % this.authors.length], reqId, { type: TxnType.NYM, dest: t.did, verkey: t.verkey });
   }
 
   /** `signature` <-> `signatures: {author: signature}`: the same payload and signature under another full digest. */
@@ -95,7 +94,7 @@ export class SimWorkload implements SimWorkloadContract {
   }
 
   private nodeTxn(alias: string, dest: string, data: Record<string, unknown>): ClientRequestBody {
-    return sign(ownerOf(alias), this.nextNodeReqId++, { type: '0', dest, data });
+    return sign(ownerOf(alias), this.nextNodeReqId++, { type: TxnType.NODE, dest, data });
   }
 
   info(request: ClientRequestBody): { digest: string; payloadDigest: string } {
