@@ -4,10 +4,12 @@
 // fails on any such name not in KNOWN_EXPORTED_TWICE, the list of those still to be merged, which
 // only shrinks. A name re-exported from the package that defines it is one definition, not two.
 import ts from 'typescript';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-export const PACKAGES = ['common', 'crypto', 'storage', 'requests', 'consensus', 'network', 'node', 'client', 'gateway'] as const;
+/** The packages whose entries are checked (the suites' shared helpers too: a name they export means one thing). */
+export const PACKAGES = ['common', 'crypto', 'storage', 'requests', 'consensus', 'network', 'node', 'client', 'gateway', 'testing'] as const;
 
 /** Exported twice with different definitions today; to be merged into one definition each (#22). */
 export const KNOWN_EXPORTED_TWICE: readonly string[] = [];
@@ -52,8 +54,22 @@ export function exportedTwice(entries: readonly { pkg: string; file: string }[],
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/**
+ * Every public entry of the packages: the main one and each subpath of the `exports` map (`@quire/storage/proofs`,
+ * `@quire/consensus/sim`...), by its `quire-source` file; an entry is named `<package>` or `<package>/<subpath>`.
+ */
 export function packageEntries(root = process.cwd()): { pkg: string; file: string }[] {
-  return PACKAGES.map((pkg) => ({ pkg, file: resolve(root, `packages/${pkg}/src/index.ts`) }));
+  return PACKAGES.flatMap((pkg) => {
+    const dir = resolve(root, `packages/${pkg}`);
+    const manifest = JSON.parse(readFileSync(resolve(dir, 'package.json'), 'utf8')) as { exports?: Record<string, unknown> };
+    const entries: { pkg: string; file: string }[] = [];
+    for (const [subpath, target] of Object.entries(manifest.exports ?? { '.': {} })) {
+      const source = typeof target === 'object' && target !== null ? (target as Record<string, unknown>)['quire-source'] : undefined;
+      if (typeof source !== 'string' || !source.endsWith('.ts')) continue;
+      entries.push({ pkg: subpath === '.' ? pkg : `${pkg}/${subpath.replace(/^\.\//, '')}`, file: resolve(dir, source) });
+    }
+    return entries;
+  });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
