@@ -101,13 +101,13 @@ export function listArg(v: string | undefined): string[] | undefined {
 }
 
 /** The signing key: --seed, then --key-file (seed text or JSON {"seed"}), then $QUIRE_SEED; none is a usage error. */
-export function loadKey(g: GlobalOptions): DidKey;
+export function loadKey(globals: GlobalOptions): DidKey;
 /** The signing key, or undefined when none is given and `required` is false. */
-export function loadKey(g: GlobalOptions, required: boolean): DidKey | undefined;
-export function loadKey(g: GlobalOptions, required = true): DidKey | undefined {
-  let seed = g.seed;
-  if (seed === undefined && g.keyFile !== undefined) {
-    const text = readText(g.keyFile, '--key-file').trim();
+export function loadKey(globals: GlobalOptions, required: boolean): DidKey | undefined;
+export function loadKey(globals: GlobalOptions, required = true): DidKey | undefined {
+  let seed = globals.seed;
+  if (seed === undefined && globals.keyFile !== undefined) {
+    const text = readText(globals.keyFile, '--key-file').trim();
     if (text.startsWith('{')) {
       const o = jsonObjectArg(text, '--key-file');
       if (typeof o.seed !== 'string') throw usage('--key-file', 'JSON key files need a "seed" string');
@@ -130,7 +130,7 @@ export class Context {
   args: unknown[] = [];
 
   constructor(
-    readonly g: GlobalOptions,
+    readonly globals: GlobalOptions,
     readonly io: Output,
     /** ends a write as SIGINT does (tests) */
     readonly stop?: AbortSignal,
@@ -144,7 +144,7 @@ export class Context {
   /** The pool genesis file: --genesis, then $QUIRE_GENESIS, then the pool profile in use. */
   genesisFile(): string {
     const env = process.env[GENESIS_ENV];
-    const file = this.g.genesis ?? (env !== undefined && env !== '' ? env : undefined) ?? profileGenesis();
+    const file = this.globals.genesis ?? (env !== undefined && env !== '' ? env : undefined) ?? profileGenesis();
     if (file === undefined)
       throw usage('--genesis', `a pool genesis file is needed (--genesis, $${GENESIS_ENV}, or a pool profile: quire pool add NAME --genesis FILE)`);
     return file;
@@ -153,13 +153,13 @@ export class Context {
   async openPool(): Promise<Pool> {
     if (this.pool !== undefined) return this.pool;
     const file = this.genesisFile();
-    const timeout = intArg(this.g.timeout, '--timeout');
-    const freshness = intArg(this.g.freshness, '--freshness');
+    const timeout = intArg(this.globals.timeout, '--timeout');
+    const freshness = intArg(this.globals.freshness, '--freshness');
     this.pool = await Pool.open(file, {
       ...(timeout !== undefined ? { writeTimeoutMs: timeout, readTimeoutMs: timeout, actionTimeoutMs: timeout } : {}),
       ...(freshness !== undefined ? { freshnessSeconds: freshness } : {}),
     });
-    if (this.g.refresh === true) await this.pool.refresh();
+    if (this.globals.refresh === true) await this.pool.refresh();
     return this.pool;
   }
 
@@ -175,24 +175,24 @@ export class Context {
     // the agreement: accepted with --taa-mechanism (then remembered for this pool), or the one accepted before
     let accepted: AcceptedTaa | undefined;
     if (ledgerOfType(type) === LedgerId.DOMAIN) {
-      const remembered = this.g.taaMechanism === undefined ? this.rememberedTaa() : undefined;
-      const mechanism = this.g.taaMechanism ?? remembered?.mechanism;
+      const remembered = this.globals.taaMechanism === undefined ? this.rememberedTaa() : undefined;
+      const mechanism = this.globals.taaMechanism ?? remembered?.mechanism;
       if (mechanism !== undefined) {
         const { taa, aml } = await fetchTaa(await this.openPool());
         if (taa === null) {
-          if (this.g.taaMechanism !== undefined) throw usage('--taa-mechanism', 'the ledger has no transaction author agreement in force');
+          if (this.globals.taaMechanism !== undefined) throw usage('--taa-mechanism', 'the ledger has no transaction author agreement in force');
         } else if (remembered !== undefined && remembered.digest !== taa.digest) {
           this.io.err(
             `note: the agreement in force (version ${taa.version}) is not the one accepted for this pool (version ${remembered.version}): accept it with --taa-mechanism <label>`,
           );
         } else {
           req = appendTaaAcceptance(req, buildTaaAcceptance({ text: taa.text, version: taa.version, mechanism, aml }));
-          if (this.g.taaMechanism !== undefined) accepted = { version: taa.version, digest: taa.digest, mechanism };
+          if (this.globals.taaMechanism !== undefined) accepted = { version: taa.version, digest: taa.digest, mechanism };
         }
       }
     }
-    req = this.g.endorser !== undefined ? prepareForEndorser(req, this.g.endorser, key) : signRequest(req, key);
-    if (this.g.dryRun === true || this.g.endorser !== undefined) {
+    req = this.globals.endorser !== undefined ? prepareForEndorser(req, this.globals.endorser, key) : signRequest(req, key);
+    if (this.globals.dryRun === true || this.globals.endorser !== undefined) {
       // an endorsed request goes to its endorser (quire sign, then quire submit); a dry run is only printed
       this.io.out(stringifyJson(req));
       return;
@@ -204,7 +204,7 @@ export class Context {
 
   /** The signing key: --seed, --key-file or $QUIRE_SEED; else the DID in use of the wallet in use. */
   async signingKey(): Promise<DidKey> {
-    const key = loadKey(this.g, false) ?? (await walletKey());
+    const key = loadKey(this.globals, false) ?? (await walletKey());
     if (key === undefined)
       throw usage('--seed', `a key is needed: --seed, --key-file, $${SEED_ENV}, or a wallet DID (quire wallet create, did new --alias, did use)`);
     return key;
@@ -255,7 +255,7 @@ export class Context {
   }
 
   printWrite(w: WriteOutcome): void {
-    if (this.g.json === true) return this.io.out(stringifyJson(w.result));
+    if (this.globals.json === true) return this.io.out(stringifyJson(w.result));
     const txn = isPlainObject(w.result.txn) ? w.result.txn : {};
     const meta = isPlainObject(w.result.txnMetadata) ? w.result.txnMetadata : {};
     this.io.out(
@@ -269,7 +269,7 @@ export class Context {
   printRead(r: ReadOutcome, req?: Request): void {
     const type = typeof r.result.type === 'string' ? r.result.type : undefined;
     const missing = isNotFound(type, r.result, r.result.data);
-    if (this.g.json === true) {
+    if (this.globals.json === true) {
       this.io.out(stringifyJson(r.result));
       if (missing) throw new CliExit(ExitCode.FAILED);
       return;
@@ -303,7 +303,7 @@ export class Context {
         out[node] = { error: code, ...(reason === undefined ? {} : { reason }) };
       } else out[node] = a.kind === 'reply' ? (a.message.result ?? a.message) : { op: a.kind === 'nack' ? 'REQNACK' : 'REJECT', reason: a.reason };
     }
-    if (this.g.json === true) return this.io.out(stringifyJson(out));
+    if (this.globals.json === true) return this.io.out(stringifyJson(out));
     for (const [node, v] of Object.entries(out)) this.io.out(`${node}: ${stringifyJson(v)}`);
     const refused = [...answers.values()].filter((a) => a.kind === 'nack' || a.kind === 'reject');
     if (refused.length > 0 && refused.length === answers.size) {

@@ -86,7 +86,7 @@ export function addFollowCommand(program: Command, run: Run, stop?: AbortSignal)
       .option('--port <n>', 'local listen port (0: any)', '0')
       .option('--reorder-timeout <ms>', 'how long a batch after a missing one is held before the gap is reported', '3000'),
     async (ctx, o) => {
-      const key = loadKey(ctx.g);
+      const key = loadKey(ctx.globals);
       const file = ctx.genesisFile();
       const ledgers = ledgerIds(s(o.ledger));
       const count = intArg(s(o.count), '--count');

@@ -37,10 +37,10 @@ export function addLedgerAdminCommands(program: Command, run: Run): void {
       .option('--cosigner-key-file <file>', 'another signer: a file holding its seed (repeatable)', collect),
     async (ctx, o) => {
       const ids = ledgerIdsArg(typeof o.ledgers === 'string' ? o.ledgers : undefined);
-      const key = loadKey(ctx.g);
+      const key = loadKey(ctx.globals);
       let req = multiSignRequest(b.buildLedgersFreezeRequest({ submitter: key.did, ledgersIds: ids }), key);
       for (const file of Array.isArray(o.cosignerKeyFile) ? o.cosignerKeyFile : []) req = multiSignRequest(req, loadKey({ keyFile: file }));
-      if (ctx.g.dryRun === true) return ctx.io.out(stringifyJson(req));
+      if (ctx.globals.dryRun === true) return ctx.io.out(stringifyJson(req));
       await ctx.send(req);
     },
   );

@@ -185,7 +185,7 @@ export function addReadCommands(program: Command, run: Run): void {
       .option('--multi', 'always add to signatures, even as the only signer'),
     async (ctx, o) => {
       const { request } = readRequestFile(requiredArg(o.requestFile, '--request-file'));
-      const key = loadKey(ctx.g);
+      const key = loadKey(ctx.globals);
       const signed =
         request.endorser === key.did ? endorseRequest(request, key) : o.multi === true ? multiSignRequest(request, key) : signRequest(request, key);
       ctx.io.out(stringifyJson(signed));
@@ -199,7 +199,7 @@ export function addReadCommands(program: Command, run: Run): void {
       .option('--seed <seed>', '32 characters or 64 hex digits')
       .option('--alias <alias>', 'store the key in the wallet in use under this name (quire wallet create/open first)'),
     async (ctx, o) => {
-      const seed = textArg(o.seed) ?? ctx.g.seed;
+      const seed = textArg(o.seed) ?? ctx.globals.seed;
       const key = seed !== undefined ? DidKey.fromSeed(seed) : DidKey.random();
       const info: Record<string, string> = { did: key.did, verkey: key.verkey, fullVerkey: key.fullVerkey, didIndyV2: key.didIndyV2 };
       const alias = textArg(o.alias);
@@ -210,7 +210,7 @@ export function addReadCommands(program: Command, run: Run): void {
         info.alias = alias;
         info.wallet = w.name;
       } else if (seed === undefined) info.seed = key.seedHex;
-      if (ctx.g.json === true) return ctx.io.out(stringifyJson(info));
+      if (ctx.globals.json === true) return ctx.io.out(stringifyJson(info));
       for (const [k, v] of Object.entries(info)) ctx.io.out(`${k.padEnd(11)} ${v}`);
       if (alias === undefined && seed === undefined) ctx.io.err('Keep the seed secret: it is the private key.');
       if (alias !== undefined) ctx.io.err(`Stored in wallet ${info.wallet}; sign with it after: quire did use ${alias}`);
@@ -224,9 +224,9 @@ export function addReadCommands(program: Command, run: Run): void {
       .option('--refresh', 'catch up the pool ledger first'),
     async (ctx, o) => {
       const pool = await ctx.openPool();
-      if (o.refresh === true && ctx.g.refresh !== true) await pool.refresh();
+      if (o.refresh === true && ctx.globals.refresh !== true) await pool.refresh();
       const st = pool.status();
-      const timeoutMs = intArg(ctx.g.timeout, '--timeout') ?? 10_000;
+      const timeoutMs = intArg(ctx.globals.timeout, '--timeout') ?? 10_000;
       const answers = await pool.submitAction(b.buildGetTxnRequest({ ledgerId: LedgerId.POOL, seqNo: 1 }), { timeoutMs });
       const nodes = st.validators.map((v) => {
         const a = answers.get(v.alias);
@@ -244,7 +244,7 @@ export function addReadCommands(program: Command, run: Run): void {
       const answered = nodes.filter((v) => v.answered).length;
       const needed = st.n - st.f;
       const quorum = answered >= needed;
-      if (ctx.g.json === true) ctx.io.out(stringifyJson({ ...st, validators: nodes, answered, needed, quorum }));
+      if (ctx.globals.json === true) ctx.io.out(stringifyJson({ ...st, validators: nodes, answered, needed, quorum }));
       else {
         ctx.io.out(
           quorum ? `Pool: ${answered} of ${st.n} validators answered (quorum ${needed})` : `no quorum: ${answered} of ${st.n} answered, ${needed} needed`,
@@ -262,7 +262,7 @@ export function addReadCommands(program: Command, run: Run): void {
   );
   run(poolCmd.command('refresh').description('catch up the pool ledger from the nodes'), async (ctx) => {
     const r = await (await ctx.openPool()).refresh();
-    if (ctx.g.json === true) return ctx.io.out(stringifyJson(r));
+    if (ctx.globals.json === true) return ctx.io.out(stringifyJson(r));
     ctx.io.out(`Pool ledger: ${r.from} -> ${r.to} txns`);
     for (const d of r.discarded) ctx.io.out(`  discarded answer of ${d.node}: ${d.reason}`);
   });

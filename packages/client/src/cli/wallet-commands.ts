@@ -35,7 +35,7 @@ export function addWalletCommands(program: Command, run: Run): void {
   run(wallet.command('list').description('the wallets (* = in use)'), async (ctx) => {
     const c = readConfig();
     const names = walletNames();
-    if (ctx.g.json === true) return ctx.io.out(stringifyJson({ wallets: names, current: c.wallet ?? null }));
+    if (ctx.globals.json === true) return ctx.io.out(stringifyJson({ wallets: names, current: c.wallet ?? null }));
     if (names.length === 0) ctx.io.out('no wallet (quire wallet create NAME)');
     for (const n of names) ctx.io.out(`${n === c.wallet ? '*' : ' '} ${n}`);
   });
@@ -58,7 +58,7 @@ export function addWalletCommands(program: Command, run: Run): void {
     const w = Wallet.open(c.wallet, await passphrase(`passphrase of wallet ${c.wallet}: `));
     const current = c.dids?.[c.wallet];
     const rows = Object.entries(w.dids).map(([alias, d]) => ({ alias, did: d.did, verkey: d.verkey, current: alias === current }));
-    if (ctx.g.json === true) return ctx.io.out(stringifyJson(rows));
+    if (ctx.globals.json === true) return ctx.io.out(stringifyJson(rows));
     for (const r of rows) ctx.io.out(`${r.current ? '*' : ' '} ${r.alias.padEnd(16)} ${r.did} ${r.verkey}`);
   });
 
@@ -68,8 +68,8 @@ export function addWalletCommands(program: Command, run: Run): void {
     async (ctx) => {
       const name = String(ctx.args[0]);
       // --genesis is the global option: `quire pool add NAME --genesis FILE`
-      if (ctx.g.genesis === undefined) throw usage('--genesis', 'pool add: give the genesis file with --genesis FILE');
-      const file = addPool(name, ctx.g.genesis);
+      if (ctx.globals.genesis === undefined) throw usage('--genesis', 'pool add: give the genesis file with --genesis FILE');
+      const file = addPool(name, ctx.globals.genesis);
       ctx.io.out(`pool ${name}: ${file}${readConfig().pool === name ? ' (in use)' : ''}`);
     },
   );
@@ -80,7 +80,7 @@ export function addWalletCommands(program: Command, run: Run): void {
   });
   run(pool.command('list').description('the pool profiles (* = in use)'), async (ctx) => {
     const c = readConfig();
-    if (ctx.g.json === true) return ctx.io.out(stringifyJson({ pools: c.pools ?? {}, current: c.pool ?? null }));
+    if (ctx.globals.json === true) return ctx.io.out(stringifyJson({ pools: c.pools ?? {}, current: c.pool ?? null }));
     const entries = Object.entries(c.pools ?? {});
     if (entries.length === 0) ctx.io.out('no pool profile (quire pool add NAME --genesis FILE)');
     for (const [n, p] of entries) ctx.io.out(`${n === c.pool ? '*' : ' '} ${n.padEnd(16)} ${p.genesis}`);
