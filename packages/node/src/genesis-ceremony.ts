@@ -132,7 +132,7 @@ export function genesisCeremony(input: CeremonyInput): CeremonyOutput {
     seen.set(key, who);
   };
   nodes.forEach((n, i) => {
-    const who = `${input.nodes[i]!.source} (${n.name})`;
+    const who = `${input.nodes[i].source} (${n.name})`;
     unique(`alias|${n.name}`, `the alias ${n.name}`, who);
     unique(`dest|${n.dest}`, 'the node key (dest)', who);
     unique(`bls|${n.blskey}`, 'the BLS key', who);
@@ -147,13 +147,13 @@ export function genesisCeremony(input: CeremonyInput): CeremonyOutput {
   const specs: GenesisNodeSpec[] = nodes.map((n, i) => ({
     alias: n.name,
     keys: { dest: n.dest, blskey: n.blskey, blskey_pop: n.blskey_pop },
-    steward: input.stewards[i]!.did,
+    steward: input.stewards[i].did,
     nodeIp: n.node_ip,
     nodePort: n.node_port,
     clientIp: n.client_ip,
     clientPort: n.client_port,
   }));
-  const author = input.trustees[0]!.did;
+  const author = input.trustees[0].did;
   const nym = (id: GenesisIdentity, role: string, seqNo: number, from: string | undefined): string =>
     canonicalJson({
       reqSignature: {},
