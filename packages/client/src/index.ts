@@ -39,7 +39,14 @@ export { peerIdOfDest, clientMultiaddr } from './transport/connection.js';
 export type { NodeAddress } from './transport/connection.js';
 // the one dialer of the client protocol and the client's libp2p stack (the tools, the devnet and the tests use them too)
 export { NodeConnection, defaultNodeConnectionOptions } from './transport/node-connection.js';
-export type { ConnectOptions, ConnectionMessage, ConnectionMessageListener, NodeConnectionEvents, NodeConnectionOptions } from './transport/node-connection.js';
+export type {
+  ConnectOptions,
+  ConnectionMessage,
+  ConnectionMessageListener,
+  NodeConnectionEvents,
+  NodeConnectionModules,
+  NodeConnectionOptions,
+} from './transport/node-connection.js';
 export { CLIENT_PING_TIMEOUT_MS, createClientLibp2p } from './transport/libp2p.js';
 export type { ClientLibp2pInit, ClientLibp2pOptions, ClientServices } from './transport/libp2p.js';
 

@@ -9,7 +9,7 @@ import type { Libp2p } from 'libp2p';
 import { ClientError, ClientErrorCode, VerificationError, abortedBy } from '../errors.js';
 import type { NodeAddress } from '../transport/connection.js';
 import { createClientLibp2p } from '../transport/libp2p.js';
-import { NodeConnection, defaultNodeConnectionOptions } from '../transport/node-connection.js';
+import { NodeConnection } from '../transport/node-connection.js';
 import { DEFAULT_FRESHNESS_SECONDS, MultiSignatureCache } from '../verify/multi-signature.js';
 import { verifyReadReply, type VerifiedRead } from '../verify/read-reply.js';
 import { catchUpPoolLedger, type CatchupResult } from './catchup.js';
@@ -171,7 +171,7 @@ export class Pool {
     }
     for (const [dest, address] of wanted) {
       if (this.conns.has(dest)) continue;
-      const c = new NodeConnection(this.libp2p, address, { ...defaultNodeConnectionOptions, dialTimeoutMs: this.options.dialTimeoutMs });
+      const c = new NodeConnection({ address, dialTimeoutMs: this.options.dialTimeoutMs }, { libp2p: this.libp2p });
       this.router.attach(c);
       this.conns.set(dest, c);
     }

@@ -42,6 +42,13 @@ export interface NodeConnectionOptions {
 /** The session options: 5 s to dial, frames up to the protocol's limit, 15 s per request. */
 export const defaultNodeConnectionOptions: NodeConnectionOptions = { dialTimeoutMs: 5_000, maxMessageLength: MSG_LEN_LIMIT + 64, requestTimeoutMs: 15_000 };
 
+/** The live parts of a session: the client stack it dials over ({@link createClientLibp2p}). */
+export interface NodeConnectionModules {
+  libp2p: Libp2p;
+  /** The stack was made for this session alone: close() stops it (default false: a shared stack, e.g. the pool's). */
+  ownsLibp2p?: boolean;
+}
+
 export interface NodeConnectionEvents {
   /** Every PUSH from the node (`requestId` 0 when it names no request). */
   push: (data: Uint8Array, requestId: number) => void;
@@ -77,8 +84,6 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
   private nextId = 1;
   private closed = false;
   private closing: Promise<void> | undefined;
-  /** The stack {@link NodeConnection.connect} created for this session alone, stopped by close(). */
-  private ownedLibp2p: Libp2p | undefined;
   /**
    * Frames of requests sent since the last flush, and the stream they are for: written as one chunk once the event
    * loop has handled the I/O already waiting (setImmediate), so requests sent in one burst (a pipelined client
@@ -87,12 +92,21 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
   private outFrames: Uint8Array[] = [];
   private outStream: Stream | undefined;
 
-  constructor(
-    private readonly libp2p: Libp2p,
-    readonly address: NodeAddress,
-    private readonly options: NodeConnectionOptions = defaultNodeConnectionOptions,
-  ) {
+  /** The node this session is with. */
+  readonly address: NodeAddress;
+  private readonly options: NodeConnectionOptions;
+  private readonly libp2p: Libp2p;
+  /** The stack is this session's alone ({@link NodeConnection.connect}): close() stops it. */
+  private readonly ownsLibp2p: boolean;
+
+  /** A session with `options.address` over `modules.libp2p` (not opened yet: the first request, or open(), opens it). */
+  constructor(options: Partial<NodeConnectionOptions> & { address: NodeAddress }, modules: NodeConnectionModules) {
     super(() => undefined);
+    const { address, ...session } = options;
+    this.address = address;
+    this.options = { ...defaultNodeConnectionOptions, ...session };
+    this.libp2p = modules.libp2p;
+    this.ownsLibp2p = modules.ownsLibp2p === true;
   }
 
   /**
@@ -105,15 +119,14 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
     peerIdOfDest(opts.dest);
     const libp2p = await createClientLibp2p(privateKey === undefined ? {} : { privateKey }, abort);
     const conn = new NodeConnection(
-      libp2p,
-      { alias: opts.alias ?? `${opts.host}:${opts.port}`, dest: opts.dest, host: opts.host, port: opts.port },
       {
+        address: { alias: opts.alias ?? `${opts.host}:${opts.port}`, dest: opts.dest, host: opts.host, port: opts.port },
         dialTimeoutMs: opts.timeoutMs ?? defaultNodeConnectionOptions.dialTimeoutMs,
         maxMessageLength: opts.maxMessageLength ?? defaultNodeConnectionOptions.maxMessageLength,
         requestTimeoutMs: opts.timeoutMs ?? defaultNodeConnectionOptions.requestTimeoutMs,
       },
+      { libp2p, ownsLibp2p: true },
     );
-    conn.ownedLibp2p = libp2p;
     try {
       await conn.open(abort.signal);
     } catch (e) {
@@ -189,7 +202,7 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
           s.abort(new ClientError(ClientErrorCode.CLOSED, { reason: 'close timed out' }));
         }
       }
-      if (this.ownedLibp2p !== undefined) await this.ownedLibp2p.stop();
+      if (this.ownsLibp2p) await this.libp2p.stop();
       this.removeAllListeners();
     })();
     return this.closing;

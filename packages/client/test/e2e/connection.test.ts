@@ -31,7 +31,7 @@ describe('NodeConnection: one dial shared by the requests waiting for it', funct
   });
 
   it('a request given up during the dial (settled elsewhere) leaves the dial to the request still waiting, which is answered', async () => {
-    const conn = new NodeConnection(libp2p, { alias: NODE_NAMES[0]!, dest: nodeDests[0]!, host: '127.0.0.1', port: host.port });
+    const conn = new NodeConnection({ address: { alias: NODE_NAMES[0]!, dest: nodeDests[0]!, host: '127.0.0.1', port: host.port } }, { libp2p });
     try {
       const settled = new AbortController();
       const first = conn.request(enc.encode(stringifyJson({ n: 1 })), () => undefined, settled.signal);

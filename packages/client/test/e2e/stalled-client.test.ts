@@ -44,7 +44,10 @@ describe('NodeConnection: a stall of the client process does not fail what the n
   });
 
   const connection = (timeouts: { dialTimeoutMs: number; requestTimeoutMs: number }): NodeConnection =>
-    new NodeConnection(libp2p, { alias: NODE_NAMES[0]!, dest: nodeDests[0]!, host: '127.0.0.1', port: host.port }, { maxMessageLength: 1 << 20, ...timeouts });
+    new NodeConnection(
+      { address: { alias: NODE_NAMES[0]!, dest: nodeDests[0]!, host: '127.0.0.1', port: host.port }, maxMessageLength: 1 << 20, ...timeouts },
+      { libp2p },
+    );
 
   it('a dial begun before a stall longer than the dial timeout opens the session', async () => {
     const conn = connection({ dialTimeoutMs: 300, requestTimeoutMs: 10_000 });
@@ -188,7 +191,7 @@ describe("the client stack's liveness ping and a stall of the client process", f
 
   it('a ping whose answer waits behind a stall longer than its timeout keeps the connection', async () => {
     const libp2p = await createClientLibp2p();
-    const conn = new NodeConnection(libp2p, { alias: NODE_NAMES[0]!, dest: nodeDests[0]!, host: '127.0.0.1', port: host.port });
+    const conn = new NodeConnection({ address: { alias: NODE_NAMES[0]!, dest: nodeDests[0]!, host: '127.0.0.1', port: host.port } }, { libp2p });
     try {
       await conn.open();
       const closed: string[] = [];

@@ -9,7 +9,7 @@ import { NodeConnection } from '../../src/transport/node-connection.js';
 /** A connection whose node sends `payload` as a PUSH with no request id (nothing is dialled). */
 class PushingConnection extends NodeConnection {
   constructor(alias: string) {
-    super({} as Libp2p, { alias, dest: '11111111111111111111111111111111', host: '127.0.0.1', port: 1 });
+    super({ address: { alias, dest: '11111111111111111111111111111111', host: '127.0.0.1', port: 1 } }, { libp2p: {} as Libp2p });
   }
 
   pushUnrouted(payload: unknown): void {
