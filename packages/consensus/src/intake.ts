@@ -256,9 +256,9 @@ export class RequestIntake {
     const last = s[s.length - 1];
     if (last !== undefined && now - last.at < 1000) return;
     s.push({ at: now, total: this.ctx.orderedRequestsTotal });
-    while (s.length > 2 && now - s[1]!.at >= RATE_WINDOW_MS) s.shift();
+    while (s.length > 2 && now - s[1].at >= RATE_WINDOW_MS) s.shift();
     const o = this.ctx.opts;
-    const first = s[0]!;
+    const first = s[0];
     const rate = now > first.at ? ((this.ctx.orderedRequestsTotal - first.total) * 1000) / (now - first.at) : 0;
     const floor = Math.max(MIN_ADMISSION_LIMIT, o.max3pcBatchSize * o.max3pcBatchesInFlight);
     this.limit = Math.min(o.maxRequestQueueSize, Math.max(floor, Math.ceil((rate * o.maxQueueWaitMs) / 1000)));
@@ -394,7 +394,7 @@ export class RequestIntake {
     const q = this.queues.get(ledgerId);
     if (q === undefined) return undefined;
     while (q.length > 0) {
-      const e = this.entries.get(q[0]!);
+      const e = this.entries.get(q[0]);
       if (e !== undefined && e.status === RequestStatus.QUEUED) return e.finalisedAt;
       q.shift();
     }
@@ -579,8 +579,9 @@ export class RequestIntake {
     const q = this.queueFor(ledgerId);
     const taken: RequestEntry[] = [];
     const payloads = new Set<string>();
-    while (taken.length < max && q.length > 0) {
-      const d = q.shift()!;
+    while (taken.length < max) {
+      const d = q.shift();
+      if (d === undefined) break;
       const e = this.entries.get(d);
       if (e === undefined || e.status !== RequestStatus.QUEUED) continue;
       const pd = e.info.payloadDigest;
