@@ -13,7 +13,7 @@ import { REPO_ROOT, SUPERVISOR_LOG, poolLayout } from '../lib/layout.js';
 import { STANDARD_DOMAIN_GENESIS, TRUSTEE_SEED } from '../lib/node-api.js';
 import { DevnetSetupError, ensureDevnet } from '../lib/setup.js';
 import { isAlive, readState } from '../lib/state.js';
-import { SOURCE_RUN_ARGS } from '@quire/testing';
+import { SOURCE_RUN_ARGS, waitUntil } from '@quire/testing';
 
 const run = promisify(execFile);
 
@@ -72,15 +72,6 @@ async function portFree(port: number): Promise<boolean> {
     srv.once('error', () => res(false));
     srv.listen({ port, host: '127.0.0.1', exclusive: true }, () => srv.close(() => res(true)));
   });
-}
-
-/** Resolves when `ok()` holds, checked every 200 ms; rejects after `timeoutMs`. */
-async function waitUntil(what: string, ok: () => boolean, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** A base port whose 2n ports are free. */
@@ -235,7 +226,7 @@ describe('devnet: a real pool (e2e)', function () {
     follow.stdout!.on('data', (d: Buffer) => (followOut += d.toString()));
     follow.stderr!.on('data', (d: Buffer) => (followErr += d.toString()));
     const followExit = new Promise<number | null>((resolve) => follow.once('close', (code) => resolve(code)));
-    await waitUntil('quire follow subscribed', () => followErr.includes('following ') || follow.exitCode !== null, 180_000);
+    await waitUntil('quire follow subscribed', () => followErr.includes('following ') || follow.exitCode !== null, 180_000, 200);
     expect(followErr, followErr).to.contain('following ');
     // a TAA in force (config ledger): the readiness probe writes nothing, so a restart is not refused
     const asTrustee = (args: string[]): Promise<string> => quireOk(['--genesis', genesisFile, '--seed', TRUSTEE_SEED, ...args], { timeoutMs: 120_000 });

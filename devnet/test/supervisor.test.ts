@@ -3,18 +3,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { waitUntil } from '@quire/testing';
 import { Supervisor } from '../lib/supervisor.js';
 import type { SupervisorEvent, SupervisorOptions } from '../lib/supervisor.js';
 
 const FAKE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'fake-node.mjs');
 
-async function until(cond: () => boolean, what: string, timeoutMs = 8000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Resolves once `cond` holds (@quire/testing's waitUntil, polling every 25 ms); fails naming `what` after 8 s. */
+const until = (cond: () => boolean, what: string, timeoutMs = 8000): Promise<void> => waitUntil(what, cond, timeoutMs);
 
 function starts(file: string): number {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;

@@ -6,11 +6,6 @@ export function waitFor<T>(what: string, fn: () => Promise<T | undefined> | T | 
   return waitForCondition(what, fn, timeoutMs, everyMs);
 }
 
-/** A pause between polls or a deliberate quiet period; never used to wait for a condition. */
-export function delay(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
 /** Seconds with one decimal, for the timing lines the tests print. */
 export function secs(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;

@@ -4,6 +4,7 @@
 // stall, before the poll phase read them: NODE_UNREACHABLE "The operation was aborted due to timeout" for the dial,
 // REQUEST_TIMEOUT for the request (#16).
 import { expect } from 'chai';
+import { waitUntil } from '@quire/testing';
 import { parseJson, stringifyJson } from '@quire/common';
 import { ClientHost, type Respond } from '@quire/network';
 import { NodeConnection, type ConnectionMessage } from '../../src/index.js';
@@ -132,7 +133,7 @@ describe('ClientHost: a client stalled mid-frame during an exchange keeps its se
     const answers: ConnectionMessage[] = [];
     const before = held.length;
     await conn.request(enc.encode('{"n":1}'), (m) => answers.push(m));
-    await waitFor(() => held.length > before);
+    await waitUntil('the request held by the stalled node', () => held.length > before, 5_000, 10);
     (conn as unknown as { stream: { send(b: Uint8Array): boolean } }).stream.send(Uint8Array.of(50, 1, 7));
     const closed = new Promise<number>((resolve) => conn.on('close', () => resolve(performance.now())));
     return { conn, answers, closed };
@@ -146,7 +147,7 @@ describe('ClientHost: a client stalled mid-frame during an exchange keeps its se
       await new Promise((r) => setTimeout(r, 1_200)); // 4 x partialFrameTimeoutMs
       expect(cutAt, 'session cut while the node owed it an answer').to.equal(undefined);
       held[held.length - 1]!(enc.encode('answer'));
-      await waitFor(() => answers.length > 0);
+      await waitUntil('the answer', () => answers.length > 0, 5_000, 10);
       expect(answers[0]!.kind).to.equal('response');
       const answeredAt = performance.now();
       const at = await closed; // the slowloris guard still applies once the exchange is over
@@ -168,11 +169,6 @@ describe('ClientHost: a client stalled mid-frame during an exchange keeps its se
     }
   });
 });
-
-async function waitFor(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!cond()) throw new Error('condition not met');
-}
 
 // The client's liveness ping: libp2p's monitor bounded it by AbortSignal.timeout, which fired after a stall of the
 // client before the node's answer was read, and the client aborted its own live connection (every session on it).

@@ -12,7 +12,7 @@ import { Context } from '../../src/cli/context.js';
 import { CliExit, errorLines, reasonHint } from '../../src/cli/diagnostics.js';
 import { buildGetSchemaRequest } from '../../src/index.js';
 import { poolGenesis } from './fixtures.js';
-import { SOURCE_RUN_ARGS } from '@quire/testing';
+import { SOURCE_RUN_ARGS, waitUntil } from '@quire/testing';
 
 async function runCli(argv: string[], stop?: AbortSignal): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
@@ -166,8 +166,7 @@ describe('quire CLI diagnostics (no pool)', function () {
       const exit = new Promise<number | null>((resolve) => proc.once('close', (c) => resolve(c)));
       // the first bytes a node receives are sent after the write's Ctrl-C handler is in place (the dial answers an
       // I/O event; the handler is installed in the same turn as the pool is opened)
-      const until = Date.now() + 50_000;
-      while (nodes.received() === 0 && proc.exitCode === null && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      await waitUntil('a node contacted, or the process ended', () => nodes.received() > 0 || proc.exitCode !== null, 50_000, 100);
       expect(nodes.received(), `no node was contacted; stderr: ${stderr}`).to.be.greaterThan(0);
       proc.kill('SIGINT');
       const code = await exit;

@@ -2,6 +2,7 @@
 // bad input, the verification header, DID resolution (did:indy with and without diddocContent, with an endpoint
 // ATTRIB; did:sov; older versions), the operations routes, and bad input that must never crash the gateway.
 import { expect } from 'chai';
+import { waitUntil } from '@quire/testing';
 import { parseJson, stringifyJson, type Request } from '@quire/common';
 import {
   DidKey,
@@ -120,7 +121,7 @@ describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
       entry1Time = timeOf(
         await write(buildRevocRegEntryRequest({ submitter: trustee.did, revocRegDefId: revRegId, value: { accum: 'accum-1', revoked: [3] } })),
       );
-      while (Math.floor(Date.now() / 1000) <= entry1Time) await new Promise((r) => setTimeout(r, 100));
+      await waitUntil('the next second of the wall clock', () => Math.floor(Date.now() / 1000) > entry1Time, 5_000, 100);
       entry2Time = timeOf(
         await write(
           buildRevocRegEntryRequest({ submitter: trustee.did, revocRegDefId: revRegId, value: { accum: 'accum-2', prevAccum: 'accum-1', revoked: [5] } }),
@@ -130,7 +131,7 @@ describe('quire-gateway against a 4-node pool (HTTP on loopback)', function () {
       const rotated = DidKey.random();
       rotatedVerkey = rotated.fullVerkey;
       // make sure the rotation is ordered in a later second than the first version
-      while (Math.floor(Date.now() / 1000) <= ownerFirstTime) await new Promise((r) => setTimeout(r, 100));
+      await waitUntil('the next second of the wall clock', () => Math.floor(Date.now() / 1000) > ownerFirstTime, 5_000, 100);
       await write(buildNymRequest({ submitter: owner.did, dest: owner.did, verkey: rotated.fullVerkey }), owner);
       gw = await Gateway.create({ host: '127.0.0.1', port: 0, namespace: NS, cors: ['https://app.example'], bodyLimitBytes: 64 * 1024 }, { pool: client });
       url = await gw.listen();
