@@ -46,8 +46,12 @@ const envelopeSchema = objectSchema(VALIDATOR, {
 
 /** Parses raw client bytes/text (size-checked, lossless) into a JSON value. */
 export function parseMessage(message: string | Uint8Array): unknown {
-  const length = typeof message === 'string' ? textEncoder.encode(message).length : message.length;
-  if (length > Limits.MESSAGE_BYTES) throw new RequestError(RequestErrorCode.MESSAGE_TOO_LARGE, { length, limit: Limits.MESSAGE_BYTES });
+  // a UTF-16 unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, 4): a text of at most a third of the limit
+  // in units is within it, and is not encoded to be measured (the client path's door parses every client frame)
+  if (typeof message !== 'string' || message.length * 3 > Limits.MESSAGE_BYTES) {
+    const length = typeof message === 'string' ? textEncoder.encode(message).length : message.length;
+    if (length > Limits.MESSAGE_BYTES) throw new RequestError(RequestErrorCode.MESSAGE_TOO_LARGE, { length, limit: Limits.MESSAGE_BYTES });
+  }
   try {
     return parseJson(message);
   } catch (e) {
