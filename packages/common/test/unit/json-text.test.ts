@@ -3,16 +3,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { EncodingError, EncodingErrorCode as C, JsonText, canonicalJson, stringifyJson } from '@quire/common';
-
-const codeOf = (f: () => unknown): string | undefined => {
-  try {
-    f();
-    return undefined;
-  } catch (e) {
-    expect(e).to.be.instanceOf(EncodingError);
-    return (e as EncodingError).code;
-  }
-};
+import { expectCode } from './helpers.js';
 
 describe('JsonText: a part written once', () => {
   it('writes a message holding it exactly as the message holding its value, at any depth and key order', () => {
@@ -29,8 +20,8 @@ describe('JsonText: a part written once', () => {
   });
 
   it('refuses what stringifyJson refuses when made, and is refused by canonical JSON', () => {
-    expect(codeOf(() => JsonText.of({ s: 'a\ud800' }))).to.equal(C.LONE_SURROGATE);
-    expect(codeOf(() => JsonText.of({ f: () => 1 }))).to.equal(C.UNSUPPORTED_VALUE);
-    expect(codeOf(() => canonicalJson({ state_proof: JsonText.of({ a: 1 }) }))).to.equal(C.UNSUPPORTED_VALUE);
+    expectCode(() => JsonText.of({ s: 'a\ud800' }), EncodingError, C.LONE_SURROGATE);
+    expectCode(() => JsonText.of({ f: () => 1 }), EncodingError, C.UNSUPPORTED_VALUE);
+    expectCode(() => canonicalJson({ state_proof: JsonText.of({ a: 1 }) }), EncodingError, C.UNSUPPORTED_VALUE);
   });
 });

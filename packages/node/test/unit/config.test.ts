@@ -3,17 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { consensusOptionsOf, defaultNodeConfig, loadConfigFile, mergeConfig, resolvePath, validateConfig } from '../../src/config.js';
+import { expectCode } from '@quire/testing';
 import { NodeError, NodeErrorCode } from '../../src/errors.js';
-
-function codeOf(fn: () => unknown): { code: string; message: string } {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).to.be.instanceOf(NodeError);
-    return { code: (e as NodeError).code, message: (e as NodeError).message };
-  }
-  throw new Error('expected a NodeError');
-}
 
 /** base58 of a 32-byte ed25519 key */
 const OBSERVER_DEST = '8QhFxKxyaFsJy4CyxeYX34dFH8oWqyBv1P4HLQCsoeLy';
@@ -30,7 +21,7 @@ describe('config', () => {
     expect(defaultNodeConfig.clockOffsetMs).to.equal(0);
     expect(mergeConfig(defaultNodeConfig, { clockOffsetMs: -120_000 }).clockOffsetMs).to.equal(-120_000);
     for (const bad of [86_400_001, -86_400_001, 1.5, '10'])
-      expect(codeOf(() => mergeConfig(defaultNodeConfig, { clockOffsetMs: bad })).code).to.equal(NodeErrorCode.CONFIG_INVALID);
+      expectCode(() => mergeConfig(defaultNodeConfig, { clockOffsetMs: bad }), NodeError, NodeErrorCode.CONFIG_INVALID);
   });
 
   it('the defaults are valid and carry the Quire consensus timers', () => {
@@ -47,8 +38,7 @@ describe('config', () => {
     expect(opts.msgLenLimit).to.equal(4096);
     expect(opts.chkFreq).to.equal(defaultNodeConfig.consensus.chkFreq);
     expect(Object.keys(defaultNodeConfig.consensus)).to.not.include('msgLenLimit');
-    const e = codeOf(() => mergeConfig(defaultNodeConfig, { consensus: { msgLenLimit: 1_000_000 } }));
-    expect(e.code).to.equal(NodeErrorCode.CONFIG_INVALID);
+    const e = expectCode(() => mergeConfig(defaultNodeConfig, { consensus: { msgLenLimit: 1_000_000 } }), NodeError, NodeErrorCode.CONFIG_INVALID);
     expect(e.message).to.contain('consensus.msgLenLimit').and.to.contain('limits.maxMessageLength');
   });
 
@@ -99,8 +89,7 @@ describe('config', () => {
       ],
     ];
     for (const [override, option] of cases) {
-      const e = codeOf(() => mergeConfig(defaultNodeConfig, override));
-      expect(e.code, JSON.stringify(override)).to.equal(NodeErrorCode.CONFIG_INVALID);
+      const e = expectCode(() => mergeConfig(defaultNodeConfig, override), NodeError, NodeErrorCode.CONFIG_INVALID);
       expect(e.message).to.contain(`config option ${option}:`);
       expect(e.message).to.not.contain('\n');
     }

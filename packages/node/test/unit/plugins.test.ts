@@ -19,6 +19,7 @@ import { deriveNodeKeys } from '../../src/keys.js';
 import { createLogger } from '../../src/logger.js';
 import { QuireNode } from '../../src/node.js';
 import { ConsensusExecutor, type NodeStores } from '../../src/consensus-executor.js';
+import { expectCodeAsync } from '@quire/testing';
 import { NodeError, NodeErrorCode } from '../../src/errors.js';
 import { poolGenesis, standardDomainGenesis, standardPoolNodes } from '../../src/genesis-gen.js';
 import { attachMultiSignatures } from '../../src/client-replies.js';
@@ -30,16 +31,8 @@ import { PORTS, nymRequest, soloNodeConfig, trustee, user } from './helpers.js';
 const KV_PLUGIN = fileURLToPath(new URL('../../../../test/fixtures/plugins/kv-ledger.mjs', import.meta.url));
 const KV = 1001;
 
-function codeOf(e: unknown): string | undefined {
-  return e instanceof NodeError ? e.code : undefined;
-}
-
-async function loadError(specs: string[], dir: string): Promise<NodeError> {
-  let err: unknown;
-  await loadLedgerPlugins(specs, dir).catch((e: unknown) => (err = e));
-  expect(err, 'the load failed').to.be.instanceOf(NodeError);
-  return err as NodeError;
-}
+/** Loads `specs`, which must fail with NodeError `code`; returns the error. */
+const loadError = (specs: string[], dir: string, code: NodeErrorCode): Promise<NodeError> => expectCodeAsync(loadLedgerPlugins(specs, dir), NodeError, code);
 
 let reqId = 1_800_000_000_000;
 function kvPut(key: string, value: string): Record<string, unknown> {
@@ -109,47 +102,42 @@ describe('ledger plugins: loading from the config', () => {
   });
 
   it('a plugin that cannot be imported is PLUGIN_NOT_FOUND; one that is not a valid plugin, or clashes, is PLUGIN_INVALID', async () => {
-    expect(codeOf(await loadError(['quire-no-such-plugin'], dir))).to.equal(NodeErrorCode.PLUGIN_NOT_FOUND);
-    expect(codeOf(await loadError(['./missing.mjs'], dir))).to.equal(NodeErrorCode.PLUGIN_NOT_FOUND);
+    await loadError(['quire-no-such-plugin'], dir, NodeErrorCode.PLUGIN_NOT_FOUND);
+    await loadError(['./missing.mjs'], dir, NodeErrorCode.PLUGIN_NOT_FOUND);
     await writeFile(join(dir, 'syntax.mjs'), 'export default {');
-    expect(codeOf(await loadError(['./syntax.mjs'], dir))).to.equal(NodeErrorCode.PLUGIN_NOT_FOUND);
+    await loadError(['./syntax.mjs'], dir, NodeErrorCode.PLUGIN_NOT_FOUND);
     await writeFile(join(dir, 'nothing.mjs'), 'export const x = 1;');
-    const nothing = await loadError(['./nothing.mjs'], dir);
-    expect(codeOf(nothing)).to.equal(NodeErrorCode.PLUGIN_INVALID);
+    const nothing = await loadError(['./nothing.mjs'], dir, NodeErrorCode.PLUGIN_INVALID);
     expect(nothing.message).to.contain('exports neither default nor plugin');
     const fn = 'validateStatic() {}, validateDynamic() {}, updateState() {}';
     await writeFile(
       join(dir, 'base-ledger.mjs'),
       `export default { name: 'bad', ledgerId: 1, handlers: [{ kind: 'write', type: '30000', name: 'X', validator: 'X', ledgerId: 1, ${fn} }] };`,
     );
-    const base = await loadError(['./base-ledger.mjs'], dir);
-    expect(codeOf(base)).to.equal(NodeErrorCode.PLUGIN_INVALID);
+    const base = await loadError(['./base-ledger.mjs'], dir, NodeErrorCode.PLUGIN_INVALID);
     expect(base.message).to.contain('ledgerId: expected an integer in [1000');
     await writeFile(
       join(dir, 'nym-type.mjs'),
       `export const plugin = { name: 'nym', ledgerId: 1500, handlers: [{ kind: 'write', type: '1', name: 'X', validator: 'X', ledgerId: 1500, ${fn} }] };`,
     );
-    const clash = await loadError(['./nym-type.mjs'], dir);
-    expect(codeOf(clash)).to.equal(NodeErrorCode.PLUGIN_INVALID);
+    const clash = await loadError(['./nym-type.mjs'], dir, NodeErrorCode.PLUGIN_INVALID);
     expect(clash.message).to.contain('type 1 is already registered (NYM)');
     await writeFile(
       join(dir, 'same-ledger.mjs'),
       `export default [{ name: 'other', ledgerId: ${KV}, handlers: [{ kind: 'write', type: '30000', name: 'X', validator: 'X', ledgerId: ${KV}, ${fn} }] }];`,
     );
-    const twice = await loadError([KV_PLUGIN, './same-ledger.mjs'], dir);
-    expect(codeOf(twice)).to.equal(NodeErrorCode.PLUGIN_INVALID);
+    const twice = await loadError([KV_PLUGIN, './same-ledger.mjs'], dir, NodeErrorCode.PLUGIN_INVALID);
     expect(twice.message).to.contain(`ledger ${KV} is already the ledger of kv-ledger`);
   });
 
   it('a node whose plugin does not load does not start, and opens no database', async () => {
     const config = { ...(await soloNodeConfig(dir)), plugins: ['./missing.mjs'], dbDir: 'db-plugin-test' };
     const keys = deriveNodeKeys('Node1', Buffer.from(nodeSeed('Node1')));
-    let err: unknown;
-    await QuireNode.create({ dataDir: dir, config }, { logger: createLogger({ level: 'silent' }), keys }).then(
-      async (node) => node.close(),
-      (e: unknown) => (err = e),
+    await expectCodeAsync(
+      QuireNode.create({ dataDir: dir, config }, { logger: createLogger({ level: 'silent' }), keys }).then(async (node) => node.close()),
+      NodeError,
+      NodeErrorCode.PLUGIN_NOT_FOUND,
     );
-    expect(codeOf(err)).to.equal(NodeErrorCode.PLUGIN_NOT_FOUND);
     expect(existsSync(join(dir, 'db-plugin-test'))).to.equal(false);
   });
 

@@ -1,6 +1,7 @@
 // Field checks, constraint validation and the static rules of the pool/config types, table-driven:
 // accepted cases and one case per rejection rule, asserting codes.
 import { expect } from 'chai';
+import { codeOf as sharedCodeOf } from '@quire/testing';
 import { RequestError } from '../../src/errors.js';
 import { parseRequest } from '../../src/pipeline/parse.js';
 import { createDefaultRegistry } from '../../src/registry.js';
@@ -10,15 +11,8 @@ import { wrapReason } from '../../src/errors.js';
 import { TRUSTEE } from './helpers/harness.js';
 
 const at = { validator: 'V', field: 'f' };
-function codeOf(fn: () => void): string {
-  try {
-    fn();
-    return 'ok';
-  } catch (e) {
-    if (e instanceof RequestError) return e.code;
-    throw e;
-  }
-}
+/** The code of the coded error `fn` throws, or 'ok' when it returns (any other error is thrown again). */
+const codeOf = (fn: () => void): string => sharedCodeOf(fn) ?? 'ok';
 
 const registry = createDefaultRegistry();
 function staticCode(op: Record<string, unknown>): string {
