@@ -14,14 +14,31 @@ export class QuireError extends Error {
   }
 }
 
+/** The data each code of a table carries: one record type per code (`{ reason?: string }`; `Record<string, never>` for none). */
+export type CodeData<C extends string> = { [K in C]: Record<string, unknown> };
+
+/**
+ * The arguments of a {@link CodedError}: with a data table `D`, each code takes its own data (required when the code's
+ * data has a required field); without one, any record.
+ */
+export type CodedErrorArgs<C extends string, D extends CodeData<C> | undefined> =
+  D extends CodeData<C>
+    ? { [K in C]: Record<string, never> extends D[K] ? [code: K, data?: D[K], message?: string] : [code: K, data: D[K], message?: string] }[C]
+    : [code: C, data?: Record<string, unknown>, message?: string];
+
 /**
  * The base of an error class with its own table of codes: `class FooError extends CodedError<FooErrorCode> {}` types
- * `code` as one of the table's values and takes `(code, data?, message?)` like {@link QuireError}.
+ * `code` as one of the table's values and takes `(code, data?, message?)` like {@link QuireError}. Given the table of
+ * each code's data as well, `class FooError extends CodedError<FooErrorCode, FooErrorData> {}`, every `new FooError`
+ * is checked to carry the data of its code (as Lodestar's per-code error types).
  */
-export class CodedError<C extends string> extends QuireError {
+export class CodedError<C extends string, D extends CodeData<C> | undefined = undefined> extends QuireError {
   declare readonly code: C;
-  constructor(code: C, data: Record<string, unknown> = {}, message?: string) {
-    super(code, data, message);
+  /** The data of the code (any code's, as read: narrow by `code`); a record like every QuireError's. */
+  declare readonly data: D extends CodeData<C> ? D[C] & Record<string, unknown> : Record<string, unknown>;
+  constructor(...args: CodedErrorArgs<C, D>) {
+    const [code, data, message] = args as [C, Record<string, unknown> | undefined, string | undefined];
+    super(code, data ?? {}, message);
   }
 }
 

@@ -30,5 +30,20 @@ export const NetworkErrorCode = {
 } as const;
 export type NetworkErrorCode = (typeof NetworkErrorCode)[keyof typeof NetworkErrorCode];
 
+/** The data of each {@link NetworkErrorCode}, checked wherever a NetworkError is made. */
+export type NetworkErrorData = {
+  INVALID_VERKEY: { dest: string; length: number };
+  INVALID_SEED: { length: number };
+  INVALID_PEER_INFO: { name?: unknown; field: string };
+  DUPLICATE_PEER: { name: string };
+  MESSAGE_TOO_LARGE: { length: number; limit: number };
+  TOPIC_NOT_ALLOWED: { topic: string };
+  CLOSED: { reason?: string };
+  MALFORMED_FRAME: { reason: string };
+  MALFORMED_ENVELOPE: { reason: string };
+  INVALID_REQUEST_ID: { id: number };
+  ABORTED: { reason: string };
+};
+
 /** Errors raised by @quire/network to its local callers (never sent to remote peers). */
-export class NetworkError extends CodedError<NetworkErrorCode> {}
+export class NetworkError extends CodedError<NetworkErrorCode, NetworkErrorData> {}

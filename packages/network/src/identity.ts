@@ -17,7 +17,7 @@ export async function nodePrivateKeyFromSeed(seed: Uint8Array): Promise<PrivateK
     return await libp2pPrivateKeyFromSeed(seed);
   } catch (e) {
     if (!(e instanceof CryptoError)) throw e;
-    throw new NetworkError(NetworkErrorCode.INVALID_SEED, { length: e.data.length });
+    throw new NetworkError(NetworkErrorCode.INVALID_SEED, { length: lengthOf(e) });
   }
 }
 
@@ -36,11 +36,16 @@ export function peerIdFromVerkey(dest: string): string {
     return peerIdOfNodeDest(dest);
   } catch (e) {
     if (!(e instanceof IdentifierError)) throw e;
-    throw new NetworkError(NetworkErrorCode.INVALID_VERKEY, { dest, length: e.data.length });
+    throw new NetworkError(NetworkErrorCode.INVALID_VERKEY, { dest, length: lengthOf(e) });
   }
 }
 
 /** The PeerId string of the node key derived from `seed`. */
 export async function peerIdFromSeed(seed: Uint8Array): Promise<string> {
   return peerIdFromPrivateKey(await nodePrivateKeyFromSeed(seed)).toString();
+}
+
+/** The `length` a coded error of crypto or common reports (-1 when it has none). */
+function lengthOf(e: CryptoError | IdentifierError): number {
+  return typeof e.data.length === 'number' ? e.data.length : -1;
 }

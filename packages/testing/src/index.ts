@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { QuireError } from '@quire/common';
 
 /** A class of coded errors (StorageError, CryptoError, RequestError...). */
-export type CodedErrorClass<E extends QuireError> = new (...args: never[]) => E;
+export type CodedErrorClass<E extends QuireError> = new (...args: never) => E;
 
 /**
  * The code of the QuireError `fn` throws, or undefined when it returns. Any other error is thrown again: a test
