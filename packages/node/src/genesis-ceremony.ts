@@ -6,7 +6,7 @@
 // everything a pool would otherwise trip over at its first start: every proof of possession,
 // distinct aliases, keys and addresses, one node per steward, verkeys that belong to their DIDs.
 import { isIP } from 'node:net';
-import { b58decodeOrUndefined, canonicalJson, isValidDid, resolveVerkey } from '@quire/common';
+import { Role, TxnType, b58decodeOrUndefined, canonicalJson, isValidDid, resolveVerkey } from '@quire/common';
 import { blsVerifyPop } from '@quire/crypto';
 import { NodeError, NodeErrorCode } from './errors.js';
 import { poolGenesis, type GenesisNodeSpec } from './genesis-gen.js';
@@ -157,13 +157,13 @@ export function genesisCeremony(input: CeremonyInput): CeremonyOutput {
   const nym = (id: GenesisIdentity, role: string, seqNo: number, from: string | undefined): string =>
     canonicalJson({
       reqSignature: {},
-      txn: { data: { dest: id.did, role, verkey: id.verkey }, metadata: from === undefined ? {} : { from }, type: '1' },
+      txn: { data: { dest: id.did, role, verkey: id.verkey }, metadata: from === undefined ? {} : { from }, type: TxnType.NYM },
       txnMetadata: { seqNo },
       ver: '1',
     });
   const domain = [
-    ...input.trustees.map((t, i) => nym(t, '0', i + 1, i === 0 ? undefined : author)),
-    ...input.stewards.map((s, i) => nym(s, '2', input.trustees.length + i + 1, author)),
+    ...input.trustees.map((t, i) => nym(t, Role.TRUSTEE, i + 1, i === 0 ? undefined : author)),
+    ...input.stewards.map((s, i) => nym(s, Role.STEWARD, input.trustees.length + i + 1, author)),
   ];
   return { pool: poolGenesis(specs), domain: domain.join('\n') + '\n', nodes: specs };
 }
