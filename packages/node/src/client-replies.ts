@@ -1,6 +1,6 @@
 // The messages the client path sends (formats.md §5, requests.md §1.8): JSON encoding, REQNACK of
 // a request, the REPLY result of an ordered write, and the multi-signatures attached to a read.
-import { JsonText, TxnType, b58encode, equalBytes, isPlainObject, receivedKeys, stringifyJson, type MultiSignature } from '@quire/common';
+import { JsonText, LedgerId, TxnType, b58encode, equalBytes, isPlainObject, receivedKeys, stringifyJson, type MultiSignature } from '@quire/common';
 import { LruCache } from '@quire/crypto';
 import type { UnsignedReadReply, RequestError } from '@quire/requests';
 import { wrapReason } from '@quire/requests';
@@ -160,9 +160,9 @@ export function attachMultiSignatures(
     return;
   }
   if (type === TxnType.GET_TXN && result.data !== null && result.data !== undefined) {
-    const lid = typeof operation.ledgerId === 'number' ? operation.ledgerId : 1;
+    const lid = typeof operation.ledgerId === 'number' ? operation.ledgerId : LedgerId.DOMAIN;
     // a ledger with a state: 0-2 or a plugin ledger of the node (the audit ledger has no multi-signature)
-    if (lid === 3 || !Object.hasOwn(stores.states, lid)) return;
+    if (lid === LedgerId.AUDIT || !Object.hasOwn(stores.states, lid)) return;
     const ms = bls.getSync(rootText(stores.states[lid].committedRoot));
     if (ms !== undefined) result.state_proof = { multi_signature: ms };
   }
