@@ -17,6 +17,7 @@
  * Config: auth rule overrides `1:<rule key>`; the TAA `2:d:<digest>`, `2:v:<version>`, `2:latest`; its acceptance
  * mechanisms `3:v:<version>`, `3:latest`; frozen ledgers `4:FROZEN_LEDGERS`.
  */
+import { canonicalJsonBytes } from './canonical-json.js';
 import { sha256, sha256Hex } from './hash.js';
 import { toHex } from './hex.js';
 
@@ -135,3 +136,12 @@ export const amlVersionKey = (version: string): string => `3:v:${version}`;
 
 /** Config key of the frozen ledgers record (requests.md 7.3). */
 export const FROZEN_LEDGERS_KEY = '4:FROZEN_LEDGERS';
+
+/**
+ * W(v, n, t) (formats.md §8.2): the state value of the domain objects other than NYM, CJ({"lsn": n, "lut": t, "val":
+ * v}) as UTF-8, `n` the seqNo of the last write and `t` its txnTime (null in genesis). The write handlers store it and
+ * the light client recomputes it from a reply to check the proof: one definition, as for the keys.
+ */
+export function wrappedStateValue(val: unknown, seqNo: number | bigint | null, txnTime: number | bigint | null): Uint8Array {
+  return canonicalJsonBytes({ lsn: seqNo, lut: txnTime, val });
+}

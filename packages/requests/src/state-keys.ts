@@ -18,7 +18,7 @@
  *
  * W(v, n, t) = CJ({"lsn": n, "lut": t, "val": v}); CJ is canonical JSON (formats.md §1.6).
  */
-import { type AttribKind, canonicalJson, canonicalJsonBytes, deepCopy, isPlainObject, nymKey, parseJson, sha256Hex } from '@quire/common';
+import { type AttribKind, canonicalJson, canonicalJsonBytes, deepCopy, isPlainObject, nymKey, parseJson, sha256Hex, wrappedStateValue } from '@quire/common';
 import { RequestError, RequestErrorCode } from './errors.js';
 import type { StateKey } from './handler.js';
 
@@ -62,9 +62,9 @@ export interface WrappedValue<T = unknown> {
   val: T;
 }
 
-/** W(v, n, t) = CJ({"lsn": n, "lut": t, "val": v}) as UTF-8 bytes. */
+/** W(v, n, t) = CJ({"lsn": n, "lut": t, "val": v}) as UTF-8 bytes: common's wrappedStateValue, the light client's too. */
 export function encodeWrapped(val: unknown, seqNo: number, txnTime: number | null): Uint8Array {
-  return canonicalJsonBytes({ lsn: seqNo, lut: txnTime, val });
+  return wrappedStateValue(val, seqNo, txnTime);
 }
 
 /** Decodes a W value; a malformed one is reported as STATE_CORRUPT (never a silently wrong result). */

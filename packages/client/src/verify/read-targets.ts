@@ -30,6 +30,7 @@ import {
   taaDigest,
   taaDigestKey,
   taaVersionKey,
+  wrappedStateValue,
 } from '@quire/common';
 import { LruCache } from '@quire/crypto';
 import { ClientErrorCode, VerificationError } from '../errors.js';
@@ -84,9 +85,9 @@ function intOrNull(v: unknown, field: string): number | bigint | null {
   throw malformed(field, 'not an integer');
 }
 
-/** W(v, n, t) = CJ({lsn, lut, val}) (formats.md 8). */
+/** W(v, n, t) of a reply's value, its seqNo and txnTime (common's wrappedStateValue, what the nodes store). */
 function wrapped(val: unknown, result: Record<string, unknown>): Uint8Array {
-  return canonicalJsonBytes({ lsn: intOrNull(result.seqNo, 'seqNo'), lut: intOrNull(result.txnTime, 'txnTime'), val });
+  return wrappedStateValue(val, intOrNull(result.seqNo, 'seqNo'), intOrNull(result.txnTime, 'txnTime'));
 }
 
 /** A seqNo as a safe non-negative integer, else null. */
@@ -311,11 +312,7 @@ function revocDeltaTargets(result: Record<string, unknown>, op: Record<string, u
     let value: Uint8Array | null = null;
     if (accumFrom !== null && accumFrom !== undefined) {
       if (!isPlainObject(accumFrom)) throw malformed('data.value.accum_from', 'not an object');
-      value = canonicalJsonBytes({
-        lsn: intOrNull(accumFrom.seqNo, 'accum_from.seqNo'),
-        lut: intOrNull(accumFrom.txnTime, 'accum_from.txnTime'),
-        val: accumFrom,
-      });
+      value = wrappedStateValue(accumFrom, intOrNull(accumFrom.seqNo, 'accum_from.seqNo'), intOrNull(accumFrom.txnTime, 'accum_from.txnTime'));
     }
     targets.push({ key: revocRegAccumKey(id), value, freshness: fromRule, stateProof: data.stateProofFrom });
   }
