@@ -20,16 +20,6 @@ export class ExecutorRequestAnalyzer implements RequestAnalyzer {
     this.admitted.set(request, info);
   }
 
-  digestOf(request: ClientRequestBody): string | undefined {
-    const known = this.admitted.get(request);
-    if (known !== undefined) return known.digest;
-    try {
-      return parseRequest(request).digest;
-    } catch {
-      return undefined;
-    }
-  }
-
   analyze(request: ClientRequestBody): RequestCheck {
     const known = this.admitted.get(request);
     if (known !== undefined) {
