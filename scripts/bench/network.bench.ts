@@ -4,8 +4,8 @@
 // Throughputs are given as wall-clock, per CPU-second of the process and of the main thread (the four hosts share
 // this process), with the load average (see lib.ts).
 // Run: npm run bench -- network
-import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import { b58encode } from '@quire/common';
+import { libp2pPrivateKeyFromSeed } from '@quire/crypto';
 import { NodeHost, type NodeHostOptions } from '@quire/network';
 import { performance } from 'node:perf_hooks';
 import { record, report, sample, since, type CpuClock } from './lib.js';
@@ -35,7 +35,7 @@ async function startPool(policy: NodeHostOptions['gossipSignaturePolicy']): Prom
   const validators = await Promise.all(
     pool.hosts.map(async (h, i) => ({
       name: h.name,
-      dest: b58encode((await generateKeyPairFromSeed('Ed25519', seed(i + 1))).publicKey.raw),
+      dest: b58encode((await libp2pPrivateKeyFromSeed(seed(i + 1))).publicKey.raw),
       host: '127.0.0.1',
       port: h.port,
     })),

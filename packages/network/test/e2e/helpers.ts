@@ -1,5 +1,5 @@
-import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import { b58encode } from '@quire/common';
+import { libp2pPrivateKeyFromSeed } from '@quire/crypto';
 import { waitUntil } from '@quire/testing';
 import type { ValidatorInfo } from '../../src/index.js';
 
@@ -10,7 +10,7 @@ export function nodeSeed(i: number): Uint8Array {
 
 /** base58 verkey (NODE.dest) of a seed. */
 export async function destOf(seed: Uint8Array): Promise<string> {
-  return b58encode((await generateKeyPairFromSeed('Ed25519', seed)).publicKey.raw);
+  return b58encode((await libp2pPrivateKeyFromSeed(seed)).publicKey.raw);
 }
 
 /** Waits until `cond` holds (@quire/testing's waitUntil, polling every 20 ms); fails with `what` after `timeoutMs`. */
