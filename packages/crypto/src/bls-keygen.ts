@@ -1,7 +1,7 @@
 // IETF BLS KeyGen (draft-irtf-cfrg-bls-signature-04+, section 2.3) with empty key_info, as formats.md
 // 9.1 fixes it. Implemented here (node:crypto HKDF) so the derived key does not depend on a backend.
 import { createHash, hkdfSync } from 'node:crypto';
-import { CryptoError, CryptoErrorCode } from './errors.js';
+import { CryptoError, CryptoErrorCode, byteLengthOf } from './errors.js';
 
 /** Order r of the BLS12-381 prime-order subgroups. */
 export const BLS12_381_R = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n;
@@ -13,7 +13,7 @@ const KEY_INFO_AND_L = Buffer.from([0x00, L]); // key_info (empty) || I2OSP(L, 2
 /** Derives the 32-byte big-endian BLS secret scalar of `ikm` (at least 32 bytes). */
 export function blsKeygen(ikm: Uint8Array): Uint8Array {
   if (!(ikm instanceof Uint8Array) || ikm.length < 32) {
-    throw new CryptoError(CryptoErrorCode.BLS_SEED_LENGTH, { length: ikm instanceof Uint8Array ? ikm.length : undefined });
+    throw new CryptoError(CryptoErrorCode.BLS_SEED_LENGTH, { length: byteLengthOf(ikm) });
   }
   const ikmWithZero = Buffer.concat([ikm, Buffer.from([0x00])]); // IKM || I2OSP(0, 1)
   let salt: Buffer = INITIAL_SALT;

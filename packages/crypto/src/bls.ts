@@ -5,7 +5,7 @@
 // public keys validated (not identity, in the subgroup), signatures group-checked.
 import { PublicKey, SecretKey, Signature, aggregateSignatures, fastAggregateVerify, verify } from '@chainsafe/blst';
 import { b58decode } from '@quire/common';
-import { CryptoError, CryptoErrorCode } from './errors.js';
+import { CryptoError, CryptoErrorCode, byteLengthOf, type CryptoErrorData } from './errors.js';
 import { blsKeygen } from './bls-keygen.js';
 import { LruCache } from './lru.js';
 
@@ -33,7 +33,7 @@ const publicKeyCache = new LruCache<string, BlstPublicKey>(4096);
 /** Strictly decodes a 48-byte compressed G1 public key. Throws CryptoError (BLS_PUBLIC_KEY_*). */
 export function blsPublicKeyFromBytes(bytes: Uint8Array): BlstPublicKey {
   if (!(bytes instanceof Uint8Array) || bytes.length !== BLS_PUBLIC_KEY_LENGTH) {
-    throw new CryptoError(CryptoErrorCode.BLS_PUBLIC_KEY_LENGTH, { length: bytes instanceof Uint8Array ? bytes.length : undefined });
+    throw new CryptoError(CryptoErrorCode.BLS_PUBLIC_KEY_LENGTH, { length: byteLengthOf(bytes) });
   }
   const k = hexKey(bytes);
   const hit = publicKeyCache.get(k);
@@ -50,17 +50,26 @@ export function blsPublicKeyFromBytes(bytes: Uint8Array): BlstPublicKey {
 
 /** Strictly decodes a 96-byte compressed G2 signature (group-checked). Throws CryptoError (BLS_SIGNATURE_*). */
 export function blsSignatureFromBytes(bytes: Uint8Array): BlstSignature {
+  return signatureFromBytes(bytes, true);
+}
+
+/**
+ * A 96-byte compressed G2 signature, group-checked when `groupCheck`; the errors name `index` when one is given (the
+ * place of the signature in an aggregation).
+ */
+function signatureFromBytes(bytes: Uint8Array, groupCheck: boolean, index?: number): BlstSignature {
+  const at = index === undefined ? {} : { index };
   if (!(bytes instanceof Uint8Array) || bytes.length !== BLS_SIGNATURE_LENGTH) {
-    throw new CryptoError(CryptoErrorCode.BLS_SIGNATURE_LENGTH, { length: bytes instanceof Uint8Array ? bytes.length : undefined });
+    throw new CryptoError(CryptoErrorCode.BLS_SIGNATURE_LENGTH, { length: byteLengthOf(bytes), ...at });
   }
   try {
-    return Signature.fromBytes(bytes, true);
+    return groupCheck ? Signature.fromBytes(bytes, true) : Signature.fromBytes(bytes, false, false);
   } catch (err) {
-    throw new CryptoError(CryptoErrorCode.BLS_SIGNATURE_INVALID, { reason: reasonOf(err) });
+    throw new CryptoError(CryptoErrorCode.BLS_SIGNATURE_INVALID, { reason: reasonOf(err), ...at });
   }
 }
 
-function fromBase58(text: string, what: string): Uint8Array {
+function fromBase58(text: string, what: CryptoErrorData['BASE58_INVALID']['what']): Uint8Array {
   try {
     return b58decode(text);
   } catch {
@@ -169,24 +178,7 @@ export interface BlsAggregateOptions {
  */
 export function blsAggregateSignatures(signatures: readonly Uint8Array[], opts: BlsAggregateOptions = {}): Uint8Array {
   if (signatures.length === 0) throw new CryptoError(CryptoErrorCode.BLS_AGGREGATE_EMPTY);
-  const decoded = signatures.map((s, index) => {
-    try {
-      if (opts.verified === true) {
-        if (!(s instanceof Uint8Array) || s.length !== BLS_SIGNATURE_LENGTH) {
-          throw new CryptoError(CryptoErrorCode.BLS_SIGNATURE_LENGTH, { length: s instanceof Uint8Array ? s.length : undefined });
-        }
-        try {
-          return Signature.fromBytes(s, false, false);
-        } catch (err) {
-          throw new CryptoError(CryptoErrorCode.BLS_SIGNATURE_INVALID, { reason: reasonOf(err) });
-        }
-      }
-      return blsSignatureFromBytes(s);
-    } catch (err) {
-      if (err instanceof CryptoError) throw new CryptoError(err.code, { ...err.data, index });
-      throw err;
-    }
-  });
+  const decoded = signatures.map((s, index) => signatureFromBytes(s, opts.verified !== true, index));
   return aggregateSignatures(decoded, false).toBytes(true);
 }
 

@@ -2,7 +2,7 @@
 // private key) or a 32-byte public key. Importing a raw key into a KeyObject costs more than the
 // verification itself, so public KeyObjects are kept in a bounded LRU keyed by the key bytes.
 import { createPrivateKey, createPublicKey, randomBytes, sign as nodeSign, verify as nodeVerify, type KeyObject } from 'node:crypto';
-import { CryptoError, CryptoErrorCode } from './errors.js';
+import { CryptoError, CryptoErrorCode, byteLengthOf } from './errors.js';
 import { LruCache } from './lru.js';
 
 export const ED25519_SEED_LENGTH = 32;
@@ -23,7 +23,7 @@ export interface Ed25519KeyPair {
 /** Derives the key pair of a 32-byte seed (RFC 8032 private key). Throws CryptoError on a wrong length. */
 export function ed25519KeyPairFromSeed(seed: Uint8Array): Ed25519KeyPair {
   if (!(seed instanceof Uint8Array) || seed.length !== ED25519_SEED_LENGTH) {
-    throw new CryptoError(CryptoErrorCode.ED25519_SEED_LENGTH, { length: seed instanceof Uint8Array ? seed.length : undefined });
+    throw new CryptoError(CryptoErrorCode.ED25519_SEED_LENGTH, { length: byteLengthOf(seed) });
   }
   const privateKeyObject = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
   const publicKeyObject = createPublicKey(privateKeyObject);
@@ -74,7 +74,7 @@ export class Ed25519Verifier {
   /** The native KeyObject of a 32-byte public key, imported once and then served from the cache. */
   publicKeyObject(publicKey: Uint8Array): KeyObject {
     if (!(publicKey instanceof Uint8Array) || publicKey.length !== ED25519_PUBLIC_KEY_LENGTH) {
-      throw new CryptoError(CryptoErrorCode.ED25519_PUBLIC_KEY_LENGTH, { length: publicKey instanceof Uint8Array ? publicKey.length : undefined });
+      throw new CryptoError(CryptoErrorCode.ED25519_PUBLIC_KEY_LENGTH, { length: byteLengthOf(publicKey) });
     }
     const x = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.length).toString('base64url');
     let key = this.#cache.get(x);

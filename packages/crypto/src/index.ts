@@ -1,6 +1,6 @@
 // @quire/crypto: Ed25519 (native on the hot path, portable verifier beside it), DID signers,
 // BLS12-381 multi-signatures (blst), and the hashes of @quire/common.
-export { CryptoError, CryptoErrorCode } from './errors.js';
+export { CryptoError, CryptoErrorCode, type CryptoErrorData } from './errors.js';
 export { LruCache } from './lru.js';
 export {
   ED25519_PUBLIC_KEY_LENGTH,

@@ -2,7 +2,7 @@
 // observer and an SDK client turn their seed into the key their libp2p stack authenticates with (Noise), hence into
 // their PeerId. The PeerId of a node known only by its NODE.dest is common's `peerIdOfNodeDest`.
 import type { PrivateKey } from '@libp2p/interface';
-import { CryptoError, CryptoErrorCode } from './errors.js';
+import { CryptoError, CryptoErrorCode, byteLengthOf } from './errors.js';
 import { ED25519_SEED_LENGTH } from './ed25519.js';
 
 /**
@@ -13,7 +13,7 @@ import { ED25519_SEED_LENGTH } from './ed25519.js';
  */
 export async function libp2pPrivateKeyFromSeed(seed: Uint8Array): Promise<PrivateKey> {
   if (!(seed instanceof Uint8Array) || seed.length !== ED25519_SEED_LENGTH) {
-    throw new CryptoError(CryptoErrorCode.ED25519_SEED_LENGTH, { length: seed instanceof Uint8Array ? seed.length : -1 });
+    throw new CryptoError(CryptoErrorCode.ED25519_SEED_LENGTH, { length: byteLengthOf(seed) });
   }
   const { generateKeyPairFromSeed } = await import('@libp2p/crypto/keys');
   return generateKeyPairFromSeed('Ed25519', seed);

@@ -7,7 +7,7 @@ import { ed25519KeyPairFromSeed, ed25519RandomSeed, ed25519Sign } from './ed2551
 /** The 32 bytes of a seed given as bytes, 64 hex digits or a 32-character string (common's decodeSeed). */
 export function seedBytes(seed: Uint8Array | string): Uint8Array {
   const bytes = decodeSeed(seed);
-  if (typeof bytes === 'number') throw new CryptoError(CryptoErrorCode.ED25519_SEED_LENGTH, { length: bytes >= 0 ? bytes : undefined });
+  if (typeof bytes === 'number') throw new CryptoError(CryptoErrorCode.ED25519_SEED_LENGTH, { length: bytes });
   return bytes;
 }
 
