@@ -4,9 +4,9 @@
 import type { CoreContext, CoreStateWriters } from './context.js';
 import { Suspicion } from './context.js';
 import { batchDigest, decodeDiscarded, encodeDiscarded, multiSigValue } from './digest.js';
-import type { AppliedBatch, BatchStages, CommittedBatch } from './interfaces.js';
+import type { AppliedBatch, BatchStages, CommittedBatch, ConsensusCrypto } from './interfaces.js';
 import type { RequestIntake } from './intake.js';
-import type { BatchId, Commit, MultiSignature, MultiSignatureValue, Prepare, PrePrepare } from './messages.js';
+import type { BatchId, ClientRequestBody, Commit, MultiSignature, MultiSignatureValue, Prepare, PrePrepare } from './messages.js';
 import { multiSigFromTuple } from './messages.js';
 import { MultiSigVerdict, checkMultiSignature, registryAtPoolRoot } from './multisig-check.js';
 import { type BatchRecord, newRecord, prepareMatches, prepareOf, samePrePrepare } from './three-pc-log.js';
@@ -192,8 +192,12 @@ export class Ordering {
     if (voted !== undefined && voted.viewNo === pp.viewNo && voted.digest !== pp.digest) return this.refuse(pp, primary, Suspicion.PPR_EQUIVOCATION);
     if (!this.intake.ensureKnown(pp.reqIdr)) return 'wait';
     const payloads = new Set<string>();
+    const requests: ClientRequestBody[] = [];
     for (const d of pp.reqIdr) {
-      const info = this.intake.entries.get(d)!.info;
+      const entry = this.intake.entries.get(d);
+      // ensureKnown holds them all; a request not held is waited for, as ensureKnown would have it
+      if (entry === undefined) return 'wait';
+      const info = entry.info;
       // the digest covers the requests, not the ledger: the requests must fix it (formats.md §10.2)
       if (info.ledgerId !== pp.ledgerId) return this.refuse(pp, primary, Suspicion.PPR_DIGEST_WRONG);
       const pd = info.payloadDigest;
@@ -201,6 +205,7 @@ export class Ordering {
         return this.refuse(pp, primary, Suspicion.PPR_WITH_ORDERED_REQUEST);
       }
       payloads.add(pd);
+      requests.push(entry.request);
     }
     if (pp.poolStateRootHash !== ex.uncommittedPoolStateRoot()) return this.refuse(pp, primary, Suspicion.PPR_POOL_STATE_ROOT_HASH_WRONG);
     // check 12: a multi-signature that is bad (not merely unverifiable here) refuses the PRE-PREPARE
@@ -216,7 +221,7 @@ export class Ordering {
     const regBefore = this.uncommittedRegistry;
     const applied = ex.applyBatch({
       ledgerId: pp.ledgerId,
-      requests: pp.reqIdr.map((d) => this.intake.entries.get(d)!.request),
+      requests,
       digests: pp.reqIdr,
       ppTime: pp.ppTime,
       ppSeqNo: pp.ppSeqNo,
@@ -295,7 +300,10 @@ export class Ordering {
 
   private noteRegistryAt(poolStateRoot: string, applied: AppliedBatch): void {
     this.registryAtRoot.set(poolStateRoot, this.uncommittedRegistry ?? [...this.ctx.validators]);
-    if (this.registryAtRoot.size > 256) this.registryAtRoot.delete(this.registryAtRoot.keys().next().value!);
+    if (this.registryAtRoot.size > 256) {
+      const oldest = this.registryAtRoot.keys().next();
+      if (oldest.done !== true) this.registryAtRoot.delete(oldest.value);
+    }
     if (applied.nodeReg.length > 0) this.uncommittedRegistry = [...applied.nodeReg];
   }
 
@@ -369,7 +377,10 @@ export class Ordering {
 
   private noteVerified(key: string): void {
     this.verifiedMultiSigs.add(key);
-    if (this.verifiedMultiSigs.size > 1024) this.verifiedMultiSigs.delete(this.verifiedMultiSigs.values().next().value!);
+    if (this.verifiedMultiSigs.size > 1024) {
+      const oldest = this.verifiedMultiSigs.values().next();
+      if (oldest.done !== true) this.verifiedMultiSigs.delete(oldest.value);
+    }
   }
 
   /** The multi-signatures of a PRE-PREPARE that may be stored: those that pass check 12 here. */
@@ -474,17 +485,16 @@ export class Ordering {
         if (r.ordered) continue;
       }
       if (r === undefined || r.ordered || !r.prepared || r.pp === undefined || r.applied === undefined) return;
-      const multiSigs = this.collectMultiSigs(r);
+      const multiSigs = this.collectMultiSigs(r, r.pp, r.applied);
       if (multiSigs === undefined) return;
-      this.order(r, multiSigs);
+      this.order(r, r.pp, r.applied, multiSigs);
     }
   }
 
-  /** n-f COMMITs whose shares verify (aggregate first, one by one on failure) -> multi-sigs. */
-  private collectMultiSigs(r: BatchRecord): MultiSignature[] | undefined {
+  /** n-f COMMITs whose shares verify (aggregate first, one by one on failure) -> multi-sigs of batch `r` (`pp` applied as `applied`). */
+  private collectMultiSigs(r: BatchRecord, pp: PrePrepare, applied: AppliedBatch): MultiSignature[] | undefined {
     const ctx = this.ctx;
-    const pp = r.pp!;
-    const ledgers = r.applied!.signedLedgers;
+    const ledgers = applied.signedLedgers;
     const expected = ledgers
       .map((l) => String(l.ledgerId))
       .sort()
@@ -503,10 +513,12 @@ export class Ordering {
     candidates.sort();
     const crypto = ctx.modules.crypto;
     const values = ledgers.map((l) => multiSigValue(l, pp.poolStateRootHash, pp.ppTime));
-    const aggregate = (who: string[]): (string | undefined)[] =>
-      values.map((v) => crypto.blsAggregate(who.map((c) => r.commits.get(c)!.blsSigs[String(v.ledger_id)]!)));
+    const aggregate = (who: string[]): (string | undefined)[] => values.map((v) => aggregateShares(crypto, r.commits, who, String(v.ledger_id)));
     const verifyAll = (who: string[], sigs: (string | undefined)[]): boolean =>
-      values.every((v, i) => sigs[i] !== undefined && crypto.blsVerifyMulti(who, v, sigs[i]!));
+      values.every((v, i) => {
+        const sig = sigs[i];
+        return sig !== undefined && crypto.blsVerifyMulti(who, v, sig);
+      });
     const adopted = this.adoptKnownValid(r, values, candidates);
     if (adopted !== undefined) return adopted;
     let sigs = aggregate(candidates);
@@ -518,8 +530,10 @@ export class Ordering {
     else if (candidates.some((c) => !r.shareChecked.has(c)) && !verifyAll(candidates, sigs)) {
       for (const c of candidates) {
         if (r.shareChecked.has(c)) continue;
-        const commit = r.commits.get(c)!;
-        if (values.every((v) => crypto.blsVerifyShare(c, v, commit.blsSigs[String(v.ledger_id)]!))) {
+        // every candidate's COMMIT is held (only this loop drops one, after checking it)
+        const commit = r.commits.get(c);
+        if (commit === undefined) continue;
+        if (values.every((v) => crypto.blsVerifyShare(c, v, commit.blsSigs[String(v.ledger_id)]))) {
           r.shareChecked.add(c);
           r.verifiedCommitters.add(c);
         } else {
@@ -537,16 +551,16 @@ export class Ordering {
     }
     const out: MultiSignature[] = [];
     for (let i = 0; i < values.length; i++) {
-      if (sigs[i] === undefined) return undefined;
-      out.push({ signature: sigs[i]!, participants: [...candidates], value: values[i]! });
+      const signature = sigs[i];
+      if (signature === undefined) return undefined;
+      out.push({ signature, participants: [...candidates], value: values[i] });
     }
     return out;
   }
 
-  private order(r: BatchRecord, multiSigs: MultiSignature[]): void {
+  /** Orders batch `r`: `pp`, applied here as `applied`, with the multi-signatures built from its COMMITs. */
+  private order(r: BatchRecord, pp: PrePrepare, applied: AppliedBatch, multiSigs: MultiSignature[]): void {
     const ctx = this.ctx;
-    const pp = r.pp!;
-    const applied = r.applied!;
     // only verified multi-signatures are stored: the PRE-PREPARE's that check here, and this node's own
     const fromPP = this.storableMultiSigs(pp);
     const committed = ctx.modules.executor.commitBatch([...fromPP, ...multiSigs]);
@@ -568,7 +582,7 @@ export class Ordering {
       ppTime: pp.ppTime,
       digest: pp.digest,
       replies: committed.txns.map((t) => ({ digest: t.digest, seqNo: t.seqNo, connIds: conns.get(t.digest) ?? [] })),
-      rejects: discarded.map((i, j) => ({ digest: pp.reqIdr[i]!, reason: applied.rejectReasons[j] ?? '', connIds: conns.get(pp.reqIdr[i]!) ?? [] })),
+      rejects: discarded.map((i, j) => ({ digest: pp.reqIdr[i], reason: applied.rejectReasons[j] ?? '', connIds: conns.get(pp.reqIdr[i]) ?? [] })),
       multiSigs,
       stages,
     });
@@ -652,6 +666,20 @@ export class Ordering {
     this.preprepared = [];
     this.prepared = [];
   }
+}
+
+/**
+ * The aggregate of the COMMIT shares of `who` for ledger `ledger`; undefined when one of them holds no COMMIT or no share
+ * for it (a COMMIT's ledgers are checked against the batch's before it becomes a candidate), or the shares do not aggregate.
+ */
+function aggregateShares(crypto: ConsensusCrypto, commits: ReadonlyMap<string, Commit>, who: readonly string[], ledger: string): string | undefined {
+  const shares: string[] = [];
+  for (const c of who) {
+    const share = commits.get(c)?.blsSigs[ledger];
+    if (share === undefined) return undefined;
+    shares.push(share);
+  }
+  return crypto.blsAggregate(shares);
 }
 
 export function batchIdOf(pp: PrePrepare): BatchId {
