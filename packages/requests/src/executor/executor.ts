@@ -51,7 +51,7 @@ export interface ExecutorModules {
   software?: SoftwareInfo;
   /**
    * Ledgers of the node besides its state ledgers (the stores' pool, domain, config and plugin ledgers): what
-   * LEDGERS_FREEZE checks and records for another id >= 4. Without it every such id "never existed".
+   * LEDGERS_FREEZE checks and records for another id above LedgerId.AUDIT. Without it every such id "never existed".
    */
   pluginLedgers?: { snapshot(ledgerId: number): LedgerSnapshot | undefined };
   /** The verified-signature cache to use (one shared by several executors of one process); a new one by default. */
@@ -230,7 +230,7 @@ export class RequestExecutor {
       auth: this.auth,
       attributes: attrs,
       ledgerSnapshot: (id: number) => {
-        if (!this.isStateLedger(id)) return id > 3 ? plugins?.snapshot(id) : undefined;
+        if (!this.isStateLedger(id)) return id > LedgerId.AUDIT ? plugins?.snapshot(id) : undefined;
         // the appended txns only: the batch being applied is a config batch, and the config ledger is never frozen
         const ledger = stores.ledgers[id];
         return { size: ledger.uncommittedSize, root: ledger.uncommittedRoot, stateRoot: stores.states[id].headRoot };
@@ -330,7 +330,7 @@ export class RequestExecutor {
         throw new RequestError(RequestErrorCode.ALREADY_ORDERED, { payloadDigest: pd });
       }
       if (this.opts.verifySignatures) this.verifier.verify(req, this.idr, this.views[0]);
-      const plugin = ledgerId > 3 ? this.registry.plugin(ledgerId) : undefined;
+      const plugin = ledgerId > LedgerId.AUDIT ? this.registry.plugin(ledgerId) : undefined;
       checkTaaAcceptance(req, ledgerId, this.views[2], ppTime, plugin === undefined ? undefined : plugin.taaAcceptanceRequired === true);
       if (frozen instanceof RequestError) throw frozen;
       if (frozen) throw new RequestError(RequestErrorCode.LEDGER_FROZEN, { type: req.type, ledgerId });
@@ -400,13 +400,13 @@ export class RequestExecutor {
    */
   commitInto(writeBatch: WriteBatch, upToBatchId?: number): CommittedLedgerBatch[] {
     if (this.applied.length === 0) return [];
-    const limit = upToBatchId ?? this.applied[0]!.batchId;
+    const limit = upToBatchId ?? this.applied[0].batchId;
     const done: CommittedLedgerBatch[] = [];
     this.enter();
     try {
       const payloads: string[] = [];
-      while (this.applied.length > 0 && this.applied[0]!.batchId <= limit) {
-        const b = this.applied.shift()!;
+      for (let b = this.applied.at(0); b !== undefined && b.batchId <= limit; b = this.applied.at(0)) {
+        this.applied.shift();
         void this.stores.ledgers[b.ledgerId].commit(b.txnCount, writeBatch);
         void this.stores.states[b.ledgerId].commit(b.stateRootAfter, writeBatch);
         this.stores.timestamps?.set(b.ledgerId, b.ppTime, b.stateRootAfter, writeBatch);
@@ -450,7 +450,8 @@ export class RequestExecutor {
   revert(count?: number): void {
     const n = Math.min(count ?? this.applied.length, this.applied.length);
     for (let i = 0; i < n; i++) {
-      const b = this.applied.pop()!;
+      const b = this.applied.pop();
+      if (b === undefined) break;
       this.stores.ledgers[b.ledgerId].discard(b.txnCount);
       this.stores.states[b.ledgerId].setHead(b.stateRootBefore);
       for (const d of b.digests) this.inFlight.delete(d.payloadDigest);
@@ -579,7 +580,7 @@ function batchAttribute(applied: readonly AppliedBatch[], current: AppliedBatch,
   const v = current.attributes.get(hash);
   if (v !== undefined) return v;
   for (let i = applied.length - 1; i >= 0; i--) {
-    const x = applied[i]!.attributes.get(hash);
+    const x = applied[i].attributes.get(hash);
     if (x !== undefined) return x;
   }
   return undefined;
