@@ -1,4 +1,5 @@
 import { CodedError, QuireError } from '@quire/common';
+import type { StorageErrorCode } from '@quire/storage/proofs';
 
 /**
  * Stable codes of {@link ClientError} and {@link VerificationError}. Programs and tests branch on these, never on
@@ -10,11 +11,11 @@ export const ClientErrorCode = {
   INVALID_GENESIS: 'INVALID_GENESIS',
   /** A builder or command argument that is missing or malformed (data: `field`, `reason`). */
   INVALID_ARGUMENT: 'INVALID_ARGUMENT',
-  /** A seed that is not 32 bytes / 32 characters / 64 hex digits (data: `length`). */
+  /** A seed that is not 32 bytes / 32 characters / 64 hex digits (data: `length`, -1 when not bytes). */
   INVALID_SEED: 'INVALID_SEED',
   /** A request JSON that is not a request object (data: `reason`). */
   INVALID_REQUEST: 'INVALID_REQUEST',
-  /** Signing with a key whose DID is not the request's author or a listed signer where one is required (data: `did`). */
+  /** Signing with a key whose DID is not the request's author or a listed signer where one is required (data: `did`, `reason`). */
   SIGNER_MISMATCH: 'SIGNER_MISMATCH',
 
   // submission outcome
@@ -24,17 +25,22 @@ export const ClientErrorCode = {
   REQUEST_REJECTED: 'REQUEST_REJECTED',
   /**
    * No f+1 agreement before the deadline (data: `timeoutMs`, `replies`, `errors`: `{node, code, reason?}` per failed
-   * node, `code` being a refusing node's own code such as TOO_MANY_PENDING, else the ClientErrorCode of the failure).
+   * node, `code` being a refusing node's own code such as TOO_MANY_PENDING, else the ClientErrorCode of the failure;
+   * `answered`, `n`). As one node's failure in `errors`: its node gave no answer in time (data: `node`).
    */
   TIMEOUT: 'TIMEOUT',
-  /** Every node answered or failed and no f+1 agreement is possible any more (data: `replies`, `errors` as for TIMEOUT). */
+  /**
+   * Every node answered or failed and no f+1 agreement is possible any more (data: `replies`, `errors`, `answered`, `n`
+   * as for TIMEOUT); of a read, the nodes agreeing on each answer without proof (data: `groups`, `errors`); no validator
+   * has a client address (data: `reason`).
+   */
   NO_CONSENSUS: 'NO_CONSENSUS',
-  /** Every node was asked and none gave a reply that verifies (data: `errors`). */
+  /** Every node was asked and none gave a reply that verifies (data: `errors`, `nacks`: `{reason, nodes}` per REQNACK reason). */
   NO_VERIFIED_REPLY: 'NO_VERIFIED_REPLY',
   /**
    * Every node was asked and the replies that verified all showed a state older than one this pool handle has
    * already seen acknowledged or read (data: `ledgerId`, `seen`: `{time, seqNo}`, `behind`: the first such reply's
-   * `{node, timestamp, root, key?, keySeqNo?, readSeqNo?}`, `errors`). Retry later: a node that is behind catches up.
+   * `{node, ledgerId, timestamp, root, seenTime, key?, keySeqNo?, readSeqNo?}`, `errors`, `nacks`). Retry later: a node that is behind catches up.
    */
   READ_BEHIND: 'READ_BEHIND',
   /**
@@ -66,7 +72,11 @@ export const ClientErrorCode = {
    * may still be ordered by the pool: the nodes it reached decide it whatever the client does.
    */
   ABORTED: 'ABORTED',
-  /** Pool-ledger catch-up could not reach a trusted target (data: `reason`). */
+  /**
+   * Pool-ledger catch-up could not reach a trusted target (data: `reason`, with `notAhead`, `proofs`, `failed` when no
+   * f+1 agree; `discarded` when no node served valid txns; `at`, `target` when timed out; `expected`, `actual` for a txn
+   * out of sequence).
+   */
   CATCHUP_FAILED: 'CATCHUP_FAILED',
 
   // light-client verification (VerificationError)
@@ -92,13 +102,89 @@ export const ClientErrorCode = {
   MULTISIG_DUPLICATE_PARTICIPANT: 'MULTISIG_DUPLICATE_PARTICIPANT',
   /** The aggregate BLS signature does not verify (data: `participants`). */
   MULTISIG_INVALID: 'MULTISIG_INVALID',
-  /** The multi-signature's timestamp is too old (data: `timestamp`, `now`, `freshnessSeconds`). */
+  /** The multi-signature's timestamp is too old (data: `timestamp`, `now` or, for a read as of a time, `asOf`, `freshnessSeconds`). */
   MULTISIG_STALE: 'MULTISIG_STALE',
 } as const;
 export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
 
+/** One node's failure in the `errors` of a pool error (see NodeFailure: `code` a node's refusal code or a ClientErrorCode). */
+export type NodeFailureData = {
+  node: string;
+  code: string;
+  reason?: string;
+};
+
+/** The answers of a write, grouped (REPLYs by result, REQNACKs / REJECTs by reason), in the data of TIMEOUT and NO_CONSENSUS. */
+export type WriteSummaryData = {
+  replies: { kind: 'reply' | 'nack' | 'reject'; nodes: string[]; reason?: string }[];
+  errors: NodeFailureData[];
+  /** The nodes that answered. */
+  answered: string[];
+  n: number;
+};
+
+/** The data of each {@link ClientErrorCode}, checked wherever a ClientError (or VerificationError) is made. */
+export type ClientErrorData = {
+  INVALID_GENESIS: { file: string; reason: string };
+  INVALID_ARGUMENT: { field: string; reason: string };
+  /** `length` -1: not bytes at all. */
+  INVALID_SEED: { length: number };
+  INVALID_REQUEST: { reason: string };
+  SIGNER_MISMATCH: { did: string; reason: string };
+  REQUEST_NACKED: { reason: string; code: number | null; nodes: string[] };
+  REQUEST_REJECTED: { reason: string; code: number | null; nodes: string[] };
+  /** A write's deadline (with what was heard); one node's (`node`); an exchange ended because others settled the request (`reason`). */
+  TIMEOUT: ({ timeoutMs: number } & WriteSummaryData) | { node: string } | { reason: string };
+  /** A write (what was heard); a read (the groups of nodes agreeing on an unproven answer); no node to ask (`reason`). */
+  NO_CONSENSUS: WriteSummaryData | { groups: string[][]; errors: NodeFailureData[] } | { reason: string };
+  NO_VERIFIED_REPLY: { errors: NodeFailureData[]; nacks: { reason: string; nodes: string[] }[] };
+  READ_BEHIND: {
+    ledgerId: number;
+    seen: { time: number; seqNo: number } | undefined;
+    behind: { node: string; ledgerId: number; timestamp: number; root: string; seenTime: number; key?: string; keySeqNo?: number; readSeqNo?: number | null };
+    errors: NodeFailureData[];
+    nacks: { reason: string; nodes: string[] }[];
+  };
+  REPLY_BEHIND: Record<string, never>;
+  NODE_UNREACHABLE: { node: string; reason: string };
+  REQUEST_TIMEOUT: { id: number; timeoutMs: number };
+  STREAM_CLOSED: { id: number; reason: string };
+  NODE_REFUSED: { node: string; refusal: string; reason: string };
+  MALFORMED_REPLY: { node: string; reason: string };
+  CLOSED: { reason?: 'client closed' | 'close timed out' | 'close failed' | 'liveness ping answered' };
+  ABORTED: { reason: string };
+  CATCHUP_FAILED:
+    | { reason: 'no f+1 agreement on the pool ledger'; notAhead: number; proofs: number; failed: string[] }
+    | { reason: 'no node served valid txns'; discarded: { node: string; reason: string }[] }
+    | { reason: 'timed out'; at: number; target: number }
+    | { reason: 'root differs from the target after catch-up' }
+    | { reason: 'txn out of sequence'; expected: number; actual: string };
+  REPLY_MALFORMED: { field: string; reason: string };
+  /** `requested` and `answered` as canonical JSON. */
+  REPLY_NOT_FOR_REQUEST: { field: string; requested: string; answered: string };
+  NO_PROOF: { type: string };
+  PROOF_INVALID: { proofCode: StorageErrorCode; key: string };
+  PROOF_VALUE_MISMATCH: { key: string; expected: string | null; proven: string | null };
+  AUDIT_PATH_INVALID: { proofCode: StorageErrorCode; seqNo: number; ledgerSize: number };
+  MULTISIG_ROOT_MISMATCH: { field: 'state_root_hash' | 'txn_root_hash' | 'ledger_id'; expected: unknown; signed: unknown };
+  MULTISIG_TOO_FEW_PARTICIPANTS: { participants: number; required: number };
+  MULTISIG_UNKNOWN_PARTICIPANT: { participant: string };
+  MULTISIG_DUPLICATE_PARTICIPANT: { participant: string };
+  MULTISIG_INVALID: { participants: number };
+  /** `now` for a read of the current state, `asOf` for a read as of a time. */
+  MULTISIG_STALE: { timestamp: number; freshnessSeconds: number } & ({ now: number } | { asOf: number });
+};
+
 /** Any failure of @quire/client. */
-export class ClientError extends CodedError<ClientErrorCode> {}
+export class ClientError extends CodedError<ClientErrorCode, ClientErrorData> {}
+
+/** A ClientError of code `K`, its data typed as that code's. */
+export type ClientErrorOf<K extends ClientErrorCode> = Omit<ClientError, 'code' | 'data'> & { readonly code: K; readonly data: ClientErrorData[K] };
+
+/** Whether `e` is a ClientError of `code` (its data then typed as that code's, as checked when it was made). */
+export function isClientError<K extends ClientErrorCode>(e: unknown, code: K): e is ClientErrorOf<K> {
+  return e instanceof ClientError && e.code === code;
+}
 
 /** A reply that does not pass light-client verification: it must not be trusted. */
 export class VerificationError extends ClientError {}

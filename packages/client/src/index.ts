@@ -1,6 +1,6 @@
 // @quire/client: the Quire SDK (pool handle, request builders, signing, submission with reply agreement, reads
 // verified by state proof), the light-client verifiers, and the `quire` command-line tool (bin).
-export { ClientError, ClientErrorCode, ClientRequestError, VerificationError } from './errors.js';
+export { ClientError, ClientErrorCode, ClientRequestError, VerificationError, type ClientErrorData, type ClientErrorOf, isClientError } from './errors.js';
 export { ProofError } from '@quire/storage/proofs';
 
 // light-client verifiers (pure)

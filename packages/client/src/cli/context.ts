@@ -308,7 +308,14 @@ export class Context {
     const refused = [...answers.values()].filter((a) => a.kind === 'nack' || a.kind === 'reject');
     if (refused.length > 0 && refused.length === answers.size) {
       const first = refused[0] as Extract<NodeAnswer, { kind: 'nack' | 'reject' }>;
-      throw new ClientError(first.kind === 'nack' ? ClientErrorCode.REQUEST_NACKED : ClientErrorCode.REQUEST_REJECTED, { reason: first.reason }, first.reason);
+      const data = {
+        reason: first.reason,
+        code: first.code,
+        nodes: refused.filter((a) => a.kind === first.kind && a.reason === first.reason).map((a) => a.node),
+      };
+      throw first.kind === 'nack'
+        ? new ClientError(ClientErrorCode.REQUEST_NACKED, data, first.reason)
+        : new ClientError(ClientErrorCode.REQUEST_REJECTED, data, first.reason);
     }
   }
 }

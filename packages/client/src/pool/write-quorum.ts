@@ -18,7 +18,7 @@
  * counts as the node's failure (NACK_AFTER_ACK), never toward f+1 refusals.
  */
 import { POOL_OVERLOADED_REASON, canonicalJson, equalBytes, isPlainObject } from '@quire/common';
-import { ClientError, ClientErrorCode } from '../errors.js';
+import { ClientError, ClientErrorCode, type WriteSummaryData } from '../errors.js';
 import { nodeFailure, type NodeAnswer, type NodeFailure } from './exchange.js';
 
 /** The failure code of a node that answered REQNACK after it acknowledged the request (see `WriteQuorum.add`). */
@@ -164,7 +164,7 @@ export class WriteQuorum {
   }
 
   /** The detail of a failure: each group of answers, each node's failure, the nodes heard from. */
-  summary(): Record<string, unknown> {
+  summary(): WriteSummaryData {
     return {
       replies: [...this.groups.values()].map((g) => ({
         kind: g.kind,

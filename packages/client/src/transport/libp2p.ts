@@ -101,7 +101,7 @@ export async function privateKeyFromSeed(seed: Uint8Array): Promise<PrivateKey> 
   try {
     return await libp2pPrivateKeyFromSeed(seed);
   } catch (e) {
-    if (e instanceof CryptoError) throw new ClientError(ClientErrorCode.INVALID_SEED, { length: e.data.length });
+    if (e instanceof CryptoError) throw new ClientError(ClientErrorCode.INVALID_SEED, { length: typeof e.data.length === 'number' ? e.data.length : -1 });
     throw e;
   }
 }

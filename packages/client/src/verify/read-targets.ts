@@ -255,7 +255,7 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
       if (data !== null && data !== undefined && !isPlainObject(data)) throw malformed('data', 'not an object');
       return one(LedgerId.CONFIG, FROZEN_LEDGERS_KEY, data === null || data === undefined ? null : wrapped(data, result), { kind: 'current' });
     default:
-      throw new VerificationError(ClientErrorCode.NO_PROOF, { type });
+      throw new VerificationError(ClientErrorCode.NO_PROOF, { type: String(type) });
   }
 }
 

@@ -222,11 +222,16 @@ describe('quire CLI diagnostics (no pool)', function () {
     const alias = new ClientError(ClientErrorCode.REQUEST_REJECTED, {
       reason: `client request invalid: UnauthorizedClientRequest('${TRUSTEE_DID}', 17, '')`,
       code: null,
+      nodes: ['Node1', 'Node2'],
     });
     const lines = errorLines(alias, { requestType: '1' });
     expect(lines[0]).to.equal(`error: request refused by the pool (REJECT): client request invalid: UnauthorizedClientRequest('${TRUSTEE_DID}', 17, '')`);
     expect(lines[1]).to.match(/^hint: only the DID's owner may change it/);
-    const taa = new ClientError(ClientErrorCode.REQUEST_REJECTED, { reason: 'Txn Author Agreement acceptance is required for ledger with id 1', code: 201 });
+    const taa = new ClientError(ClientErrorCode.REQUEST_REJECTED, {
+      reason: 'Txn Author Agreement acceptance is required for ledger with id 1',
+      code: 201,
+      nodes: ['Node1', 'Node2'],
+    });
     expect(errorLines(taa, { requestType: '1' })).to.deep.equal([
       'error: request refused by the pool (REJECT [code 201]): Txn Author Agreement acceptance is required for ledger with id 1',
       'hint: accept the agreement: add --taa-mechanism <label> once (see quire get-taa and get-taa-aml); later writes to this pool carry it',
@@ -234,6 +239,7 @@ describe('quire CLI diagnostics (no pool)', function () {
     const plain = new ClientError(ClientErrorCode.REQUEST_NACKED, {
       reason: "client request invalid: InvalidClientRequest('x', 1, 'validation error [ClientNodeOperation]: invalid network ip address')",
       code: null,
+      nodes: ['Node1', 'Node2'],
     });
     expect(errorLines(plain, { requestType: '0' })).to.have.length(1);
     expect(reasonHint('101', 'anything else')).to.equal(undefined);
@@ -247,12 +253,20 @@ describe('quire CLI diagnostics (no pool)', function () {
         { node: 'Node3', code: 'NODE_UNREACHABLE', reason: 'connection refused' },
         { node: 'Node4', code: 'NODE_UNREACHABLE' },
       ],
+      answered: ['Node1', 'Node2'],
+      n: 4,
     });
     const lines = errorLines(e, { shape: { n: 4, f: 1 } });
     expect(lines[0]).to.equal('error: no quorum: 2 of 4 answered, 3 needed');
     expect(lines).to.include('  Node3: NODE_UNREACHABLE (connection refused)');
     const seven = errorLines(
-      new ClientError(ClientErrorCode.TIMEOUT, { replies: [], errors: [1, 2, 3, 4, 5].map((i) => ({ node: `Node${i}`, code: 'NODE_UNREACHABLE' })) }),
+      new ClientError(ClientErrorCode.TIMEOUT, {
+        timeoutMs: 30000,
+        replies: [],
+        errors: [1, 2, 3, 4, 5].map((i) => ({ node: `Node${i}`, code: 'NODE_UNREACHABLE' })),
+        answered: ['Node6', 'Node7'],
+        n: 7,
+      }),
       { shape: { n: 7, f: 2 } },
     );
     expect(seven[0]).to.equal('error: no quorum: 2 of 7 answered, 5 needed');
@@ -261,13 +275,20 @@ describe('quire CLI diagnostics (no pool)', function () {
       new ClientError(ClientErrorCode.NO_CONSENSUS, {
         replies: [{ kind: 'nack', nodes: ['Node1'], reason: 'x' }],
         errors: [2, 3, 4].map((i) => ({ node: `Node${i}`, code: 'NODE_UNREACHABLE' })),
+        answered: ['Node1'],
+        n: 4,
       }),
       { shape: { n: 4, f: 1 } },
     );
     expect(early[0]).to.equal('error: no quorum: 1 of 4 answered, 3 needed');
     expect(early).to.include('  nack from Node1: x');
     const disagree = errorLines(
-      new ClientError(ClientErrorCode.NO_CONSENSUS, { replies: [1, 2, 3, 4].map((i) => ({ kind: 'reply', nodes: [`Node${i}`] })), errors: [] }),
+      new ClientError(ClientErrorCode.NO_CONSENSUS, {
+        replies: [1, 2, 3, 4].map((i) => ({ kind: 'reply', nodes: [`Node${i}`] })),
+        errors: [],
+        answered: ['Node1', 'Node2', 'Node3', 'Node4'],
+        n: 4,
+      }),
       { shape: { n: 4, f: 1 } },
     );
     expect(disagree[0]).to.equal('error: no agreement: the nodes answered but no 2 of them gave the same answer');

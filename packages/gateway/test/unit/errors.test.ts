@@ -52,13 +52,21 @@ describe('pool failures over HTTP', function () {
 
   it('timeout 504, unreachable 503, disagreement 409, each with what was tried; an unexpected error 500', async () => {
     const errors = [{ node: 'Node1', code: 'NODE_UNREACHABLE' }];
-    const t = await ask(new ClientError(ClientErrorCode.TIMEOUT, { timeoutMs: 5, replies: [], errors }));
+    const t = await ask(new ClientError(ClientErrorCode.TIMEOUT, { timeoutMs: 5, replies: [], errors, answered: [], n: 4 }));
     expect(t.status).to.equal(504);
     expect(t.body.code).to.equal('POOL_TIMEOUT');
     expect((t.body.tried as Json).errors).to.deep.equal(errors);
     const u = await ask(new ClientError(ClientErrorCode.NO_VERIFIED_REPLY, { errors, nacks: [] }));
     expect([u.status, u.body.code]).to.deep.equal([503, 'POOL_UNAVAILABLE']);
-    const behind = await ask(new ClientError(ClientErrorCode.READ_BEHIND, { errors }));
+    const behind = await ask(
+      new ClientError(ClientErrorCode.READ_BEHIND, {
+        ledgerId: 1,
+        seen: { time: 1700000000, seqNo: 12 },
+        behind: { node: 'Node2', ledgerId: 1, timestamp: 1699999999, root: 'root', seenTime: 1700000000 },
+        errors,
+        nacks: [],
+      }),
+    );
     expect([behind.status, behind.body.code]).to.deep.equal([503, 'POOL_UNAVAILABLE']);
     expect((behind.body.tried as Json).errors).to.deep.equal(errors);
     const few = await ask(new ClientError(ClientErrorCode.NO_CONSENSUS, { groups: [['Node1']], errors }));
