@@ -21,10 +21,196 @@ export const ErrorKind = {
 } as const;
 export type ErrorKind = (typeof ErrorKind)[keyof typeof ErrorKind];
 
-type Data = Record<string, unknown>;
-interface CodeSpec {
+/** The Python type names a field check reports (`expected types 'dict', got 'list'`). */
+export type PyType = 'NoneType' | 'str' | 'bool' | 'int' | 'float' | 'list' | 'dict';
+
+/** The data of every field code: the schema validator's name, the (dotted) field path, the value refused. */
+export type FieldData = { validator: string; field: string; value: unknown };
+
+/** The texts of a NODE's conflict with another node or with its stored record (NODE_CONFLICT). */
+export type NodeConflict =
+  | "Node's alias must be unique"
+  | "Node's nodestack addresses must be unique"
+  | "Node's clientstack addresses must be unique"
+  | "Node's alias cannot be changed";
+
+type None = Record<string, never>;
+
+/**
+ * The data of each {@link RequestErrorCode}, checked wherever a RequestError is made: the reason a client sees is
+ * built from it (the catalogue below takes each code's data as typed here).
+ */
+export type RequestErrorData = {
+  MESSAGE_TOO_LARGE: { length: number; limit: number };
+  MALFORMED_JSON: { problem: string };
+  FIELD_MISSING: { validator: string; fields: readonly string[] };
+  FIELD_TYPE: FieldData & { expected: PyType; got: PyType };
+  FIELD_EMPTY: FieldData;
+  FIELD_TOO_LONG: FieldData & { max: number };
+  FIELD_ENUM: FieldData & { allowed: readonly string[] };
+  FIELD_BASE58_CHARS: FieldData & { chars: readonly string[] };
+  FIELD_BASE58_LENGTH: FieldData & { length: number; allowed: readonly number[] };
+  FIELD_VERKEY: FieldData;
+  FIELD_HASH: FieldData;
+  FIELD_VERSION_PARTS: FieldData & { parts: number };
+  FIELD_VERSION_CHARS: FieldData;
+  FIELD_ROLE: FieldData;
+  FIELD_IP: FieldData;
+  FIELD_PORT: FieldData;
+  FIELD_TOO_SMALL: FieldData & { min: number | bigint };
+  FIELD_TOO_LARGE: FieldData & { max: number | bigint };
+  FIELD_INVALID: FieldData & { problem: string };
+  UNKNOWN_TYPE: { type: string };
+  SIGNATURE_AND_SIGNATURES: None;
+  MISSING_IDENTIFIER: None;
+  IDENTIFIER_NOT_IN_SIGNATURES: None;
+  ENDORSER_NOT_SIGNED: None;
+  ENDORSED_WITHOUT_AUTHOR: None;
+  ENDORSED_AUTHOR_NOT_SIGNED: None;
+  PROTOCOL_VERSION_MISSING: None;
+  PROTOCOL_VERSION_OLD: { version: 1 };
+  PROTOCOL_VERSION_UNKNOWN: { version: unknown };
+  SIGNATURE_MISSING: None;
+  SERIALIZATION_FAILED: { problem: string };
+  UNKNOWN_SIGNER: { did: string };
+  INSUFFICIENT_SIGNATURES: { required: number; valid: number; invalid: number; bad: readonly { did: string; signature: string }[] };
+  POOL_READ_ONLY: None;
+  DUPLICATE_DIFFERENT_SIGNATURES: None;
+  ALREADY_ORDERED: { payloadDigest: string };
+  WRONG_LEDGER: { type: string; ledgerId: number };
+  NOT_A_WRITE: { type: string };
+  EXTERNAL_NODE_UPGRADE: None;
+  EXTERNAL_AUDIT: None;
+  TAA_NOT_EXPECTED: { ledgerId: number };
+  TAA_MISSING: { ledgerId: number };
+  TAA_WRONG_DIGEST: { digest: string };
+  TAA_RETIRED: { version: string; seqNo: number; txnTime: number | null };
+  TAA_TIME_TOO_PRECISE: { time: number };
+  TAA_TIME_INAPPROPRIATE: { time: number; low: string; high: string };
+  TAA_MECHANISM_INAPPROPRIATE: { mechanism: string; labels: readonly string[] };
+  TAA_TIME_OUT_OF_RANGE: { time: number | bigint };
+  AUTH_NOT_ALLOWED: { request: string };
+  AUTH_FORBIDDEN: None;
+  AUTH_NOT_OWNER: { roleName: string; field: string; typeName: string };
+  AUTH_AUTHOR_NOT_FOUND: { did: string };
+  AUTH_AUTHOR_MUST_SIGN: None;
+  AUTH_NOT_ENOUGH_SIGNATURES: { roleName: string };
+  AUTH_OR_FAILED: { rule: string; failures: readonly string[] };
+  AUTH_ENDORSER_ROLE: None;
+  AUTH_ENDORSER_MUST_SIGN: None;
+  AUTH_ENDORSER_FIELD_REQUIRED: None;
+  AUTH_EMPTY: { dest: string };
+  CONSTRAINT_REQUIRED: None;
+  CONSTRAINT_ID_REQUIRED: None;
+  CONSTRAINT_LIST_EMPTY: None;
+  CONSTRAINT_ROLE: { role: unknown };
+  CONSTRAINT_OFF_LEDGER_ROLE: { role: unknown };
+  CONSTRAINT_UNEXPECTED_FIELD: { name: string; constraintId: string };
+  AUTH_RULE_EDIT_NEEDS_OLD: None;
+  AUTH_RULE_ADD_WITH_OLD: None;
+  AUTH_RULE_UNKNOWN: { key: string };
+  AUTH_RULE_KEY_INCOMPLETE: None;
+  NODE_DEST_NOT_KEY: { dest: unknown };
+  NODE_VERKEY_NOT_ALLOWED: None;
+  NODE_BLS_POP_MISSING: None;
+  NODE_BLS_POP_UNNEEDED: None;
+  NODE_BLS_POP_INCORRECT: { pop: string; key: string };
+  NODE_MISSING_FIELDS: None;
+  NODE_SAME_HA: None;
+  NODE_STEWARD_HAS_NODE: { author: string };
+  NODE_CONFLICT: { data: Record<string, unknown>; problem: NodeConflict };
+  NODE_SAME_DATA: None;
+  UPGRADE_SCHEDULE_INVALID: { schedule: unknown; problem: string };
+  UPGRADE_ALREADY_SCHEDULED: { name: unknown };
+  UPGRADE_PACKAGE_EMPTY: None;
+  UPGRADE_VERSION_INVALID: { version: string; versionClass: 'NodeVersion' };
+  UPGRADE_PACKAGE_NOT_INSTALLED: { pkg: string };
+  UPGRADE_PACKAGE_FOREIGN: { pkg: string };
+  UPGRADE_NOT_UPGRADABLE: { version: string };
+  RESTART_DATETIME_INVALID: { value: unknown };
+  TAA_AML_NOT_SET: None;
+  TAA_CREATE_WITHOUT_TEXT: None;
+  TAA_CREATE_WITH_RETIREMENT: None;
+  TAA_RATIFICATION_IN_FUTURE: None;
+  TAA_TEXT_CHANGE: None;
+  TAA_RATIFICATION_CHANGE: None;
+  TAA_RETIRE_WHILE_DISABLED: None;
+  TAA_RETIRE_LATEST: None;
+  TAA_TS_OUT_OF_RANGE: { field: 'ratification_ts' | 'retirement_ts'; ts: number | bigint };
+  AML_EMPTY: None;
+  AML_VERSION_EXISTS: None;
+  TAA_ALREADY_DISABLED: None;
+  FREEZE_BASE_LEDGER: None;
+  FREEZE_LEDGER_NEVER_EXISTED: { ids: readonly number[] };
+  LEDGER_FROZEN: { type: string; ledgerId: number };
+  READ_INVALID_LEDGER: { ledgerId: number | bigint };
+  READ_INVALID_SEQNO: { seqNo: number | bigint };
+  READ_SEQNO_AND_TIMESTAMP: None;
+  GET_TAA_SELECTORS: None;
+  GET_TAA_AML_SELECTORS: None;
+  STATIC_RULE: { text: string };
+  DYNAMIC_RULE: { text: string };
+  UNAUTHORIZED_RULE: { text: string };
+  NYM_DEST_MISSING: { validator: string; field: string };
+  NYM_VERSION_INVALID: { version: unknown; field: string };
+  NYM_DIDDOC_ID: { field: 'diddocContent' };
+  NYM_DIDDOC_VERKEY_FRAGMENT: { field: 'diddocContent' };
+  NYM_OFF_LEDGER_NOT_SELF: { dest: string };
+  NYM_OFF_LEDGER_NO_VERKEY: { dest: string };
+  NYM_VERSION_1_MISMATCH: { dest: string; version: 1 };
+  NYM_VERSION_2_MISMATCH: { dest: string; version: 2 };
+  NYM_VERSION_ON_UPDATE: { dest: string };
+  ATTRIB_NONE: { validator?: string };
+  ATTRIB_SEVERAL: { fields: readonly string[] };
+  ATTRIB_DEST_UNKNOWN: { dest: string };
+  ATTRIB_ENDPOINT_FORMAT: { field: string };
+  ATTRIB_ENDPOINT_ADDRESS: { field: string };
+  ATTRIB_ENDPOINT_PORT: { field: string };
+  GET_ATTR_SELECTOR: None;
+  SCHEMA_IMMUTABLE: { key: string };
+  CLAIM_DEF_REF_UNKNOWN: { ref: string };
+  CLAIM_DEF_REF_NOT_SCHEMA: { ref: string };
+  REVOC_CRED_DEF_ID_FORMAT: { credDefId: string };
+  REVOC_CRED_DEF_UNKNOWN: { credDefId: string };
+  REVOC_DEF_UNKNOWN: { revocRegDefId: string };
+  REVOC_INDEX_IN_BOTH: { revocRegDefId: string };
+  REVOC_PREV_ACCUM_WITHOUT_ENTRY: { prevAccum: string };
+  REVOC_ACCUM_MISMATCH: { current: unknown; last: unknown };
+  REVOC_LISTS_EMPTY: { revocRegDefId: string };
+  REVOC_ACCUM_UNCHANGED: { revocRegDefId: string };
+  REVOC_ISSUED_NOT_REVOKED: { indices: string; current: string };
+  REVOC_ALREADY_REVOKED: { indices: string; current: string };
+  REVOC_REVOKED_NOT_ISSUED: { indices: string; current: string };
+  REVOC_ALREADY_ISSUED: { indices: string; current: string };
+  GET_REVOC_DELTA_RANGE: { from: number | bigint; to: number | bigint };
+  RS_CONTENT_NOT_JSON: { field: 'content' };
+  RS_JSONLD_FIELD: { field: '@id' | '@type' };
+  RS_ID_MISMATCH: { id: string };
+  RS_DUPLICATE_METADATA: { rsType: string; rsName: string; rsVersion: string };
+  RS_IMMUTABLE: { typeName: string; id: string };
+  RS_NAME_VERSION_CHANGE: { id: string };
+  RS_CONTEXT_MISSING: { field: 'content' };
+  RS_CONTEXT_TYPE: { field: 'content.@context' };
+  RS_CONTEXT_URI: { uri: string };
+  RS_CONTENT_MEMBERS: { missing: readonly string[]; where: string; joiner: ', ' | ' and ' };
+  RS_MAPPING_DEFAULT_ATTRIBUTES: { field: 'content.attributes' };
+  RS_MAPPING_ENC_RANK: { missing: 'enc and rank' | 'enc' | 'rank'; name: string };
+  RS_MAPPING_RANKS: { count: number };
+  RS_REFERENCE_MISSING: { id: unknown; text: string };
+  RS_REFERENCE_WRONG_TYPE: { id: unknown; text: string };
+  RS_CRED_DEF_MAPPING_SCHEMA: { schema: unknown };
+  RS_ID_RESERVED: { id: string };
+  RS_ID_TAKEN: { id: string };
+  STATE_CORRUPT: { key: string; problem: string };
+  CATCHUP_TXNS_REFUSED: { ledgerId: number; problem: string };
+  REGISTRY_INVALID: { problem: string };
+  INTERNAL: { problem: string };
+};
+
+/** What the catalogue holds for a code: its wrapper kind, its reason built from its data, its REJECT code. */
+interface CodeSpec<D> {
   kind: ErrorKind;
-  reason: (d: Data) => string;
+  reason: (d: D) => string;
   /** Numeric code put in the REJECT `code` member (TAA rejections only). */
   replyCode?: number;
 }
@@ -53,8 +239,12 @@ export function renderValue(v: unknown, max = 200): string {
 const pyList = (v: unknown): string => (Array.isArray(v) ? `[${v.map((x) => renderValue(x, 40)).join(', ')}]` : renderValue(v));
 
 /** `validation error [<Validator>]: <problem> (<field>=<value>)` (requests.md §1.2). */
-const field = (problem: (d: Data) => string) => (d: Data) => `validation error [${s(d.validator)}]: ${problem(d)} (${s(d.field)}=${renderValue(d.value, 100)})`;
+const field =
+  <D extends FieldData>(problem: (d: D) => string) =>
+  (d: D) =>
+    `validation error [${s(d.validator)}]: ${problem(d)} (${s(d.field)}=${renderValue(d.value, 100)})`;
 
+/** Each code's wrapper kind and reason; each reason takes its code's data as {@link RequestErrorData} types it. */
 const CATALOGUE = {
   // ---- transport and parsing -------------------------------------------------------------------
   /** Message longer than MSG_LEN_LIMIT. Data: length, limit. */
@@ -66,18 +256,19 @@ const CATALOGUE = {
   MALFORMED_JSON: { kind: ErrorKind.INVALID, reason: (d) => `invalid request: ${s(d.problem)}` },
 
   // ---- schema (field) errors: all read `validation error [V]: <problem> (<field>=<value>)` ------
+  // (every FIELD_* code but FIELD_MISSING carries FieldData, validator, field and value, and the data named below)
   /** Required fields absent. Data: validator, fields (string[]). */
-  FIELD_MISSING: { kind: ErrorKind.INVALID, reason: (d) => `validation error [${s(d.validator)}]: missed fields - ${(d.fields as string[]).join(', ')}. ` },
+  FIELD_MISSING: { kind: ErrorKind.INVALID, reason: (d) => `validation error [${s(d.validator)}]: missed fields - ${d.fields.join(', ')}. ` },
   /** Wrong JSON type. Data: validator, field, value, expected, got. */
   FIELD_TYPE: { kind: ErrorKind.INVALID, reason: field((d) => `expected types '${s(d.expected)}', got '${s(d.got)}'`) },
-  /** Empty string where a non-empty one is required. */
+  /** An empty string, list or object where a non-empty one is required. */
   FIELD_EMPTY: { kind: ErrorKind.INVALID, reason: field(() => 'empty string') },
   /** String or array over its limit. Data: max. */
   FIELD_TOO_LONG: { kind: ErrorKind.INVALID, reason: field((d) => `${renderValue(d.value, 100)}... is longer than ${s(d.max)} symbols`) },
   /** Value not in an enum. Data: allowed (string[]). */
   FIELD_ENUM: {
     kind: ErrorKind.INVALID,
-    reason: field((d) => `expected one of '${(d.allowed as string[]).join(', ')}', unknown value '${renderValue(d.value)}'`),
+    reason: field((d) => `expected one of '${d.allowed.join(', ')}', unknown value '${renderValue(d.value)}'`),
   },
   /** Base58 text with characters outside the alphabet. Data: chars. */
   FIELD_BASE58_CHARS: { kind: ErrorKind.INVALID, reason: field((d) => `should not contain the following chars ${renderValue(d.chars)}`) },
@@ -85,7 +276,7 @@ const CATALOGUE = {
   FIELD_BASE58_LENGTH: {
     kind: ErrorKind.INVALID,
     reason: field((d) => {
-      const allowed = d.allowed as number[];
+      const allowed = d.allowed;
       return allowed.length === 1
         ? `b58 decoded value length ${s(d.length)} should be ${allowed[0]}`
         : `b58 decoded value length ${s(d.length)} should be one of [${allowed.join(', ')}]`;
@@ -126,6 +317,7 @@ const CATALOGUE = {
     reason: (d) =>
       `Message version (${s(d.version)}) differs from current protocol version. Make sure that the latest LibIndy is used and \`set_protocol_version(2)\` is called`,
   },
+  /** Data: version (the value sent). */
   PROTOCOL_VERSION_UNKNOWN: {
     kind: ErrorKind.INVALID,
     reason: () => 'Unknown protocol version value. Make sure that the latest LibIndy is used and `set_protocol_version(2)` is called',
@@ -141,7 +333,7 @@ const CATALOGUE = {
   INSUFFICIENT_SIGNATURES: {
     kind: ErrorKind.SIGNATURE,
     reason: (d) => {
-      const bad = (d.bad as { did: string; signature: string }[]).map((b) => `did=${b.did}, signature=${b.signature}`).join('; ');
+      const bad = d.bad.map((b) => `did=${b.did}, signature=${b.signature}`).join('; ');
       return `insufficient number of valid signatures, ${s(d.required)} is required but ${s(d.valid)} valid and ${s(d.invalid)} invalid have been provided. The following signatures are invalid: ${bad}`;
     },
   },
@@ -181,7 +373,7 @@ const CATALOGUE = {
   TAA_MECHANISM_INAPPROPRIATE: {
     kind: ErrorKind.TAA,
     replyCode: RejectCode.TAA_MECHANISM_INAPPROPRIATE,
-    reason: (d) => rejectReason(RejectCode.TAA_MECHANISM_INAPPROPRIATE, s(d.mechanism), `[${(d.labels as string[]).map((l) => `'${l}'`).join(', ')}]`),
+    reason: (d) => rejectReason(RejectCode.TAA_MECHANISM_INAPPROPRIATE, s(d.mechanism), `[${d.labels.map((l) => `'${l}'`).join(', ')}]`),
   },
   TAA_TIME_OUT_OF_RANGE: {
     kind: ErrorKind.TAA,
@@ -206,12 +398,12 @@ const CATALOGUE = {
   /** Data: rule (str of the OR), failures (string[] already rendered). */
   AUTH_OR_FAILED: {
     kind: ErrorKind.UNAUTHORIZED,
-    reason: (d) => `Rule for this action is: ${s(d.rule)}\nFailed checks:\n${(d.failures as string[]).join('\n')}`,
+    reason: (d) => `Rule for this action is: ${s(d.rule)}\nFailed checks:\n${d.failures.join('\n')}`,
   },
   AUTH_ENDORSER_ROLE: { kind: ErrorKind.UNAUTHORIZED, reason: () => "Endorser must have one of the following roles: {'ENDORSER'}" },
   AUTH_ENDORSER_MUST_SIGN: { kind: ErrorKind.UNAUTHORIZED, reason: () => 'Endorser must sign the transaction' },
   AUTH_ENDORSER_FIELD_REQUIRED: { kind: ErrorKind.UNAUTHORIZED, reason: () => "'Endorser' field must be explicitly set for the endorsed transaction" },
-  /** An update of an object by someone else where no rule applies (NYM alias-only update). */
+  /** An update of an object by someone else where no rule applies (NYM alias-only update). Data: dest. */
   AUTH_EMPTY: { kind: ErrorKind.UNAUTHORIZED, reason: () => '' },
 
   // ---- auth rules (AUTH_RULE / AUTH_RULES / GET_AUTH_RULE; auth-rules.md §3.2, §6) --------------
@@ -388,7 +580,7 @@ const CATALOGUE = {
   /** Required members of a content object missing. Data: missing (string[]), where, joiner (', ' or ' and '). */
   RS_CONTENT_MEMBERS: {
     kind: ErrorKind.INVALID,
-    reason: (d) => `${(d.missing as string[]).map((m) => `'${m}'`).join(s(d.joiner))} must be set in '${s(d.where)}'`,
+    reason: (d) => `${d.missing.map((m) => `'${m}'`).join(s(d.joiner))} must be set in '${s(d.where)}'`,
   },
   /** A mapping whose attributes lack `issuer` or `issuanceDate`. */
   RS_MAPPING_DEFAULT_ATTRIBUTES: { kind: ErrorKind.INVALID, reason: () => "'issuer' and 'issuanceDate' must be in content's 'attributes'" },
@@ -419,43 +611,63 @@ const CATALOGUE = {
   REGISTRY_INVALID: { kind: ErrorKind.PLAIN, reason: (d) => `request handlers: ${s(d.problem)}` },
   /** Any unexpected failure while processing a request (never escapes the executor). Data: problem. */
   INTERNAL: { kind: ErrorKind.INVALID, reason: (d) => `internal error while processing the request: ${s(d.problem)}` },
-} satisfies Record<string, CodeSpec>;
+} satisfies { [K in keyof RequestErrorData]: CodeSpec<RequestErrorData[K]> };
 
 /** Stable codes of {@link RequestError}: `RequestErrorCode.TAA_MISSING === 'TAA_MISSING'`. */
 export const RequestErrorCode = Object.fromEntries(Object.keys(CATALOGUE).map((k) => [k, k])) as { readonly [K in keyof typeof CATALOGUE]: K };
 export type RequestErrorCode = keyof typeof CATALOGUE;
 
+/**
+ * The catalogue entry of a code known only at run time. Sound: every RequestError and every {@link reasonFor} pairs a
+ * code with that code's data (the constructor's and reasonFor's parameters check it), so the entry's reason is given
+ * the data it was written for.
+ */
+function specOf(code: RequestErrorCode): CodeSpec<Record<string, unknown>> | undefined {
+  return CATALOGUE[code] as CodeSpec<Record<string, unknown>> | undefined;
+}
+
 /** The reason text for a code and its data (the one place reasons are built). */
-export function reasonFor(code: RequestErrorCode, data: Record<string, unknown>): string {
-  return (CATALOGUE[code] as CodeSpec).reason(data);
+export function reasonFor<K extends RequestErrorCode>(code: K, data: RequestErrorData[K]): string {
+  return specOf(code)?.reason(data) ?? String(code);
 }
 
 export interface RequestErrorOptions {
-  /** Overrides the code's default wrapper (e.g. every NODE dynamic failure is UnauthorizedClientRequest). */
+  /** Overrides the code's default wrapper kind. */
   kind?: ErrorKind;
 }
+
+/**
+ * The arguments of `new RequestError`: a code, the data of that code (optional when none of its fields is required;
+ * another code's data is refused), options.
+ */
+export type RequestErrorArgs = {
+  [K in RequestErrorCode]: None extends RequestErrorData[K]
+    ? [code: K, data?: RequestErrorData[K], opts?: RequestErrorOptions]
+    : [code: K, data: RequestErrorData[K], opts?: RequestErrorOptions];
+}[RequestErrorCode];
+
+/** The arguments of `new RequestError` for the codes K only: what a relay that can raise no other code keeps. */
+export type RequestErrorArgsOf<K extends RequestErrorCode> = Extract<RequestErrorArgs, [K, ...unknown[]]>;
 
 /** A refused request: stable `code`, `data` for the reason, `reason` text, wrapper `kind`, TAA `replyCode`. */
 export class RequestError extends QuireError {
   declare readonly code: RequestErrorCode;
+  /** The data of the code (any code's, as read: narrow by `code`). */
+  declare readonly data: RequestErrorData[RequestErrorCode] & Record<string, unknown>;
   readonly kind: ErrorKind;
   readonly reason: string;
   /** The integer REJECT `code` (200-207 for TAA rejections), else null. */
   readonly replyCode: number | null;
 
-  constructor(code: RequestErrorCode, data: Record<string, unknown> = {}, opts: RequestErrorOptions = {}) {
-    const spec = CATALOGUE[code] as CodeSpec | undefined;
+  constructor(...args: RequestErrorArgs) {
+    const [code, data = {}, opts = {}] = args;
+    const spec = specOf(code);
     const reason = spec ? spec.reason(data) : String(code);
     super(code, data, reason);
     this.name = 'RequestError';
     this.reason = reason;
     this.kind = opts.kind ?? spec?.kind ?? ErrorKind.INVALID;
     this.replyCode = spec?.replyCode ?? null;
-  }
-
-  /** The same error under another wrapper kind. */
-  withKind(kind: ErrorKind): RequestError {
-    return new RequestError(this.code, this.data, { kind });
   }
 }
 

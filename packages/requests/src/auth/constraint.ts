@@ -4,7 +4,7 @@
  * GET_AUTH_RULE), and the human-readable text used in reasons (§8).
  */
 import { RequestError, RequestErrorCode } from '../errors.js';
-import { fail, isInteger, isPlainObject, pyType } from '../validation/fields.js';
+import { fieldData, isInteger, isPlainObject, pyType } from '../validation/fields.js';
 
 export interface RoleConstraint {
   constraint_id: 'ROLE';
@@ -59,12 +59,15 @@ export function parseConstraint(value: unknown, path = 'constraint', depth = 0):
     throw new RequestError(RequestErrorCode.CONSTRAINT_REQUIRED);
   }
   const at = { validator: VALIDATOR, field: path };
-  if (!isPlainObject(value)) fail(RequestErrorCode.FIELD_TYPE, at, value, { expected: 'dict', got: pyType(value) });
-  if (depth > MAX_DEPTH) fail(RequestErrorCode.FIELD_INVALID, at, '...', { problem: `nesting deeper than ${MAX_DEPTH}` });
+  if (!isPlainObject(value)) throw new RequestError(RequestErrorCode.FIELD_TYPE, { ...fieldData(at, value), expected: 'dict', got: pyType(value) });
+  if (depth > MAX_DEPTH) throw new RequestError(RequestErrorCode.FIELD_INVALID, { ...fieldData(at, '...'), problem: `nesting deeper than ${MAX_DEPTH}` });
   if (!Object.hasOwn(value, 'constraint_id')) throw new RequestError(RequestErrorCode.CONSTRAINT_ID_REQUIRED);
   const id = value.constraint_id;
   if (typeof id !== 'string' || !(CONSTRAINT_IDS as readonly string[]).includes(id)) {
-    fail(RequestErrorCode.FIELD_ENUM, { validator: VALIDATOR, field: `${path}.constraint_id` }, id, { allowed: [CONSTRAINT_IDS.join(', ')] });
+    throw new RequestError(RequestErrorCode.FIELD_ENUM, {
+      ...fieldData({ validator: VALIDATOR, field: `${path}.constraint_id` }, id),
+      allowed: [CONSTRAINT_IDS.join(', ')],
+    });
   }
   if (id === 'FORBIDDEN') return { constraint_id: 'FORBIDDEN' };
   if (id === 'AND' || id === 'OR') {
@@ -81,19 +84,37 @@ export function parseConstraint(value: unknown, path = 'constraint', depth = 0):
   if (missing.length > 0) throw new RequestError(RequestErrorCode.FIELD_MISSING, { validator: VALIDATOR, fields: missing.map((m) => `${path}.${m}`) });
   const role = value.role;
   if (role !== null && typeof role !== 'string')
-    fail(RequestErrorCode.FIELD_TYPE, { validator: VALIDATOR, field: `${path}.role` }, role, { expected: 'str', got: pyType(role) });
+    throw new RequestError(RequestErrorCode.FIELD_TYPE, {
+      ...fieldData({ validator: VALIDATOR, field: `${path}.role` }, role),
+      expected: 'str',
+      got: pyType(role),
+    });
   const sig = value.sig_count;
-  if (!isInteger(sig)) fail(RequestErrorCode.FIELD_TYPE, { validator: VALIDATOR, field: `${path}.sig_count` }, sig, { expected: 'int', got: pyType(sig) });
-  if (sig < 0) fail(RequestErrorCode.FIELD_TOO_SMALL, { validator: VALIDATOR, field: `${path}.sig_count` }, sig, { min: 0 });
-  if (sig > 1_000_000) fail(RequestErrorCode.FIELD_TOO_LARGE, { validator: VALIDATOR, field: `${path}.sig_count` }, sig, { max: 1_000_000 });
+  if (!isInteger(sig))
+    throw new RequestError(RequestErrorCode.FIELD_TYPE, {
+      ...fieldData({ validator: VALIDATOR, field: `${path}.sig_count` }, sig),
+      expected: 'int',
+      got: pyType(sig),
+    });
+  if (sig < 0) throw new RequestError(RequestErrorCode.FIELD_TOO_SMALL, { ...fieldData({ validator: VALIDATOR, field: `${path}.sig_count` }, sig), min: 0 });
+  if (sig > 1_000_000)
+    throw new RequestError(RequestErrorCode.FIELD_TOO_LARGE, { ...fieldData({ validator: VALIDATOR, field: `${path}.sig_count` }, sig), max: 1_000_000 });
   for (const k of ['need_to_be_owner', 'off_ledger_signature'] as const) {
     const v = value[k];
     if (Object.hasOwn(value, k) && typeof v !== 'boolean')
-      fail(RequestErrorCode.FIELD_TYPE, { validator: VALIDATOR, field: `${path}.${k}` }, v, { expected: 'bool', got: pyType(v) });
+      throw new RequestError(RequestErrorCode.FIELD_TYPE, {
+        ...fieldData({ validator: VALIDATOR, field: `${path}.${k}` }, v),
+        expected: 'bool',
+        got: pyType(v),
+      });
   }
   const metadata = value.metadata;
   if (Object.hasOwn(value, 'metadata') && !isPlainObject(metadata))
-    fail(RequestErrorCode.FIELD_TYPE, { validator: VALIDATOR, field: `${path}.metadata` }, metadata, { expected: 'dict', got: pyType(metadata) });
+    throw new RequestError(RequestErrorCode.FIELD_TYPE, {
+      ...fieldData({ validator: VALIDATOR, field: `${path}.metadata` }, metadata),
+      expected: 'dict',
+      got: pyType(metadata),
+    });
   if (!ACCEPTED_ROLES.has(role as string | null)) throw new RequestError(RequestErrorCode.CONSTRAINT_ROLE, { role });
   if (value.off_ledger_signature === true && role !== '*') throw new RequestError(RequestErrorCode.CONSTRAINT_OFF_LEDGER_ROLE, { role });
   const out: RoleConstraint = {

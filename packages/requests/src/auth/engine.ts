@@ -5,7 +5,7 @@
  * throws RequestError worded as the spec words it.
  */
 import { equalBytes, parseJson, stringifyJson } from '@quire/common';
-import { RequestError, RequestErrorCode } from '../errors.js';
+import { RequestError, RequestErrorCode, type RequestErrorArgsOf } from '../errors.js';
 import type { AuthAction, AuthEngine, IdrCache, ParsedRequest, StateAccess } from '../handler.js';
 import { type Constraint, type RoleConstraint, constraintFromState, constraintText, roleName } from './constraint.js';
 import { AuthMap, authRuleStateKey, renderKeyPart } from './rule-key.js';
@@ -65,11 +65,11 @@ export class AuthorizationEngine implements AuthEngine {
     if (rule === undefined) throw new RequestError(RequestErrorCode.AUTH_NOT_ALLOWED, { request: renderRequest(request) });
     const constraint = this.overrideFor(rule.key, false) ?? rule.constraint;
     const failure = this.evaluate(constraint, request, { type, field: action.field, isOwner: action.isOwner });
-    if (failure !== undefined) throw failure instanceof RequestError ? failure : new RequestError(failure.code, failure.data);
+    if (failure !== undefined) throw failure instanceof RequestError ? failure : new RequestError(...failure);
   }
 
   /**
-   * Why `c` does not hold for the request, or undefined when it does. Failures are plain records until one is
+   * Why `c` does not hold for the request, or undefined when it does. Failures are the arguments of their error until one is
    * reported: an OR tries its branches in turn and most requests fail some of them (a steward's NYM fails the
    * TRUSTEE branch first), so building an error with its reason text and stack for each would cost more than the
    * rule itself.
@@ -77,7 +77,7 @@ export class AuthorizationEngine implements AuthEngine {
   private evaluate(c: Constraint, req: ParsedRequest, act: { type: string; field: string; isOwner: boolean }): Failure | undefined {
     switch (c.constraint_id) {
       case 'FORBIDDEN':
-        return { code: RequestErrorCode.AUTH_FORBIDDEN };
+        return [RequestErrorCode.AUTH_FORBIDDEN];
       case 'AND':
         for (const child of c.auth_constraints) {
           const f = this.evaluate(child, req, act);
@@ -98,7 +98,7 @@ export class AuthorizationEngine implements AuthEngine {
           failed.push([child, f]);
         }
         const failures = failed.map(([child, f]) => `Constraint: ${constraintText(child)}, Error: ${reasonOf(f)}`);
-        return { code: RequestErrorCode.AUTH_OR_FAILED, data: { rule: constraintText(c), failures } };
+        return [RequestErrorCode.AUTH_OR_FAILED, { rule: constraintText(c), failures }];
       }
       case 'ROLE':
         return this.roleFailure(c, req, act) ?? this.endorserFailure(req);
@@ -110,12 +110,12 @@ export class AuthorizationEngine implements AuthEngine {
     if (c.need_to_be_owner && !act.isOwner) {
       const authorRole = idr.roleOf(req.author);
       const authorRoleName = authorRole === null || authorRole === undefined ? 'None role' : roleName(authorRole);
-      return { code: RequestErrorCode.AUTH_NOT_OWNER, data: { roleName: authorRoleName, field: act.field, typeName: this.modules.typeName(act.type) } };
+      return [RequestErrorCode.AUTH_NOT_OWNER, { roleName: authorRoleName, field: act.field, typeName: this.modules.typeName(act.type) }];
     }
     if (c.sig_count <= 0) return undefined;
-    if (!c.off_ledger_signature && idr.roleOf(req.author) === undefined) return { code: RequestErrorCode.AUTH_AUTHOR_NOT_FOUND, data: { did: req.author } };
-    if (req.multiSigned && !req.signers.some(([d]) => d === req.author)) return { code: RequestErrorCode.AUTH_AUTHOR_MUST_SIGN };
-    if (this.count(c, req) < c.sig_count) return { code: RequestErrorCode.AUTH_NOT_ENOUGH_SIGNATURES, data: { roleName: roleName(c.role) } };
+    if (!c.off_ledger_signature && idr.roleOf(req.author) === undefined) return [RequestErrorCode.AUTH_AUTHOR_NOT_FOUND, { did: req.author }];
+    if (req.multiSigned && !req.signers.some(([d]) => d === req.author)) return [RequestErrorCode.AUTH_AUTHOR_MUST_SIGN];
+    if (this.count(c, req) < c.sig_count) return [RequestErrorCode.AUTH_NOT_ENOUGH_SIGNATURES, { roleName: roleName(c.role) }];
     return undefined;
   }
 
@@ -139,9 +139,9 @@ export class AuthorizationEngine implements AuthEngine {
   private endorserFailure(req: ParsedRequest): Failure | undefined {
     const idr = this.modules.idr;
     const endorser = req.endorser;
-    if (endorser !== null && idr.roleOf(endorser) !== ENDORSER) return { code: RequestErrorCode.AUTH_ENDORSER_ROLE };
+    if (endorser !== null && idr.roleOf(endorser) !== ENDORSER) return [RequestErrorCode.AUTH_ENDORSER_ROLE];
     if (endorser !== null && endorser !== req.author && (!req.multiSigned || !req.signers.some(([d]) => d === endorser))) {
-      return { code: RequestErrorCode.AUTH_ENDORSER_MUST_SIGN };
+      return [RequestErrorCode.AUTH_ENDORSER_MUST_SIGN];
     }
     if (!req.multiSigned) return undefined;
     if (req.signers.length === 1 && req.signers[0][0] === req.author) return undefined;
@@ -152,16 +152,28 @@ export class AuthorizationEngine implements AuthEngine {
       return r !== undefined && r !== null && PRIVILEGED.has(r);
     });
     if (!anyPrivileged) return undefined;
-    if (endorser === null) return { code: RequestErrorCode.AUTH_ENDORSER_FIELD_REQUIRED };
+    if (endorser === null) return [RequestErrorCode.AUTH_ENDORSER_FIELD_REQUIRED];
     return undefined;
   }
 }
 
-/** An unmet constraint: the error it is reported as, built only when reported (a thrown one kept as it is). */
-type Failure = { code: RequestErrorCode; data?: Record<string, unknown> } | RequestError;
+/** The codes a constraint's evaluation reports. */
+type AuthFailureCode =
+  | typeof RequestErrorCode.AUTH_FORBIDDEN
+  | typeof RequestErrorCode.AUTH_OR_FAILED
+  | typeof RequestErrorCode.AUTH_NOT_OWNER
+  | typeof RequestErrorCode.AUTH_AUTHOR_NOT_FOUND
+  | typeof RequestErrorCode.AUTH_AUTHOR_MUST_SIGN
+  | typeof RequestErrorCode.AUTH_NOT_ENOUGH_SIGNATURES
+  | typeof RequestErrorCode.AUTH_ENDORSER_ROLE
+  | typeof RequestErrorCode.AUTH_ENDORSER_MUST_SIGN
+  | typeof RequestErrorCode.AUTH_ENDORSER_FIELD_REQUIRED;
+
+/** An unmet constraint: the arguments of the error it is reported as, built only when reported (a thrown one kept as it is). */
+type Failure = RequestErrorArgsOf<AuthFailureCode> | RequestError;
 
 function reasonOf(f: Failure): string {
-  return f instanceof RequestError ? f.reason : new RequestError(f.code, f.data).reason;
+  return f instanceof RequestError ? f.reason : new RequestError(...f).reason;
 }
 
 /** The request rendering used in "not allowed" reasons (compact JSON of the kept fields). */

@@ -12,7 +12,7 @@
 import { canonicalJson, isSha256Hex, LedgerId, parseJson, receivedKeys, TxnType } from '@quire/common';
 import { RequestError, RequestErrorCode } from '../errors.js';
 import type { HandlerContext, ParsedRequest, Txn, WriteHandler } from '../handler.js';
-import { type Check, type FieldAt, did, fail, isPlainObject, isValidIp, objectSchema, optional, required, sha256Hex, str } from '../validation/index.js';
+import { type Check, type FieldAt, did, fieldData, isPlainObject, isValidIp, objectSchema, optional, required, sha256Hex, str } from '../validation/index.js';
 import { Limits } from '../validation/limits.js';
 import { type AttribKind, attribKey, attribStoredHash, decodeWrapped, encodeWrapped } from '../state-keys.js';
 
@@ -32,11 +32,11 @@ const rawAttribute: Check = (v, at) => {
   try {
     parsed = parseJson(v as string);
   } catch {
-    fail(RequestErrorCode.FIELD_INVALID, at, v, { problem: 'should be a valid JSON string' });
+    throw new RequestError(RequestErrorCode.FIELD_INVALID, { ...fieldData(at, v), problem: 'should be a valid JSON string' });
   }
-  if (!isPlainObject(parsed)) fail(RequestErrorCode.FIELD_INVALID, at, v, { problem: 'should be a dict' });
+  if (!isPlainObject(parsed)) throw new RequestError(RequestErrorCode.FIELD_INVALID, { ...fieldData(at, v), problem: 'should be a dict' });
   const keys = Object.keys(parsed);
-  if (keys.length !== 1) fail(RequestErrorCode.FIELD_INVALID, at, v, { problem: 'should contain one attribute' });
+  if (keys.length !== 1) throw new RequestError(RequestErrorCode.FIELD_INVALID, { ...fieldData(at, v), problem: 'should contain one attribute' });
   if (keys[0] === 'endpoint') checkEndpoint(parsed.endpoint, at);
 };
 

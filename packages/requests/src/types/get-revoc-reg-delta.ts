@@ -77,8 +77,10 @@ export const getRevocRegDeltaHandler: ReadHandler = {
   validateStatic(request) {
     const op = request.operation;
     schema.validate(op);
-    if (given(op, 'from') && BigInt(op.from as number | bigint) > BigInt(op.to as number | bigint)) {
-      throw new RequestError(RequestErrorCode.GET_REVOC_DELTA_RANGE, { from: op.from, to: op.to });
+    const from = op.from as number | bigint;
+    const to = op.to as number | bigint;
+    if (given(op, 'from') && BigInt(from) > BigInt(to)) {
+      throw new RequestError(RequestErrorCode.GET_REVOC_DELTA_RANGE, { from, to });
     }
   },
 

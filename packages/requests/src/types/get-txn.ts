@@ -29,7 +29,7 @@ export const getTxnHandler: ReadHandler = {
   validateStatic(request) {
     const op = request.operation;
     schema.validate(op);
-    const lid = op.ledgerId ?? 1;
+    const lid = (op.ledgerId ?? 1) as number | bigint; // an integer (schema)
     // the base ledgers, or a plugin ledger's id (a node without that plugin answers READ_INVALID_LEDGER when it reads)
     const plugin = typeof lid === 'number' && Number.isSafeInteger(lid) && lid >= PLUGIN_LEDGER_ID_MIN && lid <= PLUGIN_LEDGER_ID_MAX;
     if (lid !== 0 && lid !== 1 && lid !== 2 && lid !== 3 && !plugin) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId: lid });

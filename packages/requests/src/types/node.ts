@@ -6,7 +6,7 @@
  */
 import { b58decodeOrUndefined, canonicalJson, canonicalJsonBytes, LedgerId, TxnType } from '@quire/common';
 import { blsVerifyPop } from '@quire/crypto';
-import { ErrorKind, RequestError, RequestErrorCode } from '../errors.js';
+import { type NodeConflict, RequestError, RequestErrorCode } from '../errors.js';
 import type { HandlerContext, NodeIndexField, ParsedRequest, Txn, WriteHandler } from '../handler.js';
 import { decodeJsonObject } from '../state-keys.js';
 import { Limits, arrayOf, blsKey, blsPop, ed25519Key, ip, objectSchema, oneOf, optional, port, portNumber, required, str } from '../validation/index.js';
@@ -38,8 +38,6 @@ const schema = objectSchema(VALIDATOR, {
 });
 
 type NodeRecord = Record<string, unknown>;
-const unauthorized = (code: RequestErrorCode, data: Record<string, unknown> = {}): RequestError =>
-  new RequestError(code, data, { kind: ErrorKind.UNAUTHORIZED });
 
 function verifyPop(key: string, pop: string): boolean {
   const k = b58decodeOrUndefined(key);
@@ -74,7 +72,7 @@ export function nodeIndexKeys(rec: Readonly<Record<string, unknown>>): [NodeInde
   return out;
 }
 
-const UNIQUE: readonly [NodeIndexField, string][] = [
+const UNIQUE: readonly [NodeIndexField, NodeConflict][] = [
   ['alias', "Node's alias must be unique"],
   ['nodeAddress', "Node's nodestack addresses must be unique"],
   ['clientAddress', "Node's clientstack addresses must be unique"],
@@ -85,7 +83,7 @@ function checkUnique(data: NodeRecord, dest: string, ctx: HandlerContext): void 
   const keys = new Map(nodeIndexKeys({ ...data, identifier: undefined }));
   for (const [field, problem] of UNIQUE) {
     const value = keys.get(field);
-    if (value !== undefined && ctx.nodes.find(field, value).some((d) => d !== dest)) throw unauthorized(RequestErrorCode.NODE_CONFLICT, { data, problem });
+    if (value !== undefined && ctx.nodes.find(field, value).some((d) => d !== dest)) throw new RequestError(RequestErrorCode.NODE_CONFLICT, { data, problem });
   }
 }
 
@@ -101,19 +99,19 @@ function validateDynamic(request: ParsedRequest, ctx: HandlerContext): void {
   const pool = ctx.state(LedgerId.POOL);
   const storedBytes = pool.get(dest);
   const nodeHa = ha(data, 'node_ip', 'node_port');
-  if (nodeHa !== undefined && nodeHa === ha(data, 'client_ip', 'client_port')) throw unauthorized(RequestErrorCode.NODE_SAME_HA);
+  if (nodeHa !== undefined && nodeHa === ha(data, 'client_ip', 'client_port')) throw new RequestError(RequestErrorCode.NODE_SAME_HA);
   if (storedBytes === undefined) {
-    if (CREATE_FIELDS.some((f) => data[f] === undefined)) throw unauthorized(RequestErrorCode.NODE_MISSING_FIELDS);
+    if (CREATE_FIELDS.some((f) => data[f] === undefined)) throw new RequestError(RequestErrorCode.NODE_MISSING_FIELDS);
     if (ctx.nodes.find('steward', request.author).some((d) => d !== dest))
-      throw unauthorized(RequestErrorCode.NODE_STEWARD_HAS_NODE, { author: request.author });
+      throw new RequestError(RequestErrorCode.NODE_STEWARD_HAS_NODE, { author: request.author });
     checkUnique(data, dest, ctx);
     ctx.auth.authorize(request, { kind: 'ADD', field: 'services', newValue: data.services ?? ['VALIDATOR'], isOwner: true });
     return;
   }
   const stored = decodeJsonObject(storedBytes, dest);
   const { identifier, ...storedData } = stored;
-  if (canonicalJson(storedData) === canonicalJson(data)) throw unauthorized(RequestErrorCode.NODE_SAME_DATA);
-  if (data.alias !== stored.alias) throw unauthorized(RequestErrorCode.NODE_CONFLICT, { data, problem: "Node's alias cannot be changed" });
+  if (canonicalJson(storedData) === canonicalJson(data)) throw new RequestError(RequestErrorCode.NODE_SAME_DATA);
+  if (data.alias !== stored.alias) throw new RequestError(RequestErrorCode.NODE_CONFLICT, { data, problem: "Node's alias cannot be changed" });
   checkUnique(data, dest, ctx);
   const isOwner = identifier === request.author;
   for (const field of Object.keys(data)) {

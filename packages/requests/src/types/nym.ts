@@ -18,7 +18,7 @@ import type { HandlerContext, NymInfo, ParsedRequest, Txn, WriteHandler } from '
 import {
   type Check,
   did,
-  fail,
+  fieldData,
   integer,
   isPlainObject,
   jsonObjectString,
@@ -46,7 +46,8 @@ const nymDest: Check = (v, at) => {
 /** `diddocContent`: JSON object text, at most 10 KiB of UTF-8 (transactions.md §8). */
 const diddocContent: Check = (v, at) => {
   jsonObjectString({ max: Limits.DIDDOC_CONTENT })(v, at);
-  if (utf8.encode(v as string).length > Limits.DIDDOC_CONTENT) fail(RequestErrorCode.FIELD_TOO_LONG, at, v, { max: Limits.DIDDOC_CONTENT });
+  if (utf8.encode(v as string).length > Limits.DIDDOC_CONTENT)
+    throw new RequestError(RequestErrorCode.FIELD_TOO_LONG, { ...fieldData(at, v), max: Limits.DIDDOC_CONTENT });
 };
 
 /** `version`: an integer in {0, 1, 2}. */
@@ -136,8 +137,8 @@ function validateCreate(request: ParsedRequest, ctx: HandlerContext, dest: strin
   }
   const binding = checkNymDidBinding(dest, op.verkey as string | null | undefined, op.version);
   if (binding !== null) {
-    const v = Number(op.version);
-    throw new RequestError(v === 1 ? RequestErrorCode.NYM_VERSION_1_MISMATCH : RequestErrorCode.NYM_VERSION_2_MISMATCH, { dest, version: v });
+    if (Number(op.version) === 1) throw new RequestError(RequestErrorCode.NYM_VERSION_1_MISMATCH, { dest, version: 1 });
+    throw new RequestError(RequestErrorCode.NYM_VERSION_2_MISMATCH, { dest, version: 2 });
   }
   ctx.auth.authorize(request, { kind: 'ADD', field: 'role', newValue: op.role ?? null, isOwner: true });
 }

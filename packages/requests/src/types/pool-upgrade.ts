@@ -11,7 +11,7 @@ import {
   Limits,
   bool,
   did,
-  fail,
+  fieldData,
   integer,
   mapOf,
   nullable,
@@ -32,7 +32,8 @@ const schema = objectSchema(VALIDATOR, {
   action: required(oneOf(['start', 'cancel'])),
   version: required((v, at) => {
     str({ max: Limits.VERSION })(v, at);
-    if (!VERSION_CHARS.test(v as string)) fail(RequestErrorCode.FIELD_INVALID, at, v, { problem: 'only alphanumerics and [.-+!] are allowed' });
+    if (!VERSION_CHARS.test(v as string))
+      throw new RequestError(RequestErrorCode.FIELD_INVALID, { ...fieldData(at, v), problem: 'only alphanumerics and [.-+!] are allowed' });
   }),
   sha256: required(sha256Hex),
   schedule: optional(mapOf(str(), did)),

@@ -60,8 +60,9 @@ export const revocRegDefHandler: WriteHandler = {
   validateStatic(request) {
     const op = request.operation;
     schema.validate(op);
-    const parts = (op.credDefId as string).split(':').length;
-    if (parts !== 4 && parts !== 5) throw new RequestError(RequestErrorCode.REVOC_CRED_DEF_ID_FORMAT, { credDefId: op.credDefId });
+    const credDefId = op.credDefId as string;
+    const parts = credDefId.split(':').length;
+    if (parts !== 4 && parts !== 5) throw new RequestError(RequestErrorCode.REVOC_CRED_DEF_ID_FORMAT, { credDefId });
   },
 
   validateDynamic(request: ParsedRequest, ctx: HandlerContext) {

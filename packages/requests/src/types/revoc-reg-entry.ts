@@ -34,6 +34,13 @@ import {
 } from '../state-keys.js';
 import { revocDefType } from './revoc-reg-def.js';
 
+/** The codes of an index list that disagrees with the accumulated one (data: the indices and the current list, rendered). */
+type IndexListCode =
+  | typeof RequestErrorCode.REVOC_ISSUED_NOT_REVOKED
+  | typeof RequestErrorCode.REVOC_ALREADY_REVOKED
+  | typeof RequestErrorCode.REVOC_REVOKED_NOT_ISSUED
+  | typeof RequestErrorCode.REVOC_ALREADY_ISSUED;
+
 const VALIDATOR = 'ClientRevocRegEntrySubmitField';
 const DOMAIN = LedgerId.DOMAIN;
 
@@ -108,7 +115,7 @@ export const revocRegEntryHandler: WriteHandler = {
     const value = op.value as JsonObject;
     const issued = indexList(value, 'issued');
     const revoked = indexList(value, 'revoked');
-    const prevAccum = value.prevAccum ?? undefined;
+    const prevAccum = (value.prevAccum ?? undefined) as string | undefined; // a non-empty string when given (schema)
     if (indexIntersection(issued, revoked).length > 0) throw new RequestError(RequestErrorCode.REVOC_INDEX_IN_BOTH, { revocRegDefId: id });
     if (prevAccum !== undefined && current === undefined) throw new RequestError(RequestErrorCode.REVOC_PREV_ACCUM_WITHOUT_ENTRY, { prevAccum });
     if (current === undefined) return;
@@ -121,7 +128,7 @@ export const revocRegEntryHandler: WriteHandler = {
     if (issued.length === 0 && revoked.length === 0) throw new RequestError(RequestErrorCode.REVOC_LISTS_EMPTY, { revocRegDefId: id });
     if (prevAccum === value.accum) throw new RequestError(RequestErrorCode.REVOC_ACCUM_UNCHANGED, { revocRegDefId: id });
 
-    const fail = (code: RequestErrorCode, indices: RevocIndex[], current: RevocIndex[]): never => {
+    const fail = (code: IndexListCode, indices: RevocIndex[], current: RevocIndex[]): never => {
       throw new RequestError(code, { indices: renderIndices(indices), current: renderIndices(indexDifference(current, [])) });
     };
     if (issuanceType === IssuanceType.ISSUANCE_BY_DEFAULT) {

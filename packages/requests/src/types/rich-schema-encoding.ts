@@ -5,10 +5,10 @@
  * `documentation` and `implementation`.
  */
 import { TxnType } from '@quire/common';
-import { RequestError, RequestErrorCode } from '../errors.js';
+import { RequestError, RequestErrorCode, type RequestErrorData } from '../errors.js';
 import { RsType, missingMembers, richSchemaHandler } from './rich-schema-common.js';
 
-const members = (missing: string[], where: string, joiner: string): RequestError =>
+const members = (missing: string[], where: string, joiner: RequestErrorData['RS_CONTENT_MEMBERS']['joiner']): RequestError =>
   new RequestError(RequestErrorCode.RS_CONTENT_MEMBERS, { missing, where, joiner });
 
 export const richSchemaEncodingHandler = richSchemaHandler({

@@ -35,9 +35,9 @@ export const txnAuthorAgreementHandler: WriteHandler = {
   validateStatic(request) {
     const op = request.operation;
     schema.validate(op);
-    for (const field of ['ratification_ts', 'retirement_ts']) {
-      const ts = op[field];
-      if (present(op, field) && (ts as number | bigint) > MAX_TS) throw new RequestError(RequestErrorCode.TAA_TS_OUT_OF_RANGE, { field, ts });
+    for (const field of ['ratification_ts', 'retirement_ts'] as const) {
+      const ts = op[field] as number | bigint;
+      if (present(op, field) && ts > MAX_TS) throw new RequestError(RequestErrorCode.TAA_TS_OUT_OF_RANGE, { field, ts });
     }
   },
 

@@ -4,7 +4,7 @@
  * and whose reason names the field: `validation error [<Validator>]: <problem> (<field>=<value>)`.
  */
 import { JsonFloat, b58decode, parseJson, isPlainObject as isJsonObject } from '@quire/common';
-import { RequestError, RequestErrorCode } from '../errors.js';
+import { type FieldData, type PyType, RequestError, RequestErrorCode } from '../errors.js';
 import { Limits } from './limits.js';
 
 /** Where a value sits: the schema validator's name and the (dotted) field path. */
@@ -20,12 +20,28 @@ const B58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz
 const B58_SET = new Set(B58_ALPHABET);
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 
-export function fail(code: RequestErrorCode, at: FieldAt, value: unknown, extra: Record<string, unknown> = {}): never {
-  throw new RequestError(code, { validator: at.validator, field: at.field, value, ...extra });
+/** The data every field code carries: where the value sits and the value. */
+export function fieldData(at: FieldAt, value: unknown): FieldData {
+  return { validator: at.validator, field: at.field, value };
+}
+
+/** The field codes whose data is no more than {@link fieldData}: each names the rule the value breaks. */
+export type BareFieldCode =
+  | typeof RequestErrorCode.FIELD_EMPTY
+  | typeof RequestErrorCode.FIELD_VERKEY
+  | typeof RequestErrorCode.FIELD_HASH
+  | typeof RequestErrorCode.FIELD_VERSION_CHARS
+  | typeof RequestErrorCode.FIELD_ROLE
+  | typeof RequestErrorCode.FIELD_IP
+  | typeof RequestErrorCode.FIELD_PORT;
+
+/** Refuses a value with a field code that carries where it sits and the value (the others are thrown with their own data). */
+export function fail(code: BareFieldCode, at: FieldAt, value: unknown): never {
+  throw new RequestError(code, fieldData(at, value));
 }
 
 /** Python-style type name of a JSON value, for `expected types '...', got '...'`. */
-export function pyType(v: unknown): string {
+export function pyType(v: unknown): PyType {
   if (v === null || v === undefined) return 'NoneType';
   if (typeof v === 'string') return 'str';
   if (typeof v === 'boolean') return 'bool';
@@ -45,8 +61,8 @@ export function isInteger(v: unknown): v is number | bigint {
   return (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
 }
 
-function typeError(at: FieldAt, value: unknown, expected: string): never {
-  return fail(RequestErrorCode.FIELD_TYPE, at, value, { expected, got: pyType(value) });
+function typeError(at: FieldAt, value: unknown, expected: PyType): never {
+  throw new RequestError(RequestErrorCode.FIELD_TYPE, { ...fieldData(at, value), expected, got: pyType(value) });
 }
 
 // ---- scalars -------------------------------------------------------------------------------------
@@ -56,7 +72,8 @@ export function str(opts: { max?: number; allowEmpty?: boolean } = {}): Check {
   return (v, at) => {
     if (typeof v !== 'string') typeError(at, v, 'str');
     if (!opts.allowEmpty && v.length === 0) fail(RequestErrorCode.FIELD_EMPTY, at, v);
-    if (opts.max !== undefined && v.length > opts.max && [...v].length > opts.max) fail(RequestErrorCode.FIELD_TOO_LONG, at, v, { max: opts.max });
+    if (opts.max !== undefined && v.length > opts.max && [...v].length > opts.max)
+      throw new RequestError(RequestErrorCode.FIELD_TOO_LONG, { ...fieldData(at, v), max: opts.max });
   };
 }
 
@@ -67,8 +84,8 @@ export const nonEmptyStr: Check = str();
 export function integer(opts: { min?: number | bigint; max?: number | bigint } = {}): Check {
   return (v, at) => {
     if (!isInteger(v)) typeError(at, v, 'int');
-    if (opts.min !== undefined && v < opts.min) fail(RequestErrorCode.FIELD_TOO_SMALL, at, v, { min: opts.min });
-    if (opts.max !== undefined && v > opts.max) fail(RequestErrorCode.FIELD_TOO_LARGE, at, v, { max: opts.max });
+    if (opts.min !== undefined && v < opts.min) throw new RequestError(RequestErrorCode.FIELD_TOO_SMALL, { ...fieldData(at, v), min: opts.min });
+    if (opts.max !== undefined && v > opts.max) throw new RequestError(RequestErrorCode.FIELD_TOO_LARGE, { ...fieldData(at, v), max: opts.max });
   };
 }
 
@@ -107,7 +124,7 @@ export const nonEmptyObject: Check = (v, at) => {
 export function oneOf(values: readonly string[]): Check {
   const set = new Set(values);
   return (v, at) => {
-    if (typeof v !== 'string' || !set.has(v)) fail(RequestErrorCode.FIELD_ENUM, at, v, { allowed: values });
+    if (typeof v !== 'string' || !set.has(v)) throw new RequestError(RequestErrorCode.FIELD_ENUM, { ...fieldData(at, v), allowed: values });
   };
 }
 
@@ -141,11 +158,11 @@ function badBase58Chars(v: string): string[] {
 export function decodeBase58(v: unknown, at: FieldAt): Uint8Array {
   if (typeof v !== 'string') typeError(at, v, 'str');
   if (v.length === 0) fail(RequestErrorCode.FIELD_EMPTY, at, v);
-  if (!isBase58Text(v)) fail(RequestErrorCode.FIELD_BASE58_CHARS, at, v, { chars: badBase58Chars(v) });
+  if (!isBase58Text(v)) throw new RequestError(RequestErrorCode.FIELD_BASE58_CHARS, { ...fieldData(at, v), chars: badBase58Chars(v) });
   try {
     return b58decode(v);
   } catch {
-    return fail(RequestErrorCode.FIELD_BASE58_CHARS, at, v, { chars: [] });
+    throw new RequestError(RequestErrorCode.FIELD_BASE58_CHARS, { ...fieldData(at, v), chars: [] });
   }
 }
 
@@ -153,7 +170,8 @@ export function decodeBase58(v: unknown, at: FieldAt): Uint8Array {
 export function base58(lengths: readonly number[]): Check {
   return (v, at) => {
     const bytes = decodeBase58(v, at);
-    if (!lengths.includes(bytes.length)) fail(RequestErrorCode.FIELD_BASE58_LENGTH, at, v, { length: bytes.length, allowed: lengths });
+    if (!lengths.includes(bytes.length))
+      throw new RequestError(RequestErrorCode.FIELD_BASE58_LENGTH, { ...fieldData(at, v), length: bytes.length, allowed: lengths });
   };
 }
 
@@ -188,7 +206,7 @@ export const blsPop: Check = base58([Limits.BLS_POP_BYTES]);
 const signatureStr = str({ max: Limits.SIGNATURE_TEXT });
 export const signatureText: Check = (v, at) => {
   signatureStr(v, at);
-  if (!isBase58Text(v as string)) fail(RequestErrorCode.FIELD_BASE58_CHARS, at, v, { chars: badBase58Chars(v as string) });
+  if (!isBase58Text(v as string)) throw new RequestError(RequestErrorCode.FIELD_BASE58_CHARS, { ...fieldData(at, v), chars: badBase58Chars(v as string) });
 };
 
 // ---- hashes, versions, roles, network ------------------------------------------------------------
@@ -203,7 +221,7 @@ export const sha256Hex: Check = (v, at) => {
 export const schemaVersion: Check = (v, at) => {
   str({ max: Limits.VERSION })(v, at);
   const parts = (v as string).split('.');
-  if (parts.length < 2 || parts.length > 3) fail(RequestErrorCode.FIELD_VERSION_PARTS, at, v, { parts: parts.length });
+  if (parts.length < 2 || parts.length > 3) throw new RequestError(RequestErrorCode.FIELD_VERSION_PARTS, { ...fieldData(at, v), parts: parts.length });
   if (parts.some((p) => !/^[0-9]+$/.test(p))) fail(RequestErrorCode.FIELD_VERSION_CHARS, at, v);
 };
 
@@ -275,9 +293,11 @@ export function portNumber(v: unknown): number | undefined {
 export function arrayOf(item: Check, opts: { min?: number; max?: number } = {}): Check {
   return (v, at) => {
     if (!Array.isArray(v)) typeError(at, v, 'list');
-    if (opts.min !== undefined && v.length < opts.min)
-      fail(opts.min === 1 ? RequestErrorCode.FIELD_EMPTY : RequestErrorCode.FIELD_TOO_SMALL, at, v, { min: opts.min });
-    if (opts.max !== undefined && v.length > opts.max) fail(RequestErrorCode.FIELD_TOO_LONG, at, v, { max: opts.max });
+    if (opts.min !== undefined && v.length < opts.min) {
+      if (opts.min === 1) fail(RequestErrorCode.FIELD_EMPTY, at, v);
+      throw new RequestError(RequestErrorCode.FIELD_TOO_SMALL, { ...fieldData(at, v), min: opts.min });
+    }
+    if (opts.max !== undefined && v.length > opts.max) throw new RequestError(RequestErrorCode.FIELD_TOO_LONG, { ...fieldData(at, v), max: opts.max });
     v.forEach((x, i) => item(x, { validator: at.validator, field: `${at.field}[${i}]` }));
   };
 }
@@ -308,9 +328,9 @@ export function jsonObjectString(opts: { max?: number } = {}): Check {
     try {
       parsed = parseJson(v as string);
     } catch {
-      fail(RequestErrorCode.FIELD_INVALID, at, v, { problem: 'should be a valid JSON string' });
+      throw new RequestError(RequestErrorCode.FIELD_INVALID, { ...fieldData(at, v), problem: 'should be a valid JSON string' });
     }
-    if (!isPlainObject(parsed)) fail(RequestErrorCode.FIELD_INVALID, at, v, { problem: 'should be a dict' });
+    if (!isPlainObject(parsed)) throw new RequestError(RequestErrorCode.FIELD_INVALID, { ...fieldData(at, v), problem: 'should be a dict' });
   };
 }
 

@@ -14,6 +14,7 @@ import type { ReadHandler, WriteHandler } from '../../src/handler.js';
 import { type LedgerPlugin, ledgerPluginProblem } from '../../src/plugin.js';
 import { HandlerRegistry, createDefaultRegistry } from '../../src/registry.js';
 import { decodeWrapped, encodeWrapped } from '../../src/state-keys.js';
+import { pyType } from '../../src/validation/fields.js';
 import { DOMAIN_GENESIS, PP_TIME, TRUSTEE, genesisTxns, newSigner, nymOp, signed } from './helpers/harness.js';
 import { createHarness, read, staticRefuses, verifyRead } from './domain-helpers.js';
 
@@ -27,8 +28,11 @@ const kvPut: WriteHandler = {
   validator: 'ClientKvPutOperation',
   ledgerId: KV,
   validateStatic(request) {
-    if (typeof request.operation.key !== 'string' || typeof request.operation.value !== 'string')
-      throw new RequestError(RequestErrorCode.FIELD_TYPE, { field: 'key', expected: 'str' });
+    for (const field of ['key', 'value'] as const) {
+      const value = request.operation[field];
+      if (typeof value !== 'string')
+        throw new RequestError(RequestErrorCode.FIELD_TYPE, { validator: 'ClientKvPutOperation', field, value, expected: 'str', got: pyType(value) });
+    }
   },
   validateDynamic(request, ctx) {
     if (ctx.idr.roleOf(request.author) !== '0') throw new RequestError(RequestErrorCode.AUTH_NOT_ALLOWED, { request: 'KV_PUT' });
