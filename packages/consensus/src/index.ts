@@ -2,7 +2,7 @@
 // event-driven state machine, plus the deterministic simulator it is tested with.
 export { ConsensusCore, TICK_TIMER } from './core.js';
 export type { ConsensusStatus } from './core.js';
-export { ConsensusError, ConsensusErrorCode } from './errors.js';
+export { ConsensusError, ConsensusErrorCode, type ConsensusErrorData } from './errors.js';
 export { Suspicion } from './context.js';
 export type { ThreePcKey } from './context.js';
 export { batchDigest, multiSigValue, encodeDiscarded, decodeDiscarded } from './digest.js';

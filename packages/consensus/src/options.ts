@@ -91,7 +91,7 @@ export const defaultConsensusOptions: Omit<ConsensusOptions, 'name' | 'validator
 
 export function resolveOptions(opts: Partial<ConsensusOptions> & Pick<ConsensusOptions, 'name' | 'validators'>): ConsensusOptions {
   const o: ConsensusOptions = { ...defaultConsensusOptions, ...opts };
-  const bad = (field: string): never => {
+  const bad = (field: keyof ConsensusOptions): never => {
     throw new ConsensusError(ConsensusErrorCode.INVALID_OPTIONS, { field });
   };
   if (o.validators.length === 0 || new Set(o.validators).size !== o.validators.length) bad('validators');
