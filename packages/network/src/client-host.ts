@@ -101,8 +101,21 @@ export interface ClientInfo {
   requestId: number;
 }
 
-/** Answers a request as its frame is read (see `ClientHost.setDoor`): its response, or undefined to hand it on. */
+/** Answers a request as its frame is read (see `ClientHostModules.door`): its response, or undefined to hand it on. */
 export type ClientDoor = (payload: Uint8Array, clientId: string) => Uint8Array | undefined;
+
+/** The live dependencies of a client host. */
+export interface ClientHostModules {
+  logger?: NetworkLogger;
+  /**
+   * The door: called with each request that passed the transport's checks as its frame is read (before it is queued
+   * for the `request` handler; beyond `requestsPerTurn` or `requestsTurnMs` of them in one turn of the event loop, as
+   * the request is dispatched), with the session's id; the bytes it returns are the request's response, sent at once
+   * (the handler never sees it); undefined hands the request on as usual. It must be cheap and must not throw (a throw
+   * hands the request on). Without one every request goes to the handler.
+   */
+  door?: ClientDoor;
+}
 
 /** Answers one request; returns false if the session is gone. Only the first call sends. */
 export type Respond = (data: Uint8Array) => boolean;
@@ -140,11 +153,10 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
   private readonly buckets = new Map<string, TokenBucket>(); // by connection id
   private readonly sweep: NodeJS.Timeout;
   private nextSession = 1;
-  /** requests waiting for the handler, arrival order (from `inboxHead` on) */
-  private inbox: Inbound[] = [];
+  /** requests waiting for the handler, arrival order, from `inboxHead` on (the ones before it dispatched and cleared) */
+  private inbox: (Inbound | undefined)[] = [];
   private inboxHead = 0;
   private drainScheduled = false;
-  private door: ClientDoor | undefined;
   private doorAnswers_ = 0;
   /** the door's turn (see `doorTurn`): open until the next check phase of the event loop */
   private doorTurnOpen = false;
@@ -155,6 +167,7 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
     readonly options: ClientHostOptions,
     libp2p: Libp2p<{ identify: Identify }>,
     log: NetworkLogger,
+    private readonly door: ClientDoor | undefined,
   ) {
     super(libp2p, log);
     libp2p.addEventListener('connection:close', (evt) => this.buckets.delete(evt.detail.id));
@@ -167,7 +180,7 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
    */
   static async create(
     options: Partial<ClientHostOptions> & Pick<ClientHostOptions, 'seed'>,
-    modules: { logger?: NetworkLogger } = {},
+    modules: ClientHostModules = {},
     abort: AbortOptions = {},
   ): Promise<ClientHost> {
     const opts: ClientHostOptions = { ...defaultClientHostOptions, ...options };
@@ -192,7 +205,7 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
       },
       abort,
     );
-    const self = new ClientHost(opts, libp2p, modules.logger ?? silentLogger);
+    const self = new ClientHost(opts, libp2p, modules.logger ?? silentLogger, modules.door);
     ref.host = self;
     try {
       await libp2p.handle(CLIENT_PROTOCOL, (stream, connection) => self.onStream(stream, connection), {
@@ -223,17 +236,6 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
       return false;
     }
     return this.write(s, EnvelopeKind.PUSH, requestId, data);
-  }
-
-  /**
-   * Sets the door: called with each request that passed the transport's checks as its frame is read (before it is
-   * queued for the `request` handler; beyond `requestsPerTurn` or `requestsTurnMs` of them in one turn of the event
-   * loop, as the request is dispatched), with the session's id; the bytes it returns are the request's response, sent
-   * at once (the handler never sees it); undefined hands the request on as usual. It must be cheap and must not throw
-   * (a throw hands the request on).
-   */
-  setDoor(door: ClientDoor | undefined): void {
-    this.door = door;
   }
 
   /** Requests the door answered as they were read. */
@@ -397,7 +399,7 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
         break;
       }
       const next = this.inbox[this.inboxHead];
-      this.inbox[this.inboxHead++] = undefined as unknown as Inbound;
+      this.inbox[this.inboxHead++] = undefined;
       // a request of a session closed while it waited is dropped at no cost: only the ones answered use the turn
       if (next !== undefined && this.dispatch(next)) n++;
     }

@@ -158,7 +158,9 @@ export class QuireNode {
   private async start(signal: AbortSignal | undefined): Promise<void> {
     this.startedAtMs = Date.now();
     const cfg = this.opts.config;
-    const self = this.executor.registry.node(this.name)!;
+    // loadPoolRegistry refused to assemble a node whose alias has no NODE txn, and a NODE txn never removes an alias
+    const self = this.executor.registry.node(this.name);
+    if (self === undefined) throw new NodeError(NodeErrorCode.NOT_IN_POOL, { name: this.name, reason: 'no NODE txn with this alias in the pool ledger' });
     const nodeHost = cfg.nodeHost ?? String(self.data.node_ip ?? '127.0.0.1');
     const nodePort = cfg.nodePort ?? Number(self.data.node_port);
     const clientHostAddr = cfg.clientHost ?? String(self.data.client_ip ?? '127.0.0.1');
@@ -200,7 +202,11 @@ export class QuireNode {
         maxConnectionsPerIp: cfg.limits.maxConnectionsPerIp,
         idleTimeoutMs: cfg.limits.clientIdleTimeoutMs,
       },
-      { logger: this.rootLog.child({ module: 'client-host' }) },
+      {
+        logger: this.rootLog.child({ module: 'client-host' }),
+        // requests the node refuses as their frames are read are answered there, ahead of the queued ones
+        door: (payload, clientId) => this.clientPath.doorAtFrame(payload, clientId),
+      },
       { signal },
     );
     this.clientPort = this.clientHost.port;
@@ -210,7 +216,6 @@ export class QuireNode {
       void this.clientPath.handle(data, channel);
     };
     ch.on('request', this.onClientRequest);
-    ch.setDoor((payload, clientId) => this.clientPath.doorAtFrame(payload, clientId));
     ch.on('session:close', (clientId) => this.clientPath.forgetSession(clientId));
     this.replySweep = setInterval(() => this.clientPath.expire(), REPLY_SWEEP_MS);
     this.replySweep.unref();

@@ -135,21 +135,25 @@ describe('client host', function () {
   });
 
   it('answers the requests its door refuses as they are read, ahead of the queued ones, and hands the others on in order', async () => {
-    const h = await ClientHost.create({ seed: hostSeed(1), clientRate: 10_000, clientBurst: 10_000, requestsPerTurn: 2, requestsTurnMs: 1_000 });
+    const sessions = new Set<string>();
+    const h = await ClientHost.create(
+      { seed: hostSeed(1), clientRate: 10_000, clientBurst: 10_000, requestsPerTurn: 2, requestsTurnMs: 1_000 },
+      {
+        door: (payload, clientId) => {
+          sessions.add(clientId);
+          const t = dec(payload);
+          if (t === 'throw') throw new Error('door failed');
+          return t.startsWith('refuse') ? enc(`refused ${t}`) : undefined;
+        },
+      },
+    );
     try {
       const handled: string[] = [];
       const answered: string[] = [];
-      const sessions = new Set<string>();
       h.on('request', (_clientId, data, respond) => {
         handled.push(dec(data));
         // the handler answers a turn later: the door's answers go out before them
         setImmediate(() => respond(data));
-      });
-      h.setDoor((payload, clientId) => {
-        sessions.add(clientId);
-        const t = dec(payload);
-        if (t === 'throw') throw new Error('door failed');
-        return t.startsWith('refuse') ? enc(`refused ${t}`) : undefined;
       });
       const c = await NodeConnection.connect({ host: '127.0.0.1', port: h.port, dest, timeoutMs: 5000 });
       clients.push(c);
@@ -169,20 +173,24 @@ describe('client host', function () {
   });
 
   it('asks its door about a turn of requests as they are read: a burst beyond it is queued and seen by the door as dispatched', async () => {
-    const h = await ClientHost.create({ seed: hostSeed(1), clientRate: 10_000, clientBurst: 10_000, requestsPerTurn: 4, requestsTurnMs: 1_000 });
+    let doorCalls = 0;
+    let doorCallsAtFirstTurn = -1;
+    const h = await ClientHost.create(
+      { seed: hostSeed(1), clientRate: 10_000, clientBurst: 10_000, requestsPerTurn: 4, requestsTurnMs: 1_000 },
+      {
+        door: (payload) => {
+          // a timer or a peer's message queued while the burst is read runs after this turn's door calls
+          if (doorCalls++ === 0) setImmediate(() => (doorCallsAtFirstTurn = doorCalls));
+          const t = dec(payload);
+          return t.startsWith('refuse') ? enc(`refused ${t}`) : undefined;
+        },
+      },
+    );
     try {
       const handled: string[] = [];
-      let doorCalls = 0;
-      let doorCallsAtFirstTurn = -1;
       h.on('request', (_clientId, data, respond) => {
         handled.push(dec(data));
         respond(data);
-      });
-      h.setDoor((payload) => {
-        // a timer or a peer's message queued while the burst is read runs after this turn's door calls
-        if (doorCalls++ === 0) setImmediate(() => (doorCallsAtFirstTurn = doorCalls));
-        const t = dec(payload);
-        return t.startsWith('refuse') ? enc(`refused ${t}`) : undefined;
       });
       const c = await NodeConnection.connect({ host: '127.0.0.1', port: h.port, dest, timeoutMs: 5000 });
       clients.push(c);
