@@ -2,7 +2,7 @@
 // for ledgerRoot / primaries / nodeReg, keeps the resolved values of the last committed and of the
 // applied-uncommitted ones, and restores them from the audit ledger at startup.
 import { TxnType, b58encode } from '@quire/common';
-import type { AuditSummary } from '@quire/consensus';
+import type { AuditSummary, SignedLedgerRoots } from '@quire/consensus';
 import type { Ledger } from '@quire/storage';
 import { NodeError, NodeErrorCode } from './errors.js';
 
@@ -13,8 +13,8 @@ export interface AuditRecord {
   viewNo: number;
   ppSeqNo: number;
   ppTime: number;
-  /** ledger ids with a root string (and a stateRoot entry) in this txn: the ledgers BLS-signed for it */
-  signed: number[];
+  /** the ledgers with a root string (and a stateRoot entry) in this txn, ascending, with those roots: the ledgers BLS-signed for it */
+  signed: SignedLedgerRoots[];
   sizes: Map<number, number>;
   /** each ledger's root: the raw ledgerRoot field value (string or delta) and the resolved root (deltas followed) */
   ledgerRoots: Map<number, LedgerRoot>;
@@ -133,6 +133,7 @@ export class AuditTrail {
     const ledgerRoots = new Map<number, LedgerRoot>();
     const lastUpdate = new Map<number, number>();
     const stateRootByLedger = new Map<number, string>();
+    const signed: SignedLedgerRoots[] = [];
     for (const [k, v] of toMap(last.ledgerRoot)) {
       const holder = typeof v === 'number' ? size - v : size;
       const d = holder === size ? last : dataAt(holder);
@@ -141,7 +142,10 @@ export class AuditTrail {
       ledgerRoots.set(k, { field: v as string | number, root: r });
       lastUpdate.set(k, d.__txnTime as number);
       const sr = toMap(d.stateRoot).get(k);
-      if (typeof sr === 'string') stateRootByLedger.set(k, sr);
+      if (typeof sr === 'string') {
+        stateRootByLedger.set(k, sr);
+        if (holder === size) signed.push({ ledgerId: k, stateRoot: sr, txnRoot: r });
+      }
     }
     this.stateRootByLedger = stateRootByLedger;
     const stateRoots = new Map<number, string>();
@@ -152,7 +156,7 @@ export class AuditTrail {
       viewNo: Number(last.viewNo),
       ppSeqNo: Number(last.ppSeqNo),
       ppTime: last.__txnTime as number,
-      signed: [...stateRoots.keys()],
+      signed,
       sizes,
       ledgerRoots,
       stateRoots,
@@ -176,7 +180,7 @@ export class AuditTrail {
     const ledgerRoot = new Map<number, string | number>();
     const stateRoot = new Map<number, string>();
     const ledgerRoots = new Map<number, LedgerRoot>();
-    const signed: number[] = [];
+    const signed: SignedLedgerRoots[] = [];
     const lastUpdate = new Map(prev?.lastUpdate ?? []);
     for (const [l, size] of [...input.sizes].sort((a, b) => a[0] - b[0])) {
       ledgerSize.set(l, size);
@@ -195,7 +199,7 @@ export class AuditTrail {
         ledgerRoot.set(l, root);
         stateRoot.set(l, ledgerStateRoot);
         ledgerRoots.set(l, { field: root, root });
-        signed.push(l);
+        signed.push({ ledgerId: l, stateRoot: ledgerStateRoot, txnRoot: root });
         lastUpdate.set(l, input.ppTime);
       } else if (prevRoot !== undefined) {
         const field = typeof prevRoot.field === 'number' ? prevRoot.field + 1 : 1;

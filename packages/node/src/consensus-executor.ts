@@ -201,7 +201,8 @@ export class ConsensusExecutor implements BatchExecutor {
     const auditLedger = ledgers[AUDIT_LEDGER];
     auditLedger.append([record.txn as unknown as CommonTxn]);
     this.applied.push({ batchId: r.batchId, ledgerId, ppSeqNo: input.ppSeqNo, ppTime: input.ppTime, audit: record, registryBefore });
-    const signedLedgers: SignedLedgerRoots[] = record.signed.map((l) => ({ ledgerId: l, stateRoot: stateRoots.get(l)!, txnRoot: roots.get(l)! }));
+    // the audit txn signs the roots it names: the ones it was given above
+    const signedLedgers: SignedLedgerRoots[] = record.signed;
     return {
       discarded,
       rejectReasons,
@@ -242,7 +243,7 @@ export class ConsensusExecutor implements BatchExecutor {
       else this.log?.(`multi-signature of batch ${b.ppSeqNo} left out: bad ${problem}`);
     }
     try {
-      return this.commitOldest(storable);
+      return this.commitOldest(b, storable);
     } catch (e) {
       this.commitError = new NodeError(NodeErrorCode.COMMIT_FAILED, { ppSeqNo: b.ppSeqNo, reason: reasonOf(e) }, { cause: e });
       this.onFatal?.(this.commitError);
@@ -250,9 +251,9 @@ export class ConsensusExecutor implements BatchExecutor {
     }
   }
 
-  /** commitBatch once its input is checked: `multiSigs` are all accepted by the BLS store. */
-  private commitOldest(multiSigs: readonly MultiSignature[]): CommittedBatch {
-    const b = this.applied.shift()!;
+  /** commitBatch once its input is checked: `b` is the oldest applied batch, `multiSigs` are all accepted by the BLS store. */
+  private commitOldest(b: Applied, multiSigs: readonly MultiSignature[]): CommittedBatch {
+    this.applied.shift();
     const s = this.stores;
     const wb = s.kv.batch();
     const [c] = this.ex.commitInto(wb, b.batchId);
@@ -260,7 +261,7 @@ export class ConsensusExecutor implements BatchExecutor {
       throw new NodeError(NodeErrorCode.EXECUTOR_STATE, { reason: `request executor committed ${String(c?.batchId)} instead of batch ${b.batchId}` });
     void s.ledgers[AUDIT_LEDGER].commit(1, wb);
     // the request executor records the batch ledger's root; the audit txn signs the others too
-    for (const l of b.audit.signed) if (l !== b.ledgerId) s.timestamps.set(l, b.ppTime, b58decode(b.audit.stateRoots.get(l)!), wb);
+    for (const l of b.audit.signed) if (l.ledgerId !== b.ledgerId) s.timestamps.set(l.ledgerId, b.ppTime, b58decode(l.stateRoot), wb);
     for (const ms of this.newestByRoot(multiSigs)) s.bls.put(ms, wb);
     this.audit.commit(b.audit, b58encode(s.ledgers[AUDIT_LEDGER].root));
     this.startWrite(wb);
@@ -468,7 +469,10 @@ export class ConsensusExecutor implements BatchExecutor {
       out.push(ms);
       this.putTimestamps.delete(root);
       this.putTimestamps.set(root, ms.value.timestamp);
-      if (this.putTimestamps.size > 1024) this.putTimestamps.delete(this.putTimestamps.keys().next().value!);
+      if (this.putTimestamps.size > 1024) {
+        const oldest = this.putTimestamps.keys().next();
+        if (oldest.done !== true) this.putTimestamps.delete(oldest.value);
+      }
     }
     return out;
   }

@@ -59,7 +59,14 @@ describe('audit trail', () => {
       const ledgerRoot = (rec.txn as { txn: { data: { ledgerRoot: Map<number, string | number> } } }).txn.data.ledgerRoot;
       // the pool ledger is signed in the first txn only; afterwards it is 1, then 2 txns back
       expect(ledgerRoot.get(0)).to.equal(k === 1 ? A : k - 1);
-      expect(rec.signed).to.deep.equal(k === 1 ? [0, 1] : [1]);
+      expect(rec.signed).to.deep.equal(
+        k === 1
+          ? [
+              { ledgerId: 0, stateRoot: S, txnRoot: A },
+              { ledgerId: 1, stateRoot: S, txnRoot: B },
+            ]
+          : [{ ledgerId: 1, stateRoot: S, txnRoot: B }],
+      );
       ledger.append([rec.txn as never]);
       await ledger.commit(1);
       trail.commit(rec, b58encode(ledger.root));
