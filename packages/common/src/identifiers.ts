@@ -10,7 +10,7 @@ function checkKey(vk: Uint8Array): void {
   if (!(vk instanceof Uint8Array) || vk.length !== 32) {
     throw new IdentifierError(
       IdentifierErrorCode.INVALID_KEY_LENGTH,
-      { expected: 32, length: vk instanceof Uint8Array ? vk.length : undefined },
+      { expected: 32, length: vk instanceof Uint8Array ? vk.length : -1 },
       'an Ed25519 public key is 32 bytes',
     );
   }
@@ -104,10 +104,13 @@ export function unqualifiedDid(did: string): string {
   return did;
 }
 
-function decodeOrThrow(s: string, code: IdentifierErrorCode, what: string): Uint8Array {
+function decodeOrThrow(s: string, what: 'did' | 'verkey'): Uint8Array {
   const b = typeof s === 'string' ? b58decodeOrUndefined(s) : undefined;
-  if (b === undefined) throw new IdentifierError(code, { [what]: s, reason: 'not base58' }, `${what} is not base58`);
-  return b;
+  if (b !== undefined) return b;
+  const reason = 'not base58';
+  throw what === 'did'
+    ? new IdentifierError(IdentifierErrorCode.INVALID_DID, { did: s, reason }, 'did is not base58')
+    : new IdentifierError(IdentifierErrorCode.INVALID_VERKEY, { verkey: s, reason }, 'verkey is not base58');
 }
 
 /**
@@ -121,8 +124,8 @@ function decodeOrThrow(s: string, code: IdentifierErrorCode, what: string): Uint
 export function resolveVerkey(did: string, verkey?: string | null): Uint8Array | null {
   if (typeof verkey === 'string' && verkey.length > 0) {
     if (verkey.charCodeAt(0) === 126) {
-      const d = decodeOrThrow(did, IdentifierErrorCode.INVALID_DID, 'did');
-      const a = decodeOrThrow(verkey.slice(1), IdentifierErrorCode.INVALID_VERKEY, 'verkey');
+      const d = decodeOrThrow(did, 'did');
+      const a = decodeOrThrow(verkey.slice(1), 'verkey');
       if (a.length !== 16) throw new IdentifierError(IdentifierErrorCode.INVALID_VERKEY, { verkey, length: a.length }, 'an abbreviated verkey is 16 bytes');
       if (d.length !== 16) throw new IdentifierError(IdentifierErrorCode.ABBREVIATED_VERKEY_NEEDS_16_BYTE_DID, { did, length: d.length });
       const out = new Uint8Array(32);
@@ -130,14 +133,14 @@ export function resolveVerkey(did: string, verkey?: string | null): Uint8Array |
       out.set(a, 16);
       return out;
     }
-    const k = decodeOrThrow(verkey, IdentifierErrorCode.INVALID_VERKEY, 'verkey');
+    const k = decodeOrThrow(verkey, 'verkey');
     if (k.length !== 32) throw new IdentifierError(IdentifierErrorCode.INVALID_VERKEY, { verkey, length: k.length }, 'a full verkey is 32 bytes');
     return k;
   }
   if (verkey !== undefined && verkey !== null && verkey !== '') {
     throw new IdentifierError(IdentifierErrorCode.INVALID_VERKEY, { type: typeof verkey }, 'a verkey is a string');
   }
-  const d = decodeOrThrow(did, IdentifierErrorCode.INVALID_DID, 'did');
+  const d = decodeOrThrow(did, 'did');
   if (d.length === 32) return d;
   if (d.length !== 16) throw new IdentifierError(IdentifierErrorCode.INVALID_DID, { did, length: d.length }, 'a DID is 16 or 32 bytes');
   return null;

@@ -3,7 +3,7 @@
 
 // errors
 export { QuireError, CodedError, EncodingError, EncodingErrorCode, IdentifierError, IdentifierErrorCode, TxnError, TxnErrorCode } from './errors.js';
-export type { CodeData, CodedErrorArgs } from './errors.js';
+export type { CodeData, CodedErrorArgs, EncodingErrorData, IdentifierErrorData, TxnErrorData } from './errors.js';
 
 // codes and ids (formats appendix A)
 export { TxnType, Role, LedgerId, ledgerOfType, txnKind, isKnownTxnType, isWriteType, isReadType, isLedgerId, isRole, defaultPayloadVersion } from './codes.js';
