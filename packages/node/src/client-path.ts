@@ -413,7 +413,7 @@ export class ClientPath {
           if (!settled) resolve();
         } else {
           const reason = typeof m.reason === 'string' ? m.reason : `unexpected ${String(m.op)}`;
-          if (!settled) reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: request.operation.type, reason }));
+          if (!settled) reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: String(request.operation.type), reason }));
           else
             this.modules.logger.warn({ type: request.operation.type, reqId: String(request.reqId), reason }, 'a request of this node was rejected at ordering');
         }
@@ -422,14 +422,14 @@ export class ClientPath {
       };
       void (async () => {
         if (this.stopped)
-          return reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: request.operation.type, reason: 'the node is shutting down' }));
+          return reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: String(request.operation.type), reason: 'the node is shutting down' }));
         const outcome = await this.modules.pipeline.receive(request, { now: this.modules.now(), writable: true, fromClient: false });
         if (outcome.kind !== 'write') {
           const reason =
             outcome.kind === 'nack'
               ? wrapReason(outcome.error, outcome.request?.identifier ?? null, outcome.request?.reqId ?? request.reqId)
               : `not a write (${outcome.kind})`;
-          return reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: request.operation.type, reason }));
+          return reject(new NodeError(NodeErrorCode.OWN_REQUEST_REFUSED, { type: String(request.operation.type), reason }));
         }
         const r = outcome.request;
         const connId = `c${this.nextConn++}`;

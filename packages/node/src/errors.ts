@@ -48,7 +48,39 @@ export const NodeErrorCode = {
 } as const;
 export type NodeErrorCode = (typeof NodeErrorCode)[keyof typeof NodeErrorCode];
 
-const TEXT: Record<NodeErrorCode, (d: Record<string, unknown>) => string> = {
+/** The data of each {@link NodeErrorCode}, checked wherever a NodeError is made. */
+export type NodeErrorData = {
+  CONFIG_UNREADABLE: { file: string; reason: string };
+  CONFIG_INVALID_JSON: { file: string; reason: string };
+  CONFIG_INVALID: { option: string; reason: string };
+  KEYS_INVALID: { file: string; reason: string };
+  KEYS_EXIST: { file: string };
+  SEED_INVALID: { reason: string };
+  GENESIS_INVALID: { file: string; reason: string };
+  NOT_IN_POOL: { name: string; reason: string };
+  STORAGE_INCONSISTENT: { reason: string };
+  WRITE_FAILED: { reason: string };
+  COMMIT_FAILED: { ppSeqNo: number; reason: string };
+  ASYNC_HANDLER: { type: string };
+  EXECUTOR_STATE: { reason: string };
+  OWN_REQUEST_REFUSED: { type: string; reason: string };
+  GENESIS_GEN_INVALID: { field: string; reason: string };
+  ABORTED: { reason: string };
+  ACTION_UNAVAILABLE: { type: string };
+  VERSION_UNKNOWN: { reason: string };
+  PLUGIN_NOT_FOUND: { plugin: string; reason: string };
+  PLUGIN_INVALID: { plugin: string; reason: string };
+  PLUGIN_MISSING: { ledgerId: number };
+};
+
+/** The arguments of a NodeError: each code with its own data, and the error that caused it. */
+export type NodeErrorArgs = {
+  [K in NodeErrorCode]: Record<string, never> extends NodeErrorData[K]
+    ? [code: K, data?: NodeErrorData[K], options?: { cause?: unknown }]
+    : [code: K, data: NodeErrorData[K], options?: { cause?: unknown }];
+}[NodeErrorCode];
+
+const TEXT: { [K in NodeErrorCode]: (d: NodeErrorData[K]) => string } = {
   CONFIG_UNREADABLE: (d) => `cannot read config file ${String(d.file)}: ${String(d.reason)}`,
   CONFIG_INVALID_JSON: (d) => `config file ${String(d.file)} is not a JSON object: ${String(d.reason)}`,
   CONFIG_INVALID: (d) => `config option ${String(d.option)}: ${String(d.reason)}`,
@@ -75,8 +107,11 @@ const TEXT: Record<NodeErrorCode, (d: Record<string, unknown>) => string> = {
 
 export class NodeError extends QuireError {
   declare readonly code: NodeErrorCode;
-  constructor(code: NodeErrorCode, data: Record<string, unknown> = {}, options?: { cause?: unknown }) {
-    super(code, data, TEXT[code](data));
+  /** The data of the code (any code's, as read: narrow by `code`). */
+  declare readonly data: NodeErrorData[NodeErrorCode] & Record<string, unknown>;
+  constructor(...args: NodeErrorArgs) {
+    const [code, data, options] = args;
+    super(code, data, (TEXT[code] as (d: NodeErrorData[NodeErrorCode]) => string)(data));
     if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
   }
 }
