@@ -1,3 +1,4 @@
+import type { ClientErrorData } from '@quire/client';
 import { CodedError } from '@quire/common';
 
 /**
@@ -16,13 +17,19 @@ export const GatewayErrorCode = {
   INVALID_REQUEST: 'INVALID_REQUEST',
   /** 413: a request body above the limit (data: `limit`). */
   BODY_TOO_LARGE: 'BODY_TOO_LARGE',
-  /** 415: a body of a content type the route does not take (data: `contentType`). */
+  /** 415: a body whose content type is malformed (data: `contentType`, the request's header; null when it names none). */
   UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   /** 429: the caller exceeded its request rate (data: `limit`, `windowMs`). */
   RATE_LIMITED: 'RATE_LIMITED',
-  /** 504: no f+1 agreement (writes) or no verified reply (reads) before the deadline (data: `timeoutMs`, `tried`). */
+  /**
+   * 504: no f+1 agreement (writes) or no verified reply (reads) before the deadline (data: `timeoutMs`, `tried`:
+   * `{replies, errors}`, the groups of answers and each node's failure `{node, code, reason?}`).
+   */
   POOL_TIMEOUT: 'POOL_TIMEOUT',
-  /** 503: too few nodes could be reached to form a quorum, or none gave a reply that verifies (data: `tried`). */
+  /**
+   * 503: too few nodes could be reached to form a quorum, or none gave a reply that verifies (data: `tried`:
+   * `{replies?, errors, nacks?, reason?}`); the explorer's search index got fewer txns than it asked for (data: `reason`).
+   */
   POOL_UNAVAILABLE: 'POOL_UNAVAILABLE',
   /** 409: the nodes answered but no f+1 of them agree (data: `tried`), as indy-vdr-proxy's CONFLICT. */
   NO_CONSENSUS: 'NO_CONSENSUS',
@@ -36,6 +43,33 @@ export const GatewayErrorCode = {
   ABORTED: 'ABORTED',
 } as const;
 export type GatewayErrorCode = (typeof GatewayErrorCode)[keyof typeof GatewayErrorCode];
+
+/** What the gateway tried before a pool failure: the SDK's groups of answers, each node's failure, REQNACKs by reason. */
+export type PoolTried = {
+  /** The groups of answers of a write; of a read by agreement, the nodes agreeing on each answer. */
+  replies?: ClientErrorData['TIMEOUT' | 'NO_CONSENSUS'] extends infer T ? (T extends { replies: infer R } ? R : never) | string[][] : never;
+  errors: ClientErrorData['NO_VERIFIED_REPLY']['errors'];
+  nacks?: ClientErrorData['NO_VERIFIED_REPLY']['nacks'];
+  reason?: string;
+};
+
+/** The data of each {@link GatewayErrorCode}, checked wherever a GatewayError is made (and sent in its body). */
+export type GatewayErrorData = {
+  NOT_FOUND: { method: string; path: string };
+  METHOD_NOT_ALLOWED: { method: string; path: string };
+  INVALID_PARAMETER: { field: string; reason: string };
+  INVALID_REQUEST: { field: string; reason: string };
+  BODY_TOO_LARGE: { limit: number };
+  UNSUPPORTED_MEDIA_TYPE: { contentType: string | null };
+  RATE_LIMITED: { limit: number; windowMs: number };
+  POOL_TIMEOUT: { timeoutMs: number; tried: PoolTried };
+  POOL_UNAVAILABLE: { tried: PoolTried } | { reason: string };
+  NO_CONSENSUS: { tried: PoolTried };
+  SHUTTING_DOWN: Record<string, never>;
+  INTERNAL: { reason: string };
+  INVALID_CONFIG: { field: string; reason: string };
+  ABORTED: { reason: string };
+};
 
 /** The HTTP status of each code. */
 export const GATEWAY_ERROR_STATUS: Record<GatewayErrorCode, number> = {
@@ -56,7 +90,7 @@ export const GATEWAY_ERROR_STATUS: Record<GatewayErrorCode, number> = {
 };
 
 /** Any failure the gateway answers with an error body. */
-export class GatewayError extends CodedError<GatewayErrorCode> {
+export class GatewayError extends CodedError<GatewayErrorCode, GatewayErrorData> {
   get status(): number {
     return GATEWAY_ERROR_STATUS[this.code];
   }

@@ -166,7 +166,7 @@ export class Gateway {
           .type('application/json')
           .send(jsonText(err.message_, false));
       }
-      const g = gatewayErrorOf(err, req.method, req.url);
+      const g = gatewayErrorOf(err, req.method, req.url, options.bodyLimitBytes, req.headers['content-type']);
       if (g.code === GatewayErrorCode.INTERNAL) req.log.error({ err }, 'request failed');
       reply.header('x-quire-error', g.code);
       return sendJson(reply, g.status, jsonText(g.body(), false));
@@ -286,7 +286,7 @@ export class Gateway {
 }
 
 /** Fastify's own errors (validation, body size, media type) as gateway errors. */
-function gatewayErrorOf(err: FastifyError | GatewayError, method: string, url: string): GatewayError {
+function gatewayErrorOf(err: FastifyError | GatewayError, method: string, url: string, bodyLimit: number, contentType: string | undefined): GatewayError {
   if (err instanceof GatewayError) return err;
   const e = err as FastifyError & { validation?: { instancePath?: string; params?: Record<string, unknown>; message?: string }[]; validationContext?: string };
   if (e.validation !== undefined && e.validation.length > 0) {
@@ -297,9 +297,9 @@ function gatewayErrorOf(err: FastifyError | GatewayError, method: string, url: s
   }
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new GatewayError(GatewayErrorCode.BODY_TOO_LARGE, { limit: undefined });
+      return new GatewayError(GatewayErrorCode.BODY_TOO_LARGE, { limit: bodyLimit });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new GatewayError(GatewayErrorCode.UNSUPPORTED_MEDIA_TYPE, { contentType: null });
+      return new GatewayError(GatewayErrorCode.UNSUPPORTED_MEDIA_TYPE, { contentType: contentType ?? null });
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return new GatewayError(GatewayErrorCode.INVALID_PARAMETER, { field: 'path', reason: e.message });

@@ -1,7 +1,7 @@
 // Calls into the pool through the SDK, and what their failures become over HTTP: a REQNACK or REJECT is passed
 // through with status 400 and the ledger's message as its body (as indy-vdr-proxy does); a pool that cannot be
 // reached or gives no verified answer is 503/504 with what was tried.
-import { ClientError, ClientErrorCode, type Pool, type ReadOutcome } from '@quire/client';
+import { ClientError, ClientErrorCode, isClientError, type Pool, type ReadOutcome } from '@quire/client';
 import type { Request } from '@quire/common';
 import { GatewayError, GatewayErrorCode } from './errors.js';
 import type { GatewayMetrics } from './metrics.js';
@@ -44,43 +44,45 @@ function countVerificationFailures(metrics: GatewayMetrics | undefined, tried: u
 export function poolFailure(e: unknown, request: Request | undefined, f: number): GatewayError | PoolRefusal {
   if (e instanceof GatewayError || e instanceof PoolRefusal) return e;
   if (!(e instanceof ClientError)) return new GatewayError(GatewayErrorCode.INTERNAL, { reason: e instanceof Error ? e.message : String(e) });
-  const d = e.data;
-  switch (e.code) {
-    case ClientErrorCode.REQUEST_NACKED:
-    case ClientErrorCode.REQUEST_REJECTED:
-      return new PoolRefusal(e.code, {
-        op: e.code === ClientErrorCode.REQUEST_NACKED ? 'REQNACK' : 'REJECT',
-        identifier: request?.identifier ?? null,
-        reqId: request?.reqId ?? null,
-        reason: d.reason,
-        ...(d.code !== undefined && d.code !== null ? { code: d.code } : {}),
-      });
-    case ClientErrorCode.TIMEOUT:
-      return new GatewayError(GatewayErrorCode.POOL_TIMEOUT, { timeoutMs: d.timeoutMs, tried: { replies: d.replies ?? [], errors: d.errors ?? [] } });
-    case ClientErrorCode.NO_CONSENSUS: {
-      // writes: {replies, errors, answered}; reads by agreement: {groups, errors}
-      const answered = Array.isArray(d.answered) ? d.answered.length : Array.isArray(d.groups) ? (d.groups as string[][]).reduce((s, g) => s + g.length, 0) : 0;
-      const code = answered >= f + 1 ? GatewayErrorCode.NO_CONSENSUS : GatewayErrorCode.POOL_UNAVAILABLE;
-      return new GatewayError(code, {
-        tried: { replies: d.replies ?? d.groups ?? [], errors: d.errors ?? [], ...(d.reason !== undefined ? { reason: d.reason } : {}) },
-      });
-    }
-    case ClientErrorCode.NO_VERIFIED_REPLY:
-      return new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, { tried: { errors: d.errors ?? [], nacks: d.nacks ?? [] } });
-    // every node that could prove the read is behind what this gateway already saw: retry later
-    case ClientErrorCode.READ_BEHIND:
-      return new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, {
-        tried: { errors: d.errors ?? [], reason: 'every node that proves the read is behind a state this gateway has seen' },
-      });
-    case ClientErrorCode.CLOSED:
-      return new GatewayError(GatewayErrorCode.SHUTTING_DOWN);
-    case ClientErrorCode.INVALID_ARGUMENT:
-      return new GatewayError(GatewayErrorCode.INVALID_PARAMETER, { field: d.field, reason: d.reason });
-    case ClientErrorCode.INVALID_REQUEST:
-      return new GatewayError(GatewayErrorCode.INVALID_REQUEST, { field: d.field ?? 'body', reason: d.reason });
-    default:
-      return new GatewayError(GatewayErrorCode.INTERNAL, { reason: e.message });
+  if (isClientError(e, ClientErrorCode.REQUEST_NACKED) || isClientError(e, ClientErrorCode.REQUEST_REJECTED)) {
+    const d = e.data;
+    return new PoolRefusal(e.code, {
+      op: e.code === ClientErrorCode.REQUEST_NACKED ? 'REQNACK' : 'REJECT',
+      identifier: request?.identifier ?? null,
+      reqId: request?.reqId ?? null,
+      reason: d.reason,
+      ...(d.code !== null ? { code: d.code } : {}),
+    });
   }
+  // a write's deadline (the per-node TIMEOUTs of the SDK reach its callers only inside `errors`)
+  if (isClientError(e, ClientErrorCode.TIMEOUT) && 'timeoutMs' in e.data) {
+    const d = e.data;
+    return new GatewayError(GatewayErrorCode.POOL_TIMEOUT, { timeoutMs: d.timeoutMs, tried: { replies: d.replies, errors: d.errors } });
+  }
+  if (isClientError(e, ClientErrorCode.NO_CONSENSUS)) {
+    // writes: {replies, errors, answered}; reads by agreement: {groups, errors}; no validator to ask: {reason}
+    const d = e.data;
+    const [answered, tried] =
+      'answered' in d
+        ? [d.answered.length, { replies: d.replies, errors: d.errors }]
+        : 'groups' in d
+          ? [d.groups.reduce((s, g) => s + g.length, 0), { replies: d.groups, errors: d.errors }]
+          : [0, { replies: [], errors: [], reason: d.reason }];
+    return answered >= f + 1 ? new GatewayError(GatewayErrorCode.NO_CONSENSUS, { tried }) : new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, { tried });
+  }
+  if (isClientError(e, ClientErrorCode.NO_VERIFIED_REPLY))
+    return new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, { tried: { errors: e.data.errors, nacks: e.data.nacks } });
+  // every node that could prove the read is behind what this gateway already saw: retry later
+  if (isClientError(e, ClientErrorCode.READ_BEHIND)) {
+    return new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, {
+      tried: { errors: e.data.errors, reason: 'every node that proves the read is behind a state this gateway has seen' },
+    });
+  }
+  if (isClientError(e, ClientErrorCode.CLOSED)) return new GatewayError(GatewayErrorCode.SHUTTING_DOWN);
+  if (isClientError(e, ClientErrorCode.INVALID_ARGUMENT))
+    return new GatewayError(GatewayErrorCode.INVALID_PARAMETER, { field: e.data.field, reason: e.data.reason });
+  if (isClientError(e, ClientErrorCode.INVALID_REQUEST)) return new GatewayError(GatewayErrorCode.INVALID_REQUEST, { field: 'body', reason: e.data.reason });
+  return new GatewayError(GatewayErrorCode.INTERNAL, { reason: e.message });
 }
 
 export class PoolCaller {

@@ -84,7 +84,7 @@ class FakeSource implements SearchIndexSource {
   async read(seqNos: number[]): Promise<VerifiedTxn[]> {
     if (this.failNext > 0) {
       this.failNext--;
-      throw new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, { tried: {} });
+      throw new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, { tried: { errors: [] } });
     }
     this.reads += seqNos.length;
     return seqNos.filter((s) => s >= 1 && s <= this.size_).map((s) => verified(s, entry(s, this.specs.get(s)), this.size_));
@@ -312,7 +312,7 @@ function fakeCaller(o: CallerOptions, reads: { n: number } = { n: 0 }): PoolCall
       const lid = op.ledgerId ?? 1;
       const s = op.data;
       if (lid === 3) {
-        if (o.splitOnce?.delete(s) === true) throw new GatewayError(GatewayErrorCode.NO_CONSENSUS, { tried: { replies: [['Node1'], ['Node2']] } });
+        if (o.splitOnce?.delete(s) === true) throw new GatewayError(GatewayErrorCode.NO_CONSENSUS, { tried: { replies: [['Node1'], ['Node2']], errors: [] } });
         const data = s >= 1 && s <= o.audit ? { ...auditEntry(s), rootHash: 'AuditRoot', auditPath: ['x'], ledgerSize: o.audit } : null;
         return { result: { type: '3', data, seqNo: data === null ? null : s }, verified: false, nodes: ['Node1', 'Node2'], rejected: [] };
       }

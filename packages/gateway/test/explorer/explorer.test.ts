@@ -23,7 +23,7 @@ function fakeCaller(size: number, types: string[], reads: { n: number } = { n: 0
     read: async (req: Request): Promise<ReadOutcome> => {
       reads.n++;
       const op = req.operation as { type: string; data: number; ledgerId?: number };
-      if (op.type !== '3') throw new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, { tried: {} });
+      if (op.type !== '3') throw new GatewayError(GatewayErrorCode.POOL_UNAVAILABLE, { tried: { errors: [] } });
       const s = op.data;
       const data =
         s >= 1 && s <= size
