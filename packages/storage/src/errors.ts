@@ -1,4 +1,4 @@
-import { QuireError } from '@quire/common';
+import { CodedError, type CodedErrorArgs } from '@quire/common';
 
 /**
  * Stable codes of {@link StorageError} and its subclasses. Callers and tests branch on these,
@@ -8,13 +8,16 @@ export const StorageErrorCode = {
   // key-value layer
   /** The database could not be opened (data: `path`, `reason`). */
   KV_OPEN_FAILED: 'KV_OPEN_FAILED',
-  /** An operation on a store that has been closed. */
+  /** An operation on a store that has been closed (data: the `op` that failed when the store closed under it). */
   KV_CLOSED: 'KV_CLOSED',
   /** A read or write failed inside the database engine (data: `op`, `reason`). */
   KV_IO_FAILED: 'KV_IO_FAILED',
   /** A bucket name that is empty, too long, or holds a NUL character (data: `bucket`). */
   INVALID_BUCKET: 'INVALID_BUCKET',
-  /** A key or value that is not a Uint8Array (data: `what`). */
+  /**
+   * A key, value or argument of the wrong kind (data: `what`, and the `type` given, the `length` of a state root, or
+   * the `value` of a cache size).
+   */
   INVALID_KEY: 'INVALID_KEY',
   /** A sequence number that is not an integer in [0, 2^53-1] (data: `value`). */
   INVALID_SEQ_NO: 'INVALID_SEQ_NO',
@@ -24,11 +27,11 @@ export const StorageErrorCode = {
   INVALID_OPTION: 'INVALID_OPTION',
 
   // ledger
-  /** A ledger id that is not an integer in [0, 2^31-1] (data: `ledgerId`). */
+  /** A ledger id that is not an integer in [0, 2^31-1] (data: `ledgerId` as text). */
   INVALID_LEDGER_ID: 'INVALID_LEDGER_ID',
-  /** A value given to append that is not a transaction object (data: `ledgerId`, `index`). */
+  /** A value given to append that is not a transaction object (data: `ledgerId`, `index`, -1 for the list itself, `reason`). */
   INVALID_TXN: 'INVALID_TXN',
-  /** An appended txn carries a seqNo other than the next one (data: `ledgerId`, `expected`, `actual`). */
+  /** An appended txn carries a seqNo other than the next one (data: `ledgerId`, `index`, `expected`, `actual` as text). */
   SEQ_NO_MISMATCH: 'SEQ_NO_MISMATCH',
   /** A count, seqNo or tree size outside what the ledger holds (data: `ledgerId`, `what`, `value`, `min`, `max`). */
   OUT_OF_RANGE: 'OUT_OF_RANGE',
@@ -50,19 +53,25 @@ export const StorageErrorCode = {
   LEDGER_WRITE_ORDER: 'LEDGER_WRITE_ORDER',
 
   // proofs (formats 6.3, 6.4)
-  /** A proof element or root that is not 32 bytes (data: `what`, `index`, `length`). */
+  /**
+   * A proof element or root that is not 32 bytes, or a proof that does not decode (data: `what`, and as they apply
+   * `index`, `length`, `reason`, `type`, `size`, `key` hex, `nibbles`, `seqNo`, `ledgerSize`).
+   */
   PROOF_MALFORMED: 'PROOF_MALFORMED',
-  /** The proof ran out of hashes before the computation was complete. */
+  /** The proof ran out of hashes before the computation was complete (data: `length`). */
   PROOF_TOO_SHORT: 'PROOF_TOO_SHORT',
-  /** The proof holds more hashes than the computation uses. */
+  /** The proof holds more hashes than the computation uses (data: `expected`, `length`). */
   PROOF_TOO_LONG: 'PROOF_TOO_LONG',
-  /** The proof does not lead to the expected (new) root. */
+  /** The proof does not lead to the expected (new) root (data: the `root` hex of a state proof; none for a ledger proof). */
   PROOF_ROOT_MISMATCH: 'PROOF_ROOT_MISMATCH',
-  /** The proof is valid for the new root but the old root is not the root of its prefix. */
+  /** The proof is valid for the new root but the old root is not the root of its prefix (data: `oldSize`, `newSize`). */
   CONSISTENCY_OLD_ROOT_MISMATCH: 'CONSISTENCY_OLD_ROOT_MISMATCH',
-  /** Equal sizes with different roots. */
+  /** Equal sizes with different roots (data: `size`). */
   CONSISTENCY_ROOTS_DIFFER: 'CONSISTENCY_ROOTS_DIFFER',
-  /** Tree sizes or a leaf index that cannot describe a proof (old > new, index >= size, negative) (data: `what`, `value`). */
+  /**
+   * Tree sizes or a leaf index that cannot describe a proof (old > new, index >= size, negative) (data: `what`, `value`,
+   * and the `treeSize` or `newSize` it exceeds).
+   */
   INVALID_PROOF_ARGUMENT: 'INVALID_PROOF_ARGUMENT',
 
   // RLP (formats 7.1)
@@ -80,11 +89,11 @@ export const StorageErrorCode = {
   // state trie (formats 7)
   /** A state name other than pool, domain, config (data: `name`). */
   INVALID_STATE_NAME: 'INVALID_STATE_NAME',
-  /** A state root that is neither stored nor held in memory (data: `root` hex). */
+  /** A state root that is neither stored nor held in memory (data: `state`, `root` hex). */
   UNKNOWN_STATE_ROOT: 'UNKNOWN_STATE_ROOT',
   /** A trie node referenced by hash is absent from the node store (data: `state`, `hash` hex). */
   STATE_NODE_MISSING: 'STATE_NODE_MISSING',
-  /** Stored bytes that are not a trie node (data: `state`, `hash` hex, `reason`). */
+  /** Stored bytes that are not a trie node (data: `reason`; `state` and `hash` hex where the trie reads it). */
   STATE_NODE_MALFORMED: 'STATE_NODE_MALFORMED',
   /** A trie proof whose walk needs a node referenced by hash that the proof does not hold (data: `hash` hex). */
   PROOF_INCOMPLETE: 'PROOF_INCOMPLETE',
@@ -100,11 +109,72 @@ export const StorageErrorCode = {
 } as const;
 export type StorageErrorCode = (typeof StorageErrorCode)[keyof typeof StorageErrorCode];
 
+/** The data of each {@link StorageErrorCode}, checked wherever a StorageError (or a subclass) is made. */
+export type StorageErrorData = {
+  KV_OPEN_FAILED: { path: string; reason: string };
+  KV_CLOSED: { op?: string };
+  KV_IO_FAILED: { op: string; reason: string };
+  INVALID_BUCKET: { bucket: string };
+  INVALID_KEY: { what: string; type?: string; length?: number; value?: number };
+  INVALID_SEQ_NO: { value: number | string };
+  BATCH_ALREADY_WRITTEN: Record<string, never>;
+  INVALID_OPTION: { option: string; value: number };
+  INVALID_LEDGER_ID: { ledgerId: string };
+  INVALID_TXN: { ledgerId: number; index: number; reason: string };
+  SEQ_NO_MISMATCH: { ledgerId: number; index: number; expected: number; actual: string };
+  OUT_OF_RANGE: { ledgerId: number; what: string; value: number | string; min: number; max: number };
+  CORRUPT_TXN: { ledgerId: number; seqNo: number; reason: string };
+  LOG_GAP: { ledgerId: number; seqNo: number };
+  HASH_STORE_MISSING: { ledgerId: number; height: number; index: number };
+  CORRUPT_HASH_STORE: { ledgerId: number; what: string; length: number };
+  LEDGER_WRITE_FAILED: { ledgerId: number; reason: string };
+  LEDGER_WRITE_ORDER: { ledgerId: number; written: number; pending: number };
+  PROOF_MALFORMED: {
+    what: string;
+    index?: number;
+    length?: number;
+    reason?: string;
+    type?: string;
+    size?: number;
+    key?: string;
+    nibbles?: number;
+    seqNo?: unknown;
+    ledgerSize?: number;
+  };
+  PROOF_TOO_SHORT: { length: number };
+  PROOF_TOO_LONG: { expected: number; length: number };
+  PROOF_ROOT_MISMATCH: { root?: string };
+  CONSISTENCY_OLD_ROOT_MISMATCH: { oldSize: number; newSize: number };
+  CONSISTENCY_ROOTS_DIFFER: { size: number };
+  INVALID_PROOF_ARGUMENT: { what: string; value: number | string; treeSize?: number; newSize?: number };
+  RLP_TRUNCATED: { offset: number };
+  RLP_NON_CANONICAL: { offset: number; reason: string };
+  RLP_TRAILING_BYTES: { offset: number };
+  RLP_TOO_DEEP: { limit: number };
+  RLP_UNSUPPORTED_VALUE: { type: string };
+  INVALID_STATE_NAME: { name: string };
+  UNKNOWN_STATE_ROOT: { state: string; root: string };
+  STATE_NODE_MISSING: { state: string; hash: string };
+  STATE_NODE_MALFORMED: { reason: string; state?: string; hash?: string };
+  PROOF_INCOMPLETE: { hash: string };
+  PROOF_KEY_NOT_UTF8: { key: string };
+  /** `what` broke, and whichever values disagree. */
+  INTERNAL_INVARIANT: { what: string } & Record<string, unknown>;
+};
+
+/** The arguments of a StorageError: a code with its data, an optional message, and the error that caused it. */
+export type StorageErrorArgs = {
+  [K in StorageErrorCode]: Record<string, never> extends StorageErrorData[K]
+    ? [code: K, data?: StorageErrorData[K], message?: string, options?: { cause?: unknown }]
+    : [code: K, data: StorageErrorData[K], message?: string, options?: { cause?: unknown }];
+}[StorageErrorCode];
+
 /** Any failure of the storage package. */
-export class StorageError extends QuireError {
-  declare readonly code: StorageErrorCode;
-  constructor(code: StorageErrorCode, data: Record<string, unknown> = {}, message?: string, options?: { cause?: unknown }) {
-    super(code, data, message);
+export class StorageError extends CodedError<StorageErrorCode, StorageErrorData> {
+  constructor(...args: StorageErrorArgs) {
+    // the code, data and message are a CodedError's; the cause is this class's own
+    super(...(args.slice(0, 3) as CodedErrorArgs<StorageErrorCode, StorageErrorData>));
+    const options = args[3];
     if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
   }
 }

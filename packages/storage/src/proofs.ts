@@ -4,6 +4,7 @@
 // raise. Nothing imported from here opens a database or loads LevelDB's native binding; the main
 // entry (`@quire/storage`) adds the stores.
 export { StorageError, StorageErrorCode, ProofError, ConsistencyError, ValueError } from './errors.js';
+export type { StorageErrorData, StorageErrorArgs } from './errors.js';
 export {
   EMPTY_ROOT,
   HASH_LENGTH,

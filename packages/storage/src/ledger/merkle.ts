@@ -127,9 +127,8 @@ function checkSize(what: string, v: unknown): asserts v is number {
 
 function checkHash(what: string, v: unknown, index?: number): asserts v is Uint8Array {
   if (!(v instanceof Uint8Array) || v.length !== HASH_LENGTH) {
-    const data: Record<string, unknown> = { what, length: v instanceof Uint8Array ? v.length : -1 };
-    if (index !== undefined) data.index = index;
-    throw new ProofError(StorageErrorCode.PROOF_MALFORMED, data);
+    const length = v instanceof Uint8Array ? v.length : -1;
+    throw new ProofError(StorageErrorCode.PROOF_MALFORMED, index === undefined ? { what, length } : { what, length, index });
   }
 }
 

@@ -8,7 +8,7 @@
  * a diverging extension or another leaf proves absence.
  */
 import { b64decode } from '@quire/common';
-import { ProofError, StorageError, StorageErrorCode } from '../errors.js';
+import { ProofError, StorageError, StorageErrorCode, type StorageErrorData } from '../errors.js';
 import {
   BLANK_NODE_RLP,
   BranchNode,
@@ -46,8 +46,8 @@ function hex(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 }
 
-function proofError(code: StorageErrorCode, data: Record<string, unknown>, cause?: unknown): ProofError {
-  return new ProofError(code, data, undefined, cause === undefined ? undefined : { cause });
+function proofError(data: StorageErrorData['PROOF_MALFORMED'], cause?: unknown): ProofError {
+  return new ProofError(StorageErrorCode.PROOF_MALFORMED, data, undefined, cause === undefined ? undefined : { cause });
 }
 
 /** Proof nodes by hash; the blank node maps to null. */
@@ -58,11 +58,11 @@ function proofBytes(proof: Uint8Array | string): Uint8Array {
     try {
       return b64decode(proof);
     } catch (e) {
-      throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'base64' }, e);
+      throw proofError({ what: 'base64' }, e);
     }
   }
   if (proof instanceof Uint8Array) return proof;
-  throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'proof', type: proof === null ? 'null' : typeof proof });
+  throw proofError({ what: 'proof', type: proof === null ? 'null' : typeof proof });
 }
 
 /** Nodes a ProofNodeCache keeps by default (the upper levels of a trie and the paths read most recently). */
@@ -130,7 +130,7 @@ function decodeProof(proof: Uint8Array | string, cache?: ProofNodeCache): ProofD
   try {
     items = rlpListItems(bytes);
   } catch (e) {
-    throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'rlp', reason: (e as StorageError).code ?? String(e) }, e);
+    throw proofError({ what: 'rlp', reason: (e as StorageError).code ?? String(e) }, e);
   }
   const db: ProofDb = new Map();
   items.forEach((item, index) => {
@@ -139,7 +139,7 @@ function decodeProof(proof: Uint8Array | string, cache?: ProofNodeCache): ProofD
     try {
       node = cache === undefined ? decodeNode(item) : cache.node(hash, item);
     } catch (e) {
-      throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'node', index, reason: (e as StorageError).code ?? String(e) }, e);
+      throw proofError({ what: 'node', index, reason: (e as StorageError).code ?? String(e) }, e);
     }
     db.set(hash, node);
   });
@@ -148,13 +148,13 @@ function decodeProof(proof: Uint8Array | string, cache?: ProofNodeCache): ProofD
 
 function checkRoot(rootHash: Uint8Array): void {
   if (!(rootHash instanceof Uint8Array) || rootHash.length !== 32) {
-    throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'root', length: rootHash instanceof Uint8Array ? rootHash.length : -1 });
+    throw proofError({ what: 'root', length: rootHash instanceof Uint8Array ? rootHash.length : -1 });
   }
 }
 
 function rootNode(db: ProofDb, rootHash: Uint8Array): TrieNode | null {
   const root = db.get(bytesToKey(rootHash));
-  if (root === undefined) throw proofError(StorageErrorCode.PROOF_ROOT_MISMATCH, { root: hex(rootHash) });
+  if (root === undefined) throw new ProofError(StorageErrorCode.PROOF_ROOT_MISMATCH, { root: hex(rootHash) });
   return root;
 }
 
@@ -163,13 +163,13 @@ function follow(db: ProofDb, ref: NodeRef | null): TrieNode | null {
   if (ref === null) return null;
   if (typeof ref !== 'string') return ref;
   const node = db.get(ref);
-  if (node === undefined) throw proofError(StorageErrorCode.PROOF_INCOMPLETE, { hash: keyToHex(ref) });
+  if (node === undefined) throw new ProofError(StorageErrorCode.PROOF_INCOMPLETE, { hash: keyToHex(ref) });
   return node;
 }
 
 function unwrap(stored: Uint8Array, key: Uint8Array): Uint8Array {
   const v = unwrapStateValue(stored);
-  if (v === undefined) throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'value', key: hex(key) });
+  if (v === undefined) throw proofError({ what: 'value', key: hex(key) });
   return copyBytes(v);
 }
 
@@ -248,7 +248,7 @@ function collectPairs(db: ProofDb, node: TrieNode, above: Uint8Array, out: Prove
     try {
       key = nibblesToBytes(nibbles);
     } catch (e) {
-      throw proofError(StorageErrorCode.PROOF_MALFORMED, { what: 'key', nibbles: nibbles.length }, e);
+      throw proofError({ what: 'key', nibbles: nibbles.length }, e);
     }
     out.push({ key, value: unwrap(stored, key) });
   };
@@ -290,7 +290,7 @@ export function verifyPrefixProof(
       try {
         k = utf8.decode(key);
       } catch (e) {
-        throw proofError(StorageErrorCode.PROOF_KEY_NOT_UTF8, { key: hex(key) }, e);
+        throw new ProofError(StorageErrorCode.PROOF_KEY_NOT_UTF8, { key: hex(key) }, undefined, { cause: e });
       }
     }
     out.set(k, value);
