@@ -10,6 +10,7 @@ import type { GatewayMetrics } from './metrics.js';
 export type GatewayPool = Pick<Pool, 'submitRead' | 'submitWrite' | 'submitAction' | 'status' | 'ledger' | 'f' | 'n'>;
 
 /** A REQNACK or REJECT of f+1 nodes, passed through as the ledger's message. */
+// internal control flow, never seen by a caller: the error handler answers with the ledger's message it carries
 export class PoolRefusal extends Error {
   constructor(
     readonly code: typeof ClientErrorCode.REQUEST_NACKED | typeof ClientErrorCode.REQUEST_REJECTED,

@@ -332,7 +332,8 @@ export function registerExplorer(app: FastifyInstance, ctx: RouteContext, opts: 
         try {
           input = parseForm(req.body);
         } catch (e) {
-          return errorPage(reply, 400, GatewayErrorCode.INVALID_REQUEST, 'Bad request', (e as Error).message);
+          if (!(e instanceof GatewayError)) throw e;
+          return errorPage(reply, 400, e.code, 'Bad request', `${String(e.data.field)}: ${String(e.data.reason)}`);
         }
         const { status, body } = await register(ctx.caller, signer, input);
         return sendPage(reply, status, page(shell({ title: 'Register a DID', current: 'register' }), body));

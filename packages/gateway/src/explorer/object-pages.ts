@@ -19,6 +19,7 @@ import { type Html, enc, facts, html, isoTime, rawJson, verifiedBadge } from './
 import type { IndexStatus } from './search-index.js';
 
 /** A page that has nothing to show: rendered with status 404. */
+// internal control flow, never seen by a caller: the explorer's route renders it as its 404 page
 export class NotOnLedger extends Error {
   constructor(readonly what: string) {
     super(what);

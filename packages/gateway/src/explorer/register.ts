@@ -3,7 +3,7 @@
 // (the devnet does); never for a pool whose trustee key the gateway should not hold.
 import { ClientError, DidKey, buildNymRequest, signRequest } from '@quire/client';
 import { Role, b58decode, b58encode, isValidDid } from '@quire/common';
-import { GatewayError } from '../errors.js';
+import { GatewayError, GatewayErrorCode, invalidParameter } from '../errors.js';
 import { PoolRefusal, type PoolCaller } from '../pool-call.js';
 import { didLink, roleName, txnLink } from './cards.js';
 import { type Html, html } from './html.js';
@@ -21,23 +21,19 @@ export interface RegisterInput {
   role: string;
 }
 
-export class FormError extends Error {
-  constructor(
-    readonly field: string,
-    readonly reason: string,
-  ) {
-    super(`${field}: ${reason}`);
-  }
+/** A form field the NYM cannot be made of (INVALID_PARAMETER, shown on the form's page). */
+function fieldError(field: string, reason: string): GatewayError {
+  return invalidParameter(field, reason);
 }
 
 /** The urlencoded body of the form. */
 export function parseForm(body: unknown): RegisterInput {
   const bytes = body instanceof Uint8Array ? body : typeof body === 'string' ? new TextEncoder().encode(body) : new Uint8Array();
-  if (bytes.length > MAX_FORM_BYTES) throw new FormError('form', `larger than ${MAX_FORM_BYTES} bytes`);
+  if (bytes.length > MAX_FORM_BYTES) throw new GatewayError(GatewayErrorCode.INVALID_REQUEST, { field: 'form', reason: `larger than ${MAX_FORM_BYTES} bytes` });
   const p = new URLSearchParams(new TextDecoder().decode(bytes));
   const get = (k: string): string => {
     const v = (p.get(k) ?? '').trim();
-    if (v.length > MAX_FIELD) throw new FormError(k, `longer than ${MAX_FIELD} characters`);
+    if (v.length > MAX_FIELD) throw new GatewayError(GatewayErrorCode.INVALID_REQUEST, { field: k, reason: `longer than ${MAX_FIELD} characters` });
     return v;
   };
   return { seed: get('seed'), did: get('did'), verkey: get('verkey'), alias: get('alias'), role: get('role') };
@@ -56,12 +52,12 @@ export function nymOfForm(i: RegisterInput): { dest: string; verkey: string; rol
   let dest: string;
   let verkey: string;
   if (i.seed !== '') {
-    if (i.verkey !== '') throw new FormError('verkey', 'give a seed or a verkey, not both');
+    if (i.verkey !== '') throw fieldError('verkey', 'give a seed or a verkey, not both');
     let key: DidKey;
     try {
       key = DidKey.fromSeed(i.seed);
     } catch (e) {
-      throw new FormError('seed', e instanceof ClientError ? String(e.data.reason ?? e.message) : 'not a seed (32 characters or 64 hex digits)');
+      throw fieldError('seed', e instanceof ClientError ? String(e.data.reason ?? e.message) : 'not a seed (32 characters or 64 hex digits)');
     }
     dest = i.did !== '' ? i.did : key.did;
     verkey = i.did !== '' ? key.fullVerkey : key.verkey;
@@ -73,17 +69,17 @@ export function nymOfForm(i: RegisterInput): { dest: string; verkey: string; rol
       try {
         bytes = b58decode(verkey);
       } catch {
-        throw new FormError('verkey', 'not base58');
+        throw fieldError('verkey', 'not base58');
       }
-      if (bytes.length !== 32) throw new FormError('verkey', 'a full verkey (base58 of 32 bytes) is needed without a DID');
+      if (bytes.length !== 32) throw fieldError('verkey', 'a full verkey (base58 of 32 bytes) is needed without a DID');
       dest = b58encode(bytes.subarray(0, 16));
     }
   } else {
-    throw new FormError('seed', 'a seed or a verkey is required');
+    throw fieldError('seed', 'a seed or a verkey is required');
   }
-  if (!isValidDid(dest)) throw new FormError('did', 'not a DID (base58 of 16 or 32 bytes)');
+  if (!isValidDid(dest)) throw fieldError('did', 'not a DID (base58 of 16 or 32 bytes)');
   const role = i.role === '' ? null : (Role as Record<string, string>)[i.role];
-  if (role === undefined) throw new FormError('role', `one of ${ROLES.map(([k]) => k || 'none').join(', ')} expected`);
+  if (role === undefined) throw fieldError('role', `one of ${ROLES.map(([k]) => k || 'none').join(', ')} expected`);
   return { dest, verkey, role, alias: i.alias === '' ? undefined : i.alias };
 }
 
@@ -107,8 +103,11 @@ export async function register(caller: PoolCaller, trustee: DidKey, input: Regis
   try {
     nym = nymOfForm(input);
   } catch (e) {
-    if (!(e instanceof FormError)) throw e;
-    return { status: 400, body: registerForm(input, html`<p class="error" role="alert" data-code="INVALID_PARAMETER">${e.field}: ${e.reason}</p>`) };
+    if (!(e instanceof GatewayError) || e.code !== GatewayErrorCode.INVALID_PARAMETER) throw e;
+    return {
+      status: 400,
+      body: registerForm(input, html`<p class="error" role="alert" data-code="${e.code}">${String(e.data.field)}: ${String(e.data.reason)}</p>`),
+    };
   }
   try {
     const req = signRequest(

@@ -10,9 +10,10 @@ import type { ReadOutcome } from '@quire/client';
 import { ExplorerData, Lru, type VerifiedTxn } from '../../src/explorer/data.js';
 import { esc, html } from '../../src/explorer/html.js';
 import { parseTypes } from '../../src/explorer/ledger-page.js';
-import { FormError, MAX_FORM_BYTES, nymOfForm, parseForm } from '../../src/explorer/register.js';
+import { MAX_FORM_BYTES, nymOfForm, parseForm } from '../../src/explorer/register.js';
 import { prefersHtml, registerExplorer } from '../../src/explorer/index.js';
 import { GatewayError, GatewayErrorCode } from '../../src/errors.js';
+import { expectCode } from '@quire/testing';
 import type { GatewayPool, PoolCaller } from '../../src/pool-call.js';
 import type { RouteContext } from '../../src/vdr-routes.js';
 import { Gateway } from '../../src/index.js';
@@ -169,8 +170,9 @@ describe('explorer: register form fields', () => {
       try {
         nymOfForm({ seed: '', did: '', verkey: '', alias: '', role: '', ...i });
       } catch (e) {
-        expect(e).to.be.instanceOf(FormError);
-        return (e as FormError).field;
+        expect(e).to.be.instanceOf(GatewayError);
+        expect((e as GatewayError).code).to.equal(GatewayErrorCode.INVALID_PARAMETER);
+        return String((e as GatewayError).data.field);
       }
       return 'accepted';
     };
@@ -184,8 +186,8 @@ describe('explorer: register form fields', () => {
   });
   it('the urlencoded body is bounded', () => {
     expect(parseForm(new TextEncoder().encode('seed=abc&role=ENDORSER'))).to.include({ seed: 'abc', role: 'ENDORSER' });
-    expect(() => parseForm(new Uint8Array(MAX_FORM_BYTES + 1))).to.throw(FormError);
-    expect(() => parseForm(`alias=${'a'.repeat(300)}`)).to.throw(FormError);
+    expectCode(() => parseForm(new Uint8Array(MAX_FORM_BYTES + 1)), GatewayError, GatewayErrorCode.INVALID_REQUEST, { field: 'form' });
+    expectCode(() => parseForm(`alias=${'a'.repeat(300)}`), GatewayError, GatewayErrorCode.INVALID_REQUEST, { field: 'alias' });
     expect(parseForm(undefined)).to.include({ seed: '' });
   });
 });
