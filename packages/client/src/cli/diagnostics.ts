@@ -30,6 +30,7 @@ export const ExitCode = {
  * Ends a command with an exit status after it printed everything itself (a read that found nothing, a pool status
  * without quorum, an interrupted write): no further error line is printed.
  */
+// internal control flow, never seen by a caller: main() turns it into the exit status (what the user sees was printed)
 export class CliExit extends Error {
   constructor(readonly exitCode: number) {
     super(`exit ${exitCode}`);
