@@ -19,12 +19,6 @@ export const NetworkErrorCode = {
    * 'close timed out' or 'close failed').
    */
   CLOSED: 'CLOSED',
-  /** A length prefix that is not a minimal unsigned varint below 2^53 (data: `reason`). */
-  MALFORMED_FRAME: 'MALFORMED_FRAME',
-  /** A client-protocol envelope that cannot be decoded (data: `reason`). */
-  MALFORMED_ENVELOPE: 'MALFORMED_ENVELOPE',
-  /** A request id outside 1..2^53-1 or already in flight (data: `id`). */
-  INVALID_REQUEST_ID: 'INVALID_REQUEST_ID',
   /** The caller's AbortSignal ended the operation; whatever it had opened is closed (data: `reason`, the signal's reason as text). */
   ABORTED: 'ABORTED',
 } as const;
@@ -39,9 +33,6 @@ export type NetworkErrorData = {
   MESSAGE_TOO_LARGE: { length: number; limit: number };
   TOPIC_NOT_ALLOWED: { topic: string };
   CLOSED: { reason?: string };
-  MALFORMED_FRAME: { reason: string };
-  MALFORMED_ENVELOPE: { reason: string };
-  INVALID_REQUEST_ID: { id: number };
   ABORTED: { reason: string };
 };
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { FrameDecoder, NetworkErrorCode, encodeFrame, readVarint, varintLength, writeVarint } from '../../src/index.js';
+import { ClientWireErrorCode } from '@quire/common';
+import { FrameDecoder, encodeFrame, readVarint, varintLength, writeVarint } from '../../src/index.js';
 import { codeOf } from '@quire/testing';
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -24,10 +25,10 @@ describe('framing', () => {
   });
 
   it('rejects non-minimal and over-long varints with MALFORMED_FRAME', () => {
-    expect(codeOf(() => readVarint(Uint8Array.of(0x80, 0x00), 0))).to.equal(NetworkErrorCode.MALFORMED_FRAME);
-    expect(codeOf(() => readVarint(new Uint8Array(8).fill(0xff), 0))).to.equal(NetworkErrorCode.MALFORMED_FRAME);
+    expect(codeOf(() => readVarint(Uint8Array.of(0x80, 0x00), 0))).to.equal(ClientWireErrorCode.MALFORMED_FRAME);
+    expect(codeOf(() => readVarint(new Uint8Array(8).fill(0xff), 0))).to.equal(ClientWireErrorCode.MALFORMED_FRAME);
     const d = new FrameDecoder({ maxFrameLength: 100, maxSkipLength: 0 });
-    expect(codeOf(() => d.push(new Uint8Array(9).fill(0xff)))).to.equal(NetworkErrorCode.MALFORMED_FRAME);
+    expect(codeOf(() => d.push(new Uint8Array(9).fill(0xff)))).to.equal(ClientWireErrorCode.MALFORMED_FRAME);
   });
 
   it('decodes frames however the bytes are split', () => {
@@ -70,7 +71,7 @@ describe('framing', () => {
     const d = new FrameDecoder({ maxFrameLength: 10, maxSkipLength: 0 });
     const prefix = new Uint8Array(varintLength(11));
     writeVarint(11, prefix, 0);
-    expect(codeOf(() => d.push(prefix))).to.equal(NetworkErrorCode.MALFORMED_FRAME);
+    expect(codeOf(() => d.push(prefix))).to.equal(ClientWireErrorCode.MALFORMED_FRAME);
   });
 
   it('reports a partial frame until it completes', () => {
