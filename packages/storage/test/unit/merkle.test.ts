@@ -42,7 +42,7 @@ interface Vectors {
 }
 
 const v = JSON.parse(readFileSync(join(VECTORS_DIR, 'rfc6962.json'), 'utf8')) as Vectors;
-const classes: Record<string, new (...a: never[]) => StorageError> = { ProofError, ConsistencyError, ValueError };
+const classes: Record<string, new (...a: never) => StorageError> = { ProofError, ConsistencyError, ValueError };
 
 function outcome(f: () => void): string {
   try {

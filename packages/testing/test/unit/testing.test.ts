@@ -53,7 +53,13 @@ describe('@quire/testing', () => {
       ),
     );
     expect(
-      (await expectCodeAsync(Promise.reject(new EncodingError(EncodingErrorCode.INVALID_JSON)), EncodingError, EncodingErrorCode.INVALID_JSON)).code,
+      (
+        await expectCodeAsync(
+          Promise.reject(new EncodingError(EncodingErrorCode.INVALID_JSON, { position: 0, reason: 'empty' })),
+          EncodingError,
+          EncodingErrorCode.INVALID_JSON,
+        )
+      ).code,
     ).to.equal(EncodingErrorCode.INVALID_JSON);
     await failsAsync(expectCodeAsync(Promise.resolve(1), EncodingError, EncodingErrorCode.INVALID_JSON));
     await failsAsync(expectCodeAsync(async () => json(), EncodingError, EncodingErrorCode.DUPLICATE_KEY));
