@@ -1,4 +1,4 @@
-import { CodedError, QuireError } from '@quire/common';
+import { CodedError } from '@quire/common';
 import type { StorageErrorCode } from '@quire/storage/proofs';
 
 /**
@@ -192,9 +192,11 @@ export class VerificationError extends ClientError {}
 /**
  * A refusal sent by a node's client listener in an ERROR envelope, raised by `NodeConnection.request`: `code` is the
  * node's ClientRefusalCode (RATE_LIMITED, MESSAGE_TOO_LARGE, TOO_MANY_PENDING, ...), `data.reason` its text, `data.id`
- * the request id. The pool reports the same refusal as ClientError NODE_REFUSED.
+ * the request id. The pool reports the same refusal as ClientError NODE_REFUSED. The code is the text the node sent,
+ * relayed as is (a ClientRefusalCode from a node of this version; any text from another), so it is typed string, every
+ * code with the same data.
  */
-export class ClientRequestError extends QuireError {}
+export class ClientRequestError extends CodedError<string, Record<string, { reason: string; id: number }>> {}
 
 /** The error of an operation the caller's `signal` ended (ABORTED, with the signal's reason as text). */
 export function abortedBy(signal: AbortSignal): ClientError {

@@ -2,7 +2,7 @@
 // (the @ts-expect-error lines fail the tests' typecheck once the table is dropped), and the CLI's refused action
 // carries the data of REQUEST_NACKED / REQUEST_REJECTED as the pool's writes do.
 import { expect } from 'chai';
-import { ClientError, ClientErrorCode, VerificationError } from '../../src/errors.js';
+import { ClientError, ClientErrorCode, ClientRequestError, VerificationError } from '../../src/errors.js';
 import { Context } from '../../src/cli/context.js';
 import { errorLines } from '../../src/cli/diagnostics.js';
 import type { NodeAnswer } from '../../src/pool/exchange.js';
@@ -32,8 +32,10 @@ describe('ClientError: data typed per code', () => {
       () => new VerificationError(ClientErrorCode.MULTISIG_STALE, { timestamp: 1, freshnessSeconds: 300 }),
       // @ts-expect-error the data of PROOF_INVALID given to NO_PROOF
       () => new VerificationError(ClientErrorCode.NO_PROOF, { proofCode: 'PROOF_MALFORMED', key: 'k' }),
+      // @ts-expect-error a node's refusal relayed names the request id
+      () => new ClientRequestError('RATE_LIMITED', { reason: 'slow down' }),
     ];
-    expect(made).to.have.length(6);
+    expect(made).to.have.length(7);
   });
 
   it("the CLI's action refused by every node fails with REQUEST_NACKED carrying the node's code and the refusing nodes", () => {
