@@ -5,7 +5,7 @@
 // names: invalidDid (400), notFound (404), methodNotSupported (501).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildGetAttribRequest, buildGetNymRequest } from '@quire/client';
-import { b58decode, b58encode, isPlainObject } from '@quire/common';
+import { CodedError, b58decode, b58encode, isPlainObject } from '@quire/common';
 import { GatewayError } from './errors.js';
 import { sendJson, type Verified } from './http.js';
 import { didMethodOf, parseDid, type ParsedDid } from './ids.js';
@@ -20,12 +20,21 @@ export const ED25519_2018_CONTEXT = 'https://w3id.org/security/suites/ed25519-20
 export type ResolutionError = 'invalidDid' | 'notFound' | 'methodNotSupported' | 'internalError';
 const ERROR_STATUS: Record<ResolutionError, number> = { invalidDid: 400, notFound: 404, methodNotSupported: 501, internalError: 500 };
 
-export class ResolutionFailure extends Error {
-  constructor(
-    readonly error: ResolutionError,
-    message: string,
-  ) {
-    super(message);
+/** The data of each {@link ResolutionError}: the text sent as `errorMessage`. */
+export type ResolutionFailureData = { [K in ResolutionError]: { reason: string } };
+
+/**
+ * A DID that cannot be resolved: its code is the DID Resolution error (`didResolutionMetadata.error`), its message and
+ * `data.reason` the `errorMessage`.
+ */
+export class ResolutionFailure extends CodedError<ResolutionError, ResolutionFailureData> {
+  constructor(error: ResolutionError, reason: string) {
+    super(error, { reason }, reason);
+  }
+
+  /** The DID Resolution error (the code). */
+  get error(): ResolutionError {
+    return this.code;
   }
 }
 

@@ -3,7 +3,8 @@
 // from Fastify's own carry the data their codes document (the limit of a body too large, the malformed content type).
 import { expect } from 'chai';
 import { parseJson } from '@quire/common';
-import { Gateway, GatewayError, GatewayErrorCode, type GatewayPool } from '../../src/index.js';
+import { QuireError } from '@quire/common';
+import { Gateway, GatewayError, GatewayErrorCode, ResolutionFailure, type GatewayPool } from '../../src/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -25,6 +26,17 @@ describe('GatewayError: data typed per code', function () {
     const e = new GatewayError(GatewayErrorCode.RATE_LIMITED, { limit: 10, windowMs: 1000 });
     expect([e.status, e.body()]).to.deep.equal([429, { code: 'RATE_LIMITED', limit: 10, windowMs: 1000, reason: 'more than 10 requests in 1000 ms' }]);
     expect(new GatewayError(GatewayErrorCode.SHUTTING_DOWN).data).to.deep.equal({});
+  });
+
+  it('a DID that cannot be resolved is a coded error: its code the DID Resolution error, its reason the message', () => {
+    const e = new ResolutionFailure('methodNotSupported', "DID method 'web' is not supported (did:indy, did:sov)");
+    expect(e).to.be.instanceOf(QuireError);
+    expect([e.code, e.error, e.data, e.message]).to.deep.equal([
+      'methodNotSupported',
+      'methodNotSupported',
+      { reason: "DID method 'web' is not supported (did:indy, did:sov)" },
+      "DID method 'web' is not supported (did:indy, did:sov)",
+    ]);
   });
 
   it('refuses, at compile time, a code without its data, with a datum of the wrong type or with another code data', () => {
