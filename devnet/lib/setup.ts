@@ -20,6 +20,7 @@ export interface DevnetSetup {
   createdAt: string;
 }
 
+// internal control flow of the devnet tool, never seen by a caller of a package: devnet.ts prints it as a one-line user error
 export class DevnetSetupError extends Error {
   constructor(message: string) {
     super(message);

@@ -23,6 +23,7 @@ const enum Tag {
   PREV_LOG_NUMBER = 9,
 }
 
+// internal control flow, never seen by a caller: readManifest's only caller, the snapshot, retries on it
 export class ManifestFormatError extends Error {}
 
 /** What a MANIFEST says about the files of the database. */

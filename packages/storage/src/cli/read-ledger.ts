@@ -31,6 +31,7 @@ interface ReadLedgerOptions {
 }
 
 /** A user-facing failure: one line on stderr and a non-zero exit code. */
+// internal control flow, never seen by a caller: this CLI's main prints its message as that one line
 class UserError extends Error {}
 
 function positiveInt(name: string) {
