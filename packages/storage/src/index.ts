@@ -12,6 +12,6 @@ export { ledgerBuckets } from './ledger/hash-store.js';
 export * from './side-stores/index.js';
 export * from './genesis/index.js';
 export { snapshotLevelDb, SnapshotError, SnapshotErrorCode, defaultSnapshotOptions } from './snapshot.js';
-export type { DbSnapshot, SnapshotOptions } from './snapshot.js';
+export type { DbSnapshot, SnapshotErrorData, SnapshotOptions } from './snapshot.js';
 export { DATA_DIR_ENV, NODE_DATABASE_DIRNAME, defaultDataDir, nodeDatabasePath, findDatabase } from './cli/data-dir.js';
 export * from './state/index.js';

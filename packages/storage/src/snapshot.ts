@@ -24,7 +24,15 @@ export const SnapshotErrorCode = {
 } as const;
 export type SnapshotErrorCode = (typeof SnapshotErrorCode)[keyof typeof SnapshotErrorCode];
 
-export class SnapshotError extends CodedError<SnapshotErrorCode> {}
+/** The data of each {@link SnapshotErrorCode}, checked wherever a SnapshotError is made. */
+export type SnapshotErrorData = {
+  SNAPSHOT_NOT_A_DATABASE: { path: string };
+  SNAPSHOT_UNSTABLE: { path: string; attempts: number; reason: string };
+  SNAPSHOT_IO_FAILED: { path: string; reason: string };
+};
+
+/** A LevelDB directory that cannot be copied (read_ledger's snapshot of a running node's database). */
+export class SnapshotError extends CodedError<SnapshotErrorCode, SnapshotErrorData> {}
 
 export interface SnapshotOptions {
   /** Folder in which the temporary copy is made (default: the OS temp folder). */

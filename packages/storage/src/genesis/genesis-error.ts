@@ -1,4 +1,4 @@
-import { CodedError } from '@quire/common';
+import { CodedError, type CodedErrorArgs } from '@quire/common';
 
 /** Stable codes of {@link GenesisError}. Every one carries `file`; those about one line carry `line` (1-based). */
 export const GenesisErrorCode = {
@@ -23,6 +23,19 @@ export const GenesisErrorCode = {
 } as const;
 export type GenesisErrorCode = (typeof GenesisErrorCode)[keyof typeof GenesisErrorCode];
 
+/** The data of each {@link GenesisErrorCode}, checked wherever a GenesisError is made. */
+export type GenesisErrorData = {
+  GENESIS_UNREADABLE: { file: string; reason: string };
+  GENESIS_EMPTY: { file: string };
+  GENESIS_INVALID_JSON: { file: string; line: number; reason: string };
+  GENESIS_INVALID_TXN: { file: string; line: number; field: string; reason: string };
+  GENESIS_LEGACY_LAYOUT: { file: string; line: number };
+  GENESIS_SEQ_NO_OUT_OF_ORDER: { file: string; line: number; expected: number; actual: number };
+  GENESIS_WRONG_LEDGER: { file: string; line: number; type: string; ledgerId: number; expectedLedgerId: number };
+  GENESIS_MISMATCH: { file: string; line: number; seqNo: number };
+  GENESIS_WRITE_FAILED: { file: string; reason: string };
+};
+
 const describe: Record<GenesisErrorCode, (d: Record<string, unknown>) => string> = {
   GENESIS_UNREADABLE: (d) => `cannot read genesis file: ${String(d.reason)}`,
   GENESIS_EMPTY: () => 'genesis file holds no transaction',
@@ -36,9 +49,14 @@ const describe: Record<GenesisErrorCode, (d: Record<string, unknown>) => string>
 };
 
 /** A genesis file that cannot be loaded; the message names the file and, when it is about a line, the line. */
-export class GenesisError extends CodedError<GenesisErrorCode> {
-  constructor(code: GenesisErrorCode, data: { file: string; line?: number } & Record<string, unknown>) {
-    const where = data.line === undefined ? data.file : `${data.file}:${data.line}`;
-    super(code, data, `${where}: ${describe[code](data)}`);
+export class GenesisError extends CodedError<GenesisErrorCode, GenesisErrorData> {
+  /** `(code, data)` with the data of the code; the message is built from them unless one is given. */
+  constructor(...args: CodedErrorArgs<GenesisErrorCode, GenesisErrorData>) {
+    super(...args);
+    if (args[2] === undefined) {
+      const data: { file: string; line?: number } = args[1];
+      const where = data.line === undefined ? data.file : `${data.file}:${data.line}`;
+      this.message = `${where}: ${describe[this.code](this.data)}`;
+    }
   }
 }

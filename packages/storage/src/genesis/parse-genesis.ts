@@ -25,25 +25,32 @@ export interface ParseGenesisOptions {
   firstSeqNo?: number;
 }
 
-function fail(code: GenesisErrorCode, file: string, line: number, data: Record<string, unknown> = {}): never {
-  throw new GenesisError(code, { file, line, ...data });
-}
-
 function requireObject(v: unknown, field: string, file: string, line: number): Record<string, unknown> {
-  if (!isPlainObject(v)) fail(GenesisErrorCode.INVALID_TXN, file, line, { field, reason: v === undefined ? 'is missing' : 'is not a JSON object' });
+  if (!isPlainObject(v))
+    throw new GenesisError(GenesisErrorCode.INVALID_TXN, { file, line, field, reason: v === undefined ? 'is missing' : 'is not a JSON object' });
   return v;
 }
 
 /** Checks the layout of one parsed line (formats.md 4.4) and returns its seqNo. */
 function checkLayout(value: unknown, file: string, line: number, ledgerId: number | undefined): number {
-  if (!isPlainObject(value)) fail(GenesisErrorCode.INVALID_TXN, file, line, { field: 'transaction', reason: 'is not a JSON object' });
-  if (!('txn' in value) && !('ver' in value) && ('type' in value || 'dest' in value)) fail(GenesisErrorCode.LEGACY_LAYOUT, file, line);
+  if (!isPlainObject(value)) throw new GenesisError(GenesisErrorCode.INVALID_TXN, { file, line, field: 'transaction', reason: 'is not a JSON object' });
+  if (!('txn' in value) && !('ver' in value) && ('type' in value || 'dest' in value)) throw new GenesisError(GenesisErrorCode.LEGACY_LAYOUT, { file, line });
   if (value.ver !== '1') {
-    fail(GenesisErrorCode.INVALID_TXN, file, line, { field: 'ver', reason: value.ver === undefined ? 'is missing' : 'must be the string "1"' });
+    throw new GenesisError(GenesisErrorCode.INVALID_TXN, {
+      file,
+      line,
+      field: 'ver',
+      reason: value.ver === undefined ? 'is missing' : 'must be the string "1"',
+    });
   }
   const txn = requireObject(value.txn, 'txn', file, line);
   if (typeof txn.type !== 'string' || txn.type.length === 0) {
-    fail(GenesisErrorCode.INVALID_TXN, file, line, { field: 'txn.type', reason: txn.type === undefined ? 'is missing' : 'is not a non-empty string' });
+    throw new GenesisError(GenesisErrorCode.INVALID_TXN, {
+      file,
+      line,
+      field: 'txn.type',
+      reason: txn.type === undefined ? 'is missing' : 'is not a non-empty string',
+    });
   }
   requireObject(txn.data, 'txn.data', file, line);
   requireObject(txn.metadata, 'txn.metadata', file, line);
@@ -51,13 +58,18 @@ function checkLayout(value: unknown, file: string, line: number, ledgerId: numbe
   const meta = requireObject(value.txnMetadata, 'txnMetadata', file, line);
   const seqNo = meta.seqNo;
   if (typeof seqNo !== 'number' || !Number.isSafeInteger(seqNo) || seqNo < 1) {
-    fail(GenesisErrorCode.INVALID_TXN, file, line, { field: 'txnMetadata.seqNo', reason: seqNo === undefined ? 'is missing' : 'is not a positive integer' });
+    throw new GenesisError(GenesisErrorCode.INVALID_TXN, {
+      file,
+      line,
+      field: 'txnMetadata.seqNo',
+      reason: seqNo === undefined ? 'is missing' : 'is not a positive integer',
+    });
   }
   if (ledgerId !== undefined) {
     const kind = txnKind(txn.type);
     const owner = ledgerOfType(txn.type);
     if ((kind === 'write' || kind === 'internal') && owner !== undefined && owner !== ledgerId) {
-      fail(GenesisErrorCode.WRONG_LEDGER, file, line, { type: txn.type, ledgerId: owner, expectedLedgerId: ledgerId });
+      throw new GenesisError(GenesisErrorCode.WRONG_LEDGER, { file, line, type: txn.type, ledgerId: owner, expectedLedgerId: ledgerId });
     }
   }
   return seqNo;
@@ -82,15 +94,20 @@ export function parseGenesis(text: string, opts: ParseGenesisOptions): GenesisEn
     try {
       value = parseJson(raw);
     } catch (e) {
-      fail(GenesisErrorCode.INVALID_JSON, file, line, { reason: e instanceof Error ? e.message : String(e) });
+      throw new GenesisError(GenesisErrorCode.INVALID_JSON, { file, line, reason: e instanceof Error ? e.message : String(e) });
     }
     const seqNo = checkLayout(value, file, line, opts.ledgerId);
-    if (seqNo !== expected) fail(GenesisErrorCode.SEQ_NO_OUT_OF_ORDER, file, line, { expected, actual: seqNo });
+    if (seqNo !== expected) throw new GenesisError(GenesisErrorCode.SEQ_NO_OUT_OF_ORDER, { file, line, expected, actual: seqNo });
     let encoded: Uint8Array;
     try {
       encoded = Uint8Array.from(encodeMsgpack(value));
     } catch (e) {
-      fail(GenesisErrorCode.INVALID_TXN, file, line, { field: 'transaction', reason: `cannot be encoded: ${e instanceof Error ? e.message : String(e)}` });
+      throw new GenesisError(GenesisErrorCode.INVALID_TXN, {
+        file,
+        line,
+        field: 'transaction',
+        reason: `cannot be encoded: ${e instanceof Error ? e.message : String(e)}`,
+      });
     }
     out.push({ line, seqNo, txn: value as Record<string, unknown>, encoded });
     expected++;

@@ -9,8 +9,14 @@ export const SideStoreErrorCode = {
 } as const;
 export type SideStoreErrorCode = (typeof SideStoreErrorCode)[keyof typeof SideStoreErrorCode];
 
+/** The data of each {@link SideStoreErrorCode}, checked wherever a SideStoreError is made. */
+export type SideStoreErrorData = {
+  SIDE_STORE_INVALID_VALUE: { store: string; field: string; reason: string };
+  SIDE_STORE_CORRUPT_RECORD: { store: string; key: string; reason: string };
+};
+
 /** A bad argument to, or a corrupt record of, one of the side stores (BLS, seqNo index, timestamps, attributes). */
-export class SideStoreError extends CodedError<SideStoreErrorCode> {}
+export class SideStoreError extends CodedError<SideStoreErrorCode, SideStoreErrorData> {}
 
 export function invalid(store: string, field: string, reason: string): SideStoreError {
   return new SideStoreError(SideStoreErrorCode.INVALID_VALUE, { store, field, reason }, `${store}: invalid ${field}: ${reason}`);

@@ -1,4 +1,5 @@
 export { SideStoreError, SideStoreErrorCode } from './errors.js';
+export type { SideStoreErrorData } from './errors.js';
 export { BlsStore, BLS_STORE_BUCKET, multiSignatureProblem } from './bls-store.js';
 // the multi-signature shapes are those of @quire/common, re-exported for the store's users
 export type { MultiSignature, MultiSignatureValue } from '@quire/common';

@@ -3,7 +3,20 @@
 // compiles), the cause is kept, and the raisers give what the table says.
 import { expect } from 'chai';
 import { expectCode } from '@quire/testing';
-import { ProofError, StorageError, StorageErrorCode, ValueError, merkleLeafHash, verifyInclusion } from '@quire/storage';
+import {
+  GenesisError,
+  GenesisErrorCode,
+  ProofError,
+  SideStoreError,
+  SideStoreErrorCode,
+  SnapshotError,
+  SnapshotErrorCode,
+  StorageError,
+  StorageErrorCode,
+  ValueError,
+  merkleLeafHash,
+  verifyInclusion,
+} from '@quire/storage';
 
 describe('StorageError: data typed per code', () => {
   it('refuses, at compile time, a code without its data or with the data of another code', () => {
@@ -16,8 +29,20 @@ describe('StorageError: data typed per code', () => {
       () => new ProofError(StorageErrorCode.PROOF_TOO_LONG, { root: 'ab' }),
       // @ts-expect-error BATCH_ALREADY_WRITTEN carries nothing
       () => new StorageError(StorageErrorCode.BATCH_ALREADY_WRITTEN, { op: 'write' }),
+      // @ts-expect-error a genesis line's error names its line
+      () => new GenesisError(GenesisErrorCode.INVALID_TXN, { file: 'f', field: 'ver', reason: 'r' }),
+      // @ts-expect-error a side store's corrupt record names its key, not a field
+      () => new SideStoreError(SideStoreErrorCode.CORRUPT_RECORD, { store: 's', field: 'f', reason: 'r' }),
+      // @ts-expect-error UNSTABLE counts its attempts
+      () => new SnapshotError(SnapshotErrorCode.UNSTABLE, { path: 'p', reason: 'r' }),
     ];
-    expect(made).to.have.length(4);
+    expect(made).to.have.length(7);
+  });
+
+  it("builds a genesis error's message from its file, line and data", () => {
+    const e = new GenesisError(GenesisErrorCode.SEQ_NO_OUT_OF_ORDER, { file: 'pool_genesis', line: 3, expected: 3, actual: 5 });
+    expect(e.message).to.equal('pool_genesis:3: seqNo 5 out of order, expected 3');
+    expect(new GenesisError(GenesisErrorCode.EMPTY, { file: 'g' }).message).to.equal('g: genesis file holds no transaction');
   });
 
   it('holds the code, the data and the cause it was given', () => {
