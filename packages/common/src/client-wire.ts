@@ -11,7 +11,10 @@ import { parseJson } from './lossless-json.js';
 
 /** Codes of {@link ClientWireError}. */
 export const ClientWireErrorCode = {
-  /** A length prefix that is not a minimal unsigned varint, or a frame beyond the skip limit (data: `reason`, [`length`, `limit`]). */
+  /**
+   * A length prefix that is not a minimal unsigned varint, or a frame beyond the skip limit (data: `reason`; with
+   * `length` and `limit` for 'frame too large').
+   */
   MALFORMED_FRAME: 'MALFORMED_FRAME',
   /** An envelope that cannot be decoded: unknown kind, missing or bad id (data: `reason`). */
   MALFORMED_ENVELOPE: 'MALFORMED_ENVELOPE',
@@ -20,8 +23,15 @@ export const ClientWireErrorCode = {
 } as const;
 export type ClientWireErrorCode = (typeof ClientWireErrorCode)[keyof typeof ClientWireErrorCode];
 
+/** The data of each {@link ClientWireErrorCode}, checked wherever a ClientWireError is made. */
+export type ClientWireErrorData = {
+  MALFORMED_FRAME: { reason: 'non-minimal varint' | 'varint too long' | 'incomplete varint' } | { reason: 'frame too large'; length: number; limit: number };
+  MALFORMED_ENVELOPE: { reason: 'unknown kind' | 'bad id' };
+  INVALID_REQUEST_ID: { id: number };
+};
+
 /** Malformed bytes of the client protocol's framing or envelopes. */
-export class ClientWireError extends CodedError<ClientWireErrorCode> {}
+export class ClientWireError extends CodedError<ClientWireErrorCode, ClientWireErrorData> {}
 
 // ---------------------------------------------------------------------------------------------------------------
 // frames

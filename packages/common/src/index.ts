@@ -119,7 +119,7 @@ export {
   encodeErrorPayload,
   decodeErrorPayload,
 } from './client-wire.js';
-export type { DecodedFrame, FrameDecoderOptions, Envelope } from './client-wire.js';
+export type { ClientWireErrorData, DecodedFrame, FrameDecoderOptions, Envelope } from './client-wire.js';
 export { TypedEmitter } from './typed-emitter.js';
 export { backoffDelay } from './backoff.js';
 export { canRepairGossipOutbound, repairGossipOutbound, type GossipRepairConnection } from './gossip-streams.js';

@@ -1,9 +1,12 @@
 // The tables of each code's data of common's own error classes (EncodingErrorData, IdentifierErrorData,
-// TxnErrorData): a `new` is checked at compile time to carry its code's data (the @ts-expect-error lines fail the
-// tests' typecheck once such a mistake compiles), and the raisers give what the tables say.
+// TxnErrorData, ClientWireErrorData): a `new` is checked at compile time to carry its code's data (the
+// @ts-expect-error lines fail the tests' typecheck once such a mistake compiles), and the raisers give what the
+// tables say.
 import { expect } from 'chai';
 import { expectCode } from '@quire/testing';
 import {
+  ClientWireError,
+  ClientWireErrorCode,
   EncodingError,
   EncodingErrorCode,
   IdentifierError,
@@ -32,8 +35,12 @@ describe('EncodingError, IdentifierError, TxnError: data typed per code', () => 
       () => new IdentifierError(IdentifierErrorCode.INVALID_VERKEY, { verkey: 'v', reason: 'bad' }),
       // @ts-expect-error INVALID_TXN requires a reason
       () => new TxnError(TxnErrorCode.INVALID_TXN),
+      // @ts-expect-error a frame too large names its length and the limit
+      () => new ClientWireError(ClientWireErrorCode.MALFORMED_FRAME, { reason: 'frame too large' }),
+      // @ts-expect-error an envelope's reason is one of its own
+      () => new ClientWireError(ClientWireErrorCode.MALFORMED_ENVELOPE, { reason: 'varint too long' }),
     ];
-    expect(made).to.have.length(7);
+    expect(made).to.have.length(9);
   });
 
   it('names the identifier that is not base58 under its own field, and -1 for key bytes that are not bytes', () => {
