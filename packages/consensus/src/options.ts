@@ -6,6 +6,11 @@ export interface ConsensusOptions {
   name: string;
   /** validator registry R (ordered aliases) at start; later changes come from ordered NODE txns */
   validators: string[];
+  /**
+   * most requests in one batch. 500: batches of 100, measured against it (docs/benchmarks.md, "The door and the CPU
+   * per batch"), answered refusals no faster under overload, acknowledged no more, and halved the closed loop
+   * (59 against 126 writes/s), the admission floor (this x max3pcBatchesInFlight) falling to 1,000
+   */
   max3pcBatchSize: number;
   max3pcBatchWaitMs: number;
   max3pcBatchesInFlight: number;
