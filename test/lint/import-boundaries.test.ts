@@ -76,4 +76,16 @@ describe('typed lint of the sources (#22)', function () {
     const handled = `${head}export async function g(): Promise<void> {\n  await f();\n  void f();\n  f().catch(() => undefined);\n}\n`;
     expect(await ruleErrors('packages/node/src/lint-planted.ts', handled, rule)).to.deep.equal([]);
   });
+
+  it('refuses a non-null assertion in a package source as an error, not a narrowed value', async () => {
+    const rule = '@typescript-eslint/no-non-null-assertion';
+    const head = 'const m = new Map<string, number>();\n';
+    const asserted = `${head}export function g(k: string): number {\n  return m.get(k)! + 1;\n}\n`;
+    const [result] = await eslint.lintText(asserted, { filePath: 'packages/consensus/src/lint-planted.ts' });
+    const found = result!.messages.filter((m) => m.ruleId === rule);
+    expect(found).to.have.length(1);
+    expect(found[0]!.severity, 'an error, not a warning').to.equal(2);
+    const narrowed = `${head}export function g(k: string): number {\n  const v = m.get(k);\n  return v === undefined ? 0 : v + 1;\n}\n`;
+    expect(await ruleErrors('packages/consensus/src/lint-planted.ts', narrowed, rule)).to.deep.equal([]);
+  });
 });

@@ -53,6 +53,7 @@ export interface DbSnapshot {
   remove(): Promise<void>;
 }
 
+// internal control flow, never seen by a caller: thrown inside the snapshot's attempt and caught by its retry loop
 class Retry extends Error {}
 
 function codeOf(e: unknown): string | undefined {

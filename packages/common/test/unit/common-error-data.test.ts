@@ -1,7 +1,7 @@
 // The tables of each code's data of common's own error classes (EncodingErrorData, IdentifierErrorData,
-// TxnErrorData, ClientWireErrorData): a `new` is checked at compile time to carry its code's data (the
-// @ts-expect-error lines fail the tests' typecheck once such a mistake compiles), and the raisers give what the
-// tables say.
+// TxnErrorData, ClientWireErrorData): a `new` is checked at compile time to carry its code's data (each line
+// marked to expect an error fails the tests' typecheck once such a mistake compiles), and the raisers give what
+// the tables say.
 import { expect } from 'chai';
 import { expectCode } from '@quire/testing';
 import {
