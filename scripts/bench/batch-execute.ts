@@ -15,18 +15,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { LedgerId, b58encode, signatureInput } from '@quire/common';
-import { Ed25519Signer } from '@quire/crypto';
-import { AuditTrail, ConsensusExecutor, PoolRegistry, TRUSTEE_SEED, openNodeStores, poolGenesis, standardDomainGenesis, standardPoolNodes } from '@quire/node';
-import { RequestExecutor, type Txn, parseRequest } from '@quire/requests';
-import { openLevelKvStore, parseGenesis } from '@quire/storage';
+import { LedgerId } from '@quire/common';
+import { openExecutorNode, trusteeNymRequests } from './executor-node.js';
+import { parseRequest } from '@quire/requests';
 
 const PREFILL = Number(process.env.BATCH_BENCH_PREFILL ?? 20_000);
 const SIZES = (process.env.BATCH_BENCH_SIZES ?? '25,100,500').split(',').map(Number);
 /** requests applied per batch size, after the warm-up */
 const PER_SIZE = Number(process.env.BATCH_BENCH_REQUESTS ?? 10_000);
 const DOMAIN = LedgerId.DOMAIN;
-const PORTS = [9701, 9703, 9705, 9707].map((p) => ({ nodePort: p, clientPort: p + 1 }));
 
 /** CPU time (ms) of the calling thread, from /proc (Linux). */
 function mainThreadCpuMs(): number {
@@ -37,39 +34,17 @@ function mainThreadCpuMs(): number {
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
-const trustee = Ed25519Signer.fromSeed(TRUSTEE_SEED);
 let nextUser = 0;
-/** NYM creations by the trustee, signed; dest and verkey from SHA-256 of a counter. */
+/** The next `count` NYM creations (users numbered on from the last call). */
 function nymRequests(count: number): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
-  for (let i = 0; i < count; i++) {
-    const n = nextUser++;
-    const key = createHash('sha256').update(`batch bench user ${n}`).digest();
-    const req: Record<string, unknown> = {
-      identifier: trustee.did,
-      reqId: 1_700_000_000_000 + n,
-      protocolVersion: 2,
-      operation: { type: '1', dest: b58encode(key.subarray(0, 16)), verkey: b58encode(key) },
-    };
-    req.signature = trustee.signBase58(signatureInput(req));
-    out.push(req);
-  }
+  const out = trusteeNymRequests('batch bench user', nextUser, count);
+  nextUser += count;
   return out;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'quire-batch-bench-'));
 try {
-  const kv = await openLevelKvStore(dir, { writeBufferJitter: 0 });
-  const { stores, requestStores } = await openNodeStores(kv);
-  const requests = new RequestExecutor({}, { stores: requestStores });
-  const poolTxns = parseGenesis(poolGenesis(standardPoolNodes(PORTS)), { file: 'pool', ledgerId: 0 }).map((e) => e.txn as unknown as Txn);
-  const domainTxns = parseGenesis(standardDomainGenesis(), { file: 'domain', ledgerId: 1 }).map((e) => e.txn as unknown as Txn);
-  await requests.applyGenesis(0, structuredClone(poolTxns));
-  await requests.applyGenesis(1, structuredClone(domainTxns));
-  const registry = new PoolRegistry();
-  for (const t of poolTxns) registry.apply(t);
-  const audit = await AuditTrail.load(stores.ledgers[LedgerId.AUDIT]);
-  const executor = new ConsensusExecutor({ durable: true }, { stores, executor: requests, registry, audit });
+  const { kv, requests, executor } = await openExecutorNode(dir);
 
   let ppSeqNo = 0;
   /** Orders one batch: apply, commit, write; returns the main thread's CPU (ms) of apply and commit and their wall time. */

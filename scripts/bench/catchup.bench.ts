@@ -24,21 +24,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { LedgerId, b58encode, decodeMsgpack, encodeMsgpack, signatureInput } from '@quire/common';
-import { Ed25519Signer } from '@quire/crypto';
-import {
-  AuditTrail,
-  ConsensusExecutor,
-  PoolRegistry,
-  TRUSTEE_SEED,
-  type NodeStores,
-  openNodeStores,
-  poolGenesis,
-  standardDomainGenesis,
-  standardPoolNodes,
-} from '@quire/node';
-import { RequestExecutor, type Txn } from '@quire/requests';
-import { type KvStore, openLevelKvStore, parseGenesis } from '@quire/storage';
+import { LedgerId, b58encode, decodeMsgpack, encodeMsgpack } from '@quire/common';
+import { type ExecutorNode, openExecutorNode, trusteeNymRequests } from './executor-node.js';
 
 /** Txns the leecher is behind (a multiple of BATCH); CATCHUP_BENCH_TXNS overrides it for quick profiles. */
 const BEHIND = Number(process.env.CATCHUP_BENCH_TXNS ?? 50_000);
@@ -46,8 +33,7 @@ const BATCH = 1_000;
 const CHUNK = 2_000; // CATCHUP_MAX_TXNS_PER_REQ
 const TARGET = 5_000;
 const MSG_LEN_LIMIT = 128 * 1024;
-const DOMAIN = 1;
-const PORTS = [9701, 9703, 9705, 9707].map((p) => ({ nodePort: p, clientPort: p + 1 }));
+const DOMAIN = LedgerId.DOMAIN;
 
 // ---- measurement: wall clock, CPU of the process, CPU of the main thread, load average ----
 
@@ -91,45 +77,14 @@ function report(name: string, ops: number, s: Sample, unit: string, target?: num
 
 // ---- nodes ----
 
-interface BenchNode {
-  kv: KvStore;
-  stores: NodeStores;
-  executor: ConsensusExecutor;
-}
-
-const poolTxns = parseGenesis(poolGenesis(standardPoolNodes(PORTS)), { file: 'pool', ledgerId: 0 }).map((e) => e.txn as unknown as Txn);
-const domainTxns = parseGenesis(standardDomainGenesis(), { file: 'domain', ledgerId: 1 }).map((e) => e.txn as unknown as Txn);
-
-/** A node over a LevelDB in `dir` holding the standard pool and domain genesis. */
-async function openNode(dir: string): Promise<BenchNode> {
-  const kv = await openLevelKvStore(dir, { writeBufferJitter: 0 });
-  const { stores, requestStores } = await openNodeStores(kv);
-  const requests = new RequestExecutor({ verifySignatures: false }, { stores: requestStores });
-  await requests.applyGenesis(0, structuredClone(poolTxns));
-  await requests.applyGenesis(1, structuredClone(domainTxns));
-  const registry = new PoolRegistry();
-  for (const t of poolTxns) registry.apply(t);
-  const audit = await AuditTrail.load(stores.ledgers[LedgerId.AUDIT]);
-  const executor = new ConsensusExecutor({ durable: true }, { stores, executor: requests, registry, audit });
-  return { kv, stores, executor };
+/** A node over a LevelDB in `dir` holding the standard pool and domain genesis (signatures checked at receipt). */
+function openNode(dir: string): Promise<ExecutorNode> {
+  return openExecutorNode(dir, { verifySignatures: false });
 }
 
 /** NYM creations by the trustee, signed; dest and verkey derived from SHA-256 of the index. */
 function nymRequests(count: number): Record<string, unknown>[] {
-  const trustee = Ed25519Signer.fromSeed(TRUSTEE_SEED);
-  const out: Record<string, unknown>[] = [];
-  for (let i = 0; i < count; i++) {
-    const key = createHash('sha256').update(`catchup bench user ${i}`).digest();
-    const req: Record<string, unknown> = {
-      identifier: trustee.did,
-      reqId: 1_700_000_000_000 + i,
-      protocolVersion: 2,
-      operation: { type: '1', dest: b58encode(key.subarray(0, 16)), verkey: b58encode(key) },
-    };
-    req.signature = trustee.signBase58(signatureInput(req));
-    out.push(req);
-  }
-  return out;
+  return trusteeNymRequests('catchup bench user', 0, count);
 }
 
 // ---- the benchmark ----

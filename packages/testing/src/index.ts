@@ -114,6 +114,7 @@ export async function waitUntil(what: string, cond: () => boolean | Promise<bool
 
 export { freePort, portIsFree, signalAbortingAtCheck } from './sockets.js';
 export { importRefusing, type RefusedImport } from './module-graph.js';
+export { seededRandom } from './random.js';
 
 /**
  * The node arguments that run a TypeScript entry of this repository from its sources, as the suites do (the packages'

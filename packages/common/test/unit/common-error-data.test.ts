@@ -3,7 +3,7 @@
 // marked to expect an error fails the tests' typecheck once such a mistake compiles), and the raisers give what
 // the tables say.
 import { expect } from 'chai';
-import { expectCode } from '@quire/testing';
+import { expectCode } from './helpers.js';
 import {
   ClientWireError,
   ClientWireErrorCode,

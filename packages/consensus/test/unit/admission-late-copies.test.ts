@@ -8,25 +8,14 @@
 // transport and late copies through the door; the seeds below once failed.
 import { expect } from 'chai';
 import type { ClientRequestBody } from '@quire/consensus';
+import { seededRandom } from '@quire/testing';
 import { Pool, VALIDATORS } from './scripted-pool.js';
-
-/** mulberry32 */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Msg = { op: string; request?: { reqId?: unknown } };
 
 /** One seeded run; returns what went wrong (empty when nothing did). */
 function lateCopiesRun(seed: number): string[] {
-  const rnd = prng(seed);
+  const rnd = seededRandom(seed);
   const pool = new Pool({ stateFreshnessUpdateIntervalSec: 3600, maxRequestQueueSize: 5 + Math.floor(rnd() * 40) });
   pool.start();
   pool.runUntil(10_000);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { seededRandom } from '@quire/testing';
 import { LruCache } from '../../src/index.js';
 
 describe('LruCache', () => {
@@ -22,21 +23,9 @@ describe('LruCache', () => {
 });
 
 describe('LruCache against a model (random operations)', () => {
-  /** mulberry32 */
-  function prng(seed: number): () => number {
-    let s = seed >>> 0;
-    return () => {
-      s = (s + 0x6d2b79f5) >>> 0;
-      let t = s;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
-
   it('holds exactly the entries of a least-recently-used list, across many evictions, refreshes and clears', () => {
     for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
-      const rnd = prng(seed);
+      const rnd = seededRandom(seed);
       const capacity = 1 + Math.floor(rnd() * (seed % 2 === 0 ? 5 : 300));
       const keys = capacity * 3;
       const c = new LruCache<number, number>(capacity);

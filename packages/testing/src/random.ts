@@ -1,0 +1,14 @@
+/**
+ * A seeded pseudo-random source for tests (mulberry32): numbers in [0, 1), the same sequence for the same seed, so
+ * a failing seed replays. Not for anything that needs unpredictability.
+ */
+export function seededRandom(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
