@@ -1,4 +1,4 @@
-import { QuireError } from '@quire/common';
+import { CodedError } from '@quire/common';
 
 /** Codes of {@link UpgradeError}. */
 export const UpgradeErrorCode = {
@@ -16,16 +16,25 @@ export const UpgradeErrorCode = {
   ACTION_SPAWN_FAILED: 'ACTION_SPAWN_FAILED',
   /** The upgrade action command exited unsuccessfully (data: `exitCode`, `signal`, `output`). */
   ACTION_FAILED: 'ACTION_FAILED',
-  /** The upgrade action command outlived its timeout and was killed (data: `timeoutMs`). */
+  /** The upgrade action command outlived its timeout and was killed (data: `timeoutMs`, `output`). */
   ACTION_TIMEOUT: 'ACTION_TIMEOUT',
   /** An action log cannot be read or appended (data: `path`, `reason`). */
   LOG_IO: 'LOG_IO',
 } as const;
 export type UpgradeErrorCode = (typeof UpgradeErrorCode)[keyof typeof UpgradeErrorCode];
 
+/** The data each code carries (a `new UpgradeError` is checked against it). */
+export type UpgradeErrorData = {
+  NODE_UPGRADE_ACTION_INVALID: { action: unknown };
+  VERSION_INVALID: { version: unknown };
+  POOL_UPGRADE_TXN_INVALID: { field: string; seqNo: number | undefined };
+  DATETIME_INVALID: { value: unknown };
+  ACTION_NOT_CONFIGURED: Record<string, never>;
+  ACTION_SPAWN_FAILED: { command: string; reason: string };
+  ACTION_FAILED: { exitCode: number | null; signal: NodeJS.Signals | null; output: string };
+  ACTION_TIMEOUT: { timeoutMs: number; output: string };
+  LOG_IO: { path: string; reason: string };
+};
+
 /** Errors of the upgrade and restart schedulers, with a stable code. */
-export class UpgradeError extends QuireError {
-  constructor(code: UpgradeErrorCode, data: Record<string, unknown> = {}, message?: string) {
-    super(code, data, message);
-  }
-}
+export class UpgradeError extends CodedError<UpgradeErrorCode, UpgradeErrorData> {}
