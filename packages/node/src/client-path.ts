@@ -142,7 +142,7 @@ export class ClientPath {
   private nextConn = 1;
   private stopped = false;
 
-  constructor(modules: ClientPathModules, options: Partial<ClientPathOptions> = {}) {
+  constructor(options: Partial<ClientPathOptions>, modules: ClientPathModules) {
     this.modules = modules;
     this.options = { ...defaultClientPathOptions, ...options };
     this.clock = modules.monotonicMs ?? (() => performance.now());

@@ -173,6 +173,7 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
       logger: clientLog,
     });
     const clientPath = new ClientPath(
+      { replyTimeoutMs: cfg.limits.clientReplyTimeoutMs, maxMessageLength: cfg.limits.maxMessageLength, maxCatchupTxns: CATCHUP_MAX_TXNS_PER_REQ },
       {
         pipeline,
         stores,
@@ -187,7 +188,6 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
         logger: clientLog,
         metrics,
       },
-      { replyTimeoutMs: cfg.limits.clientReplyTimeoutMs, maxMessageLength: cfg.limits.maxMessageLength, maxCatchupTxns: CATCHUP_MAX_TXNS_PER_REQ },
     );
     clientPath.setWritable(poolWritesFromTxns(await configTxns(stores.ledgers[LedgerId.CONFIG])));
     const poolId = b58encode(await stores.ledgers[LedgerId.POOL].rootAt(Math.min(stores.ledgers[LedgerId.POOL].size, genesisSize(poolTxns))));

@@ -144,7 +144,7 @@ describe('client catch-up of the pool ledger', () => {
     expect(isClientCatchupMessage({ op: 'LEDGER_STATUS', ledgerId: 0 })).to.equal(true);
     expect(isClientCatchupMessage({ op: 'LEDGER_STATUS', operation: { type: '1' } })).to.equal(false);
     expect(isClientCatchupMessage({ op: 'REPLY' })).to.equal(false);
-    const path = new ClientPath({ pipeline: fx.pipeline, stores: fx.stores, submit: () => undefined, now: () => 1_700_000_000, logger: testLogger() });
+    const path = new ClientPath({}, { pipeline: fx.pipeline, stores: fx.stores, submit: () => undefined, now: () => 1_700_000_000, logger: testLogger() });
     const responses: Record<string, unknown>[] = [];
     const ch = { respond: (b: Uint8Array) => (responses.push(dec(b)), true), push: () => true };
     await path.handle(new TextEncoder().encode(JSON.stringify(status(1, b58encode(rootsAt[1]!)))), ch);

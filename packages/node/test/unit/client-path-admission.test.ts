@@ -37,6 +37,7 @@ describe('client path: admission at the door', () => {
     inProgressAsked = [];
     clock = 0;
     path = new ClientPath(
+      { replyTimeoutMs: 15_000 },
       {
         pipeline: fx.pipeline,
         stores: fx.stores,
@@ -46,7 +47,6 @@ describe('client path: admission at the door', () => {
         monotonicMs: () => clock,
         logger: testLogger(),
       },
-      { replyTimeoutMs: 15_000 },
     );
   });
 
@@ -127,6 +127,7 @@ describe('client path: admission at the door', () => {
 
   it('checks a burst of admitted writes a few per turn of the event loop: a timer set during the burst runs amid it', async () => {
     path = new ClientPath(
+      { checksPerTurn: 8, checksTurnMs: 1_000 },
       {
         pipeline: fx.pipeline,
         stores: fx.stores,
@@ -135,7 +136,6 @@ describe('client path: admission at the door', () => {
         now: () => 1_700_000_000,
         logger: testLogger(),
       },
-      { checksPerTurn: 8, checksTurnMs: 1_000 },
     );
     // 40 writes read in one go, then an immediate (as a timer or a peer's message would be) queued behind them
     const burst = Array.from({ length: 40 }, (_, i) => path.handle(enc(nymRequest(trustee, user(100 + i))), recorder()));

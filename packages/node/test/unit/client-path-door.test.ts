@@ -44,14 +44,17 @@ function admission(mode: Mode): { admit: (r: Record<string, unknown>, inProgress
 }
 
 function path(fx: Fixture, admit: (r: Record<string, unknown>, inProgress: number) => boolean, submitted: string[]): ClientPath {
-  return new ClientPath({
-    pipeline: fx.pipeline,
-    stores: fx.stores,
-    submit: (connId) => submitted.push(connId),
-    admit,
-    now: () => 1_700_000_000,
-    logger: testLogger(),
-  });
+  return new ClientPath(
+    {},
+    {
+      pipeline: fx.pipeline,
+      stores: fx.stores,
+      submit: (connId) => submitted.push(connId),
+      admit,
+      now: () => 1_700_000_000,
+      logger: testLogger(),
+    },
+  );
 }
 
 /** A request's bytes: a signed NYM (or a read) taken apart in the ways a client or an attacker could. */

@@ -53,6 +53,7 @@ describe('client path: timeouts, catch-up, own requests, forced requests', () =>
     submitted = [];
     clock = 0;
     path = new ClientPath(
+      { replyTimeoutMs: 15_000 },
       {
         pipeline: fx.pipeline,
         stores: fx.stores,
@@ -61,7 +62,6 @@ describe('client path: timeouts, catch-up, own requests, forced requests', () =>
         monotonicMs: () => clock,
         logger: testLogger(),
       },
-      { replyTimeoutMs: 15_000 },
     );
   });
 
@@ -167,14 +167,17 @@ describe('client path: timeouts, catch-up, own requests, forced requests', () =>
       now: () => 1_700_000_000,
       logger: testLogger(),
     });
-    const p = new ClientPath({
-      pipeline: fx.pipeline,
-      stores: fx.stores,
-      submit: (connId, request) => submitted.push({ connId, request }),
-      onForced: (r, d) => forced.apply(r, d),
-      now: () => 1_700_000_000,
-      logger: testLogger(),
-    });
+    const p = new ClientPath(
+      {},
+      {
+        pipeline: fx.pipeline,
+        stores: fx.stores,
+        submit: (connId, request) => submitted.push({ connId, request }),
+        onForced: (r, d) => forced.apply(r, d),
+        now: () => 1_700_000_000,
+        logger: testLogger(),
+      },
+    );
     const req = poolConfig(false);
     await p.handle(enc(req), recorder());
     await p.handle(enc(req), recorder());

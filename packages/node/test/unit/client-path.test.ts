@@ -37,13 +37,16 @@ describe('client path', () => {
     fx = await memoryFixture();
     submitted = [];
     ppSeqNo = 0;
-    path = new ClientPath({
-      pipeline: fx.pipeline,
-      stores: fx.stores,
-      submit: (connId, request) => submitted.push({ connId, request }),
-      now: () => 1_700_000_000,
-      logger: testLogger(),
-    });
+    path = new ClientPath(
+      {},
+      {
+        pipeline: fx.pipeline,
+        stores: fx.stores,
+        submit: (connId, request) => submitted.push({ connId, request }),
+        now: () => 1_700_000_000,
+        logger: testLogger(),
+      },
+    );
   });
 
   afterEach(async () => {
@@ -217,17 +220,20 @@ describe('client path', () => {
     expect(ch.responses[0]).to.deep.equal({ op: 'REQNACK', identifier: trustee.did, reqId: 90, reason: 'action 118 is not available on this node' });
     const seen: string[] = [];
     const ch2 = recorder();
-    const withAction = new ClientPath({
-      pipeline: fx.pipeline,
-      stores: fx.stores,
-      submit: () => undefined,
-      onAction: async (r) => {
-        seen.push(r.type);
-        return { data: { scheduled: true }, afterReply: () => seen.push(`after:${ch2.pushes.length}`) };
+    const withAction = new ClientPath(
+      {},
+      {
+        pipeline: fx.pipeline,
+        stores: fx.stores,
+        submit: () => undefined,
+        onAction: async (r) => {
+          seen.push(r.type);
+          return { data: { scheduled: true }, afterReply: () => seen.push(`after:${ch2.pushes.length}`) };
+        },
+        now: () => 1_700_000_000,
+        logger: testLogger(),
       },
-      now: () => 1_700_000_000,
-      logger: testLogger(),
-    });
+    );
     await withAction.handle(enc(restart), ch2);
     // the follow-up runs once the REPLY is out
     expect(seen).to.deep.equal(['118', 'after:1']);
@@ -235,26 +241,32 @@ describe('client path', () => {
     expect(ch2.pushes[0]).to.deep.include({ op: 'REPLY' });
     expect(ch2.pushes[0]!.result).to.deep.include({ type: '118', reqId: 90, data: { scheduled: true } });
     // without data: result = {...operation, identifier, reqId} (requests.md §8.1)
-    const noData = new ClientPath({
-      pipeline: fx.pipeline,
-      stores: fx.stores,
-      submit: () => undefined,
-      onAction: async () => ({}),
-      now: () => 1_700_000_000,
-      logger: testLogger(),
-    });
+    const noData = new ClientPath(
+      {},
+      {
+        pipeline: fx.pipeline,
+        stores: fx.stores,
+        submit: () => undefined,
+        onAction: async () => ({}),
+        now: () => 1_700_000_000,
+        logger: testLogger(),
+      },
+    );
     const ch3 = recorder();
     await noData.handle(enc(restart), ch3);
     expect(ch3.pushes[0]!.result).to.deep.equal({ type: '118', action: 'start', datetime: '0', identifier: trustee.did, reqId: 90 });
     // a failing action is a REJECT
-    const failing = new ClientPath({
-      pipeline: fx.pipeline,
-      stores: fx.stores,
-      submit: () => undefined,
-      onAction: () => Promise.reject(new Error('no restart today')),
-      now: () => 1_700_000_000,
-      logger: testLogger(),
-    });
+    const failing = new ClientPath(
+      {},
+      {
+        pipeline: fx.pipeline,
+        stores: fx.stores,
+        submit: () => undefined,
+        onAction: () => Promise.reject(new Error('no restart today')),
+        now: () => 1_700_000_000,
+        logger: testLogger(),
+      },
+    );
     const ch4 = recorder();
     await failing.handle(enc(restart), ch4);
     expect(ch4.pushes[0]).to.deep.equal({ op: 'REJECT', identifier: trustee.did, reqId: 90, reason: 'no restart today', code: null });

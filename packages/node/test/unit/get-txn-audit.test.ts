@@ -61,13 +61,16 @@ describe('GET_TXN on the audit ledger', () => {
     const registry = new PoolRegistry();
     for (const e of pool) registry.apply(e.txn);
     executor = new ConsensusExecutor({ durable: false }, { stores, executor: reqExecutor, registry, audit: await AuditTrail.load(stores.ledgers[3]) });
-    path = new ClientPath({
-      pipeline: new RequestPipeline(reqExecutor, opened.requestStores),
-      stores,
-      submit: () => undefined,
-      now: () => 1_700_000_000,
-      logger: testLogger(),
-    });
+    path = new ClientPath(
+      {},
+      {
+        pipeline: new RequestPipeline(reqExecutor, opened.requestStores),
+        stores,
+        submit: () => undefined,
+        now: () => 1_700_000_000,
+        logger: testLogger(),
+      },
+    );
   });
 
   afterEach(async () => {

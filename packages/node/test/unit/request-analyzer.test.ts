@@ -21,13 +21,16 @@ describe('request analyzer', () => {
 
   it('hands the core the same digests, ledger and envelope the full check computes', async () => {
     const handed: { request: Record<string, unknown>; info: RequestInfo }[] = [];
-    const path = new ClientPath({
-      pipeline: fx.pipeline,
-      stores: fx.stores,
-      submit: (_c, request, info) => handed.push({ request, info }),
-      now: () => 1_700_000_000,
-      logger: testLogger(),
-    });
+    const path = new ClientPath(
+      {},
+      {
+        pipeline: fx.pipeline,
+        stores: fx.stores,
+        submit: (_c, request, info) => handed.push({ request, info }),
+        now: () => 1_700_000_000,
+        logger: testLogger(),
+      },
+    );
     const req = nymRequest(trustee, user(7));
     await path.handle(new TextEncoder().encode(JSON.stringify(req)), { respond: () => true, push: () => true });
     expect(handed).to.have.length(1);
