@@ -232,6 +232,9 @@ if (needPool) {
           stages: Map<string, { sum: number; count: number }>;
           loopP99: number[];
           loopMax: number[];
+          expired: number;
+          pushesDropped: number;
+          sessionsClosed: Map<string, number>;
         }
       | undefined
     > => {
@@ -241,6 +244,9 @@ if (needPool) {
       let cpu = 0;
       let batches = 0;
       let nacks = 0;
+      let expired = 0;
+      let pushesDropped = 0;
+      const sessionsClosed = new Map<string, number>();
       let blsSeconds = 0;
       const bls = new Map<string, number>();
       for (const v of validators) {
@@ -251,6 +257,11 @@ if (needPool) {
         batches = Math.max(batches, metricSum(m, 'quire_batches_ordered_total') ?? 0);
         for (const [k, n] of m ?? []) {
           if (k.startsWith('quire_client_requests_total{') && k.includes('kind="write"') && k.includes('outcome="nack"')) nacks += n;
+          // reply targets released before their write was answered (the node's reply expiry), answers not sent
+          if (k.startsWith('quire_client_requests_total{') && k.includes('kind="write"') && k.includes('outcome="expired"')) expired += n;
+          if (k.startsWith('quire_client_pushes_dropped_total')) pushesDropped += n;
+          const closed = /^quire_client_sessions_closed_total\{.*reason="([a-z-]+)"/.exec(k)?.[1];
+          if (closed !== undefined) sessionsClosed.set(closed, (sessionsClosed.get(closed) ?? 0) + n);
           const op = /^quire_bls_operations_total\{.*op="([a-z_]+)"/.exec(k)?.[1];
           if (op !== undefined) bls.set(op, (bls.get(op) ?? 0) + n);
           const st = /^quire_write_stage_seconds_(sum|count)\{.*stage="([a-z]+)"/.exec(k);
@@ -266,7 +277,7 @@ if (needPool) {
         }
         blsSeconds += metricSum(m, 'quire_bls_seconds_total') ?? 0;
       }
-      return { cpu, batches, nacks, bls, blsSeconds, stages, loopP99, loopMax };
+      return { cpu, batches, nacks, bls, blsSeconds, stages, loopP99, loopMax, expired, pushesDropped, sessionsClosed };
     };
     const load = async (name: string, o: Parameters<typeof runLoad>[1]): Promise<LoadReport & { nodeCpuPerOkMs?: number; batches?: number }> => {
       say(`== phase ${name}`);
@@ -287,6 +298,15 @@ if (needPool) {
           `  CPU per completed request: ${fmt(((cpu1.cpu - cpu0.cpu) * 1000) / done, 3)} ms in the 4 nodes together, ${fmt(r.generatorCpuMs / done, 3)} ms in the load generator; ${batches} batches ordered, ${fmt(done / Math.max(1, batches))} requests per batch`,
         );
         if (cpu1.nacks > cpu0.nacks) say(`  REQNACKs sent by the nodes: ${(cpu1.nacks - cpu0.nacks).toLocaleString('en-US')}`);
+        // why a client may wait in vain for a node's answer: its reply target released, its answer not sent, its session ended
+        const closed = [...cpu1.sessionsClosed]
+          .map(([reason, n]) => [reason, n - (cpu0.sessionsClosed.get(reason) ?? 0)] as const)
+          .filter(([, n]) => n > 0)
+          .map(([reason, n]) => `${reason} ${n}`);
+        if (cpu1.expired > cpu0.expired || cpu1.pushesDropped > cpu0.pushesDropped || closed.length > 0)
+          say(
+            `  nodes' reply targets of writes released unanswered: ${(cpu1.expired - cpu0.expired).toLocaleString('en-US')}; REPLY/REJECT not sent: ${(cpu1.pushesDropped - cpu0.pushesDropped).toLocaleString('en-US')}; client sessions ended: ${closed.length > 0 ? closed.join(', ') : 'none'}`,
+          );
         if (batches > 0) {
           // per node and ordered batch (4 nodes; every node orders every batch)
           const per = (op: string): string => fmt(((cpu1.bls.get(op) ?? 0) - (cpu0.bls.get(op) ?? 0)) / (validators.length * batches), 2);

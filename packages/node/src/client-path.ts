@@ -567,8 +567,8 @@ export class ClientPath {
   private finish(connId: string, p: Pending, bytes: Uint8Array, outcome: string): void {
     this.pending.delete(connId);
     this.release(p);
-    if (p.answered) p.channel.push(bytes);
-    else p.channel.respond(bytes);
+    const sent = p.answered ? p.channel.push(bytes) : p.channel.respond(bytes);
+    if (!sent) this.modules.metrics?.clientPushesDropped.inc();
     this.count('write', outcome);
     this.modules.metrics?.writeLatency.observe((this.clock() - p.receivedAt) / 1000);
   }

@@ -33,6 +33,10 @@ export class NodeMetrics {
   readonly suspicions: Counter<'code'>;
   /** peer messages dropped before the consensus core, by reason (queue_full: the peer's queue was at its bound) */
   readonly peerMessagesDropped: Counter<'reason'>;
+  /** REPLY / REJECT of ordered writes the client host did not send (the session gone, or its write buffer full) */
+  readonly clientPushesDropped: Counter;
+  /** client sessions ended, by reason (the client host's: remote-close, idle, ping timeout, reset...) */
+  readonly clientSessionsClosed: Counter<'reason'>;
   readonly lastOrdered: Gauge;
   /** BLS operations of the consensus core by op (sign, aggregate, verify_share, verify_multi), and their time in seconds */
   readonly blsOps: Counter<'op'>;
@@ -82,6 +86,17 @@ export class NodeMetrics {
     this.peerMessagesDropped = new Counter({
       name: 'quire_peer_messages_dropped_total',
       help: 'Peer messages dropped before the consensus core, by reason',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.clientPushesDropped = new Counter({
+      name: 'quire_client_pushes_dropped_total',
+      help: 'REPLY / REJECT of ordered writes the client host did not send (session gone or write buffer full)',
+      registers,
+    });
+    this.clientSessionsClosed = new Counter({
+      name: 'quire_client_sessions_closed_total',
+      help: 'Client sessions ended, by reason',
       labelNames: ['reason'],
       registers,
     });

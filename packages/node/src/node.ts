@@ -216,7 +216,10 @@ export class QuireNode {
       void this.clientPath.handle(data, channel);
     };
     ch.on('request', this.onClientRequest);
-    ch.on('session:close', (clientId) => this.clientPath.forgetSession(clientId));
+    ch.on('session:close', (clientId, reason) => {
+      this.metrics?.clientSessionsClosed.inc({ reason });
+      this.clientPath.forgetSession(clientId);
+    });
     this.replySweep = setInterval(() => this.clientPath.expire(), REPLY_SWEEP_MS);
     this.replySweep.unref();
     if (cfg.metricsPort !== null && this.metrics !== undefined) this.metricsPort = await this.metrics.listen(cfg.metricsPort);
