@@ -332,6 +332,25 @@ export class ConsensusCore {
     return this.intake.admitAtDoor(request, inProgress);
   }
 
+  /**
+   * Whether this node holds the client write of `digest` to order it: taken in and not ordered yet (pending,
+   * queued, or in a batch not yet ordered). The node keeps the reply targets of a write while it does.
+   */
+  holdsRequest(digest: string): boolean {
+    return this.intake.entries.has(digest);
+  }
+
+  /**
+   * How long, at most, after this node dropped a write it took in unordered (a full node's stale sweep, the request
+   * expiry of intake.ts) the write may still be ordered here with its clients answered, ms: a dropped write it had
+   * propagated is remembered with its clients as long as a refusal is (twice PROPAGATES_PHASE_REQ_TIMEOUT, in whole
+   * seconds, forgotten at the next expiry check after that), and n-f PROPAGATEs in that time bring it back.
+   */
+  get droppedRequestMemoryMs(): number {
+    const o = this.ctx.opts;
+    return Math.ceil((2 * o.propagatesPhaseReqTimeoutMs) / 1000) * 1000 + o.outdatedReqsCheckIntervalMs + o.tickMs;
+  }
+
   private afterEvent(): void {
     if (this.viewChanger.safetyViolation !== undefined) return;
     this.ordering.processHeld();
