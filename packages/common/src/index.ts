@@ -5,6 +5,9 @@
 export { QuireError, CodedError, EncodingError, EncodingErrorCode, IdentifierError, IdentifierErrorCode, TxnError, TxnErrorCode } from './errors.js';
 export type { CodeData, CodedErrorArgs, EncodingErrorData, IdentifierErrorData, TxnErrorData } from './errors.js';
 
+// bounded memories: the oldest entry goes past a capacity (or the least recently used one)
+export { BoundedFifo, BoundedFifoSet, LruCache } from './bounded-fifo.js';
+
 // codes and ids (formats appendix A)
 export { TxnType, Role, LedgerId, ledgerOfType, txnKind, isKnownTxnType, isWriteType, isReadType, isLedgerId, isRole, defaultPayloadVersion } from './codes.js';
 export type { TxnKind } from './codes.js';
