@@ -4,6 +4,7 @@
  * floats in Python repr (`JsonFloat(1)` is `1.0`), strings escaped as Python's json.dumps(ensure_ascii=False)
  * escapes them, Maps as objects with decimal keys, undefined-valued properties and Map entries left out.
  */
+import { BoundedFifo } from './bounded-fifo.js';
 import { EncodingError, EncodingErrorCode } from './errors.js';
 import { JsonFloat, assertWellFormed, codePointCompare, isPlainObject, pythonFloatRepr, receivedKeys, sortedKeys, unsupported } from './json-value.js';
 
@@ -18,7 +19,7 @@ const MEMO_MAX_LENGTH = 16_384;
  */
 const MEMO_ENTRIES = 256;
 /** the literals of the last long strings written: a node writes the same base64 proof in every read of its key */
-const literals = new Map<string, string>();
+const literals = new BoundedFifo<string, string>(MEMO_ENTRIES);
 
 /**
  * A value already written by stringifyJson, written again as that text: a part of a message sent many times (a read's
@@ -43,10 +44,6 @@ export function jsonString(s: string): string {
       assertWellFormed(s);
       out = JSON.stringify(s);
       literals.set(s, out);
-      if (literals.size > MEMO_ENTRIES) {
-        const oldest = literals.keys().next();
-        if (oldest.done !== true) literals.delete(oldest.value);
-      }
     }
     return out;
   }

@@ -17,6 +17,7 @@
  * Config: auth rule overrides `1:<rule key>`; the TAA `2:d:<digest>`, `2:v:<version>`, `2:latest`; its acceptance
  * mechanisms `3:v:<version>`, `3:latest`; frozen ledgers `4:FROZEN_LEDGERS`.
  */
+import { BoundedFifo } from './bounded-fifo.js';
 import { canonicalJsonBytes } from './canonical-json.js';
 import { sha256, sha256Hex } from './hash.js';
 import { toHex } from './hex.js';
@@ -41,17 +42,13 @@ const textEncoder = new TextEncoder();
  * The NYM keys of the DIDs seen last, shared (callers get copies): one NYM write asks for the key of its `dest` and
  * author several times (DID index, state update, txnId).
  */
-const recentNymKeys = new Map<string, Uint8Array>();
 const RECENT_NYM_KEYS = 4096;
+const recentNymKeys = new BoundedFifo<string, Uint8Array>(RECENT_NYM_KEYS);
 
 function nymKeyShared(dest: string): Uint8Array {
   let key = recentNymKeys.get(dest);
   if (key === undefined) {
     key = sha256(textEncoder.encode(dest));
-    if (recentNymKeys.size >= RECENT_NYM_KEYS) {
-      const oldest = recentNymKeys.keys().next();
-      if (oldest.done !== true) recentNymKeys.delete(oldest.value);
-    }
     recentNymKeys.set(dest, key);
   }
   return key;
