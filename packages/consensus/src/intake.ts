@@ -89,6 +89,22 @@ const MARK_STEP_S = 10;
 const RATE_WINDOW_MS = 10_000;
 /** the admission limit never falls below this many pending requests (nor below the batches in flight) */
 const MIN_ADMISSION_LIMIT = 1000;
+/** a node that refused or dropped requests reports what it took in, finalised and dropped at most this often */
+const ADMISSION_REPORT_MS = 10_000;
+
+/**
+ * What a node's intake did with requests since it started (diagnostics): taken in from a client's copy or from a
+ * peer's PROPAGATE, finalised (n-f PROPAGATEs), dropped before they were finalised (the stale sweep, the expiry:
+ * taken in by fewer than n-f nodes), refused (admission control). A request taken in and never finalised cost this
+ * node its signature check, its PROPAGATE and its place in the queue for nothing.
+ */
+export interface AdmissionCounts {
+  takenInFromClients: number;
+  takenInFromPeers: number;
+  finalised: number;
+  droppedUnfinalised: number;
+  refused: number;
+}
 
 /**
  * Admission control, decided once per node and request (consensus.md §2 step 5 as Quire does it).
@@ -180,6 +196,10 @@ export class RequestIntake {
    * client's copy (which joins these votes)
    */
   private readonly unconfirmed = new Map<string, Set<string>>();
+  /** since start (see AdmissionCounts) */
+  private readonly counts: AdmissionCounts = { takenInFromClients: 0, takenInFromPeers: 0, finalised: 0, droppedUnfinalised: 0, refused: 0 };
+  /** the counts at the last report, and when it was made */
+  private reported: { at: number; counts: AdmissionCounts } = { at: 0, counts: { ...this.counts } };
 
   constructor(private readonly ctx: CoreContext) {
     this.limit = ctx.opts.maxRequestQueueSize;
@@ -304,6 +324,7 @@ export class RequestIntake {
   }
 
   private refuse(identity: string): void {
+    this.counts.refused++;
     this.markRefusal();
     // a refusal made again moves to the end: the oldest first are the ones refused longest ago
     if (this.refused.delete(identity)) this.refusedChars -= identity.length;
@@ -441,6 +462,7 @@ export class RequestIntake {
       return;
     }
     const entry = this.store(request, info, identity);
+    this.counts.takenInFromClients++;
     this.adoptUnconfirmed(entry);
     entry.connIds.add(connId);
     this.ctx.emit({ kind: 'clientAck', connId, identifier: info.identifier, reqId: info.reqId });
@@ -494,6 +516,7 @@ export class RequestIntake {
       // a restarted node: its vote was noted above (takenInSinceRestart)
       if (!poolTookIn && !this.missing.has(info.digest) && this.unconfirmed.has(key)) return;
       entry = this.store(msg.request, info, identity);
+      this.counts.takenInFromPeers++;
       this.adoptUnconfirmed(entry);
       const held = this.refusedVotes.get(key);
       if (held !== undefined) {
@@ -556,6 +579,7 @@ export class RequestIntake {
     entry.finalised = true;
     entry.finalisedAt = this.ctx.now();
     this.ctx.finalisedTotal++;
+    this.counts.finalised++;
     if (entry.status === RequestStatus.PENDING) {
       entry.status = RequestStatus.QUEUED;
       this.queueFor(entry.info.ledgerId).push(entry.info.digest);
@@ -752,6 +776,7 @@ export class RequestIntake {
       for (const [d, e] of this.entries) {
         if (!e.finalised && e.status === RequestStatus.PENDING && now - e.receivedAt >= 2 * o.messageRequestRetryMs && !this.missing.has(d)) {
           this.entries.delete(d);
+          this.counts.droppedUnfinalised++;
           this.rememberDropped(e);
         }
       }
@@ -779,6 +804,7 @@ export class RequestIntake {
         if (e.status === RequestStatus.IN_BATCH) continue;
         const expired = e.finalised ? now - e.finalisedAt > o.orderingPhaseReqTimeoutMs : now - e.receivedAt > o.propagatesPhaseReqTimeoutMs;
         if (expired) {
+          if (!e.finalised) this.counts.droppedUnfinalised++;
           if (e.status === RequestStatus.QUEUED) this.removeFromQueue(e);
           this.entries.delete(d);
           // its PROPAGATE may still count toward an n-f elsewhere: remembered as the stale sweep above does
@@ -788,6 +814,46 @@ export class RequestIntake {
       for (const [d, m] of this.missing) if (m.attempts >= 3 && now - m.since > o.propagatesPhaseReqTimeoutMs) this.missing.delete(d);
       this.pruneRefusals(now);
     }
+    this.reportAdmission(now);
+  }
+
+  /** What this intake did with requests since it started (see AdmissionCounts). */
+  admissionCounts(): AdmissionCounts {
+    return { ...this.counts };
+  }
+
+  /**
+   * Every ADMISSION_REPORT_MS in which this node refused or dropped requests, logs what it took in, finalised,
+   * dropped and refused meanwhile, and what it holds now (pending, queued, in batches) against its admission limit.
+   */
+  private reportAdmission(now: number): void {
+    if (now - this.reported.at < ADMISSION_REPORT_MS) return;
+    const c = this.counts;
+    const p = this.reported.counts;
+    this.reported = { at: now, counts: { ...c } };
+    if (c.refused === p.refused && c.droppedUnfinalised === p.droppedUnfinalised) return;
+    let pending = 0;
+    let queued = 0;
+    let inBatch = 0;
+    for (const e of this.entries.values()) {
+      if (e.status === RequestStatus.PENDING) pending++;
+      else if (e.status === RequestStatus.QUEUED) queued++;
+      else inBatch++;
+    }
+    this.ctx.modules.logger?.info(
+      {
+        takenInFromClients: c.takenInFromClients - p.takenInFromClients,
+        takenInFromPeers: c.takenInFromPeers - p.takenInFromPeers,
+        finalised: c.finalised - p.finalised,
+        droppedUnfinalised: c.droppedUnfinalised - p.droppedUnfinalised,
+        refused: c.refused - p.refused,
+        pending,
+        queued,
+        inBatch,
+        limit: this.limit,
+      },
+      'admission: refusing writes (counts since the last report)',
+    );
   }
 
   /** The own PROPAGATE for a digest (pending or ordered since the stable checkpoint), for MESSAGE_REQUEST answers. */
