@@ -14,16 +14,13 @@ export const StorageErrorCode = {
   KV_IO_FAILED: 'KV_IO_FAILED',
   /** A bucket name that is empty, too long, or holds a NUL character (data: `bucket`). */
   INVALID_BUCKET: 'INVALID_BUCKET',
-  /**
-   * A key, value or argument of the wrong kind (data: `what`, and the `type` given, the `length` of a state root, or
-   * the `value` of a cache size).
-   */
+  /** A key, value or argument of the wrong kind (data: `what`, and the `type` given or the `length` of a state root). */
   INVALID_KEY: 'INVALID_KEY',
   /** A sequence number that is not an integer in [0, 2^53-1] (data: `value`). */
   INVALID_SEQ_NO: 'INVALID_SEQ_NO',
   /** A write batch written a second time. */
   BATCH_ALREADY_WRITTEN: 'BATCH_ALREADY_WRITTEN',
-  /** An option of a store outside its range (data: `option`, `value`). */
+  /** An option of a store outside its range: a KV store's buffer, a state's node cache or a ledger's hash cache size (data: `option`, `value`). */
   INVALID_OPTION: 'INVALID_OPTION',
 
   // ledger
@@ -115,7 +112,7 @@ export type StorageErrorData = {
   KV_CLOSED: { op?: string };
   KV_IO_FAILED: { op: string; reason: string };
   INVALID_BUCKET: { bucket: string };
-  INVALID_KEY: { what: string; type?: string; length?: number; value?: number };
+  INVALID_KEY: { what: string; type?: string; length?: number };
   INVALID_SEQ_NO: { value: number | string };
   BATCH_ALREADY_WRITTEN: Record<string, never>;
   INVALID_OPTION: { option: string; value: number };

@@ -14,6 +14,7 @@
  * has not been written yet) live in an in-memory overlay addressed by (height, index), so that roots
  * and proofs of any size up to the uncommitted size are computed the same way.
  */
+import { BoundedFifo } from '@quire/common';
 import type { KvStore, WriteBatch } from '../kv/kv-store.js';
 import { seqNoKey, decodeSeqNoKey } from '../kv/kv-store.js';
 import { StorageError, StorageErrorCode } from '../errors.js';
@@ -125,8 +126,7 @@ export class HashStore {
    */
   readonly #overlay: Level[] = [];
   /** Durable subtree hashes and full tiles (both immutable once durable). */
-  readonly #cache = new Map<string, Uint8Array>();
-  readonly #cacheEntries: number;
+  readonly #cache: BoundedFifo<string, Uint8Array>;
   #frontier: Uint8Array[] = [];
   #size = 0;
   #durable = 0;
@@ -136,7 +136,8 @@ export class HashStore {
     this.#kv = kv;
     this.#ledgerId = ledgerId;
     this.#buckets = ledgerBuckets(ledgerId);
-    this.#cacheEntries = Math.max(16, cacheEntries);
+    if (!Number.isSafeInteger(cacheEntries)) throw new StorageError(StorageErrorCode.INVALID_OPTION, { option: 'hashCacheEntries', value: cacheEntries });
+    this.#cache = new BoundedFifo(Math.max(16, cacheEntries));
     this.#size = committedSize;
     this.#durable = committedSize;
     this.#frontier = this.frontierOf(committedSize);
@@ -190,10 +191,6 @@ export class HashStore {
   }
 
   #remember(key: string, value: Uint8Array): void {
-    if (this.#cache.size >= this.#cacheEntries) {
-      const oldest = this.#cache.keys().next();
-      if (oldest.done !== true) this.#cache.delete(oldest.value);
-    }
     this.#cache.set(key, value);
   }
 

@@ -1,7 +1,7 @@
 // BLS multi-signatures by state root (formats.md 9.4): key = base58 state root, value = CJ of
 // {"participants", "signature", "value"}. They cannot be recomputed, so this store is kept and
 // transferred in catch-up (12.1).
-import { b58decode, b58encode, canonicalJson, parseJson, type MultiSignature } from '@quire/common';
+import { BoundedFifo, b58decode, b58encode, canonicalJson, parseJson, type MultiSignature } from '@quire/common';
 import type { KvStore, WriteBatch } from '../kv/kv-store.js';
 import { corrupt, invalid, utf8Decoder, utf8Encoder } from './errors.js';
 import { withBatch } from './write.js';
@@ -62,7 +62,7 @@ const RECENT = 64;
 export class BlsStore {
   readonly #kv: KvStore;
   /** base58 state root -> decoded, checked multi-signature (insertion order = age) */
-  readonly #recent = new Map<string, MultiSignature>();
+  readonly #recent = new BoundedFifo<string, MultiSignature>(RECENT);
 
   constructor(kv: KvStore) {
     this.#kv = kv;
@@ -74,10 +74,6 @@ export class BlsStore {
     Object.freeze(ms.participants);
     Object.freeze(ms.value);
     this.#recent.set(key, Object.freeze(ms));
-    if (this.#recent.size > RECENT) {
-      const oldest = this.#recent.keys().next();
-      if (oldest.done !== true) this.#recent.delete(oldest.value);
-    }
     return ms;
   }
 

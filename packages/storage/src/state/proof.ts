@@ -7,7 +7,7 @@
  * leaf counts only on an EXACT match of the remaining path, and a walk that ends on a blank child,
  * a diverging extension or another leaf proves absence.
  */
-import { b64decode } from '@quire/common';
+import { BoundedFifo, b64decode } from '@quire/common';
 import { ProofError, StorageError, StorageErrorCode, type StorageErrorData } from '../errors.js';
 import {
   BLANK_NODE_RLP,
@@ -82,20 +82,21 @@ export const PROOF_NODE_CACHE_BYTES = 1024 * 1024;
  * first, and a node larger than the byte bound is decoded without being kept.
  */
 export class ProofNodeCache {
-  private readonly nodes = new Map<HashKey, { node: TrieNode | null; bytes: number }>();
+  private readonly nodes: BoundedFifo<HashKey, { node: TrieNode | null; bytes: number }>;
   private heldBytes = 0;
 
   constructor(
     private readonly maxEntries = PROOF_NODE_CACHE_ENTRIES,
     private readonly maxBytes = PROOF_NODE_CACHE_BYTES,
-  ) {}
+  ) {
+    this.nodes = new BoundedFifo(maxEntries);
+  }
 
   /** The node of `item` (its RLP, whose hash is `hash`), decoded once. Throws as decodeNode does. */
   node(hash: HashKey, item: Uint8Array): TrieNode | null {
     const hit = this.nodes.get(hash);
     if (hit !== undefined) {
-      this.nodes.delete(hash);
-      this.nodes.set(hash, hit);
+      this.nodes.setNewest(hash, hit);
       return hit.node;
     }
     // decoded from a copy (copyBytes: a Buffer's slice() is a view): the node must not keep the proof it came in alive
@@ -103,14 +104,14 @@ export class ProofNodeCache {
     const node = decodeNode(copyBytes(item));
     const bytes = item.byteLength;
     if (bytes > this.maxBytes) return node;
+    // the least recently used go until the node fits in both bounds (it fits alone)
+    while (this.nodes.size >= this.maxEntries || this.heldBytes + bytes > this.maxBytes) {
+      const oldest = this.nodes.shift();
+      if (oldest === undefined) break;
+      this.heldBytes -= oldest[1].bytes;
+    }
     this.nodes.set(hash, { node, bytes });
     this.heldBytes += bytes;
-    while (this.nodes.size > this.maxEntries || this.heldBytes > this.maxBytes) {
-      const oldest = this.nodes.entries().next();
-      if (oldest.done === true) break;
-      this.nodes.delete(oldest.value[0]);
-      this.heldBytes -= oldest.value[1].bytes;
-    }
     return node;
   }
 

@@ -129,7 +129,7 @@ export class StateTrie {
       throw new StorageError(StorageErrorCode.INVALID_STATE_NAME, { name: String(name) });
     const cacheSize = opts.nodeCacheSize ?? defaultStateTrieOptions.nodeCacheSize;
     if (!Number.isSafeInteger(cacheSize) || cacheSize < 2) {
-      throw new StorageError(StorageErrorCode.INVALID_KEY, { what: 'nodeCacheSize', value: cacheSize });
+      throw new StorageError(StorageErrorCode.INVALID_OPTION, { option: 'nodeCacheSize', value: cacheSize });
     }
     const trie = new StateTrie(kv, name, { nodeCacheSize: cacheSize });
     const head = await kv.get(trie.#headBucket, HEAD_KEY);
