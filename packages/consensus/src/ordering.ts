@@ -1,6 +1,7 @@
 // Normal-case ordering (consensus.md §3): accepting PRE-PREPAREs, PREPARE, COMMIT with BLS shares,
 // the order condition and ordering, reverting unordered batches. Batch creation by the primary
 // lives in batching.ts; checkpoints in checkpoints.ts.
+import { BoundedFifo, BoundedFifoSet } from '@quire/common';
 import type { CoreContext, CoreStateWriters } from './context.js';
 import { Suspicion } from './context.js';
 import { batchDigest, decodeDiscarded, encodeDiscarded, multiSigValue } from './digest.js';
@@ -34,6 +35,10 @@ const OWN_VALUE = 'ownValue';
 const KNOWN_VALID_KEPT = 64;
 /** values of applied batches kept: more than a 3PC log holds between two stable checkpoints */
 const APPLIED_VALUES_KEPT = 1024;
+/** pool state roots whose registry is kept (those of the batches applied lately) */
+const REGISTRIES_KEPT = 256;
+/** verified multi-signatures kept (check 12 of the PRE-PREPAREs received lately) */
+const VERIFIED_MULTI_SIGS_KEPT = 1024;
 
 function valueKeyOf(v: MultiSignatureValue): string {
   return `${v.ledger_id}|${v.pool_state_root_hash}|${v.state_root_hash}|${v.timestamp}|${v.txn_root_hash}`;
@@ -60,11 +65,11 @@ export class Ordering {
     return this.ctx.lastUpdate;
   }
   /** pool state root -> the registry in force with it (R_uncommitted when a batch was applied on it) */
-  private readonly registryAtRoot = new Map<string, readonly string[]>();
+  private readonly registryAtRoot = new BoundedFifo<string, readonly string[]>(REGISTRIES_KEPT);
   /** R_uncommitted: the registry after the last applied batch; undefined when none changed it (R_committed) */
   uncommittedRegistry: readonly string[] | undefined;
   /** multi-sig signatures already verified (PRE-PREPARE check 12) */
-  private readonly verifiedMultiSigs = new Set<string>();
+  private readonly verifiedMultiSigs = new BoundedFifoSet<string>(VERIFIED_MULTI_SIGS_KEPT);
   /**
    * value -> a multi-signature over it known valid here, the last KNOWN_VALID_KEPT: this node's own (`own`: built from
    * COMMIT shares whose aggregate verified when it ordered the batch) or one a PRE-PREPARE carried that passed check 12.
@@ -72,9 +77,9 @@ export class Ordering {
    * participants is valid exactly when its bytes are these: the node's own aggregate and the PRE-PREPARE's copy of the
    * same batch's cost one verification between them instead of one each (see `checkMultiSig`, `adoptKnownValid`).
    */
-  private readonly knownValid = new Map<string, { ms: MultiSignature; own: boolean }>();
+  private readonly knownValid = new BoundedFifo<string, { ms: MultiSignature; own: boolean }>(KNOWN_VALID_KEPT);
   /** values the batches this node applied sign (the last APPLIED_VALUES_KEPT): it builds their multi-signatures itself */
-  private readonly appliedValues = new Set<string>();
+  private readonly appliedValues = new BoundedFifoSet<string>(APPLIED_VALUES_KEPT);
   /**
    * PRE-PREPAREs of earlier views re-injected from a peer's OLD_VIEW_PREPREPARE_REP -> that peer
    * (consensus.md §6.7): the digest binds ppTime and requests but not the roots, the discarded list
@@ -279,10 +284,7 @@ export class Ordering {
     this.stageTimes.set(pp.ppSeqNo, { appliedAt: ctx.now() });
     for (const l of applied.signedLedgers) {
       const key = valueKeyOf(multiSigValue(l, pp.poolStateRootHash, pp.ppTime));
-      this.appliedValues.delete(key);
-      this.appliedValues.add(key);
-      const oldest = this.appliedValues.values().next();
-      if (this.appliedValues.size > APPLIED_VALUES_KEPT && oldest.done !== true) this.appliedValues.delete(oldest.value);
+      this.appliedValues.addNewest(key);
     }
     // PREPAREs that arrived first and do not match are dropped now
     for (const [from, p] of r.prepares) {
@@ -300,10 +302,6 @@ export class Ordering {
 
   private noteRegistryAt(poolStateRoot: string, applied: AppliedBatch): void {
     this.registryAtRoot.set(poolStateRoot, this.uncommittedRegistry ?? [...this.ctx.validators]);
-    if (this.registryAtRoot.size > 256) {
-      const oldest = this.registryAtRoot.keys().next();
-      if (oldest.done !== true) this.registryAtRoot.delete(oldest.value);
-    }
     if (applied.nodeReg.length > 0) this.uncommittedRegistry = [...applied.nodeReg];
   }
 
@@ -340,10 +338,7 @@ export class Ordering {
 
   private noteKnownValid(ms: MultiSignature, own: boolean): void {
     const key = valueKeyOf(ms.value);
-    this.knownValid.delete(key);
-    this.knownValid.set(key, { ms, own });
-    const oldest = this.knownValid.keys().next();
-    if (this.knownValid.size > KNOWN_VALID_KEPT && oldest.done !== true) this.knownValid.delete(oldest.value);
+    this.knownValid.setNewest(key, { ms, own });
   }
 
   /**
@@ -377,10 +372,6 @@ export class Ordering {
 
   private noteVerified(key: string): void {
     this.verifiedMultiSigs.add(key);
-    if (this.verifiedMultiSigs.size > 1024) {
-      const oldest = this.verifiedMultiSigs.values().next();
-      if (oldest.done !== true) this.verifiedMultiSigs.delete(oldest.value);
-    }
   }
 
   /** The multi-signatures of a PRE-PREPARE that may be stored: those that pass check 12 here. */

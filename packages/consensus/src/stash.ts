@@ -1,6 +1,7 @@
 // Bounded stash of 3PC messages that cannot be processed yet (future view, above the high
 // watermark), consensus.md §4.3: one slot per (op, viewNo, ppSeqNo, sender), a global cap, a cap per
 // sender, and re-processing when the condition clears.
+import { BoundedFifoSet } from '@quire/common';
 import type { NodeMessage } from './messages.js';
 
 export interface Stashed {
@@ -27,16 +28,20 @@ export function defaultStashSenderLimit(limit: number): number {
  */
 export class MessageStash {
   /** key -> the message and its sender's key set in `bySender` (removed together) */
-  private readonly items = new Map<string, { item: Stashed; senderKeys: Set<string> }>();
-  /** sender -> its keys in insertion order */
-  private readonly bySender = new Map<string, Set<string>>();
+  private readonly items = new Map<string, { item: Stashed; senderKeys: BoundedFifoSet<string> }>();
+  /** sender -> its keys in insertion order (its oldest found without walking the ones taken before) */
+  private readonly bySender = new Map<string, BoundedFifoSet<string>>();
+  /** a sender's key set's capacity, never reached: `add` refuses a sender at `senderLimit` first */
+  private readonly senderKeysCapacity: number;
   /** messages refused or evicted since creation (diagnostics) */
   dropped = 0;
 
   constructor(
     private readonly limit: number,
     private readonly senderLimit = defaultStashSenderLimit(limit),
-  ) {}
+  ) {
+    this.senderKeysCapacity = Number.isSafeInteger(senderLimit) && senderLimit >= 1 ? senderLimit : Number.MAX_SAFE_INTEGER;
+  }
 
   get size(): number {
     return this.items.size;
@@ -62,7 +67,7 @@ export class MessageStash {
     }
     let keys = this.bySender.get(item.from);
     if (keys === undefined) {
-      keys = new Set();
+      keys = new BoundedFifoSet(this.senderKeysCapacity);
       this.bySender.set(item.from, keys);
     }
     keys.add(key);
@@ -73,7 +78,7 @@ export class MessageStash {
   /** Makes room for a message of `from` (holding `own`): drops the oldest of the largest holder. */
   private evictFromLargest(from: string, own: number): boolean {
     let largest: string | undefined;
-    let largestKeys: Set<string> | undefined;
+    let largestKeys: BoundedFifoSet<string> | undefined;
     let most = 0;
     for (const [sender, keys] of this.bySender) {
       if (keys.size > most || (keys.size === most && largest !== undefined && sender < largest)) {
@@ -84,9 +89,9 @@ export class MessageStash {
     }
     if (largestKeys === undefined || largest === from || most <= own + 1) return false;
     // most > own + 1 >= 1: the holder has a first key
-    const oldest = largestKeys.values().next();
-    if (oldest.done === true) return false;
-    this.remove(oldest.value);
+    const oldest = largestKeys.shift();
+    if (oldest === undefined) return false;
+    this.remove(oldest);
     this.dropped++;
     return true;
   }

@@ -1,6 +1,7 @@
 // View change (consensus.md §6): VIEW_CHANGE and
 // VIEW_CHANGE_ACK, NEW_VIEW built by the new primary and recomputed by everyone else, re-ordering of
 // prepared batches of earlier views, NEW_VIEW timeout escalation and lagging-view adoption.
+import { BoundedFifo, BoundedFifoSet } from '@quire/common';
 import type { Checkpoints } from './checkpoints.js';
 import type { CoreContext, CoreStateWriters } from './context.js';
 import { Suspicion } from './context.js';
@@ -35,6 +36,9 @@ interface SavedPrePrepare {
   applied?: AppliedBatch;
   ordered: boolean;
 }
+
+/** superseded VIEW_CHANGEs kept per author, and this node's own past ones, in the view being entered (the latest) */
+const PAST_VIEW_CHANGES_KEPT = 4;
 
 function ppKey(ppViewNo: number, ppSeqNo: number, digest: string): string {
   return `${ppViewNo}:${ppSeqNo}:${digest}`;
@@ -81,9 +85,9 @@ export class ViewChanger {
   private readonly nvResponses = new Map<string, { viewNo: number; key: string }>();
   private lastNvRequestAt = Number.NEGATIVE_INFINITY;
   /** digests of VIEW_CHANGEs their author replaced by a newer one, in the view being entered: author -> digests */
-  private readonly supersededVcs = new Map<string, Set<string>>();
+  private readonly supersededVcs = new Map<string, BoundedFifoSet<string>>();
   /** VIEW_CHANGEs this node sent for the view being entered before a fresher one: digest -> VC */
-  private readonly ownPastVcs = new Map<string, ViewChange>();
+  private readonly ownPastVcs = new BoundedFifo<string, ViewChange>(PAST_VIEW_CHANGES_KEPT);
   /** when this node last sent a fresher VIEW_CHANGE for the view being entered */
   private ownVcAt = Number.NEGATIVE_INFINITY;
   /** when this node, as the new primary, last started a catch-up to the checkpoint of its NEW_VIEW */
@@ -200,10 +204,6 @@ export class ViewChanger {
     if (digest === held.digest) return;
     this.ownVcAt = now;
     this.ownPastVcs.set(held.digest, held.vc);
-    if (this.ownPastVcs.size > 4) {
-      const oldest = this.ownPastVcs.keys().next();
-      if (oldest.done !== true) this.ownPastVcs.delete(oldest.value);
-    }
     this.noteSuperseded(ctx.name, held.digest);
     this.vcs.set(ctx.name, { vc, digest });
     ctx.broadcast(vc);
@@ -221,14 +221,10 @@ export class ViewChanger {
     if (digest === undefined) return;
     let s = this.supersededVcs.get(author);
     if (s === undefined) {
-      s = new Set();
+      s = new BoundedFifoSet(PAST_VIEW_CHANGES_KEPT);
       this.supersededVcs.set(author, s);
     }
     s.add(digest);
-    if (s.size > 4) {
-      const oldest = s.values().next();
-      if (oldest.done !== true) s.delete(oldest.value);
-    }
   }
 
   /** Common to starting a view change and adopting a later view: save, revert and clear. */
