@@ -3,11 +3,11 @@
 // the exact shapes, reads answered locally from committed state with the stored BLS
 // multi-signature attached, writes handed to consensus, and REPLY / REJECT pushed on the client's
 // stream once its write is ordered and durable. Duplicates of ordered writes, and writes this node
-// learned by catch-up rather than by ordering, are answered from the ledger. A write whose REPLY
-// has not come within the reply timeout (CLIENT_REPLY_TIMEOUT) is released. Pool-ledger catch-up
-// messages of light clients are answered from the committed pool ledger (client-catchup.ts).
+// learned by catch-up rather than by ordering, are answered from the ledger. The reply target of an
+// acknowledged write is kept for as long as consensus may order the write (see `expire`). Pool-ledger
+// catch-up messages of light clients are answered from the committed pool ledger (client-catchup.ts).
 import { isPlainObject, isWriteType, LedgerId, POOL_OVERLOADED_REASON, type Request } from '@quire/common';
-import type { RequestInfo } from '@quire/consensus';
+import { defaultConsensusOptions, type RequestInfo } from '@quire/consensus';
 import type { ParsedRequest, RequestPipeline } from '@quire/requests';
 import { RequestError, RequestErrorCode, parseMessage, toRequestError, wrapReason } from '@quire/requests';
 import type { BlsStore, Ledger, SeqNoIndex, StateTrie, AttributeStore } from '@quire/storage';
@@ -44,8 +44,22 @@ export interface ActionOutcome {
 }
 
 export interface ClientPathOptions {
-  /** a write whose REPLY / REJECT has not come after this long is released (CLIENT_REPLY_TIMEOUT), ms */
-  replyTimeoutMs: number;
+  /**
+   * how long the reply targets of an acknowledged write are kept once consensus no longer holds it (`holds`), ms:
+   * consensus may still order a write it dropped unordered, with its clients answered, this long after
+   * (ConsensusCore.droppedRequestMemoryMs)
+   */
+  droppedWriteMemoryMs: number;
+  /**
+   * a write consensus has not answered at all (no REQACK / REQNACK) is released after this long, ms: consensus answers
+   * every write it is handed, at the latest once the events queued before it are handled; this only bounds a lost one
+   */
+  unansweredReleaseMs: number;
+  /**
+   * acknowledged reply targets of one request (copies sent again, on this session or others) kept at most: one more
+   * copy acknowledged releases the oldest, so that copies of one request cannot pile up targets
+   */
+  maxTargetsPerRequest: number;
   /** largest reply frame (MSG_LEN_LIMIT), bytes: bounds catch-up replies */
   maxMessageLength: number;
   /** most txns in one CATCHUP_REP */
@@ -57,7 +71,13 @@ export interface ClientPathOptions {
 }
 
 export const defaultClientPathOptions: ClientPathOptions = {
-  replyTimeoutMs: 15_000,
+  // ConsensusCore.droppedRequestMemoryMs under the default consensus options (the node passes its core's)
+  droppedWriteMemoryMs:
+    Math.ceil((2 * defaultConsensusOptions.propagatesPhaseReqTimeoutMs) / 1000) * 1000 +
+    defaultConsensusOptions.outdatedReqsCheckIntervalMs +
+    defaultConsensusOptions.tickMs,
+  unansweredReleaseMs: 60_000,
+  maxTargetsPerRequest: 16,
   maxMessageLength: 128 * 1024,
   maxCatchupTxns: 2000,
   // about a fifth of a turn of a busy node (the consensus queue keeps up to 250 ms of a turn, turn-budget.ts): the
@@ -75,6 +95,12 @@ export interface ClientPathModules {
     seqNoIndex: SeqNoIndex;
     attributes: AttributeStore;
   };
+  /**
+   * Whether consensus holds the write of `digest` to order it (taken in, not ordered yet: ConsensusCore.holdsRequest).
+   * The reply targets of an acknowledged write are kept while it does, and `droppedWriteMemoryMs` after; without it
+   * they are kept until the write is answered or their session closes.
+   */
+  holds?(digest: string): boolean;
   /** hands a statically valid, authenticated write to consensus (consensus.md §2 steps 4-7), with what its checks found */
   submit(connId: string, request: Record<string, unknown>, info: RequestInfo): void;
   /**
@@ -95,7 +121,7 @@ export interface ClientPathModules {
   onAction?(request: ActionRequest): Promise<ActionOutcome>;
   /** wall clock in seconds */
   now(): number;
-  /** monotonic clock in ms (reply timeouts); default performance.now() */
+  /** monotonic clock in ms (the release of reply targets); default performance.now() */
   monotonicMs?(): number;
   logger: NodeLogger;
   metrics?: NodeMetrics | undefined;
@@ -111,6 +137,8 @@ interface Pending {
   answered: boolean;
   /** monotonic ms at receipt */
   receivedAt: number;
+  /** acknowledged: monotonic ms at which `expire` first found consensus no longer holding the write (undefined: it holds it) */
+  droppedSince?: number;
   /** digests of the request (answering from the ledger); absent only in hand-built entries */
   digest?: string;
   payloadDigest?: string;
@@ -118,15 +146,14 @@ interface Pending {
 
 const textDecoder = new TextDecoder('utf-8', { fatal: false });
 
-/** A write consensus has not answered at all is released after this many reply timeouts (see `expire`). */
-const UNANSWERED_EXPIRY_FACTOR = 4;
-
 export { encodeReply };
 
 export class ClientPath {
   private readonly modules: ClientPathModules;
   private readonly options: ClientPathOptions;
   private readonly pending = new Map<string, Pending>();
+  /** digest -> connIds of the acknowledged reply targets of that request, oldest first (at most `maxTargetsPerRequest`) */
+  private readonly targetsOf = new Map<string, string[]>();
   /** client writes admitted at the door and not answered yet (verifying, or waiting for consensus's first answer) */
   private inProgress_ = 0;
   /** writes the door admitted as their frame was read (`doorAtFrame`) and that wait in the client host's queue */
@@ -453,6 +480,7 @@ export class ClientPath {
     if (p === undefined || p.answered) return;
     p.answered = true;
     this.release(p);
+    if (p.digest !== undefined) this.addTarget(p.digest, connId);
     p.channel.respond(encodeReply({ op: 'REQACK', identifier: p.identifier, reqId: p.reqId }));
     this.count('write', 'ack');
   }
@@ -461,8 +489,7 @@ export class ClientPath {
   nackWrite(connId: string, reason: string): void {
     const p = this.pending.get(connId);
     if (p === undefined) return;
-    this.pending.delete(connId);
-    this.release(p);
+    this.remove(connId, p);
     p.channel.respond(encodeReply({ op: 'REQNACK', identifier: p.identifier, reqId: p.reqId, reason }));
     this.count('write', 'nack');
   }
@@ -471,8 +498,7 @@ export class ClientPath {
   async replyFromLedger(connId: string, payloadDigest: string, digest: string): Promise<void> {
     const p = this.pending.get(connId);
     if (p === undefined) return;
-    this.pending.delete(connId);
-    this.release(p);
+    this.remove(connId, p);
     await this.answerFromLedger(p, payloadDigest, digest);
   }
 
@@ -503,8 +529,7 @@ export class ClientPath {
       if (p.payloadDigest === undefined || p.digest === undefined) continue;
       if (this.modules.stores.seqNoIndex.getByPayloadDigestSync(p.payloadDigest) === undefined) continue;
       if (this.pending.get(connId) !== p) continue;
-      this.pending.delete(connId);
-      this.release(p);
+      this.remove(connId, p);
       await this.answerFromLedger(p, p.payloadDigest, p.digest);
       n++;
     }
@@ -512,25 +537,40 @@ export class ClientPath {
   }
 
   /**
-   * Releases the writes whose REPLY / REJECT has not come within the reply timeout (consensus.md
-   * §9.4 CLIENT_REPLY_TIMEOUT): they are no longer reply targets and get no further message on
-   * this node (the client has given up on them by then; a resubmission is answered from the
-   * ledger if the write was ordered meanwhile). Returns how many were released.
+   * Releases the reply targets no answer can come to any more; returns how many. An acknowledged write is kept for as
+   * long as consensus holds it (`holds`), however long that is: its client waits for the REPLY (the SDK 30 s, others
+   * longer) and a write taken in and never answered looks lost. Once consensus no longer holds it (dropped unordered)
+   * it is kept `droppedWriteMemoryMs` more, the time consensus may still order it with its clients answered, then
+   * released (a resubmission is answered from the ledger if it was ordered meanwhile). A write consensus never
+   * answered at all is released after `unansweredReleaseMs`. An ordered write leaves with its REPLY / REJECT
+   * (`ordered`), a closed session's with it (`forgetSession`). Bounded: the acknowledged targets follow the requests
+   * consensus holds (admission control) or dropped recently, at most `maxTargetsPerRequest` each; the unanswered ones
+   * wait for consensus's first answer (the client host's `maxPendingPerSession` per session).
    */
   expire(): number {
     const now = this.clock();
-    const limit = now - this.options.replyTimeoutMs;
+    const holds = this.modules.holds;
     let n = 0;
     for (const [c, p] of this.pending) {
-      if (p.receivedAt > limit) continue;
-      // not acknowledged yet: consensus has not handled the write (its events wait behind others under load) and
-      // answers it when it does (REQACK, REQNACK or a REPLY from the ledger); released now, that answer would find
-      // no target, the client would never hear from this node and its session would keep the request as in flight.
-      // Kept until then, unless it waited far beyond any queue (a write consensus never answered)
-      if (!p.answered && p.receivedAt > now - UNANSWERED_EXPIRY_FACTOR * this.options.replyTimeoutMs) continue;
-      if (!p.answered) this.modules.logger.warn({ identifier: p.identifier, reqId: String(p.reqId) }, 'a write consensus never answered is released');
-      this.pending.delete(c);
-      this.release(p);
+      if (p.answered) {
+        if (holds === undefined || p.digest === undefined) continue;
+        if (holds(p.digest)) {
+          p.droppedSince = undefined;
+          continue;
+        }
+        // not held: ordered (its REPLY follows once the batch is durable) or dropped unordered (consensus may take it
+        // back): the time consensus may still order it with its clients answered counts from now
+        p.droppedSince ??= now;
+        if (now - p.droppedSince < this.options.droppedWriteMemoryMs) continue;
+      } else {
+        // not acknowledged yet: consensus has not handled the write (its events wait behind others under load) and
+        // answers it when it does (REQACK, REQNACK or a REPLY from the ledger); released now, that answer would find
+        // no target, the client would never hear from this node and its session would keep the request as in flight.
+        // Kept until then, unless it waited far beyond any queue (a write consensus never answered)
+        if (now - p.receivedAt < this.options.unansweredReleaseMs) continue;
+        this.modules.logger.warn({ identifier: p.identifier, reqId: String(p.reqId) }, 'a write consensus never answered is released');
+      }
+      this.remove(c, p);
       this.count('write', 'expired');
       n++;
     }
@@ -565,8 +605,7 @@ export class ClientPath {
   }
 
   private finish(connId: string, p: Pending, bytes: Uint8Array, outcome: string): void {
-    this.pending.delete(connId);
-    this.release(p);
+    this.remove(connId, p);
     const sent = p.answered ? p.channel.push(bytes) : p.channel.respond(bytes);
     if (!sent) this.modules.metrics?.clientPushesDropped.inc();
     this.count('write', outcome);
@@ -582,8 +621,36 @@ export class ClientPath {
     }
     for (const [c, p] of this.pending) {
       if (p.channel.session !== session) continue;
-      this.pending.delete(c);
-      this.release(p);
+      this.remove(c, p);
+    }
+  }
+
+  /** The reply target `connId` of `p` leaves: answered, released, or its session closed. */
+  private remove(connId: string, p: Pending): void {
+    this.pending.delete(connId);
+    this.release(p);
+    if (!p.answered || p.digest === undefined) return;
+    const targets = this.targetsOf.get(p.digest);
+    if (targets === undefined) return;
+    const i = targets.indexOf(connId);
+    if (i >= 0) targets.splice(i, 1);
+    if (targets.length === 0) this.targetsOf.delete(p.digest);
+  }
+
+  /** `connId`, acknowledged, is a reply target of the request `digest`: beyond `maxTargetsPerRequest` the oldest goes. */
+  private addTarget(digest: string, connId: string): void {
+    let targets = this.targetsOf.get(digest);
+    if (targets === undefined) this.targetsOf.set(digest, (targets = []));
+    targets.push(connId);
+    while (targets.length > this.options.maxTargetsPerRequest) {
+      const oldest = targets[0];
+      const p = oldest === undefined ? undefined : this.pending.get(oldest);
+      if (oldest === undefined || p === undefined) {
+        targets.shift();
+        continue;
+      }
+      this.remove(oldest, p);
+      this.count('write', 'superseded');
     }
   }
 

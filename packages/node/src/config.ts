@@ -30,11 +30,6 @@ export interface NodeLimits {
   maxConnectionsPerIp: number;
   /** idle client sessions are closed after this long, ms */
   clientIdleTimeoutMs: number;
-  /**
-   * a write whose REPLY / REJECT has not come after this long is released from the reply targets
-   * (CLIENT_REPLY_TIMEOUT, consensus.md §10), ms
-   */
-  clientReplyTimeoutMs: number;
 }
 
 export interface UpgradeConfig {
@@ -122,7 +117,6 @@ export const defaultNodeConfig: NodeConfig = {
     maxConnectedClients: 400,
     maxConnectionsPerIp: 16,
     clientIdleTimeoutMs: 60_000,
-    clientReplyTimeoutMs: 15_000,
   },
   durable: true,
   logLevel: 'info',
@@ -187,7 +181,18 @@ function checkObservers(v: unknown): void {
   });
 }
 
-/** Merges `override` over `base` one level into the nested groups; unknown keys are refused. */
+/**
+ * Options of earlier versions that are gone, each with why: a config naming one is refused with that reason (rather
+ * than "unknown option"), so that the operator knows to delete the key and that nothing replaces it.
+ */
+const REMOVED_OPTIONS: ReadonlyMap<string, string> = new Map([
+  [
+    'limits.clientReplyTimeoutMs',
+    "removed: a write's REPLY target is kept until the write is answered, its client session closes or consensus can no longer order it (CLIENT_REPLY_TIMEOUT is the client's own timeout); delete this key",
+  ],
+]);
+
+/** Merges `override` over `base` one level into the nested groups; unknown and removed keys are refused. */
 export function mergeConfig(base: NodeConfig, override: unknown): NodeConfig {
   if (!isObject(override)) bad('(root)', 'expected a JSON object');
   const out: Record<string, unknown> = { ...base };
@@ -197,13 +202,19 @@ export function mergeConfig(base: NodeConfig, override: unknown): NodeConfig {
     upgrade: base.upgrade as unknown as Record<string, unknown>,
   };
   for (const [k, v] of Object.entries(override)) {
+    const removed = REMOVED_OPTIONS.get(k);
+    if (removed !== undefined) bad(k, removed);
     if (!Object.prototype.hasOwnProperty.call(base, k)) bad(k, 'unknown option');
     const group = nested[k];
     if (group !== undefined) {
       if (!isObject(v)) bad(k, 'expected an object');
       if (k === 'consensus' && Object.prototype.hasOwnProperty.call(v, 'msgLenLimit'))
         bad('consensus.msgLenLimit', 'derived from limits.maxMessageLength: set that instead');
-      for (const sub of Object.keys(v)) if (!Object.prototype.hasOwnProperty.call(group, sub)) bad(`${k}.${sub}`, 'unknown option');
+      for (const sub of Object.keys(v)) {
+        const gone = REMOVED_OPTIONS.get(`${k}.${sub}`);
+        if (gone !== undefined) bad(`${k}.${sub}`, gone);
+        if (!Object.prototype.hasOwnProperty.call(group, sub)) bad(`${k}.${sub}`, 'unknown option');
+      }
       out[k] = { ...group, ...v };
     } else {
       out[k] = v;
@@ -244,7 +255,6 @@ export function validateConfig(c: NodeConfig): void {
   checkInt('limits.maxConnectedClients', c.limits.maxConnectedClients, 1);
   checkInt('limits.maxConnectionsPerIp', c.limits.maxConnectionsPerIp, 1);
   checkInt('limits.clientIdleTimeoutMs', c.limits.clientIdleTimeoutMs, 1000);
-  checkInt('limits.clientReplyTimeoutMs', c.limits.clientReplyTimeoutMs, 1000);
   if (typeof c.durable !== 'boolean') bad('durable', 'expected true or false');
   if (!LOG_LEVELS.includes(c.logLevel)) bad('logLevel', `expected one of ${LOG_LEVELS.join(', ')}`);
   checkPort('metricsPort', c.metricsPort);

@@ -11,7 +11,7 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 
 export class NodeMetrics {
   readonly registry = new Registry();
-  /** client requests by kind (write, read, action, catchup, unknown) and outcome (ack, nack, reply, reject, expired) */
+  /** client requests by kind (write, read, action, catchup, unknown) and outcome (ack, nack, reply, reject, expired, superseded) */
   readonly requests: Counter<'kind' | 'outcome'>;
   /** time from REQACK to REPLY/REJECT of a write, seconds */
   readonly writeLatency: Histogram;

@@ -173,10 +173,12 @@ export async function assembleNode(options: QuireNodeOptions, modules: QuireNode
       logger: clientLog,
     });
     const clientPath = new ClientPath(
-      { replyTimeoutMs: cfg.limits.clientReplyTimeoutMs, maxMessageLength: cfg.limits.maxMessageLength, maxCatchupTxns: CATCHUP_MAX_TXNS_PER_REQ },
+      // a write's reply targets are kept while consensus holds it, and as long after a drop as consensus may still order it
+      { droppedWriteMemoryMs: core.droppedRequestMemoryMs, maxMessageLength: cfg.limits.maxMessageLength, maxCatchupTxns: CATCHUP_MAX_TXNS_PER_REQ },
       {
         pipeline,
         stores,
+        holds: (digest) => core.holdsRequest(digest),
         submit: (connId, request, info) => {
           analyzer.admit(request, info);
           hooks.enqueue({ kind: 'clientRequest', connId, request });

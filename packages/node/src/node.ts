@@ -51,7 +51,7 @@ export const COMMIT_FAILED_EXIT_CODE = 70;
 /** Forced requests from peers checked at once; past it a peer's forced PROPAGATE is left to consensus. */
 const MAX_FORCED_CHECKS = 64;
 
-/** How often writes past the reply timeout are released, ms. */
+/** How often the reply targets no answer can come to any more are released (ClientPath.expire), ms. */
 const REPLY_SWEEP_MS = 1000;
 /** Longest wait, before a restart or upgrade exit, for the batches in flight to be ordered. */
 const EXIT_DRAIN_MS = 5_000;

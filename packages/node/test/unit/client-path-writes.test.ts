@@ -1,5 +1,5 @@
-// The client path's handling of writes beyond the happy path: release after the reply timeout,
-// REPLY from the ledger for writes learned by catch-up, the node's own NODE_UPGRADE through the
+// The client path's handling of writes beyond the happy path: reply targets kept as long as
+// consensus may order the write and released after, REPLY from the ledger for writes learned by catch-up, the node's own NODE_UPGRADE through the
 // same intake, forced POOL_CONFIG on receipt (from a client and from a peer's PROPAGATE), and the
 // second multi-signature of GET_REVOC_REG_DELTA.
 import { expect } from 'chai';
@@ -46,17 +46,21 @@ describe('client path: timeouts, catch-up, own requests, forced requests', () =>
   let path: ClientPath;
   let submitted: { connId: string; request: Record<string, unknown> }[];
   let clock: number;
+  /** digests of the writes consensus holds (ConsensusCore.holdsRequest) */
+  let held: Set<string>;
   let ppSeqNo = 0;
 
   beforeEach(async () => {
     fx = await memoryFixture();
     submitted = [];
     clock = 0;
+    held = new Set();
     path = new ClientPath(
-      { replyTimeoutMs: 15_000 },
+      { droppedWriteMemoryMs: 130_000 },
       {
         pipeline: fx.pipeline,
         stores: fx.stores,
+        holds: (digest) => held.has(digest),
         submit: (connId, request) => submitted.push({ connId, request }),
         now: () => 1_700_000_000,
         monotonicMs: () => clock,
@@ -87,18 +91,118 @@ describe('client path: timeouts, catch-up, own requests, forced requests', () =>
     return { applied, committed };
   }
 
-  it('releases a write whose REPLY has not come within the reply timeout; a later REPLY goes nowhere', async () => {
-    const ch = recorder();
-    await path.handle(enc(nymRequest(trustee, user(1))), ch);
-    path.ack(submitted[0]!.connId);
-    clock = 14_999;
+  it('keeps an acknowledged write for as long as consensus holds it: ordered 20 s and 10 min after it was read, it gets its REPLY', async () => {
+    for (const [i, orderedAt] of [
+      [11, 20_000],
+      [12, 600_000],
+    ] as const) {
+      const ch = recorder();
+      const at = clock;
+      await path.handle(enc(nymRequest(trustee, user(i))), ch);
+      const sent = submitted[submitted.length - 1]!;
+      held.add(parseRequest(sent.request).digest);
+      path.ack(sent.connId);
+      // the sweep runs every second meanwhile (the clients wait 30 s, or longer): past any former reply timeout
+      for (clock = at; clock <= at + orderedAt; clock += 5_000) expect(path.expire()).to.equal(0);
+      held.delete(parseRequest(sent.request).digest);
+      const { committed } = await order(1, [sent.request]);
+      await path.ordered(1, [{ seqNo: committed.txns[0]!.seqNo, connIds: [sent.connId] }], []);
+      expect(ch.responses.map((r) => r.op)).to.deep.equal(['REQACK']);
+      expect(ch.pushes.map((r) => r.op)).to.deep.equal(['REPLY']);
+    }
+    expect(path.pendingCount).to.equal(0);
+  });
+
+  it('keeps the target of a write consensus no longer holds (dropped unordered) as long as consensus may still order it, then releases it', async () => {
+    const write = async (i: number): Promise<{ ch: Recorder; connId: string; request: Record<string, unknown>; digest: string }> => {
+      const ch = recorder();
+      await path.handle(enc(nymRequest(trustee, user(i))), ch);
+      const sent = submitted[submitted.length - 1]!;
+      const digest = parseRequest(sent.request).digest;
+      held.add(digest);
+      path.ack(sent.connId);
+      return { ch, ...sent, digest };
+    };
+    const orderNow = async (w: { connId: string; request: Record<string, unknown> }): Promise<void> => {
+      const { committed } = await order(1, [w.request]);
+      await path.ordered(1, [{ seqNo: committed.txns[0]!.seqNo, connIds: [w.connId] }], []);
+    };
+    // A: dropped (a full node's stale sweep), taken back and ordered just within droppedWriteMemoryMs: answered
+    const a = await write(13);
+    clock += 20_000;
     expect(path.expire()).to.equal(0);
-    clock = 15_000;
+    held.delete(a.digest);
+    clock += 1_000;
+    expect(path.expire()).to.equal(0);
+    clock += 129_999;
+    expect(path.expire()).to.equal(0);
+    await orderNow(a);
+    expect(a.ch.pushes.map((r) => r.op)).to.deep.equal(['REPLY']);
+    // B: dropped and not back within that time: released, its later ordering goes nowhere
+    const b = await write(14);
+    held.delete(b.digest);
+    clock += 1_000;
+    expect(path.expire()).to.equal(0);
+    clock += 130_000;
     expect(path.expire()).to.equal(1);
     expect(path.pendingCount).to.equal(0);
-    const { committed } = await order(1, [submitted[0]!.request]);
-    await path.ordered(1, [{ seqNo: committed.txns[0]!.seqNo, connIds: [submitted[0]!.connId] }], []);
-    expect(ch.pushes).to.have.length(0);
+    await orderNow(b);
+    expect(b.ch.pushes).to.have.length(0);
+    // C: dropped, held again, dropped again: its time counts from the last drop
+    const c = await write(15);
+    held.delete(c.digest);
+    clock += 1_000;
+    expect(path.expire()).to.equal(0);
+    held.add(c.digest);
+    clock += 200_000;
+    expect(path.expire()).to.equal(0);
+    held.delete(c.digest);
+    clock += 1_000;
+    expect(path.expire()).to.equal(0);
+    clock += 129_999;
+    expect(path.expire()).to.equal(0);
+    clock += 1;
+    expect(path.expire()).to.equal(1);
+  });
+
+  it('keeps at most maxTargetsPerRequest acknowledged targets of one request: a further copy releases the oldest', async () => {
+    path = new ClientPath(
+      { maxTargetsPerRequest: 3 },
+      {
+        pipeline: fx.pipeline,
+        stores: fx.stores,
+        holds: () => true,
+        submit: (connId, request) => submitted.push({ connId, request }),
+        now: () => 1_700_000_000,
+        monotonicMs: () => clock,
+        logger: testLogger(),
+      },
+    );
+    const req = nymRequest(trustee, user(15));
+    const other = recorder();
+    await path.handle(enc(nymRequest(trustee, user(16))), other);
+    path.ack(submitted[0]!.connId);
+    const copies: Recorder[] = [];
+    for (let i = 0; i < 5; i++) {
+      const ch = recorder(`s${i}`);
+      copies.push(ch);
+      await path.handle(enc(req), ch);
+      path.ack(submitted[submitted.length - 1]!.connId);
+    }
+    expect(path.pendingCount).to.equal(1 + 3);
+    const { committed } = await order(1, [submitted[1]!.request, submitted[0]!.request]);
+    await path.ordered(
+      1,
+      [
+        { seqNo: committed.txns[0]!.seqNo, connIds: submitted.slice(1).map((x) => x.connId) },
+        { seqNo: committed.txns[1]!.seqNo, connIds: [submitted[0]!.connId] },
+      ],
+      [],
+    );
+    // the three latest copies and the other request are answered; the two oldest copies were released
+    expect(copies.map((c) => c.pushes.length)).to.deep.equal([0, 0, 1, 1, 1]);
+    expect(other.pushes).to.have.length(1);
+    expect(path.pendingCount).to.equal(0);
   });
 
   it('answers from the ledger the writes this node learned by catch-up, not by ordering', async () => {

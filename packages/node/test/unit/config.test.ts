@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { consensusOptionsOf, defaultNodeConfig, loadConfigFile, mergeConfig, resolvePath, validateConfig } from '../../src/config.js';
-import { expectCode } from '@quire/testing';
+import { expectCode, expectCodeAsync } from '@quire/testing';
 import { NodeError, NodeErrorCode } from '../../src/errors.js';
 
 /** base58 of a 32-byte ed25519 key */
@@ -52,8 +52,34 @@ describe('config', () => {
     expect(c.limits.clientMaxPending).to.equal(4096);
     expect(c.metricsPort).to.equal(9100);
     expect(defaultNodeConfig.consensus.max3pcBatchSize).to.equal(500);
-    // CLIENT_REPLY_TIMEOUT (consensus.md §10)
-    expect(defaultNodeConfig.limits.clientReplyTimeoutMs).to.equal(15_000);
+    // CLIENT_REPLY_TIMEOUT (consensus.md §10) is the client's: a node keeps a write's REPLY target as long as consensus may order it
+    expect(defaultNodeConfig.limits).to.not.have.property('clientReplyTimeoutMs');
+  });
+
+  it('refuses an option of an earlier version that is gone (limits.clientReplyTimeoutMs) with a reason of its own, from a file too', async () => {
+    for (const override of [{ limits: { clientReplyTimeoutMs: 15_000 } }, { limits: { clientRate: 5, clientReplyTimeoutMs: 30_000 } }]) {
+      const e = expectCode(() => mergeConfig(defaultNodeConfig, override), NodeError, NodeErrorCode.CONFIG_INVALID);
+      expect(e.data.option).to.equal('limits.clientReplyTimeoutMs');
+      expect(e.data.reason).to.match(/^removed: /);
+    }
+    // a key that was never an option is still unknown, including names of Object.prototype
+    for (const [override, option] of [
+      [{ limits: { clientReplyTimeout: 1 } }, 'limits.clientReplyTimeout'],
+      [JSON.parse('{"limits": {"__proto__": 1}}'), 'limits.__proto__'],
+      [{ constructor: 1 }, 'constructor'],
+    ] as const) {
+      const e = expectCode(() => mergeConfig(defaultNodeConfig, override), NodeError, NodeErrorCode.CONFIG_INVALID);
+      expect(e.data.option).to.equal(option);
+      expect(e.data.reason).to.equal('unknown option');
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'quire-config-removed-'));
+    try {
+      const f = join(dir, 'old.json');
+      await writeFile(f, JSON.stringify({ limits: { clientReplyTimeoutMs: 15_000 } }));
+      await expectCodeAsync(loadConfigFile(f), NodeError, NodeErrorCode.CONFIG_INVALID, { option: 'limits.clientReplyTimeoutMs' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses unknown options and bad values with one-line reasons naming the option', () => {
@@ -69,7 +95,7 @@ describe('config', () => {
       [{ limits: 3 }, 'limits'],
       [{ upgrade: { actionCommand: '' } }, 'upgrade.actionCommand'],
       [{ upgrade: { timeoutSec: 0 } }, 'upgrade.timeoutSec'],
-      [{ limits: { clientReplyTimeoutMs: 10 } }, 'limits.clientReplyTimeoutMs'],
+      [{ limits: { clientIdleTimeoutMs: 10 } }, 'limits.clientIdleTimeoutMs'],
       [{ limits: { clientMaxPending: 0 } }, 'limits.clientMaxPending'],
       [{ limits: { clientMaxPending: 100_000 } }, 'limits.clientMaxPending'],
       [[1, 2], '(root)'],
