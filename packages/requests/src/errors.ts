@@ -148,9 +148,6 @@ export type RequestErrorData = {
   READ_SEQNO_AND_TIMESTAMP: None;
   GET_TAA_SELECTORS: None;
   GET_TAA_AML_SELECTORS: None;
-  STATIC_RULE: { text: string };
-  DYNAMIC_RULE: { text: string };
-  UNAUTHORIZED_RULE: { text: string };
   NYM_DEST_MISSING: { validator: string; field: string };
   NYM_VERSION_INVALID: { version: unknown; field: string };
   NYM_DIDDOC_ID: { field: 'diddocContent' };
@@ -348,6 +345,7 @@ const CATALOGUE = {
   /** Reads and actions are not ordered. Data: type. */
   NOT_A_WRITE: { kind: ErrorKind.INVALID, reason: (d) => `Request of type ${s(d.type)} is not a write and cannot be ordered` },
   EXTERNAL_NODE_UPGRADE: { kind: ErrorKind.INVALID, reason: () => 'External NODE_UPGRADE requests are not allowed' },
+  /** A client's AUDIT txn: the nodes append one to every batch (formats.md §10.1). */
   EXTERNAL_AUDIT: { kind: ErrorKind.INVALID, reason: () => 'External audit requests are not allowed' },
 
   // ---- TAA acceptance (requests.md §1.6; REJECT codes 200-207) ---------------------------------
@@ -488,14 +486,6 @@ const CATALOGUE = {
     reason: () => 'GET_TXN_AUTHOR_AGREEMENT request can have at most one of the following parameters: version, digest, timestamp',
   },
   GET_TAA_AML_SELECTORS: { kind: ErrorKind.INVALID, reason: () => '"version" and "timestamp" cannot be used in GET_TXN_AUTHOR_AGREEMENT_AML request together' },
-
-  // ---- domain types (requests.md §3, §4): the reason is given by the handler as data.text --------
-  /** A rule of a type's static validation with a spec-worded text. Data: text. */
-  STATIC_RULE: { kind: ErrorKind.INVALID, reason: (d) => s(d.text) },
-  /** A rule of a type's dynamic validation (REJECT, InvalidClientRequest). Data: text. */
-  DYNAMIC_RULE: { kind: ErrorKind.INVALID, reason: (d) => s(d.text) },
-  /** A rule of a type's dynamic validation worded as unauthorized. Data: text. */
-  UNAUTHORIZED_RULE: { kind: ErrorKind.UNAUTHORIZED, reason: (d) => s(d.text) },
 
   // ---- NYM (requests.md §3.1) -------------------------------------------------------------------
   NYM_DEST_MISSING: { kind: ErrorKind.INVALID, reason: () => 'dest needs to be present' },

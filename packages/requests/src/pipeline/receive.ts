@@ -46,6 +46,8 @@ export class RequestPipeline {
     let req: ParsedRequest | null = null;
     try {
       req = parseRequest(message);
+      // the nodes append an AUDIT txn to every batch (formats.md §10.1): no handler takes a client's
+      if (req.type === TxnType.AUDIT) throw new RequestError(RequestErrorCode.EXTERNAL_AUDIT);
       const handler = this.executor.registry.get(req.type);
       if (handler === undefined) throw new RequestError(RequestErrorCode.UNKNOWN_TYPE, { type: req.type });
       if (handler.type === TxnType.NODE_UPGRADE && opts.fromClient !== false) throw new RequestError(RequestErrorCode.EXTERNAL_NODE_UPGRADE);
