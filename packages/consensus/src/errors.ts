@@ -13,8 +13,6 @@ export const ConsensusErrorCode = {
    * refused; `value` for a named choice that does not exist, such as a simulation's fault mix).
    */
   INVALID_OPTIONS: 'CONSENSUS_INVALID_OPTIONS',
-  /** The executor reported a state that contradicts what consensus recorded (local corruption) (data: none). */
-  EXECUTOR_MISMATCH: 'CONSENSUS_EXECUTOR_MISMATCH',
   /** The simulator, a stand-in or a simulation world was misused or reached a state it cannot be in (data: `reason`). */
   SIMULATION: 'CONSENSUS_SIMULATION',
 } as const;
@@ -25,7 +23,6 @@ export type ConsensusErrorData = {
   CONSENSUS_INVALID_MESSAGE: { op: string | null; field: string };
   /** `faults` is the simulator's option of the fault mix, the one option outside {@link ConsensusOptions}. */
   CONSENSUS_INVALID_OPTIONS: { field: keyof ConsensusOptions | 'faults'; value?: string };
-  CONSENSUS_EXECUTOR_MISMATCH: Record<string, never>;
   CONSENSUS_SIMULATION: { reason: string };
 };
 

@@ -25,8 +25,6 @@ export const NodeErrorCode = {
   WRITE_FAILED: 'WRITE_FAILED',
   /** A batch's commit failed after it had begun to change the executor's state (data: ppSeqNo, reason); the node stops. */
   COMMIT_FAILED: 'COMMIT_FAILED',
-  /** A request type whose handler needs asynchronous storage access cannot be ordered (data: type). */
-  ASYNC_HANDLER: 'ASYNC_HANDLER',
   /** An executor call arrived in an impossible order, or with inputs that contradict each other (data: reason). */
   EXECUTOR_STATE: 'EXECUTOR_STATE',
   /** A request this node originated (NODE_UPGRADE) was refused (data: type, reason). */
@@ -61,7 +59,6 @@ export type NodeErrorData = {
   STORAGE_INCONSISTENT: { reason: string };
   WRITE_FAILED: { reason: string };
   COMMIT_FAILED: { ppSeqNo: number; reason: string };
-  ASYNC_HANDLER: { type: string };
   EXECUTOR_STATE: { reason: string };
   OWN_REQUEST_REFUSED: { type: string; reason: string };
   GENESIS_GEN_INVALID: { field: string; reason: string };
@@ -92,7 +89,6 @@ const TEXT: { [K in NodeErrorCode]: (d: NodeErrorData[K]) => string } = {
   STORAGE_INCONSISTENT: (d) => `storage is inconsistent: ${String(d.reason)}`,
   WRITE_FAILED: (d) => `committing a batch failed: ${String(d.reason)}`,
   COMMIT_FAILED: (d) => `the commit of batch ${String(d.ppSeqNo)} failed half-way, memory and storage may differ: ${String(d.reason)}`,
-  ASYNC_HANDLER: (d) => `transactions of type ${String(d.type)} cannot be ordered by this node version`,
   EXECUTOR_STATE: (d) => `executor: ${String(d.reason)}`,
   OWN_REQUEST_REFUSED: (d) => `this node's request of type ${String(d.type)} was refused: ${String(d.reason)}`,
   GENESIS_GEN_INVALID: (d) => `genesis generation: ${String(d.field)}: ${String(d.reason)}`,
