@@ -1,7 +1,7 @@
 // Audit txns (formats.md §10.1, consensus.md §3.11): builds the next audit txn with the delta rules
 // for ledgerRoot / primaries / nodeReg, keeps the resolved values of the last committed and of the
 // applied-uncommitted ones, and restores them from the audit ledger at startup.
-import { TxnType, b58encode } from '@quire/common';
+import { BoundedFifo, TxnType, b58encode } from '@quire/common';
 import type { AuditSummary, SignedLedgerRoots } from '@quire/consensus';
 import type { Ledger } from '@quire/storage';
 import { NodeError, NodeErrorCode } from './errors.js';
@@ -72,13 +72,12 @@ export class AuditTrail {
   private committed: AuditRecord | undefined;
   private readonly uncommitted: AuditRecord[] = [];
   /** committed audit roots by size (checkpoint digests); bounded */
-  private readonly roots = new Map<number, string>();
-  private readonly maxRoots: number;
+  private readonly roots: BoundedFifo<number, string>;
   /** each ledger's state root as the committed audit txns name it last (the holder of its ledger root) */
   private stateRootByLedger = new Map<number, string>();
 
   private constructor(maxRoots: number) {
-    this.maxRoots = maxRoots;
+    this.roots = new BoundedFifo(maxRoots);
   }
 
   /** Restores the last committed audit txn (deltas resolved from earlier audit txns). */
@@ -259,10 +258,6 @@ export class AuditTrail {
     this.committed = rec;
     for (const [l, r] of rec.stateRoots) this.stateRootByLedger.set(l, r);
     this.roots.set(rec.seqNo, root);
-    if (this.roots.size > this.maxRoots) {
-      const oldest = this.roots.keys().next().value;
-      if (oldest !== undefined) this.roots.delete(oldest);
-    }
   }
 
   rootAt(size: number): string | undefined {

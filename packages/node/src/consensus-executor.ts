@@ -12,7 +12,7 @@
 // It lives in the node, not in requests or consensus: it implements the consensus interface over
 // the requests implementation and the node's stores, which only the composition root may combine
 // (requests never imports consensus; consensus imports only the interfaces of requests).
-import { b58decode, b58decodeOrUndefined, b58encode, integerKeyedMap, LedgerId, type Txn as CommonTxn } from '@quire/common';
+import { BoundedFifo, b58decode, b58decodeOrUndefined, b58encode, integerKeyedMap, LedgerId, type Txn as CommonTxn } from '@quire/common';
 import type { AppliedBatch, ApplyBatchInput, AuditSummary, BatchExecutor, CommittedBatch, MultiSignature, SignedLedgerRoots } from '@quire/consensus';
 import { type RequestExecutor, type Txn, wrapReason } from '@quire/requests';
 import {
@@ -446,7 +446,7 @@ export class ConsensusExecutor implements BatchExecutor {
   }
 
   /** state root -> timestamp of the multi-signature last put for it here (its write may still be on the way) */
-  private readonly putTimestamps = new Map<string, number>();
+  private readonly putTimestamps = new BoundedFifo<string, number>(1024);
   /** per state ledger: the last unsigned committed root (base58) reads were asked at, and the root chosen for it */
   private readonly readRoots = new Map<StateLedger, { committed: string; root: Uint8Array }>();
 
@@ -467,12 +467,7 @@ export class ConsensusExecutor implements BatchExecutor {
       const later = Math.max(this.putTimestamps.get(root) ?? -1, this.multiSignatureFor(root)?.value.timestamp ?? -1);
       if (ms.value.timestamp < later) continue;
       out.push(ms);
-      this.putTimestamps.delete(root);
-      this.putTimestamps.set(root, ms.value.timestamp);
-      if (this.putTimestamps.size > 1024) {
-        const oldest = this.putTimestamps.keys().next();
-        if (oldest.done !== true) this.putTimestamps.delete(oldest.value);
-      }
+      this.putTimestamps.setNewest(root, ms.value.timestamp);
     }
     return out;
   }

@@ -2,7 +2,7 @@
 // node that receives the request from a client or its PROPAGATE from a peer, before consensus; the
 // request is still ordered and written, and not applied again at commit. Each request (by full
 // digest) is applied once per node, whichever way it arrives first.
-import { TxnType, isPlainObject, type Request } from '@quire/common';
+import { BoundedFifoSet, TxnType, isPlainObject, type Request } from '@quire/common';
 import type { RequestPipeline } from '@quire/requests';
 import type { NodeLogger } from './logger.js';
 
@@ -23,7 +23,7 @@ const REMEMBERED = 1024;
 const FORCEABLE = new Set<string>([TxnType.POOL_UPGRADE, TxnType.POOL_CONFIG]);
 
 export class ForcedRequests {
-  private readonly applied = new Set<string>();
+  private readonly applied = new BoundedFifoSet<string>(REMEMBERED);
 
   constructor(private readonly modules: ForcedRequestsModules) {}
 
@@ -31,10 +31,6 @@ export class ForcedRequests {
   apply(request: Request, digest: string): void {
     if (this.applied.has(digest)) return;
     this.applied.add(digest);
-    if (this.applied.size > REMEMBERED) {
-      const oldest = this.applied.values().next();
-      if (oldest.done !== true) this.applied.delete(oldest.value);
-    }
     const op = request.operation;
     if (op.type === TxnType.POOL_CONFIG && typeof op.writes === 'boolean') {
       this.modules.setWritable(op.writes);

@@ -2,7 +2,7 @@
 // the encoding of the PRE-PREPAREs the vote journal keeps on disk. Optional fields the core leaves
 // undefined are omitted, not encoded. PeerMessageDecoder decodes the messages received, each distinct
 // PROPAGATE encoding once.
-import { decodeMsgpack, encodeMsgpack } from '@quire/common';
+import { BoundedFifo, decodeMsgpack, encodeMsgpack } from '@quire/common';
 
 export function encodePeerMessage(msg: object): Uint8Array {
   return encodeMsgpack(definedFields(msg));
@@ -40,13 +40,14 @@ export const defaultPeerMessageDecoderOptions: PeerMessageDecoderOptions = { max
  */
 export class PeerMessageDecoder {
   private readonly opts: PeerMessageDecoderOptions;
-  private readonly kept = new Map<string, unknown>();
+  private readonly kept: BoundedFifo<string, unknown>;
   private keptBytes = 0;
   /** PROPAGATEs answered from the kept values */
   hits = 0;
 
   constructor(options: Partial<PeerMessageDecoderOptions> = {}) {
     this.opts = { ...defaultPeerMessageDecoderOptions, ...options };
+    this.kept = new BoundedFifo(this.opts.maxEntries);
   }
 
   /** How many PROPAGATE encodings are kept, and their bytes. */
@@ -63,13 +64,14 @@ export class PeerMessageDecoder {
       return known;
     }
     const value = decodeMsgpack(data);
+    // the oldest go until the new one fits in count and bytes (it fits alone)
+    while (this.kept.size >= this.opts.maxEntries || this.keptBytes + data.length > this.opts.maxBytes) {
+      const oldest = this.kept.shift();
+      if (oldest === undefined) break;
+      this.keptBytes -= oldest[0].length;
+    }
     this.kept.set(key, value);
     this.keptBytes += data.length;
-    while (this.kept.size > this.opts.maxEntries || this.keptBytes > this.opts.maxBytes) {
-      const oldest = this.kept.keys().next().value as string;
-      this.kept.delete(oldest);
-      this.keptBytes -= oldest.length;
-    }
     return value;
   }
 }

@@ -11,6 +11,7 @@
 //   decreases along the audit ledger, so each view's first txn is found by binary search.
 // - `changedNodes(before, txns)`: the nodes already in the pool whose addresses or keys a committed
 //   batch of NODE txns changed (vote 27 when one is the primary).
+import { BoundedFifo } from '@quire/common';
 import type { Ledger } from '@quire/storage';
 import { PoolRegistry } from './pool-registry.js';
 
@@ -40,7 +41,7 @@ export class RegistryHistory {
   /** audit txns scannedFrom..scannedTo have been read into sizeByRoot (scanned from the end backwards) */
   private scannedFrom = 1;
   private scannedTo = 0;
-  private readonly bySize = new Map<number, string[]>();
+  private readonly bySize = new BoundedFifo<number, string[]>(CACHED_REGISTRIES);
   private genesis: string[] | undefined;
 
   constructor(
@@ -91,10 +92,6 @@ export class RegistryHistory {
     const r = new PoolRegistry();
     for (let s = 1; s <= Math.min(size, this.pool.size); s++) r.apply(this.pool.getSync(s));
     const out = [...r.validators];
-    if (this.bySize.size >= CACHED_REGISTRIES) {
-      const oldest = this.bySize.keys().next();
-      if (oldest.done !== true) this.bySize.delete(oldest.value);
-    }
     this.bySize.set(size, out);
     return out;
   }
