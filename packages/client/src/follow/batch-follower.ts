@@ -7,7 +7,7 @@
  * dropped and counted, never thrown.
  */
 import type { BatchCommitted, MultiSignature, ObservedBatch } from '@quire/common';
-import { orderedBatchTopic } from '@quire/common';
+import { BoundedFifo, orderedBatchTopic } from '@quire/common';
 import type { AbortOptions } from '@libp2p/interface';
 import { ClientError, ClientErrorCode, abortedBy } from '../errors.js';
 import { TypedEmitter } from '@quire/common';
@@ -118,8 +118,8 @@ export class BatchFollower extends TypedEmitter<BatchFollowerEvents> {
   readonly poolId: string;
   readonly topic: string;
   private readonly validators: Map<string, string>; // alias -> dest
-  private readonly votes = new Map<string, Votes>(); // by agreement key, oldest first
-  private readonly accepted = new Map<string, FollowedBatch>(); // by batch key, bounded
+  private readonly votes: BoundedFifo<string, Votes>; // by agreement key, oldest first
+  private readonly accepted: BoundedFifo<string, FollowedBatch>; // by batch key, oldest first
   private readonly queues = new Map<number, LedgerQueue>();
   private readonly cache = new MultiSignatureCache();
   private readonly stats_: BatchFollowerStats = {
@@ -141,6 +141,8 @@ export class BatchFollower extends TypedEmitter<BatchFollowerEvents> {
     this.poolId = pool.rootBase58;
     this.topic = orderedBatchTopic(this.poolId);
     this.validators = new Map(pool.validators().map((v) => [v.alias, v.dest]));
+    this.votes = new BoundedFifo(opts.maxPendingAnnouncements);
+    this.accepted = new BoundedFifo(opts.maxPendingAnnouncements);
   }
 
   /**
@@ -157,6 +159,9 @@ export class BatchFollower extends TypedEmitter<BatchFollowerEvents> {
     if (abort.signal?.aborted === true) throw abortedBy(abort.signal);
     const opts: BatchFollowerOptions = { ...defaultBatchFollowerOptions, ...options };
     if (!(opts.seed instanceof Uint8Array) || opts.seed.length !== 32) throw new ClientError(ClientErrorCode.INVALID_SEED, { length: opts.seed?.length ?? -1 });
+    if (!Number.isSafeInteger(opts.maxPendingAnnouncements) || opts.maxPendingAnnouncements < 1) {
+      throw new ClientError(ClientErrorCode.INVALID_ARGUMENT, { field: 'maxPendingAnnouncements', reason: 'not a positive integer' });
+    }
     const pool = typeof genesis === 'string' ? PoolLedger.fromGenesis(genesis) : genesis;
     const log = withBindings(modules.logger ?? silentLogger, { observer: opts.name });
     const validators: NodeAddress[] = [];
@@ -271,10 +276,6 @@ export class BatchFollower extends TypedEmitter<BatchFollowerEvents> {
     if (v === undefined) {
       v = { senders: new Map() };
       this.votes.set(agree, v);
-      for (const oldest of this.votes.keys()) {
-        if (this.votes.size <= this.opts.maxPendingAnnouncements) break;
-        this.votes.delete(oldest);
-      }
     }
     v.senders.set(a.sender, a);
     if (v.senders.size >= this.pool.f + 1) {
@@ -302,10 +303,6 @@ export class BatchFollower extends TypedEmitter<BatchFollowerEvents> {
       msg: m,
     };
     this.accepted.set(key, batch);
-    for (const oldest of this.accepted.keys()) {
-      if (this.accepted.size <= this.opts.maxPendingAnnouncements) break;
-      this.accepted.delete(oldest);
-    }
     this.stats_.accepted++;
     let q = this.queues.get(m.ledgerId);
     if (q === undefined) {

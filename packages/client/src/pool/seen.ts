@@ -19,7 +19,7 @@
  * - accepted otherwise, and it then raises what is seen.
  * Reads of the past (as of a time before the newest seen, by seqNo, GET_TXN of a txn that exists) are not checked.
  */
-import { LedgerId, TxnType, isPlainObject, ledgerOfType, parseJson, toHex, type Request } from '@quire/common';
+import { BoundedFifo, LedgerId, TxnType, isPlainObject, ledgerOfType, parseJson, toHex, type Request } from '@quire/common';
 import type { VerifiedRead } from '../verify/read-reply.js';
 import { readTargets, type FreshnessRule, type ProofTarget } from '../verify/read-targets.js';
 
@@ -72,7 +72,7 @@ interface LedgerSeen {
   /** State roots read verified at `time`. */
   roots: Set<string>;
   /** state key (hex) -> the seqNo its value must have reached, for keys written or read at `time`. */
-  keys: Map<string, number>;
+  keys: BoundedFifo<string, number>;
 }
 
 /** The per-ledger memory of one pool handle. Bounded: a few ledgers, each with at most MAX_SEEN_KEYS keys. */
@@ -82,7 +82,7 @@ export class SeenLedgers {
   private of(ledgerId: number): LedgerSeen {
     let s = this.ledgers.get(ledgerId);
     if (s === undefined) {
-      s = { time: -1, seqNo: 0, roots: new Set(), keys: new Map() };
+      s = { time: -1, seqNo: 0, roots: new Set(), keys: new BoundedFifo(MAX_SEEN_KEYS) };
       this.ledgers.set(ledgerId, s);
     }
     return s;
@@ -105,12 +105,7 @@ export class SeenLedgers {
   private remember(s: LedgerSeen, key: string, seqNo: number): void {
     const had = s.keys.get(key);
     if (had !== undefined && had >= seqNo) return;
-    s.keys.delete(key);
-    s.keys.set(key, seqNo);
-    if (s.keys.size > MAX_SEEN_KEYS) {
-      const oldest = s.keys.keys().next();
-      if (oldest.done !== true) s.keys.delete(oldest.value);
-    }
+    s.keys.setNewest(key, seqNo);
   }
 
   /** An acknowledged write (f+1 nodes replied with its txn). */

@@ -3,7 +3,7 @@
  * at least n - f of them; the aggregate verifies over MP(value); the timestamp is fresh. A cache remembers the
  * multi-signatures already verified per state root, so reads under the same root skip the pairing.
  */
-import { b58decode, isPlainObject, multiSignatureMessage, type MultiSignature, type MultiSignatureValue } from '@quire/common';
+import { BoundedFifo, b58decode, isPlainObject, multiSignatureMessage, type MultiSignature, type MultiSignatureValue } from '@quire/common';
 import { blsVerifyAggregate } from '@quire/crypto';
 import { ClientErrorCode, VerificationError } from '../errors.js';
 
@@ -130,12 +130,14 @@ function checkFreshness(value: MultiSignatureValue, f: Freshness): void {
  * at every change of node. Anything not held is verified again.
  */
 export class MultiSignatureCache {
-  private readonly entries = new Map<string, { fingerprints: string[]; epoch: number | string | undefined }>();
+  private readonly entries: BoundedFifo<string, { fingerprints: string[]; epoch: number | string | undefined }>;
 
   constructor(
-    private readonly maxEntries = 1024,
+    maxEntries = 1024,
     private readonly perRoot = 8,
-  ) {}
+  ) {
+    this.entries = new BoundedFifo(maxEntries);
+  }
 
   static fingerprint(ms: MultiSignature): string {
     const v = ms.value;
@@ -151,15 +153,10 @@ export class MultiSignatureCache {
 
   add(root: string, fingerprint: string, epoch: number | string | undefined): void {
     const e = this.entries.get(root);
-    this.entries.delete(root);
     const kept = e !== undefined && e.epoch === epoch ? e.fingerprints.filter((f) => f !== fingerprint) : [];
     kept.push(fingerprint);
     if (kept.length > this.perRoot) kept.shift();
-    this.entries.set(root, { fingerprints: kept, epoch });
-    if (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done !== true) this.entries.delete(oldest.value);
-    }
+    this.entries.setNewest(root, { fingerprints: kept, epoch });
   }
 
   get size(): number {
