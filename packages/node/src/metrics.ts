@@ -13,7 +13,7 @@ export class NodeMetrics {
   readonly registry = new Registry();
   /** client requests by kind (write, read, action, catchup, unknown) and outcome (ack, nack, reply, reject, expired, superseded) */
   readonly requests: Counter<'kind' | 'outcome'>;
-  /** time from REQACK to REPLY/REJECT of a write, seconds */
+  /** time from a write's receipt by the request handler (before its checks wait their turn) to its REPLY/REJECT, seconds */
   readonly writeLatency: Histogram;
   /** time to answer a read, seconds */
   readonly readLatency: Histogram;
@@ -42,8 +42,8 @@ export class NodeMetrics {
   readonly blsOps: Counter<'op'>;
   readonly blsSeconds: Counter<'op'>;
   /**
-   * Where a write's time goes at this node, seconds, by stage: `verify` (receipt to consensus: parse,
-   * signature), `queue` (waiting behind the node's earlier events), `finalise` (to n-f PROPAGATEs), `batch` (finalised to its PRE-PREPARE applied here),
+   * Where a write's time goes at this node, seconds, by stage: `verify` (receipt by the request handler to consensus:
+   * the wait for a turn of checks, ClientPath's TurnGate, then parse and signature), `queue` (waiting behind the node's earlier events), `finalise` (to n-f PROPAGATEs), `batch` (finalised to its PRE-PREPARE applied here),
    * `prepare` (to the PREPARE quorum), `commit` (to the COMMIT quorum, ordered), `durable` (the batch
    * write), `reply` (REPLYs built and queued). Stages per request except prepare/commit/durable/reply (per batch).
    */
@@ -65,7 +65,7 @@ export class NodeMetrics {
     });
     this.writeLatency = new Histogram({
       name: 'quire_write_reply_seconds',
-      help: 'Write requests: REQACK to REPLY/REJECT',
+      help: 'Write requests: receipt (before the checks) to REPLY/REJECT',
       buckets: LATENCY_BUCKETS,
       registers,
     });
