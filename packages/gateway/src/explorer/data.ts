@@ -4,7 +4,7 @@
 // newest multi-signature seen. Committed txns never change, so verified txns are kept in a bounded LRU cache;
 // sizes and validator information are kept for a short time, and concurrent askers share one read.
 import { buildGetTxnRequest, buildValidatorInfoRequest, signRequest, type DidKey } from '@quire/client';
-import { isPlainObject } from '@quire/common';
+import { LruCache, isPlainObject } from '@quire/common';
 import { GatewayError, GatewayErrorCode } from '../errors.js';
 import { parseJsonField } from '../json.js';
 import type { GatewayPool, PoolCaller } from '../pool-call.js';
@@ -54,28 +54,6 @@ export function multiSignatureOf(result: Json): MultiSignatureInfo | undefined {
     txnRoot: str(v.txn_root_hash),
     signature: str(ms.signature),
   };
-}
-
-/** A small LRU map (Map keeps insertion order; a hit moves the key to the end). */
-export class Lru<K, V> {
-  private readonly entries = new Map<K, V>();
-  constructor(private readonly max: number) {}
-  get(k: K): V | undefined {
-    const v = this.entries.get(k);
-    if (v !== undefined) {
-      this.entries.delete(k);
-      this.entries.set(k, v);
-    }
-    return v;
-  }
-  set(k: K, v: V): void {
-    this.entries.delete(k);
-    this.entries.set(k, v);
-    while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as K);
-  }
-  get size(): number {
-    return this.entries.size;
-  }
 }
 
 /**
@@ -137,7 +115,7 @@ export interface ExplorerDataOptions {
 export const defaultExplorerDataOptions: ExplorerDataOptions = { cacheTxns: 5000, sizeTtlMs: 1000, infoTtlMs: 3000, concurrency: 16 };
 
 export class ExplorerData {
-  private readonly txns: Lru<string, VerifiedTxn>;
+  private readonly txns: LruCache<string, VerifiedTxn>;
   private readonly sizes = new Map<number, Fresh<number>>();
   private readonly info: Fresh<ValidatorInfo[]> | undefined;
   /** The newest multi-signature any read carried. */
@@ -150,7 +128,7 @@ export class ExplorerData {
     readonly signer: DidKey | undefined,
     readonly options: ExplorerDataOptions = defaultExplorerDataOptions,
   ) {
-    this.txns = new Lru(options.cacheTxns);
+    this.txns = new LruCache(options.cacheTxns);
     if (signer !== undefined) this.info = new Fresh(options.infoTtlMs, () => this.loadInfo(signer), true);
   }
 

@@ -7,7 +7,7 @@ import Fastify from 'fastify';
 import { DidKey } from '@quire/client';
 import { b58encode, type Request } from '@quire/common';
 import type { ReadOutcome } from '@quire/client';
-import { ExplorerData, Lru, type VerifiedTxn } from '../../src/explorer/data.js';
+import { ExplorerData, type VerifiedTxn } from '../../src/explorer/data.js';
 import { esc, html } from '../../src/explorer/html.js';
 import { parseTypes } from '../../src/explorer/ledger-page.js';
 import { MAX_FORM_BYTES, nymOfForm, parseForm } from '../../src/explorer/register.js';
@@ -124,17 +124,6 @@ describe('explorer: paging and the type filter', () => {
     expect(again.map((t) => t.seqNo)).to.deep.equal([5, 6, 7]);
     expect(data.latestMultiSignature?.timestamp).to.equal(1_700_000_030);
     expect(await data.txn(1, 31)).to.equal(null);
-  });
-
-  it('the cache never holds more than its bound', () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 1, max: 20 }), fc.array(fc.integer({ min: 0, max: 100 })), (max, keys) => {
-        const l = new Lru<number, number>(max);
-        for (const k of keys) l.set(k, k);
-        expect(l.size).to.be.at.most(max);
-        if (keys.length > 0) expect(l.get(keys[keys.length - 1]!)).to.equal(keys[keys.length - 1]);
-      }),
-    );
   });
 
   it('type filters by name or code, only the ledger’s own types; unknown ones reported', () => {
