@@ -2,7 +2,15 @@
 // msgpack of the multi-signature value (formats.md §9.2). Public keys are looked up at the pool
 // state root inside the value, so key rotation applies from the batch after the rotation batch.
 import { b58decodeOrUndefined, b58encode, multiSignatureMessage } from '@quire/common';
-import { type BlsSecretKey, LruCache, blsAggregateSignatures, blsVerify, blsVerifyAggregate } from '@quire/crypto';
+import {
+  type BlsAggregateToVerify,
+  type BlsSecretKey,
+  LruCache,
+  blsAggregateSignatures,
+  blsVerify,
+  blsVerifyAggregate,
+  blsVerifyAggregateBatch,
+} from '@quire/crypto';
 import type { ConsensusCrypto } from './interfaces.js';
 import type { MultiSignatureValue } from './messages.js';
 
@@ -35,6 +43,19 @@ export function createBlsConsensusCrypto(
     return r;
   };
   const valueKey = (v: MultiSignatureValue): string => `${v.ledger_id}|${v.pool_state_root_hash}|${v.state_root_hash}|${v.timestamp}|${v.txn_root_hash}`;
+  const multiKey = (participants: string[], value: MultiSignatureValue, signature: string): string =>
+    `m|${participants.join(',')}|${signature}|${valueKey(value)}`;
+  /** the aggregate to verify: undefined when a participant has no key at the root or the signature does not decode */
+  const aggregateToVerify = (participants: string[], value: MultiSignatureValue, signature: string): BlsAggregateToVerify | undefined => {
+    const publicKeys: Uint8Array[] = [];
+    for (const p of participants) {
+      const pk = modules.publicKeyAt(p, value.pool_state_root_hash);
+      if (pk === undefined) return undefined;
+      publicKeys.push(pk);
+    }
+    const sig = b58decodeOrUndefined(signature);
+    return sig === undefined ? undefined : { publicKeys, msg: multiSignatureMessage(value), signature: sig };
+  };
   return {
     blsSign(value) {
       return b58encode(modules.secretKeyAt(value.pool_state_root_hash).sign(multiSignatureMessage(value)));
@@ -62,16 +83,29 @@ export function createBlsConsensusCrypto(
       }
     },
     blsVerifyMulti(participants, value, signature) {
-      return cached(`m|${participants.join(',')}|${signature}|${valueKey(value)}`, () => {
-        const pks: Uint8Array[] = [];
-        for (const p of participants) {
-          const pk = modules.publicKeyAt(p, value.pool_state_root_hash);
-          if (pk === undefined) return false;
-          pks.push(pk);
-        }
-        const sig = b58decodeOrUndefined(signature);
-        return sig !== undefined && blsVerifyAggregate(pks, multiSignatureMessage(value), sig);
+      return cached(multiKey(participants, value, signature), () => {
+        const a = aggregateToVerify(participants, value, signature);
+        return a !== undefined && blsVerifyAggregate(a.publicKeys, a.msg, a.signature);
       });
+    },
+    blsVerifyMultiBatch(items) {
+      // the ones verified before are not verified again; a false result is not cached (blsVerifyMulti finds which)
+      const keys: string[] = [];
+      const sets: BlsAggregateToVerify[] = [];
+      for (const it of items) {
+        const key = multiKey(it.participants, it.value, it.signature);
+        const hit = cache.get(key);
+        if (hit === true) continue;
+        if (hit === false) return false;
+        const a = aggregateToVerify(it.participants, it.value, it.signature);
+        if (a === undefined) return false;
+        keys.push(key);
+        sets.push(a);
+      }
+      if (sets.length === 0) return true;
+      if (!blsVerifyAggregateBatch(sets)) return false;
+      for (const k of keys) cache.set(k, true);
+      return true;
     },
   };
 }

@@ -8,7 +8,8 @@
 //   must verify for anything of the reply to be stored). It is checked once its pool state root is
 //   one this node knows (at once, or after the pool ledger has caught up): at least n−f distinct
 //   participants, all validators of the registry at that root, and an aggregate that verifies under
-//   their keys at that root (`ConsensusCrypto.blsVerifyMulti`). A valid one is stored in the write
+//   their keys at that root (`ConsensusCrypto.blsVerifyMulti`; the ones checkable together are first verified
+//   in one `blsVerifyMultiBatch`, and one by one only when that fails). A valid one is stored in the write
 //   of the caught-up txns that complete its ledger (`appendCaughtUp(..., multiSigs)`), so that it
 //   never names a txn root the node does not have; one that becomes checkable only after that
 //   write is stored at the end of catch-up (`storeMultiSignatures`). A bad one is dropped, counted
@@ -18,7 +19,7 @@ import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
 import type { BatchExecutor } from './interfaces.js';
 import { type MultiSigTuple, type MultiSignature, multiSigFromTuple, multiSigToTuple } from './messages.js';
-import { MultiSigVerdict, checkMultiSignature, registryAtPoolRoot } from './multisig-check.js';
+import { MultiSigVerdict, checkBeforeSignature, checkMultiSignature, registryAtPoolRoot } from './multisig-check.js';
 import { parseMultiSigTuple } from './parse.js';
 
 /** Why a received multi-signature was not stored. */
@@ -140,7 +141,9 @@ export class CaughtUpMultiSigs {
     const valid: CaughtUpMultiSig[] = [];
     const faulty = new Set<string>();
     const registries = new Map<string, readonly string[] | undefined>();
-    for (const c of [...before, ...incoming]) {
+    const all = [...before, ...incoming];
+    const batchVerified = this.verifyTogether(all, registries);
+    for (const c of all) {
       const v = c.ms.value;
       if (faulty.has(c.from)) {
         this.drop(c.from, CaughtUpMultiSigDrop.FAULTY_SENDER, false, c.ms);
@@ -151,8 +154,8 @@ export class CaughtUpMultiSigs {
         // a root missing from this node's pool state (older than its pool genesis) has no keys here:
         // unknown, like a root not reached yet, never a bad signature of an honest sender
         if (!registries.has(root)) registries.set(root, registryAtPoolRoot(ctx, root));
-        // the check PRE-PREPAREs get too (multisig-check.ts)
-        const verdict = checkMultiSignature(ctx, c.ms, registries.get(root));
+        // the check PRE-PREPAREs get too (multisig-check.ts), its signature verified with the others when they all verify
+        const verdict = batchVerified.has(c) ? MultiSigVerdict.VALID : checkMultiSignature(ctx, c.ms, registries.get(root));
         if (verdict === MultiSigVerdict.UNKNOWN_POOL_ROOT) {
           if (final) this.drop(c.from, CaughtUpMultiSigDrop.UNKNOWN_POOL_ROOT, false, c.ms);
           else stillWaiting.push(c);
@@ -193,6 +196,33 @@ export class CaughtUpMultiSigs {
         this.waiting = kept;
       },
     };
+  }
+
+  /**
+   * The candidates not verified yet that pass every check but their signature, verified together in one
+   * `blsVerifyMultiBatch` (about half the cost of verifying them one by one): all of them when it succeeds; none
+   * when it fails, or there are fewer than two, or the crypto module has no batch verification (the check then
+   * verifies each one on its own, as it would without this, and finds the bad one). Fills `registries`.
+   */
+  private verifyTogether(candidates: readonly CaughtUpMultiSig[], registries: Map<string, readonly string[] | undefined>): Set<CaughtUpMultiSig> {
+    const ctx = this.ctx;
+    const batch = ctx.modules.crypto.blsVerifyMultiBatch?.bind(ctx.modules.crypto);
+    if (batch === undefined) return new Set();
+    const pending: CaughtUpMultiSig[] = [];
+    for (const c of candidates) {
+      if (c.verified === true) continue;
+      const root = c.ms.value.pool_state_root_hash;
+      if (!registries.has(root)) registries.set(root, registryAtPoolRoot(ctx, root));
+      if (checkBeforeSignature(c.ms, registries.get(root)) === MultiSigVerdict.VALID) pending.push(c);
+    }
+    if (pending.length < 2) return new Set();
+    let ok: boolean;
+    try {
+      ok = batch(pending.map((c) => ({ participants: c.ms.participants, value: c.ms.value, signature: c.ms.signature })));
+    } catch {
+      ok = false;
+    }
+    return ok ? new Set(pending) : new Set();
   }
 
   private drop(from: string, reason: CaughtUpMultiSigDrop, suspect: boolean, ms?: MultiSignature): void {

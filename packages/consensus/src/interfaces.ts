@@ -254,6 +254,12 @@ export interface ConsensusCrypto {
   blsAggregate(shares: string[]): string | undefined;
   /** FastAggregateVerify of `signature` by `participants` over MP(value) */
   blsVerifyMulti(participants: string[], value: MultiSignatureValue, signature: string): boolean;
+  /**
+   * Several multi-signatures verified at once (optional): true when every one verifies as blsVerifyMulti would
+   * say (except with negligible probability); false when one does not or cannot be checked, and the caller then
+   * verifies them one by one with blsVerifyMulti. Catch-up checks the multi-signatures of its audit txns so.
+   */
+  blsVerifyMultiBatch?(items: readonly { participants: string[]; value: MultiSignatureValue; signature: string }[]): boolean;
 }
 
 export interface Clock {

@@ -41,12 +41,8 @@ export function registryAtPoolRoot(ctx: CoreContext, poolStateRoot: string): rea
  * the root is unknown here). Pure but for the BLS verification; never throws.
  */
 export function checkMultiSignature(ctx: CoreContext, ms: MultiSignature, registry: readonly string[] | undefined): MultiSigVerdict {
-  if (multiSignatureProblem(ms) !== undefined) return MultiSigVerdict.MALFORMED;
-  if (registry === undefined) return MultiSigVerdict.UNKNOWN_POOL_ROOT;
-  const parts = new Set(ms.participants);
-  if (parts.size !== ms.participants.length || parts.size < quorumsFor(registry.length).blsSignatures) return MultiSigVerdict.PARTICIPANTS;
-  const members = new Set(registry);
-  for (const p of parts) if (!members.has(p)) return MultiSigVerdict.PARTICIPANTS;
+  const before = checkBeforeSignature(ms, registry);
+  if (before !== MultiSigVerdict.VALID) return before;
   let verifies: boolean;
   try {
     verifies = ctx.modules.crypto.blsVerifyMulti(ms.participants, ms.value, ms.signature);
@@ -54,4 +50,18 @@ export function checkMultiSignature(ctx: CoreContext, ms: MultiSignature, regist
     verifies = false;
   }
   return verifies ? MultiSigVerdict.VALID : MultiSigVerdict.SIGNATURE;
+}
+
+/**
+ * Every check of {@link checkMultiSignature} but the BLS verification: VALID when only the signature is left to
+ * verify (catch-up verifies the signatures of several at once, `ConsensusCrypto.blsVerifyMultiBatch`).
+ */
+export function checkBeforeSignature(ms: MultiSignature, registry: readonly string[] | undefined): MultiSigVerdict {
+  if (multiSignatureProblem(ms) !== undefined) return MultiSigVerdict.MALFORMED;
+  if (registry === undefined) return MultiSigVerdict.UNKNOWN_POOL_ROOT;
+  const parts = new Set(ms.participants);
+  if (parts.size !== ms.participants.length || parts.size < quorumsFor(registry.length).blsSignatures) return MultiSigVerdict.PARTICIPANTS;
+  const members = new Set(registry);
+  for (const p of parts) if (!members.has(p)) return MultiSigVerdict.PARTICIPANTS;
+  return MultiSigVerdict.VALID;
 }

@@ -33,9 +33,10 @@ export {
   blsSignatureFromBytes,
   blsVerify,
   blsVerifyAggregate,
+  blsVerifyAggregateBatch,
   blsVerifyPop,
   decodeBlsPublicKey,
   decodeBlsSignature,
 } from './bls.js';
-export type { BlsAggregateOptions } from './bls.js';
+export type { BlsAggregateOptions, BlsAggregateToVerify } from './bls.js';
 export { sha256, sha256Hex, sha3_256 } from '@quire/common';

@@ -53,10 +53,14 @@ export function countedBlsCrypto(crypto: ConsensusCrypto, counters: BlsCounters 
       counters.seconds.inc({ op }, seconds);
     }
   };
-  return {
+  const counted: ConsensusCrypto = {
     blsSign: (value) => timed('sign', () => crypto.blsSign(value)),
     blsVerifyShare: (alias, value, share) => timed('verify_share', () => crypto.blsVerifyShare(alias, value, share)),
     blsAggregate: (shares) => timed('aggregate', () => crypto.blsAggregate(shares)),
     blsVerifyMulti: (participants, value, signature) => timed('verify_multi', () => crypto.blsVerifyMulti(participants, value, signature)),
   };
+  // several multi-signatures verified at once (catch-up): one `verify_multi_batch` op per call
+  const batch = crypto.blsVerifyMultiBatch?.bind(crypto);
+  if (batch !== undefined) counted.blsVerifyMultiBatch = (items) => timed('verify_multi_batch', () => batch(items));
+  return counted;
 }

@@ -30,7 +30,12 @@ type Tamper = (from: string, msg: Record<string, unknown>) => Record<string, unk
  * fresh core over that node's storage. Messages between the leecher and the seeders are delivered
  * until none is left, with simulated ticks in between; `tamper` rewrites what a seeder sends.
  */
-function catchUp(sim: Simulation, tamper: Tamper = (_f, m) => m, prepare: (ex: StandInExecutor) => void = () => undefined): Net {
+function catchUp(
+  sim: Simulation,
+  tamper: Tamper = (_f, m) => m,
+  prepare: (ex: StandInExecutor) => void = () => undefined,
+  leecherCrypto: (c: ConsensusCrypto) => ConsensusCrypto = (c) => c,
+): Net {
   const clock = { t: 0, now: () => clock.t, utcSeconds: () => 1_800_000_000 + Math.floor(clock.t / 1000) };
   const seeders = new Map<string, ConsensusCore>();
   for (const n of sim.nodes.filter((x) => x.name !== 'Node4' && GENESIS.includes(x.name))) {
@@ -44,7 +49,7 @@ function catchUp(sim: Simulation, tamper: Tamper = (_f, m) => m, prepare: (ex: S
   prepare(replica.executor);
   const leecher = new ConsensusCore(
     { name: 'Node4', validators: GENESIS },
-    { executor: replica.executor, crypto: replica.crypto, requests: replica.requests, clock },
+    { executor: replica.executor, crypto: leecherCrypto(replica.crypto), requests: replica.requests, clock },
   );
   const effects: ConsensusEffect[] = [];
   const queue: { from: string; to: string; msg: unknown }[] = [];
@@ -197,6 +202,74 @@ describe('multi-signatures in catch-up (formats.md §12.1)', () => {
         expect(net.crypto.blsVerifyMulti(ms.participants, ms.value, ms.signature)).to.equal(true);
       }
       expect(suspicionsOf(net).every((e) => e.kind === 'suspicion' && e.peer === 'Node1')).to.equal(true);
+    });
+  });
+
+  describe('signatures verified together (blsVerifyMultiBatch)', () => {
+    const sim = orderedPool('none', 2);
+    interface Calls {
+      one: number;
+      batches: { size: number; ok: boolean }[];
+    }
+    /** the leecher's crypto with its verifications counted; `batch` false: without blsVerifyMultiBatch */
+    const counting =
+      (calls: Calls, batch = true) =>
+      (c: ConsensusCrypto): ConsensusCrypto => {
+        const out: ConsensusCrypto = {
+          blsSign: (v) => c.blsSign(v),
+          blsVerifyShare: (a, v, s) => c.blsVerifyShare(a, v, s),
+          blsAggregate: (s) => c.blsAggregate(s),
+          blsVerifyMulti: (p, v, s) => {
+            calls.one++;
+            return c.blsVerifyMulti(p, v, s);
+          },
+        };
+        const together = c.blsVerifyMultiBatch?.bind(c);
+        if (batch && together !== undefined)
+          out.blsVerifyMultiBatch = (items) => {
+            const ok = together(items);
+            calls.batches.push({ size: items.length, ok });
+            return ok;
+          };
+        return out;
+      };
+    const storedOf = (net: Net) => [...net.executor.blsStore.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+
+    it('an honest reply: its multi-signatures are verified in one call, none on its own, and the same ones are stored', () => {
+      const together: Calls = { one: 0, batches: [] };
+      const net = catchUp(sim, undefined, undefined, counting(together));
+      expectCaughtUp(net, sim);
+      const alone: Calls = { one: 0, batches: [] };
+      const reference = catchUp(sim, undefined, undefined, counting(alone, false));
+      expect(together.batches.length).to.be.greaterThan(0);
+      expect(together.batches.every((b) => b.ok)).to.equal(true);
+      expect(together.one).to.equal(0);
+      expect(together.batches.reduce((n, b) => n + b.size, 0)).to.equal(alone.one);
+      expect(storedOf(net)).to.deep.equal(storedOf(reference));
+      expect(storedOf(net).length).to.be.greaterThan(0);
+    });
+
+    it('a forged signature among them fails the call: each is then verified on its own, the forged one dropped, the others stored as without the call', () => {
+      const otherSignature = b58encode(simBlsKey('Node1').sign(new Uint8Array([1, 2, 3])));
+      // the last multi-signature of every audit-ledger reply gets another signature (a sender's entries after a bad
+      // one are not verified, so the ones before it are what can be stored)
+      const tamper: Tamper = (_from, msg) => {
+        if (msg.op !== 'CATCHUP_REP' || msg.ledgerId !== 3 || !Array.isArray(msg.multiSigs)) return msg;
+        const all = msg.multiSigs as MultiSigTuple[];
+        const last = all.at(-1);
+        return last === undefined ? msg : { ...msg, multiSigs: [...all.slice(0, -1), [otherSignature, last[1], last[2]]] };
+      };
+      const together: Calls = { one: 0, batches: [] };
+      const net = catchUp(sim, tamper, undefined, counting(together));
+      const reference = catchUp(sim, tamper, undefined, counting({ one: 0, batches: [] }, false));
+      expectCaughtUp(net, sim);
+      expect(together.batches.some((b) => !b.ok)).to.equal(true);
+      expect(together.one).to.be.greaterThan(0);
+      const stored = storedOf(net);
+      expect(stored.length).to.be.greaterThan(0);
+      expect(stored.every(([, ms]) => ms.signature !== otherSignature)).to.equal(true);
+      expect(stored).to.deep.equal(storedOf(reference));
+      expect(suspicionsOf(net).length).to.be.greaterThan(0);
     });
   });
 

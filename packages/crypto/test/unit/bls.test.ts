@@ -14,6 +14,7 @@ import {
   blsSignatureFromBytes,
   blsVerify,
   blsVerifyAggregate,
+  blsVerifyAggregateBatch,
   blsVerifyPop,
   decodeBlsPublicKey,
   decodeBlsSignature,
@@ -177,5 +178,41 @@ describe('bls aggregation of already verified signatures', () => {
           agg,
         ),
       ).to.equal(false);
+  });
+});
+
+describe('bls: several aggregates verified at once', () => {
+  const pks = keys.map((k) => k.publicKey);
+  /** aggregates by the first 3 keys, by all 4 and by the last 3, each over its own message */
+  const items = [0, 1, 2].map((i) => {
+    const m = enc(`multi-signature value ${i}`);
+    const signers = i === 0 ? keys.slice(0, 3) : i === 1 ? keys : keys.slice(1);
+    return { publicKeys: signers.map((k) => k.publicKey), msg: m, signature: blsAggregateSignatures(signers.map((k) => k.sign(m))) };
+  });
+
+  it('true when every aggregate verifies, as each does on its own', () => {
+    for (const it of items) expect(blsVerifyAggregate(it.publicKeys, it.msg, it.signature)).to.equal(true);
+    expect(blsVerifyAggregateBatch(items)).to.equal(true);
+    expect(blsVerifyAggregateBatch(items.slice(1))).to.equal(true);
+    expect(blsVerifyAggregateBatch([items[0] ?? items[1]])).to.equal(true);
+  });
+
+  it('false when any one does not: another message, signature or key set, or two signatures swapped', () => {
+    const [a, b, c] = items as [(typeof items)[0], (typeof items)[0], (typeof items)[0]];
+    expect(blsVerifyAggregateBatch([a, { ...b, msg: enc('other') }, c])).to.equal(false);
+    expect(blsVerifyAggregateBatch([a, b, { ...c, publicKeys: pks.slice(0, 3) }])).to.equal(false);
+    expect(blsVerifyAggregateBatch([{ ...a, signature: b.signature }, { ...b, signature: a.signature }, c])).to.equal(false);
+    const bad = Uint8Array.from(c.signature);
+    bad[50] ^= 1;
+    expect(blsVerifyAggregateBatch([a, b, { ...c, signature: bad }])).to.equal(false);
+  });
+
+  it('false, never an exception, on an empty list, an empty key set or malformed bytes', () => {
+    const [a, b] = items as [(typeof items)[0], (typeof items)[0]];
+    expect(blsVerifyAggregateBatch([])).to.equal(false);
+    expect(blsVerifyAggregateBatch([a, { ...b, publicKeys: [] }])).to.equal(false);
+    expect(blsVerifyAggregateBatch([a, { ...b, publicKeys: [new Uint8Array(48)] }])).to.equal(false);
+    expect(blsVerifyAggregateBatch([a, { ...b, signature: new Uint8Array(95) }])).to.equal(false);
+    expect(blsVerifyAggregateBatch([a, { ...b, signature: new Uint8Array(96) }])).to.equal(false);
   });
 });
