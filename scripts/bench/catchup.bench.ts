@@ -9,6 +9,9 @@
 // (signature checks off: the requests are signed, but checking 50,000 signatures would only slow the
 // set-up). The chunks the leecher applies went through msgpack as on the wire, before timing.
 //
+// "serve as a node" is the seeder's work for every CATCHUP_REQ since the pieces are cut from each txn's size
+// (catchup.ts); "serve as framed" is the halving it replaced. "receive" is the leecher's decoding of those frames.
+//
 // The two apply figures: "2,000-txn chunks" is what a node does since the leecher applies the contiguous replies it
 // holds together, up to CATCHUP_APPLY_MAX_TXNS = 2,000 txns in one write (catchup.ts); "128 KiB frames" is one write
 // per frame, as a reply was applied before, and as it still is when the replies come one at a time.
@@ -25,6 +28,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { LedgerId, b58encode, decodeMsgpack, encodeMsgpack } from '@quire/common';
+import { catchupEntrySize, catchupRepSize, cutPieces } from '@quire/consensus';
 import { type ExecutorNode, openExecutorNode, trusteeNymRequests } from './executor-node.js';
 
 /** Txns the leecher is behind (a multiple of BATCH); CATCHUP_BENCH_TXNS overrides it for quick profiles. */
@@ -176,10 +180,50 @@ try {
     `${fmt(frames.length)} frames of ${fmt(BEHIND / frames.length)} txns on average (largest ${fmt(Math.max(...frames.map((f) => f.length)))} bytes)`,
   );
 
+  // what a seeder node does (catchup.ts sendCatchupRep): each txn's encoded size counted, the pieces cut greedily to
+  // the frame limit from those sizes (each piece's size checked from them, with its own proof), each piece encoded
+  // once, by the transport
+  const cut: Uint8Array[] = [];
+  const piece = (first: number, txns: readonly unknown[], sizes: readonly number[]): void => {
+    const map: Record<string, unknown> = {};
+    txns.forEach((t, k) => (map[String(first + k)] = t));
+    const last = first + txns.length - 1;
+    const rep = {
+      op: 'CATCHUP_REP' as const,
+      ledgerId: DOMAIN,
+      txns: map,
+      consProof: last === target.size ? [] : seeder.executor.consistencyProof(DOMAIN, last, target.size),
+    };
+    if (txns.length > 1 && catchupRepSize(rep, sizes) > MSG_LEN_LIMIT) {
+      // its own proof longer than the room kept for it: halved, as sendCatchupPiece does
+      const half = Math.ceil(txns.length / 2);
+      piece(first, txns.slice(0, half), sizes.slice(0, half));
+      piece(first + half, txns.slice(half), sizes.slice(half));
+    } else cut.push(encodeMsgpack(rep));
+  };
+  s = start();
+  for (const [from, to] of ranges) {
+    const txns = seeder.executor.txnRange(DOMAIN, from, to);
+    const sizes = txns.map((t, i) => catchupEntrySize(from + i, t));
+    const proof = to === target.size ? [] : seeder.executor.consistencyProof(DOMAIN, from, target.size);
+    const room = MSG_LEN_LIMIT - encodeMsgpack({ op: 'CATCHUP_REP', ledgerId: DOMAIN, txns: {}, consProof: proof }).length - (8 * 47 + 4);
+    let p = 0;
+    for (const e of cutPieces(sizes, room)) {
+      piece(from + p, txns.slice(p, e), sizes.slice(p, e));
+      p = e;
+    }
+  }
+  report('serve as a node: sizes counted, cut, encoded once', BEHIND, s, 'txns/s', TARGET);
+  console.log(`${fmt(cut.length)} frames of ${fmt(BEHIND / cut.length)} txns on average (largest ${fmt(Math.max(...cut.map((f) => f.length)))} bytes)`);
+  s = start();
+  for (let r = 0; r < ROUNDS; r++) for (const f of cut) decodeMsgpack(f, { keepMapsAtDepth: 2 });
+  report('receive: msgpack decoding of those frames', ROUNDS * BEHIND, s, 'txns/s');
+
   // 2. applying: a fresh leecher appends every reply (as decoded from the wire), then awaits the writes
   const decoded = (list: Uint8Array[]): { txns: unknown[]; consProof: string[] }[] =>
     list.map((bytes) => {
-      const rep = decodeMsgpack(bytes) as { txns: Record<string, unknown>; consProof: string[] };
+      // as a node's peer wire decodes a CATCHUP_REP: each txn's bytes kept for the ledger (peer-wire.ts)
+      const rep = decodeMsgpack(bytes, { keepMapsAtDepth: 2 }) as { txns: Record<string, unknown>; consProof: string[] };
       return {
         txns: Object.keys(rep.txns)
           .map(Number)

@@ -21,13 +21,39 @@ const latin1Slice = (Buffer.prototype as unknown as { latin1Slice(this: Uint8Arr
 let data: Uint8Array = new Uint8Array(0);
 let view: DataView = new DataView(data.buffer);
 let pos = 0;
+/** depth whose maps get their encodings kept in this decoding (-1: none) */
+let keepDepth = -1;
+/** maps decoded with `keepMapsAtDepth` -> a copy of the bytes each was decoded from, until taken */
+const keptEncodings = new WeakMap<object, Uint8Array>();
+
+export interface DecodeMsgpackOptions {
+  /**
+   * Keep, for every map at this depth (the value's own maps are at depth 0, their values' maps at depth 1...), a
+   * copy of the bytes it was decoded from, for `takeDecodedEncoding`: a CATCHUP_REP's txns are at depth 2, and the
+   * ledger that appends them hashes and stores those bytes instead of encoding each txn again.
+   */
+  keepMapsAtDepth?: number;
+}
+
+/**
+ * The bytes `value` was decoded from, kept by a decoding with `keepMapsAtDepth`, or undefined; given once (the
+ * entry goes), so that nothing done to the value after its first use can be paired with bytes it no longer
+ * matches. They are the bytes received: the caller relies on them only where they are checked (a caught-up
+ * txn's leaf hash against the proven root), since a peer may send an encoding that is not canonical.
+ */
+export function takeDecodedEncoding(value: object): Uint8Array | undefined {
+  const bytes = keptEncodings.get(value);
+  if (bytes !== undefined) keptEncodings.delete(value);
+  return bytes;
+}
 
 /** Decodes one canonical-MP value occupying all of `bytes`. Throws EncodingError. */
-export function decodeMsgpack(bytes: Uint8Array): unknown {
+export function decodeMsgpack(bytes: Uint8Array, options?: DecodeMsgpackOptions): unknown {
   if (!(bytes instanceof Uint8Array)) throw new EncodingError(EncodingErrorCode.UNSUPPORTED_VALUE, { type: typeof bytes }, 'msgpack input must be bytes');
   data = bytes;
   view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   pos = 0;
+  keepDepth = options?.keepMapsAtDepth ?? -1;
   try {
     const v = dec(0);
     if (pos !== bytes.length)
@@ -35,6 +61,7 @@ export function decodeMsgpack(bytes: Uint8Array): unknown {
     return v;
   } finally {
     data = new Uint8Array(0);
+    keepDepth = -1;
   }
 }
 
@@ -49,7 +76,7 @@ function dec(depth: number): unknown {
   if (b >= 0xe0) return b - 256;
   if (b >= 0xa0 && b < 0xc0) return readString(b & 0x1f);
   if (b >= 0x90 && b < 0xa0) return readArray(b & 0x0f, depth);
-  if (b >= 0x80 && b < 0x90) return readMap(b & 0x0f, depth);
+  if (b >= 0x80 && b < 0x90) return depth === keepDepth ? keptMap(b & 0x0f, depth, pos - 1) : readMap(b & 0x0f, depth);
   switch (b) {
     case 0xc0:
       return null;
@@ -126,11 +153,11 @@ function dec(depth: number): unknown {
     case 0xde:
       need(2);
       pos += 2;
-      return readMap(view.getUint16(pos - 2), depth);
+      return depth === keepDepth ? keptMap(view.getUint16(pos - 2), depth, pos - 3) : readMap(view.getUint16(pos - 2), depth);
     case 0xdf:
       need(4);
       pos += 4;
-      return readMap(view.getUint32(pos - 4), depth);
+      return depth === keepDepth ? keptMap(view.getUint32(pos - 4), depth, pos - 5) : readMap(view.getUint32(pos - 4), depth);
     default:
       throw new EncodingError(
         EncodingErrorCode.MSGPACK_UNSUPPORTED_TYPE,
@@ -162,6 +189,47 @@ function readString(n: number): string {
   }
 }
 
+/**
+ * Map keys of at most KEY_CACHE_MAX_LENGTH ASCII bytes seen before, direct-mapped by a hash of their bytes: a
+ * message's keys repeat in every map of its kind (a catch-up reply holds thousands of txns with the same dozen
+ * keys), and a cached key is neither allocated again nor hashed again when it becomes a property name.
+ */
+const KEY_CACHE_SIZE = 1024;
+const KEY_CACHE_MAX_LENGTH = 16;
+const keyCache: (string | undefined)[] = new Array<string | undefined>(KEY_CACHE_SIZE).fill(undefined);
+
+/** A map key: a fixstr of a few ASCII bytes from the key cache, any other key as dec reads it. */
+function readKey(depth: number): unknown {
+  if (pos >= data.length) return dec(depth);
+  const b = data[pos];
+  const n = b - 0xa0;
+  if (n < 1 || n > KEY_CACHE_MAX_LENGTH || pos + 1 + n > data.length) return dec(depth);
+  const start = pos + 1;
+  const end = start + n;
+  let h = n;
+  for (let i = start; i < end; i++) {
+    const c = data[i];
+    if (c >= 0x80) return dec(depth);
+    h = (h * 31 + c) | 0;
+  }
+  const slot = h & (KEY_CACHE_SIZE - 1);
+  const cached = keyCache[slot];
+  pos = end;
+  if (cached !== undefined && cached.length === n) {
+    let same = true;
+    for (let i = 0; i < n; i++) {
+      if (cached.charCodeAt(i) !== data[start + i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return cached;
+  }
+  const key = latin1Slice.call(data, start, end);
+  keyCache[slot] = key;
+  return key;
+}
+
 function readArray(n: number, depth: number): unknown[] {
   if (depth >= MAX_DEPTH) throw new EncodingError(EncodingErrorCode.TOO_DEEP, { limit: MAX_DEPTH });
   // every element takes at least one byte: refuse lengths the input cannot hold before allocating
@@ -171,12 +239,19 @@ function readArray(n: number, depth: number): unknown[] {
   return out;
 }
 
+/** readMap, keeping a copy of the map's bytes from `start` (its header) for takeDecodedEncoding. */
+function keptMap(n: number, depth: number, start: number): Record<string, unknown> | Map<number, unknown> {
+  const m = readMap(n, depth);
+  keptEncodings.set(m, data.slice(start, pos));
+  return m;
+}
+
 function readMap(n: number, depth: number): Record<string, unknown> | Map<number, unknown> {
   if (depth >= MAX_DEPTH) throw new EncodingError(EncodingErrorCode.TOO_DEEP, { limit: MAX_DEPTH });
   need(2 * n);
   if (n === 0) return {};
   const keyPos = pos;
-  const first = dec(depth + 1);
+  const first = readKey(depth + 1);
   if (typeof first === 'number') {
     const m = new Map<number, unknown>();
     let k: unknown = first;
@@ -195,7 +270,7 @@ function readMap(n: number, depth: number): Record<string, unknown> | Map<number
   let k: unknown = first;
   for (let i = 0; i < n; i++) {
     if (i > 0) {
-      k = dec(depth + 1);
+      k = readKey(depth + 1);
       if (typeof k !== 'string') throw new EncodingError(EncodingErrorCode.INVALID_MAP_KEY, { offset: keyPos }, 'msgpack map mixes string and other keys');
     }
     const key = k as string;

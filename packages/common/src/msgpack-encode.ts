@@ -248,3 +248,99 @@ function writeFloat(v: number): void {
   view.setFloat64(pos, v);
   pos += 8;
 }
+
+/**
+ * The length of MP(value), `encodeMsgpack(value).length`, without building the bytes: what a sender
+ * that cuts messages to a size limit needs for each piece (catch-up replies). Key order does not
+ * change the length, so no map is sorted. Throws the EncodingError encodeMsgpack would throw.
+ */
+export function encodedMsgpackSize(value: unknown): number {
+  return sizeOf(value, 0);
+}
+
+function sizeOf(v: unknown, depth: number): number {
+  switch (typeof v) {
+    case 'string':
+      return stringSize(v);
+    case 'number':
+      if (Number.isSafeInteger(v)) return intSize(v);
+      if (!Number.isFinite(v)) throw new EncodingError(EncodingErrorCode.NON_FINITE_NUMBER, { value: String(v) });
+      return 9;
+    case 'bigint':
+      if (v <= 9007199254740991n && v >= -9007199254740991n) return intSize(Number(v));
+      if (v > MAX_U64 || v < MIN_I64) throw new EncodingError(EncodingErrorCode.INTEGER_OUT_OF_RANGE, { value: v }, `integer ${v} is outside [-2^63, 2^64-1]`);
+      return 9;
+    case 'boolean':
+      return 1;
+    case 'object': {
+      if (v === null) return 1;
+      if (depth >= MAX_DEPTH) throw new EncodingError(EncodingErrorCode.TOO_DEEP, { limit: MAX_DEPTH });
+      if (Array.isArray(v)) {
+        let n = headerSize(v.length);
+        for (let i = 0; i < v.length; i++) {
+          const x = v[i];
+          if (x === undefined) throw unsupported(undefined);
+          n += sizeOf(x, depth + 1);
+        }
+        return n;
+      }
+      if (v instanceof JsonFloat) {
+        if (!Number.isFinite(v.value)) throw new EncodingError(EncodingErrorCode.NON_FINITE_NUMBER, { value: String(v.value) });
+        return 9;
+      }
+      if (v instanceof Map) return mapSize(v, depth);
+      if (!isPlainObject(v)) throw unsupported(v);
+      let count = 0;
+      let n = 0;
+      for (const k of Object.keys(v)) {
+        const x = v[k];
+        if (x === undefined) continue;
+        count++;
+        n += stringSize(k) + sizeOf(x, depth + 1);
+      }
+      return headerSize(count) + n;
+    }
+    default:
+      throw unsupported(v);
+  }
+}
+
+function mapSize(m: Map<unknown, unknown>, depth: number): number {
+  let numbers = 0;
+  let strings = 0;
+  let n = 0;
+  for (const [k, x] of m) {
+    if (x === undefined) continue;
+    if (typeof k === 'number' && Number.isSafeInteger(k)) {
+      numbers++;
+      n += intSize(k);
+    } else if (typeof k === 'string') {
+      strings++;
+      n += stringSize(k);
+    } else throw new EncodingError(EncodingErrorCode.INVALID_MAP_KEY, { type: typeof k }, 'map keys must be integers or strings');
+    n += sizeOf(x, depth + 1);
+  }
+  if (numbers > 0 && strings > 0) throw new EncodingError(EncodingErrorCode.INVALID_MAP_KEY, {}, 'map mixes integer and string keys');
+  return headerSize(numbers + strings) + n;
+}
+
+function headerSize(n: number): number {
+  return n < 16 ? 1 : n < 65536 ? 3 : 5;
+}
+
+function stringSize(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    if (s.charCodeAt(i) >= 0x80) {
+      assertWellFormed(s);
+      n = utf8.encode(s).length;
+      break;
+    }
+  }
+  return (n < 32 ? 1 : n < 256 ? 2 : n < 65536 ? 3 : 5) + n;
+}
+
+function intSize(v: number): number {
+  if (v >= 0) return v < 128 ? 1 : v < 256 ? 2 : v < 65536 ? 3 : v < TWO_32 ? 5 : 9;
+  return v >= -32 ? 1 : v >= -128 ? 2 : v >= -32768 ? 3 : v >= -2147483648 ? 5 : 9;
+}

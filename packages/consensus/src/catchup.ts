@@ -9,7 +9,7 @@
 import { CaughtUpMultiSigs, multiSigsForAuditTxns } from './catchup-multisigs.js';
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
-import { encodeMsgpack } from '@quire/common';
+import { encodedMsgpackSize } from '@quire/common';
 import { encodedSize, type CatchupRep, type CatchupReq, type ConsistencyProof, type LedgerStatus, type MultiSigTuple } from './messages.js';
 
 const AUDIT = 3;
@@ -182,8 +182,8 @@ export class Catchup {
   /**
    * Sends txns seqNo `start`.. as CATCHUP_REPs below MSG_LEN_LIMIT, each with its own consistency
    * proof to catchupTill (consensus.md §7.4) and, for the audit ledger, the multi-signatures of the
-   * roots its own txns name (`multiSigCache`: by state root, shared by the pieces). Each txn is
-   * encoded once to learn its size and the pieces are cut greedily from those sizes
+   * roots its own txns name (`multiSigCache`: by state root, shared by the pieces). Each txn's encoded
+   * size is counted (`encodedMsgpackSize`, without encoding it) and the pieces are cut greedily from those sizes
    * (`catchupRepSize`), instead of encoding the whole reply and then each half again: a 2,000-txn
    * reply cut to 128 KiB by halving was encoded five times over before the transport encoded it.
    */
@@ -520,10 +520,13 @@ export function cutPieces(sizes: readonly number[], room: number): number[] {
   return ends;
 }
 
-/** msgpack bytes of a value (0 when it cannot be encoded: the transport reports that). */
+/**
+ * msgpack bytes of a value, counted without encoding it (the transport encodes the reply once); 0 when it cannot be
+ * encoded: the transport reports that.
+ */
 function msgpackSize(v: unknown): number {
   try {
-    return encodeMsgpack(v).length;
+    return encodedMsgpackSize(v);
   } catch {
     return 0;
   }

@@ -7,6 +7,7 @@ export { Suspicion } from './context.js';
 export type { ThreePcKey } from './context.js';
 export { batchDigest, multiSigValue, encodeDiscarded, decodeDiscarded } from './digest.js';
 export { parseNodeMessage } from './parse.js';
+export { catchupEntrySize, catchupRepSize, cutPieces } from './catchup.js';
 export { MultiSigVerdict, checkMultiSignature, registryAtPoolRoot } from './multisig-check.js';
 export { defaultConsensusOptions, resolveOptions, quorumsFor, primaryOf } from './options.js';
 export type { ConsensusOptions, Quorums } from './options.js';

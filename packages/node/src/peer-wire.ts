@@ -56,6 +56,8 @@ export class PeerMessageDecoder {
   }
 
   decode(data: Uint8Array): unknown {
+    // a CATCHUP_REP's txns keep the bytes they came in, which the ledger hashes and stores (takeDecodedEncoding)
+    if (isCatchupRepEncoding(data)) return decodeMsgpack(data, { keepMapsAtDepth: 2 });
     if (!isPropagateEncoding(data) || data.length * 16 > this.opts.maxBytes) return decodeMsgpack(data);
     const key = latin1Slice.call(data, 0, data.length);
     const known = this.kept.get(key);
@@ -79,5 +81,15 @@ export class PeerMessageDecoder {
 function isPropagateEncoding(data: Uint8Array): boolean {
   if (data.length <= PROPAGATE_HEAD.length) return false;
   for (let i = 0; i < PROPAGATE_HEAD.length; i++) if (data[i] !== PROPAGATE_HEAD[i]) return false;
+  return true;
+}
+
+/** The first key of a CATCHUP_REP in canonical MessagePack, "consProof" (no other message has it), as a fixstr. */
+const CATCHUP_REP_FIRST_KEY = Uint8Array.from([0xa9, 0x63, 0x6f, 0x6e, 0x73, 0x50, 0x72, 0x6f, 0x6f, 0x66]);
+
+/** A fixmap (a CATCHUP_REP has 4 or 5 entries) whose first key is "consProof". */
+function isCatchupRepEncoding(data: Uint8Array): boolean {
+  if (data.length <= 1 + CATCHUP_REP_FIRST_KEY.length || (data[0] & 0xf0) !== 0x80) return false;
+  for (let i = 0; i < CATCHUP_REP_FIRST_KEY.length; i++) if (data[1 + i] !== CATCHUP_REP_FIRST_KEY[i]) return false;
   return true;
 }

@@ -1,6 +1,16 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { EncodingError, EncodingErrorCode as C, JsonFloat, decodeMsgpack, encodeMsgpack, multiSignatureMessage, parseJson } from '@quire/common';
+import {
+  EncodingError,
+  EncodingErrorCode as C,
+  JsonFloat,
+  decodeMsgpack,
+  encodeMsgpack,
+  encodedMsgpackSize,
+  multiSignatureMessage,
+  parseJson,
+  takeDecodedEncoding,
+} from '@quire/common';
 import { expectCode } from './helpers.js';
 
 const hx = (v: unknown) => Buffer.from(encodeMsgpack(v)).toString('hex');
@@ -211,6 +221,42 @@ describe('encodeMsgpack / decodeMsgpack MP (formats 1.7)', () => {
     expect(hx({ a: undefined, b: 1 })).to.equal('81a16201');
   });
 
+  it('encodedMsgpackSize refuses what encodeMsgpack refuses, with the same codes', () => {
+    for (const v of [undefined, () => 1, Symbol('s'), new Uint8Array(1), new Date(0), [undefined], { a: [undefined] }]) {
+      expectCode(() => encodedMsgpackSize(v), EncodingError, C.UNSUPPORTED_VALUE);
+    }
+    const cyclic: unknown[] = [];
+    cyclic.push(cyclic);
+    expectCode(() => encodedMsgpackSize(cyclic), EncodingError, C.TOO_DEEP);
+    for (const v of [Infinity, NaN, new JsonFloat(Infinity), { a: -Infinity }]) expectCode(() => encodedMsgpackSize(v), EncodingError, C.NON_FINITE_NUMBER);
+    for (const v of [2n ** 64n, -(2n ** 63n) - 1n]) expectCode(() => encodedMsgpackSize(v), EncodingError, C.INTEGER_OUT_OF_RANGE);
+    expectCode(() => encodedMsgpackSize('a\ud800'), EncodingError, C.LONE_SURROGATE);
+    expectCode(() => encodedMsgpackSize({ x: '\udfff é' }), EncodingError, C.LONE_SURROGATE);
+    expectCode(() => encodedMsgpackSize(new Map<unknown, unknown>([[1.5, 'a']])), EncodingError, C.INVALID_MAP_KEY);
+    expectCode(
+      () =>
+        encodedMsgpackSize(
+          new Map<unknown, unknown>([
+            [1, 'a'],
+            ['b', 2],
+          ]),
+        ),
+      EncodingError,
+      C.INVALID_MAP_KEY,
+    );
+  });
+
+  it('encodedMsgpackSize is the length of the encoding at every header and integer boundary', () => {
+    const values: unknown[] = [{ a: undefined, b: 1 }, new Map([[1, undefined]]), new JsonFloat(3), -0, 2 ** 53 - 1, -(2 ** 53) + 1];
+    for (const n of [0, 1, 15, 16, 31, 32, 255, 256, 65535, 65536]) {
+      values.push('x'.repeat(n), 'é'.repeat(n), new Array<number>(n).fill(1));
+      if (n <= 256) values.push(Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i])));
+    }
+    for (const b of [0, 127, 128, 255, 256, 65535, 65536, 2 ** 32 - 1, 2 ** 32]) values.push(b, -b, BigInt(b), -BigInt(b));
+    values.push(-32, -33, -128, -129, -32768, -32769, -2147483648, -2147483649, 2n ** 64n - 1n, -(2n ** 63n), 1.5, '😀✓');
+    for (const v of values) expect(encodedMsgpackSize(v), String(v)).to.equal(encodeMsgpack(v).length);
+  });
+
   it('rejects malformed or non-canonical-type input with stable codes', () => {
     const txn = encodeMsgpack({ a: [1, 'xyz', { b: 2n ** 60n }] });
     for (let n = 0; n < txn.length; n++) expectCode(() => decodeMsgpack(txn.subarray(0, n)), EncodingError, C.MSGPACK_TRUNCATED);
@@ -230,6 +276,52 @@ describe('encodeMsgpack / decodeMsgpack MP (formats 1.7)', () => {
     expectCode(() => decodeMsgpack(fromHex('dfffffffff')), EncodingError, C.MSGPACK_TRUNCATED);
     expectCode(() => decodeMsgpack(fromHex('91'.repeat(600) + 'c0')), EncodingError, C.TOO_DEEP);
     expectCode(() => decodeMsgpack('x' as unknown as Uint8Array), EncodingError, C.UNSUPPORTED_VALUE);
+  });
+
+  it('decodes map keys right whatever keys were decoded before (the short-key cache: collisions, lengths, non-ASCII)', () => {
+    // far more distinct short keys than cache slots, each decoded twice, in maps next to keys that differ by a byte
+    const keys: string[] = [];
+    for (let i = 0; i < 5000; i++) keys.push(i.toString(36).padStart(1 + (i % 16), 'k'));
+    keys.push('a'.repeat(16), 'a'.repeat(17), 'b'.repeat(31), 'é', 'éa', '\u007f', '__proto__', 'x');
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < keys.length; i += 7) {
+        const obj: Record<string, unknown> = {};
+        for (const k of keys.slice(i, i + 7)) obj[k] = k.length;
+        const back = decodeMsgpack(encodeMsgpack(obj)) as Record<string, unknown>;
+        expect(Object.keys(back).sort()).to.deep.equal(Object.keys(obj).sort());
+        for (const k of Object.keys(obj)) expect(back[k], k).to.equal(k.length);
+      }
+    }
+    expectCode(() => decodeMsgpack(fromHex('82a16101a16102')), EncodingError, C.DUPLICATE_KEY);
+    expectCode(() => decodeMsgpack(fromHex('81a3616263')), EncodingError, C.MSGPACK_TRUNCATED);
+    expectCode(() => decodeMsgpack(fromHex('81a2c328c0')), EncodingError, C.INVALID_UTF8);
+  });
+
+  it('keepMapsAtDepth: keeps a copy of the bytes of each map at that depth, given once, and of no other value', () => {
+    const txn = (i: number) => ({ txn: { type: '1', data: { dest: `d${i}` } }, txnMetadata: { seqNo: i }, ver: '1' });
+    const reply = { op: 'CATCHUP_REP', ledgerId: 1, txns: Object.fromEntries([7, 8, 9].map((i) => [String(i), txn(i)])), consProof: ['x'] };
+    const bytes = encodeMsgpack(reply);
+    const plain = decodeMsgpack(bytes) as typeof reply;
+    expect(takeDecodedEncoding(plain.txns['7'] ?? {})).to.equal(undefined);
+    const kept = decodeMsgpack(bytes, { keepMapsAtDepth: 2 }) as typeof reply;
+    expect(kept).to.deep.equal(reply);
+    for (const i of [7, 8, 9]) {
+      const t = kept.txns[String(i)] ?? {};
+      const got = takeDecodedEncoding(t);
+      expect(got !== undefined && Buffer.from(got).equals(Buffer.from(encodeMsgpack(txn(i))))).to.equal(true);
+      expect(takeDecodedEncoding(t)).to.equal(undefined);
+    }
+    // a copy: changing the input afterwards changes nothing kept
+    const again = decodeMsgpack(bytes, { keepMapsAtDepth: 2 }) as typeof reply;
+    bytes.fill(0);
+    const got = takeDecodedEncoding(again.txns['8'] ?? {});
+    expect(got !== undefined && Buffer.from(got).equals(Buffer.from(encodeMsgpack(txn(8))))).to.equal(true);
+    // maps at other depths, and the next decoding without the option, keep nothing
+    expect(takeDecodedEncoding(again)).to.equal(undefined);
+    expect(takeDecodedEncoding(again.txns)).to.equal(undefined);
+    expect(takeDecodedEncoding(again.txns['9']?.txn ?? {})).to.equal(undefined);
+    const next = decodeMsgpack(encodeMsgpack(reply)) as typeof reply;
+    expect(takeDecodedEncoding(next.txns['7'] ?? {})).to.equal(undefined);
   });
 
   it('decodes __proto__ keys as ordinary properties', () => {
@@ -270,6 +362,15 @@ describe('encodeMsgpack / decodeMsgpack MP (formats 1.7)', () => {
           expect(Buffer.from(encodeMsgpack(back)).equals(Buffer.from(bytes))).to.equal(true);
         }),
         { numRuns: 150 },
+      );
+    });
+
+    it('encodedMsgpackSize(x) is encodeMsgpack(x).length', () => {
+      fc.assert(
+        fc.property(value, (v) => {
+          expect(encodedMsgpackSize(v)).to.equal(encodeMsgpack(v).length);
+        }),
+        { numRuns: 300 },
       );
     });
 

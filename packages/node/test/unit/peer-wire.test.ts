@@ -2,7 +2,7 @@
 // again, everything else is; what it returns equals what decodeMsgpack returns; what it keeps is bounded.
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { EncodingError, decodeMsgpack, encodeMsgpack } from '@quire/common';
+import { EncodingError, decodeMsgpack, encodeMsgpack, takeDecodedEncoding } from '@quire/common';
 import { PeerMessageDecoder, encodePeerMessage } from '../../src/peer-wire.js';
 
 const request = (i: number): Record<string, unknown> => ({
@@ -45,6 +45,23 @@ describe('PeerMessageDecoder', () => {
     expect(d.decode(other)).to.not.equal(d.decode(other));
     expect(d.hits).to.equal(0);
     expect(d.size.entries).to.equal(0);
+  });
+
+  it("keeps a CATCHUP_REP's txns' bytes for the ledger (takeDecodedEncoding), with or without multiSigs, and no other message's", () => {
+    const d = new PeerMessageDecoder();
+    const txn = (i: number) => ({ txn: { type: '1', data: { dest: `d${i}` } }, txnMetadata: { seqNo: i }, ver: '1' });
+    for (const extra of [{}, { multiSigs: [] }]) {
+      const rep = { op: 'CATCHUP_REP', ledgerId: 1, txns: { '5': txn(5), '6': txn(6) }, consProof: [], ...extra };
+      const got = d.decode(encodePeerMessage(rep)) as { txns: Record<string, object> };
+      expect(got).to.deep.equal(rep);
+      for (const i of [5, 6]) {
+        const bytes = takeDecodedEncoding(got.txns[String(i)] ?? {});
+        expect(bytes !== undefined && Buffer.from(bytes).equals(Buffer.from(encodeMsgpack(txn(i))))).to.equal(true);
+      }
+    }
+    // a PRE-PREPARE's maps at the same depth are not kept
+    const pp = d.decode(encodePeerMessage({ op: 'PREPREPARE', a: { b: { c: 1 } } })) as { a: { b: object } };
+    expect(takeDecodedEncoding(pp.a.b)).to.equal(undefined);
   });
 
   it('throws on bytes that do not decode, and keeps nothing of them', () => {

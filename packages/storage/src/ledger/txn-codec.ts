@@ -3,7 +3,7 @@
  * decoding checks that stored bytes are a transaction of the seqNo they are stored under, and
  * reports anything else as CORRUPT_TXN naming the ledger and the seqNo.
  */
-import { decodeMsgpack, encodeMsgpack, isPlainObject, QuireError, type Txn } from '@quire/common';
+import { decodeMsgpack, encodeMsgpack, isPlainObject, QuireError, takeDecodedEncoding, type Txn } from '@quire/common';
 import { StorageError, StorageErrorCode, reasonOf } from '../errors.js';
 
 function seqNoOf(txn: Record<string, unknown>): unknown {
@@ -41,6 +41,10 @@ export function encodeTxn(ledgerId: number, txn: unknown, seqNo: number, index: 
   } else if (meta.seqNo !== seqNo && !(typeof meta.seqNo === 'bigint' && meta.seqNo === BigInt(seqNo))) {
     throw new StorageError(StorageErrorCode.SEQ_NO_MISMATCH, { ledgerId, index, expected: seqNo, actual: String(meta.seqNo) });
   }
+  // a txn decoded from a CATCHUP_REP brings the bytes it was received as (takeDecodedEncoding): they are MP(txn) when
+  // canonical, and a caught-up txn's leaf hash is checked against the proven root, which refuses any other bytes
+  const received = takeDecodedEncoding(t);
+  if (received !== undefined && added === undefined) return received;
   try {
     const bytes = encodeMsgpack(t);
     if (added !== undefined) undo.push(reverter(t, meta, added));

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { decodeMsgpack } from '@quire/common';
+import { decodeMsgpack, encodeMsgpack } from '@quire/common';
 import {
   EMPTY_ROOT,
   Ledger,
@@ -37,6 +37,52 @@ describe('Ledger', () => {
     expect(hex(await ledger.rootAt(0))).to.equal(hex(EMPTY_ROOT));
     expect(await ledger.get(1)).to.equal(undefined);
     expect(ledger.recovery).to.deep.include({ storedSize: undefined, size: 0, rebuiltLeaves: 0 });
+  });
+
+  describe('txns decoded from a CATCHUP_REP with their bytes kept (takeDecodedEncoding)', () => {
+    /** `txns` (with their seqNos) inside a reply-like map, decoded as a node decodes a CATCHUP_REP */
+    const received = (bytes: Uint8Array[]): Record<string, unknown>[] => {
+      const parts = bytes.map((b, i) => Buffer.concat([encodeMsgpack(String(i + 1)), b]));
+      const map = Buffer.concat([Buffer.from([0x80 | bytes.length]), ...parts]);
+      const reply = Buffer.concat([Buffer.from([0x81, 0xa4, ...Buffer.from('txns')]), map]);
+      const value = decodeMsgpack(reply, { keepMapsAtDepth: 2 }) as { txns: Record<string, Record<string, unknown>> };
+      return bytes.map((_, i) => value.txns[String(i + 1)] ?? {});
+    };
+
+    it('canonical bytes: the same leaves, root and stored bytes as the txns encoded here', async () => {
+      const txns = mkTxns(1, 3).map((t, i) => ({ ...t, txnMetadata: { seqNo: i + 1 } }));
+      const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
+      const r = ledger.append(received(txns.map((t) => encodeMsgpack(t))) as never);
+      const fresh = await Ledger.open({ ledgerId: 2 }, { kv });
+      expect(hex(r.root)).to.equal(hex(fresh.append(txns).root));
+      for (let i = 1; i <= 3; i++) expect(hex((await ledger.getEncoded(i)) ?? new Uint8Array())).to.equal(hex(encodeMsgpack(txns[i - 1])));
+    });
+
+    it('bytes that are not canonical are what is hashed and stored, so they do not prove against the root of MP(txn)', async () => {
+      const t = { ...mkTxn(1), txnMetadata: { seqNo: 1 } };
+      const canonical = encodeMsgpack(t);
+      // "ver" then "1" as a str8 (d9 01 31) instead of a fixstr (a1 31): the same value, another encoding
+      const at = Buffer.from(canonical).indexOf(Buffer.from([0xa3, 0x76, 0x65, 0x72, 0xa1, 0x31]));
+      expect(at).to.be.greaterThan(0);
+      const other = Buffer.concat([canonical.subarray(0, at + 4), Buffer.from([0xd9, 0x01, 0x31]), canonical.subarray(at + 6)]);
+      const [txn] = received([other]);
+      expect(txn).to.deep.equal(t);
+      const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
+      const r = ledger.append([txn] as never);
+      expect(hex(r.root)).to.equal(hex(merkleLeafHash(other)));
+      expect(hex(r.root)).to.not.equal(hex(merkleLeafHash(canonical)));
+      ledger.discard();
+      // the bytes are given once: appended again, the txn is encoded
+      expect(hex(ledger.append([txn] as never).root)).to.equal(hex(merkleLeafHash(canonical)));
+    });
+
+    it('a txn without its seqNo gets it and is encoded: the bytes received are not used', async () => {
+      const t = mkTxn(1);
+      const [txn] = received([encodeMsgpack(t)]);
+      const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
+      const r = ledger.append([txn] as never);
+      expect(hex(r.root)).to.equal(hex(merkleLeafHash(encodeMsgpack({ ...t, txnMetadata: { seqNo: 1 } }))));
+    });
   });
 
   it('appends to the uncommitted tail, setting seqNos, and stores MP(txn) as the leaf data', async () => {
