@@ -89,6 +89,31 @@ const MARK_STEP_S = 10;
 const RATE_WINDOW_MS = 10_000;
 /** the admission limit never falls below this many pending requests (nor below the batches in flight) */
 const MIN_ADMISSION_LIMIT = 1000;
+/**
+ * Share of the admission limit over which a request's own limit is graded by its place (`admissionPlace`): a request
+ * at place 0 is admitted up to the limit, one at place 1 up to the limit less this share of it (see `limitFor`).
+ */
+export const GRADED_ADMISSION_SHARE = 0.45;
+
+/**
+ * A request's place in [0, 1) for graded admission: a hash of its `requestIdentity` (FNV-1a, then murmur3's
+ * finaliser), the same on every node. Not a secret: a client that grinds its signature for a low place gets ahead of
+ * others in the graded band only, which gives it nothing a flood of writes would not (see `limitFor`).
+ */
+export function admissionPlace(identity: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < identity.length; i++) {
+    h ^= identity.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return (h >>> 0) / 2 ** 32;
+}
+
 /** a node that refused or dropped requests reports what it took in, finalised and dropped at most this often */
 const ADMISSION_REPORT_MS = 10_000;
 
@@ -109,8 +134,9 @@ export interface AdmissionCounts {
 /**
  * Admission control, decided once per node and request (consensus.md §2 step 5 as Quire does it).
  *
- * A node refuses a write with REQNACK "pool overloaded" when it holds `maxRequestQueueSize` pending
- * requests, and a client takes f+1 such refusals as the pool's answer. For that answer to hold, a
+ * A node refuses a write with REQNACK "pool overloaded" when it holds its admission limit of pending
+ * requests (`updateLimit`), graded by the request's place so that the nodes refuse the same requests first
+ * (`limitFor`), and a client takes f+1 such refusals as the pool's answer. For that answer to hold, a
  * refused request must never be ordered: (1) the refusal is remembered (by `requestIdentity`, for
  * twice PROPAGATES_PHASE_REQ_TIMEOUT) and the node neither stores, counts nor propagates the request
  * when its PROPAGATEs arrive, nor accepts it from the client later; a node full when the first
@@ -253,9 +279,29 @@ export class RequestIntake {
     return false;
   }
 
-  /** whether admission control refuses new requests now */
+  /** whether admission control refuses some new requests now (those whose place is highest first: `limitFor`) */
   get full(): boolean {
-    return this.entries.size >= this.limit;
+    return this.entries.size >= this.limitFor(undefined, 1);
+  }
+
+  /**
+   * The most requests this node holds when it takes in the request of `identity` (graded admission): the admission
+   * limit less up to GRADED_ADMISSION_SHARE of it, by the request's place (`admissionPlace`; `place` when given).
+   * Under overload each node fills its free places with the requests it reads first, and the nodes read a client's
+   * copies at different times (their event loops run late by hundreds of ms): with one limit for every request, the
+   * nodes took in different requests, many by fewer than the n-f that finalise one, which held the places until they
+   * were dropped while the requests that could be ordered were refused. With the limit graded by a place every node
+   * computes alike, nodes holding about as many requests take in about the same ones: as a node fills, it refuses
+   * the requests of the highest places first, and so do the others. A request without an identity has the full limit.
+   */
+  private limitFor(identity: string | undefined, place = identity === undefined ? 0 : admissionPlace(identity)): number {
+    const band = Math.floor(this.limit * GRADED_ADMISSION_SHARE);
+    return this.limit - Math.floor(band * place);
+  }
+
+  /** whether admission control refuses the request of `identity` now (see `limitFor`) */
+  private fullFor(identity: string | undefined): boolean {
+    return this.entries.size >= this.limitFor(identity);
   }
 
   /** the number of pending requests beyond which new writes are refused now */
@@ -308,7 +354,7 @@ export class RequestIntake {
     if (d !== undefined && (this.entries.get(d)?.identity === identity || this.orderedBodies.get(d)?.identity === identity)) return true;
     if (this.orderedIdentities.has(identity)) return true;
     if (this.refused.has(identity)) return this.propagatedHere(identity) !== undefined;
-    if (this.entries.size + Math.max(0, inProgress) < this.limit) return true;
+    if (this.entries.size + Math.max(0, inProgress) < this.limitFor(identity)) return true;
     this.refuse(identity);
     return false;
   }
@@ -456,7 +502,7 @@ export class RequestIntake {
       this.ctx.emit({ kind: 'clientAck', connId, identifier: info.identifier, reqId: info.reqId });
       return;
     }
-    if (this.refused.has(key) || this.full) {
+    if (this.refused.has(key) || this.fullFor(identity)) {
       this.refuse(key);
       this.ctx.emit({ kind: 'clientNack', connId, identifier: info.identifier, reqId: info.reqId, code: NACK_OVERLOADED, reason: POOL_OVERLOADED_REASON });
       return;
@@ -508,7 +554,7 @@ export class RequestIntake {
       if (identity === undefined && this.refused.has(key)) poolTookIn = this.takenInByPool(key, from);
       else if (!this.refused.has(key) && this.isForgetful()) poolTookIn = this.takenInSinceRestart(key, from);
       // admission, as for a client's copy, unless a PRE-PREPARE names the request
-      if (!poolTookIn && !this.missing.has(info.digest) && (this.refused.has(key) || this.full)) {
+      if (!poolTookIn && !this.missing.has(info.digest) && (this.refused.has(key) || this.fullFor(identity))) {
         this.refuse(key);
         this.takenInByPool(key, from);
         return;
