@@ -8,7 +8,7 @@ import { CoreContext, type CoreStateWriters, NON_VALIDATOR_OPS, Suspicion } from
 import { batchDigest } from './digest.js';
 import { ConsensusError } from './errors.js';
 import type { ConsensusEffect, ConsensusEvent, ConsensusModules, JournaledBatch, ThreePcVoteJournal } from './interfaces.js';
-import { RequestIntake } from './intake.js';
+import { RequestIntake, droppedRequestMemoryMs } from './intake.js';
 import type { BatchId, ClientRequestBody, Commit, NodeMessage, Prepare, PrePrepare } from './messages.js';
 import { type ConsensusOptions, resolveOptions } from './options.js';
 import { Ordering } from './ordering.js';
@@ -347,8 +347,7 @@ export class ConsensusCore {
    * seconds, forgotten at the next expiry check after that), and n-f PROPAGATEs in that time bring it back.
    */
   get droppedRequestMemoryMs(): number {
-    const o = this.ctx.opts;
-    return Math.ceil((2 * o.propagatesPhaseReqTimeoutMs) / 1000) * 1000 + o.outdatedReqsCheckIntervalMs + o.tickMs;
+    return droppedRequestMemoryMs(this.ctx.opts);
   }
 
   private afterEvent(): void {

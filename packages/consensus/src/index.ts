@@ -52,7 +52,7 @@ export type {
   RequestInfo,
   SignedLedgerRoots,
 } from './interfaces.js';
-export { NACK_OVERLOADED, requestIdentity } from './intake.js';
+export { NACK_OVERLOADED, droppedRequestMemoryMs, requestIdentity } from './intake.js';
 // bounds on what one Byzantine validator can make a node hold (#15)
 export { INSTANCE_CHANGE_VIEW_WINDOW } from './instance-change.js';
 export { MessageStash, STASH_SENDER_SHARE, defaultStashSenderLimit } from './stash.js';

@@ -5,6 +5,7 @@ import { POOL_OVERLOADED_REASON } from '@quire/common';
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
 import type { RequestInfo } from './interfaces.js';
+import type { ConsensusOptions } from './options.js';
 import type { ClientRequestBody, Propagate } from './messages.js';
 
 export const RequestStatus = {
@@ -112,6 +113,23 @@ export function admissionPlace(identity: string): number {
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
   return (h >>> 0) / 2 ** 32;
+}
+
+/**
+ * How long a node remembers a refusal (and a write it dropped after propagating it, with its clients), ms: twice
+ * PROPAGATES_PHASE_REQ_TIMEOUT, in whole seconds (see `RequestIntake.pruneRefusals`).
+ */
+export function refusalMemoryMs(o: Pick<ConsensusOptions, 'propagatesPhaseReqTimeoutMs'>): number {
+  return Math.ceil((2 * o.propagatesPhaseReqTimeoutMs) / 1000) * 1000;
+}
+
+/**
+ * How long, at most, after a node dropped a write it took in unordered the write may still be ordered there with its
+ * clients answered, ms: it is remembered with its clients as long as a refusal is (`refusalMemoryMs`), forgotten at
+ * the next expiry check after that, and n-f PROPAGATEs in that time bring it back.
+ */
+export function droppedRequestMemoryMs(o: Pick<ConsensusOptions, 'propagatesPhaseReqTimeoutMs' | 'outdatedReqsCheckIntervalMs' | 'tickMs'>): number {
+  return refusalMemoryMs(o) + o.outdatedReqsCheckIntervalMs + o.tickMs;
 }
 
 /** a node that refused or dropped requests reports what it took in, finalised and dropped at most this often */
@@ -249,7 +267,7 @@ export class RequestIntake {
 
   /** how long a refusal is remembered, in whole seconds (see `pruneRefusals`) */
   private refusalTtlS(): number {
-    return Math.ceil((2 * this.ctx.opts.propagatesPhaseReqTimeoutMs) / 1000);
+    return refusalMemoryMs(this.ctx.opts) / 1000;
   }
 
   /**
@@ -384,7 +402,7 @@ export class RequestIntake {
    * characters); returns how many are left.
    */
   private pruneRefusals(now: number): number {
-    const ttl = 2 * this.ctx.opts.propagatesPhaseReqTimeoutMs;
+    const ttl = refusalMemoryMs(this.ctx.opts);
     for (const [identity, at] of this.refused) {
       if (now - at < ttl && this.refused.size <= MAX_REMEMBERED_REFUSALS && this.refusedChars <= MAX_REMEMBERED_REFUSAL_CHARS) break;
       this.refused.delete(identity);

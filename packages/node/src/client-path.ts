@@ -7,7 +7,7 @@
 // acknowledged write is kept for as long as consensus may order the write (see `expire`). Pool-ledger
 // catch-up messages of light clients are answered from the committed pool ledger (client-catchup.ts).
 import { isPlainObject, isWriteType, LedgerId, POOL_OVERLOADED_REASON, type Request } from '@quire/common';
-import { defaultConsensusOptions, type RequestInfo } from '@quire/consensus';
+import { defaultConsensusOptions, droppedRequestMemoryMs, type RequestInfo } from '@quire/consensus';
 import type { ParsedRequest, RequestPipeline } from '@quire/requests';
 import { RequestError, RequestErrorCode, parseMessage, toRequestError, wrapReason } from '@quire/requests';
 import type { BlsStore, Ledger, SeqNoIndex, StateTrie, AttributeStore } from '@quire/storage';
@@ -72,10 +72,7 @@ export interface ClientPathOptions {
 
 export const defaultClientPathOptions: ClientPathOptions = {
   // ConsensusCore.droppedRequestMemoryMs under the default consensus options (the node passes its core's)
-  droppedWriteMemoryMs:
-    Math.ceil((2 * defaultConsensusOptions.propagatesPhaseReqTimeoutMs) / 1000) * 1000 +
-    defaultConsensusOptions.outdatedReqsCheckIntervalMs +
-    defaultConsensusOptions.tickMs,
+  droppedWriteMemoryMs: droppedRequestMemoryMs(defaultConsensusOptions),
   unansweredReleaseMs: 60_000,
   maxTargetsPerRequest: 16,
   maxMessageLength: 128 * 1024,
