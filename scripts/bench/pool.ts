@@ -624,6 +624,19 @@ if (needPool) {
         if (!back.reached) say(`  ${primary} did not catch up after its restart (at ${back.last} of ${goal} txns)`);
       }
     }
+    // the nodes stopped while one of them is still ordering or catching up the last batches would count what it has
+    // not written yet as missing there: each is given time to reach the longest ledger first (and said if it did not)
+    if (allAcks.length > 0) {
+      const sizes = await Promise.all(validators.map((v) => ledgerSize(v).catch(() => 0)));
+      const goal = Math.max(...sizes);
+      const settleStart = performance.now();
+      const behind = validators.filter((_, i) => (sizes[i] ?? 0) < goal);
+      const settled = await Promise.all(behind.map((v) => waitForSize(v, goal, 60_000, 20_000)));
+      if (behind.length > 0)
+        say(
+          `  before the stop: ${behind.map((v, i) => `${v.alias} at ${sizes[validators.indexOf(v)]} of ${goal} txns, ${settled[i]?.reached === true ? 'reached it' : `still at ${settled[i]?.last}`}`).join('; ')} (${fmt(performance.now() - settleStart)} ms)`,
+        );
+    }
   } finally {
     await target?.close();
     say('stopping the nodes');
