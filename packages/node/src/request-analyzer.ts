@@ -7,7 +7,7 @@
 // that very object takes it instead of parsing, hashing and validating the request a second time. PROPAGATEs from
 // peers are always checked in full. The signers' keys are checked again when the request is applied in a batch.
 import type { ClientRequestBody, RequestAnalyzer, RequestCheck, RequestInfo } from '@quire/consensus';
-import { RequestError, RequestErrorCode, type RequestExecutor, parseRequest, toRequestError, wrapReason } from '@quire/requests';
+import { type RequestExecutor, parseRequest, toRequestError, wrapReason } from '@quire/requests';
 
 export class ExecutorRequestAnalyzer implements RequestAnalyzer {
   /** client writes checked by the client path, by object identity, until the core looks at them */
@@ -32,9 +32,7 @@ export class ExecutorRequestAnalyzer implements RequestAnalyzer {
       const req = parseRequest(request);
       identifier = req.identifier;
       reqId = req.reqId;
-      const handler = this.executor.registry.get(req.type);
-      if (handler === undefined) throw new RequestError(RequestErrorCode.UNKNOWN_TYPE, { type: req.type });
-      if (handler.kind !== 'write') throw new RequestError(RequestErrorCode.NOT_A_WRITE, { type: req.type });
+      const handler = this.executor.registry.writeHandlerOf(req.type);
       handler.validateStatic(req);
       this.executor.verifier.verify(req, this.executor.idr, this.executor.views[0]);
       return {

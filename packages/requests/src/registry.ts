@@ -3,6 +3,7 @@
  * implements; each type module adds one line to HANDLERS below. A type not registered is unknown
  * (`invalid type: {type}`).
  */
+import { TxnType } from '@quire/common';
 import type { ActionHandler, ReadHandler, RequestHandler, WriteHandler } from './handler.js';
 import { attribHandler } from './types/attrib.js';
 import { claimDefHandler } from './types/claim-def.js';
@@ -109,6 +110,25 @@ export class HandlerRegistry {
 
   get(type: unknown): RequestHandler | undefined {
     return typeof type === 'string' ? this.byType.get(type) : undefined;
+  }
+
+  /**
+   * The handler of a request of `type` a node takes in (from a client or a peer), or the refusal: EXTERNAL_AUDIT for an
+   * AUDIT txn (the nodes append one to every batch, formats.md §10.1: no handler takes one sent), UNKNOWN_TYPE for a
+   * type no handler takes.
+   */
+  handlerOf(type: string): RequestHandler {
+    if (type === TxnType.AUDIT) throw new RequestError(RequestErrorCode.EXTERNAL_AUDIT);
+    const h = this.byType.get(type);
+    if (h === undefined) throw new RequestError(RequestErrorCode.UNKNOWN_TYPE, { type });
+    return h;
+  }
+
+  /** The handler of a write of `type` (`handlerOf`), or NOT_A_WRITE for a read or an action. */
+  writeHandlerOf(type: string): WriteHandler {
+    const h = this.handlerOf(type);
+    if (h.kind !== 'write') throw new RequestError(RequestErrorCode.NOT_A_WRITE, { type });
+    return h;
   }
 
   write(type: unknown): WriteHandler | undefined {

@@ -1,7 +1,8 @@
 // The consensus core's request check: a client write the client path admitted is taken as checked
 // (one object, once), and what the client path hands over equals what the full check finds.
 import { expect } from 'chai';
-import { parseJson } from '@quire/common';
+import { TxnType, parseJson, signatureInput } from '@quire/common';
+import { RequestErrorCode } from '@quire/requests';
 import type { RequestInfo } from '@quire/consensus';
 import { ClientPath } from '../../src/client-path.js';
 import { testLogger } from '../../src/logger.js';
@@ -38,6 +39,19 @@ describe('request analyzer', () => {
     expect(full.ok).to.equal(true);
     expect(full.ok && full.info).to.deep.equal(handed[0]!.info);
     expect(handed[0]!.info.ledgerId).to.equal(1);
+  });
+
+  it("refuses a peer's PROPAGATE of an AUDIT txn with EXTERNAL_AUDIT, as a client's copy is refused", () => {
+    const req: Record<string, unknown> = {
+      identifier: trustee.did,
+      reqId: 9_001,
+      protocolVersion: 2,
+      operation: { type: TxnType.AUDIT, viewNo: 0, ppSeqNo: 1 },
+    };
+    req.signature = trustee.signBase58(signatureInput(req));
+    const check = new ExecutorRequestAnalyzer(fx.reqExecutor).analyze(parseJson(JSON.stringify(req)) as Record<string, unknown>);
+    expect(check.ok).to.equal(false);
+    expect(!check.ok && check.code).to.equal(RequestErrorCode.EXTERNAL_AUDIT);
   });
 
   it('takes an admitted object once, then checks that object in full again', () => {

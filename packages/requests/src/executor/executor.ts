@@ -373,9 +373,7 @@ export class RequestExecutor {
   }
 
   private writeHandlerFor(req: ParsedRequest, ledgerId: StateLedgerId): WriteHandler {
-    const h = this.registry.get(req.type);
-    if (h === undefined) throw new RequestError(RequestErrorCode.UNKNOWN_TYPE, { type: req.type });
-    if (h.kind !== 'write') throw new RequestError(RequestErrorCode.NOT_A_WRITE, { type: req.type });
+    const h = this.registry.writeHandlerOf(req.type);
     if (h.ledgerId !== ledgerId) throw new RequestError(RequestErrorCode.WRONG_LEDGER, { type: req.type, ledgerId });
     return h;
   }

@@ -46,10 +46,7 @@ export class RequestPipeline {
     let req: ParsedRequest | null = null;
     try {
       req = parseRequest(message);
-      // the nodes append an AUDIT txn to every batch (formats.md §10.1): no handler takes a client's
-      if (req.type === TxnType.AUDIT) throw new RequestError(RequestErrorCode.EXTERNAL_AUDIT);
-      const handler = this.executor.registry.get(req.type);
-      if (handler === undefined) throw new RequestError(RequestErrorCode.UNKNOWN_TYPE, { type: req.type });
+      const handler = this.executor.registry.handlerOf(req.type);
       if (handler.type === TxnType.NODE_UPGRADE && opts.fromClient !== false) throw new RequestError(RequestErrorCode.EXTERNAL_NODE_UPGRADE);
       handler.validateStatic(req);
       if (handler.kind === 'read') return { kind: 'read', request: req, reply: await answerRead(handler as ReadHandler, req, this.reads) };
