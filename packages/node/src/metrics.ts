@@ -38,7 +38,10 @@ export class NodeMetrics {
   /** client sessions ended, by reason (the client host's: remote-close, idle, ping timeout, reset...) */
   readonly clientSessionsClosed: Counter<'reason'>;
   readonly lastOrdered: Gauge;
-  /** BLS operations of the consensus core by op (sign, aggregate, verify_share, verify_multi), and their time in seconds */
+  /**
+   * BLS operations of the consensus core by op (sign, aggregate, verify_share, verify_multi, verify_multi_batch: several
+   * multi-signatures verified together in catch-up), and their time in seconds
+   */
   readonly blsOps: Counter<'op'>;
   readonly blsSeconds: Counter<'op'>;
   /**
