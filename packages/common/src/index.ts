@@ -31,7 +31,7 @@ export type { ParseJsonOptions } from './lossless-json.js';
 export { signingSerialization, signatureInput, signatureInputString, applyAttribRule, SIGNED_REQUEST_FIELDS } from './signing-serialization.js';
 export type { SigningSerializationOptions } from './signing-serialization.js';
 export { canonicalJson, canonicalJsonBytes } from './canonical-json.js';
-export { encodeMsgpack, encodedMsgpackSize } from './msgpack-encode.js';
+export { MsgpackEncoded, encodeMsgpack, encodedMsgpackSize } from './msgpack-encode.js';
 export { decodeMsgpack, takeDecodedEncoding, type DecodeMsgpackOptions } from './msgpack-decode.js';
 
 // digests (formats 3.3, 3.5, 10.2)

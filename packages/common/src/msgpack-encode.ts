@@ -7,7 +7,8 @@
  *   a top-level array is not a map, so nothing below it is sorted;
  * - string keys sort by code point; the integer keys of a `Map<number, …>` (the audit txn maps)
  *   sort numerically and are written as integers;
- * - smallest integer encodings (unsigned for >= 0), float64 only, str8 for 32..255 bytes, no bin/ext.
+ * - smallest integer encodings (unsigned for >= 0), float64 only, str8 for 32..255 bytes, no bin/ext;
+ * - a MsgpackEncoded value is written as its bytes, verbatim.
  */
 import { EncodingError, EncodingErrorCode } from './errors.js';
 import { JsonFloat, assertWellFormed, codePointCompare, isPlainObject, receivedKeys, sortedKeys, unsupported } from './json-value.js';
@@ -17,6 +18,16 @@ const TWO_32 = 4294967296;
 const MAX_U64 = 18446744073709551615n;
 const MIN_I64 = -9223372036854775808n;
 const utf8 = new TextEncoder();
+
+/**
+ * A value given as its msgpack bytes, written verbatim where it stands (nothing in it is sorted or checked): a
+ * catch-up seeder puts the txns it stores as MP(txn) into a CATCHUP_REP without decoding and encoding them again.
+ * Encoding a message holding `new MsgpackEncoded(encodeMsgpack(v))` in the place of a map `v` that is sorted there
+ * (a value of a sorted map, as a txn in a reply's txns map is) gives the bytes of the message holding `v`.
+ */
+export class MsgpackEncoded {
+  constructor(readonly bytes: Uint8Array) {}
+}
 
 // Encoder state. encodeMsgpack is synchronous and never re-entered; the scratch buffer is reused.
 let buf = new Uint8Array(8192);
@@ -69,6 +80,7 @@ function enc(v: unknown, mode: number, depth: number): void {
         buf[pos++] = 0xc0;
         return;
       }
+      if (v instanceof MsgpackEncoded) return writeEncoded(v.bytes);
       if (depth >= MAX_DEPTH) throw new EncodingError(EncodingErrorCode.TOO_DEEP, { limit: MAX_DEPTH });
       if (Array.isArray(v)) {
         writeHeader(v.length, 0x90, 0xdc, 0xdd);
@@ -121,6 +133,12 @@ function writeMap(m: Map<unknown, unknown>, mode: number, depth: number): void {
     else writeString(k as string);
     enc(x, childMode, depth + 1);
   }
+}
+
+function writeEncoded(bytes: Uint8Array): void {
+  ensure(bytes.length);
+  buf.set(bytes, pos);
+  pos += bytes.length;
 }
 
 function writeHeader(n: number, fix: number, b16: number, b32: number): void {
@@ -274,6 +292,7 @@ function sizeOf(v: unknown, depth: number): number {
       return 1;
     case 'object': {
       if (v === null) return 1;
+      if (v instanceof MsgpackEncoded) return v.bytes.length;
       if (depth >= MAX_DEPTH) throw new EncodingError(EncodingErrorCode.TOO_DEEP, { limit: MAX_DEPTH });
       if (Array.isArray(v)) {
         let n = headerSize(v.length);

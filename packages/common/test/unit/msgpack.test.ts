@@ -4,6 +4,7 @@ import {
   EncodingError,
   EncodingErrorCode as C,
   JsonFloat,
+  MsgpackEncoded,
   decodeMsgpack,
   encodeMsgpack,
   encodedMsgpackSize,
@@ -439,6 +440,50 @@ describe('encodeMsgpack / decodeMsgpack MP (formats 1.7)', () => {
           }
         }),
         { numRuns: 500 },
+      );
+    });
+  });
+
+  describe('MsgpackEncoded: a value written as its bytes', () => {
+    const txn = { txn: { type: '1', data: { dest: 'V4SG', verkey: '~CoRE' }, metadata: {} }, txnMetadata: { seqNo: 7, txnTime: 1700000000 }, ver: '1' };
+
+    it('a reply holding the stored bytes of its txns encodes to the bytes of the reply holding the txns', () => {
+      const txns = { '7': txn, '8': { ...txn, txnMetadata: { seqNo: 8 } } };
+      const rep = { op: 'CATCHUP_REP', ledgerId: 1, txns, consProof: ['abc'] };
+      const raw = { ...rep, txns: { '7': new MsgpackEncoded(encodeMsgpack(txns['7'])), '8': new MsgpackEncoded(encodeMsgpack(txns['8'])) } };
+      expect(encodeMsgpack(raw)).to.deep.equal(encodeMsgpack(rep));
+      expect(encodedMsgpackSize(raw)).to.equal(encodeMsgpack(rep).length);
+    });
+
+    it('is written verbatim, unsorted and unchecked, wherever it stands', () => {
+      const bytes = fromHex('82a162 01 a161 02'); // {b: 1, a: 2} in received order
+      expect(hx([new MsgpackEncoded(bytes)])).to.equal('9182a16201a16102');
+      expect(hx({ z: new MsgpackEncoded(bytes), a: 0 })).to.equal('82a16100a17a82a16201a16102');
+      expect(encodeMsgpack(new MsgpackEncoded(bytes))).to.deep.equal(bytes);
+      expect(encodedMsgpackSize({ z: new MsgpackEncoded(bytes) })).to.equal(10);
+    });
+
+    it('in a sorted place, the bytes of a value equal encoding the value there (property)', () => {
+      const value = fc.dictionary(
+        fc.string({ maxLength: 6 }),
+        fc.oneof(fc.integer(), fc.string(), fc.boolean(), fc.array(fc.dictionary(fc.string({ maxLength: 3 }), fc.integer()), { maxLength: 3 })),
+        {
+          maxKeys: 6,
+        },
+      );
+      fc.assert(
+        fc.property(fc.array(value, { minLength: 1, maxLength: 5 }), (vs) => {
+          const plain: Record<string, unknown> = {};
+          const pre: Record<string, unknown> = {};
+          vs.forEach((v, i) => {
+            plain[String(i + 1)] = v;
+            // the stored bytes of a txn: MP of the value decoded from them
+            pre[String(i + 1)] = new MsgpackEncoded(encodeMsgpack(decodeMsgpack(encodeMsgpack(v))));
+          });
+          const a = encodeMsgpack({ op: 'X', txns: plain });
+          expect(encodeMsgpack({ op: 'X', txns: pre })).to.deep.equal(a);
+          expect(encodedMsgpackSize({ op: 'X', txns: pre })).to.equal(a.length);
+        }),
       );
     });
   });
