@@ -15,6 +15,13 @@ export const RequestStatus = {
   QUEUED: 1,
   /** in an applied, not yet ordered batch */
   IN_BATCH: 2,
+  /**
+   * finalised, out of its queue: a copy of a payload (another signature or envelope) that is in a batch, or earlier in
+   * the batch being cut (consensus.md §3.3). It waits for that batch: once the payload is committed it is dropped and
+   * its clients are answered from the ledger (`dropPending`); if the payload is not committed (the batch reverted, or
+   * the request discarded) it is queued again (`requeueCopies`).
+   */
+  COPY_WAITING: 3,
 } as const;
 export type RequestStatus = (typeof RequestStatus)[keyof typeof RequestStatus];
 
@@ -673,13 +680,15 @@ export class RequestIntake {
       const e = this.entries.get(d);
       if (e === undefined || e.status !== RequestStatus.QUEUED) continue;
       const pd = e.info.payloadDigest;
-      if (payloads.has(pd) || this.payloadsInBatches.has(pd)) {
-        this.entries.delete(d);
-        continue;
-      }
       if (this.ctx.modules.executor.isPayloadCommitted(pd)) {
         this.entries.delete(d);
         this.noteOrdered(e);
+        this.answerFromLedger(e);
+        continue;
+      }
+      if (payloads.has(pd) || this.payloadsInBatches.has(pd)) {
+        // kept, out of the queue, until that batch's outcome: its clients were acknowledged and are answered then
+        e.status = RequestStatus.COPY_WAITING;
         continue;
       }
       payloads.add(pd);
@@ -726,6 +735,22 @@ export class RequestIntake {
     }
     const q = this.queueFor(ledgerId);
     q.unshift(...back);
+    this.requeueCopies();
+  }
+
+  /**
+   * Queues again the copies waiting for a batch (COPY_WAITING) whose payload is neither in a batch nor committed any
+   * more (the batch reverted, or the request discarded): another copy may still be ordered.
+   */
+  private requeueCopies(): void {
+    const ex = this.ctx.modules.executor;
+    for (const e of this.entries.values()) {
+      if (e.status !== RequestStatus.COPY_WAITING) continue;
+      const pd = e.info.payloadDigest;
+      if (this.payloadsInBatches.has(pd) || ex.isPayloadCommitted(pd)) continue;
+      e.status = RequestStatus.QUEUED;
+      this.queueFor(e.info.ledgerId).push(e.info.digest);
+    }
   }
 
   /** Forgets ordered requests (keeping their bodies for peers); returns their client connections. */
@@ -745,10 +770,16 @@ export class RequestIntake {
     return conns;
   }
 
-  /** Drops queued requests whose payload got committed (e.g. a signature variant was ordered). */
+  /**
+   * After a batch is ordered and committed: drops the requests whose payload it committed under another signature or
+   * envelope (a client that signed again, two clients sending the same payload), answering their clients from the
+   * ledger, and queues again the copies that waited for a payload it did not commit (discarded).
+   */
   dropCommittedPayloads(payloads: readonly string[]): void {
-    const set = new Set(payloads);
-    this.dropPending((e) => set.has(e.info.payloadDigest));
+    const ex = this.ctx.modules.executor;
+    const set = new Set(payloads.filter((pd) => ex.isPayloadCommitted(pd)));
+    if (set.size > 0) this.dropPending((e) => set.has(e.info.payloadDigest), true);
+    if (set.size < payloads.length) this.requeueCopies();
   }
 
   /**
@@ -756,15 +787,25 @@ export class RequestIntake {
    * as ordered ones are: the door admits a late client copy, which is answered from the ledger (a node that caught up
    * past a request it had propagated refused the copy as overloaded, or for its earlier refusal, while its PROPAGATE
    * had counted toward the n-f that ordered it).
+   *
+   * `answer`: the clients of the dropped requests are answered from the ledger (`replyFromLedger`: the node sends it
+   * once the committed txns are durable): a REPLY when the request's own digest was ordered, else the REQNACK of a
+   * payload ordered with different signatures. Without it (after a catch-up) the node answers them itself.
    */
-  private dropPending(committed: (e: RequestEntry) => boolean): void {
+  private dropPending(committed: (e: RequestEntry) => boolean, answer: boolean): void {
     for (const [d, e] of this.entries) {
       if (e.status !== RequestStatus.IN_BATCH && committed(e)) {
         if (e.status === RequestStatus.QUEUED) this.removeFromQueue(e);
         this.entries.delete(d);
         this.noteOrdered(e);
+        if (answer) this.answerFromLedger(e);
       }
     }
+  }
+
+  /** The clients of `e`, dropped because its payload is committed, are answered from the ledger. */
+  private answerFromLedger(e: RequestEntry): void {
+    for (const connId of e.connIds) this.ctx.emit({ kind: 'replyFromLedger', connId, payloadDigest: e.info.payloadDigest, digest: e.info.digest });
   }
 
   /**
@@ -792,7 +833,8 @@ export class RequestIntake {
    */
   dropCaughtUp(): void {
     const ex = this.ctx.modules.executor;
-    this.dropPending((e) => ex.isPayloadCommitted(e.info.payloadDigest));
+    // the node answers every client waiting on a caught-up payload from the ledger once the catch-up is durable
+    this.dropPending((e) => ex.isPayloadCommitted(e.info.payloadDigest), false);
   }
 
   /** Records digests a PRE-PREPARE needs; returns true when all are known. */
@@ -901,8 +943,8 @@ export class RequestIntake {
     let inBatch = 0;
     for (const e of this.entries.values()) {
       if (e.status === RequestStatus.PENDING) pending++;
-      else if (e.status === RequestStatus.QUEUED) queued++;
-      else inBatch++;
+      else if (e.status === RequestStatus.IN_BATCH) inBatch++;
+      else queued++;
     }
     this.ctx.modules.logger?.info(
       {

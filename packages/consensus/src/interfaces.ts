@@ -335,7 +335,10 @@ export type ConsensusEffect =
   /** REQACK / REQNACK to a client connection */
   | { kind: 'clientAck'; connId: string; identifier: string | null; reqId: number | bigint }
   | { kind: 'clientNack'; connId: string; identifier: string | null; reqId: number | bigint; code: string; reason: string }
-  /** the request was already ordered: answer from the ledger */
+  /**
+   * the request's payload is ordered (this request, or a copy of the payload under other signatures or envelope, taken in
+   * and dropped as a duplicate): answer from the ledger once the committed txns are durable
+   */
   | { kind: 'replyFromLedger'; connId: string; payloadDigest: string; digest: string }
   /** a batch was ordered and committed: REPLY for `replies`, REJECT for `rejects` */
   | {

@@ -49,6 +49,8 @@ export class Pool {
   readonly answers = new Map<string, 'ack' | 'nack'>();
   /** reqIds ordered by each node */
   readonly orderedBy = new Map<string, Set<number>>();
+  /** what each node told its clients and when: acknowledgements, refusals, answers from the ledger, ordered batches */
+  readonly clientEffects: { at: number; node: string; effect: ConsensusEffect }[] = [];
   readonly client = new SimClient(new Uint8Array(32).fill(7));
   /** nodes stopped by `crash` (they receive nothing until `restart`) */
   readonly down = new Set<string>();
@@ -148,6 +150,8 @@ export class Pool {
   apply(from: string, effects: ConsensusEffect[]): void {
     if (this.down.has(from)) return;
     for (const e of effects) {
+      if (e.kind === 'clientAck' || e.kind === 'clientNack' || e.kind === 'replyFromLedger' || e.kind === 'ordered')
+        this.clientEffects.push({ at: this.now, node: from, effect: e });
       if (e.kind === 'broadcast') {
         if (e.msg.op === 'PREPREPARE' && from === 'Node1')
           this.prePrepares.push({ at: this.now, ppSeqNo: e.msg.ppSeqNo, ledgerId: e.msg.ledgerId, size: e.msg.reqIdr.length });
