@@ -10,7 +10,8 @@
 // set-up). The chunks the leecher applies went through msgpack as on the wire, before timing.
 //
 // "serve as a node" is the seeder's work for every CATCHUP_REQ since the pieces are cut from each txn's size
-// (catchup.ts); "serve as framed" is the halving it replaced. "receive" is the leecher's decoding of those frames.
+// (catchup.ts), with the stored txns sent as their bytes, and with them decoded and encoded again as before;
+// "serve as framed" is the halving the cut replaced. "receive" is the leecher's decoding of those frames.
 //
 // The two apply figures: "2,000-txn chunks" is what a node does since the leecher applies the contiguous replies it
 // holds together, up to CATCHUP_APPLY_MAX_TXNS = 2,000 txns in one write (catchup.ts); "128 KiB frames" is one write
@@ -182,39 +183,58 @@ try {
 
   // what a seeder node does (catchup.ts sendCatchupRep): each txn's encoded size counted, the pieces cut greedily to
   // the frame limit from those sizes (each piece's size checked from them, with its own proof), each piece encoded
-  // once, by the transport
-  const cut: Uint8Array[] = [];
-  const piece = (first: number, txns: readonly unknown[], sizes: readonly number[]): void => {
-    const map: Record<string, unknown> = {};
-    txns.forEach((t, k) => (map[String(first + k)] = t));
-    const last = first + txns.length - 1;
-    const rep = {
-      op: 'CATCHUP_REP' as const,
-      ledgerId: DOMAIN,
-      txns: map,
-      consProof: last === target.size ? [] : seeder.executor.consistencyProof(DOMAIN, last, target.size),
+  // once, by the transport. The node's txnRange gives each stored txn as its stored bytes (MsgpackEncoded), written
+  // verbatim; "txns decoded" is the same with the txns decoded from the ledger and encoded again (catchupTxns), as a
+  // seeder served them before. The two are run alternately, twice each, and must give the same bytes.
+  const serveAsNode = (txnRange: (from: number, to: number) => readonly unknown[]): Uint8Array[] => {
+    const out: Uint8Array[] = [];
+    const piece = (first: number, txns: readonly unknown[], sizes: readonly number[]): void => {
+      const map: Record<string, unknown> = {};
+      txns.forEach((t, k) => (map[String(first + k)] = t));
+      const last = first + txns.length - 1;
+      const rep = {
+        op: 'CATCHUP_REP' as const,
+        ledgerId: DOMAIN,
+        txns: map,
+        consProof: last === target.size ? [] : seeder.executor.consistencyProof(DOMAIN, last, target.size),
+      };
+      if (txns.length > 1 && catchupRepSize(rep, sizes) > MSG_LEN_LIMIT) {
+        // its own proof longer than the room kept for it: halved, as sendCatchupPiece does
+        const half = Math.ceil(txns.length / 2);
+        piece(first, txns.slice(0, half), sizes.slice(0, half));
+        piece(first + half, txns.slice(half), sizes.slice(half));
+      } else out.push(encodeMsgpack(rep));
     };
-    if (txns.length > 1 && catchupRepSize(rep, sizes) > MSG_LEN_LIMIT) {
-      // its own proof longer than the room kept for it: halved, as sendCatchupPiece does
-      const half = Math.ceil(txns.length / 2);
-      piece(first, txns.slice(0, half), sizes.slice(0, half));
-      piece(first + half, txns.slice(half), sizes.slice(half));
-    } else cut.push(encodeMsgpack(rep));
-  };
-  s = start();
-  for (const [from, to] of ranges) {
-    const txns = seeder.executor.txnRange(DOMAIN, from, to);
-    const sizes = txns.map((t, i) => catchupEntrySize(from + i, t));
-    const proof = to === target.size ? [] : seeder.executor.consistencyProof(DOMAIN, from, target.size);
-    const room = MSG_LEN_LIMIT - encodeMsgpack({ op: 'CATCHUP_REP', ledgerId: DOMAIN, txns: {}, consProof: proof }).length - (8 * 47 + 4);
-    let p = 0;
-    for (const e of cutPieces(sizes, room)) {
-      piece(from + p, txns.slice(p, e), sizes.slice(p, e));
-      p = e;
+    for (const [from, to] of ranges) {
+      const txns = txnRange(from, to);
+      const sizes = txns.map((t, i) => catchupEntrySize(from + i, t));
+      const proof = to === target.size ? [] : seeder.executor.consistencyProof(DOMAIN, from, target.size);
+      const room = MSG_LEN_LIMIT - encodeMsgpack({ op: 'CATCHUP_REP', ledgerId: DOMAIN, txns: {}, consProof: proof }).length - (8 * 47 + 4);
+      let p = 0;
+      for (const e of cutPieces(sizes, room)) {
+        piece(from + p, txns.slice(p, e), sizes.slice(p, e));
+        p = e;
+      }
     }
+    return out;
+  };
+  const storedBytes = (from: number, to: number): readonly unknown[] => seeder.executor.txnRange(DOMAIN, from, to);
+  const decodedTxns = (from: number, to: number): readonly unknown[] => seeder.requests.catchupTxns(DOMAIN, from, to);
+  let cut: Uint8Array[] = [];
+  let before: Uint8Array[] = [];
+  for (let r = 0; r < 2; r++) {
+    s = start();
+    cut = serveAsNode(storedBytes);
+    report('serve as a node: stored bytes, sizes counted, cut', BEHIND, s, 'txns/s', TARGET);
+    s = start();
+    before = serveAsNode(decodedTxns);
+    report('serve as a node: txns decoded, encoded once', BEHIND, s, 'txns/s', TARGET);
   }
-  report('serve as a node: sizes counted, cut, encoded once', BEHIND, s, 'txns/s', TARGET);
-  console.log(`${fmt(cut.length)} frames of ${fmt(BEHIND / cut.length)} txns on average (largest ${fmt(Math.max(...cut.map((f) => f.length)))} bytes)`);
+  const same = cut.length === before.length && cut.every((f, i) => Buffer.compare(f, before[i]!) === 0);
+  if (!same) throw new Error('the replies of the stored bytes differ from those of the txns decoded');
+  console.log(
+    `${fmt(cut.length)} frames of ${fmt(BEHIND / cut.length)} txns on average (largest ${fmt(Math.max(...cut.map((f) => f.length)))} bytes), the same bytes both ways`,
+  );
   s = start();
   for (let r = 0; r < ROUNDS; r++) for (const f of cut) decodeMsgpack(f, { keepMapsAtDepth: 2 });
   report('receive: msgpack decoding of those frames', ROUNDS * BEHIND, s, 'txns/s');

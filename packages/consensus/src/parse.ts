@@ -1,7 +1,7 @@
 // Defensive shape checks for decoded peer messages. Anything a peer sends passes through here
 // before the core reads a field; failures raise ConsensusError(INVALID_MESSAGE) with the op and
 // the offending field, which the core counts against the sender and drops.
-import { LedgerId, b58decodeOrUndefined } from '@quire/common';
+import { LedgerId, MsgpackEncoded, b58decodeOrUndefined, decodeMsgpack } from '@quire/common';
 import { ConsensusError, ConsensusErrorCode } from './errors.js';
 import type {
   BatchId,
@@ -338,6 +338,14 @@ export function parseCatchupReq(m: Obj, plugins: PluginLedgerIds = NO_PLUGIN_LED
   return r;
 }
 
+function decodedTxn(v: MsgpackEncoded, op: unknown): unknown {
+  try {
+    return decodeMsgpack(v.bytes, { keepMapsAtDepth: 0 });
+  } catch {
+    return fail(op, 'txns');
+  }
+}
+
 export function parseCatchupRep(m: Obj, plugins: PluginLedgerIds = NO_PLUGIN_LEDGERS): CatchupRep {
   const t = m.txns;
   if (!isPlainObject(t)) fail(m.op, 'txns');
@@ -346,8 +354,11 @@ export function parseCatchupRep(m: Obj, plugins: PluginLedgerIds = NO_PLUGIN_LED
   if (keys.length === 0 || keys.length > MAX_CATCHUP_TXNS) fail(m.op, 'txns');
   const txns: Record<string, unknown> = {};
   for (const k of keys) {
-    if (!/^[1-9][0-9]{0,15}$/.test(k) || !isPlainObject(t[k])) fail(m.op, 'txns');
-    txns[k] = t[k];
+    // a seeder's stored txn given as its bytes (MsgpackEncoded) and handed over in process, not through the wire,
+    // is read as the wire reads it: decoded, its bytes kept for the ledger (takeDecodedEncoding)
+    const v = t[k] instanceof MsgpackEncoded ? decodedTxn(t[k], m.op) : t[k];
+    if (!/^[1-9][0-9]{0,15}$/.test(k) || !isPlainObject(v)) fail(m.op, 'txns');
+    txns[k] = v;
   }
   const rep: CatchupRep = { op: 'CATCHUP_REP', ledgerId: ledgerId(m, plugins), txns, consProof: b58List(m, 'consProof', 10_000) };
   // Quire extension (audit ledger): the entries stay unchecked here; the leecher checks each one and

@@ -12,7 +12,17 @@
 // It lives in the node, not in requests or consensus: it implements the consensus interface over
 // the requests implementation and the node's stores, which only the composition root may combine
 // (requests never imports consensus; consensus imports only the interfaces of requests).
-import { BoundedFifo, b58decode, b58decodeOrUndefined, b58encode, integerKeyedMap, LedgerId, type Txn as CommonTxn } from '@quire/common';
+import {
+  BoundedFifo,
+  b58decode,
+  b58decodeOrUndefined,
+  b58encode,
+  decodeMsgpack,
+  integerKeyedMap,
+  LedgerId,
+  MsgpackEncoded,
+  type Txn as CommonTxn,
+} from '@quire/common';
 import type { AppliedBatch, ApplyBatchInput, AuditSummary, BatchExecutor, CommittedBatch, MultiSignature, SignedLedgerRoots } from '@quire/consensus';
 import { type RequestExecutor, type Txn, wrapReason } from '@quire/requests';
 import {
@@ -366,11 +376,13 @@ export class ConsensusExecutor implements BatchExecutor {
   /**
    * Committed txns `from`..`to` in their catch-up form: for ledgers 0-2 the request executor's
    * (ordered ATTRIB txns carry their `raw` / `enc` original from the attribute store, formats.md
-   * 12.1), audit txns as stored.
+   * 12.1), every other txn given as its stored bytes MP(txn) (MsgpackEncoded, written verbatim into the
+   * CATCHUP_REP: a seeder neither decodes nor encodes it again); audit txns as stored, decoded (the
+   * seeder reads the roots they name).
    */
   txnRange(ledgerId: number, from: number, to: number): unknown[] {
     const l = this.ledger(ledgerId);
-    if (this.isStateLedger(ledgerId)) return this.ex.catchupTxns(ledgerId, from, to);
+    if (this.isStateLedger(ledgerId)) return this.ex.catchupTxnsEncoded(ledgerId, from, to);
     const out: unknown[] = [];
     for (let seqNo = Math.max(1, from); seqNo <= Math.min(to, l.size); seqNo++) out.push(l.getSync(seqNo));
     return out;
@@ -392,6 +404,14 @@ export class ConsensusExecutor implements BatchExecutor {
     multiSigs: readonly MultiSignature[] = [],
   ): boolean {
     if (this.applied.length > 0 || this.writeError !== undefined || this.commitError !== undefined || !Array.isArray(txns) || txns.length === 0) return false;
+    // txns of another node's txnRange handed over in process (a replay) are read as the wire reads them
+    if (txns.some((t) => t instanceof MsgpackEncoded)) {
+      try {
+        txns = txns.map((t: unknown) => (t instanceof MsgpackEncoded ? decodeMsgpack(t.bytes, { keepMapsAtDepth: 0 }) : t));
+      } catch {
+        return false;
+      }
+    }
     const proves = catchupProofCheck(consProof, targetSize, targetRoot);
     if (proves === undefined) return false;
     const wb = this.stores.kv.batch();

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { b58encode } from '@quire/common';
+import { MsgpackEncoded, b58encode, encodeMsgpack, takeDecodedEncoding } from '@quire/common';
 import { ConsensusError, ConsensusErrorCode, batchDigest, parseNodeMessage } from '@quire/consensus';
 
 const ROOT = '7siDH8Qanh82UviK4zjBSfLXcoCvLaeGkrByi1ow9Tsm';
@@ -125,5 +125,23 @@ describe('parseNodeMessage', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('reads a CATCHUP_REP txn given as its bytes (MsgpackEncoded, in process) as the wire reads it', () => {
+    const txn = { txn: { type: '1', data: { dest: 'x' } }, txnMetadata: { seqNo: 3 }, ver: '1' };
+    const bytes = encodeMsgpack(txn);
+    const rep = parseNodeMessage({ op: 'CATCHUP_REP', ledgerId: 1, txns: { '3': new MsgpackEncoded(bytes) }, consProof: [] });
+    const got = (rep as { txns: Record<string, object> }).txns['3'];
+    expect(got).to.deep.equal(txn);
+    expect(takeDecodedEncoding(got as object)).to.deep.equal(bytes);
+    for (const bad of [new Uint8Array([0xc1]), encodeMsgpack([1, 2]), new Uint8Array([0x81])]) {
+      try {
+        parseNodeMessage({ op: 'CATCHUP_REP', ledgerId: 1, txns: { '3': new MsgpackEncoded(bad) }, consProof: [] });
+        expect.fail('parsed');
+      } catch (e) {
+        expect(e).to.be.instanceOf(ConsensusError);
+        expect((e as ConsensusError).code).to.equal(ConsensusErrorCode.INVALID_MESSAGE);
+      }
+    }
   });
 });

@@ -16,8 +16,12 @@ import { CATCHUP_MARK_BUCKET, ConsensusExecutor, type NodeStores, catchupInterru
 import { NodeErrorCode } from '../../src/errors.js';
 import { type LedgerBehindAudit, blsKeyLookup, checkAgainstAudit, openNodeStores } from '../../src/node-setup.js';
 import { PoolRegistry } from '../../src/pool-registry.js';
+import { PeerMessageDecoder, encodePeerMessage } from '../../src/peer-wire.js';
 import { ExecutorRequestAnalyzer } from '../../src/request-analyzer.js';
 import { type RealSimPool, type SimConsensusExecutor, realSimPool, simBlsKey, simDomainGenesis, simPoolGenesis } from '../../src/sim/index.js';
+
+/** A message as the leecher's peer wire gives it: encoded as a node sends it, decoded as a node reads it. */
+const overPeerWire = (msg: unknown): unknown => new PeerMessageDecoder().decode(encodePeerMessage(msg as object));
 
 const GENESIS = ['Node1', 'Node2', 'Node3', 'Node4'];
 const LEDGERS = [0, 1, 2, 3] as const;
@@ -124,7 +128,7 @@ async function catchUp(sim: Simulation<SimConsensusExecutor>, leecher: Leecher, 
     while (queue.length > 0) {
       const { from, to, msg } = queue.shift()!;
       if (to === 'Node4') {
-        await out(leecher.core.handle({ kind: 'nodeMessage', from, msg: structuredClone(msg) }));
+        await out(leecher.core.handle({ kind: 'nodeMessage', from, msg: overPeerWire(msg) }));
         continue;
       }
       for (const e of seeders.get(to)!.handle({ kind: 'nodeMessage', from, msg }))

@@ -7,6 +7,10 @@ import { b58encode } from '@quire/common';
 import { ConsensusCore, type ConsensusEffect, type MultiSigTuple, Suspicion } from '@quire/consensus';
 import { Simulation } from '@quire/consensus/sim';
 import { type RealSimPool, type SimConsensusExecutor, type SimReplica, realSimPool, simBlsKey } from '../../src/sim/index.js';
+import { PeerMessageDecoder, encodePeerMessage } from '../../src/peer-wire.js';
+
+/** A message as the leecher's peer wire gives it: encoded as a node sends it, decoded as a node reads it. */
+const overPeerWire = (msg: unknown): unknown => new PeerMessageDecoder().decode(encodePeerMessage(msg as object));
 
 const GENESIS = ['Node1', 'Node2', 'Node3', 'Node4'];
 
@@ -61,7 +65,7 @@ async function catchUp(sim: Simulation<SimConsensusExecutor>, pool: RealSimPool,
     while (queue.length > 0) {
       const { from, to, msg } = queue.shift()!;
       if (to === 'Node4') {
-        await fromLeecher(leecher.handle({ kind: 'nodeMessage', from, msg: structuredClone(msg) }));
+        await fromLeecher(leecher.handle({ kind: 'nodeMessage', from, msg: overPeerWire(msg) }));
         continue;
       }
       for (const e of seeders.get(to)!.handle({ kind: 'nodeMessage', from, msg })) {

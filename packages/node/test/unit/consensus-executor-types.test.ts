@@ -3,7 +3,7 @@
 // pool node index), CLAIM_DEF (its SCHEMA txn by seqNo) and POOL_UPGRADE (the validator list and
 // the committed upgrade history); and a node catching up appends txns of those types synchronously.
 import { expect } from 'chai';
-import { b58encode, signatureInput } from '@quire/common';
+import { b58encode, decodeMsgpack, encodeMsgpack, signatureInput } from '@quire/common';
 import { batchDigest } from '@quire/consensus';
 import { BlsSecretKey, Ed25519Signer } from '@quire/crypto';
 import { type Fixture, memoryFixture, nymRequest, trustee } from './helpers.js';
@@ -206,8 +206,9 @@ describe('consensus executor: NODE, CLAIM_DEF and POOL_UPGRADE', () => {
     orderScenario(seeder);
     await seeder.executor.flush();
     const target = seeder.executor.ledgerStatus(0);
-    const txns = seeder.executor.txnRange(0, 5, 5) as { txn: { data: { data: Record<string, unknown> } } }[];
-    const forged = structuredClone(txns);
+    const txns = seeder.executor.txnRange(0, 5, 5);
+    // as the wire gives them, to be forged
+    const forged = decodeMsgpack(encodeMsgpack(txns)) as { txn: { data: { data: Record<string, unknown> } } }[];
     forged[0]!.txn.data.data.alias = 'Mallory';
     const before = b58encode(leecher.stores.states[0].headRoot);
     expect(leecher.executor.appendCaughtUp(0, forged, [], target.size, target.root)).to.equal(false);

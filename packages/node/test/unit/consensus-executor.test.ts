@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { b58encode, decodeMsgpack, encodeMsgpack, signatureInput } from '@quire/common';
+import { MsgpackEncoded, b58encode, decodeMsgpack, encodeMsgpack, signatureInput } from '@quire/common';
 import { batchDigest } from '@quire/consensus';
 import { Ledger, merkleLeafHash, merkleRootOfLeafHashes, openLevelKvStore } from '@quire/storage';
 import { AuditTrail } from '../../src/audit-trail.js';
@@ -92,7 +92,11 @@ describe('consensus executor', () => {
       expect(ex.verifyConsistency(old, ex.rootAt(1, old), 8, st.root, proof), `from ${old}`).to.equal(true);
       expect(ex.verifyConsistency(old, ex.rootAt(1, old === 1 ? 2 : old - 1), 8, st.root, proof)).to.equal(false);
     }
-    const txns = ex.txnRange(1, 6, 8) as { txnMetadata: { seqNo: number } }[];
+    // each stored txn is served as its stored bytes
+    const served = ex.txnRange(1, 6, 8);
+    expect(served.every((t) => t instanceof MsgpackEncoded)).to.equal(true);
+    expect((served as MsgpackEncoded[]).map((t) => t.bytes)).to.deep.equal([6, 7, 8].map((n) => fx.stores.ledgers[1].getEncodedSync(n)));
+    const txns = decodeMsgpack(encodeMsgpack(served)) as { txnMetadata: { seqNo: number } }[];
     expect(txns.map((t) => t.txnMetadata.seqNo)).to.deep.equal([6, 7, 8]);
     expect(ex.ledgerTargets().get(1)).to.deep.equal({ size: 8, root: st.root });
     await fx.stores.kv.close();
@@ -109,7 +113,8 @@ describe('consensus executor', () => {
     const target = seeder.executor.ledgerStatus(1);
     const audit = seeder.executor.ledgerStatus(3);
     const l = leecher.executor;
-    const first = seeder.executor.txnRange(1, 6, 6);
+    // as the wire gives them (the node's peer wire keeps each txn's bytes, keepMapsAtDepth)
+    const first = decodeMsgpack(encodeMsgpack(seeder.executor.txnRange(1, 6, 6)), { keepMapsAtDepth: 1 }) as unknown[];
     // a tampered txn does not prove
     const bad = structuredClone(first) as { txn: { data: Record<string, unknown> } }[];
     bad[0]!.txn.data.verkey = user(99).verkey;
@@ -184,6 +189,13 @@ describe('consensus executor', () => {
     const wire = decodeMsgpack(encodeMsgpack(seeder.executor.txnRange(1, 6, 8))) as { txn: { data: Record<string, unknown> } }[];
     expect(wire[1]!.txn.data.raw).to.equal('{"endpoint":{"ha":"10.0.0.9:9702"}}');
     expect(wire[2]!.txn.data.enc).to.equal('secret');
+    // the stored bytes are sent as they are, except for the ATTRIBs restored; a reply is byte for byte the reply of
+    // the txns decoded and restored (catchupTxns)
+    const served = seeder.executor.txnRange(1, 1, 8);
+    expect(served.map((t) => t instanceof MsgpackEncoded).slice(5)).to.deep.equal([true, false, false]);
+    const reply = (txns: readonly unknown[]): Uint8Array =>
+      encodeMsgpack({ op: 'CATCHUP_REP', ledgerId: 1, txns: Object.fromEntries(txns.map((t, i) => [String(1 + i), t])), consProof: [] });
+    expect(reply(served)).to.deep.equal(reply(seeder.reqExecutor.catchupTxns(1, 1, 8)));
     const committed: unknown[] = [];
     const audit = await AuditTrail.load(leecher.stores.ledgers[3]);
     const l = new ConsensusExecutor(

@@ -11,7 +11,7 @@
  * original in the ledger travels and is stored unchanged. The rule is the same on both sides, so a
  * txn is transformed by the receiver exactly when the seeder restored it.
  */
-import { canonicalJson, isPlainObject, isSha256Hex, LedgerId, parseJson, sha256Hex } from '@quire/common';
+import { canonicalJson, isPlainObject, isSha256Hex, LedgerId, MsgpackEncoded, parseJson, sha256Hex } from '@quire/common';
 import type { Txn } from '../handler.js';
 
 const ATTRIB = '100';
@@ -47,6 +47,37 @@ export function catchupFormOf(ledgerId: number, txn: Txn, original: (hash: strin
   if (sel === undefined || !isSha256Hex(sel.value)) return txn;
   const text = original(sel.value);
   return text === undefined ? txn : withData(txn, sel.data, sel.kind, text);
+}
+
+/** MP of the key "type" followed by the value "100" (ATTRIB): how an ATTRIB's `txn.type` stands in MP(txn). */
+const ATTRIB_TYPE_MP = Uint8Array.from([0xa4, 0x74, 0x79, 0x70, 0x65, 0xa3, 0x31, 0x30, 0x30]);
+
+/** Whether `bytes` hold ATTRIB_TYPE_MP anywhere (false: the txn they encode is no ATTRIB). */
+function holdsAttribType(bytes: Uint8Array): boolean {
+  const first = ATTRIB_TYPE_MP[0];
+  const n = ATTRIB_TYPE_MP.length;
+  for (let i = bytes.indexOf(first); i >= 0 && i + n <= bytes.length; i = bytes.indexOf(first, i + 1)) {
+    let j = 1;
+    while (j < n && bytes[i + j] === ATTRIB_TYPE_MP[j]) j++;
+    if (j === n) return true;
+  }
+  return false;
+}
+
+/**
+ * The catch-up form of the txn stored as `bytes` (MP(txn)), without decoding it when it is the stored txn: the
+ * stored bytes, given as MsgpackEncoded, for a txn that cannot be an ATTRIB (its bytes do not hold the key "type"
+ * with the value "100", as every ATTRIB's do) or is not in the domain ledger; otherwise `catchupFormOf` the txn
+ * `decode()` gives. Both encode to MP(catchupFormOf(txn)).
+ */
+export function catchupFormOfStored(
+  ledgerId: number,
+  bytes: Uint8Array,
+  decode: () => Txn,
+  original: (hash: string) => string | undefined,
+): Txn | MsgpackEncoded {
+  if (ledgerId !== DOMAIN || !holdsAttribType(bytes)) return new MsgpackEncoded(bytes);
+  return catchupFormOf(ledgerId, decode(), original);
 }
 
 /** What the receiver stores for a caught-up txn: the ledger form, and the attribute original it carried. */

@@ -10,7 +10,7 @@
  * handlers read the tries, the ledgers and side stores through their synchronous reads, and the
  * in-memory indexes. Genesis and rebuild, which run at startup, stay asynchronous.
  */
-import { LedgerId } from '@quire/common';
+import { LedgerId, type MsgpackEncoded } from '@quire/common';
 import type { WriteBatch } from '@quire/storage';
 import { AuthorizationEngine } from '../auth/engine.js';
 import { StateIdrCache } from '../auth/idr-cache.js';
@@ -32,7 +32,7 @@ import { HandlerRegistry, createDefaultRegistry } from '../registry.js';
 import { checkTaaAcceptance } from '../taa/acceptance.js';
 import { isLedgerFrozen } from '../freeze/frozen-ledgers.js';
 import { LedgerUpgradeIndex, StatePoolNodeIndex } from './indexes.js';
-import { catchupFormOf } from './catchup-txns.js';
+import { catchupFormOf, catchupFormOfStored } from './catchup-txns.js';
 import { type CaughtUpTxns, type ReplayHost, appendCaughtUpTxns, applyGenesisTxns, rebuildStateFromLedger, txnTimeOf } from './replay.js';
 import { type ExecutorStores, LedgerView, TrieView, stateLedgerIds } from './stores.js';
 import { parsedRequestToTxn } from './txn.js';
@@ -482,6 +482,33 @@ export class RequestExecutor {
       const txn = ledger.getSync(seqNo);
       if (txn === undefined) throw new RequestError(RequestErrorCode.INTERNAL, { problem: `ledger ${ledgerId} has no txn ${seqNo}` });
       out.push(catchupFormOf(ledgerId, txn, original));
+    }
+    return out;
+  }
+
+  /**
+   * {@link catchupTxns} as a seeder puts them on the wire: a txn whose catch-up form is the stored txn (any but an
+   * ordered ATTRIB with an original) is given as its stored bytes MP(txn) (MsgpackEncoded), neither decoded nor
+   * encoded again; the others decoded and restored as catchupTxns does. Each encodes as catchupTxns' txn does.
+   */
+  catchupTxnsEncoded(ledgerId: number, from: number, to: number): (Txn | MsgpackEncoded)[] {
+    if (!this.isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
+    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to))
+      throw new RequestError(RequestErrorCode.INTERNAL, { problem: `invalid range ${String(from)}..${String(to)}` });
+    const ledger = this.stores.ledgers[ledgerId];
+    const attributes = this.stores.attributes;
+    const original = (hash: string): string | undefined => attributes.getSync(hash);
+    const out: (Txn | MsgpackEncoded)[] = [];
+    const last = Math.min(to, ledger.size);
+    for (let seqNo = Math.max(1, from); seqNo <= last; seqNo++) {
+      const bytes = ledger.getEncodedSync(seqNo);
+      if (bytes === undefined) throw new RequestError(RequestErrorCode.INTERNAL, { problem: `ledger ${ledgerId} has no txn ${seqNo}` });
+      const decode = (): Txn => {
+        const txn = ledger.getSync(seqNo);
+        if (txn === undefined) throw new RequestError(RequestErrorCode.INTERNAL, { problem: `ledger ${ledgerId} has no txn ${seqNo}` });
+        return txn;
+      };
+      out.push(catchupFormOfStored(ledgerId, bytes, decode, original));
     }
     return out;
   }

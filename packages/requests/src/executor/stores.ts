@@ -17,6 +17,8 @@ export interface ExecutorLedger {
   get(seqNo: number): Promise<Txn | undefined>;
   /** The same as `get`, synchronously (dynamic validation, the upgrade index). */
   getSync(seqNo: number): Txn | undefined;
+  /** The stored bytes MP(txn) of `seqNo`, undefined when the ledger has none (a catch-up seeder sends them as they are). */
+  getEncodedSync(seqNo: number): Uint8Array | undefined;
   range(from: number, to: number): AsyncIterable<[number, Txn]>;
   inclusionProof(seqNo: number, size?: number): Promise<Uint8Array[]>;
 }

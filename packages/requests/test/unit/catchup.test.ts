@@ -3,10 +3,10 @@
 // form (same leaf hashes, same roots as the seeder), keeps the originals in its attribute store in
 // the same write, and refuses chunks that do not prove or cannot apply, changing nothing.
 import { expect } from 'chai';
-import { b58encode, decodeMsgpack, encodeMsgpack, isSha256Hex, parseJson, sha256Hex } from '@quire/common';
+import { MsgpackEncoded, b58encode, decodeMsgpack, encodeMsgpack, isSha256Hex, parseJson, sha256Hex } from '@quire/common';
 import { type Ledger, verifyConsistency } from '@quire/storage';
 import { RequestError } from '../../src/errors.js';
-import { catchupFormOf, storedFormOfCaughtUp } from '../../src/executor/catchup-txns.js';
+import { catchupFormOf, catchupFormOfStored, storedFormOfCaughtUp } from '../../src/executor/catchup-txns.js';
 import type { Txn } from '../../src/handler.js';
 import { createHarness, DOMAIN_GENESIS, genesisTxns, type Harness, nymOp, newSigner, PP_TIME, signed, TRUSTEE } from './helpers/harness.js';
 
@@ -109,6 +109,28 @@ describe('catch-up of ATTRIB txns', () => {
     leecher.executor.revert();
   });
 
+  it('catchupTxnsEncoded gives the stored bytes of every txn but a restored ATTRIB, and encodes as catchupTxns', async () => {
+    await orderAttribs(seeder);
+    const size = seeder.stores.ledgers[1].size;
+    const txns = seeder.executor.catchupTxns(1, 1, size);
+    const encoded = seeder.executor.catchupTxnsEncoded(1, 1, size);
+    expect(encoded).to.have.length(size);
+    for (let i = 0; i < size; i++) {
+      const e = encoded[i];
+      expect(encodeMsgpack(e), `txn ${i + 1}`).to.deep.equal(encodeMsgpack(txns[i]));
+      if (e instanceof MsgpackEncoded) expect(e.bytes, `txn ${i + 1}`).to.deep.equal(seeder.stores.ledgers[1].getEncodedSync(i + 1));
+    }
+    // the NYMs (genesis, the owner's, the last) as their bytes; the ATTRIBs (seqNo 7-11) decoded, four of them restored
+    expect(encoded.map((t) => t instanceof MsgpackEncoded)).to.deep.equal([true, true, true, true, true, true, false, false, false, false, false, true]);
+    const restored = txns.map((t, i) => Buffer.compare(encodeMsgpack(t), seeder.stores.ledgers[1].getEncodedSync(i + 1) ?? new Uint8Array()) !== 0);
+    expect(restored.flatMap((r, i) => (r ? [i + 1] : []))).to.deep.equal([7, 8, 10, 11]);
+    const reply = (list: readonly unknown[]): Uint8Array =>
+      encodeMsgpack({ op: 'CATCHUP_REP', ledgerId: 1, txns: Object.fromEntries(list.map((t, i) => [String(1 + i), t])), consProof: [] });
+    expect(reply(encoded)).to.deep.equal(reply(txns));
+    expect(seeder.executor.catchupTxnsEncoded(1, size - 1, size + 5)).to.have.length(2);
+    expect(() => seeder.executor.catchupTxnsEncoded(3, 1, 1)).to.throw(RequestError);
+  });
+
   it('refuses, changing nothing, an ATTRIB whose original is missing or altered', async () => {
     await orderAttribs(seeder);
     const target = seeder.stores.ledgers[1].root;
@@ -202,6 +224,24 @@ describe('catch-up form of txns', () => {
     for (const junk of [null, 7, 'txn', [], { txn: 'x' }, { txn: { type: '100', data: null }, txnMetadata: { txnTime: 1 } }]) {
       expect(storedFormOfCaughtUp(1, junk)).to.deep.equal({ txn: junk });
     }
+  });
+
+  it('gives stored bytes as they are unless they may be an ATTRIB of the domain ledger, which is decoded', () => {
+    const h = sha256Hex('{"a":1}');
+    const store = (hash: string): string | undefined => (hash === h ? '{"a":1}' : undefined);
+    const decoded = (t: Txn) => (): Txn => overWire(t);
+    const nym = { ...attrib({}), txn: { type: '1', data: { dest: 'Th7MpTaRZVRYnPiabds81Y' }, metadata: {} } } as Txn;
+    const bytes = encodeMsgpack(nym);
+    const given = catchupFormOfStored(1, bytes, () => expect.fail('decoded'), store);
+    expect(given).to.be.instanceOf(MsgpackEncoded);
+    expect((given as MsgpackEncoded).bytes).to.equal(bytes);
+    // an ATTRIB, in the domain ledger only
+    const t = attrib({ raw: h });
+    expect(catchupFormOfStored(1, encodeMsgpack(t), decoded(t), store)).to.deep.equal(catchupFormOf(1, t, store));
+    expect(catchupFormOfStored(0, encodeMsgpack(t), () => expect.fail('decoded'), store)).to.be.instanceOf(MsgpackEncoded);
+    // a txn that holds the bytes of "type": "100" elsewhere is decoded, and sent as stored (it is no ATTRIB)
+    const lookalike = { ...nym, txn: { ...nym.txn, data: { dest: 'Th7MpTaRZVRYnPiabds81Y', extra: { type: '100' } } } } as Txn;
+    expect(catchupFormOfStored(1, encodeMsgpack(lookalike), decoded(lookalike), store)).to.deep.equal(lookalike);
   });
 
   it('restores an original only for an ordered ATTRIB whose hash the store knows', () => {
