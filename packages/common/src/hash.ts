@@ -24,3 +24,16 @@ export function sha256Hex(data: HashInput): string {
 export function sha3_256(data: HashInput): Uint8Array {
   return digest('sha3-256', data);
 }
+
+/**
+ * FNV-1a (32-bit) over the UTF-16 code units of `s`, unsigned: a fast, well-spread hash for in-memory indexes and
+ * places; not for anything an adversary must not choose.
+ */
+export function fnv1a32(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

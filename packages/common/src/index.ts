@@ -18,7 +18,7 @@ export { b58encode, b58decode, b58decodeOrUndefined, isBase58 } from './base58.j
 export { b64encode, b64decode } from './base64.js';
 export { toHex, fromHex, isSha256Hex } from './hex.js';
 export { decodeSeed } from './seed.js';
-export { sha256, sha256Hex, sha3_256 } from './hash.js';
+export { fnv1a32, sha256, sha256Hex, sha3_256 } from './hash.js';
 export type { HashInput } from './hash.js';
 
 // the JSON value model shared by every encoder

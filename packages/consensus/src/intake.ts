@@ -1,7 +1,7 @@
 // Request intake (consensus.md §2): client requests and PROPAGATEs, finalisation at f+1 matching
 // PROPAGATEs, per-ledger queues in finalisation order, dedup by payloadDigest, requests for missing
 // PROPAGATEs, re-propagation of stuck requests and expiry.
-import { POOL_OVERLOADED_REASON } from '@quire/common';
+import { POOL_OVERLOADED_REASON, fnv1a32 } from '@quire/common';
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
 import type { RequestInfo } from './interfaces.js';
@@ -109,11 +109,7 @@ export const GRADED_ADMISSION_SHARE = 0.45;
  * others in the graded band only, which gives it nothing a flood of writes would not (see `limitFor`).
  */
 export function admissionPlace(identity: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < identity.length; i++) {
-    h ^= identity.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
+  let h = fnv1a32(identity);
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { sha256, sha256Hex, sha3_256 } from '../../src/index.js';
+import { fnv1a32, sha256, sha256Hex, sha3_256 } from '../../src/index.js';
 
 const ref = (alg: string, data: Uint8Array | string): Buffer =>
   createHash(alg)
@@ -24,5 +24,11 @@ describe('hash functions', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('fnv1a32 gives the published FNV-1a 32-bit values, unsigned', () => {
+    expect(fnv1a32('')).to.equal(0x811c9dc5);
+    expect(fnv1a32('a')).to.equal(0xe40c292c);
+    expect(fnv1a32('foobar')).to.equal(0xbf9cf968);
   });
 });

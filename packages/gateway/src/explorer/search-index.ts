@@ -11,7 +11,7 @@
 // (and at most `maxNameChars` characters of names): older blocks are dropped whole and the search says which seqNos
 // it covered. Txns above the indexed range (written since the last look, or while the index is still being built) are
 // scanned directly, newest first, within the explorer's search depth.
-import { isPlainObject } from '@quire/common';
+import { fnv1a32, isPlainObject } from '@quire/common';
 import { GatewayError, GatewayErrorCode } from '../errors.js';
 import { parseDid } from '../ids.js';
 import type { Json, VerifiedTxn } from './data.js';
@@ -51,12 +51,7 @@ export const MAX_NAME = 128;
 
 /** FNV-1a over UTF-16 code units; never 0 (0 marks "no value"). */
 export function hash32(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  h >>>= 0;
+  const h = fnv1a32(s);
   return h === 0 ? 1 : h;
 }
 
