@@ -470,20 +470,43 @@ export class RequestExecutor {
    * original, restored from the attribute store; the others are the stored txns. Synchronous.
    */
   catchupTxns(ledgerId: number, from: number, to: number): Txn[] {
+    const { ledger, first, last, original, missing } = this.catchupSpan(ledgerId, from, to);
+    const out: Txn[] = [];
+    for (let seqNo = first; seqNo <= last; seqNo++) {
+      const txn = ledger.getSync(seqNo);
+      if (txn === undefined) throw missing(seqNo);
+      out.push(catchupFormOf(ledgerId, txn, original));
+    }
+    return out;
+  }
+
+  /**
+   * The committed txns a seeder serves from `ledgerId` for `from`..`to` (clipped to 1..committed size), the originals of
+   * ordered ATTRIB values, and the error of a txn missing from the ledger: catchupTxns' and catchupTxnsEncoded's checks.
+   */
+  private catchupSpan(
+    ledgerId: number,
+    from: number,
+    to: number,
+  ): {
+    ledger: ExecutorStores['ledgers'][StateLedgerId];
+    first: number;
+    last: number;
+    original: (hash: string) => string | undefined;
+    missing: (seqNo: number) => RequestError;
+  } {
     if (!this.isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
     if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to))
       throw new RequestError(RequestErrorCode.INTERNAL, { problem: `invalid range ${String(from)}..${String(to)}` });
     const ledger = this.stores.ledgers[ledgerId];
     const attributes = this.stores.attributes;
-    const original = (hash: string): string | undefined => attributes.getSync(hash);
-    const out: Txn[] = [];
-    const last = Math.min(to, ledger.size);
-    for (let seqNo = Math.max(1, from); seqNo <= last; seqNo++) {
-      const txn = ledger.getSync(seqNo);
-      if (txn === undefined) throw new RequestError(RequestErrorCode.INTERNAL, { problem: `ledger ${ledgerId} has no txn ${seqNo}` });
-      out.push(catchupFormOf(ledgerId, txn, original));
-    }
-    return out;
+    return {
+      ledger,
+      first: Math.max(1, from),
+      last: Math.min(to, ledger.size),
+      original: (hash) => attributes.getSync(hash),
+      missing: (seqNo) => new RequestError(RequestErrorCode.INTERNAL, { problem: `ledger ${ledgerId} has no txn ${seqNo}` }),
+    };
   }
 
   /**
@@ -492,20 +515,14 @@ export class RequestExecutor {
    * encoded again; the others decoded and restored as catchupTxns does. Each encodes as catchupTxns' txn does.
    */
   catchupTxnsEncoded(ledgerId: number, from: number, to: number): (Txn | MsgpackEncoded)[] {
-    if (!this.isStateLedger(ledgerId)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId });
-    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to))
-      throw new RequestError(RequestErrorCode.INTERNAL, { problem: `invalid range ${String(from)}..${String(to)}` });
-    const ledger = this.stores.ledgers[ledgerId];
-    const attributes = this.stores.attributes;
-    const original = (hash: string): string | undefined => attributes.getSync(hash);
+    const { ledger, first, last, original, missing } = this.catchupSpan(ledgerId, from, to);
     const out: (Txn | MsgpackEncoded)[] = [];
-    const last = Math.min(to, ledger.size);
-    for (let seqNo = Math.max(1, from); seqNo <= last; seqNo++) {
+    for (let seqNo = first; seqNo <= last; seqNo++) {
       const bytes = ledger.getEncodedSync(seqNo);
-      if (bytes === undefined) throw new RequestError(RequestErrorCode.INTERNAL, { problem: `ledger ${ledgerId} has no txn ${seqNo}` });
+      if (bytes === undefined) throw missing(seqNo);
       const decode = (): Txn => {
         const txn = ledger.getSync(seqNo);
-        if (txn === undefined) throw new RequestError(RequestErrorCode.INTERNAL, { problem: `ledger ${ledgerId} has no txn ${seqNo}` });
+        if (txn === undefined) throw missing(seqNo);
         return txn;
       };
       out.push(catchupFormOfStored(ledgerId, bytes, decode, original));
