@@ -109,6 +109,7 @@ export function resolveOptions(opts: Partial<ConsensusOptions> & Pick<ConsensusO
     'throughputWindowMs',
     'msgLenLimit',
     'acceptableFreshnessIntervalsCount',
+    'replicaStashLimit',
   ] as const) {
     if (!Number.isSafeInteger(o[k]) || o[k] < 1) bad(k);
   }

@@ -34,6 +34,20 @@ describe('options, quorums and primary selection', () => {
     }
   });
 
+  it('refuses a replicaStashLimit that is not a positive integer, naming it', () => {
+    for (const replicaStashLimit of [0, -1, 2.5, Number.NaN, Number.POSITIVE_INFINITY, '100' as unknown as number]) {
+      try {
+        resolveOptions({ name: 'A', validators: ['A'], replicaStashLimit });
+        expect.fail(`accepted ${String(replicaStashLimit)}`);
+      } catch (e) {
+        expect(e).to.be.instanceOf(ConsensusError);
+        expect((e as ConsensusError).code).to.equal(ConsensusErrorCode.INVALID_OPTIONS);
+        expect((e as ConsensusError).data).to.deep.equal({ field: 'replicaStashLimit' });
+      }
+    }
+    expect(resolveOptions({ name: 'A', validators: ['A'], replicaStashLimit: 1 }).replicaStashLimit).to.equal(1);
+  });
+
   it('has a reproducible seeded PRNG', () => {
     const a = new Prng(42);
     const b = new Prng(42);
