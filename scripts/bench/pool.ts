@@ -171,8 +171,8 @@ let lost: number | undefined;
 /** Something went wrong: the pool's directory (node logs, databases) is kept for inspection. */
 let inspect = false;
 const results: { writes?: number; p50?: number; p99?: number; reads?: number } = {};
-/** the load generator's CPU profile of the reads phase (--cpu-prof), written after the nodes' summary */
-let generatorProfile: string | undefined;
+/** the load generator's CPU profiles of the measured phases (--cpu-prof), by file name, written after the nodes' summary */
+const generatorProfiles: { file: string; profile: string }[] = [];
 if (needPool) {
   const dir = mkdtempSync(join(tmpdir(), 'quire-bench-pool-'));
   if (opts.cpuProf !== undefined) mkdirSync(resolve(opts.cpuProf), { recursive: true });
@@ -282,7 +282,27 @@ if (needPool) {
     const load = async (name: string, o: Parameters<typeof runLoad>[1]): Promise<LoadReport & { nodeCpuPerOkMs?: number; batches?: number }> => {
       say(`== phase ${name}`);
       const cpu0 = await nodeCpu();
-      const r = await runLoad(target!, { ...o, log: (l) => say(`  ${l}`) });
+      // --cpu-prof: the load generator (the SDK's write and read paths) is profiled over each measured phase's loop
+      const prof = opts.cpuProf === undefined || name.startsWith('warm-up') ? undefined : new Session();
+      prof?.connect();
+      const onStart = o.onStart;
+      const r = await runLoad(target!, {
+        ...o,
+        log: (l) => say(`  ${l}`),
+        ...(prof === undefined
+          ? {}
+          : {
+              onStart: () => {
+                onStart?.();
+                void prof.post('Profiler.enable').then(() => prof.post('Profiler.start'));
+              },
+            }),
+      });
+      if (prof !== undefined) {
+        const file = `${String(generatorProfiles.length + 1).padStart(2, '0')}-${name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.cpuprofile`;
+        generatorProfiles.push({ file, profile: JSON.stringify((await prof.post('Profiler.stop')).profile) });
+        prof.disconnect();
+      }
       const cpu1 = await nodeCpu();
       allAcks.push(...r.acks);
       allUnacked.push(...r.unacked);
@@ -316,7 +336,7 @@ if (needPool) {
           blsLines.push(`${name}: ${line}`);
         }
         // where a write's time went, mean per stage over the 4 nodes (quire_write_stage_seconds), and how late the nodes' event loops ran
-        const stageLine = ['verify', 'queue', 'finalise', 'batch', 'prepare', 'commit', 'durable', 'reply']
+        const stageLine = ['door', 'verify', 'queue', 'finalise', 'batch', 'prepare', 'commit', 'durable', 'reply']
           .map((st) => {
             const a = cpu1.stages.get(st);
             const b = cpu0.stages.get(st) ?? { sum: 0, count: 0 };
@@ -455,21 +475,13 @@ if (needPool) {
       try {
         // enough reads for the whole phase: the closed loop's default of 2,000 per second of duration ran out after
         // about half of it at 4,000 reads/s
-        // --cpu-prof: the load generator (the SDK's read path) is profiled too, over the measured loop only
-        const prof = opts.cpuProf === undefined ? undefined : new Session();
-        prof?.connect();
         r = await load(`verified reads, ${opts.readConcurrency} in flight, ${opts.readConnections} connection(s) per node`, {
           mix: 'read',
           concurrency: opts.readConcurrency,
           durationMs: D,
           presign: Math.ceil(opts.duration * READS_PRESIGNED_PER_S),
           requestTimeoutMs: opts.timeout,
-          ...(prof === undefined ? {} : { onStart: () => void prof.post('Profiler.enable').then(() => prof.post('Profiler.start')) }),
         });
-        if (prof !== undefined) {
-          generatorProfile = JSON.stringify((await prof.post('Profiler.stop')).profile);
-          prof.disconnect();
-        }
         if (r.schedule.sent >= Math.ceil(opts.duration * READS_PRESIGNED_PER_S))
           say(`  the ${r.schedule.sent.toLocaleString('en-US')} reads prepared were used up before the end of the phase`);
       } finally {
@@ -689,11 +701,12 @@ if (needPool) {
     for (const p of s.byPackage) say(`  ${(100 * p.share).toFixed(1).padStart(5)} %  ${p.name}`);
     say('  top functions (self time):');
     for (const p of s.byFunction) say(`  ${(100 * p.share).toFixed(1).padStart(5)} %  ${p.name}`);
-    if (generatorProfile !== undefined) {
-      // a subdirectory as a node's: scripts/bench/profile-split.ts <dir> --node generator
-      mkdirSync(join(resolve(opts.cpuProf), 'generator'), { recursive: true });
-      writeFileSync(join(resolve(opts.cpuProf), 'generator', 'reads.cpuprofile'), generatorProfile);
-      say(`CPU profile of the load generator over the reads phase: ${join(resolve(opts.cpuProf), 'generator')}`);
+    if (generatorProfiles.length > 0) {
+      // a subdirectory as a node's, one file per measured phase: scripts/bench/profile-split.ts <dir> --node generator
+      const gdir = join(resolve(opts.cpuProf), 'generator');
+      mkdirSync(gdir, { recursive: true });
+      for (const g of generatorProfiles) writeFileSync(join(gdir, g.file), g.profile);
+      say(`CPU profiles of the load generator, one per measured phase: ${gdir} (${generatorProfiles.map((g) => g.file).join(', ')})`);
     }
   }
   if (opts.keep === true || inspect) say(`pool data kept in ${dir}${inspect ? ' (something failed: see the node logs there)' : ''}`);
