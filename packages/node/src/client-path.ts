@@ -220,7 +220,7 @@ export class ClientPath {
         this.countRefusal();
         return overloadedNack(value as Record<string, unknown>);
       }
-      const pre: Preparsed = { text, value, queued: door === 'admitted' ? (session ?? '') : undefined };
+      const pre: Preparsed = { text, value, queued: door === 'admitted' ? (session ?? '') : undefined, readAt: this.clock() };
       if (pre.queued !== undefined) {
         this.queuedAdmitted++;
         this.queuedBySession.set(pre.queued, (this.queuedBySession.get(pre.queued) ?? 0) + 1);
@@ -248,6 +248,8 @@ export class ClientPath {
       const pre = this.preparsed.get(data);
       if (pre !== undefined) {
         this.preparsed.delete(data);
+        // an admitted write's wait in the client host's queue, from its frame read to its turn here
+        if (pre.queued !== undefined) this.modules.metrics?.writeStages.observe({ stage: 'door' }, (started - pre.readAt) / 1000);
         this.unqueue(pre);
         text = pre.text;
         value = pre.value;
@@ -676,6 +678,8 @@ interface Preparsed {
   value: unknown;
   /** the session of an admitted write counted as queued (see `ClientPath.unqueue`); undefined: not counted */
   queued: string | undefined;
+  /** when its frame was read (the path's monotonic clock, ms) */
+  readAt: number;
 }
 
 /**

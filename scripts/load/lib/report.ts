@@ -20,7 +20,7 @@ export function formatLoadReport(r: LoadReport): string[] {
     `pre-signed ${r.presign.count.toLocaleString('en-US')} requests at ${fmt(r.presign.perSecond)}/s; setup ${r.setup.nyms} NYMs in ${(r.setup.elapsedMs / 1000).toFixed(1)} s`,
   );
   out.push(
-    `sent ${r.schedule.sent.toLocaleString('en-US')}${r.schedule.shed > 0 ? `, shed ${r.schedule.shed} (in-flight cap)` : ''}; generator send lag p99 ${fmt(r.schedule.sendLagP99, 2)} ms, max ${fmt(r.schedule.sendLagMax, 2)} ms`,
+    `sent ${r.schedule.sent.toLocaleString('en-US')}${r.schedule.shed > 0 ? `, shed ${r.schedule.shed} (in-flight cap)` : ''}; generator send lag p99 ${fmt(r.schedule.sendLagP99, 2)} ms, max ${fmt(r.schedule.sendLagMax, 2)} ms; generator event-loop delay p99 ${fmt(r.schedule.loopDelayP99, 2)} ms, max ${fmt(r.schedule.loopDelayMax, 2)} ms`,
   );
   out.push('');
   out.push(
@@ -34,6 +34,8 @@ export function formatLoadReport(r: LoadReport): string[] {
   }
   out.push('');
   out.push(`writes: ${fmt(r.writesPerSecond)}/s acknowledged; reads: ${fmt(r.readsPerSecond)}/s verified by state proof`);
+  const ws = r.writeSinceSend;
+  if (ws !== undefined) out.push(`writes acknowledged, from the send: p50 ${fmt(ws.p50)} ms, p99 ${fmt(ws.p99)} ms, max ${fmt(ws.max)} ms`);
   const completed = r.kinds.reduce((a, k) => a + k.outcomes.counts.ok, 0);
   if (completed > 0)
     out.push(`load generator CPU: ${fmt(r.generatorCpuMs / completed, 3)} ms per completed request (${fmt(r.generatorCpuMs / r.schedule.windowMs, 2)} cores)`);

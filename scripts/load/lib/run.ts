@@ -2,6 +2,7 @@
 // loop (fixed rate) or closed loop (K in flight), collect exact latencies and outcomes, then check
 // the acknowledged writes against every node's ledger.
 import { randomBytes } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { LedgerId, POOL_OVERLOADED_REASON } from '@quire/common';
 import { type Clock, type ScheduleResult, openLoopCount, realClock, runClosedLoop, runOpenLoop } from './scheduler.js';
 import { LatencyRecorder, OutcomeCounter, RateTimeline, type LatencySummary } from './stats.js';
@@ -51,6 +52,12 @@ export interface LoadReport {
     sendWindowMs: number;
     sendLagP99: number | undefined;
     sendLagMax: number | undefined;
+    /**
+     * How late the generator's event loop ran over the loop, ms (p99, max): a late loop reads the nodes' answers late
+     * and sends its requests late, time a request's latency counts that no node spent
+     */
+    loopDelayP99: number | undefined;
+    loopDelayMax: number | undefined;
   };
   kinds: KindStats[];
   /** Successful writes per second / verified reads per second over the window. */
@@ -66,6 +73,8 @@ export interface LoadReport {
    * took to refuse, without the generator's own lag when it cannot keep up with the schedule.
    */
   overloadedSinceSend: LatencySummary | undefined;
+  /** Writes acknowledged, timed from the moment the generator sent them (without its lag behind the schedule). */
+  writeSinceSend: LatencySummary | undefined;
   timeline: number[];
   /** CPU milliseconds (user + system) of the load generator's process while it drove the load (pre-signing excluded). */
   generatorCpuMs: number;
@@ -143,6 +152,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
   const readLatency = new LatencyRecorder(count);
   const overloadedLatency = new LatencyRecorder(count);
   const overloadedSinceSend = new LatencyRecorder(count);
+  const writeSinceSend = new LatencyRecorder(count);
   const timeline = new RateTimeline();
   const acks: Ack[] = [...setupAcks];
   const unacked: UnackedWrite[] = [];
@@ -159,6 +169,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
       s.outcomes.add('ok');
       s.latency.record(ms);
       (r.kind === 'read' ? readLatency : writeLatency).record(ms);
+      if (r.kind !== 'read') writeSinceSend.record(done - sentAt);
       if (out.ack !== undefined) acks.push(out.ack);
       if (out.verified === true) s.verified++;
       timeline.add(done - runStart);
@@ -186,6 +197,8 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
   runStart = clock.now();
   o.onStart?.();
   const cpuAtStart = process.cpuUsage();
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   const progress = setInterval(() => {
     const done = [...perKind.values()].reduce((a, s) => a + s.outcomes.total, 0);
     log(`  ${((clock.now() - runStart) / 1000).toFixed(0)} s: ${done.toLocaleString('en-US')} completed`);
@@ -210,6 +223,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
         );
   } finally {
     clearInterval(progress);
+    loop.disable();
   }
   const cpu = process.cpuUsage(cpuAtStart);
   // the window: from the first due time to the later of the schedule's end and the last success
@@ -236,6 +250,8 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
       sendWindowMs: sched.lastSendAt - sched.startedAt,
       sendLagP99: sched.sendLag.count > 0 ? sched.sendLag.percentile(99) : undefined,
       sendLagMax: sched.sendLag.summary()?.max,
+      loopDelayP99: loop.count > 0 ? loop.percentile(99) / 1e6 : undefined,
+      loopDelayMax: loop.count > 0 ? loop.max / 1e6 : undefined,
     },
     kinds,
     writesPerSecond: (okOf((k) => k !== 'read') * 1000) / windowMs,
@@ -245,6 +261,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
     overloaded: overloadedLatency.count,
     overloadedLatency: overloadedLatency.summary(),
     overloadedSinceSend: overloadedSinceSend.summary(),
+    writeSinceSend: writeSinceSend.summary(),
     timeline: timeline.perSecond(),
     generatorCpuMs: (cpu.user + cpu.system) / 1000,
     acks,
