@@ -201,6 +201,7 @@ export type RequestErrorData = {
   STATE_CORRUPT: { key: string; problem: string };
   CATCHUP_TXNS_REFUSED: { ledgerId: number; problem: string };
   REGISTRY_INVALID: { problem: string };
+  HANDLER_NOT_SYNCHRONOUS: { type: string; method: 'validateDynamic' };
   INTERNAL: { problem: string };
 };
 
@@ -599,6 +600,11 @@ const CATALOGUE = {
   CATCHUP_TXNS_REFUSED: { kind: ErrorKind.INVALID, reason: (d) => `caught-up txns of ledger ${s(d.ledgerId)} refused: ${s(d.problem)}` },
   /** (Quire) A handler registry or auth map built with a conflict or a malformed entry: a programming or plugin configuration error. Data: problem. */
   REGISTRY_INVALID: { kind: ErrorKind.PLAIN, reason: (d) => `request handlers: ${s(d.problem)}` },
+  /** (Quire) A plugin handler's synchronous method returned a promise, which is not awaited: the request is refused. Data: type, method. */
+  HANDLER_NOT_SYNCHRONOUS: {
+    kind: ErrorKind.INVALID,
+    reason: (d) => `the handler of type ${s(d.type)} returned a promise from ${s(d.method)}, which must be synchronous`,
+  },
   /** Any unexpected failure while processing a request (never escapes the executor). Data: problem. */
   INTERNAL: { kind: ErrorKind.INVALID, reason: (d) => `internal error while processing the request: ${s(d.problem)}` },
 } satisfies { [K in keyof RequestErrorData]: CodeSpec<RequestErrorData[K]> };

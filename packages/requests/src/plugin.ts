@@ -11,6 +11,7 @@
  * the audit txn and the BLS multi-signatures cover.
  */
 import type { ReadHandler, RequestHandler, WriteHandler } from './handler.js';
+import { asyncMethodProblem } from './synchronous-handler.js';
 
 /** The smallest plugin ledger id (ids below are Quire's, 0-3 the base ledgers). */
 export const PLUGIN_LEDGER_ID_MIN = 1000;
@@ -34,7 +35,7 @@ export interface LedgerPlugin {
 /**
  * The problem with a value offered as a LedgerPlugin (the node's loader calls this on each module's
  * export), or undefined when it is one. Checks the shape, the ledger id range and each handler's
- * kind, type code and ledger; type codes clashing with registered types are found by the registry.
+ * kind, type code, ledger and synchronous methods (not async functions); type codes clashing with registered types are found by the registry.
  */
 export function ledgerPluginProblem(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object') return 'not an object';
@@ -59,6 +60,8 @@ function handlerProblem(h: unknown, ledgerId: number): string | undefined {
   if (typeof o.name !== 'string' || o.name.length === 0) return 'name: expected a type name';
   if (typeof o.validator !== 'string') return 'validator: expected a string';
   if (typeof o.validateStatic !== 'function') return 'validateStatic: expected a function';
+  const asyncProblem = asyncMethodProblem(o);
+  if (asyncProblem !== undefined) return asyncProblem;
   if (o.kind === 'write') {
     const w = o as unknown as WriteHandler;
     if (w.ledgerId !== ledgerId) return `a write type of the plugin must write to ledger ${ledgerId}, not ${String(w.ledgerId)}`;

@@ -44,6 +44,7 @@ import { ledgersFreezeHandler } from './types/ledgers-freeze.js';
 import { getFrozenLedgersHandler } from './types/get-frozen-ledgers.js';
 import { type LedgerPlugin, ledgerPluginProblem } from './plugin.js';
 import { RequestError, RequestErrorCode } from './errors.js';
+import { asyncMethodProblem, guardedPluginWrite } from './synchronous-handler.js';
 
 /**
  * Every handler Quire implements. A new type module adds its import above and one line here.
@@ -101,9 +102,14 @@ export class HandlerRegistry {
     for (const h of handlers) this.register(h);
   }
 
-  /** Adds a handler; a second handler for the same type code is a programming error. */
+  /**
+   * Adds a handler; a second handler for the same type code, or a synchronous method given as an async function
+   * (synchronous-handler.ts), is a programming error.
+   */
   register(handler: RequestHandler): this {
     if (this.byType.has(handler.type)) throw new RequestError(RequestErrorCode.REGISTRY_INVALID, { problem: `duplicate handler for type ${handler.type}` });
+    const asyncProblem = asyncMethodProblem(handler);
+    if (asyncProblem !== undefined) throw new RequestError(RequestErrorCode.REGISTRY_INVALID, { problem: `type ${handler.type}: ${asyncProblem}` });
     this.byType.set(handler.type, handler);
     return this;
   }
@@ -148,7 +154,9 @@ export class HandlerRegistry {
 
   /**
    * Adds a plugin ledger and its types. Throws (a programming or configuration error, the node's
-   * loader reports it) when the plugin is malformed, its ledger is taken, or a type code is.
+   * loader reports it) when the plugin is malformed, its ledger is taken, or a type code is. Its
+   * write handlers are registered as `guardedPluginWrite` gives them (the registry's handler of such a
+   * type is not the plugin's object but calls it).
    */
   registerPlugin(plugin: LedgerPlugin): this {
     const problem = ledgerPluginProblem(plugin);
@@ -163,7 +171,8 @@ export class HandlerRegistry {
         throw new RequestError(RequestErrorCode.REGISTRY_INVALID, {
           problem: `plugin ${plugin.name}: type ${h.type} is already registered (${this.nameOf(h.type)})`,
         });
-    for (const h of plugin.handlers) this.register(h);
+    // a plugin's writes are registered guarded: a validateDynamic returning a promise refuses the request
+    for (const h of plugin.handlers) this.register(h.kind === 'write' ? guardedPluginWrite(h) : h);
     this.pluginsById.set(plugin.ledgerId, plugin);
     return this;
   }

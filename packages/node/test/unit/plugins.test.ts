@@ -128,6 +128,13 @@ describe('ledger plugins: loading from the config', () => {
     );
     const twice = await loadError([KV_PLUGIN, './same-ledger.mjs'], dir, NodeErrorCode.PLUGIN_INVALID);
     expect(twice.message).to.contain(`ledger ${KV} is already the ledger of kv-ledger`);
+    // a dynamic check written as an async function: its promise would not be awaited, so its refusal would be lost
+    await writeFile(
+      join(dir, 'async-check.mjs'),
+      `export default { name: 'async', ledgerId: 1500, handlers: [{ kind: 'write', type: '30000', name: 'X', validator: 'X', ledgerId: 1500, validateStatic() {}, async validateDynamic() {}, updateState() {} }] };`,
+    );
+    const asyncCheck = await loadError(['./async-check.mjs'], dir, NodeErrorCode.PLUGIN_INVALID);
+    expect(asyncCheck.data.reason).to.match(/^handlers\[0\]: validateDynamic: expected a synchronous function/);
   });
 
   it('a node whose plugin does not load does not start, and opens no database', async () => {

@@ -88,9 +88,9 @@ interface Node {
   order(ledgerId: number, requests: unknown[]): Promise<RequestResult[]>;
 }
 
-async function pluginNode(): Promise<Node> {
+async function pluginNode(ledgerPlugin: LedgerPlugin = plugin): Promise<Node> {
   const stores = await pluginStores();
-  const executor = new RequestExecutor({}, { stores, registry: createDefaultRegistry([plugin]) });
+  const executor = new RequestExecutor({}, { stores, registry: createDefaultRegistry([ledgerPlugin]) });
   await executor.applyGenesis(1, genesisTxns(DOMAIN_GENESIS));
   let t = PP_TIME;
   return {
@@ -111,7 +111,8 @@ describe('plugin ledgers: registration', () => {
   it('a plugin registers its ledger and types; malformed plugins and clashes are refused', () => {
     const r = createDefaultRegistry([plugin]);
     expect(r.plugin(KV)).to.equal(plugin);
-    expect(r.write('20000')).to.equal(kvPut);
+    // the write is registered guarded (synchronous-handler.ts), calling the plugin's handler
+    expect(r.write('20000')).to.include({ type: '20000', name: 'KV_PUT', validator: 'ClientKvPutOperation', ledgerId: KV });
     expect(r.read('20001')).to.equal(getKv);
     expect(r.plugins().map((p) => p.ledgerId)).to.deep.equal([KV]);
     expect(createDefaultRegistry().plugins()).to.deep.equal([]);
@@ -143,6 +144,57 @@ describe('plugin ledgers: registration', () => {
     } catch (e) {
       expect(e).to.be.instanceOf(RequestError);
       expect((e as RequestError).code).to.equal(RequestErrorCode.REGISTRY_INVALID);
+    }
+  });
+});
+
+describe('plugin ledgers: handlers whose checks return a promise', () => {
+  it('a synchronous method given as an async function is refused at registration (REGISTRY_INVALID)', () => {
+    const asyncCheck: WriteHandler = { ...kvPut, async validateDynamic() {} };
+    expect(ledgerPluginProblem({ ...plugin, handlers: [asyncCheck] })).to.match(/^handlers\[0\]: validateDynamic: expected a synchronous function/);
+    expect(ledgerPluginProblem({ ...plugin, handlers: [{ ...kvPut, async updateState() {} }] })).to.match(/^handlers\[0\]: updateState/);
+    expect(ledgerPluginProblem({ ...plugin, handlers: [{ ...kvPut, async *validateStatic() {} }] })).to.match(/^handlers\[0\]: validateStatic/);
+    // a read's `read` is async by contract
+    expect(ledgerPluginProblem(plugin)).to.equal(undefined);
+    for (const make of [() => createDefaultRegistry([{ ...plugin, handlers: [asyncCheck] }]), () => new HandlerRegistry([asyncCheck])]) {
+      try {
+        make();
+        expect.fail('registered an async validateDynamic');
+      } catch (e) {
+        expect(e).to.be.instanceOf(RequestError);
+        expect((e as RequestError).code).to.equal(RequestErrorCode.REGISTRY_INVALID);
+      }
+    }
+  });
+
+  it('a validateDynamic that returns a promise refuses the request (HANDLER_NOT_SYNCHRONOUS), and its rejection ends nothing', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    // not an async function, so registration cannot tell: it returns a rejected promise on a steward's write
+    const promising: WriteHandler = {
+      ...kvPut,
+      validateDynamic(request, ctx) {
+        return (ctx.idr.roleOf(request.author) === '0'
+          ? Promise.resolve()
+          : Promise.reject(new RequestError(RequestErrorCode.AUTH_NOT_ALLOWED, { request: 'KV_PUT' }))) as unknown as void;
+      },
+    };
+    const node = await pluginNode({ ...plugin, handlers: [promising, getKv] });
+    try {
+      const steward = newSigner();
+      await node.order(1, [signed(TRUSTEE, nymOp(steward, '2'))]);
+      const [refused, resolved] = await node.order(KV, [put('colour', 'red', steward), put('colour', 'blue')]);
+      expect(codeOf(refused)).to.equal('HANDLER_NOT_SYNCHRONOUS');
+      expect(codeOf(resolved)).to.equal('HANDLER_NOT_SYNCHRONOUS');
+      expect(node.stores.ledgers[KV]!.size).to.equal(0);
+      // the ledger still takes the base types
+      expect((await node.order(1, [signed(TRUSTEE, nymOp(newSigner()))]))[0]?.valid).to.equal(true);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).to.deep.equal([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await node.stores.kv.close();
     }
   });
 });
