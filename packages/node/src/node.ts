@@ -426,8 +426,7 @@ export class QuireNode {
         this.clientPath.nackWrite(eff.connId, eff.reason);
         return;
       case 'replyFromLedger':
-        await this.executor.flush();
-        await this.clientPath.replyFromLedger(eff.connId, eff.payloadDigest, eff.digest);
+        this.answerFromLedger(eff.connId, eff.payloadDigest, eff.digest);
         return;
       case 'ordered':
         await this.onOrdered(eff);
@@ -469,6 +468,29 @@ export class QuireNode {
       })
       .finally(() => this.writesAhead--);
     if (this.writesAhead > MAX_WRITES_AHEAD) await this.afterWrites;
+  }
+
+  /**
+   * A client's copy of an ordered write is answered from the ledger once the writes started so far are durable, in
+   * turn with the ordered batches' answers (`afterWrites`); the event queue does not wait for that write: it awaited
+   * the executor's flush for each such copy, and under overload most client copies arrive after their request was
+   * ordered from the peers' PROPAGATEs, each then holding every later event for a write's time.
+   */
+  private answerFromLedger(connId: string, payloadDigest: string, digest: string): void {
+    const written = this.executor.flush().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    this.afterWrites = this.afterWrites
+      .then(async () => {
+        const err = await written;
+        if (err !== undefined) throw err;
+        await this.clientPath.replyFromLedger(connId, payloadDigest, digest);
+      })
+      .catch((e: unknown) => {
+        if (e instanceof NodeError && e.code === NodeErrorCode.WRITE_FAILED) this.stopOnFatal(e, WRITE_FAILED_EXIT_CODE);
+        else this.log.error({ err: e }, 'answering a write from the ledger failed');
+      });
   }
 
   /** An ordered batch whose write is durable: metrics, REPLY / REJECT, the upgrade hooks and the announcement. */
