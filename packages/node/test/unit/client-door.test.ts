@@ -8,32 +8,21 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { POOL_OVERLOADED_REASON, parseJson, signatureInput } from '@quire/common';
+import { POOL_OVERLOADED_REASON, parseJson } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { NodeConnection } from '@quire/client';
 import type { NodeConfig } from '../../src/config.js';
-import { TRUSTEE_SEED, nodeSeed } from '../../src/genesis-gen.js';
+import { nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
 import { createLogger } from '../../src/logger.js';
 import { QuireNode } from '../../src/node.js';
-import { soloNodeConfig } from './helpers.js';
+import { nymRequest, soloNodeConfig, trustee } from './helpers.js';
 
 const keys = deriveNodeKeys('Node1', Buffer.from(nodeSeed('Node1')));
-const trustee = Ed25519Signer.fromSeed(TRUSTEE_SEED);
 const enc = (v: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(v));
 const dec = (b: Uint8Array): Record<string, unknown> => parseJson(new TextDecoder().decode(b)) as Record<string, unknown>;
 
-function nym(reqId: number): Record<string, unknown> {
-  const target = Ed25519Signer.fromSeed(`door${String(reqId).padStart(28, '0')}`);
-  const req: Record<string, unknown> = {
-    identifier: trustee.did,
-    reqId,
-    protocolVersion: 2,
-    operation: { type: '1', dest: target.did, verkey: target.verkey },
-  };
-  req.signature = trustee.signBase58(signatureInput(req));
-  return req;
-}
+const nym = (reqId: number): Record<string, unknown> => nymRequest(trustee, Ed25519Signer.fromSeed(`door${String(reqId).padStart(28, '0')}`), {}, reqId);
 
 describe('QuireNode: the client door is wired', function () {
   this.timeout(30_000);

@@ -7,15 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { b58encode, type MultiSignature, signatureInput } from '@quire/common';
+import { b58encode, type MultiSignature } from '@quire/common';
 import { batchDigest } from '@quire/consensus';
-import { Ed25519Signer } from '@quire/crypto';
 import { NodeConnection } from '@quire/client';
 import { AuditTrail } from '../../src/audit-trail.js';
 import type { NodeConfig } from '../../src/config.js';
 import { ConsensusExecutor } from '../../src/consensus-executor.js';
 import { type NodeError, NodeErrorCode } from '../../src/errors.js';
-import { TRUSTEE_SEED, nodeSeed } from '../../src/genesis-gen.js';
+import { nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
 import { createLogger } from '../../src/logger.js';
 import { COMMIT_FAILED_EXIT_CODE, QuireNode, WRITE_FAILED_EXIT_CODE } from '../../src/node.js';
@@ -153,7 +152,6 @@ describe('QuireNode stops on a commit that failed half-way (#15 F3)', function (
   let dir: string;
   let config: NodeConfig;
   const keys = deriveNodeKeys('Node1', Buffer.from(nodeSeed('Node1')));
-  const author = Ed25519Signer.fromSeed(TRUSTEE_SEED);
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'quire-commit-'));
@@ -182,14 +180,7 @@ describe('QuireNode stops on a commit that failed half-way (#15 F3)', function (
       node.stores.bls.put = () => {
         throw new Error('disk says no');
       };
-      const target = Ed25519Signer.fromSeed('00000000000000000000000000User31');
-      const req: Record<string, unknown> = {
-        identifier: author.did,
-        reqId: 31,
-        protocolVersion: 2,
-        operation: { type: '1', dest: target.did, verkey: target.verkey },
-      };
-      req.signature = author.signBase58(signatureInput(req));
+      const req = nymRequest(trustee, user(31), {}, 31);
       await client.request(new TextEncoder().encode(JSON.stringify(req))).catch(() => undefined);
       await waitUntil('the node to stop itself', () => fatal.length > 0, 10_000, 50);
       expect(fatal).to.deep.equal([COMMIT_FAILED_EXIT_CODE]);

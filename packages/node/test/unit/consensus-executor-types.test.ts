@@ -3,20 +3,13 @@
 // pool node index), CLAIM_DEF (its SCHEMA txn by seqNo) and POOL_UPGRADE (the validator list and
 // the committed upgrade history); and a node catching up appends txns of those types synchronously.
 import { expect } from 'chai';
-import { b58encode, decodeMsgpack, encodeMsgpack, signatureInput } from '@quire/common';
+import { b58encode, decodeMsgpack, encodeMsgpack } from '@quire/common';
 import { batchDigest } from '@quire/consensus';
 import { BlsSecretKey, Ed25519Signer } from '@quire/crypto';
-import { type Fixture, memoryFixture, nymRequest, trustee } from './helpers.js';
+import { type Fixture, memoryFixture, nymRequest, signedRequest as signed, trustee } from './helpers.js';
 
-let reqId = 1_800_000_000_000;
 let ppSeq = 0;
 const PP_TIME = 1_700_000_000;
-
-function signed(author: Ed25519Signer, operation: Record<string, unknown>): Record<string, unknown> {
-  const req: Record<string, unknown> = { identifier: author.did, reqId: reqId++, protocolVersion: 2, operation };
-  req.signature = author.signBase58(signatureInput(req));
-  return req;
-}
 
 function input(ledgerId: number, requests: Record<string, unknown>[]) {
   const ppSeqNo = ++ppSeq;

@@ -53,16 +53,16 @@ export const steward1 = Ed25519Signer.fromSeed('000000000000000000000000Steward1
 
 let nextReqId = 1_700_000_000_000;
 
-/** A signed NYM request (JSON-ready object). */
-export function nymRequest(author: Ed25519Signer, target: Ed25519Signer, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const req: Record<string, unknown> = {
-    identifier: author.did,
-    reqId: nextReqId++,
-    protocolVersion: 2,
-    operation: { type: '1', dest: target.did, verkey: target.verkey, ...extra },
-  };
+/** A request of `author` with `operation`, signed (JSON-ready object); `reqId` is the next of a counter unless given. */
+export function signedRequest(author: Ed25519Signer, operation: Record<string, unknown>, reqId: number = nextReqId++): Record<string, unknown> {
+  const req: Record<string, unknown> = { identifier: author.did, reqId, protocolVersion: 2, operation };
   req.signature = author.signBase58(signatureInput(req));
   return req;
+}
+
+/** A signed NYM request of `author` writing `target`'s DID and verkey (JSON-ready object); `reqId` as `signedRequest`. */
+export function nymRequest(author: Ed25519Signer, target: Ed25519Signer, extra: Record<string, unknown> = {}, reqId?: number): Record<string, unknown> {
+  return signedRequest(author, { type: '1', dest: target.did, verkey: target.verkey, ...extra }, reqId);
 }
 
 export function user(i: number): Ed25519Signer {

@@ -2,22 +2,15 @@
 // registryAt(poolStateRoot) over the committed history, viewStartRegistries(count) from the audit
 // ledger (also after a restart from the stores), and changedNodes of committed NODE batches.
 import { expect } from 'chai';
-import { b58encode, signatureInput } from '@quire/common';
+import { b58encode } from '@quire/common';
 import { batchDigest } from '@quire/consensus';
 import { BlsSecretKey, Ed25519Signer } from '@quire/crypto';
 import { AuditTrail } from '../../src/audit-trail.js';
 import { ConsensusExecutor } from '../../src/consensus-executor.js';
 import { PoolRegistry } from '../../src/pool-registry.js';
-import { type Fixture, memoryFixture, nymRequest, trustee } from './helpers.js';
+import { type Fixture, memoryFixture, nymRequest, signedRequest as signed, trustee } from './helpers.js';
 
-let reqId = 1_900_000_000_000;
 let ppSeqNo = 0;
-
-function signed(author: Ed25519Signer, operation: Record<string, unknown>): Record<string, unknown> {
-  const req: Record<string, unknown> = { identifier: author.did, reqId: reqId++, protocolVersion: 2, operation };
-  req.signature = author.signBase58(signatureInput(req));
-  return req;
-}
 
 /** Applies and commits one batch in `view`; returns the committed batch. */
 function order(fx: Fixture, ledgerId: number, view: number, requests: Record<string, unknown>[]) {

@@ -7,35 +7,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { parseJson, signatureInput } from '@quire/common';
+import { parseJson } from '@quire/common';
 import { Ed25519Signer } from '@quire/crypto';
 import { NodeConnection, ClientRequestError } from '@quire/client';
 import { openLevelKvStore } from '@quire/storage';
 import { waitUntil } from '@quire/testing';
 import type { NodeConfig } from '../../src/config.js';
-import { TRUSTEE_SEED, nodeSeed } from '../../src/genesis-gen.js';
+import { nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
 import { createLogger } from '../../src/logger.js';
 import { QuireNode, WRITE_FAILED_EXIT_CODE } from '../../src/node.js';
 import { KvVoteStore, VOTE_STORE_BUCKET } from '../../src/node-setup.js';
-import { soloNodeConfig } from './helpers.js';
+import { nymRequest, soloNodeConfig, trustee } from './helpers.js';
 
 const dec = (b: Uint8Array): Record<string, unknown> => parseJson(new TextDecoder().decode(b)) as Record<string, unknown>;
 const enc = (v: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(v));
 const keys = deriveNodeKeys('Node1', Buffer.from(nodeSeed('Node1')));
-const trustee = Ed25519Signer.fromSeed(TRUSTEE_SEED);
 
-function nym(reqId: number, seed: string): Record<string, unknown> {
-  const target = Ed25519Signer.fromSeed(seed);
-  const req: Record<string, unknown> = {
-    identifier: trustee.did,
-    reqId,
-    protocolVersion: 2,
-    operation: { type: '1', dest: target.did, verkey: target.verkey },
-  };
-  req.signature = trustee.signBase58(signatureInput(req));
-  return req;
-}
+const nym = (reqId: number, seed: string): Record<string, unknown> => nymRequest(trustee, Ed25519Signer.fromSeed(seed), {}, reqId);
 
 /** A pino destination keeping every line. */
 function capture(): { stream: Writable; lines: string[] } {

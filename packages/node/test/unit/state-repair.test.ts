@@ -5,14 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { b58encode, signatureInput } from '@quire/common';
+import { b58encode } from '@quire/common';
 import { batchDigest } from '@quire/consensus';
-import { Ed25519Signer } from '@quire/crypto';
 import { NodeConnection } from '@quire/client';
 import { StateTrie, openLevelKvStore } from '@quire/storage';
 import { AuditTrail } from '../../src/audit-trail.js';
 import { NodeErrorCode } from '../../src/errors.js';
-import { TRUSTEE_SEED, nodeSeed } from '../../src/genesis-gen.js';
+import { nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
 import { createLogger, testLogger } from '../../src/logger.js';
 import { QuireNode } from '../../src/node.js';
@@ -95,7 +94,6 @@ describe('QuireNode restarts over its LevelDB: the state checked against the aud
   it('starts again untouched, and rebuilds a domain state set back to an older root', async () => {
     const config = await soloNodeConfig(dir);
     const keys = deriveNodeKeys('Node1', Buffer.from(nodeSeed('Node1')));
-    const author = Ed25519Signer.fromSeed(TRUSTEE_SEED);
     const lines: string[] = [];
     const stream = new Writable({
       write(chunk: Buffer, _enc, cb) {
@@ -109,14 +107,7 @@ describe('QuireNode restarts over its LevelDB: the state checked against the aud
     const genesisDomainRoot = node.stores.states[1].committedRoot;
     const client = await NodeConnection.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 10_000 });
     const pushed = new Promise<void>((res) => client.on('push', () => res()));
-    const target = Ed25519Signer.fromSeed('00000000000000000000000000User77');
-    const req: Record<string, unknown> = {
-      identifier: author.did,
-      reqId: 77,
-      protocolVersion: 2,
-      operation: { type: '1', dest: target.did, verkey: target.verkey },
-    };
-    req.signature = author.signBase58(signatureInput(req));
+    const req = nymRequest(trustee, user(77), {}, 77);
     await client.request(new TextEncoder().encode(JSON.stringify(req)));
     await pushed;
     await client.close();
