@@ -1,44 +1,52 @@
 // @quire/client light-client verification: a GET_NYM reply checked end to end (answers the request, trie proof
 // against root_hash, BLS multi-signature of n-f validators over MP(value), freshness), without and with the
 // multi-signature cache per state root. Domain state of 10,000 NYMs, a 4-validator pool with BLS keys.
+// Then the SDK's write path, the CPU a client spends per write (what the load generator of bench:pool takes from the
+// nodes on a shared machine): a NYM request's serialisation; the four nodes' REPLYs parsed and matched for f+1; and
+// whole writes through Pool.submitWrite over libp2p to four client hosts in a worker thread (client-write-hosts.ts)
+// that answer REQACK then REPLY as nodes do, closed loop, where the main thread's rate is writes per CPU-second of
+// the SDK alone.
+import { Worker } from 'node:worker_threads';
 import { b58encode, b64encode, multiSignatureMessage, parseJson, stringifyJson, type Request } from '@quire/common';
 import { Ed25519Signer, blsAggregateSignatures, blsKeyFromSeed } from '@quire/crypto';
 import { StateTrie, openMemoryKvStore } from '@quire/storage';
 import { encodeNymRecord, nymKey, nymReadData, type NymRecord } from '@quire/requests';
-import { MultiSignatureCache, PoolLedger, buildGetNymRequest, verifyReadReply } from '@quire/client';
+import { DidKey, MultiSignatureCache, Pool, PoolLedger, buildGetNymRequest, buildNymRequest, signRequest, verifyReadReply } from '@quire/client';
+import { WriteQuorum } from '../../packages/client/src/pool/write-quorum.js';
 import { loadAverages, measure } from './lib.js';
 
 console.log(`load average ${loadAverages()} (wall-clock figures scale down on a busy machine)`);
 
 const names = ['Node1', 'Node2', 'Node3', 'Node4'];
 const bls = names.map((n) => blsKeyFromSeed(n.padStart(32, '0')));
-const genesis = names
-  .map((n, i) =>
-    stringifyJson({
-      reqSignature: {},
-      txn: {
-        data: {
+const genesisWith = (ports: number[]): string =>
+  names
+    .map((n, i) =>
+      stringifyJson({
+        reqSignature: {},
+        txn: {
           data: {
-            alias: n,
-            blskey: b58encode(bls[i]!.publicKey),
-            blskey_pop: b58encode(bls[i]!.proofOfPossession()),
-            client_ip: '127.0.0.1',
-            client_port: 9702 + 2 * i,
-            node_ip: '127.0.0.1',
-            node_port: 9701 + 2 * i,
-            services: ['VALIDATOR'],
+            data: {
+              alias: n,
+              blskey: b58encode(bls[i]!.publicKey),
+              blskey_pop: b58encode(bls[i]!.proofOfPossession()),
+              client_ip: '127.0.0.1',
+              client_port: ports[i]!,
+              node_ip: '127.0.0.1',
+              node_port: 9701 + 2 * i,
+              services: ['VALIDATOR'],
+            },
+            dest: Ed25519Signer.fromSeed(n.padStart(32, '0')).fullVerkey,
           },
-          dest: Ed25519Signer.fromSeed(n.padStart(32, '0')).fullVerkey,
+          metadata: {},
+          type: '0',
         },
-        metadata: {},
-        type: '0',
-      },
-      txnMetadata: { seqNo: i + 1 },
-      ver: '1',
-    }),
-  )
-  .join('\n');
-const pool = PoolLedger.fromGenesis(genesis).blsKeys();
+        txnMetadata: { seqNo: i + 1 },
+        ver: '1',
+      }),
+    )
+    .join('\n');
+const pool = PoolLedger.fromGenesis(genesisWith([9702, 9704, 9706, 9708])).blsKeys();
 
 const now = 1_700_000_000;
 const trie = await StateTrie.open({ name: 'domain' }, { kv: await openMemoryKvStore() });
@@ -124,3 +132,91 @@ await measure(
   },
   { unit: 'replies/s', opsPerCall: PER_CALL },
 );
+
+// ---- the write path ----
+const trustee = DidKey.fromSeed('000000000000000000000000Trustee1');
+const enc = new TextEncoder();
+/** a signed NYM write of `i` (the signature is checked by nobody here: the load generator signs ahead too) */
+const nymWrite = (i: number): Request => {
+  const d = dests[i % dests.length]!;
+  return signRequest(buildNymRequest({ submitter: trustee.did, dest: d, verkey: '~CoRER63DVYnWZtK8uAzNbx' }), trustee);
+};
+const writes = Array.from({ length: 64 }, (_, i) => nymWrite(i));
+await measure(
+  'NYM write: request to JSON bytes (bigint reqId)',
+  () => {
+    for (let j = 0; j < PER_CALL; j++) enc.encode(stringifyJson(writes[k++ % writes.length]!));
+  },
+  { unit: 'requests/s', opsPerCall: PER_CALL },
+);
+
+// the four nodes' REPLY of one write, as client-write-hosts.ts sends it (equal bytes from every node)
+const replyText = (req: Request, seqNo: number): string =>
+  stringifyJson({
+    op: 'REPLY',
+    result: {
+      auditPath: Array.from({ length: 17 }, () => 'C2t4zdcHiG3kekqEreK6vpvqwZDoKWRJcX3Q3ryPrPKa'),
+      reqSignature: { type: 'ED25519', values: [{ from: req.identifier, value: req.signature }] },
+      rootHash: 'HNvueuQSgG8S19UR9YsVxNJBL4yd8c5MYsTyyi4QLwh1',
+      txn: {
+        data: { dest: req.operation.dest, verkey: req.operation.verkey },
+        metadata: { digest: 'a'.repeat(64), from: req.identifier, payloadDigest: 'b'.repeat(64), reqId: req.reqId },
+        protocolVersion: 2,
+        type: '1',
+      },
+      txnMetadata: { seqNo, txnId: 'c'.repeat(64), txnTime: 1_700_000_000 },
+      ver: '1',
+    },
+  });
+const replyBytes = writes.map((w, i) => enc.encode(replyText(w, 100_000 + i)));
+console.log(`write REPLY size ${replyBytes[0]!.length} bytes of JSON`);
+await measure(
+  'NYM write: 4 REPLYs parsed (lossless) + f+1 matching',
+  () => {
+    for (let j = 0; j < PER_CALL; j++) {
+      const raw = replyBytes[k++ % replyBytes.length]!;
+      const q = new WriteQuorum(4, 1);
+      for (const node of names) {
+        const m = parseJson(raw) as Record<string, unknown>;
+        q.add({ node, kind: 'reply', message: m, raw });
+      }
+    }
+  },
+  { unit: 'writes/s', opsPerCall: PER_CALL },
+);
+
+// the worker registers tsx itself: a worker given this process's --import flags loads the polyfill before tsx
+const boot = [
+  `await import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => m.register());`,
+  `await import(${JSON.stringify(import.meta.resolve('@quire/common/polyfill'))});`,
+  `await import(${JSON.stringify(new URL('./client-write-hosts.ts', import.meta.url).href)});`,
+].join('\n');
+const hostsWorker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), { execArgv: ['--conditions=quire-source'] });
+const ports = await new Promise<number[]>((resolve, reject) => {
+  hostsWorker.once('message', (m: number[]) => resolve(m));
+  hostsWorker.once('error', reject);
+});
+const sdk = await Pool.fromGenesisText(genesisWith(ports));
+try {
+  // pre-serialised as the load generator's requests are (60,000: more than the rounds send), so that what is timed is
+  // the write's own work in the SDK
+  const IN_FLIGHT = 256;
+  const made = Array.from({ length: 60_000 }, (_, i) => {
+    const request = { ...writes[i % writes.length]!, reqId: BigInt(1_000_000_000_000 + i) };
+    return { request, payload: enc.encode(stringifyJson(request)) };
+  });
+  let next = 0;
+  await measure(
+    `NYM write through the SDK to 4 client hosts, ${IN_FLIGHT} in flight  [main thread: SDK CPU]`,
+    async () => {
+      if (next + IN_FLIGHT > made.length) throw new Error('the writes prepared were used up: prepare more');
+      const now = made.slice(next, (next += IN_FLIGHT));
+      await Promise.all(now.map((w) => sdk.submitWrite(w.request, { payload: w.payload })));
+    },
+    { unit: 'writes/s', opsPerCall: IN_FLIGHT, rounds: 5, roundMs: 1_000 },
+  );
+} finally {
+  await sdk.close();
+  hostsWorker.postMessage('close');
+  await new Promise((resolve) => hostsWorker.once('exit', resolve));
+}
