@@ -36,6 +36,8 @@ export function formatLoadReport(r: LoadReport): string[] {
   out.push(`writes: ${fmt(r.writesPerSecond)}/s acknowledged; reads: ${fmt(r.readsPerSecond)}/s verified by state proof`);
   const ws = r.writeSinceSend;
   if (ws !== undefined) out.push(`writes acknowledged, from the send: p50 ${fmt(ws.p50)} ms, p99 ${fmt(ws.p99)} ms, max ${fmt(ws.max)} ms`);
+  const ts = r.timeoutSinceSend;
+  if (ts !== undefined) out.push(`timed out, from the send to the verdict: min ${fmt(ts.min)} ms, p50 ${fmt(ts.p50)} ms, max ${fmt(ts.max)} ms`);
   const completed = r.kinds.reduce((a, k) => a + k.outcomes.counts.ok, 0);
   if (completed > 0)
     out.push(`load generator CPU: ${fmt(r.generatorCpuMs / completed, 3)} ms per completed request (${fmt(r.generatorCpuMs / r.schedule.windowMs, 2)} cores)`);

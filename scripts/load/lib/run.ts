@@ -75,6 +75,11 @@ export interface LoadReport {
   overloadedSinceSend: LatencySummary | undefined;
   /** Writes acknowledged, timed from the moment the generator sent them (without its lag behind the schedule). */
   writeSinceSend: LatencySummary | undefined;
+  /**
+   * Requests that timed out, from the send to the verdict: the SDK's deadline re-armed after a stall of the generator
+   * (stall-timer.ts) shows as a verdict later than the timeout
+   */
+  timeoutSinceSend: LatencySummary | undefined;
   timeline: number[];
   /** CPU milliseconds (user + system) of the load generator's process while it drove the load (pre-signing excluded). */
   generatorCpuMs: number;
@@ -153,6 +158,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
   const overloadedLatency = new LatencyRecorder(count);
   const overloadedSinceSend = new LatencyRecorder(count);
   const writeSinceSend = new LatencyRecorder(count);
+  const timeoutSinceSend = new LatencyRecorder(count);
   const timeline = new RateTimeline();
   const acks: Ack[] = [...setupAcks];
   const unacked: UnackedWrite[] = [];
@@ -180,6 +186,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
         overloadedLatency.record(done - dueAt);
         overloadedSinceSend.record(done - sentAt);
       }
+      if (out.kind === 'timeout') timeoutSinceSend.record(done - sentAt);
       if (r.kind !== 'read')
         unacked.push({
           key: `${String(r.request.identifier)}|${String(r.request.reqId)}`,
@@ -262,6 +269,7 @@ export async function runLoad(target: LoadTarget, o: LoadOptions): Promise<LoadR
     overloadedLatency: overloadedLatency.summary(),
     overloadedSinceSend: overloadedSinceSend.summary(),
     writeSinceSend: writeSinceSend.summary(),
+    timeoutSinceSend: timeoutSinceSend.summary(),
     timeline: timeline.perSecond(),
     generatorCpuMs: (cpu.user + cpu.system) / 1000,
     acks,
