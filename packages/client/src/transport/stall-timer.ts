@@ -5,7 +5,8 @@
  * buffer, yet the request, the dial or the session would be declared timed out. A {@link stallTolerantTimeout}
  * that fires late counts the time it is late as a stall, not as time the remote had: it waits that long again (its
  * grace, at most the larger of the timeout and a minute in all) so that the I/O waiting behind the stall is read first, and expires
- * only when it fires on time, or when its grace is used up.
+ * only when it fires on time, or when its grace is used up, and then after the poll phase of that turn (the answers
+ * that arrived while the turn before ran are read before the verdict).
  */
 
 /** A timer firing later than this after its due time is late: the event loop was stalled, ms. */
@@ -32,6 +33,7 @@ export function stallTolerantTimeout(onExpire: () => void, ms: number, opts: { u
   let graceLeft = Math.max(ms, STALL_GRACE_MIN_MS);
   let due = performance.now() + ms;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let verdict: ReturnType<typeof setImmediate> | undefined;
   const arm = (delay: number): void => {
     timer = setTimeout(fire, delay);
     if (opts.unref === true) timer.unref();
@@ -47,13 +49,21 @@ export function stallTolerantTimeout(onExpire: () => void, ms: number, opts: { u
       arm(grace);
       return;
     }
-    onExpire();
+    // on time: the verdict waits for this turn's poll phase (a timer fires in the timers phase, before it), so that an
+    // answer that reached a socket's buffer while the process ran the turn before is read first
+    verdict = setImmediate(() => {
+      verdict = undefined;
+      onExpire();
+    });
+    if (opts.unref === true) verdict.unref();
   };
   arm(ms);
   return {
     clear: () => {
       if (timer !== undefined) clearTimeout(timer);
+      if (verdict !== undefined) clearImmediate(verdict);
       timer = undefined;
+      verdict = undefined;
     },
   };
 }

@@ -29,7 +29,7 @@ async function socketPair(): Promise<{ server: Server; a: Socket; b: Socket }> {
  * Arms a timer of 50 ms with `arm`, has the peer's answer written into the socket, then stalls for 300 ms: which came
  * first, the answer read or the timer's expiry.
  */
-async function race(arm: (onExpire: () => void, ms: number) => void): Promise<string[]> {
+async function race(arm: (onExpire: () => void, ms: number) => void, timerMs = 50, stallMs = 300): Promise<string[]> {
   const { server, a, b } = await socketPair();
   try {
     const order: string[] = [];
@@ -41,10 +41,10 @@ async function race(arm: (onExpire: () => void, ms: number) => void): Promise<st
       arm(() => {
         order.push('expired');
         if (order.length === 2) resolve();
-      }, 50);
+      }, timerMs);
     });
     b.write('answer'); // in the kernel's buffer of `a` at once
-    stall(300);
+    stall(stallMs);
     await settled;
     return order;
   } finally {
@@ -63,6 +63,15 @@ describe('stallTolerantTimeout: a deadline reached during a stall', function () 
 
   it('the answer that arrived during the stall is read before the deadline expires', async () => {
     expect(await race((f, ms) => stallTolerantTimeout(f, ms))).to.deep.equal(['answer read', 'expired']);
+  });
+
+  it('an answer that arrived while the turn before ran is read before a deadline that fires on time', async () => {
+    // the turn ends 10 ms after the deadline (within STALL_SLACK_MS: on time), with the answer in the socket's buffer
+    expect(await race((f, ms) => stallTolerantTimeout(f, ms), 100, 110)).to.deep.equal(['answer read', 'expired']);
+  });
+
+  it('control: a plain timer that fires on time expires before that answer is read', async () => {
+    expect(await race((f, ms) => setTimeout(f, ms), 100, 110)).to.deep.equal(['expired', 'answer read']);
   });
 
   it('on a free event loop it expires after its time, once', async () => {
