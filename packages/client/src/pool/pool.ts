@@ -13,7 +13,7 @@ import { NodeConnection } from '../transport/node-connection.js';
 import { DEFAULT_FRESHNESS_SECONDS, MultiSignatureCache } from '../verify/multi-signature.js';
 import { verifyReadReply, type VerifiedRead } from '../verify/read-reply.js';
 import { catchUpPoolLedger, type CatchupResult } from './catchup.js';
-import { PushRouter, SETTLED, deadlineSignal, exchange, nodeFailure, requestKey, type NodeAnswer, type NodeFailure } from './exchange.js';
+import { ParsedMessages, PushRouter, SETTLED, deadlineSignal, exchange, nodeFailure, requestKey, type NodeAnswer, type NodeFailure } from './exchange.js';
 import { WriteQuorum, type WriteDecision } from './write-quorum.js';
 import { PoolLedger } from './pool-ledger.js';
 import { SeenLedgers, readPosition, unprovenIsBehind, writePosition, type Behind } from './seen.js';
@@ -315,8 +315,10 @@ export class Pool {
       quorum.ack(node);
       retryRefused();
     };
+    // the nodes that agree send equal bytes: each is parsed once for the write (see ParsedMessages)
+    const parsed = new ParsedMessages();
     const ask = (c: NodeConnection): void =>
-      void exchange(c, payload, key, this.router, { signal: deadline.signal, retries: this.options.retries, onAck }).then((a) => {
+      void exchange(c, payload, key, this.router, { signal: deadline.signal, retries: this.options.retries, onAck, parsed }).then((a) => {
         // the exchanges a deadline or the caller ended answer TIMEOUT: that is reported once, by onAbort
         if (deadline.signal.aborted) return;
         onDecision(quorum.add(a));

@@ -17,9 +17,9 @@
  * refusal: that node took the write in and may be among the n-f that order it (docs/operations.md, Overload), so it
  * counts as the node's failure (NACK_AFTER_ACK), never toward f+1 refusals.
  */
-import { POOL_OVERLOADED_REASON, canonicalJson, equalBytes, isPlainObject } from '@quire/common';
+import { POOL_OVERLOADED_REASON, canonicalJson, isPlainObject } from '@quire/common';
 import { ClientError, ClientErrorCode, type WriteSummaryData } from '../errors.js';
-import { nodeFailure, type NodeAnswer, type NodeFailure } from './exchange.js';
+import { nodeFailure, sameBytes, type NodeAnswer, type NodeFailure } from './exchange.js';
 
 /** The failure code of a node that answered REQNACK after it acknowledged the request (see `WriteQuorum.add`). */
 const NACK_AFTER_ACK = 'NACK_AFTER_ACK';
@@ -47,10 +47,13 @@ export class WriteQuorum {
   /** nodes that acknowledged or answered the request */
   private readonly heard = new Set<string>();
   /**
-   * Nodes that agree usually send the same bytes: a reply byte-equal to an earlier one joins its group without being
-   * canonicalized again (equal bytes parse to equal results).
+   * The distinct committed txns replied so far, each a group `reply#<index>`. Nodes that agree usually send the same
+   * bytes, and equal bytes parse to equal results: a reply byte-equal to one of a class's (or the very message the
+   * exchanges parsed once, see ParsedMessages) joins it without canonicalization; the canonical JSON of the results is
+   * computed only once two replies differ in their bytes, and replies whose results are canonically equal are one
+   * group (key order or spacing aside), as before.
    */
-  private readonly rawGroups: { raw: Uint8Array; id: string }[] = [];
+  private readonly replyClasses: { raws: Uint8Array[]; message: Record<string, unknown>; canonical?: string }[] = [];
   private answered = 0;
   private decision: WriteDecision | undefined;
   /** transient refusals set aside, by node (see the module comment) */
@@ -178,11 +181,23 @@ export class WriteQuorum {
   }
 
   private replyGroup(a: NodeAnswer & { kind: 'reply' }): string {
+    const classes = this.replyClasses;
     const raw = a.raw;
-    if (raw !== undefined) for (const g of this.rawGroups) if (equalBytes(g.raw, raw)) return g.id;
-    const id = `reply|${canonicalJson(a.message.result ?? null)}`;
-    if (raw !== undefined) this.rawGroups.push({ raw, id });
-    return id;
+    for (const [i, c] of classes.entries()) {
+      if (c.message === a.message) return `reply#${i}`;
+      if (raw !== undefined && c.raws.some((r) => sameBytes(r, raw))) return `reply#${i}`;
+    }
+    if (classes.length > 0) {
+      const canonical = canonicalJson(a.message.result ?? null);
+      for (const [i, c] of classes.entries()) {
+        c.canonical ??= canonicalJson(c.message.result ?? null);
+        if (c.canonical !== canonical) continue;
+        if (raw !== undefined) c.raws.push(raw);
+        return `reply#${i}`;
+      }
+      classes.push({ raws: raw !== undefined ? [raw] : [], message: a.message, canonical });
+    } else classes.push({ raws: raw !== undefined ? [raw] : [], message: a.message });
+    return `reply#${classes.length - 1}`;
   }
 
   /** The decision of a group that reached f+1; none for f+1 identical REPLYs whose result is not an object. */

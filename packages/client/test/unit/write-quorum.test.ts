@@ -64,6 +64,33 @@ describe('WriteQuorum: the decision of a write from the nodes answers', () => {
     expect(q2.add(reply('Node2', a, raw))).to.deep.include({ kind: 'committed', nodes: ['Node1', 'Node2'] });
   });
 
+  it('replies first grouped by their bytes are compared canonically once bytes differ: a different txn never joins, a reordered one does', () => {
+    // n = 7, f = 2: three matching replies settle the write
+    const q = new WriteQuorum(7, 2);
+    const x = txn(9);
+    const y = txn(10);
+    const yReordered = Object.fromEntries(Object.entries(txn(10)).reverse());
+    const bytes = (r: unknown): string => JSON.stringify({ op: 'REPLY', result: r });
+    expect(q.add(reply('Node1', x, bytes(x)))).to.equal(undefined);
+    expect(q.add(reply('Node2', y, bytes(y)))).to.equal(undefined);
+    expect(q.add(reply('Node3', x, bytes(x)))).to.equal(undefined);
+    // other bytes, the result of Node2's: joins Node2's group, not Node1's
+    expect(q.add(reply('Node4', yReordered, bytes(yReordered)))).to.equal(undefined);
+    expect(q.summary().replies.map((g) => g.nodes)).to.deep.equal([
+      ['Node1', 'Node3'],
+      ['Node2', 'Node4'],
+    ]);
+    // the bytes of Node4's reply are now known as Node2's group's: a third copy of them settles it
+    expect(q.add(reply('Node5', yReordered, bytes(yReordered)))).to.deep.include({ kind: 'committed', nodes: ['Node2', 'Node4', 'Node5'] });
+  });
+
+  it('replies without their bytes (answers fed directly) are grouped by their canonical JSON', () => {
+    const q = new WriteQuorum(4, 1);
+    expect(q.add(reply('Node1', txn(1)))).to.equal(undefined);
+    expect(q.add(reply('Node2', txn(2)))).to.equal(undefined);
+    expect(q.add(reply('Node3', Object.fromEntries(Object.entries(txn(2)).reverse())))).to.deep.include({ kind: 'committed', nodes: ['Node2', 'Node3'] });
+  });
+
   it('f+1 REQNACKs with one reason fail with REQUEST_NACKED, f+1 REJECTs with REQUEST_REJECTED, with reason, code and nodes', () => {
     const q = new WriteQuorum(4, 1);
     q.add(nack('Node1', 'pool overloaded'));
