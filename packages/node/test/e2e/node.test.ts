@@ -5,14 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { NodeConnection, Pool } from '@quire/client';
-import { b58decode, b58encode, multiSignatureMessage, parseJson, signatureInput } from '@quire/common';
-import { Ed25519Signer, blsVerifyAggregate } from '@quire/crypto';
+import { b58decode, b58encode, multiSignatureMessage, parseJson } from '@quire/common';
+import { blsVerifyAggregate } from '@quire/crypto';
 import { type NodeConfig, defaultNodeConfig, mergeConfig } from '../../src/config.js';
 import { NodeError, NodeErrorCode } from '../../src/errors.js';
-import { TRUSTEE_SEED, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/genesis-gen.js';
+import { nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
 import { testLogger } from '../../src/logger.js';
 import { QuireNode } from '../../src/node.js';
+import { nymRequest, trustee, user } from '../unit/helpers.js';
 import { freePort } from './support.js';
 
 const dec = (b: Uint8Array): Record<string, unknown> => parseJson(new TextDecoder().decode(b)) as Record<string, unknown>;
@@ -53,15 +54,8 @@ describe('QuireNode: a 4-node pool in one process', function () {
       const node = nodes[0]!;
       expect(node.clientPort).to.be.greaterThan(0);
       client = await NodeConnection.connect({ host: '127.0.0.1', port: node.clientPort, dest: keys.dest, timeoutMs: 15_000 });
-      const trustee = Ed25519Signer.fromSeed(TRUSTEE_SEED);
-      const target = Ed25519Signer.fromSeed('000000000000000000000000000User8');
-      const req: Record<string, unknown> = {
-        identifier: trustee.did,
-        reqId: 42,
-        protocolVersion: 2,
-        operation: { type: '1', dest: target.did, verkey: target.verkey },
-      };
-      req.signature = trustee.signBase58(signatureInput(req));
+      const target = user(8);
+      const req = nymRequest(trustee, target, {}, 42);
       const pushed = new Promise<Record<string, unknown>>((res) => client!.on('push', (b) => res(dec(b))));
       expect(dec(await client.request(enc(req)))).to.deep.equal({ op: 'REQACK', identifier: trustee.did, reqId: 42 });
       const reply = await pushed;

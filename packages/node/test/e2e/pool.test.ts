@@ -6,12 +6,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { b58decode, b58encode, b64decode, multiSignatureMessage, parseJson, signatureInput } from '@quire/common';
-import { Ed25519Signer, blsVerifyAggregate } from '@quire/crypto';
+import { b58decode, b58encode, b64decode, multiSignatureMessage, parseJson } from '@quire/common';
+import { blsVerifyAggregate } from '@quire/crypto';
 import { NodeConnection } from '@quire/client';
 import { nymKey } from '@quire/requests';
 import { Ledger, openLevelKvStore, verifyTrieProofAt } from '@quire/storage';
-import { TRUSTEE_SEED, main, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/index.js';
+import { main, nodeSeed, poolGenesis, standardPoolNodes, writeGenesisFiles } from '../../src/index.js';
+import { nymRequest, trustee, user } from '../unit/helpers.js';
 import { freePort, spawnNodeStart, waitFor } from './support.js';
 
 const N = 4;
@@ -78,15 +79,8 @@ describe('e2e: 4-node pool of quire-node processes', function () {
   });
 
   it('orders a NYM, answers reads with verified multi-signatures, and all ledgers agree', async () => {
-    const trustee = Ed25519Signer.fromSeed(TRUSTEE_SEED);
-    const target = Ed25519Signer.fromSeed('000000000000000000000000000User1');
-    const req: Record<string, unknown> = {
-      identifier: trustee.did,
-      reqId: 1700000000123456,
-      protocolVersion: 2,
-      operation: { type: '1', dest: target.did, verkey: target.verkey },
-    };
-    req.signature = trustee.signBase58(signatureInput(req));
+    const target = user(1);
+    const req = nymRequest(trustee, target, {}, 1700000000123456);
     const body = new TextEncoder().encode(JSON.stringify(req));
 
     const replies: Record<string, unknown>[] = [];
