@@ -11,7 +11,18 @@ import { b58encode, b64encode, multiSignatureMessage, parseJson, stringifyJson, 
 import { Ed25519Signer, blsAggregateSignatures, blsKeyFromSeed } from '@quire/crypto';
 import { StateTrie, openMemoryKvStore } from '@quire/storage';
 import { encodeNymRecord, nymKey, nymReadData, type NymRecord } from '@quire/requests';
-import { DidKey, MultiSignatureCache, Pool, PoolLedger, buildGetNymRequest, buildNymRequest, signRequest, verifyReadReply } from '@quire/client';
+import {
+  ClientError,
+  ClientErrorCode,
+  DidKey,
+  MultiSignatureCache,
+  Pool,
+  PoolLedger,
+  buildGetNymRequest,
+  buildNymRequest,
+  signRequest,
+  verifyReadReply,
+} from '@quire/client';
 import { WriteQuorum } from '../../packages/client/src/pool/write-quorum.js';
 import { loadAverages, measure } from './lib.js';
 
@@ -191,7 +202,12 @@ const boot = [
   `await import(${JSON.stringify(import.meta.resolve('@quire/common/polyfill'))});`,
   `await import(${JSON.stringify(new URL('./client-write-hosts.ts', import.meta.url).href)});`,
 ].join('\n');
-const hostsWorker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), { execArgv: ['--conditions=quire-source'] });
+/** the writes with a reqId from here on are refused by the hosts (REQNACK "pool overloaded" from every node) */
+const REFUSED_FROM = 2_000_000_000_000;
+const hostsWorker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), {
+  execArgv: ['--conditions=quire-source'],
+  workerData: { refusedFrom: REFUSED_FROM },
+});
 const ports = await new Promise<number[]>((resolve, reject) => {
   hostsWorker.once('message', (m: number[]) => resolve(m));
   hostsWorker.once('error', reject);
@@ -212,6 +228,34 @@ try {
       if (next + IN_FLIGHT > made.length) throw new Error('the writes prepared were used up: prepare more');
       const now = made.slice(next, (next += IN_FLIGHT));
       await Promise.all(now.map((w) => sdk.submitWrite(w.request, { payload: w.payload })));
+    },
+    { unit: 'writes/s', opsPerCall: IN_FLIGHT, rounds: 5, roundMs: 1_000 },
+  );
+  // refused writes, as an overloaded pool answers them: a REQNACK "pool overloaded" from each of the four nodes, the
+  // write failed REQUEST_NACKED at the second (f+1) and the other two dropped
+  // (4,096 prepared and sent again in turn: a refused write leaves nothing behind, in the SDK or the hosts)
+  const refused = Array.from({ length: 4_096 }, (_, i) => {
+    const request = { ...writes[i % writes.length]!, reqId: BigInt(REFUSED_FROM + i) };
+    return { request, payload: enc.encode(stringifyJson(request)) };
+  });
+  let nextRefused = 0;
+  await measure(
+    `NYM write refused (4 REQNACKs "pool overloaded") through the SDK, ${IN_FLIGHT} in flight  [main thread: SDK CPU]`,
+    async () => {
+      if (nextRefused + IN_FLIGHT > refused.length) nextRefused = 0;
+      const now = refused.slice(nextRefused, (nextRefused += IN_FLIGHT));
+      await Promise.all(
+        now.map((w) =>
+          sdk.submitWrite(w.request, { payload: w.payload }).then(
+            () => {
+              throw new Error('a write the hosts refuse was accepted');
+            },
+            (e: unknown) => {
+              if (!(e instanceof ClientError) || e.code !== ClientErrorCode.REQUEST_NACKED) throw e;
+            },
+          ),
+        ),
+      );
     },
     { unit: 'writes/s', opsPerCall: IN_FLIGHT, rounds: 5, roundMs: 1_000 },
   );
