@@ -473,8 +473,8 @@ export class QuireNode {
   /**
    * A client's copy of an ordered write is answered from the ledger once the writes started so far are durable, in
    * turn with the ordered batches' answers (`afterWrites`); the event queue does not wait for that write: it awaited
-   * the executor's flush for each such copy, and under overload most client copies arrive after their request was
-   * ordered from the peers' PROPAGATEs, each then holding every later event for a write's time.
+   * the executor's flush for each such copy, each holding every later event for a write's time (under overload a
+   * client's copy can reach a node after its request was ordered from the peers' PROPAGATEs).
    */
   private answerFromLedger(connId: string, payloadDigest: string, digest: string): void {
     const written = this.executor.flush().then(
