@@ -145,8 +145,42 @@ export function mergeNymRecord(current: NymRecord | undefined, txnData: JsonObje
   return rec;
 }
 
+/** CJ(NYM record) = canonicalJsonBytes(rec), byte for byte; written directly for the records every NYM write makes. */
 export function encodeNymRecord(rec: NymRecord): Uint8Array {
-  return canonicalJsonBytes(rec);
+  const text = plainNymRecordJson(rec);
+  return text === undefined ? canonicalJsonBytes(rec) : Buffer.from(text, 'latin1');
+}
+
+/** The keys of a NYM record, in CJ's order (by code point). */
+const NYM_RECORD_KEYS = ['diddocContent', 'identifier', 'role', 'seqNo', 'txnTime', 'verkey', 'version'] as const;
+/** Printable ASCII but `"` and `\`: a string JSON writes as itself between quotes, and whose UTF-8 is its latin1. */
+const PLAIN_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/**
+ * CJ(rec) for a record of the NYM record's keys only, each null, a safe integer or a string of plain ASCII
+ * ({@link PLAIN_TEXT}): the keys in order and the values as CJ writes them, without sorting keys or escaping. Undefined
+ * for any other record (another key, a float, a string to escape), which canonicalJsonBytes writes.
+ */
+function plainNymRecordJson(rec: NymRecord): string | undefined {
+  if (!isPlainObject(rec)) return undefined;
+  const fields = rec as Record<string, unknown>;
+  let out = '{';
+  let written = 0;
+  for (const k of NYM_RECORD_KEYS) {
+    const v = fields[k];
+    if (v === undefined) continue;
+    let literal: string;
+    if (v === null) literal = 'null';
+    else if (typeof v === 'string' && PLAIN_TEXT.test(v)) literal = `"${v}"`;
+    else if (typeof v === 'number' && Number.isSafeInteger(v)) literal = String(v);
+    else return undefined;
+    out += `${written === 0 ? '"' : ',"'}${k}":${literal}`;
+    written++;
+  }
+  // no other key with a value (CJ leaves out the undefined ones)
+  let defined = 0;
+  for (const k of Object.keys(fields)) if (fields[k] !== undefined) defined++;
+  return defined === written ? `${out}}` : undefined;
 }
 
 export function decodeNymRecord(bytes: Uint8Array, dest: string): NymRecord {

@@ -46,7 +46,7 @@ export class StateIdrCache implements IdrCache {
 
   /** Called for every state write of the domain trie (key as written). */
   invalidateKey(key: string | Uint8Array): void {
-    if (typeof key === 'string' || key.length !== 32) return;
+    if (typeof key === 'string' || key.length !== 32 || this.#didOfKey.size === 0) return;
     const hex = toHex(key);
     const did = this.#didOfKey.get(hex);
     if (did !== undefined) this.#head.delete(did);

@@ -200,41 +200,46 @@ export class RequestExecutor {
     return this.applied.length;
   }
 
+  /**
+   * The parts of a handler context that do not depend on the position (made once: a context is made per request and
+   * per caught-up txn).
+   */
+  private readonly stateOf = (id: StateLedgerId): TrieView => {
+    if (!this.isStateLedger(id)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId: id });
+    return this.views[id];
+  };
+  private readonly ledgerOf = (id: LedgerIdValue): LedgerView => {
+    if (!this.isStateLedger(id)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId: id });
+    return this.ledgerViews[id];
+  };
+  private readonly snapshotOf = (id: number): LedgerSnapshot | undefined => {
+    if (!this.isStateLedger(id)) return id > LedgerId.AUDIT ? this.pluginLedgers?.snapshot(id) : undefined;
+    // the appended txns only: the batch being applied is a config batch, and the config ledger is never frozen
+    const ledger = this.stores.ledgers[id];
+    return { size: ledger.uncommittedSize, root: ledger.uncommittedRoot, stateRoot: this.stores.states[id].headRoot };
+  };
+  /** Attribute access outside a batch: reads from the store, writes refused. */
+  private readonly storedAttributes: AttributeAccess = {
+    put: () => {
+      throw new RequestError(RequestErrorCode.INTERNAL, { problem: 'attribute writes are only allowed while applying a batch' });
+    },
+    get: (hash) => this.stores.attributes.getSync(hash),
+  };
+
   /** A handler context for one position of a ledger (also used by the receipt pipeline). */
   context(ledgerId: LedgerIdValue, ppTime: number | null, seqNo: number, attributes?: AttributeAccess): HandlerContext {
-    const views = this.views;
-    const ledgers = this.ledgerViews;
-    const stores = this.stores;
-    const plugins = this.pluginLedgers;
-    const attrs: AttributeAccess = attributes ?? {
-      put: () => {
-        throw new RequestError(RequestErrorCode.INTERNAL, { problem: 'attribute writes are only allowed while applying a batch' });
-      },
-      get: (hash) => stores.attributes.getSync(hash),
-    };
     const ctx: HandlerContext = {
       ledgerId,
       ppTime,
       txn: { seqNo, txnTime: ppTime },
-      state: (id: StateLedgerId) => {
-        if (!this.isStateLedger(id)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId: id });
-        return views[id];
-      },
-      ledger: (id: LedgerIdValue) => {
-        if (!this.isStateLedger(id)) throw new RequestError(RequestErrorCode.READ_INVALID_LEDGER, { ledgerId: id });
-        return ledgers[id];
-      },
+      state: this.stateOf,
+      ledger: this.ledgerOf,
       idr: this.idr,
       nodes: this.nodes,
       upgrades: this.upgrades,
       auth: this.auth,
-      attributes: attrs,
-      ledgerSnapshot: (id: number) => {
-        if (!this.isStateLedger(id)) return id > LedgerId.AUDIT ? plugins?.snapshot(id) : undefined;
-        // the appended txns only: the batch being applied is a config batch, and the config ledger is never frozen
-        const ledger = stores.ledgers[id];
-        return { size: ledger.uncommittedSize, root: ledger.uncommittedRoot, stateRoot: stores.states[id].headRoot };
-      },
+      attributes: attributes ?? this.storedAttributes,
+      ledgerSnapshot: this.snapshotOf,
     };
     if (this.software) (ctx as { software?: SoftwareInfo }).software = this.software;
     return ctx;

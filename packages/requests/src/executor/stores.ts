@@ -80,6 +80,11 @@ export interface ExecutorStores {
  */
 export class TrieView implements StateAccess {
   private undo: [StateKey, Uint8Array | undefined][] | null = null;
+  /**
+   * While an undo log is open: the key last read (the same object) and its value, so that a handler's write of a key it
+   * has just read records the previous value without looking the key up again. Any write forgets it.
+   */
+  private lastRead: { key: StateKey; value: Uint8Array | undefined } | null = null;
 
   constructor(
     private readonly trie: ExecutorStateTrie,
@@ -89,12 +94,14 @@ export class TrieView implements StateAccess {
   /** Starts recording writes (one request). */
   beginUndo(): void {
     this.undo = [];
+    this.lastRead = null;
   }
 
   /** Stops recording; with `rollback`, restores every written key to its previous value. */
   endUndo(rollback: boolean): void {
     const log = this.undo;
     this.undo = null;
+    this.lastRead = null;
     if (!rollback || log === null) return;
     for (let i = log.length - 1; i >= 0; i--) {
       const [key, prev] = log[i];
@@ -104,20 +111,28 @@ export class TrieView implements StateAccess {
     }
   }
   get(key: StateKey): Uint8Array | undefined {
-    return this.trie.get(key);
+    const value = this.trie.get(key);
+    if (this.undo !== null) this.lastRead = { key, value: value?.slice() };
+    return value;
   }
   getCommitted(key: StateKey): Uint8Array | undefined {
     return this.trie.get(key, { committed: true });
   }
   set(key: StateKey, value: Uint8Array): void {
-    if (this.undo !== null) this.undo.push([key, this.trie.get(key)]);
+    if (this.undo !== null) this.undo.push([key, this.previous(key)]);
     this.trie.set(key, value);
     this.onWrite?.(key);
   }
   remove(key: StateKey): void {
-    if (this.undo !== null) this.undo.push([key, this.trie.get(key)]);
+    if (this.undo !== null) this.undo.push([key, this.previous(key)]);
     this.trie.remove(key);
     this.onWrite?.(key);
+  }
+  /** The value of `key` before a write: the value just read when it is the key just read, else a lookup. */
+  private previous(key: StateKey): Uint8Array | undefined {
+    const last = this.lastRead;
+    this.lastRead = null;
+    return last !== null && last.key === key ? last.value : this.trie.get(key);
   }
   keysWithPrefix(prefix: string): string[] {
     const want = utf8.encode(prefix);

@@ -1,4 +1,4 @@
-import { canonicalJson, parseJson, sha256, sha256Hex } from '@quire/common';
+import { JsonFloat, canonicalJson, canonicalJsonBytes, parseJson, sha256, sha256Hex } from '@quire/common';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { RequestError } from '../../src/errors.js';
@@ -82,6 +82,48 @@ describe('state keys and values (formats.md 8.2)', () => {
     expect(text(encodeNymRecord(genesis))).to.equal('{"identifier":null,"role":"0","seqNo":1,"txnTime":null,"verkey":null}');
     expect(decodeNymRecord(encodeNymRecord(updated), 'X')).to.deep.equal(updated);
     expect(nymReadData(genesis, 'X')).to.equal('{"dest":"X","identifier":null,"role":"0","seqNo":1,"txnTime":null,"verkey":null}');
+  });
+
+  it('encodes every NYM record as CJ does, byte for byte, also those it writes without sorting or escaping', () => {
+    // the values NYM records hold, and values beside them that CJ must escape, sort or write otherwise
+    const str = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'grapheme' }),
+      fc.constantFrom('', '"', '\\', 'a"b', '~abc', '\u007f', '\u0080', 'é', '\u2028', '\n', '\ud800', '\ud83d\ude00', DID),
+    );
+    const value = fc.oneof(
+      fc.constant(null),
+      fc.constant(undefined),
+      str,
+      fc.integer(),
+      fc.constantFrom(0, -0, 2 ** 53, 1.5, -1, Number.MAX_SAFE_INTEGER),
+      fc.bigInt(),
+      fc.constant(new JsonFloat(2)),
+      fc.constant({ b: 1, a: '"' }),
+      fc.constant([1, 'x']),
+    );
+    const field = fc.constantFrom('identifier', 'role', 'verkey', 'seqNo', 'txnTime', 'diddocContent', 'version', 'alias', 'dest', 'a', 'zz', 'Role');
+    fc.assert(
+      fc.property(fc.dictionary(field, value), (fields) => {
+        let expected: Uint8Array | undefined;
+        let expectedError: unknown;
+        try {
+          expected = canonicalJsonBytes(fields);
+        } catch (e) {
+          expectedError = e;
+        }
+        if (expectedError !== undefined) {
+          expect(() => encodeNymRecord(fields as never))
+            .to.throw()
+            .with.property('code', (expectedError as { code: string }).code);
+          return;
+        }
+        expect(Buffer.from(encodeNymRecord(fields as never)).equals(Buffer.from(expected as Uint8Array))).to.equal(true);
+      }),
+      { numRuns: 3000 },
+    );
+    const created = mergeNymRecord(undefined, { dest: DID, role: null, verkey: '~abc', version: 2 }, DID, 7, 1700000000);
+    expect(text(encodeNymRecord(created))).to.equal(`{"identifier":"${DID}","role":null,"seqNo":7,"txnTime":1700000000,"verkey":"~abc","version":2}`);
   });
 
   it('hashes ATTRIB contents as stored', () => {

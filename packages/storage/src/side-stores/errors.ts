@@ -34,4 +34,13 @@ export function isHexDigest(s: unknown): s is string {
 }
 
 export const utf8Encoder = new TextEncoder();
+
+/**
+ * The bytes of a text known to be ASCII (a checked hex digest, a location "<ledgerId>~<seqNo>"): its UTF-8 bytes, from
+ * Node's shared buffer pool (TextEncoder allocates a buffer of its own per call, several times the cost for keys this
+ * short). Only for ASCII: latin1 and UTF-8 differ above U+007F.
+ */
+export function asciiBytes(ascii: string): Uint8Array {
+  return Buffer.from(ascii, 'latin1');
+}
 export const utf8Decoder = new TextDecoder('utf-8', { fatal: true });

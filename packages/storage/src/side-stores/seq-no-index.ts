@@ -3,7 +3,7 @@
 // payloadDigest. Used to answer a re-sent request with its original reply and to reject a request
 // whose payload was already written under another signature.
 import type { KvStore, WriteBatch } from '../kv/kv-store.js';
-import { corrupt, invalid, isHexDigest, utf8Decoder, utf8Encoder } from './errors.js';
+import { asciiBytes, corrupt, invalid, isHexDigest, utf8Decoder } from './errors.js';
 import { withBatch } from './write.js';
 
 export const SEQ_NO_INDEX_BUCKET = 'seqno-index';
@@ -58,9 +58,9 @@ export class SeqNoIndex {
     if (!Number.isSafeInteger(entry.ledgerId) || entry.ledgerId < 0 || entry.ledgerId > 0x7fffffff)
       throw invalid(STORE, 'ledgerId', 'not an integer in [0, 2^31-1]');
     if (!Number.isSafeInteger(entry.seqNo) || entry.seqNo < 1) throw invalid(STORE, 'seqNo', 'not a positive integer');
-    const payloadKey = utf8Encoder.encode(entry.payloadDigest);
-    const location = utf8Encoder.encode(`${entry.ledgerId}~${entry.seqNo}`);
-    const digestKey = entry.digest === undefined ? undefined : utf8Encoder.encode(entry.digest);
+    const payloadKey = asciiBytes(entry.payloadDigest);
+    const location = asciiBytes(`${entry.ledgerId}~${entry.seqNo}`);
+    const digestKey = entry.digest === undefined ? undefined : asciiBytes(entry.digest);
     return withBatch(this.#kv, batch, (b) => {
       b.put(SEQ_NO_INDEX_BUCKET, payloadKey, location);
       if (digestKey !== undefined) b.put(DIGEST_INDEX_BUCKET, digestKey, payloadKey);
@@ -70,25 +70,25 @@ export class SeqNoIndex {
   /** Where the txn with this payloadDigest was ordered. */
   async getByPayloadDigest(payloadDigest: string): Promise<TxnLocation | undefined> {
     checkDigest(payloadDigest, 'payloadDigest');
-    const v = await this.#kv.get(SEQ_NO_INDEX_BUCKET, utf8Encoder.encode(payloadDigest));
+    const v = await this.#kv.get(SEQ_NO_INDEX_BUCKET, asciiBytes(payloadDigest));
     return v === undefined ? undefined : decodeLocation(payloadDigest, v);
   }
 
   getByPayloadDigestSync(payloadDigest: string): TxnLocation | undefined {
     checkDigest(payloadDigest, 'payloadDigest');
-    const v = this.#kv.getSync(SEQ_NO_INDEX_BUCKET, utf8Encoder.encode(payloadDigest));
+    const v = this.#kv.getSync(SEQ_NO_INDEX_BUCKET, asciiBytes(payloadDigest));
     return v === undefined ? undefined : decodeLocation(payloadDigest, v);
   }
 
   /** The payloadDigest recorded for a full request digest. */
   async getPayloadDigest(digest: string): Promise<string | undefined> {
     checkDigest(digest, 'digest');
-    return this.#decodePayloadDigest(digest, await this.#kv.get(DIGEST_INDEX_BUCKET, utf8Encoder.encode(digest)));
+    return this.#decodePayloadDigest(digest, await this.#kv.get(DIGEST_INDEX_BUCKET, asciiBytes(digest)));
   }
 
   getPayloadDigestSync(digest: string): string | undefined {
     checkDigest(digest, 'digest');
-    return this.#decodePayloadDigest(digest, this.#kv.getSync(DIGEST_INDEX_BUCKET, utf8Encoder.encode(digest)));
+    return this.#decodePayloadDigest(digest, this.#kv.getSync(DIGEST_INDEX_BUCKET, asciiBytes(digest)));
   }
 
   /** Where the request with this full digest was ordered, with its payloadDigest. */
@@ -113,8 +113,8 @@ export class SeqNoIndex {
     checkDigest(entry.payloadDigest, 'payloadDigest');
     if (entry.digest !== undefined) checkDigest(entry.digest, 'digest');
     return withBatch(this.#kv, batch, (b) => {
-      b.del(SEQ_NO_INDEX_BUCKET, utf8Encoder.encode(entry.payloadDigest));
-      if (entry.digest !== undefined) b.del(DIGEST_INDEX_BUCKET, utf8Encoder.encode(entry.digest));
+      b.del(SEQ_NO_INDEX_BUCKET, asciiBytes(entry.payloadDigest));
+      if (entry.digest !== undefined) b.del(DIGEST_INDEX_BUCKET, asciiBytes(entry.digest));
     });
   }
 
