@@ -78,4 +78,9 @@ describe('validator links under a stalled validator (#16)', function () {
   it('wait 30 s for a ping by default', () => {
     expect(defaultNodeHostOptions.pingTimeoutMs).to.be.at.least(30_000);
   });
+
+  it('ping every 10 s by default, not every second (each ping is a stream opened on every connection)', () => {
+    expect(defaultNodeHostOptions.pingIntervalMs).to.equal(10_000);
+    expect(defaultNodeHostOptions.pingIntervalMs).to.be.below(defaultNodeHostOptions.pingTimeoutMs);
+  });
 });
