@@ -192,9 +192,10 @@ export function deadlineSignal(ms: number, parent?: AbortSignal): { signal: Abor
 /**
  * `make()`'s error without a stack trace: a node's transport refusal (TOO_MANY_PENDING, RATE_LIMITED...) is that node's
  * answer, whose code and reason are read and never its stack, and a client offering more than the pool takes gets
- * thousands a second (their stack traces were about 5 % of a load generator's CPU at 2,500 writes/s).
+ * thousands a second (their stack traces were about 5 % of a load generator's CPU at 2,500 writes/s). So is a write
+ * refused by f+1 nodes (REQUEST_NACKED, see WriteQuorum): its stack would only name the quorum's own frames.
  */
-function withoutStack<T>(make: () => T): T {
+export function withoutStack<T>(make: () => T): T {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {

@@ -19,7 +19,7 @@
  */
 import { POOL_OVERLOADED_REASON, canonicalJson, isPlainObject } from '@quire/common';
 import { ClientError, ClientErrorCode, type WriteSummaryData } from '../errors.js';
-import { nodeFailure, sameBytes, type NodeAnswer, type NodeFailure } from './exchange.js';
+import { nodeFailure, sameBytes, withoutStack, type NodeAnswer, type NodeFailure } from './exchange.js';
 
 /** The failure code of a node that answered REQNACK after it acknowledged the request (see `WriteQuorum.add`). */
 const NACK_AFTER_ACK = 'NACK_AFTER_ACK';
@@ -209,7 +209,10 @@ export class WriteQuorum {
     }
     if (first.kind === 'nack' || first.kind === 'reject') {
       const code = first.kind === 'nack' ? ClientErrorCode.REQUEST_NACKED : ClientErrorCode.REQUEST_REJECTED;
-      return { kind: 'failed', error: new ClientError(code, { reason: first.reason, code: first.code, nodes: g.nodes }, first.reason) };
+      // the pool's answer, not a fault of this process: the code, the reason and the nodes are what a caller reads, and a
+      // stack trace (taken per refusal, thousands a second from an overloaded pool) would name only this module's frames
+      const error = withoutStack(() => new ClientError(code, { reason: first.reason, code: first.code, nodes: g.nodes }, first.reason));
+      return { kind: 'failed', error };
     }
     return undefined;
   }

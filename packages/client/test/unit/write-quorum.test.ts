@@ -109,6 +109,22 @@ describe('WriteQuorum: the decision of a write from the nodes answers', () => {
     expect(m.add(nack('Node2', 'same', 'reject'))).to.equal(undefined);
   });
 
+  it('the REQUEST_NACKED (REQUEST_REJECTED) error is built without a stack trace, its message the reason, and the stack trace limit left as it was', () => {
+    const limit = Error.stackTraceLimit;
+    for (const kind of ['nack', 'reject'] as const) {
+      const q = new WriteQuorum(4, 1);
+      q.add(nack('Node1', 'pool overloaded', kind));
+      const d = q.add(nack('Node2', 'pool overloaded', kind));
+      if (d?.kind !== 'failed') throw new Error('the write should fail');
+      expect(d.error).to.be.instanceOf(ClientError);
+      expect(d.error.code).to.equal(kind === 'nack' ? ClientErrorCode.REQUEST_NACKED : ClientErrorCode.REQUEST_REJECTED);
+      expect(d.error.message).to.equal('pool overloaded');
+      expect(d.error.stack ?? '').to.not.match(/\n\s+at /);
+    }
+    expect(Error.stackTraceLimit).to.equal(limit);
+    expect(new Error('x').stack).to.match(/\n\s+at /);
+  });
+
   it('fails with NO_CONSENSUS as soon as no group can reach f+1, naming groups, failed nodes and the nodes heard', () => {
     const q = new WriteQuorum(4, 1);
     q.ack('Node4');
