@@ -15,7 +15,7 @@ import { Ordering } from './ordering.js';
 import { parseNodeMessage } from './parse.js';
 import { Repair } from './repair.js';
 import { MessageStash } from './stash.js';
-import { ViewChanger } from './view-change.js';
+import { JournalMark, ViewChanger } from './view-change.js';
 
 export const TICK_TIMER = 'tick';
 
@@ -61,8 +61,8 @@ export class ConsensusCore {
   private readonly catchup: Catchup;
   private started = false;
   private lagging = false;
-  /** journalSignature() at the last save of the 3PC vote journal */
-  private journalSaved: string | undefined;
+  /** the 3PC vote journal as last saved (or restored) */
+  private readonly journalSaved = new JournalMark();
 
   constructor(options: Partial<ConsensusOptions> & Pick<ConsensusOptions, 'name' | 'validators'>, modules: ConsensusModules) {
     const opts = resolveOptions(options);
@@ -185,7 +185,7 @@ export class ConsensusCore {
     if (j === undefined) return;
     this.viewChanger.restoreJournal(j, this.ctx.lastOrdered.ppSeqNo);
     for (const b of Array.isArray(j.batches) ? j.batches : []) this.restoreJournaledBatch(b, j);
-    this.journalSaved = this.viewChanger.journalSignature();
+    this.viewChanger.journalChanged(this.journalSaved);
   }
 
   /**
@@ -248,9 +248,7 @@ export class ConsensusCore {
   private saveVoteJournal(): void {
     const store = this.ctx.modules.threePcStore;
     if (store === undefined) return;
-    const sig = this.viewChanger.journalSignature();
-    if (sig === this.journalSaved) return;
-    this.journalSaved = sig;
+    if (!this.viewChanger.journalChanged(this.journalSaved)) return;
     const j = this.viewChanger.journal();
     store.save({ ...j, batches: this.journalBatches(j) });
   }

@@ -44,6 +44,41 @@ function ppKey(ppViewNo: number, ppSeqNo: number, digest: string): string {
   return `${ppViewNo}:${ppSeqNo}:${digest}`;
 }
 
+/** The last BatchId of a list of votes and its length, as journalChanged last saw them. */
+class VoteListMark {
+  length = -1;
+  viewNo = -1;
+  ppSeqNo = -1;
+  digest = '';
+
+  /** Whether `list` differs from the mark; the mark takes it. */
+  take(list: readonly BatchId[]): boolean {
+    const last = list.length === 0 ? undefined : list[list.length - 1];
+    const viewNo = last?.view_no ?? -1;
+    const ppSeqNo = last?.pp_seq_no ?? -1;
+    const digest = last?.pp_digest ?? '';
+    const changed = this.length !== list.length || this.viewNo !== viewNo || this.ppSeqNo !== ppSeqNo || this.digest !== digest;
+    this.length = list.length;
+    this.viewNo = viewNo;
+    this.ppSeqNo = ppSeqNo;
+    this.digest = digest;
+    return changed;
+  }
+}
+
+/**
+ * What the 3PC vote journal was made of when it was last saved (ViewChanger.journalChanged): the stable checkpoint,
+ * the counts of the votes of earlier views, and the length and last BatchId of this view's pre-prepared and prepared
+ * lists. A new mark differs from every state.
+ */
+export class JournalMark {
+  stable = -1;
+  oldPrepared = -1;
+  oldPreprepared = -1;
+  readonly preprepared = new VoteListMark();
+  readonly prepared = new VoteListMark();
+}
+
 export class ViewChanger {
   /** proposed view -> voter -> time of the vote */
   readonly voting: InstanceChangeVoting;
@@ -285,15 +320,23 @@ export class ViewChanger {
     };
   }
 
-  /** Changes whenever journal() may have changed (cheap: compared after every event). */
-  journalSignature(): string {
-    const last = (l: readonly BatchId[]): string => {
-      const b = l[l.length - 1];
-      return b === undefined ? '-' : `${b.view_no}:${b.pp_seq_no}:${b.pp_digest}`;
-    };
+  /**
+   * Whether journal() may have changed since `mark` was last updated, and updates it. Compared after every event (a
+   * PROPAGATE as much as a COMMIT), so it builds nothing: it compares the stable checkpoint, the counts of the
+   * earlier views' votes and of this view's lists, and the last BatchId of each list.
+   */
+  journalChanged(mark: JournalMark): boolean {
     let old = 0;
     for (const l of this.oldPreprepared.values()) old += l.length;
-    return `${this.checkpoints.stableCheckpoint}|${this.oldPrepared.size}|${old}|${this.ordering.preprepared.length}|${last(this.ordering.preprepared)}|${this.ordering.prepared.length}|${last(this.ordering.prepared)}`;
+    const stable = this.checkpoints.stableCheckpoint;
+    // every part is compared and taken, none skipped once one differs
+    const parts = Number(mark.stable !== stable) | Number(mark.oldPrepared !== this.oldPrepared.size) | Number(mark.oldPreprepared !== old);
+    mark.stable = stable;
+    mark.oldPrepared = this.oldPrepared.size;
+    mark.oldPreprepared = old;
+    const pp = mark.preprepared.take(this.ordering.preprepared);
+    const p = mark.prepared.take(this.ordering.prepared);
+    return parts !== 0 || pp || p;
   }
 
   /**

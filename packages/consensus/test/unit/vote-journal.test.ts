@@ -121,4 +121,24 @@ describe('3PC vote journal (#15 F8)', () => {
     expect(checked).to.be.greaterThan(100);
     expect(missing).to.deep.equal([]);
   });
+  it('is saved when an event changes its votes, and not after an event that changes none', () => {
+    const { core, saved } = restartedBackup(undefined);
+    const before = saved.length;
+    // the empty batch 1 with the roots a fresh executor computes for it (those of the primary)
+    const primary = new StandInExecutor(new SimRequestAnalyzer(), genesis);
+    const pp = prePrepare(1, UTC);
+    const poolStateRootHash = primary.uncommittedPoolStateRoot();
+    const digest = pp.digest as string;
+    const applied = primary.applyBatch({ ledgerId: 1, requests: [], digests: [], ppTime: UTC, ppSeqNo: 1, originalViewNo: 0, primaries: ['Node1'], digest });
+    Object.assign(pp, { stateRootHash: applied.stateRoot, txnRootHash: applied.txnRoot, auditTxnRootHash: applied.auditRoot, poolStateRootHash });
+    const effects = core.handle({ kind: 'nodeMessage', from: 'Node1', msg: pp });
+    expect(sent(effects, 'PREPARE')).to.have.length(1);
+    expect(saved.length).to.equal(before + 1);
+    expect(saved.at(-1)?.preprepared.map((b) => b.pp_seq_no)).to.deep.equal([1]);
+    // the same PRE-PREPARE again, and a LEDGER_STATUS: no vote changes, no save
+    core.handle({ kind: 'nodeMessage', from: 'Node1', msg: pp });
+    const status = { op: 'LEDGER_STATUS', ledgerId: 1, txnSeqNo: 0, viewNo: 0, ppSeqNo: 0, merkleRoot: ROOT, protocolVersion: 2 };
+    core.handle({ kind: 'nodeMessage', from: 'Node3', msg: status });
+    expect(saved.length).to.equal(before + 1);
+  });
 });
