@@ -22,6 +22,11 @@ export interface ExchangeOptions {
    * of a deadlineSignal per exchange linked to the caller's). Default: `signal` alone; give one of the two.
    */
   timeoutMs?: number;
+  /**
+   * The end of a group of exchanges (a write's, one per node) without an AbortSignal each: when it ends, the exchange
+   * ends as when `signal` aborts with the same reason. Used instead of `signal`, not with it.
+   */
+  end?: ExchangeEnd;
   /** Re-sends after a lost session (default 1). */
   retries?: number;
   /** Called with every REQACK (for progress reporting). */
@@ -158,6 +163,45 @@ export const SETTLED: unique symbol = Symbol('settled');
 const settledError = new ClientError(ClientErrorCode.TIMEOUT, { reason: 'the request was settled by other answers' });
 
 /**
+ * The end of a write's exchanges, as an AbortController's signal ends them but without the EventTarget: a write sent to
+ * four nodes registers one callback per exchange in a Set and ends them with one call (an AbortController per write,
+ * its listeners and the abort event's dispatch were about 8 % of the SDK's main thread on writes an overloaded pool
+ * refused). `end(reason)` is idempotent: the first reason stays.
+ */
+export class ExchangeEnd {
+  private ended_ = false;
+  private reason_: unknown = undefined;
+  private readonly callbacks = new Set<() => void>();
+
+  get ended(): boolean {
+    return this.ended_;
+  }
+
+  /** Why it ended ({@link SETTLED}, or anything else for a deadline or the caller's abort). */
+  get reason(): unknown {
+    return this.reason_;
+  }
+
+  /** Calls `fn` once when it ends (not when it has already ended: check `ended` first). */
+  on(fn: () => void): void {
+    if (!this.ended_) this.callbacks.add(fn);
+  }
+
+  off(fn: () => void): void {
+    this.callbacks.delete(fn);
+  }
+
+  end(reason: unknown): void {
+    if (this.ended_) return;
+    this.ended_ = true;
+    this.reason_ = reason;
+    const fns = [...this.callbacks];
+    this.callbacks.clear();
+    for (const fn of fns) fn();
+  }
+}
+
+/**
  * A signal that aborts after `ms`, or when `parent` aborts; `done()` clears its timer and its link to `parent`, and
  * `settle()` does the same and aborts the signal with {@link SETTLED} (the caller has its answer: the exchanges still
  * running end without an error each). One AbortController and one timer per call, where AbortSignal.any over
@@ -214,6 +258,7 @@ export function exchange(
   opts: ExchangeOptions,
 ): Promise<NodeAnswer> {
   const node = conn.alias;
+  const end = opts.end;
   let retriesLeft = opts.retries ?? 1;
   return new Promise<NodeAnswer>((resolve) => {
     let done = false;
@@ -226,13 +271,14 @@ export function exchange(
       release?.();
       unwait?.();
       timer?.clear();
-      opts.signal?.removeEventListener('abort', onAbort);
+      if (end !== undefined) end.off(onAbort);
+      else opts.signal?.removeEventListener('abort', onAbort);
       resolve(a);
     };
     const onAbort = (): void =>
       // abandoned because the caller has its answer: nobody reads this one, so no error object is built for it
       finish(
-        opts.signal?.reason === SETTLED
+        (end !== undefined ? end.reason : opts.signal?.reason) === SETTLED
           ? { node, kind: 'error', error: settledError }
           : { node, kind: 'error', error: new ClientError(ClientErrorCode.TIMEOUT, { node }) },
       );
@@ -281,17 +327,36 @@ export function exchange(
     };
     const send = async (): Promise<void> => {
       try {
-        const r = await conn.request(payload, onMessage, opts.signal);
+        let signal = opts.signal;
+        let stopDial: (() => void) | undefined;
+        if (end !== undefined && !conn.ready) {
+          // a session to open first: the end stops waiting for the dial, as a signal does (no request sent after it)
+          const ctl = new AbortController();
+          stopDial = (): void => ctl.abort(end.reason);
+          end.on(stopDial);
+          signal = ctl.signal;
+        }
+        let r: { release: () => void };
+        try {
+          r = await conn.request(payload, onMessage, signal);
+        } finally {
+          if (stopDial !== undefined) end?.off(stopDial);
+        }
         if (done) r.release();
         else release = r.release;
       } catch (e) {
-        if (opts.signal?.aborted === true) onAbort();
+        if (end?.ended === true || opts.signal?.aborted === true) onAbort();
         else
           finish({ node, kind: 'error', error: e instanceof ClientError ? e : new ClientError(ClientErrorCode.NODE_UNREACHABLE, { node, reason: String(e) }) });
       }
     };
-    if (opts.signal?.aborted === true) return onAbort();
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (end !== undefined) {
+      if (end.ended) return onAbort();
+      end.on(onAbort);
+    } else {
+      if (opts.signal?.aborted === true) return onAbort();
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+    }
     if (opts.timeoutMs !== undefined)
       timer = stallTolerantTimeout(() => finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.TIMEOUT, { node }) }), opts.timeoutMs);
     if (key !== undefined && router !== undefined) unwait = router.wait(node, key, onParsed);

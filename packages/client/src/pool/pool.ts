@@ -10,10 +10,22 @@ import { ClientError, ClientErrorCode, VerificationError, abortedBy } from '../e
 import type { NodeAddress } from '../transport/connection.js';
 import { createClientLibp2p } from '../transport/libp2p.js';
 import { NodeConnection } from '../transport/node-connection.js';
+import { stallTolerantTimeout } from '../transport/stall-timer.js';
 import { DEFAULT_FRESHNESS_SECONDS, MultiSignatureCache } from '../verify/multi-signature.js';
 import { verifyReadReply, type VerifiedRead } from '../verify/read-reply.js';
 import { catchUpPoolLedger, type CatchupResult } from './catchup.js';
-import { ParsedMessages, PushRouter, SETTLED, deadlineSignal, exchange, nodeFailure, requestKey, type NodeAnswer, type NodeFailure } from './exchange.js';
+import {
+  ExchangeEnd,
+  ParsedMessages,
+  PushRouter,
+  SETTLED,
+  deadlineSignal,
+  exchange,
+  nodeFailure,
+  requestKey,
+  type NodeAnswer,
+  type NodeFailure,
+} from './exchange.js';
 import { WriteQuorum, type WriteDecision } from './write-quorum.js';
 import { PoolLedger } from './pool-ledger.js';
 import { SeenLedgers, readPosition, unprovenIsBehind, writePosition, type Behind } from './seen.js';
@@ -279,8 +291,10 @@ export class Pool {
     const quorum = new WriteQuorum(conns.length, this.f);
     if (opts.signal?.aborted === true) throw abortedBy(opts.signal);
     if (conns.length === 0) throw new ClientError(ClientErrorCode.NO_CONSENSUS, { reason: 'no validator with a client address' });
-    const deadline = deadlineSignal(timeoutMs, opts.signal);
     const { promise, resolve, reject } = Promise.withResolvers<WriteOutcome>();
+    // the end of the write's exchanges: its deadline (reached during a stall of this process, it first lets the
+    // answers already in the sockets' buffers be read, stall-timer.ts), the caller's signal, or its decision (SETTLED)
+    const end = new ExchangeEnd();
     const onDecision = (d: WriteDecision | undefined): void => {
       if (d === undefined) return;
       if (d.kind === 'failed') return reject(d.error);
@@ -288,8 +302,17 @@ export class Pool {
       if (w !== undefined) this.seenLedgers.noteWrite(w);
       resolve({ result: d.result, nodes: d.nodes });
     };
-    const onAbort = (): void => reject(opts.signal?.aborted === true ? abortedBy(opts.signal) : quorum.timedOut(timeoutMs));
-    deadline.signal.addEventListener('abort', onAbort, { once: true });
+    const timer = stallTolerantTimeout(() => {
+      reject(quorum.timedOut(timeoutMs));
+      end.end(undefined);
+    }, timeoutMs);
+    const parent = opts.signal;
+    const onParent = (): void => {
+      if (parent === undefined) return;
+      reject(abortedBy(parent));
+      end.end(parent.reason);
+    };
+    parent?.addEventListener('abort', onParent, { once: true });
     const byAlias = new Map(conns.map((c) => [c.alias, c]));
     // a node that refused for now (TOO_MANY_PENDING, RATE_LIMITED) while another took the request in is asked again,
     // 250 ms after its refusal, doubling to 2 s, until the deadline (see WriteQuorum)
@@ -304,7 +327,7 @@ export class Pool {
         const t = setTimeout(
           () => {
             timers.delete(t);
-            if (!deadline.signal.aborted) ask(c);
+            if (!end.ended) ask(c);
           },
           Math.min(2_000, 250 * 2 ** k),
         );
@@ -318,9 +341,9 @@ export class Pool {
     // the nodes that agree send equal bytes: each is parsed once for the write (see ParsedMessages)
     const parsed = new ParsedMessages();
     const ask = (c: NodeConnection): void =>
-      void exchange(c, payload, key, this.router, { signal: deadline.signal, retries: this.options.retries, onAck, parsed }).then((a) => {
-        // the exchanges a deadline or the caller ended answer TIMEOUT: that is reported once, by onAbort
-        if (deadline.signal.aborted) return;
+      void exchange(c, payload, key, this.router, { end, retries: this.options.retries, onAck, parsed }).then((a) => {
+        // the exchanges a deadline or the caller ended answer TIMEOUT: that is reported once, by the timer or onParent
+        if (end.ended) return;
         onDecision(quorum.add(a));
         retryRefused();
       });
@@ -329,8 +352,9 @@ export class Pool {
       return await promise;
     } finally {
       for (const t of timers) clearTimeout(t);
-      deadline.signal.removeEventListener('abort', onAbort);
-      deadline.settle();
+      timer.clear();
+      parent?.removeEventListener('abort', onParent);
+      end.end(SETTLED);
     }
   }
 

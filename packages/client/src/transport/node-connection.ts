@@ -145,6 +145,11 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
     return this.stream !== undefined && this.stream.status === 'open';
   }
 
+  /** True when a request would be sent at once, on the open session, with no dial to wait for. */
+  get ready(): boolean {
+    return this.stream !== undefined && this.stream.status === 'open' && this.stream.writeStatus === 'writable';
+  }
+
   /** Requests whose listener is registered (sent and not released). */
   get inFlight(): number {
     return this.listeners.size;
@@ -284,7 +289,7 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
    */
   private async ensureStream(signal?: AbortSignal): Promise<Stream> {
     if (this.closed) throw new ClientError(ClientErrorCode.CLOSED);
-    if (this.stream !== undefined && this.stream.status === 'open' && this.stream.writeStatus === 'writable') return this.stream;
+    if (this.ready && this.stream !== undefined) return this.stream;
     if (this.opening === undefined) {
       const opening = this.dial().finally(() => {
         if (this.opening === opening) this.opening = undefined;
