@@ -1,6 +1,7 @@
-// Request intake (consensus.md §2): client requests and PROPAGATEs, finalisation at f+1 matching
-// PROPAGATEs, per-ledger queues in finalisation order, dedup by payloadDigest, requests for missing
-// PROPAGATEs, re-propagation of stuck requests and expiry.
+// Request intake (consensus.md §2): client requests and PROPAGATEs, finalisation at n-f matching
+// PROPAGATEs (the spec's f+1 raised: see admission control below), per-ledger queues in finalisation
+// order, dedup by payloadDigest, requests for missing PROPAGATEs, re-propagation of stuck requests
+// and expiry.
 import { POOL_OVERLOADED_REASON, fnv1a32 } from '@quire/common';
 import type { CoreContext } from './context.js';
 import { Suspicion } from './context.js';
