@@ -45,6 +45,22 @@ function orderedAt(pool: Pool, node: string, connId: string): number | undefined
   return effectsOf(pool, node, 'ordered').find((x) => x.effect.replies.some((r) => r.connIds.includes(connId)))?.at;
 }
 
+/**
+ * On `node`: the first copy (its client `firstConnId`) was ordered, and the copy (client 'copy', `c`) was answered from
+ * the ledger once, not before that, and is no longer held.
+ */
+function expectAnsweredAfterFirst(pool: Pool, node: string, firstConnId: string, c: { digest: string; payloadDigest: string }): void {
+  const first = orderedAt(pool, node, firstConnId);
+  expect(first, node).to.not.equal(undefined);
+  const answers = effectsOf(pool, node, 'replyFromLedger').filter((x) => x.effect.connId === 'copy');
+  expect(
+    answers.map((x) => x.effect),
+    node,
+  ).to.deep.equal([{ kind: 'replyFromLedger', connId: 'copy', payloadDigest: c.payloadDigest, digest: c.digest }]);
+  expect(answers[0]?.at ?? 0, node).to.be.at.least(first ?? Number.POSITIVE_INFINITY);
+  expect(pool.cores.get(node)?.holdsRequest(c.digest), node).to.equal(false);
+}
+
 describe('the clients of a payload copy dropped as a duplicate are answered from the ledger', () => {
   it('a copy sent with the first is acknowledged, dropped when the first is batched, and answered on every node once the first is committed', () => {
     const { pool, t } = startedPool();
@@ -62,15 +78,7 @@ describe('the clients of a payload copy dropped as a duplicate are answered from
         effectsOf(pool, n, 'clientAck').some((x) => x.effect.connId === 'copy'),
         n,
       ).to.equal(true);
-      const first = orderedAt(pool, n, `c${String(a.reqId)}`);
-      expect(first, n).to.not.equal(undefined);
-      const answers = effectsOf(pool, n, 'replyFromLedger').filter((x) => x.effect.connId === 'copy');
-      expect(
-        answers.map((x) => x.effect),
-        n,
-      ).to.deep.equal([{ kind: 'replyFromLedger', connId: 'copy', payloadDigest: c.payloadDigest, digest: c.digest }]);
-      expect(answers[0]?.at ?? 0, n).to.be.at.least(first ?? Number.POSITIVE_INFINITY);
-      expect(pool.cores.get(n)?.holdsRequest(c.digest), n).to.equal(false);
+      expectAnsweredAfterFirst(pool, n, `c${String(a.reqId)}`, c);
     }
   });
 
@@ -98,15 +106,7 @@ describe('the clients of a payload copy dropped as a duplicate are answered from
     }
     pool.runUntil(t + 6_000);
     for (const n of VALIDATORS) {
-      const first = orderedAt(pool, n, `c${String(a.reqId)}`);
-      expect(first, n).to.not.equal(undefined);
-      const answers = effectsOf(pool, n, 'replyFromLedger').filter((x) => x.effect.connId === 'copy');
-      expect(
-        answers.map((x) => x.effect),
-        n,
-      ).to.deep.equal([{ kind: 'replyFromLedger', connId: 'copy', payloadDigest: c.payloadDigest, digest: c.digest }]);
-      expect(answers[0]?.at ?? 0, n).to.be.at.least(first ?? Number.POSITIVE_INFINITY);
-      expect(pool.cores.get(n)?.holdsRequest(c.digest), n).to.equal(false);
+      expectAnsweredAfterFirst(pool, n, `c${String(a.reqId)}`, c);
       // the copy was never proposed: one write batch in all
       expect(orderedAt(pool, n, 'copy'), n).to.equal(undefined);
     }
