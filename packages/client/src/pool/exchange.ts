@@ -3,7 +3,7 @@
  * acknowledgement: a write's REPLY or REJECT follows as a PUSH), transport refusals and a lost session become
  * errors, a lost session is retried, and the deadline is an AbortSignal.
  */
-import { isPlainObject, parseJson, stringifyJson } from '@quire/common';
+import { equalBytes, isPlainObject, parseJson, stringifyJson } from '@quire/common';
 import { ClientError, ClientErrorCode } from '../errors.js';
 import type { NodeConnection, ConnectionMessage } from '../transport/node-connection.js';
 import { stallTolerantTimeout, type StallTolerantTimer } from '../transport/stall-timer.js';
@@ -53,8 +53,8 @@ export class ParsedMessages {
 
   /** The message parsed from bytes equal to `raw`, when there was one. */
   get(raw: Uint8Array): Record<string, unknown> | undefined {
-    if (this.raw0 !== undefined && sameBytes(this.raw0, raw)) return this.msg0;
-    if (this.raw1 !== undefined && sameBytes(this.raw1, raw)) return this.msg1;
+    if (this.raw0 !== undefined && equalBytes(this.raw0, raw)) return this.msg0;
+    if (this.raw1 !== undefined && equalBytes(this.raw1, raw)) return this.msg1;
     return undefined;
   }
 
@@ -68,11 +68,6 @@ export class ParsedMessages {
       this.msg1 = message;
     }
   }
-}
-
-/** Byte equality by the runtime's memcmp (a JS loop was a few microseconds per REPLY). */
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
 }
 
 /** The key that names a request in pushes that carry no request id: `<identifier>|<reqId>`. */

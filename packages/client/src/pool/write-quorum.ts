@@ -17,9 +17,9 @@
  * refusal: that node took the write in and may be among the n-f that order it (docs/operations.md, Overload), so it
  * counts as the node's failure (NACK_AFTER_ACK), never toward f+1 refusals.
  */
-import { POOL_OVERLOADED_REASON, canonicalJson, isPlainObject } from '@quire/common';
+import { POOL_OVERLOADED_REASON, canonicalJson, equalBytes, isPlainObject } from '@quire/common';
 import { ClientError, ClientErrorCode, type WriteSummaryData } from '../errors.js';
-import { nodeFailure, sameBytes, withoutStack, type NodeAnswer, type NodeFailure } from './exchange.js';
+import { nodeFailure, withoutStack, type NodeAnswer, type NodeFailure } from './exchange.js';
 
 /** The failure code of a node that answered REQNACK after it acknowledged the request (see `WriteQuorum.add`). */
 const NACK_AFTER_ACK = 'NACK_AFTER_ACK';
@@ -185,7 +185,7 @@ export class WriteQuorum {
     const raw = a.raw;
     for (const [i, c] of classes.entries()) {
       if (c.message === a.message) return `reply#${i}`;
-      if (raw !== undefined && c.raws.some((r) => sameBytes(r, raw))) return `reply#${i}`;
+      if (raw !== undefined && c.raws.some((r) => equalBytes(r, raw))) return `reply#${i}`;
     }
     if (classes.length > 0) {
       const canonical = canonicalJson(a.message.result ?? null);

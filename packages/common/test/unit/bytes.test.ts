@@ -16,5 +16,14 @@ describe('byte helpers', () => {
     expect(equalBytes(Uint8Array.of(1, 2), Uint8Array.of(1, 2))).to.equal(true);
     expect(equalBytes(Uint8Array.of(1, 2), Uint8Array.of(1, 3))).to.equal(false);
     expect(equalBytes(Uint8Array.of(1), Uint8Array.of(1, 0))).to.equal(false);
+    // long arrays (compared by memcmp), also views into larger buffers at an offset
+    const long = new Uint8Array(600).map((_, i) => i % 251);
+    const inside = new Uint8Array(700);
+    inside.set(long, 50);
+    expect(equalBytes(long, inside.subarray(50, 650))).to.equal(true);
+    const other = long.slice();
+    other[599] ^= 1;
+    expect(equalBytes(long, other)).to.equal(false);
+    expect(equalBytes(inside.subarray(49, 649), long)).to.equal(false);
   });
 });

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import type { WriteBatch } from '../kv/kv-store.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { Txn } from '@quire/common';
+import { equalBytes, type Txn } from '@quire/common';
 import { GenesisError, GenesisErrorCode } from './genesis-error.js';
 import { parseGenesis, type GenesisEntry } from './parse-genesis.js';
 
@@ -42,10 +42,6 @@ export async function readGenesisFile(file: string, opts: { ledgerId?: number } 
   return entries;
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(a, b) === 0;
-}
-
 /**
  * Loads a genesis file into `ledger` when the ledger is empty. When it is not, nothing is written
  * and the ledger's first txns must be byte-identical to the file's (else GENESIS_MISMATCH).
@@ -68,7 +64,7 @@ export async function loadGenesisEntries(
     for (let i = 0; i < n; i++) {
       const e = entries[i];
       const stored = await ledger.getEncoded(e.seqNo);
-      if (stored === undefined || !sameBytes(stored, e.encoded)) {
+      if (stored === undefined || !equalBytes(stored, e.encoded)) {
         throw new GenesisError(GenesisErrorCode.MISMATCH, { file, line: e.line, seqNo: e.seqNo });
       }
     }
