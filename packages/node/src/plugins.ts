@@ -1,9 +1,9 @@
 // Ledger plugins (indy-plenum's ENABLED_PLUGINS): the config's `plugins` are loaded at start with a
 // dynamic import. A module exports one LedgerPlugin (@quire/requests plugin.ts), or a list of them,
 // as its default export or as `plugin`. Each is checked (shape, ledger id, handlers, none of whose
-// synchronous checks is an async function) and registered with the built-in types; any problem stops the start with a stable code: PLUGIN_NOT_FOUND when the
-// module does not import, PLUGIN_INVALID when it exports no valid plugin or clashes with a type or
-// ledger already taken. Every node of a pool must run the same plugins.
+// synchronous checks is an async function) and registered with the built-in types; any problem stops
+// the start with a stable code: PLUGIN_NOT_FOUND when the module does not import, PLUGIN_INVALID when
+// it exports no valid plugin or clashes with a type or ledger already taken. Every node of a pool must run the same plugins.
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type HandlerRegistry, type LedgerPlugin, createDefaultRegistry, ledgerPluginProblem } from '@quire/requests';

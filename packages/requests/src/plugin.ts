@@ -35,7 +35,8 @@ export interface LedgerPlugin {
 /**
  * The problem with a value offered as a LedgerPlugin (the node's loader calls this on each module's
  * export), or undefined when it is one. Checks the shape, the ledger id range and each handler's
- * kind, type code, ledger and synchronous methods (not async functions); type codes clashing with registered types are found by the registry.
+ * kind, type code, ledger and synchronous methods (not async functions); type codes clashing with
+ * registered types are found by the registry.
  */
 export function ledgerPluginProblem(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object') return 'not an object';
