@@ -13,11 +13,11 @@ import {
   FrameDecoder,
   MSG_LEN_LIMIT,
   TypedEmitter,
-  concatBytes,
   decodeEnvelope,
   decodeErrorPayload,
-  encodeEnvelope,
   encodeFrame,
+  varintLength,
+  writeVarint,
 } from '@quire/common';
 import { ClientError, ClientErrorCode, ClientRequestError, abortedBy } from '../errors.js';
 import { clientMultiaddr, peerIdOfDest, type NodeAddress } from './connection.js';
@@ -85,11 +85,15 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
   private closed = false;
   private closing: Promise<void> | undefined;
   /**
-   * Frames of requests sent since the last flush, and the stream they are for: written as one chunk once the event
-   * loop has handled the I/O already waiting (setImmediate), so requests sent in one burst (a pipelined client
-   * answering a batch of replies) cost one Noise encryption, one Yamux frame and one socket write on both sides.
+   * Requests sent since the last flush (their ids and payloads), and the stream they are for: framed into one chunk once
+   * the event loop has handled the I/O already waiting (setImmediate), so requests sent in one burst (a pipelined
+   * client answering a batch of replies) cost one Noise encryption, one Yamux frame and one socket write on both sides,
+   * and each payload is copied once, into that chunk (a write's payload, the same bytes for every node, was copied into
+   * an envelope and then a frame per node: two arrays allocated and filled per node and write, 5 % of a load
+   * generator's CPU at 2,500 writes/s).
    */
-  private outFrames: Uint8Array[] = [];
+  private outIds: number[] = [];
+  private outPayloads: Uint8Array[] = [];
   private outStream: Stream | undefined;
 
   /** The node this session is with. */
@@ -219,12 +223,14 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
     if (this.nextId > Number.MAX_SAFE_INTEGER) this.nextId = 1;
     this.listeners.set(id, listener);
     if (this.outStream !== stream) {
-      // frames still queued for an earlier stream: that stream has ended and their listeners were told so
-      this.outFrames = [];
+      // requests still queued for an earlier stream: that stream has ended and their listeners were told so
+      this.outIds = [];
+      this.outPayloads = [];
       this.outStream = stream;
     }
-    this.outFrames.push(encodeFrame(encodeEnvelope(EnvelopeKind.REQUEST, id, payload)));
-    if (this.outFrames.length === 1) setImmediate(() => this.flush());
+    this.outIds.push(id);
+    this.outPayloads.push(payload);
+    if (this.outIds.length === 1) setImmediate(() => this.flush());
     return { id, release: () => this.listeners.delete(id) };
   }
 
@@ -268,14 +274,16 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
     });
   }
 
-  /** Writes the queued request frames as one chunk; a failed write ends the session (listeners get `closed`). */
+  /** Writes the queued requests' frames as one chunk; a failed write ends the session (listeners get `closed`). */
   private flush(): void {
-    const frames = this.outFrames;
+    const ids = this.outIds;
+    const payloads = this.outPayloads;
     const stream = this.outStream;
-    this.outFrames = [];
-    if (frames.length === 0 || stream === undefined || stream !== this.stream) return;
+    this.outIds = [];
+    this.outPayloads = [];
+    if (ids.length === 0 || stream === undefined || stream !== this.stream) return;
     try {
-      stream.send(concatBytes(frames));
+      stream.send(requestFrames(ids, payloads));
     } catch (e) {
       this.drop(`send failed: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -385,6 +393,30 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
     }
     if (had) this.emit('close', reason);
   }
+}
+
+/**
+ * The frames of REQUEST envelopes `ids[i]` carrying `payloads[i]`, end to end in one array: the bytes of
+ * `encodeFrame(encodeEnvelope(EnvelopeKind.REQUEST, id, payload))` for each, without an array per envelope and frame.
+ */
+export function requestFrames(ids: readonly number[], payloads: readonly Uint8Array[]): Uint8Array {
+  let total = 0;
+  for (let i = 0; i < ids.length; i++) {
+    const body = 1 + varintLength(ids[i]) + payloads[i].length;
+    total += varintLength(body) + body;
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    const payload = payloads[i];
+    at = writeVarint(1 + varintLength(id) + payload.length, out, at);
+    out[at++] = EnvelopeKind.REQUEST;
+    at = writeVarint(id, out, at);
+    out.set(payload, at);
+    at += payload.length;
+  }
+  return out;
 }
 
 /** `p`, or a rejection with the signal's reason as soon as `signal` aborts (`p` goes on). */
