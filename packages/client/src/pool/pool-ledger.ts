@@ -63,6 +63,8 @@ export class PoolLedger {
   private root_: Uint8Array = merkleRootOfLeafHashes([]);
   private nodes_: PoolNode[] = [];
   private epoch_ = 0;
+  /** the validators and their BLS view, made once per epoch (every read asks for them) */
+  private view_: { epoch: number; validators: readonly PoolNode[]; bls: PoolBlsKeys } | undefined;
 
   /** Builds the pool ledger from the text of a pool genesis file. Throws ClientError INVALID_GENESIS. */
   static fromGenesis(text: string, file = 'pool genesis'): PoolLedger {
@@ -107,21 +109,30 @@ export class PoolLedger {
     return this.nodes_;
   }
 
-  /** Nodes whose services include VALIDATOR. */
+  /** The validators and the BLS view of this epoch. */
+  private view(): { validators: readonly PoolNode[]; bls: PoolBlsKeys } {
+    const v = this.view_;
+    if (v !== undefined && v.epoch === this.epoch_) return v;
+    const validators = this.nodes_.filter((n) => n.services.includes('VALIDATOR'));
+    const blsKeys = new Map<string, Uint8Array>();
+    for (const n of validators) if (n.blsPublicKey !== undefined) blsKeys.set(n.alias, n.blsPublicKey);
+    const made = { epoch: this.epoch_, validators, bls: { validatorCount: validators.length, blsKeys, epoch: this.epoch_ } };
+    this.view_ = made;
+    return made;
+  }
+
+  /** Nodes whose services include VALIDATOR (a new array each call). */
   validators(): PoolNode[] {
-    return this.nodes_.filter((n) => n.services.includes('VALIDATOR'));
+    return [...this.view().validators];
   }
 
   get f(): number {
-    return faultsTolerated(this.validators().length);
+    return faultsTolerated(this.view().validators.length);
   }
 
-  /** The BLS view used to verify multi-signatures. */
+  /** The BLS view used to verify multi-signatures: one object per epoch, not to be changed. */
   blsKeys(): PoolBlsKeys {
-    const vs = this.validators();
-    const blsKeys = new Map<string, Uint8Array>();
-    for (const v of vs) if (v.blsPublicKey !== undefined) blsKeys.set(v.alias, v.blsPublicKey);
-    return { validatorCount: vs.length, blsKeys, epoch: this.epoch_ };
+    return this.view().bls;
   }
 
   /** The root the tree would have after appending `txns` (for checking catch-up replies before applying them). */

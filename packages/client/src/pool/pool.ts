@@ -11,7 +11,7 @@ import type { NodeAddress } from '../transport/connection.js';
 import { createClientLibp2p } from '../transport/libp2p.js';
 import { NodeConnection } from '../transport/node-connection.js';
 import { stallTolerantTimeout } from '../transport/stall-timer.js';
-import { DEFAULT_FRESHNESS_SECONDS, MultiSignatureCache } from '../verify/multi-signature.js';
+import { DEFAULT_FRESHNESS_SECONDS, MultiSignatureCache, type PoolBlsKeys } from '../verify/multi-signature.js';
 import { verifyReadReply, type VerifiedRead } from '../verify/read-reply.js';
 import { catchUpPoolLedger, type CatchupResult } from './catchup.js';
 import {
@@ -113,6 +113,29 @@ function shuffled<T>(xs: readonly T[]): T[] {
   return a;
 }
 
+/** What one node's answer did to a read: settled it (an outcome or an error), or nothing yet (undefined). */
+type ReadTaken = { outcome: ReadOutcome } | { error: ClientError } | undefined;
+
+/** The state of one read across the nodes it asks (Pool.submitRead, Pool.takeReadAnswer). */
+interface ReadState {
+  readonly request: Request;
+  readonly pool: PoolBlsKeys;
+  readonly freshnessSeconds: number;
+  readonly rejected: ReadOutcome['rejected'];
+  /** REQNACK reasons and the nodes that gave each, made at the first REQNACK */
+  nacks: Map<string, { nodes: string[]; code: number | null }> | undefined;
+  /** answers without proof, candidates of f+1 agreement */
+  readonly unproven: { node: string; result: Record<string, unknown> }[];
+  /** the first verified reply found behind what the handle has seen */
+  behind: (Behind & { node: string }) | undefined;
+}
+
+/** The read's outcome, or its error thrown. */
+function settled(r: { outcome: ReadOutcome } | { error: ClientError }): ReadOutcome {
+  if ('error' in r) throw r.error;
+  return r.outcome;
+}
+
 /** What a pool handle runs over: the pool ledger it dials from and the libp2p stack it dials with. */
 interface PoolModules {
   ledger: PoolLedger;
@@ -121,6 +144,8 @@ interface PoolModules {
 
 export class Pool {
   private readonly conns = new Map<string, NodeConnection>(); // by dest
+  /** validatorConns() of the pool ledger's epoch, until the sessions change */
+  private validatorConns_: { epoch: number; conns: readonly NodeConnection[] } | undefined;
   private readonly router = new PushRouter();
   readonly cache = new MultiSignatureCache();
   /** What this handle has seen of each ledger: its reads never go back behind it (see seen.ts). */
@@ -160,16 +185,21 @@ export class Pool {
     return this.options.now?.() ?? Math.floor(Date.now() / 1000);
   }
 
-  /** The validators, each with its session. */
-  private validatorConns(): NodeConnection[] {
-    return this.ledger
+  /** The validators, each with its session (made again when the pool ledger or the sessions change; not to be changed). */
+  private validatorConns(): readonly NodeConnection[] {
+    const epoch = this.ledger.epoch;
+    if (this.validatorConns_?.epoch === epoch) return this.validatorConns_.conns;
+    const conns = this.ledger
       .validators()
       .map((v) => this.conns.get(v.dest))
       .filter((c): c is NodeConnection => c !== undefined);
+    this.validatorConns_ = { epoch, conns };
+    return conns;
   }
 
   /** One session per validator with a client address; sessions of removed or moved nodes are closed. */
   private syncConnections(): void {
+    this.validatorConns_ = undefined;
     const wanted = new Map<string, NodeAddress>();
     for (const v of this.ledger.validators()) {
       if (v.clientIp !== undefined && v.clientPort !== undefined) wanted.set(v.dest, { alias: v.alias, dest: v.dest, host: v.clientIp, port: v.clientPort });
@@ -232,7 +262,7 @@ export class Pool {
   }
 
   /** The validators' sessions in the order a read asks them. */
-  private readOrder(conns: NodeConnection[]): NodeConnection[] {
+  private readOrder(conns: readonly NodeConnection[]): NodeConnection[] {
     const order = this.options.readOrder;
     if (order === undefined) return shuffled(conns);
     const byAlias = new Map(conns.map((c) => [c.alias, c]));
@@ -249,7 +279,7 @@ export class Pool {
   /** Refreshes the pool ledger by catch-up; the validator set and BLS keys follow every NODE txn received. */
   async refresh(opts: { signal?: AbortSignal } = {}): Promise<CatchupResult> {
     this.checkOpen();
-    const r = await catchUpPoolLedger(this.ledger, this.validatorConns(), this.f, this.options.catchupTimeoutMs, opts.signal);
+    const r = await catchUpPoolLedger(this.ledger, [...this.validatorConns()], this.f, this.options.catchupTimeoutMs, opts.signal);
     if (r.to !== r.from) this.syncConnections();
     return r;
   }
@@ -374,60 +404,21 @@ export class Pool {
   ): Promise<ReadOutcome> {
     this.checkOpen();
     const conns = this.readOrder(this.validatorConns());
-    const f = this.f;
     const payload = opts.payload ?? enc.encode(stringifyJson(request));
     const readTimeoutMs = opts.timeoutMs ?? this.options.readTimeoutMs;
     const startedAt = performance.now();
-    const rejected: ReadOutcome['rejected'] = [];
-    const nacks = new Map<string, { nodes: string[]; code: number | null }>();
-    const unproven: { node: string; result: Record<string, unknown> }[] = [];
-    /** the first verified reply found behind what this handle has seen */
-    const first: { behind?: Behind & { node: string } } = {};
-    const pool = this.ledger.blsKeys();
-    const freshnessSeconds = opts.freshnessSeconds ?? this.options.freshnessSeconds;
-    const seen = this.seenLedgers;
-
-    /** One node's answer: the read's outcome when it settles it, else recorded in rejected / nacks / unproven. */
-    const take = (a: NodeAnswer): { outcome: ReadOutcome } | { error: ClientError } | undefined => {
-      if (a.kind === 'error') {
-        rejected.push(nodeFailure(a.node, a.error));
-        return undefined;
-      }
-      if (a.kind !== 'reply') {
-        const g = nacks.get(a.reason) ?? { nodes: [], code: a.code };
-        g.nodes.push(a.node);
-        nacks.set(a.reason, g);
-        if (g.nodes.length >= f + 1)
-          return { error: new ClientError(ClientErrorCode.REQUEST_NACKED, { reason: a.reason, code: g.code, nodes: g.nodes }, a.reason) };
-        return undefined;
-      }
-      let v: VerifiedRead;
-      try {
-        v = verifyReadReply({ reply: a.message, request, pool, now: this.now(), freshnessSeconds, cache: this.cache });
-      } catch (e) {
-        if (!(e instanceof VerificationError)) throw e;
-        if (e.code === ClientErrorCode.NO_PROOF && isPlainObject(a.message.result)) unproven.push({ node: a.node, result: a.message.result });
-        else rejected.push({ node: a.node, code: e.code });
-        return undefined;
-      }
-      const position = readPosition(request, v, seen);
-      if (position !== undefined) {
-        const b = seen.check(position);
-        if (b !== undefined) {
-          rejected.push({ node: a.node, code: ClientErrorCode.REPLY_BEHIND });
-          first.behind ??= { node: a.node, ...b };
-          return undefined;
-        }
-        seen.noteRead(position);
-      } else if (v.type === TxnType.GET_TXN && isPlainObject(v.result.data) && typeof v.result.data.ledgerSize === 'number') {
-        seen.noteSize(v.ledgerId, v.result.data.ledgerSize);
-      }
-      return { outcome: { result: v.result, verified: true, nodes: [a.node], rejected } };
+    // what the answers left so far; made once per read, the functions that take an answer are methods
+    const st: ReadState = {
+      request,
+      pool: this.ledger.blsKeys(),
+      freshnessSeconds: opts.freshnessSeconds ?? this.options.freshnessSeconds,
+      rejected: [],
+      nacks: undefined,
+      unproven: [],
+      behind: undefined,
     };
-    const settle = (r: { outcome: ReadOutcome } | { error: ClientError }): ReadOutcome => {
-      if ('error' in r) throw r.error;
-      return r.outcome;
-    };
+    const rejected = st.rejected;
+    const unproven = st.unproven;
 
     // the first node, in the common case the only one asked, within the smaller of its time and the read's, under the
     // caller's signal: the read's own deadline (a controller, a timer, a listener on the caller's signal) is made only
@@ -436,21 +427,25 @@ export class Pool {
     const firstConn = conns[0];
     if (firstConn !== undefined && opts.signal?.aborted !== true) {
       const ask = { timeoutMs: Math.min(this.options.nodeReadTimeoutMs, readTimeoutMs), retries: this.options.retries };
-      const r = take(await exchange(firstConn, payload, undefined, undefined, opts.signal === undefined ? ask : { ...ask, signal: opts.signal }));
-      if (r !== undefined) return settle(r);
+      const r = this.takeReadAnswer(
+        st,
+        await exchange(firstConn, payload, undefined, undefined, opts.signal === undefined ? ask : { ...ask, signal: opts.signal }),
+      );
+      if (r !== undefined) return settled(r);
       i = 1;
     }
+    const take = (a: NodeAnswer): ReadTaken => this.takeReadAnswer(st, a);
     const deadline = deadlineSignal(Math.max(0, readTimeoutMs - (performance.now() - startedAt)), opts.signal);
     try {
       for (; i < conns.length && unproven.length === 0; i++) {
         if (deadline.signal.aborted) break;
         const r = take(await this.askForRead(conns[i], payload, deadline.signal));
-        if (r !== undefined) return settle(r);
+        if (r !== undefined) return settled(r);
       }
       // an answer without proof: the others are asked at once, for a verified reply first
       const rest = deadline.signal.aborted ? [] : conns.slice(i);
       const r = await this.askAtOnce(rest, payload, deadline.signal, take);
-      if (r !== undefined) return settle(r);
+      if (r !== undefined) return settled(r);
       // still no verified reply, and a node sent a state proof without its multi-signature: the nodes that answered
       // without proof are asked once more, a little later (a node shows a new root before the write that stores its
       // multi-signature is done). Answers that can have no proof (all auth rules, a missing txn) are not asked again.
@@ -469,7 +464,7 @@ export class Pool {
         const byNode = new Map(unproven.splice(0).map((u) => [u.node, u]));
         const again = conns.filter((c) => byNode.has(c.alias));
         const r2 = deadline.signal.aborted ? undefined : await this.askAtOnce(again, payload, deadline.signal, take);
-        if (r2 !== undefined) return settle(r2);
+        if (r2 !== undefined) return settled(r2);
         // the latest answer of each node counts for agreement
         for (const u of unproven.splice(0)) byNode.set(u.node, u);
         unproven.push(...byNode.values());
@@ -480,8 +475,8 @@ export class Pool {
     if (opts.signal?.aborted === true) throw abortedBy(opts.signal);
     const agreed = this.readByAgreement(request, unproven, rejected);
     if ('outcome' in agreed) return agreed.outcome;
-    const nackList = [...nacks.entries()].map(([reason, g]) => ({ reason, nodes: g.nodes }));
-    const behind = first.behind;
+    const nackList = [...(st.nacks?.entries() ?? [])].map(([reason, g]) => ({ reason, nodes: g.nodes }));
+    const behind = st.behind;
     if (behind !== undefined) {
       const ledgerId = behind.ledgerId;
       throw new ClientError(ClientErrorCode.READ_BEHIND, { ledgerId, seen: this.seenLedgers.seen(ledgerId), behind, errors: rejected, nacks: nackList });
@@ -490,19 +485,58 @@ export class Pool {
     throw new ClientError(ClientErrorCode.NO_VERIFIED_REPLY, { errors: rejected, nacks: nackList });
   }
 
+  /**
+   * One node's answer to a read: the read's outcome when it settles it (a reply that verifies and is not behind what
+   * this handle has seen, or f+1 identical REQNACK reasons), else recorded in the read's state (rejected, nacks,
+   * unproven, the first reply found behind).
+   */
+  private takeReadAnswer(st: ReadState, a: NodeAnswer): ReadTaken {
+    if (a.kind === 'error') {
+      st.rejected.push(nodeFailure(a.node, a.error));
+      return undefined;
+    }
+    if (a.kind !== 'reply') {
+      st.nacks ??= new Map();
+      const g = st.nacks.get(a.reason) ?? { nodes: [], code: a.code };
+      g.nodes.push(a.node);
+      st.nacks.set(a.reason, g);
+      if (g.nodes.length >= this.f + 1)
+        return { error: new ClientError(ClientErrorCode.REQUEST_NACKED, { reason: a.reason, code: g.code, nodes: g.nodes }, a.reason) };
+      return undefined;
+    }
+    let v: VerifiedRead;
+    try {
+      v = verifyReadReply({ reply: a.message, request: st.request, pool: st.pool, now: this.now(), freshnessSeconds: st.freshnessSeconds, cache: this.cache });
+    } catch (e) {
+      if (!(e instanceof VerificationError)) throw e;
+      if (e.code === ClientErrorCode.NO_PROOF && isPlainObject(a.message.result)) st.unproven.push({ node: a.node, result: a.message.result });
+      else st.rejected.push({ node: a.node, code: e.code });
+      return undefined;
+    }
+    const seen = this.seenLedgers;
+    const position = readPosition(st.request, v, seen);
+    if (position !== undefined) {
+      const b = seen.check(position);
+      if (b !== undefined) {
+        st.rejected.push({ node: a.node, code: ClientErrorCode.REPLY_BEHIND });
+        st.behind ??= { node: a.node, ...b };
+        return undefined;
+      }
+      seen.noteRead(position);
+    } else if (v.type === TxnType.GET_TXN && isPlainObject(v.result.data) && typeof v.result.data.ledgerSize === 'number') {
+      seen.noteSize(v.ledgerId, v.result.data.ledgerSize);
+    }
+    return { outcome: { result: v.result, verified: true, nodes: [a.node], rejected: st.rejected } };
+  }
+
   /** Asks `conns` at once; resolves with the first answer `take` settles the read with, or undefined when none did. */
-  private async askAtOnce(
-    conns: NodeConnection[],
-    payload: Uint8Array,
-    deadline: AbortSignal,
-    take: (a: NodeAnswer) => { outcome: ReadOutcome } | { error: ClientError } | undefined,
-  ): Promise<{ outcome: ReadOutcome } | { error: ClientError } | undefined> {
+  private async askAtOnce(conns: NodeConnection[], payload: Uint8Array, deadline: AbortSignal, take: (a: NodeAnswer) => ReadTaken): Promise<ReadTaken> {
     if (conns.length === 0) return undefined;
     const ctl = new AbortController();
     const onDeadline = (): void => ctl.abort();
     deadline.addEventListener('abort', onDeadline, { once: true });
     try {
-      return await new Promise<{ outcome: ReadOutcome } | { error: ClientError } | undefined>((resolve, reject) => {
+      return await new Promise<ReadTaken>((resolve, reject) => {
         let left = conns.length;
         let done = false;
         for (const c of conns) {

@@ -121,11 +121,11 @@ export class SeenLedgers {
   check(p: ReadPosition): Behind | undefined {
     const s = this.ledgers.get(p.ledgerId);
     if (s === undefined) return undefined;
-    const behind = (extra: Partial<Behind> = {}): Behind => ({ ledgerId: p.ledgerId, timestamp: p.timestamp, root: p.root, seenTime: s.time, ...extra });
-    if (p.timestamp < s.time && !s.roots.has(p.root)) return behind();
+    if (p.timestamp < s.time && !s.roots.has(p.root)) return { ledgerId: p.ledgerId, timestamp: p.timestamp, root: p.root, seenTime: s.time };
     if (p.key !== undefined) {
       const want = s.keys.get(p.key);
-      if (want !== undefined && (p.seqNo === null || p.seqNo < want)) return behind({ key: p.key, keySeqNo: want, readSeqNo: p.seqNo });
+      if (want !== undefined && (p.seqNo === null || p.seqNo < want))
+        return { ledgerId: p.ledgerId, timestamp: p.timestamp, root: p.root, seenTime: s.time, key: p.key, keySeqNo: want, readSeqNo: p.seqNo };
     }
     return undefined;
   }

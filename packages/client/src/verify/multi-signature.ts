@@ -79,7 +79,14 @@ export interface VerifyMultiSignatureInput {
  */
 export function verifyMultiSignature(input: VerifyMultiSignatureInput): MultiSignature {
   const ms = parseMultiSignature(input.multiSignature);
-  const { pool } = input;
+  const { pool, cache } = input;
+  const freshness = input.freshness ?? { kind: 'current', now: Math.floor(Date.now() / 1000), seconds: DEFAULT_FRESHNESS_SECONDS };
+  // a multi-signature equal to one verified under this epoch: its participants were checked with these keys and its
+  // aggregate verified; only its freshness depends on the read
+  if (cache !== undefined && cache.holds(ms, pool.epoch)) {
+    checkFreshness(ms.value, freshness);
+    return ms;
+  }
   const seen = new Set<string>();
   const keys: Uint8Array[] = [];
   for (const p of ms.participants) {
@@ -93,10 +100,7 @@ export function verifyMultiSignature(input: VerifyMultiSignatureInput): MultiSig
   if (keys.length < required || keys.length === 0) {
     throw new VerificationError(ClientErrorCode.MULTISIG_TOO_FEW_PARTICIPANTS, { participants: keys.length, required });
   }
-  checkFreshness(ms.value, input.freshness ?? { kind: 'current', now: Math.floor(Date.now() / 1000), seconds: DEFAULT_FRESHNESS_SECONDS });
-  const cache = input.cache;
-  const cacheKey = cache === undefined ? undefined : MultiSignatureCache.fingerprint(ms);
-  if (cache !== undefined && cacheKey !== undefined && cache.has(ms.value.state_root_hash, cacheKey, pool.epoch)) return ms;
+  checkFreshness(ms.value, freshness);
   let sig: Uint8Array;
   try {
     sig = b58decode(ms.signature);
@@ -106,7 +110,7 @@ export function verifyMultiSignature(input: VerifyMultiSignatureInput): MultiSig
   if (!blsVerifyAggregate(keys, multiSignatureMessage(ms.value), sig)) {
     throw new VerificationError(ClientErrorCode.MULTISIG_INVALID, { participants: ms.participants.length });
   }
-  if (cache !== undefined && cacheKey !== undefined) cache.add(ms.value.state_root_hash, cacheKey, pool.epoch);
+  cache?.add(ms, pool.epoch);
   return ms;
 }
 
@@ -122,15 +126,49 @@ function checkFreshness(value: MultiSignatureValue, f: Freshness): void {
   }
 }
 
+/** A multi-signature kept by MultiSignatureCache: its fingerprint and the parts it is made of, participants sorted. */
+interface Kept {
+  fingerprint: string;
+  signature: string;
+  participants: readonly string[];
+  value: MultiSignatureValue;
+}
+
+/** The participants in sorted order (the list itself when it is sorted already). */
+function sortedParticipants(ps: readonly string[]): readonly string[] {
+  for (let i = 1; i < ps.length; i++) if (ps[i - 1] > ps[i]) return [...ps].sort();
+  return ps;
+}
+
+/** Whether `ms` is the multi-signature `k` was made from: the same signature, participants (in any order) and value. */
+function sameAsKept(k: Kept, ms: MultiSignature): boolean {
+  const v = ms.value;
+  const kv = k.value;
+  if (
+    k.signature !== ms.signature ||
+    kv.state_root_hash !== v.state_root_hash ||
+    kv.timestamp !== v.timestamp ||
+    kv.ledger_id !== v.ledger_id ||
+    kv.pool_state_root_hash !== v.pool_state_root_hash ||
+    kv.txn_root_hash !== v.txn_root_hash ||
+    k.participants.length !== ms.participants.length
+  )
+    return false;
+  const ps = sortedParticipants(ms.participants);
+  for (let i = 0; i < ps.length; i++) if (ps[i] !== k.participants[i]) return false;
+  return true;
+}
+
 /**
  * Multi-signatures already verified, by state root (bounded, oldest root evicted first). Under one root it keeps the
  * exact multi-signatures (signature, sorted participants, value) verified under a pool epoch, up to
  * `perRoot` of them: honest nodes aggregate the first n-f COMMITs each received, so they answer reads of the same root
  * with different participants and signatures, and a client reading from several nodes would otherwise verify again
- * at every change of node. Anything not held is verified again.
+ * at every change of node. Anything not held is verified again. A read finds its multi-signature by comparing its parts
+ * with those kept (holds), without writing its fingerprint.
  */
 export class MultiSignatureCache {
-  private readonly entries: BoundedFifo<string, { fingerprints: string[]; epoch: number | string | undefined }>;
+  private readonly entries: BoundedFifo<string, { kept: Kept[]; epoch: number | string | undefined }>;
 
   constructor(
     maxEntries = 1024,
@@ -141,22 +179,53 @@ export class MultiSignatureCache {
 
   static fingerprint(ms: MultiSignature): string {
     const v = ms.value;
-    return [ms.signature, [...ms.participants].sort().join(','), v.ledger_id, v.pool_state_root_hash, v.state_root_hash, v.timestamp, v.txn_root_hash].join(
-      '|',
-    );
+    return [
+      ms.signature,
+      sortedParticipants(ms.participants).join(','),
+      v.ledger_id,
+      v.pool_state_root_hash,
+      v.state_root_hash,
+      v.timestamp,
+      v.txn_root_hash,
+    ].join('|');
   }
 
   has(root: string, fingerprint: string, epoch: number | string | undefined): boolean {
     const e = this.entries.get(root);
-    return e !== undefined && e.epoch === epoch && e.fingerprints.includes(fingerprint);
+    return e !== undefined && e.epoch === epoch && e.kept.some((k) => k.fingerprint === fingerprint);
   }
 
-  add(root: string, fingerprint: string, epoch: number | string | undefined): void {
+  /** Whether `ms` (its signature, participants in any order and value) was verified under `epoch`. */
+  holds(ms: MultiSignature, epoch: number | string | undefined): boolean {
+    const e = this.entries.get(ms.value.state_root_hash);
+    if (e === undefined || e.epoch !== epoch) return false;
+    for (const k of e.kept) if (sameAsKept(k, ms)) return true;
+    return false;
+  }
+
+  /** Keeps `ms`, verified under `epoch`. */
+  add(ms: MultiSignature, epoch: number | string | undefined): void {
+    const v = ms.value;
+    this.keep(v.state_root_hash, epoch, {
+      fingerprint: MultiSignatureCache.fingerprint(ms),
+      signature: ms.signature,
+      participants: [...sortedParticipants(ms.participants)],
+      value: {
+        ledger_id: v.ledger_id,
+        pool_state_root_hash: v.pool_state_root_hash,
+        state_root_hash: v.state_root_hash,
+        timestamp: v.timestamp,
+        txn_root_hash: v.txn_root_hash,
+      },
+    });
+  }
+
+  private keep(root: string, epoch: number | string | undefined, k: Kept): void {
     const e = this.entries.get(root);
-    const kept = e !== undefined && e.epoch === epoch ? e.fingerprints.filter((f) => f !== fingerprint) : [];
-    kept.push(fingerprint);
+    const kept = e !== undefined && e.epoch === epoch ? e.kept.filter((x) => x.fingerprint !== k.fingerprint) : [];
+    kept.push(k);
     if (kept.length > this.perRoot) kept.shift();
-    this.entries.setNewest(root, { fingerprints: kept, epoch });
+    this.entries.setNewest(root, { kept, epoch });
   }
 
   get size(): number {

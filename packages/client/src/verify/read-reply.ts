@@ -62,22 +62,25 @@ export function same(a: unknown, b: unknown): boolean {
   }
 }
 
+function mismatch(field: string, requested: unknown, answered: unknown): never {
+  throw new VerificationError(ClientErrorCode.REPLY_NOT_FOR_REQUEST, {
+    field,
+    requested: stringifyJson(requested ?? null),
+    answered: stringifyJson(answered ?? null),
+  });
+}
+
 /** The result must echo the request: type, identifier, reqId and every query field (formats.md 5.3). */
 function checkAnswersRequest(result: Record<string, unknown>, request: NonNullable<VerifyReadReplyInput['request']>): void {
   const op = request.operation;
-  const mismatch = (field: string, requested: unknown, answered: unknown): never => {
-    throw new VerificationError(ClientErrorCode.REPLY_NOT_FOR_REQUEST, {
-      field,
-      requested: stringifyJson(requested ?? null),
-      answered: stringifyJson(answered ?? null),
-    });
-  };
   if (request.reqId !== undefined && !same(request.reqId, result.reqId)) mismatch('reqId', request.reqId, result.reqId);
   if (request.identifier !== undefined && result.identifier !== undefined && !same(request.identifier, result.identifier))
     mismatch('identifier', request.identifier, result.identifier);
   if (result.type !== op.type) mismatch('type', op.type, result.type);
   if (op.type === TxnType.GET_TXN) return; // GET_TXN echoes nothing else; its seqNo is checked by the audit path
-  for (const [k, v] of Object.entries(op)) {
+  for (const k in op) {
+    if (!Object.hasOwn(op, k)) continue;
+    const v = op[k];
     if (k === 'data' || v === undefined) continue; // `data` is the answer in every result
     if (!same(v, result[k])) mismatch(k, v, result[k]);
   }

@@ -140,6 +140,11 @@ function rememberNymValue(dest: string, data: string, value: Uint8Array, recordS
   nymValues.set(dest, { data, value: value.slice(), recordSeqNo });
 }
 
+/** A read of one key: its ledger and the one proof its reply's `state_proof` (sp) must be. */
+function one(sp: unknown, ledgerId: number, key: Uint8Array | string, value: Uint8Array | null, freshness: FreshnessRule, absentAllowed = false): ReadTargets {
+  return { ledgerId, targets: [{ key, value, freshness, stateProof: sp, absentAllowed }] };
+}
+
 /**
  * The proofs a read reply's `result` must carry. `op` holds the query fields (the request's operation when known,
  * else the echo in the result).
@@ -148,10 +153,6 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
   const type = op.type;
   const data = result.data;
   const sp = result.state_proof;
-  const one = (ledgerId: number, key: Uint8Array | string, value: Uint8Array | null, freshness: FreshnessRule, absentAllowed = false): ReadTargets => ({
-    ledgerId,
-    targets: [{ key, value, freshness, stateProof: sp, absentAllowed }],
-  });
   switch (type) {
     case TxnType.GET_NYM: {
       const dest = str(op, 'dest');
@@ -173,7 +174,7 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
           rememberNymValue(dest, data, value, recordSeqNo);
         }
       }
-      const nym = one(LedgerId.DOMAIN, nymKey(dest), value, historicRule(op));
+      const nym = one(sp, LedgerId.DOMAIN, nymKey(dest), value, historicRule(op));
       nym.targets[0].recordSeqNo = recordSeqNo;
       return nym;
     }
@@ -195,7 +196,7 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
         }
         value = wrapped(h, result);
       }
-      return one(LedgerId.DOMAIN, key, value, historicRule(op));
+      return one(sp, LedgerId.DOMAIN, key, value, historicRule(op));
     }
     case TxnType.GET_SCHEMA: {
       const dest = str(op, 'dest');
@@ -205,18 +206,18 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
       const ans = isPlainObject(data) ? data : {};
       const value =
         ans.attr_names === undefined || result.seqNo === null || result.seqNo === undefined ? null : wrapped({ attr_names: ans.attr_names }, result);
-      return one(LedgerId.DOMAIN, key, value, { kind: 'current' });
+      return one(sp, LedgerId.DOMAIN, key, value, { kind: 'current' });
     }
     case TxnType.GET_CLAIM_DEF: {
       const sigType = op.signature_type === undefined || op.signature_type === null ? CLAIM_DEF_DEFAULT_SIGNATURE_TYPE : str(op, 'signature_type');
       const tag = op.tag === undefined || op.tag === null ? CLAIM_DEF_DEFAULT_TAG : str(op, 'tag');
       const key = claimDefKey(str(op, 'origin'), decimal(op.ref, 'ref'), sigType, tag);
-      return one(LedgerId.DOMAIN, key, data === null || data === undefined ? null : wrapped(data, result), { kind: 'current' });
+      return one(sp, LedgerId.DOMAIN, key, data === null || data === undefined ? null : wrapped(data, result), { kind: 'current' });
     }
     case TxnType.GET_REVOC_REG_DEF:
-      return one(LedgerId.DOMAIN, str(op, 'id'), data === null || data === undefined ? null : wrapped(data, result), { kind: 'current' });
+      return one(sp, LedgerId.DOMAIN, str(op, 'id'), data === null || data === undefined ? null : wrapped(data, result), { kind: 'current' });
     case TxnType.GET_REVOC_REG:
-      return one(LedgerId.DOMAIN, revocRegAccumKey(str(op, 'revocRegDefId')), data === null || data === undefined ? null : wrapped(data, result), {
+      return one(sp, LedgerId.DOMAIN, revocRegAccumKey(str(op, 'revocRegDefId')), data === null || data === undefined ? null : wrapped(data, result), {
         kind: 'as-of',
         at: timeOf(op, 'timestamp'),
       });
@@ -228,7 +229,7 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
       const hasVersion = op.version !== undefined && op.version !== null;
       const key = hasVersion ? amlVersionKey(str(op, 'version')) : AML_LATEST_KEY;
       const fresh: FreshnessRule = op.timestamp !== undefined && op.timestamp !== null ? { kind: 'as-of', at: timeOf(op, 'timestamp') } : { kind: 'current' };
-      return one(LedgerId.CONFIG, key, data === null || data === undefined ? null : wrapped(data, result), fresh);
+      return one(sp, LedgerId.CONFIG, key, data === null || data === undefined ? null : wrapped(data, result), fresh);
     }
     case TxnType.GET_AUTH_RULE: {
       const fields = ['auth_type', 'auth_action', 'field', 'new_value'];
@@ -237,23 +238,23 @@ export function readTargets(result: Record<string, unknown>, op: Record<string, 
       const old = action === 'ADD' ? '*' : renderRulePart(op.old_value);
       const key = authRuleStateKey([str(op, 'auth_type'), action, str(op, 'field'), old, renderRulePart(op.new_value)].join(RULE_KEY_DELIMITER));
       if (!Array.isArray(data) || data.length !== 1 || !isPlainObject(data[0])) throw malformed('data', 'one rule expected');
-      return one(LedgerId.CONFIG, key, canonicalJsonBytes(data[0].constraint), { kind: 'current' }, true);
+      return one(sp, LedgerId.CONFIG, key, canonicalJsonBytes(data[0].constraint), { kind: 'current' }, true);
     }
     case TxnType.GET_RICH_SCHEMA_OBJECT_BY_ID:
-      return one(LedgerId.DOMAIN, str(op, 'id'), data === null || data === undefined ? null : wrapped(data, result), { kind: 'current' });
+      return one(sp, LedgerId.DOMAIN, str(op, 'id'), data === null || data === undefined ? null : wrapped(data, result), { kind: 'current' });
     case TxnType.GET_RICH_SCHEMA_OBJECT_BY_METADATA: {
       const meta = ['rsType', 'rsName', 'rsVersion'].map((f) => str(op, f));
-      if (data === null || data === undefined) return one(LedgerId.DOMAIN, richSchemaMetadataKey(meta[0], meta[1], meta[2]), null, { kind: 'current' });
+      if (data === null || data === undefined) return one(sp, LedgerId.DOMAIN, richSchemaMetadataKey(meta[0], meta[1], meta[2]), null, { kind: 'current' });
       if (!isPlainObject(data)) throw malformed('data', 'not an object');
       ['rsType', 'rsName', 'rsVersion'].forEach((f, i) => {
         if (data[f] !== meta[i]) throw malformed(`data.${f}`, 'differs from the query');
       });
-      return one(LedgerId.DOMAIN, str(data, 'id', data, 'data.'), wrapped(data, result), { kind: 'current' });
+      return one(sp, LedgerId.DOMAIN, str(data, 'id', data, 'data.'), wrapped(data, result), { kind: 'current' });
     }
     case TxnType.GET_FROZEN_LEDGERS:
       // data: {"<ledger id>": {ledger, state, seq_no}} or null (requests.md 7.3)
       if (data !== null && data !== undefined && !isPlainObject(data)) throw malformed('data', 'not an object');
-      return one(LedgerId.CONFIG, FROZEN_LEDGERS_KEY, data === null || data === undefined ? null : wrapped(data, result), { kind: 'current' });
+      return one(sp, LedgerId.CONFIG, FROZEN_LEDGERS_KEY, data === null || data === undefined ? null : wrapped(data, result), { kind: 'current' });
     default:
       throw new VerificationError(ClientErrorCode.NO_PROOF, { type: String(type) });
   }

@@ -127,6 +127,36 @@ describe('verifyMultiSignature', () => {
     ).to.equal(ClientErrorCode.MULTISIG_STALE);
   });
 
+  it('finds a cached multi-signature by its parts: participants in another order are the same one, any other change is verified again', () => {
+    const cache = new MultiSignatureCache();
+    const fresh = { kind: 'current' as const, now: NOW, seconds: 300 };
+    const good = multiSign(value, [0, 1, 2]);
+    verifyMultiSignature({ multiSignature: good, pool, freshness: fresh, cache });
+    const reordered = { ...good, participants: ['Node3', 'Node1', 'Node2'] };
+    expect(cache.holds(reordered, pool.epoch)).to.equal(true);
+    expect(cache.holds(good, 'another epoch')).to.equal(false);
+    verifyMultiSignature({ multiSignature: reordered, pool, freshness: fresh, cache });
+    // each part changed alone, after the good one was cached: not held, verified, refused
+    const other = multiSign(value, [1, 2, 3]);
+    const changed: Record<string, unknown>[] = [
+      { ...good, signature: other.signature },
+      { ...good, participants: ['Node1', 'Node2', 'Node4'] },
+      { ...good, participants: ['Node1', 'Node2', 'Node3', 'Node4'] },
+      ...(['ledger_id', 'pool_state_root_hash', 'txn_root_hash', 'timestamp'] as const).map((f) => ({
+        ...good,
+        value: { ...value, [f]: f === 'ledger_id' ? 2 : f === 'timestamp' ? TS + 1 : 'C2t4zdcHiG3kekqEreK6vpvqwZDoKWRJcX3Q3ryPrPKb' },
+      })),
+    ];
+    for (const m of changed) {
+      expect(cache.holds(m as unknown as typeof good, pool.epoch)).to.equal(false);
+      expect(codeOf(() => verifyMultiSignature({ multiSignature: m, pool, freshness: fresh, cache }))).to.equal(ClientErrorCode.MULTISIG_INVALID);
+    }
+    // a stale copy of the cached one is refused as stale
+    expect(
+      codeOf(() => verifyMultiSignature({ multiSignature: reordered, pool, freshness: { kind: 'current', now: TS + 1000, seconds: 300 }, cache })),
+    ).to.equal(ClientErrorCode.MULTISIG_STALE);
+  });
+
   it('keeps the different honest multi-signatures of one root (each node aggregates its own n-f COMMITs), bounded per root', () => {
     const cache = new MultiSignatureCache(1024, 2);
     const fresh = { kind: 'current' as const, now: NOW, seconds: 300 };
