@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ScheduleError, VirtualClock, openLoopCount, runClosedLoop, runOpenLoop } from '../lib/scheduler.js';
+import { DEFAULT_MAX_BURST, ScheduleError, VirtualClock, openLoopCount, runClosedLoop, runOpenLoop } from '../lib/scheduler.js';
 
 describe('open-loop scheduler', () => {
   it('sends rate x duration requests, each exactly at its due time, without waiting for completions', async () => {
@@ -39,6 +39,45 @@ describe('open-loop scheduler', () => {
     expect(res.sendLag.percentile(100)).to.equal(9);
   });
 
+  it('sends what is overdue in bursts of maxBurst, each in its own turn of the event loop after the waiting I/O', async () => {
+    const clock = new VirtualClock(0);
+    const seen: { i: number; dueAt: number; now: number; turn: number }[] = [];
+    // a macrotask queued by a send (as a socket's answer is) counts the turns: it runs before the next burst goes out
+    let turn = 0;
+    const res = await runOpenLoop({ rate: 1000, durationMs: 20, clock, maxBurst: 4 }, async (i, dueAt) => {
+      seen.push({ i, dueAt, now: clock.now(), turn });
+      setImmediate(() => (turn = Math.max(turn, seen.length)));
+      if (seen.length === 5) clock.advance(10); // the process stalls for 10 ms after the 5th send
+    });
+    expect(res.sent).to.equal(20);
+    // requests 5..14 were due during the stall: they leave at t = 14 in bursts of 4, 4 and 2, one per turn
+    const late = seen.slice(5, 15);
+    expect(late.map((s) => s.now)).to.deep.equal(Array(10).fill(14));
+    expect(late.map((s) => s.dueAt)).to.deep.equal([5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+    const turns = late.map((s) => s.turn);
+    expect(new Set(turns.slice(0, 4)).size).to.equal(1);
+    expect(turns[4]).to.be.greaterThan(turns[3]!);
+    expect(new Set(turns.slice(4, 8)).size).to.equal(1);
+    expect(turns[8]).to.be.greaterThan(turns[7]!);
+    expect(res.sendLag.percentile(100)).to.equal(9);
+    // the default bounds a burst too: 1,000 overdue requests do not leave in one turn
+    const clock2 = new VirtualClock(0);
+    let turns2 = 0;
+    let inTurn = 0;
+    let most = 0;
+    await runOpenLoop({ rate: 1000, durationMs: 1000, clock: clock2 }, async (i) => {
+      if (i === 0) return clock2.advance(999); // (a virtual sleep does not end the turn: the stall's burst is counted alone)
+      if (inTurn++ === 0)
+        setImmediate(() => {
+          turns2++;
+          inTurn = 0;
+        });
+      most = Math.max(most, inTurn);
+    });
+    expect(most).to.equal(DEFAULT_MAX_BURST);
+    expect(turns2).to.be.greaterThan(1000 / DEFAULT_MAX_BURST - 1);
+  });
+
   it('sheds due requests beyond maxInFlight and stops at the available count or on abort', async () => {
     const clock = new VirtualClock();
     const never = new Promise<void>(() => undefined);
@@ -74,6 +113,7 @@ describe('open-loop scheduler', () => {
       [{ rate: Number.NaN, durationMs: 1 }, 'INVALID_RATE'],
       [{ rate: 1, durationMs: -1 }, 'INVALID_DURATION'],
       [{ rate: 1, durationMs: 1, maxInFlight: 1.5 }, 'INVALID_CONCURRENCY'],
+      [{ rate: 1, durationMs: 1, maxBurst: 0 }, 'INVALID_CONCURRENCY'],
       [{ rate: 1, durationMs: 1, available: -1 }, 'INVALID_COUNT'],
     ] as const) {
       try {
