@@ -24,6 +24,15 @@ const CATCHUP_MAX_TXNS_PER_REQ = 2000;
  * batch times it shares with its neighbours, the ledger's hash tiles and the catch-up mark, and paid for a write.
  */
 const CATCHUP_APPLY_MAX_TXNS = 2000;
+/**
+ * The missing ranges are asked again, rotated over the seeders, after this long without a reply to them. It was
+ * timed from the request alone: every range not received 5 s after it was asked was asked again every 5 s, and a
+ * transfer that takes longer (tens of seconds for 50,000 txns on a loaded pool, every range asked at once) was served
+ * and received several times over, the copies cut at other seqNos and kept until the ledger was caught up.
+ */
+const CATCHUP_SILENCE_MS = 5000;
+/** ... and this long after they were asked, replies or not: a seeder trickling its replies holds up a round at most this long */
+const CATCHUP_REASK_MS = 30_000;
 /** minimum gap between two status answers to one peer for one ledger (below the 2 s status retry) */
 const STATUS_ANSWER_INTERVAL_MS = 1000;
 
@@ -52,7 +61,13 @@ interface Phase {
   /** replies not yet applied, by first seqNo */
   replies: Map<number, Reply>;
   excluded: Set<string>;
+  /** when the missing ranges were last asked for */
   requestedAt: number;
+  /**
+   * When they were last asked for or a reply to them last arrived: they are asked again (onTick) after
+   * CATCHUP_SILENCE_MS without either, or CATCHUP_REASK_MS after they were asked (a seeder trickling its replies).
+   */
+  progressAt: number;
   /** ranges asked of each peer: replies are accepted only from the peer a range was asked of */
   asked: Map<string, [number, number][]>;
 }
@@ -301,6 +316,7 @@ export class Catchup {
       replies: new Map(),
       excluded: new Set(),
       requestedAt: 0,
+      progressAt: 0,
       asked: new Map(),
     };
     this.phase = ph;
@@ -330,6 +346,7 @@ export class Catchup {
       ph.asked.set(peer, ranges);
     }
     ph.requestedAt = ctx.now();
+    ph.progressAt = ph.requestedAt;
   }
 
   onCatchupRep(from: string, rep: CatchupRep): void {
@@ -354,11 +371,18 @@ export class Catchup {
     }
     // an earlier reply from another peer for the same start is kept until it fails to apply
     if (ph.replies.has(first)) return;
+    ph.progressAt = ctx.now();
     ph.replies.set(first, { from, txns: seqNos.map((s) => rep.txns[String(s)]), consProof: rep.consProof, last, multiSigs: rep.multiSigs });
     this.applyReplies(ph);
   }
 
-  private applyReplies(ph: Phase): void {
+  /**
+   * Applies the replies waiting from the ledger's size on. A run of contiguous replies of ledgers 0-2 is applied
+   * once it is whole (`runWhole`) or when `force` (the retry of a phase, onTick): the pieces of one CATCHUP_REQ arrive
+   * one after the other, and applying each as it came made one write of about 200 txns per piece (the
+   * 128 KiB frames) where one write per asked range will do.
+   */
+  private applyReplies(ph: Phase, force = false): void {
     const ctx = this.ctx;
     const ex = ctx.modules.executor;
     /** after a run of replies that did not apply together: the last seqNo of that run, applied reply by reply */
@@ -370,6 +394,7 @@ export class Catchup {
       if (r === undefined) return;
       if (size + 1 > singlyUntil) {
         const run = this.waitingRun(ph, r);
+        if (!force && ph.ledgerId !== AUDIT && !this.runWhole(ph, run)) return;
         if (run.length > 1) {
           if (this.applyRun(ph, run)) continue;
           // one of them is bad: apply them one by one to find the peer that sent it
@@ -407,6 +432,17 @@ export class Catchup {
       n += r.txns.length;
     }
     return run;
+  }
+
+  /**
+   * Whether a run (waitingRun) is to be applied now: it reaches the target, it ends where a range asked of a seeder
+   * ends (the last piece of that CATCHUP_REQ came), or the reply after it is waiting and does not fit in it.
+   */
+  private runWhole(ph: Phase, run: readonly [Reply, ...Reply[]]): boolean {
+    const last = (run.at(-1) ?? run[0]).last;
+    if (last >= ph.targetSize || ph.replies.has(last + 1)) return true;
+    for (const ranges of ph.asked.values()) for (const [, end] of ranges) if (end === last) return true;
+    return false;
   }
 
   /**
@@ -488,7 +524,12 @@ export class Catchup {
       if (now - this.roundStartedAt >= 2000) this.beginStatusRound();
       return;
     }
-    if (now - ph.requestedAt >= 5000) {
+    if (now - ph.progressAt >= CATCHUP_SILENCE_MS || now - ph.requestedAt >= CATCHUP_REASK_MS) {
+      // what is waiting goes in first, whole or not (a piece lost on the way holds back the rest of its range); a
+      // reply that does not apply has the missing ranges asked again already
+      const asked = ph.requestedAt;
+      this.applyReplies(ph, true);
+      if (this.phase !== ph || ph.requestedAt !== asked) return;
       // rotate the ranges over the seeders so that a silent peer is not asked again for the same range
       this.rounds++;
       this.requestMissing(ph);
