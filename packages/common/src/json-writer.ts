@@ -6,18 +6,7 @@
  */
 import { BoundedFifo } from './bounded-fifo.js';
 import { EncodingError, EncodingErrorCode } from './errors.js';
-import {
-  JsonFloat,
-  RECEIVED_KEY_ORDER,
-  assertWellFormed,
-  codePointCompare,
-  isPlainObject,
-  isWellFormedString,
-  pythonFloatRepr,
-  receivedKeys,
-  sortedKeys,
-  unsupported,
-} from './json-value.js';
+import { JsonFloat, assertWellFormed, codePointCompare, isPlainObject, pythonFloatRepr, receivedKeys, sortedKeys, unsupported } from './json-value.js';
 
 const MAX_DEPTH = 512;
 
@@ -43,55 +32,7 @@ export class JsonText {
 
   /** The value's stringifyJson text, to be written as is. Throws as stringifyJson. */
   static of(value: unknown): JsonText {
-    return new JsonText(writeJsonInReceivedOrder(value));
-  }
-}
-
-/**
- * writeJson(v, false): the runtime's JSON.stringify when it writes the same text (see {@link nativeWritable}), else
- * the writer. A REPLY or a REQACK is such a value: the native writer builds its text without a string per value.
- */
-export function writeJsonInReceivedOrder(v: unknown): string {
-  return nativeWritable(v, 0) ? JSON.stringify(v) : writeJson(v, false);
-}
-
-/**
- * True when JSON.stringify(v) is writeJson(v, false): strings well-formed (keys too), numbers safe integers, booleans,
- * nulls, arrays without undefined items or a toJSON, plain objects whose received key order is Object.keys' (no
- * RECEIVED_KEY_ORDER) and whose values are such values or undefined (both leave those out), at most MAX_DEPTH deep.
- * Anything else (bigints, floats, JsonFloat, Map, JsonText, functions, other objects) is left to the writer, which
- * writes it its way or throws.
- */
-function nativeWritable(v: unknown, depth: number): boolean {
-  switch (typeof v) {
-    case 'string':
-      return isWellFormedString(v);
-    case 'number':
-      return Number.isSafeInteger(v);
-    case 'boolean':
-      return true;
-    case 'object': {
-      if (v === null) return true;
-      if (depth > MAX_DEPTH) return false;
-      if (Array.isArray(v)) {
-        if ((v as { toJSON?: unknown }).toJSON !== undefined) return false;
-        for (let i = 0; i < v.length; i++) {
-          const x: unknown = v[i];
-          if (x === undefined || !nativeWritable(x, depth + 1)) return false;
-        }
-        return true;
-      }
-      if (!isPlainObject(v) || (v as { [RECEIVED_KEY_ORDER]?: unknown })[RECEIVED_KEY_ORDER] !== undefined) return false;
-      const keys = Object.keys(v);
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i];
-        const x = v[k];
-        if (!isWellFormedString(k) || (x !== undefined && !nativeWritable(x, depth + 1))) return false;
-      }
-      return true;
-    }
-    default:
-      return false;
+    return new JsonText(writeJson(value, false));
   }
 }
 

@@ -14,7 +14,7 @@
  */
 import { EncodingError, EncodingErrorCode } from './errors.js';
 import { JsonFloat, defineKey, isWellFormedString, setReceivedKeys } from './json-value.js';
-import { writeJsonInReceivedOrder } from './json-writer.js';
+import { writeJson } from './json-writer.js';
 
 export interface ParseJsonOptions {
   /** Maximum nesting depth of arrays and objects (default 128). */
@@ -357,5 +357,5 @@ function parseArray(depth: number): unknown[] {
  * Throws EncodingError UNSUPPORTED_VALUE / LONE_SURROGATE / NON_FINITE_NUMBER.
  */
 export function stringifyJson(value: unknown): string {
-  return writeJsonInReceivedOrder(value);
+  return writeJson(value, false);
 }
