@@ -96,7 +96,7 @@ const MAX_REMEMBERED_REFUSAL_CHARS = 64 * 1024 * 1024;
 const MARK_STEP_S = 10;
 /** window over which the ordering rate behind the admission limit is measured */
 const RATE_WINDOW_MS = 10_000;
-/** the admission limit never falls below this many pending requests (nor below the batches in flight) */
+/** the admission limit never falls below this many pending requests (nor below two full batches: `updateLimit`) */
 const MIN_ADMISSION_LIMIT = 1000;
 /**
  * Share of the admission limit over which a request's own limit is graded by its place (`admissionPlace`): a request
@@ -229,8 +229,10 @@ export class RequestIntake {
   private readonly orderedIdentities = new Map<string, number>();
   /** (time, requests ordered so far), one sample a second over the last RATE_WINDOW_MS */
   private readonly orderedSamples: { at: number; total: number }[] = [];
-  /** the admission limit now: see `maxQueueWaitMs` */
+  /** the admission limit now: `rateLimit`, raised for a young backlog (`updateLimit`) */
   private limit: number;
+  /** what the pool orders in `maxQueueWaitMs` at the rate of the last 10 s, within its floor and ceiling (`updateLimit`) */
+  private rateLimit: number;
   /**
    * Until when (the core's clock) this node, restarted while it remembered refusals, does not take in requests from
    * PROPAGATEs alone (see (3) above); -Infinity when it did not, or once that time has passed.
@@ -251,6 +253,7 @@ export class RequestIntake {
 
   constructor(private readonly ctx: CoreContext) {
     this.limit = ctx.opts.maxRequestQueueSize;
+    this.rateLimit = this.limit;
     // refusals made before this start that would still be remembered had the node not stopped: they are lost
     let until: number | undefined;
     try {
@@ -335,21 +338,39 @@ export class RequestIntake {
    * The admission limit follows the pool's ordering rate: a node holds at most what the pool orders
    * in `maxQueueWaitMs` at the rate of the last 10 s, so that a write taken in under overload is
    * answered within seconds instead of waiting behind a queue sized for a faster machine (and never
-   * long enough for the monitors to blame an honest, busy primary). Floor: the full batches the primary
-   * may have in flight, so the pipeline stays full, and at least 1,000, so an idle pool takes a burst
-   * in; ceiling: `maxRequestQueueSize`. Every node sees the same ordered stream, so their limits agree.
+   * long enough for the monitors to blame an honest, busy primary). Floor: two full batches, so the
+   * primary cuts a full batch while another is ordered, and at least 1,000; ceiling: `maxRequestQueueSize`.
+   * Every node sees the same ordered stream, so their limits agree.
+   *
+   * While the oldest finalised request this node holds has waited less than `maxQueueWaitMs`, the limit is at least the
+   * batches the primary may have in flight (max3pcBatchSize x max3pcBatchesInFlight), so that an idle pool, or one
+   * whose rate of the last 10 s is still low, takes a burst in whole (the closed loop's 1,024 writes at its start).
+   * That was the floor in every case, and it bound under overload, where the nodes' CPU goes partly to refusing and
+   * the pool orders less than at its peak: at 1,500 and 2,500 writes/s offered the pool ordered 234 and 209/s, each
+   * node held 2,000 writes and an admitted write waited about 2,000 / rate (p50 8.7 s from the send at 1,500/s).
+   * Once the oldest finalised write held has waited `maxQueueWaitMs` (the pool does not order what it holds in that
+   * time), the limit is the rate's, at least 1,000: the node refuses until what it holds is ordered within about that
+   * time. A request taken in by fewer than n-f nodes is not counted (it is not waiting for the pool, and stays until the
+   * stale sweep or its expiry). The oldest finalised request is about the same at every node (they finalise and order
+   * the same requests), so their limits still agree. Checked once a second, with the rate.
    */
   private updateLimit(now: number): void {
+    const o = this.ctx.opts;
     const s = this.orderedSamples;
     const last = s[s.length - 1];
     if (last !== undefined && now - last.at < 1000) return;
+    // the oldest finalised request held: one taken in by fewer than n-f nodes is not waiting for the pool
+    let oldest = now;
+    for (const e of this.entries.values()) if (e.finalised && e.receivedAt < oldest) oldest = e.receivedAt;
+    const young = now - oldest < o.maxQueueWaitMs;
+    const burst = Math.min(o.maxRequestQueueSize, o.max3pcBatchSize * o.max3pcBatchesInFlight);
     s.push({ at: now, total: this.ctx.orderedRequestsTotal });
     while (s.length > 2 && now - s[1].at >= RATE_WINDOW_MS) s.shift();
-    const o = this.ctx.opts;
     const first = s[0];
     const rate = now > first.at ? ((this.ctx.orderedRequestsTotal - first.total) * 1000) / (now - first.at) : 0;
-    const floor = Math.max(MIN_ADMISSION_LIMIT, o.max3pcBatchSize * o.max3pcBatchesInFlight);
-    this.limit = Math.min(o.maxRequestQueueSize, Math.max(floor, Math.ceil((rate * o.maxQueueWaitMs) / 1000)));
+    const floor = Math.max(MIN_ADMISSION_LIMIT, 2 * o.max3pcBatchSize);
+    this.rateLimit = Math.min(o.maxRequestQueueSize, Math.max(floor, Math.ceil((rate * o.maxQueueWaitMs) / 1000)));
+    this.limit = young ? Math.max(this.rateLimit, burst) : this.rateLimit;
   }
 
   /** how many refusals are remembered */

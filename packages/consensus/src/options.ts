@@ -9,7 +9,8 @@ export interface ConsensusOptions {
   /**
    * most requests in one batch. 500: batches of 100, measured against it (docs/benchmarks.md, "The door and the CPU
    * per batch"), answered refusals no faster under overload, acknowledged no more, and halved the closed loop
-   * (59 against 126 writes/s), the admission floor (this x max3pcBatchesInFlight) falling to 1,000
+   * (59 against 126 writes/s). Twice this (at least 1,000) is the floor of the admission limit, this x
+   * max3pcBatchesInFlight its floor while the requests held are younger than maxQueueWaitMs (intake.ts `updateLimit`)
    */
   max3pcBatchSize: number;
   max3pcBatchWaitMs: number;
@@ -32,7 +33,8 @@ export interface ConsensusOptions {
   maxRequestQueueSize: number;
   /**
    * admission: a node also refuses new writes once its pending requests would take longer than this
-   * to order at the rate the pool ordered over the last 10 s (never below 1,000 nor max3pcBatchSize x max3pcBatchesInFlight)
+   * to order at the rate the pool ordered over the last 10 s (never below 1,000 nor 2 x max3pcBatchSize; nor below
+   * max3pcBatchSize x max3pcBatchesInFlight while the oldest request it holds has waited less than this)
    */
   maxQueueWaitMs: number;
   /** per-kind cap on stashed messages */

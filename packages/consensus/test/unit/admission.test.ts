@@ -12,6 +12,8 @@ function startedPool(consensus: Partial<ConsensusOptions>): { pool: Pool; t: num
   return { pool, t: 10_000 };
 }
 
+const no3pc = (_from: string, _to: string, msg: { op: string }): boolean => ['PREPREPARE', 'PREPARE', 'COMMIT', 'MESSAGE_RESPONSE'].includes(msg.op);
+
 const isPropagateOf = (reqId: unknown) => (_from: string, _to: string, msg: { op: string; request?: { reqId?: unknown } }) =>
   msg.op === 'PROPAGATE' && msg.request?.reqId === reqId;
 
@@ -160,5 +162,37 @@ describe('admission control (intake.ts)', () => {
     for (let i = 0; i < 12; i++) capped.pool.submitAt(capped.t + i * 1000, 200);
     capped.pool.runUntil(capped.t + 12_000);
     expect(capped.pool.cores.get('Node2')!.status().admissionLimit).to.equal(1200);
+  });
+
+  it('the batches in flight are admitted while the oldest finalised write held is younger than maxQueueWaitMs, then what the pool orders in it (at least 1,000)', () => {
+    // the defaults: batches of 500, 4 in flight. An idle pool takes a burst of 2,000 in; with 2,000 as the floor in every
+    // case, an overloaded pool ordering 234 writes/s held 2,000 writes at each node, 8-10 s of waiting
+    const { pool, t } = startedPool({});
+    const node1 = pool.cores.get('Node1')!;
+    expect(node1.status().admissionLimit, 'idle').to.equal(2000);
+    // a write Node1 alone holds (its PROPAGATEs lost) is not waiting for the pool: the burst is still admitted
+    const [a] = pool.submitAt(t + 1, 1, ['Node1']);
+    pool.drop = isPropagateOf(a!.reqId);
+    pool.runUntil(t + 7_000);
+    expect(node1.status().pendingRequests).to.equal(1);
+    expect(node1.status().admissionLimit, 'an unfinalised write held 7 s').to.equal(2000);
+    // a write every node finalised and the pool does not order (its 3PC messages lost)
+    pool.drop = (from, to, msg) => no3pc(from, to, msg) || isPropagateOf(a!.reqId)(from, to, msg as never);
+    pool.submitAt(t + 7_001);
+    pool.runUntil(t + 11_000);
+    expect(node1.status().admissionLimit, 'finalised, held 4 s').to.equal(2000);
+    pool.runUntil(t + 13_500);
+    for (const n of VALIDATORS) expect(pool.cores.get(n)!.status().admissionLimit, `${n}: finalised, held 6 s, nothing ordered`).to.equal(1000);
+    // ordered once the 3PC messages pass: nothing old is held, the burst is admitted again
+    pool.drop = () => false;
+    pool.runUntil(t + 60_000);
+    expect(pool.cores.get('Node2')!.status().pendingRequests).to.equal(0);
+    expect(pool.cores.get('Node2')!.status().admissionLimit).to.equal(2000);
+    // two full batches when they are more than 1,000
+    const big = startedPool({ max3pcBatchSize: 800, max3pcBatchesInFlight: 1 });
+    big.pool.drop = no3pc;
+    big.pool.submitAt(big.t + 1);
+    big.pool.runUntil(big.t + 7_000);
+    expect(big.pool.cores.get('Node1')!.status().admissionLimit).to.equal(1600);
   });
 });
