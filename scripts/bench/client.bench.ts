@@ -7,104 +7,17 @@
 // that answer REQACK then REPLY as nodes do, closed loop, where the main thread's rate is writes per CPU-second of
 // the SDK alone.
 import { Worker } from 'node:worker_threads';
-import { b58encode, b64encode, multiSignatureMessage, parseJson, stringifyJson, type Request } from '@quire/common';
-import { Ed25519Signer, blsAggregateSignatures, blsKeyFromSeed } from '@quire/crypto';
-import { StateTrie, openMemoryKvStore } from '@quire/storage';
-import { encodeNymRecord, nymKey, nymReadData, type NymRecord } from '@quire/requests';
-import {
-  ClientError,
-  ClientErrorCode,
-  DidKey,
-  MultiSignatureCache,
-  Pool,
-  PoolLedger,
-  buildGetNymRequest,
-  buildNymRequest,
-  signRequest,
-  verifyReadReply,
-} from '@quire/client';
+import { parseJson, stringifyJson, type Request } from '@quire/common';
+import { ClientError, ClientErrorCode, DidKey, MultiSignatureCache, Pool, buildNymRequest, signRequest, verifyReadReply } from '@quire/client';
 import { WriteQuorum } from '../../packages/client/src/pool/write-quorum.js';
 import { loadAverages, measure } from './lib.js';
+import { readFixture } from './read-fixture.js';
 
 console.log(`load average ${loadAverages()} (wall-clock figures scale down on a busy machine)`);
 
-const names = ['Node1', 'Node2', 'Node3', 'Node4'];
-const bls = names.map((n) => blsKeyFromSeed(n.padStart(32, '0')));
-const genesisWith = (ports: number[]): string =>
-  names
-    .map((n, i) =>
-      stringifyJson({
-        reqSignature: {},
-        txn: {
-          data: {
-            data: {
-              alias: n,
-              blskey: b58encode(bls[i]!.publicKey),
-              blskey_pop: b58encode(bls[i]!.proofOfPossession()),
-              client_ip: '127.0.0.1',
-              client_port: ports[i]!,
-              node_ip: '127.0.0.1',
-              node_port: 9701 + 2 * i,
-              services: ['VALIDATOR'],
-            },
-            dest: Ed25519Signer.fromSeed(n.padStart(32, '0')).fullVerkey,
-          },
-          metadata: {},
-          type: '0',
-        },
-        txnMetadata: { seqNo: i + 1 },
-        ver: '1',
-      }),
-    )
-    .join('\n');
-const pool = PoolLedger.fromGenesis(genesisWith([9702, 9704, 9706, 9708])).blsKeys();
-
 const now = 1_700_000_000;
-const trie = await StateTrie.open({ name: 'domain' }, { kv: await openMemoryKvStore() });
-const dests: string[] = [];
-for (let i = 0; i < 10_000; i++) {
-  const d = Ed25519Signer.fromSeed(String(i).padStart(32, 'd')).did;
-  dests.push(d);
-  const rec: NymRecord = { identifier: 'V4SGRU86Z58d6TV7PBUe6f', role: null, verkey: '~CoRER63DVYnWZtK8uAzNbx', seqNo: i + 10, txnTime: now - 100 };
-  trie.set(nymKey(d), encodeNymRecord(rec));
-}
-await trie.commit();
-const root = b58encode(trie.committedRoot);
-const value = {
-  ledger_id: 1,
-  pool_state_root_hash: 'HNvueuQSgG8S19UR9YsVxNJBL4yd8c5MYsTyyi4QLwh1',
-  state_root_hash: root,
-  timestamp: now - 5,
-  txn_root_hash: 'C2t4zdcHiG3kekqEreK6vpvqwZDoKWRJcX3Q3ryPrPKa',
-};
-const msg = multiSignatureMessage(value);
-const ms = { signature: b58encode(blsAggregateSignatures([0, 1, 2].map((i) => bls[i]!.sign(msg)))), participants: ['Node1', 'Node2', 'Node3'], value };
-
-const replies: { request: Request; reply: unknown; text: string }[] = [];
-for (let i = 0; i < 64; i++) {
-  const dest = dests[(i * 151) % dests.length]!;
-  const request = buildGetNymRequest({ dest });
-  const rec: NymRecord = {
-    identifier: 'V4SGRU86Z58d6TV7PBUe6f',
-    role: null,
-    verkey: '~CoRER63DVYnWZtK8uAzNbx',
-    seqNo: ((i * 151) % dests.length) + 10,
-    txnTime: now - 100,
-  };
-  const text = stringifyJson({
-    op: 'REPLY',
-    result: {
-      ...request.operation,
-      identifier: request.identifier,
-      reqId: request.reqId,
-      data: nymReadData(rec, dest),
-      seqNo: rec.seqNo,
-      txnTime: rec.txnTime,
-      state_proof: { root_hash: root, proof_nodes: b64encode(trie.generateProof(nymKey(dest))), multi_signature: ms },
-    },
-  });
-  replies.push({ request, reply: parseJson(text), text });
-}
+const { names, genesisWith, pool, dests, replies: texts } = await readFixture(now);
+const replies = texts.map((r) => ({ ...r, reply: parseJson(r.text) }));
 console.log(`proof size ${replies[0]!.text.length} bytes of reply JSON`);
 
 // 16 replies per call, so that the harness's per-call await does not weigh on sub-millisecond figures

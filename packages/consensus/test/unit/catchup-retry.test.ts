@@ -4,32 +4,11 @@
 // piece when they came one at a time) and every range not received 5 s after it was asked was asked again, of
 // another seeder, every 5 s, however fast the replies were coming.
 import { expect } from 'chai';
-import { b58encode } from '@quire/common';
-import { ConsensusCore, type ConsensusCrypto, type ConsensusOptions } from '@quire/consensus';
-import { SimRequestAnalyzer, StandInExecutor, simBlsPublicKey } from '@quire/consensus/sim';
-import { Pool, VALIDATORS } from './scripted-pool.js';
+import { Pool } from './scripted-pool.js';
+import { LEECHER_OPTIONS, executorOf, restarted } from './catchup-leecher.js';
 
 const DOMAIN = 1;
 const WRITES = 400;
-
-const OPTIONS: Partial<ConsensusOptions> = { chkFreq: 2, logSize: 6, max3pcBatchSize: 20, msgLenLimit: 4096, stateFreshnessUpdateIntervalSec: 3600 };
-const SIGNATURE = b58encode(new Uint8Array(96).fill(7));
-const noCrypto: ConsensusCrypto = { blsSign: () => SIGNATURE, blsVerifyShare: () => true, blsAggregate: () => SIGNATURE, blsVerifyMulti: () => true };
-
-/** `name` of `pool` replaced by a node with an empty store (a restart after losing its data). */
-function restarted(pool: Pool, name: string): ConsensusCore {
-  const analyzer = new SimRequestAnalyzer();
-  const clock = { now: () => pool.now, utcSeconds: () => 1_700_000_000 + Math.floor(pool.now / 1000) };
-  const genesis = VALIDATORS.map((alias) => ({ alias, blskey: simBlsPublicKey(alias) }));
-  const core = new ConsensusCore(
-    { name, validators: VALIDATORS, ...OPTIONS },
-    { executor: new StandInExecutor(analyzer, genesis), crypto: noCrypto, requests: analyzer, clock },
-  );
-  pool.cores.set(name, core);
-  return core;
-}
-
-const executorOf = (core: ConsensusCore): StandInExecutor => (core as unknown as { ctx: { modules: { executor: StandInExecutor } } }).ctx.modules.executor;
 
 interface Run {
   pool: Pool;
@@ -47,7 +26,7 @@ interface Run {
  * after it was sent; `lose(n)` drops the n-th.
  */
 function catchUp(spacingMs: number, lose: (n: number) => boolean = () => false): Run {
-  const pool = new Pool(OPTIONS);
+  const pool = new Pool(LEECHER_OPTIONS);
   const applies: Run['applies'] = [];
   const asked: number[] = [];
   let down = true;
