@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { Suspicion } from '@quire/consensus';
 import { Pool } from './scripted-pool.js';
-import { LEECHER_OPTIONS, executorOf, restarted } from './catchup-leecher.js';
+import { LEECHER_OPTIONS, catchUpScenario, executorOf } from './catchup-leecher.js';
 
 const DOMAIN = 1;
 const WRITES = 400;
@@ -50,21 +50,7 @@ function catchUp(corrupt: boolean): Run {
     corruptedBy = from;
     return { ...msg, txns: { ...msg.txns, [k]: { ...(msg.txns[k] as Record<string, unknown>), altered: true } } };
   };
-  pool.start();
-  pool.submitAt(1_000, WRITES, ['Node1', 'Node2', 'Node3']);
-  pool.runUntil(20_000);
-  // Node4 starts again from an empty store
-  const node4 = restarted(pool, 'Node4');
-  const ex = executorOf(node4);
-  const append = ex.appendCaughtUp.bind(ex);
-  ex.appendCaughtUp = (ledgerId, txns, ...rest) => {
-    const applied = append(ledgerId, txns, ...rest);
-    if (ledgerId === DOMAIN) applies.push({ txns: txns.length, applied });
-    return applied;
-  };
-  down = false;
-  pool.apply('Node4', node4.start());
-  pool.runUntil(60_000);
+  catchUpScenario(pool, WRITES, DOMAIN, applies, () => (down = false), 60_000);
   if (corrupt) expect(corruptedBy, 'a reply was altered').to.be.a('string');
   return { pool, applies, replies, corruptedBy };
 }

@@ -32,3 +32,41 @@ export function restarted(pool: Pool, name: string): ConsensusCore {
 /** The stand-in executor of `core`. */
 export const executorOf = (core: ConsensusCore): StandInExecutor =>
   (core as unknown as { ctx: { modules: { executor: StandInExecutor } } }).ctx.modules.executor;
+
+/**
+ * `name` of `pool` restarted with an empty store (`restarted`), each domain-ledger (`ledgerId`) appendCaughtUp call of
+ * its executor recorded in `applies`: the txns handed over and whether they applied.
+ */
+export function restartedRecording(pool: Pool, name: string, ledgerId: number, applies: { txns: number; applied: boolean }[]): ConsensusCore {
+  const core = restarted(pool, name);
+  const ex = executorOf(core);
+  const append = ex.appendCaughtUp.bind(ex);
+  ex.appendCaughtUp = (id, txns, ...rest) => {
+    const applied = append(id, txns, ...rest);
+    if (id === ledgerId) applies.push({ txns: txns.length, applied });
+    return applied;
+  };
+  return core;
+}
+
+/**
+ * The catch-up scenario of the tests: `pool` starts, Node1-3 order `writes` writes from 1 s while Node4 is cut off (the
+ * test's `pool.drop`), at 20 s Node4 is restarted with an empty store (`restartedRecording`), `up()` lets it talk
+ * again, and the pool runs until `until` ms.
+ */
+export function catchUpScenario(
+  pool: Pool,
+  writes: number,
+  ledgerId: number,
+  applies: { txns: number; applied: boolean }[],
+  up: () => void,
+  until: number,
+): void {
+  pool.start();
+  pool.submitAt(1_000, writes, ['Node1', 'Node2', 'Node3']);
+  pool.runUntil(20_000);
+  const node4 = restartedRecording(pool, 'Node4', ledgerId, applies);
+  up();
+  pool.apply('Node4', node4.start());
+  pool.runUntil(until);
+}

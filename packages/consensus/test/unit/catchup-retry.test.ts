@@ -5,7 +5,7 @@
 // another seeder, every 5 s, however fast the replies were coming.
 import { expect } from 'chai';
 import { Pool } from './scripted-pool.js';
-import { LEECHER_OPTIONS, executorOf, restarted } from './catchup-leecher.js';
+import { LEECHER_OPTIONS, catchUpScenario, executorOf } from './catchup-leecher.js';
 
 const DOMAIN = 1;
 const WRITES = 400;
@@ -41,20 +41,7 @@ function catchUp(spacingMs: number, lose: (n: number) => boolean = () => false):
     if (to !== 'Node4' || msg.op !== 'CATCHUP_REP' || msg.ledgerId !== DOMAIN) return 5;
     return 5 + spacingMs * replies++;
   };
-  pool.start();
-  pool.submitAt(1_000, WRITES, ['Node1', 'Node2', 'Node3']);
-  pool.runUntil(20_000);
-  const node4 = restarted(pool, 'Node4');
-  const ex = executorOf(node4);
-  const append = ex.appendCaughtUp.bind(ex);
-  ex.appendCaughtUp = (ledgerId, txns, ...rest) => {
-    const applied = append(ledgerId, txns, ...rest);
-    if (ledgerId === DOMAIN) applies.push({ txns: txns.length, applied });
-    return applied;
-  };
-  down = false;
-  pool.apply('Node4', node4.start());
-  pool.runUntil(120_000);
+  catchUpScenario(pool, WRITES, DOMAIN, applies, () => (down = false), 120_000);
   return { pool, applies, replies, asked };
 }
 
