@@ -229,10 +229,8 @@ export class RequestIntake {
   private readonly orderedIdentities = new Map<string, number>();
   /** (time, requests ordered so far), one sample a second over the last RATE_WINDOW_MS */
   private readonly orderedSamples: { at: number; total: number }[] = [];
-  /** the admission limit now: `rateLimit`, raised for a young backlog (`updateLimit`) */
+  /** the admission limit now: what the pool orders in `maxQueueWaitMs`, raised for a young backlog (`updateLimit`) */
   private limit: number;
-  /** what the pool orders in `maxQueueWaitMs` at the rate of the last 10 s, within its floor and ceiling (`updateLimit`) */
-  private rateLimit: number;
   /**
    * Until when (the core's clock) this node, restarted while it remembered refusals, does not take in requests from
    * PROPAGATEs alone (see (3) above); -Infinity when it did not, or once that time has passed.
@@ -253,7 +251,6 @@ export class RequestIntake {
 
   constructor(private readonly ctx: CoreContext) {
     this.limit = ctx.opts.maxRequestQueueSize;
-    this.rateLimit = this.limit;
     // refusals made before this start that would still be remembered had the node not stopped: they are lost
     let until: number | undefined;
     try {
@@ -369,8 +366,8 @@ export class RequestIntake {
     const first = s[0];
     const rate = now > first.at ? ((this.ctx.orderedRequestsTotal - first.total) * 1000) / (now - first.at) : 0;
     const floor = Math.max(MIN_ADMISSION_LIMIT, 2 * o.max3pcBatchSize);
-    this.rateLimit = Math.min(o.maxRequestQueueSize, Math.max(floor, Math.ceil((rate * o.maxQueueWaitMs) / 1000)));
-    this.limit = young ? Math.max(this.rateLimit, burst) : this.rateLimit;
+    const rateLimit = Math.min(o.maxRequestQueueSize, Math.max(floor, Math.ceil((rate * o.maxQueueWaitMs) / 1000)));
+    this.limit = young ? Math.max(rateLimit, burst) : rateLimit;
   }
 
   /** how many refusals are remembered */
