@@ -81,12 +81,6 @@ export function verifyMultiSignature(input: VerifyMultiSignatureInput): MultiSig
   const ms = parseMultiSignature(input.multiSignature);
   const { pool, cache } = input;
   const freshness = input.freshness ?? { kind: 'current', now: Math.floor(Date.now() / 1000), seconds: DEFAULT_FRESHNESS_SECONDS };
-  // a multi-signature equal to one verified under this epoch: its participants were checked with these keys and its
-  // aggregate verified; only its freshness depends on the read
-  if (cache !== undefined && cache.holds(ms, pool.epoch)) {
-    checkFreshness(ms.value, freshness);
-    return ms;
-  }
   const seen = new Set<string>();
   const keys: Uint8Array[] = [];
   for (const p of ms.participants) {
@@ -101,6 +95,9 @@ export function verifyMultiSignature(input: VerifyMultiSignatureInput): MultiSig
     throw new VerificationError(ClientErrorCode.MULTISIG_TOO_FEW_PARTICIPANTS, { participants: keys.length, required });
   }
   checkFreshness(ms.value, freshness);
+  // a multi-signature equal to one verified under this epoch: its aggregate was verified; its participants are checked
+  // above with the keys of this read (a caller may share one cache across key sets without an epoch)
+  if (cache !== undefined && cache.holds(ms, pool.epoch)) return ms;
   let sig: Uint8Array;
   try {
     sig = b58decode(ms.signature);
@@ -126,9 +123,8 @@ function checkFreshness(value: MultiSignatureValue, f: Freshness): void {
   }
 }
 
-/** A multi-signature kept by MultiSignatureCache: its fingerprint and the parts it is made of, participants sorted. */
+/** A multi-signature kept by MultiSignatureCache: the parts it is made of, participants sorted. */
 interface Kept {
-  fingerprint: string;
   signature: string;
   participants: readonly string[];
   value: MultiSignatureValue;
@@ -165,7 +161,7 @@ function sameAsKept(k: Kept, ms: MultiSignature): boolean {
  * `perRoot` of them: honest nodes aggregate the first n-f COMMITs each received, so they answer reads of the same root
  * with different participants and signatures, and a client reading from several nodes would otherwise verify again
  * at every change of node. Anything not held is verified again. A read finds its multi-signature by comparing its parts
- * with those kept (holds), without writing its fingerprint.
+ * with those kept (holds).
  */
 export class MultiSignatureCache {
   private readonly entries: BoundedFifo<string, { kept: Kept[]; epoch: number | string | undefined }>;
@@ -177,24 +173,6 @@ export class MultiSignatureCache {
     this.entries = new BoundedFifo(maxEntries);
   }
 
-  static fingerprint(ms: MultiSignature): string {
-    const v = ms.value;
-    return [
-      ms.signature,
-      sortedParticipants(ms.participants).join(','),
-      v.ledger_id,
-      v.pool_state_root_hash,
-      v.state_root_hash,
-      v.timestamp,
-      v.txn_root_hash,
-    ].join('|');
-  }
-
-  has(root: string, fingerprint: string, epoch: number | string | undefined): boolean {
-    const e = this.entries.get(root);
-    return e !== undefined && e.epoch === epoch && e.kept.some((k) => k.fingerprint === fingerprint);
-  }
-
   /** Whether `ms` (its signature, participants in any order and value) was verified under `epoch`. */
   holds(ms: MultiSignature, epoch: number | string | undefined): boolean {
     const e = this.entries.get(ms.value.state_root_hash);
@@ -203,11 +181,11 @@ export class MultiSignatureCache {
     return false;
   }
 
-  /** Keeps `ms`, verified under `epoch`. */
+  /** Keeps `ms`, verified under `epoch` (once: a multi-signature held already is not kept again). */
   add(ms: MultiSignature, epoch: number | string | undefined): void {
+    if (this.holds(ms, epoch)) return;
     const v = ms.value;
     this.keep(v.state_root_hash, epoch, {
-      fingerprint: MultiSignatureCache.fingerprint(ms),
       signature: ms.signature,
       participants: [...sortedParticipants(ms.participants)],
       value: {
@@ -222,7 +200,7 @@ export class MultiSignatureCache {
 
   private keep(root: string, epoch: number | string | undefined, k: Kept): void {
     const e = this.entries.get(root);
-    const kept = e !== undefined && e.epoch === epoch ? e.kept.filter((x) => x.fingerprint !== k.fingerprint) : [];
+    const kept = e !== undefined && e.epoch === epoch ? e.kept : [];
     kept.push(k);
     if (kept.length > this.perRoot) kept.shift();
     this.entries.setNewest(root, { kept, epoch });

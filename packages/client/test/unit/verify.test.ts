@@ -1,6 +1,17 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { b58encode, b64encode, canonicalJson, encodeMsgpack, parseJson, stringifyJson, taaDigest, toHex, type Request } from '@quire/common';
+import {
+  b58encode,
+  b64encode,
+  canonicalJson,
+  encodeMsgpack,
+  parseJson,
+  stringifyJson,
+  taaDigest,
+  toHex,
+  type MultiSignature,
+  type Request,
+} from '@quire/common';
 import { StorageErrorCode, merkleLeafHash } from '@quire/storage';
 import { attribKey, attribStoredHash, encodeNymRecord, encodeWrapped, nymKey, nymReadData, schemaKey, type NymRecord } from '@quire/requests';
 import {
@@ -157,23 +168,36 @@ describe('verifyMultiSignature', () => {
     ).to.equal(ClientErrorCode.MULTISIG_STALE);
   });
 
+  it('a cache shared across key sets without an epoch: a cached multi-signature is still checked against the keys of the read', () => {
+    const cache = new MultiSignatureCache();
+    const fresh = { kind: 'current' as const, now: NOW, seconds: 300 };
+    const good = multiSign(value, [0, 1, 2]);
+    const noEpoch = { validatorCount: pool.validatorCount, blsKeys: pool.blsKeys };
+    verifyMultiSignature({ multiSignature: good, pool: noEpoch, freshness: fresh, cache });
+    // Node3 removed from the keys, the epoch still undefined: the cached multi-signature names a participant unknown now
+    const withoutNode3 = { validatorCount: 3, blsKeys: new Map([...pool.blsKeys].filter(([alias]) => alias !== 'Node3')) };
+    expect(codeOf(() => verifyMultiSignature({ multiSignature: good, pool: withoutNode3, freshness: fresh, cache }))).to.equal(
+      ClientErrorCode.MULTISIG_UNKNOWN_PARTICIPANT,
+    );
+  });
+
   it('keeps the different honest multi-signatures of one root (each node aggregates its own n-f COMMITs), bounded per root', () => {
     const cache = new MultiSignatureCache(1024, 2);
     const fresh = { kind: 'current' as const, now: NOW, seconds: 300 };
     const byNode1 = multiSign(value, [0, 1, 2]);
     const byNode4 = multiSign(value, [1, 2, 3]);
     const byNode2 = multiSign(value, [0, 1, 3]);
-    const key = (m: unknown): string => MultiSignatureCache.fingerprint(verifyMultiSignature({ multiSignature: m, pool, freshness: fresh }));
+    const parsed = (m: unknown): MultiSignature => verifyMultiSignature({ multiSignature: m, pool, freshness: fresh });
     verifyMultiSignature({ multiSignature: byNode1, pool, freshness: fresh, cache });
     verifyMultiSignature({ multiSignature: byNode4, pool, freshness: fresh, cache });
     expect(cache.size).to.equal(1);
-    expect(cache.has(value.state_root_hash, key(byNode1), pool.epoch)).to.equal(true);
-    expect(cache.has(value.state_root_hash, key(byNode4), pool.epoch)).to.equal(true);
+    expect(cache.holds(parsed(byNode1), pool.epoch)).to.equal(true);
+    expect(cache.holds(parsed(byNode4), pool.epoch)).to.equal(true);
     // a third one evicts the oldest of the root; another epoch holds none of them
     verifyMultiSignature({ multiSignature: byNode2, pool, freshness: fresh, cache });
-    expect(cache.has(value.state_root_hash, key(byNode1), pool.epoch)).to.equal(false);
-    expect(cache.has(value.state_root_hash, key(byNode2), pool.epoch)).to.equal(true);
-    expect(cache.has(value.state_root_hash, key(byNode4), 'another epoch')).to.equal(false);
+    expect(cache.holds(parsed(byNode1), pool.epoch)).to.equal(false);
+    expect(cache.holds(parsed(byNode2), pool.epoch)).to.equal(true);
+    expect(cache.holds(parsed(byNode4), 'another epoch')).to.equal(false);
   });
 });
 
