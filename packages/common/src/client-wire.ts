@@ -295,6 +295,33 @@ export function encodeEnvelope(kind: EnvelopeKind, id: number, payload: Uint8Arr
   return out;
 }
 
+/**
+ * The frames of envelopes of `kind` with ids `ids[i]` carrying `payloads[i]`, end to end in one array: the bytes of
+ * `encodeFrame(encodeEnvelope(kind, id, payload))` for each, without an array per envelope and frame (a client's flush
+ * of its queued requests). Throws INVALID_REQUEST_ID as encodeEnvelope.
+ */
+export function encodeEnvelopeFrames(kind: EnvelopeKind, ids: readonly number[], payloads: readonly Uint8Array[]): Uint8Array {
+  let total = 0;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    if (!Number.isSafeInteger(id) || id < 0) throw new ClientWireError(ClientWireErrorCode.INVALID_REQUEST_ID, { id });
+    const body = 1 + varintLength(id) + payloads[i].length;
+    total += varintLength(body) + body;
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    const payload = payloads[i];
+    at = writeVarint(1 + varintLength(id) + payload.length, out, at);
+    out[at++] = kind;
+    at = writeVarint(id, out, at);
+    out.set(payload, at);
+    at += payload.length;
+  }
+  return out;
+}
+
 /** Inverse of {@link encodeEnvelope}; throws ClientWireError MALFORMED_ENVELOPE. */
 export function decodeEnvelope(body: Uint8Array): Envelope {
   const kind = body[0];

@@ -117,6 +117,7 @@ export {
   ClientRefusalCode,
   clientRefusalReason,
   encodeEnvelope,
+  encodeEnvelopeFrames,
   decodeEnvelope,
   peekRequestId,
   encodeErrorPayload,

@@ -15,9 +15,8 @@ import {
   TypedEmitter,
   decodeEnvelope,
   decodeErrorPayload,
+  encodeEnvelopeFrames,
   encodeFrame,
-  varintLength,
-  writeVarint,
 } from '@quire/common';
 import { ClientError, ClientErrorCode, ClientRequestError, abortedBy } from '../errors.js';
 import { clientMultiaddr, peerIdOfDest, type NodeAddress } from './connection.js';
@@ -167,6 +166,8 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
   /**
    * Sends one request; every RESPONSE, PUSH or ERROR naming it goes to `listener` until `release()` is called, and
    * a stream end is reported as `closed`. Throws NODE_UNREACHABLE / CLOSED when the session cannot be opened.
+   * `payload` is framed when the session flushes its queued requests, at the end of this turn of the event loop: it
+   * must not change until then.
    */
   request(payload: Uint8Array, listener: ConnectionMessageListener, signal?: AbortSignal): Promise<{ id: number; release: () => void }>;
   /**
@@ -283,7 +284,7 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
     this.outPayloads = [];
     if (ids.length === 0 || stream === undefined || stream !== this.stream) return;
     try {
-      stream.send(requestFrames(ids, payloads));
+      stream.send(encodeEnvelopeFrames(EnvelopeKind.REQUEST, ids, payloads));
     } catch (e) {
       this.drop(`send failed: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -393,30 +394,6 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
     }
     if (had) this.emit('close', reason);
   }
-}
-
-/**
- * The frames of REQUEST envelopes `ids[i]` carrying `payloads[i]`, end to end in one array: the bytes of
- * `encodeFrame(encodeEnvelope(EnvelopeKind.REQUEST, id, payload))` for each, without an array per envelope and frame.
- */
-export function requestFrames(ids: readonly number[], payloads: readonly Uint8Array[]): Uint8Array {
-  let total = 0;
-  for (let i = 0; i < ids.length; i++) {
-    const body = 1 + varintLength(ids[i]) + payloads[i].length;
-    total += varintLength(body) + body;
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i];
-    const payload = payloads[i];
-    at = writeVarint(1 + varintLength(id) + payload.length, out, at);
-    out[at++] = EnvelopeKind.REQUEST;
-    at = writeVarint(id, out, at);
-    out.set(payload, at);
-    at += payload.length;
-  }
-  return out;
 }
 
 /** `p`, or a rejection with the signal's reason as soon as `signal` aborts (`p` goes on). */
