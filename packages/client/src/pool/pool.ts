@@ -120,6 +120,8 @@ type ReadTaken = { outcome: ReadOutcome } | { error: ClientError } | undefined;
 interface ReadState {
   readonly request: Request;
   readonly pool: PoolBlsKeys;
+  /** f of the pool as the read started, with `pool`: f+1 REQNACKs refuse it */
+  readonly f: number;
   readonly freshnessSeconds: number;
   readonly rejected: ReadOutcome['rejected'];
   /** REQNACK reasons and the nodes that gave each, made at the first REQNACK */
@@ -411,6 +413,7 @@ export class Pool {
     const st: ReadState = {
       request,
       pool: this.ledger.blsKeys(),
+      f: this.f,
       freshnessSeconds: opts.freshnessSeconds ?? this.options.freshnessSeconds,
       rejected: [],
       nacks: undefined,
@@ -473,7 +476,7 @@ export class Pool {
       deadline.done();
     }
     if (opts.signal?.aborted === true) throw abortedBy(opts.signal);
-    const agreed = this.readByAgreement(request, unproven, rejected);
+    const agreed = this.readByAgreement(request, unproven, rejected, st.f);
     if ('outcome' in agreed) return agreed.outcome;
     const nackList = [...(st.nacks?.entries() ?? [])].map(([reason, g]) => ({ reason, nodes: g.nodes }));
     const behind = st.behind;
@@ -500,7 +503,7 @@ export class Pool {
       const g = st.nacks.get(a.reason) ?? { nodes: [], code: a.code };
       g.nodes.push(a.node);
       st.nacks.set(a.reason, g);
-      if (g.nodes.length >= this.f + 1)
+      if (g.nodes.length >= st.f + 1)
         return { error: new ClientError(ClientErrorCode.REQUEST_NACKED, { reason: a.reason, code: g.code, nodes: g.nodes }, a.reason) };
       return undefined;
     }
@@ -575,6 +578,7 @@ export class Pool {
     request: Request,
     unproven: { node: string; result: Record<string, unknown> }[],
     rejected: ReadOutcome['rejected'],
+    f: number,
   ): { outcome: ReadOutcome } | { groups: string[][] } {
     const current = unproven.filter((u) => {
       if (!unprovenIsBehind(request, u.result, this.seenLedgers)) return true;
@@ -583,7 +587,7 @@ export class Pool {
     });
     const groups = agreementGroups(request, current, rejected);
     for (const g of groups) {
-      if (g.nodes.length >= this.f + 1) return { outcome: { result: g.result, verified: false, nodes: g.nodes, rejected } };
+      if (g.nodes.length >= f + 1) return { outcome: { result: g.result, verified: false, nodes: g.nodes, rejected } };
     }
     return { groups: groups.map((g) => g.nodes) };
   }
