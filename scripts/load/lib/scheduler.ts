@@ -27,7 +27,7 @@ export const DEFAULT_MAX_BURST = 64;
 
 export class ScheduleError extends Error {
   constructor(
-    readonly code: 'INVALID_RATE' | 'INVALID_DURATION' | 'INVALID_CONCURRENCY' | 'INVALID_COUNT',
+    readonly code: 'INVALID_RATE' | 'INVALID_DURATION' | 'INVALID_CONCURRENCY' | 'INVALID_BURST' | 'INVALID_COUNT',
     message: string,
   ) {
     super(message);
@@ -87,7 +87,7 @@ export async function runOpenLoop(opts: OpenLoopOptions, send: SendFn): Promise<
   checkPositive('INVALID_RATE', 'rate', opts.rate);
   checkPositive('INVALID_DURATION', 'duration', opts.durationMs);
   if (opts.maxInFlight !== undefined) checkPositive('INVALID_CONCURRENCY', 'maxInFlight', opts.maxInFlight, true);
-  if (opts.maxBurst !== undefined) checkPositive('INVALID_CONCURRENCY', 'maxBurst', opts.maxBurst, true);
+  if (opts.maxBurst !== undefined) checkPositive('INVALID_BURST', 'maxBurst', opts.maxBurst, true);
   if (opts.available !== undefined && (!Number.isSafeInteger(opts.available) || opts.available < 0))
     throw new ScheduleError('INVALID_COUNT', `available must be an integer >= 0, got ${opts.available}`);
   const clock = opts.clock ?? realClock;

@@ -113,7 +113,7 @@ describe('open-loop scheduler', () => {
       [{ rate: Number.NaN, durationMs: 1 }, 'INVALID_RATE'],
       [{ rate: 1, durationMs: -1 }, 'INVALID_DURATION'],
       [{ rate: 1, durationMs: 1, maxInFlight: 1.5 }, 'INVALID_CONCURRENCY'],
-      [{ rate: 1, durationMs: 1, maxBurst: 0 }, 'INVALID_CONCURRENCY'],
+      [{ rate: 1, durationMs: 1, maxBurst: 0 }, 'INVALID_BURST'],
       [{ rate: 1, durationMs: 1, available: -1 }, 'INVALID_COUNT'],
     ] as const) {
       try {
