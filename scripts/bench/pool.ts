@@ -8,11 +8,13 @@
 //   RESULT writes_per_s=<n> p50_ms=<n> p99_ms=<n> reads_per_s=<n> lost=<n>
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Session } from 'node:inspector/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import { isPlainObject, parseJson, stringifyJson } from '@quire/common';
 import { NodeConnection, PoolLedger, buildGetTxnRequest } from '@quire/client';
+import { LoopWaitMonitor, type LoopWaitSummary } from '@quire/node';
 import { readPoolGenesis, waitForOrdering } from '../../devnet/lib/wait-ordering.js';
 import { BenchPool, effectiveNodeConfig, findFreeBasePort, metricSum } from '../load/lib/bench-pool.js';
 import { type CurvePoint, curveSvg } from '../load/lib/curve-plot.js';
@@ -141,6 +143,8 @@ const opts = new Command('bench:pool')
   .opts<Opts>();
 
 const say = (l: string): void => void process.stderr.write(`bench:pool: ${l}\n`);
+// the SDK this process drives the pool with, as resolved (packages/client/dist or src: see pool-launch.ts)
+say(`load generator SDK: ${relative(process.cwd(), fileURLToPath(import.meta.resolve('@quire/client')))}`);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const has = (p: Phase): boolean => opts.phases.includes(p);
 const rows: [string, string, string][] = [];
@@ -241,6 +245,8 @@ if (needPool) {
       const stages = new Map<string, { sum: number; count: number }>();
       const loopP99: number[] = [];
       const loopMax: number[] = [];
+      // the wait of a frame arriving at a random instant for each node's event loop (quire_event_loop_wait_seconds)
+      const loopWait: Array<Map<string, number>> = [];
       let cpu = 0;
       let batches = 0;
       let nacks = 0;
@@ -254,6 +260,8 @@ if (needPool) {
         const s = metricSum(m, 'quire_process_cpu_seconds_total');
         if (s === undefined) return undefined;
         cpu += s;
+        const wait = new Map<string, number>();
+        loopWait.push(wait);
         batches = Math.max(batches, metricSum(m, 'quire_batches_ordered_total') ?? 0);
         for (const [k, n] of m ?? []) {
           if (k.startsWith('quire_client_requests_total{') && k.includes('kind="write"') && k.includes('outcome="nack"')) nacks += n;
@@ -274,10 +282,13 @@ if (needPool) {
           const lq = /^quire_event_loop_delay_seconds\{.*quantile="([0-9.]+)"/.exec(k)?.[1];
           if (lq === '0.99') loopP99.push(n);
           else if (lq === '1') loopMax.push(n);
+          const lw = /^quire_event_loop_wait_seconds\{.*stat="([a-z0-9.]+)"/.exec(k)?.[1];
+          if (lw !== undefined) wait.set(lw, n * 1000);
+          if (k.startsWith('quire_event_loop_busy_ratio')) wait.set('busy', n);
         }
         blsSeconds += metricSum(m, 'quire_bls_seconds_total') ?? 0;
       }
-      return { cpu, batches, nacks, bls, blsSeconds, stages, loopP99, loopMax, expired, pushesDropped, sessionsClosed };
+      return { cpu, batches, nacks, bls, blsSeconds, stages, loopP99, loopMax, loopWait, expired, pushesDropped, sessionsClosed };
     };
     const load = async (name: string, o: Parameters<typeof runLoad>[1]): Promise<LoadReport & { nodeCpuPerOkMs?: number; batches?: number }> => {
       say(`== phase ${name}`);
@@ -285,6 +296,9 @@ if (needPool) {
       // --cpu-prof: the load generator (the SDK's write and read paths) is profiled over each measured phase's loop
       const prof = opts.cpuProf === undefined || name.startsWith('warm-up') ? undefined : new Session();
       prof?.connect();
+      // the load generator's own event loop, as a REQNACK arriving at a random instant finds it (see loopWaitLine)
+      const generatorWait = new LoopWaitMonitor();
+      generatorWait.start();
       const onStart = o.onStart;
       const r = await runLoad(target!, {
         ...o,
@@ -303,6 +317,7 @@ if (needPool) {
         generatorProfiles.push({ file, profile: JSON.stringify((await prof.post('Profiler.stop')).profile) });
         prof.disconnect();
       }
+      generatorWait.stop();
       const cpu1 = await nodeCpu();
       allAcks.push(...r.acks);
       allUnacked.push(...r.unacked);
@@ -349,6 +364,7 @@ if (needPool) {
           say(
             `  node event-loop delay over the phase: p99 ${cpu1.loopP99.map((x) => fmt(x * 1000)).join(' / ')} ms, max ${cpu1.loopMax.map((x) => fmt(x * 1000)).join(' / ')} ms`,
           );
+        for (const l of loopWaitLines(cpu1.loopWait, generatorWait.histogram.take(), r.overloaded > 0 ? r.overloadedSinceSend : undefined)) say(`  ${l}`);
         return { ...r, nodeCpuPerOkMs: ((cpu1.cpu - cpu0.cpu) * 1000) / done, batches };
       }
       return r;
@@ -745,6 +761,27 @@ if (needPool) {
     }
     return { reached: false, last };
   }
+}
+
+/**
+ * Where a refusal's time goes, as the event loops show it: a frame arriving at a random instant waits for the node's
+ * event loop to be free before the node reads it and refuses it at the door (the REQNACK is written in the same
+ * task), and the REQNACK waits for the load generator's loop in turn. Each figure is the wait of an arrival at a
+ * random instant (busy intervals weighted by their length, loop-wait.ts): mean / p50 / p90 / p99 ms, and the share of
+ * the phase the loop was busy. The f+1 REQNACKs are the second fastest of the nodes' answers, so the refusal from the
+ * send is about the nodes' wait (their second best) plus the generator's, plus the transport.
+ */
+function loopWaitLines(nodes: Array<Map<string, number>>, generator: LoopWaitSummary, refusals: { p50: number; p99: number } | undefined): string[] {
+  const one = (w: { mean: number; p50: number; p90: number; p99: number; busy: number }): string =>
+    `${fmt(w.mean)} / ${fmt(w.p50)} / ${fmt(w.p90)} / ${fmt(w.p99)} ms (busy ${(100 * w.busy).toFixed(0)} %)`;
+  const perNode = nodes
+    .filter((m) => m.has('mean'))
+    .map((m) => one({ mean: m.get('mean') ?? 0, p50: m.get('0.5') ?? 0, p90: m.get('0.9') ?? 0, p99: m.get('0.99') ?? 0, busy: m.get('busy') ?? 0 }));
+  const lines: string[] = [];
+  if (perNode.length > 0) lines.push(`node event-loop wait of a random arrival, mean / p50 / p90 / p99: ${perNode.join('; ')}`);
+  lines.push(`load generator event-loop wait of a random arrival, mean / p50 / p90 / p99: ${one(generator)}`);
+  if (refusals !== undefined) lines.push(`  refusals from the send, to compare: p50 ${fmt(refusals.p50)} ms, p99 ${fmt(refusals.p99)} ms`);
+  return lines;
 }
 
 async function getTxnOnce(v: { dest: string; clientIp?: string; clientPort?: number }, seqNo: number): Promise<Record<string, unknown> | null> {
