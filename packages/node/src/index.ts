@@ -21,6 +21,7 @@ export type { GenesisNodeSpec } from './genesis-gen.js';
 export { createLogger, testLogger } from './logger.js';
 export type { NodeLogger, LoggerOptions } from './logger.js';
 export { NodeMetrics } from './metrics.js';
+export { LoopWaitHistogram, LoopWaitMonitor, type LoopWaitSummary } from './loop-wait.js';
 export { PoolRegistry } from './pool-registry.js';
 export type { NodeRecord } from './pool-registry.js';
 export { AuditTrail } from './audit-trail.js';

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import type { BatchStages } from '@quire/consensus';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { LoopWaitMonitor } from './loop-wait.js';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -53,8 +54,16 @@ export class NodeMetrics {
   readonly writeStages: Histogram<'stage'>;
   /** event-loop delay of the node's process (perf_hooks monitorEventLoopDelay), seconds, since the last scrape */
   readonly eventLoopDelay: Gauge<'quantile'>;
+  /**
+   * The wait of a frame arriving at a random instant before the node's event loop is free, seconds, since the last
+   * scrape (loop-wait.ts: busy intervals weighted by their length), by stat (mean, 0.5, 0.9, 0.99); and the share of
+   * that time the loop was busy. What a client's request waits before the node reads it and can refuse it.
+   */
+  readonly eventLoopWait: Gauge<'stat'>;
+  readonly eventLoopBusy: Gauge;
   private server: Server | undefined;
   private readonly loopMonitor: IntervalHistogram;
+  private readonly loopWait = new LoopWaitMonitor();
 
   constructor(labels: { node: string }) {
     const registers = [this.registry];
@@ -132,6 +141,31 @@ export class NodeMetrics {
         loop.reset();
       },
     });
+    this.loopWait.start();
+    // the share busy is set with the wait, from the same window (registered after it, so collected after it)
+    const busy = new Gauge({
+      name: 'quire_event_loop_busy_ratio',
+      help: 'Share of the time since the last scrape the event loop ran tasks beyond its sampling interval (10 ms)',
+      registers: [],
+    });
+    const loopWait = this.loopWait;
+    this.eventLoopWait = new Gauge({
+      name: 'quire_event_loop_wait_seconds',
+      help: 'Wait of an arrival at a random instant for the event loop, since the last scrape (mean, p50, p90, p99)',
+      labelNames: ['stat'],
+      registers,
+      collect() {
+        const w = loopWait.histogram.take();
+        this.set({ stat: 'mean' }, w.mean / 1000);
+        this.set({ stat: '0.5' }, w.p50 / 1000);
+        this.set({ stat: '0.9' }, w.p90 / 1000);
+        this.set({ stat: '0.99' }, w.p99 / 1000);
+        busy.set(w.busy);
+      },
+    });
+    // registered after the wait, whose collect sets it
+    this.registry.registerMetric(busy);
+    this.eventLoopBusy = busy;
     this.lastOrdered = new Gauge({ name: 'quire_last_ordered_pp_seq_no', help: 'ppSeqNo of the last ordered batch', registers });
   }
 
@@ -157,6 +191,7 @@ export class NodeMetrics {
 
   async close(): Promise<void> {
     this.loopMonitor.disable();
+    this.loopWait.stop();
     const s = this.server;
     this.server = undefined;
     if (s !== undefined) await new Promise<void>((resolve) => s.close(() => resolve()));
