@@ -236,6 +236,7 @@ if (needPool) {
           stages: Map<string, { sum: number; count: number }>;
           loopP99: number[];
           loopMax: number[];
+          loopWait: Array<Map<string, number>>;
           expired: number;
           pushesDropped: number;
           sessionsClosed: Map<string, number>;
