@@ -7,7 +7,7 @@
 import { LedgerId, TxnType } from '@quire/common';
 import type { ConsensusCore, ConsensusEffect, ConsensusEvent } from '@quire/consensus';
 import { ClientHost, type ClientHostEvents, NodeHost, isAborted } from '@quire/network';
-import { poolWritesFromTxns, type Txn } from '@quire/requests';
+import { parseRequest, poolWritesFromTxns, type Txn } from '@quire/requests';
 import type { ActionOutcome, ActionRequest, ClientChannel, ClientPath } from './client-path.js';
 import type { ConsensusExecutor, NodeStores } from './consensus-executor.js';
 import { NodeError, NodeErrorCode } from './errors.js';
@@ -24,7 +24,8 @@ import { configTxns } from './startup.js';
 import { validatorInfo } from './validator-info.js';
 import type { FileVoteJournalStore } from './vote-journal-store.js';
 import { nodePackageVersion } from './version.js';
-import { PeerMessageDecoder, encodePeerMessage } from './peer-wire.js';
+import { PeerMessageDecoder, encodePeerMessage, isPropagateEncoding } from './peer-wire.js';
+import { CatchupPropagateStash } from './catchup-propagates.js';
 import { TurnBudget } from './turn-budget.js';
 
 export type { QuireNodeModules, QuireNodeOptions } from './node-assembly.js';
@@ -92,6 +93,8 @@ export class QuireNode {
   private readonly peerMessages = new PeerMessageQueue<unknown>();
   /** decodes peer messages, each distinct PROPAGATE encoding once (peer-wire.ts) */
   private readonly peerDecoder = new PeerMessageDecoder();
+  /** PROPAGATEs received while catching up, as their bytes, handled after it (catchup-propagates.ts) */
+  private readonly catchupPropagates = new CatchupPropagateStash();
   /** a peer message is on the event queue: the next one joins it only when that one is handled */
   private peerMessageQueued = false;
   /** forced requests from peers being checked (ForcedRequests.fromPeer) */
@@ -271,6 +274,11 @@ export class QuireNode {
    */
   private onPeerMessage(from: string, data: Uint8Array): void {
     if (this.closing !== undefined) return;
+    if (this.catchingUp && isPropagateEncoding(data)) {
+      const dropped = this.catchupPropagates.add(from, data);
+      if (dropped > 0) this.metrics?.peerMessagesDropped.inc({ reason: 'catchup_stash_full' }, dropped);
+      return;
+    }
     if (this.peerMessages.full(from, data.length)) {
       const dropped = this.peerMessages.drop(from);
       this.metrics?.peerMessagesDropped.inc({ reason: 'queue_full' });
@@ -353,12 +361,51 @@ export class QuireNode {
     try {
       await this.executor.flush();
       await this.clientPath.answerCaughtUp();
+      this.replayCatchupPropagates();
       const txns = await configTxns(this.stores.ledgers[LedgerId.CONFIG]);
       this.clientPath.setWritable(poolWritesFromTxns(txns));
       // not awaited: the service may submit a NODE_UPGRADE, which goes through this very queue
       this.upgrades.caughtUp(txns).catch((e: unknown) => this.log.error({ err: e }, 'upgrade service failed after catch-up'));
     } catch (e) {
       this.log.error({ err: e }, 'after catch-up');
+    }
+  }
+
+  /**
+   * The PROPAGATEs held while catching up (catchup-propagates.ts): those of a request whose payload the ledgers now
+   * hold are dropped (counted, reason caught_up) without their signature checked; the others join their senders' queues
+   * as if they had just arrived (what a sender's queue cannot take is dropped and counted, as a new message would be).
+   */
+  private replayCatchupPropagates(): void {
+    const held = this.catchupPropagates.take();
+    let committed = 0;
+    for (const h of held) {
+      let msg: unknown;
+      try {
+        msg = this.peerDecoder.decode(h.data);
+      } catch {
+        this.metrics?.suspicions.inc({ code: 'undecodable' });
+        continue;
+      }
+      if (this.isCommittedPropagate(msg)) {
+        committed += h.peers.length;
+        continue;
+      }
+      for (const peer of h.peers) if (!this.peerMessages.push(peer, msg, h.data.length)) this.metrics?.peerMessagesDropped.inc({ reason: 'queue_full' });
+    }
+    if (committed > 0) this.metrics?.peerMessagesDropped.inc({ reason: 'caught_up' }, committed);
+    if (held.length > 0)
+      this.log.info({ held: held.length, committed, droppedWhileHeld: this.catchupPropagates.dropped }, 'PROPAGATEs held during catch-up handled');
+    this.nextPeerMessage();
+  }
+
+  /** A decoded PROPAGATE whose request's payload is committed here (one that does not parse goes on to the core). */
+  private isCommittedPropagate(msg: unknown): boolean {
+    if (typeof msg !== 'object' || msg === null || (msg as { op?: unknown }).op !== 'PROPAGATE') return false;
+    try {
+      return this.executor.isPayloadCommitted(parseRequest((msg as { request?: unknown }).request).payloadDigest);
+    } catch {
+      return false;
     }
   }
 

@@ -78,7 +78,7 @@ export class PeerMessageDecoder {
   }
 }
 
-function isPropagateEncoding(data: Uint8Array): boolean {
+export function isPropagateEncoding(data: Uint8Array): boolean {
   if (data.length <= PROPAGATE_HEAD.length) return false;
   for (let i = 0; i < PROPAGATE_HEAD.length; i++) if (data[i] !== PROPAGATE_HEAD[i]) return false;
   return true;
