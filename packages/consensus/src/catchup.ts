@@ -320,6 +320,11 @@ export class Catchup {
       asked: new Map(),
     };
     this.phase = ph;
+    // progress of a long operation: the status round's end (the audit ledger's target), then each ledger's transfer
+    ctx.modules.logger?.info(
+      { ledgerId, size: ctx.modules.executor.ledgerStatus(ledgerId).size, targetSize, seeders: ph.seeders },
+      'catch-up: asking a ledger',
+    );
     this.requestMissing(ph);
   }
 
@@ -464,6 +469,7 @@ export class Catchup {
   }
 
   private phaseDone(ph: Phase): void {
+    this.ctx.modules.logger?.info({ ledgerId: ph.ledgerId, size: ph.targetSize }, 'catch-up: ledger caught up');
     this.phase = undefined;
     this.doneLedgers.add(ph.ledgerId);
     if (ph.ledgerId === AUDIT) this.auditDone(ph.seeders);
