@@ -86,12 +86,50 @@ export function messageRequestKey(m: Record<string, unknown>): string | undefine
   return undefined;
 }
 
-/** Routes PUSH envelopes that name no request id to the exchange waiting for that request (per connection). */
+/** How many request ids of a connection the router remembers the request key of (see {@link PushRouter.sent}). */
+const SENT_KEYS = 4_096;
+
+/** The request keys of the last {@link SENT_KEYS} requests sent with one on a connection, by request id (a ring). */
+interface SentKeys {
+  ids: Float64Array;
+  keys: (string | undefined)[];
+}
+
+/**
+ * Routes PUSH envelopes that no request listener takes (a request id of 0 or released) to the exchange waiting for
+ * that request on that node (per connection), by the request the message names.
+ *
+ * The later REPLYs of a settled write (the third and fourth node's, a thousand a second from a pool at its peak) come
+ * on the ids of requests whose listeners were released: a push on an id the router saw sent (`sent`) for a request no
+ * exchange waits for any more is dropped without being parsed (it was parsed in full and then dropped). A push on any
+ * other id (0, one sent without a key, or one older than the last {@link SENT_KEYS} of the connection) is parsed and
+ * routed by the request it names, as is one on an id whose request is still waited for.
+ */
 export class PushRouter {
-  private readonly waiting = new Map<string, (m: Record<string, unknown>) => void>();
+  /** by node alias: the exchanges waiting, by request key */
+  private readonly waiting = new Map<string, Map<string, (m: Record<string, unknown>) => void>>();
+  private readonly sentKeys = new WeakMap<NodeConnection, SentKeys>();
+  private unparsed_ = 0;
+
+  /** Pushes dropped without parsing: answers, on the ids they were sent with, to requests nobody waits for any more. */
+  get unparsed(): number {
+    return this.unparsed_;
+  }
 
   attach(conn: NodeConnection): void {
-    conn.on('unroutedPush', (payload) => {
+    const sent: SentKeys = { ids: new Float64Array(SENT_KEYS), keys: new Array<string | undefined>(SENT_KEYS) };
+    this.sentKeys.set(conn, sent);
+    conn.on('unroutedPush', (payload, requestId) => {
+      const waiting = this.waiting.get(conn.alias);
+      if (requestId > 0) {
+        const slot = requestId % SENT_KEYS;
+        const key = sent.ids[slot] === requestId ? sent.keys[slot] : undefined;
+        if (key !== undefined && waiting?.has(key) !== true) {
+          this.unparsed_++;
+          return;
+        }
+      }
+      if (waiting === undefined || waiting.size === 0) return;
       let m: unknown;
       try {
         m = parseJson(payload);
@@ -100,15 +138,26 @@ export class PushRouter {
       }
       if (!isPlainObject(m)) return;
       const k = messageRequestKey(m);
-      if (k !== undefined) this.waiting.get(`${conn.alias}|${k}`)?.(m);
+      if (k !== undefined) waiting.get(k)?.(m);
     });
   }
 
+  /** `conn` (attached) sent the request `key` as `requestId`: a push on that id concerns that request. */
+  sent(conn: NodeConnection, requestId: number, key: string): void {
+    const sent = this.sentKeys.get(conn);
+    if (sent === undefined) return;
+    const slot = requestId % SENT_KEYS;
+    sent.ids[slot] = requestId;
+    sent.keys[slot] = key;
+  }
+
   wait(node: string, key: string, fn: (m: Record<string, unknown>) => void): () => void {
-    const id = `${node}|${key}`;
-    this.waiting.set(id, fn);
+    let waiting = this.waiting.get(node);
+    if (waiting === undefined) this.waiting.set(node, (waiting = new Map()));
+    const w = waiting;
+    w.set(key, fn);
     return () => {
-      if (this.waiting.get(id) === fn) this.waiting.delete(id);
+      if (w.get(key) === fn) w.delete(key);
     };
   }
 }
@@ -297,7 +346,7 @@ export function exchange(
         finish({ node, kind: 'error', error });
       } else if (msg.kind === 'closed') {
         release = undefined;
-        if (retriesLeft-- > 0) void send();
+        if (retriesLeft-- > 0) start();
         else finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.NODE_UNREACHABLE, { node, reason: msg.reason }) });
       } else {
         const known = opts.parsed?.get(msg.payload);
@@ -320,6 +369,18 @@ export function exchange(
         }
       }
     };
+    /** the request is sent as `r.id` */
+    const took = (r: { id: number; release: () => void }): void => {
+      if (key !== undefined) router?.sent(conn, r.id, key);
+      if (done) r.release();
+      else release = r.release;
+    };
+    /** sends at once on a ready session, else once it is open */
+    const start = (): void => {
+      const r = conn.sendNow(payload, onMessage);
+      if (r !== undefined) took(r);
+      else void send();
+    };
     const send = async (): Promise<void> => {
       try {
         let signal = opts.signal;
@@ -331,14 +392,13 @@ export function exchange(
           end.on(stopDial);
           signal = ctl.signal;
         }
-        let r: { release: () => void };
+        let r: { id: number; release: () => void };
         try {
           r = await conn.request(payload, onMessage, signal);
         } finally {
           if (stopDial !== undefined) end?.off(stopDial);
         }
-        if (done) r.release();
-        else release = r.release;
+        took(r);
       } catch (e) {
         if (end?.ended === true || opts.signal?.aborted === true) onAbort();
         else
@@ -355,6 +415,6 @@ export function exchange(
     if (opts.timeoutMs !== undefined)
       timer = stallTolerantTimeout(() => finish({ node, kind: 'error', error: new ClientError(ClientErrorCode.TIMEOUT, { node }) }), opts.timeoutMs);
     if (key !== undefined && router !== undefined) unwait = router.wait(node, key, onParsed);
-    void send();
+    start();
   });
 }

@@ -345,13 +345,16 @@ export class Pool {
       end.end(parent.reason);
     };
     parent?.addEventListener('abort', onParent, { once: true });
-    const byAlias = new Map(conns.map((c) => [c.alias, c]));
     // a node that refused for now (TOO_MANY_PENDING, RATE_LIMITED) while another took the request in is asked again,
-    // 250 ms after its refusal, doubling to 2 s, until the deadline (see WriteQuorum)
-    const attempts = new Map<string, number>();
-    const timers = new Set<ReturnType<typeof setTimeout>>();
+    // 250 ms after its refusal, doubling to 2 s, until the deadline (see WriteQuorum); what that takes is made for the
+    // writes that need it, not for every write (most are answered, or refused everywhere, at once)
+    let retry: { byAlias: Map<string, NodeConnection>; attempts: Map<string, number>; timers: Set<ReturnType<typeof setTimeout>> } | undefined;
     const retryRefused = (): void => {
-      for (const node of quorum.takeRetries()) {
+      const nodes = quorum.takeRetries();
+      if (nodes.length === 0) return;
+      retry ??= { byAlias: new Map(conns.map((c) => [c.alias, c])), attempts: new Map(), timers: new Set() };
+      const { byAlias, attempts, timers } = retry;
+      for (const node of nodes) {
         const c = byAlias.get(node);
         if (c === undefined) continue;
         const k = attempts.get(node) ?? 0;
@@ -383,7 +386,7 @@ export class Pool {
     try {
       return await promise;
     } finally {
-      for (const t of timers) clearTimeout(t);
+      if (retry !== undefined) for (const t of retry.timers) clearTimeout(t);
       timer.clear();
       parent?.removeEventListener('abort', onParent);
       end.end(SETTLED);

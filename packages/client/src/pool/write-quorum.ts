@@ -24,6 +24,8 @@ import { nodeFailure, withoutStack, type NodeAnswer, type NodeFailure } from './
 /** The failure code of a node that answered REQNACK after it acknowledged the request (see `WriteQuorum.add`). */
 const NACK_AFTER_ACK = 'NACK_AFTER_ACK';
 
+const NO_NODES: readonly string[] = Object.freeze([]);
+
 /** Refusal codes of a node's client listener that say "not now" rather than anything about the request. */
 export const TRANSIENT_REFUSALS: ReadonlySet<string> = new Set(['TOO_MANY_PENDING', 'RATE_LIMITED']);
 
@@ -82,8 +84,9 @@ export class WriteQuorum {
    * The nodes whose transient refusal should be asked again now, each handed out once (its next answer comes back
    * through `add`): none until a node has taken the request in.
    */
-  takeRetries(): string[] {
-    if (!this.taken || this.decision !== undefined) return [];
+  takeRetries(): readonly string[] {
+    // asked after every answer and acknowledgement of every write: nothing allocated when there is nothing to hand out
+    if (!this.taken || this.decision !== undefined || this.deferred.size === 0) return NO_NODES;
     const nodes = [...this.deferred.keys()];
     this.deferred.clear();
     return nodes;

@@ -56,7 +56,7 @@ export interface NodeConnectionEvents {
   /** The session stream ended (the next request opens a new one). */
   close: (reason: string) => void;
   /** A PUSH naming no request in flight (id 0 or unknown), e.g. a REPLY after the request listener was released. */
-  unroutedPush: (payload: Uint8Array) => void;
+  unroutedPush: (payload: Uint8Array, requestId: number) => void;
 }
 
 /** The options of {@link NodeConnection.connect}: where to, and the session's own stack. */
@@ -218,8 +218,23 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
     return this.closing;
   }
 
+  /**
+   * Sends one request as `request(payload, listener)` does, in this turn, when the session is open and writable (no
+   * promise to wait for: a write asks every node, thousands a second on a loaded client); undefined, and nothing sent,
+   * when a session must be opened first (use `request`).
+   */
+  sendNow(payload: Uint8Array, listener: ConnectionMessageListener): { id: number; release: () => void } | undefined {
+    const stream = this.stream;
+    if (this.closed || stream === undefined || !this.ready) return undefined;
+    return this.enqueue(stream, payload, listener);
+  }
+
   private async send(payload: Uint8Array, listener: ConnectionMessageListener, signal?: AbortSignal): Promise<{ id: number; release: () => void }> {
-    const stream = await this.ensureStream(signal);
+    return this.enqueue(await this.ensureStream(signal), payload, listener);
+  }
+
+  /** Registers `listener` under a new request id and queues `payload` for the next flush of `stream`. */
+  private enqueue(stream: Stream, payload: Uint8Array, listener: ConnectionMessageListener): { id: number; release: () => void } {
     const id = this.nextId++;
     if (this.nextId > Number.MAX_SAFE_INTEGER) this.nextId = 1;
     this.listeners.set(id, listener);
@@ -361,7 +376,7 @@ export class NodeConnection extends TypedEmitter<NodeConnectionEvents> {
       if (env.kind === EnvelopeKind.RESPONSE) listener?.({ kind: 'response', payload: env.payload });
       else if (env.kind === EnvelopeKind.PUSH) {
         if (listener !== undefined) listener({ kind: 'push', payload: env.payload });
-        else this.emit('unroutedPush', env.payload);
+        else this.emit('unroutedPush', env.payload, env.id);
         this.emit('push', env.payload, env.id);
       } else if (env.kind === EnvelopeKind.ERROR) {
         const e = decodeErrorPayload(env.payload);

@@ -13,6 +13,8 @@ function silentConnection(dial?: Promise<void>): { conn: NodeConnection; sent: (
   let released = 0;
   const conn = {
     alias: 'Node1',
+    // no session ready to send on at once: the request goes through request()
+    sendNow: () => undefined,
     ready: dial === undefined,
     async request(_payload: Uint8Array, _listener: (m: ConnectionMessage) => void, signal?: AbortSignal) {
       if (dial !== undefined) {

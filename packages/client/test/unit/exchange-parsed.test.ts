@@ -14,6 +14,8 @@ const enc = new TextEncoder();
 function answering(alias: string, frames: Uint8Array[]): NodeConnection {
   const conn = {
     alias,
+    // no session ready to send on at once: the request goes through request()
+    sendNow: () => undefined,
     request(_payload: Uint8Array, listener: (m: ConnectionMessage) => void) {
       queueMicrotask(() => {
         for (const payload of frames) listener({ kind: 'push', payload: payload.slice() });

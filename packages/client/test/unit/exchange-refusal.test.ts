@@ -9,6 +9,8 @@ import type { ConnectionMessage, NodeConnection } from '../../src/transport/node
 function refusingConnection(code: string, reason: string): NodeConnection {
   const conn = {
     alias: 'Node2',
+    // no session ready to send on at once: the request goes through request()
+    sendNow: () => undefined,
     request(_payload: Uint8Array, listener: (m: ConnectionMessage) => void) {
       setImmediate(() => listener({ kind: 'refused', code, reason }));
       return Promise.resolve({ id: 1, release: () => undefined });

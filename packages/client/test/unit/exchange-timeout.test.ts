@@ -12,6 +12,8 @@ function fakeConnection(answerMs?: number): { conn: NodeConnection; released: ()
   let released = 0;
   const conn = {
     alias: 'Node1',
+    // no session ready to send on at once: the request goes through request()
+    sendNow: () => undefined,
     request(_payload: Uint8Array, listener: (m: ConnectionMessage) => void) {
       if (answerMs !== undefined) {
         const reply = new TextEncoder().encode(stringifyJson({ op: 'REPLY', result: { type: '105', data: null } }));

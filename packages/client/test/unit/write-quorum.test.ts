@@ -167,7 +167,7 @@ describe('WriteQuorum: the decision of a write from the nodes answers', () => {
     expect(q.add(refused('Node4', 'TOO_MANY_PENDING'))).to.equal(undefined); // counted as failures, NO_CONSENSUS would be decided here
     expect(q.takeRetries()).to.deep.equal([]); // nobody holds the request yet
     q.ack('Node3');
-    expect(q.takeRetries().sort()).to.deep.equal(['Node1', 'Node2', 'Node4']);
+    expect([...q.takeRetries()].sort()).to.deep.equal(['Node1', 'Node2', 'Node4']);
     expect(q.takeRetries()).to.deep.equal([]); // handed out once
     expect(q.add(reply('Node3', txn(5)))).to.equal(undefined);
     expect(q.add(refused('Node1', 'TOO_MANY_PENDING'))).to.equal(undefined); // refused again: set aside again
