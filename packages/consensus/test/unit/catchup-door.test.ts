@@ -61,7 +61,7 @@ describe('a catching-up node at the door', () => {
     expect(node4.admitAtDoor(pool.client.request('aftercatchupxxxxxxxxxxxxxxxxxx'))).to.equal(true);
   });
 
-  it('a write refused by the catching-up node and by one more node is never ordered (f+1 refusals)', () => {
+  it('a write the catching-up node refused and only two other nodes took in is never ordered: it does not give the n-f-th PROPAGATE', () => {
     const { pool, release, t } = catchingUpNode4();
     const node4 = pool.cores.get('Node4')!;
     const b = pool.client.request('refusedtwicexxxxxxxxxxxxxxxxxx');
