@@ -31,9 +31,15 @@ export interface LedgerOptions {
   verify?: boolean;
   /** Durable tree hashes kept in memory for roots and proofs of earlier sizes. Default 8192. */
   hashCacheEntries?: number;
+  /**
+   * MP(txn) of the txns made durable last kept in memory, so that reading a txn just written (a write's REPLY is
+   * built from the ledger once its batch is on disk, several batches may land meanwhile) does not go to the store.
+   * Default 4096 (8 batches of 500); 0 keeps none.
+   */
+  recentTxnEntries?: number;
 }
 
-export const defaultLedgerOptions: Required<LedgerOptions> = { verify: false, hashCacheEntries: 8192 };
+export const defaultLedgerOptions: Required<LedgerOptions> = { verify: false, hashCacheEntries: 8192, recentTxnEntries: 4096 };
 
 /** What `Ledger.open` is told: which ledger of the store, and its options. */
 export interface LedgerOpenOptions extends LedgerOptions {
@@ -68,6 +74,9 @@ export class Ledger {
   readonly #tree: HashStore;
   /** MP(txn) of seqNos durable+1 .. uncommittedSize. */
   #tail: Uint8Array[] = [];
+  /** MP(txn) of seqNos durable-#recent.length+1 .. durable: the last ones made durable, at most #recentMax */
+  #recent: Uint8Array[] = [];
+  readonly #recentMax: number;
   #committed: number;
   #committedRoot: Uint8Array;
   #uncommittedRoot: Uint8Array;
@@ -80,6 +89,7 @@ export class Ledger {
     this.recovery = recovery;
     this.#buckets = ledgerBuckets(ledgerId);
     this.#tree = new HashStore(kv, ledgerId, recovery.size, opts.hashCacheEntries);
+    this.#recentMax = opts.recentTxnEntries;
     this.#committed = recovery.size;
     this.#committedRoot = this.#tree.root;
     this.#uncommittedRoot = this.#committedRoot;
@@ -93,6 +103,9 @@ export class Ledger {
       throw new StorageError(StorageErrorCode.INVALID_LEDGER_ID, { ledgerId: String(ledgerId) });
     }
     const o = { ...defaultLedgerOptions, ...opts };
+    if (!Number.isSafeInteger(o.recentTxnEntries) || o.recentTxnEntries < 0) {
+      throw new StorageError(StorageErrorCode.INVALID_OPTION, { option: 'recentTxnEntries', value: o.recentTxnEntries });
+    }
     const recovery = await recoverLedger(kv, ledgerId, o.verify);
     return new Ledger(kv, ledgerId, recovery, o);
   }
@@ -218,9 +231,22 @@ export class Ledger {
     }
     const drop = durable - this.#tree.durable;
     if (drop > 0) {
-      this.#tail.splice(0, drop);
+      const landed = this.#tail.splice(0, drop);
+      this.#keepRecent(landed);
       this.#tree.setDurable(durable);
     }
+  }
+
+  /** Keeps the MP(txn) of the txns just made durable (in seqNo order, following #recent) within #recentMax. */
+  #keepRecent(landed: Uint8Array[]): void {
+    if (this.#recentMax === 0) return;
+    if (landed.length >= this.#recentMax) {
+      this.#recent = landed.slice(landed.length - this.#recentMax);
+      return;
+    }
+    const over = this.#recent.length + landed.length - this.#recentMax;
+    if (over > 0) this.#recent.splice(0, over);
+    for (const b of landed) this.#recent.push(b);
   }
 
   /** Drops the last `count` uncommitted txns (default: all of them). */
@@ -244,6 +270,8 @@ export class Ledger {
     if (seqNo < 1 || seqNo > this.#tree.size) return undefined;
     const durable = this.#tree.durable;
     if (seqNo > durable) return this.#tail[seqNo - durable - 1];
+    const recentFrom = durable - this.#recent.length;
+    if (seqNo > recentFrom) return this.#recent[seqNo - recentFrom - 1];
     const v = this.#kv.getSync(this.#buckets.txn, seqNoKey(seqNo));
     if (v === undefined) throw new StorageError(StorageErrorCode.LOG_GAP, { ledgerId: this.ledgerId, seqNo });
     return v;

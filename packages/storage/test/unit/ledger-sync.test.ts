@@ -52,6 +52,57 @@ describe('Ledger synchronous reads', () => {
     expect(ledger.getEncodedSync(7)).to.equal(undefined);
   });
 
+  it('reads the txns made durable last from memory, older ones from the store, the same either way', async () => {
+    // the store's synchronous reads of the txn log counted: a Proxy over the real store
+    let txnReads = 0;
+    const counting = new Proxy(kv, {
+      get(target, prop, receiver): unknown {
+        if (prop === 'getSync')
+          return (bucket: string, key: Uint8Array) => {
+            if (bucket === 'txn/1') txnReads++;
+            return target.getSync(bucket, key);
+          };
+        const v: unknown = Reflect.get(target, prop, receiver);
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const ledger = await Ledger.open({ ledgerId: 1, recentTxnEntries: 4 }, { kv: counting });
+    const reference = await Ledger.open({ ledgerId: 2, recentTxnEntries: 0 }, { kv });
+    for (const l of [ledger, reference]) {
+      l.append(mkTxns(1, 3));
+      await l.commit();
+      l.append(mkTxns(4, 3));
+      await l.commit();
+    }
+    txnReads = 0;
+    // 3..6 kept (the last 4 made durable): no read of the store
+    for (const n of [3, 4, 5, 6]) expect(ledger.getSync(n)?.txn.data.dest).to.equal(`dest-${n}`);
+    expect(txnReads).to.equal(0);
+    for (const n of [1, 2]) expect(ledger.getSync(n)?.txn.data.dest).to.equal(`dest-${n}`);
+    expect(txnReads).to.equal(2);
+    for (let n = 1; n <= 7; n++) {
+      expect(ledger.getEncodedSync(n), `bytes ${n}`).to.deep.equal(reference.getEncodedSync(n));
+      expect(await ledger.get(n), `txn ${n}`).to.deep.equal(await reference.get(n));
+    }
+    // a batch larger than the window keeps its last txns only
+    ledger.append(mkTxns(7, 6));
+    await ledger.commit();
+    txnReads = 0;
+    for (const n of [9, 10, 11, 12]) expect(ledger.getSync(n)?.txn.data.dest).to.equal(`dest-${n}`);
+    expect(txnReads).to.equal(0);
+    expect(ledger.getSync(8)?.txn.data.dest).to.equal('dest-8');
+    expect(txnReads).to.equal(1);
+  });
+
+  it('refuses a recent txn window that is negative or not an integer with INVALID_OPTION', async () => {
+    for (const bad of [-1, 2.5, Number.NaN]) {
+      await expectCode(Ledger.open({ ledgerId: 1, recentTxnEntries: bad }, { kv }), StorageErrorCode.INVALID_OPTION, {
+        option: 'recentTxnEntries',
+        value: bad,
+      });
+    }
+  });
+
   it('reads what an earlier instance wrote, after reopening', async () => {
     const first = await Ledger.open({ ledgerId: 2 }, { kv });
     first.append(mkTxns(1, 4));
