@@ -94,6 +94,14 @@ export class Catchup {
     this.multiSigs = new CaughtUpMultiSigs(ctx);
   }
 
+  /**
+   * Whether this node is fetching a ledger it is behind on: a catch-up past its status round (which ends without a
+   * transfer when the peers are not ahead, as at a whole pool's start).
+   */
+  get transferring(): boolean {
+    return this.active && this.phase !== undefined;
+  }
+
   start(): void {
     if (this.active) return;
     this.active = true;

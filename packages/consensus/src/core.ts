@@ -327,13 +327,14 @@ export class ConsensusCore {
    * the caller admitted that have not reached the core yet (they count toward the limit).
    */
   admitAtDoor(request: ClientRequestBody, inProgress = 0): boolean {
-    // A catching-up node cannot order: a write it took in now would cost it the signature check, the intake and a
-    // PROPAGATE of its own, for a request that reaches it in the catch-up anyway once the pool has ordered it. It
-    // refuses every write it does not hold, ordered or propagated already, as a full node does (no admission limit
-    // is below any count): the refusal is remembered, so it never propagates the request and takes it in from
-    // PROPAGATEs only once n-f other validators did (intake.ts, admission control). Its REQNACK is the overloaded
-    // one, so that a client counts it with another node's refusal of the same write toward the f+1 that decide.
-    if (this.ctx.catchingUp) return this.intake.admitAtDoor(request, Number.POSITIVE_INFINITY);
+    // A node fetching ledgers it is behind on cannot order: a write it took in now would cost it the signature check,
+    // the intake and a PROPAGATE of its own, for a request that reaches it in the catch-up anyway once the pool has
+    // ordered it. It refuses every write it does not hold, ordered or propagated already, as a full node does (no
+    // admission limit is below any count): the refusal is remembered, so it never propagates the request and takes it
+    // in from PROPAGATEs only once n-f other validators did (intake.ts, admission control). Its REQNACK is the
+    // overloaded one, so that a client counts it with another node's refusal of the same write toward the f+1 that
+    // decide. Not in the status round: there every node of a pool that starts together is catching up, none behind.
+    if (this.catchup.transferring) return this.intake.admitAtDoor(request, Number.POSITIVE_INFINITY);
     return this.intake.admitAtDoor(request, inProgress);
   }
 

@@ -32,6 +32,17 @@ function clientCopyToNode4(pool: Pool, r: ClientRequestBody): 'refused' | 'hande
 }
 
 describe('a catching-up node at the door', () => {
+  it('admits writes in its status round: a pool that starts together is catching up on every node, none behind', () => {
+    const pool = new Pool({ stateFreshnessUpdateIntervalSec: 3600 });
+    pool.start();
+    const a = pool.client.request('poolstartxxxxxxxxxxxxxxxxxxxxx');
+    for (const n of VALIDATORS) expect(pool.cores.get(n)!.status().catchingUp, n).to.equal(true);
+    for (const n of VALIDATORS) expect(pool.cores.get(n)!.admitAtDoor(a), n).to.equal(true);
+    pool.sendAt(1, a, VALIDATORS);
+    pool.runUntil(10_000);
+    for (const n of VALIDATORS) expect(pool.orderedBy.get(n)?.has(Number(a.reqId)) ?? false, `${n} ordered it`).to.equal(true);
+  });
+
   it('refuses a client write, does not propagate it before n-f others took it in, and holds nothing of it after the catch-up', () => {
     const { pool, release, t } = catchingUpNode4();
     const node4 = pool.cores.get('Node4')!;
