@@ -237,6 +237,7 @@ if (needPool) {
           loopP99: number[];
           loopMax: number[];
           loopWait: Array<Map<string, number>>;
+          refusedAt: Map<string, number>;
           expired: number;
           pushesDropped: number;
           sessionsClosed: Map<string, number>;
@@ -248,6 +249,8 @@ if (needPool) {
       const loopMax: number[] = [];
       // the wait of a frame arriving at a random instant for each node's event loop (quire_event_loop_wait_seconds)
       const loopWait: Array<Map<string, number>> = [];
+      // the nodes' refusals as the frame was read and after the client host's inbox (quire_client_refusals_total)
+      const refusedAt = new Map<string, number>();
       let cpu = 0;
       let batches = 0;
       let nacks = 0;
@@ -286,10 +289,12 @@ if (needPool) {
           const lw = /^quire_event_loop_wait_seconds\{.*stat="([a-z0-9.]+)"/.exec(k)?.[1];
           if (lw !== undefined) wait.set(lw, n * 1000);
           if (k.startsWith('quire_event_loop_busy_ratio')) wait.set('busy', n);
+          const where = /^quire_client_refusals_total\{.*where="([a-z]+)"/.exec(k)?.[1];
+          if (where !== undefined) refusedAt.set(where, (refusedAt.get(where) ?? 0) + n);
         }
         blsSeconds += metricSum(m, 'quire_bls_seconds_total') ?? 0;
       }
-      return { cpu, batches, nacks, bls, blsSeconds, stages, loopP99, loopMax, loopWait, expired, pushesDropped, sessionsClosed };
+      return { cpu, batches, nacks, bls, blsSeconds, stages, loopP99, loopMax, loopWait, refusedAt, expired, pushesDropped, sessionsClosed };
     };
     const load = async (name: string, o: Parameters<typeof runLoad>[1]): Promise<LoadReport & { nodeCpuPerOkMs?: number; batches?: number }> => {
       say(`== phase ${name}`);
@@ -334,6 +339,12 @@ if (needPool) {
           `  CPU per completed request: ${fmt(((cpu1.cpu - cpu0.cpu) * 1000) / done, 3)} ms in the 4 nodes together, ${fmt(r.generatorCpuMs / done, 3)} ms in the load generator; ${batches} batches ordered, ${fmt(done / Math.max(1, batches))} requests per batch`,
         );
         if (cpu1.nacks > cpu0.nacks) say(`  REQNACKs sent by the nodes: ${(cpu1.nacks - cpu0.nacks).toLocaleString('en-US')}`);
+        const atFrame = (cpu1.refusedAt.get('frame') ?? 0) - (cpu0.refusedAt.get('frame') ?? 0);
+        const queued = (cpu1.refusedAt.get('queued') ?? 0) - (cpu0.refusedAt.get('queued') ?? 0);
+        if (atFrame + queued > 0)
+          say(
+            `  writes refused as overloaded by the nodes: ${atFrame.toLocaleString('en-US')} as the frame was read, ${queued.toLocaleString('en-US')} after waiting in the client host's inbox (frames read in one go beyond the door's turn)`,
+          );
         // why a client may wait in vain for a node's answer: its reply target released, its answer not sent, its session ended
         const closed = [...cpu1.sessionsClosed]
           .map(([reason, n]) => [reason, n - (cpu0.sessionsClosed.get(reason) ?? 0)] as const)

@@ -61,6 +61,13 @@ export class NodeMetrics {
    */
   readonly eventLoopWait: Gauge<'stat'>;
   readonly eventLoopBusy: Gauge;
+  /**
+   * Writes refused as overloaded since the node started, by where (`frame`: as the client host read the frame, in the
+   * same task; `queued`: after waiting in the client host's inbox, the frames read in one go beyond the door's turn),
+   * from the source the node sets (`setRefusalSource`)
+   */
+  readonly refusals: Gauge<'where'>;
+  private refusalSource: (() => { atFrame: number; total: number }) | undefined;
   private server: Server | undefined;
   private readonly loopMonitor: IntervalHistogram;
   private readonly loopWait = new LoopWaitMonitor();
@@ -166,7 +173,26 @@ export class NodeMetrics {
     // registered after the wait, whose collect sets it
     this.registry.registerMetric(busy);
     this.eventLoopBusy = busy;
+    const refusalSource = (): { atFrame: number; total: number } | undefined => this.refusalSource?.();
+    this.refusals = new Gauge({
+      name: 'quire_client_refusals_total',
+      help: 'Writes refused as overloaded since start, by where: as the frame was read, or after the client host queued it',
+      labelNames: ['where'],
+      registers,
+      collect() {
+        const src = refusalSource();
+        if (src === undefined) return;
+        const atFrame = Math.min(src.atFrame, src.total);
+        this.set({ where: 'frame' }, atFrame);
+        this.set({ where: 'queued' }, src.total - atFrame);
+      },
+    });
     this.lastOrdered = new Gauge({ name: 'quire_last_ordered_pp_seq_no', help: 'ppSeqNo of the last ordered batch', registers });
+  }
+
+  /** Where `quire_client_refusals_total` reads its counts: the door's answers as frames were read, and all refusals. */
+  setRefusalSource(source: () => { atFrame: number; total: number }): void {
+    this.refusalSource = source;
   }
 
   /** Serves /metrics on 127.0.0.1:port (0 = any free port); resolves with the bound port. */

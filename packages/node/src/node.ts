@@ -214,6 +214,8 @@ export class QuireNode {
     );
     this.clientPort = this.clientHost.port;
     const ch = this.clientHost;
+    // the door answers only refusals as frames are read: the rest of the refusals waited in the client host's inbox
+    this.metrics?.setRefusalSource(() => ({ atFrame: ch.doorAnswers, total: this.clientPath.refusedCount }));
     this.onClientRequest = (clientId, data, respond, info) => {
       const channel: ClientChannel = { respond, push: (bytes) => ch.push(clientId, bytes, info.requestId), session: clientId };
       void this.clientPath.handle(data, channel);
