@@ -4,12 +4,17 @@
 
 /**
  * How long one turn of the event loop may spend on the chain before it pauses, ms. The node's event queue orders
- * batches: under overload it must keep nearly all of the CPU (the client host hands over at most 20 ms of requests
- * per turn and the client path checks at most 5 ms of writes), so that the pool orders at its capacity and refuses
- * the rest. With 10 and 50 ms budgets the intake's share of each turn slowed the ordering on a saturated machine:
- * the primary proposed nothing for 4 s behind a backlog of PROPAGATEs and the backups voted it out (2 of 3 runs).
+ * batches: under overload it must keep most of the CPU (the client host hands over at most 20 ms of requests per turn
+ * and the client path checks at most 5 ms of writes), so that the pool orders at its capacity and refuses the rest;
+ * and a client's frame waits for the turn to end before the node reads it and can refuse it (at 250 ms per turn, the
+ * turns of this chain were most of a node's long tasks at 1,500-2,500 writes/s offered, and a random arrival waited
+ * 100-160 ms on average for the loop). With 10 and 50 ms budgets, in the pool of 2026-11-27 (benchmarks-history.md,
+ * "Overload: what blocks the nodes' event loops"), the intake's share of each turn slowed the ordering on a saturated
+ * machine: the primary proposed nothing for 4 s behind a backlog of PROPAGATEs and the backups voted it out (2 of 3
+ * runs). At 100 ms no run at 1,500-2,500 writes/s offered changed view (benchmarks.md, "The refusal's time at
+ * overload"); do not go lower without the consensus messages' priority over PROPAGATEs.
  */
-export const DEFAULT_TURN_MS = 250;
+export const DEFAULT_TURN_MS = 100;
 
 export class TurnBudget {
   private inTurn = false;
