@@ -6,7 +6,8 @@
 // from it.
 import { parentPort, workerData } from 'node:worker_threads';
 import { POOL_OVERLOADED_REASON, isPlainObject, parseJson, stringifyJson } from '@quire/common';
-import { ClientHost } from '@quire/network';
+import type { ClientHost } from '@quire/network';
+import { benchClientHost } from './bench-client-host.js';
 
 const enc = new TextEncoder();
 const port = parentPort;
@@ -20,14 +21,7 @@ const REFUSED_FROM = Number((workerData as { refusedFrom?: number } | null)?.ref
 
 const hosts: ClientHost[] = [];
 for (let i = 0; i < 4; i++) {
-  const h = await ClientHost.create({
-    seed: enc.encode(`Node${i + 1}`.padStart(32, '0')),
-    host: '127.0.0.1',
-    port: 0,
-    clientRate: 1_000_000,
-    clientBurst: 1_000_000,
-    maxPendingPerSession: 100_000,
-  });
+  const h = await benchClientHost(i + 1);
   h.on('request', (clientId, bytes, respond, info) => {
     const req = parseJson(bytes);
     if (!isPlainObject(req) || !isPlainObject(req.operation)) return void respond(enc.encode(stringifyJson({ op: 'REQNACK', reason: 'not a request' })));

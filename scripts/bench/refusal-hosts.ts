@@ -4,9 +4,10 @@
 // as an intake at its limit refuses a write past its place: every write is answered REQNACK "pool overloaded" as its
 // frame is read. Sends the hosts' ports to the parent; on 'cpu' sends its CPU time (us) and the refusals so far; exits
 // on 'close'.
-import { ClientHost } from '@quire/network';
+import type { ClientHost } from '@quire/network';
 import { ClientPath, testLogger } from '@quire/node';
 import { memoryFixture } from '../../packages/node/test/unit/helpers.js';
+import { benchClientHost } from './bench-client-host.js';
 
 const send = process.send?.bind(process);
 if (send === undefined) throw new Error('refusal-hosts.ts runs as a child process of refusal-cost.ts');
@@ -29,17 +30,7 @@ for (let i = 0; i < 4; i++) {
       logger: testLogger(),
     },
   );
-  const host = await ClientHost.create(
-    {
-      seed: enc.encode(`Node${i + 1}`.padStart(32, '0')),
-      host: '127.0.0.1',
-      port: 0,
-      clientRate: 1_000_000,
-      clientBurst: 1_000_000,
-      maxPendingPerSession: 100_000,
-    },
-    { door: (payload, clientId) => path.doorAtFrame(payload, clientId) },
-  );
+  const host = await benchClientHost(i + 1, { door: (payload, clientId) => path.doorAtFrame(payload, clientId) });
   // what the door hands on (nothing here: every write is refused) would go to the node's request handler
   host.on('request', (_clientId, _bytes, respond) => respond(enc.encode('{"op":"REQNACK","reason":"not refused at the door"}')));
   paths.push(path);

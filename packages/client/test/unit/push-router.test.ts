@@ -18,13 +18,19 @@ class PushingConnection extends NodeConnection {
   }
 }
 
+/** A router with a connection attached for each of `names` (two connections may name one node) */
+function attached(first: string, second: string): [PushRouter, PushingConnection, PushingConnection] {
+  const router = new PushRouter();
+  const a = new PushingConnection(first);
+  const b = new PushingConnection(second);
+  router.attach(a);
+  router.attach(b);
+  return [router, a, b];
+}
+
 describe('PushRouter: unrouted PUSHes to the exchange that waits for them', () => {
   it('delivers a REPLY by its request key on its node only, and not after the wait is released', () => {
-    const router = new PushRouter();
-    const a = new PushingConnection('Node1');
-    const b = new PushingConnection('Node2');
-    router.attach(a);
-    router.attach(b);
+    const [router, a, b] = attached('Node1', 'Node2');
     const got: unknown[] = [];
     const release = router.wait('Node1', requestKey('did1', 7), (m) => got.push(m));
     const reply = { op: 'REPLY', result: { identifier: 'did1', reqId: 7, seqNo: 3 } };
@@ -60,11 +66,7 @@ describe('PushRouter: unrouted PUSHes to the exchange that waits for them', () =
   });
 
   it('parses a push on an id it did not see sent with a key (0, another request, or an older id of the same slot)', () => {
-    const router = new PushRouter();
-    const a = new PushingConnection('Node1');
-    const b = new PushingConnection('Node1');
-    router.attach(a);
-    router.attach(b);
+    const [router, a, b] = attached('Node1', 'Node1');
     const got: unknown[] = [];
     const reply = { op: 'REPLY', result: { identifier: 'did1', reqId: 7, seqNo: 3 } };
     router.wait('Node1', requestKey('did1', 7), (m) => got.push(m));
