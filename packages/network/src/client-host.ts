@@ -157,7 +157,9 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
   private inbox: (Inbound | undefined)[] = [];
   private inboxHead = 0;
   private drainScheduled = false;
+  /** refusals the door answered as the frame was read, and as a frame queued beyond the door's turn was dispatched */
   private doorAnswers_ = 0;
+  private doorAnswersAtDispatch_ = 0;
   /** the door's turn (see `doorTurn`): open until the next check phase of the event loop */
   private doorTurnOpen = false;
   private doorTurnCount = 0;
@@ -238,9 +240,14 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
     return this.write(s, EnvelopeKind.PUSH, requestId, data);
   }
 
-  /** Requests the door answered as they were read. */
+  /** Requests the door answered as their frames were read (not the ones it answered at dispatch: `doorAnswersAtDispatch`). */
   get doorAnswers(): number {
     return this.doorAnswers_;
+  }
+
+  /** Requests the door answered as they were dispatched: frames read beyond the door's turn, after waiting in the inbox. */
+  get doorAnswersAtDispatch(): number {
+    return this.doorAnswersAtDispatch_;
   }
 
   /** Requests that passed the transport's checks and wait for their turn to reach the handler. */
@@ -345,6 +352,7 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
     if (this.door !== undefined && this.doorTurn()) {
       const answer = this.askDoor(env.payload, s);
       if (answer !== undefined) {
+        this.doorAnswers_++;
         this.write(s, EnvelopeKind.RESPONSE, env.id, answer);
         return;
       }
@@ -371,7 +379,7 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
     return true;
   }
 
-  /** The door's answer to a request of `s` (counted), or undefined to hand it on. */
+  /** The door's answer to a request of `s`, or undefined to hand it on (the caller counts an answer where it asked). */
   private askDoor(payload: Uint8Array, s: Session): Uint8Array | undefined {
     const door = this.door;
     if (door === undefined) return undefined;
@@ -382,7 +390,6 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
       this.log.warn({ err: e }, 'client door failed');
       return undefined;
     }
-    if (answer !== undefined) this.doorAnswers_++;
     return answer;
   }
 
@@ -426,6 +433,7 @@ export class ClientHost extends Libp2pHost<ClientHostEvents, { identify: Identif
     if (!q.doorSeen) {
       const answer = this.askDoor(q.payload, s);
       if (answer !== undefined) {
+        this.doorAnswersAtDispatch_++;
         s.pending.delete(requestId);
         this.write(s, EnvelopeKind.RESPONSE, requestId, answer);
         return true;

@@ -63,10 +63,11 @@ export class NodeMetrics {
   readonly eventLoopBusy: Gauge;
   /**
    * Writes refused as overloaded since the node started, by where (`frame`: as the client host read the frame, in the
-   * same task; `queued`: after waiting in the client host's inbox, the frames read in one go beyond the door's turn),
-   * from the source the node sets (`setRefusalSource`)
+   * same task; `queued`: after waiting in the client host's inbox, the frames read in one go beyond the door's turn,
+   * refused as dispatched or by the request handler), from the source the node sets (`setRefusalSource`); a counter
+   * advanced at each scrape by what the source counted since the last one
    */
-  readonly refusals: Gauge<'where'>;
+  readonly refusals: Counter<'where'>;
   private refusalSource: (() => { atFrame: number; total: number }) | undefined;
   private server: Server | undefined;
   private readonly loopMonitor: IntervalHistogram;
@@ -174,7 +175,9 @@ export class NodeMetrics {
     this.registry.registerMetric(busy);
     this.eventLoopBusy = busy;
     const refusalSource = (): { atFrame: number; total: number } | undefined => this.refusalSource?.();
-    this.refusals = new Gauge({
+    // what the counter holds already, by where: each scrape adds what the source counted since
+    const counted = { frame: 0, queued: 0 };
+    this.refusals = new Counter({
       name: 'quire_client_refusals_total',
       help: 'Writes refused as overloaded since start, by where: as the frame was read, or after the client host queued it',
       labelNames: ['where'],
@@ -182,9 +185,12 @@ export class NodeMetrics {
       collect() {
         const src = refusalSource();
         if (src === undefined) return;
-        const atFrame = Math.min(src.atFrame, src.total);
-        this.set({ where: 'frame' }, atFrame);
-        this.set({ where: 'queued' }, src.total - atFrame);
+        const frame = Math.min(src.atFrame, src.total);
+        const now = { frame, queued: src.total - frame };
+        for (const where of ['frame', 'queued'] as const) {
+          this.inc({ where }, Math.max(0, now[where] - counted[where]));
+          counted[where] = Math.max(counted[where], now[where]);
+        }
       },
     });
     this.lastOrdered = new Gauge({ name: 'quire_last_ordered_pp_seq_no', help: 'ppSeqNo of the last ordered batch', registers });

@@ -20,7 +20,11 @@ describe('quire_client_refusals_total', () => {
       atFrame = 9;
       total = 15;
       expect(await refusals(m)).to.deep.equal({ frame: 9, queued: 6 });
-      expect(await m.registry.metrics()).to.include('quire_client_refusals_total{where="queued",node="N"} 6');
+      const text = await m.registry.metrics();
+      expect(text).to.include('# TYPE quire_client_refusals_total counter');
+      expect(text).to.include('quire_client_refusals_total{where="queued",node="N"} 6');
+      // a scrape with nothing new keeps the counts
+      expect(await refusals(m)).to.deep.equal({ frame: 9, queued: 6 });
     } finally {
       await m.close();
     }
