@@ -37,9 +37,19 @@ export interface LedgerOptions {
    * Default 4096 (8 batches of 500); 0 keeps none.
    */
   recentTxnEntries?: number;
+  /**
+   * The bytes of those txns kept in memory at most, together (a txn may be up to about 128 KiB: 4,096 of them would
+   * be 512 MiB): the window keeps the last txns that fit within both bounds. Default 8 MiB; 0 keeps none.
+   */
+  recentTxnBytes?: number;
 }
 
-export const defaultLedgerOptions: Required<LedgerOptions> = { verify: false, hashCacheEntries: 8192, recentTxnEntries: 4096 };
+export const defaultLedgerOptions: Required<LedgerOptions> = {
+  verify: false,
+  hashCacheEntries: 8192,
+  recentTxnEntries: 4096,
+  recentTxnBytes: 8 * 1024 * 1024,
+};
 
 /** What `Ledger.open` is told: which ledger of the store, and its options. */
 export interface LedgerOpenOptions extends LedgerOptions {
@@ -74,9 +84,14 @@ export class Ledger {
   readonly #tree: HashStore;
   /** MP(txn) of seqNos durable+1 .. uncommittedSize. */
   #tail: Uint8Array[] = [];
-  /** MP(txn) of seqNos durable-#recent.length+1 .. durable: the last ones made durable, at most #recentMax */
+  /**
+   * MP(txn) of seqNos durable-#recent.length+1 .. durable: the last ones made durable, at most #recentMax of them and
+   * #recentMaxBytes together (#recentBytes), each in a buffer of its own (never a view pinning a larger buffer)
+   */
   #recent: Uint8Array[] = [];
+  #recentBytes = 0;
   readonly #recentMax: number;
+  readonly #recentMaxBytes: number;
   #committed: number;
   #committedRoot: Uint8Array;
   #uncommittedRoot: Uint8Array;
@@ -90,6 +105,7 @@ export class Ledger {
     this.#buckets = ledgerBuckets(ledgerId);
     this.#tree = new HashStore(kv, ledgerId, recovery.size, opts.hashCacheEntries);
     this.#recentMax = opts.recentTxnEntries;
+    this.#recentMaxBytes = opts.recentTxnBytes;
     this.#committed = recovery.size;
     this.#committedRoot = this.#tree.root;
     this.#uncommittedRoot = this.#committedRoot;
@@ -103,8 +119,9 @@ export class Ledger {
       throw new StorageError(StorageErrorCode.INVALID_LEDGER_ID, { ledgerId: String(ledgerId) });
     }
     const o = { ...defaultLedgerOptions, ...opts };
-    if (!Number.isSafeInteger(o.recentTxnEntries) || o.recentTxnEntries < 0) {
-      throw new StorageError(StorageErrorCode.INVALID_OPTION, { option: 'recentTxnEntries', value: o.recentTxnEntries });
+    for (const option of ['recentTxnEntries', 'recentTxnBytes'] as const) {
+      const value = o[option];
+      if (!Number.isSafeInteger(value) || value < 0) throw new StorageError(StorageErrorCode.INVALID_OPTION, { option, value });
     }
     const recovery = await recoverLedger(kv, ledgerId, o.verify);
     return new Ledger(kv, ledgerId, recovery, o);
@@ -237,16 +254,48 @@ export class Ledger {
     }
   }
 
-  /** Keeps the MP(txn) of the txns just made durable (in seqNo order, following #recent) within #recentMax. */
+  /**
+   * Keeps the MP(txn) of the txns just made durable (in seqNo order, following #recent) within #recentMax and
+   * #recentMaxBytes. A txn's bytes that are a view into a larger buffer (a caught-up txn's, within the CATCHUP_REP it
+   * came in) are copied, so that the window never holds more memory than its bytes.
+   */
   #keepRecent(landed: Uint8Array[]): void {
     if (this.#recentMax === 0) return;
-    if (landed.length >= this.#recentMax) {
-      this.#recent = landed.slice(landed.length - this.#recentMax);
-      return;
+    // the last txns landed that fit the window on their own (a batch larger than it keeps its last ones only)
+    let from = landed.length;
+    let bytes = 0;
+    while (from > 0 && landed.length - from < this.#recentMax) {
+      const n = landed[from - 1].byteLength;
+      if (bytes + n > this.#recentMaxBytes) break;
+      bytes += n;
+      from--;
     }
-    const over = this.#recent.length + landed.length - this.#recentMax;
-    if (over > 0) this.#recent.splice(0, over);
-    for (const b of landed) this.#recent.push(b);
+    // the window is the txns durable last, without a gap: when some landed txn does not fit, none before it stays
+    if (from > 0) {
+      this.#recent = [];
+      this.#recentBytes = 0;
+    }
+    for (let i = from; i < landed.length; i++) {
+      const b = landed[i];
+      this.#recent.push(b.byteLength < b.buffer.byteLength ? new Uint8Array(b) : b);
+    }
+    this.#recentBytes += bytes;
+    let drop = 0;
+    while (this.#recent.length - drop > this.#recentMax || this.#recentBytes > this.#recentMaxBytes) {
+      this.#recentBytes -= this.#recent[drop].byteLength;
+      drop++;
+    }
+    if (drop > 0) this.#recent.splice(0, drop);
+  }
+
+  /**
+   * The memory the window of txns made durable last holds, in bytes: the whole buffers its entries are in (at most
+   * `recentTxnBytes`).
+   */
+  get recentTxnMemory(): number {
+    let n = 0;
+    for (const b of this.#recent) n += b.buffer.byteLength;
+    return n;
   }
 
   /** Drops the last `count` uncommitted txns (default: all of them). */

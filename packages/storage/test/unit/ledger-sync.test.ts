@@ -3,7 +3,7 @@
 // synchronous roots and proofs (rootAtSync, consistencyProofSync, inclusionProofSync) against a
 // tree recomputed from every leaf.
 import { expect } from 'chai';
-import { encodeMsgpack } from '@quire/common';
+import { decodeMsgpack, encodeMsgpack, type Txn } from '@quire/common';
 import {
   Ledger,
   StorageErrorCode,
@@ -14,7 +14,7 @@ import {
   verifyInclusion,
   type KvStore,
 } from '../../src/index.js';
-import { expectCode, mkTxns } from './ledger-helpers.js';
+import { expectCode, mkTxn, mkTxns } from './ledger-helpers.js';
 
 describe('Ledger synchronous reads', () => {
   let kv: KvStore;
@@ -100,7 +100,65 @@ describe('Ledger synchronous reads', () => {
         option: 'recentTxnEntries',
         value: bad,
       });
+      await expectCode(Ledger.open({ ledgerId: 1, recentTxnBytes: bad }, { kv }), StorageErrorCode.INVALID_OPTION, {
+        option: 'recentTxnBytes',
+        value: bad,
+      });
     }
+  });
+
+  it('keeps the recent txns within their byte bound: the last ones that fit, the same bytes read', async () => {
+    // txns of 1-4 KiB (their data padded), made durable in batches of 5
+    const big = (i: number): Txn => mkTxn(i, { pad: 'x'.repeat(1024 * (1 + (i % 4))) });
+    const bound = 10 * 1024;
+    const ledger = await Ledger.open({ ledgerId: 1, recentTxnEntries: 1000, recentTxnBytes: bound }, { kv });
+    const reference = await Ledger.open({ ledgerId: 2, recentTxnEntries: 0 }, { kv });
+    const sizes: number[] = [];
+    for (let b = 0; b < 6; b++) {
+      for (const l of [ledger, reference]) {
+        l.append(Array.from({ length: 5 }, (_, j) => big(b * 5 + j + 1)));
+        await l.commit();
+      }
+      for (let j = 1; j <= 5; j++) sizes.push(reference.getEncodedSync(b * 5 + j)?.byteLength ?? 0);
+      expect(ledger.recentTxnMemory, `after batch ${b}`).to.be.at.most(bound).and.above(0);
+      // what it holds is the txns durable last that fit, no fewer
+      let fit = 0;
+      let n = 0;
+      for (let k = sizes.length - 1; k >= 0 && fit + (sizes[k] ?? 0) <= bound; k--) {
+        fit += sizes[k] ?? 0;
+        n++;
+      }
+      expect(ledger.recentTxnMemory, `after batch ${b}`).to.equal(fit);
+      expect(n).to.be.at.least(2);
+    }
+    for (let n = 1; n <= 30; n++) expect(ledger.getEncodedSync(n), `bytes ${n}`).to.deep.equal(reference.getEncodedSync(n));
+    // a txn larger than the bound on its own: none kept, and still read right
+    ledger.append([mkTxn(31, { pad: 'y'.repeat(bound) })]);
+    await ledger.commit();
+    expect(ledger.recentTxnMemory).to.equal(0);
+    expect(ledger.getSync(31)?.txn.data.dest).to.equal('dest-31');
+    expect(ledger.getSync(30)?.txn.data.dest).to.equal('dest-30');
+  });
+
+  it('keeps a copy of caught-up txn bytes that are views into a larger buffer, never the buffer', async () => {
+    // a CATCHUP_REP-like frame: the txns' MP inside a 64 KiB network buffer, decoded keeping each txn's bytes (views)
+    const txns = Array.from({ length: 3 }, (_, j) => mkTxn(j + 1, { pad: 'z'.repeat(100) }));
+    txns.forEach((t, j) => (t.txnMetadata = { seqNo: j + 1 }));
+    const encoded = txns.map((t) => encodeMsgpack(t));
+    const frame = Buffer.alloc(64 * 1024);
+    frame[0] = 0x90 | txns.length; // fixarray
+    let at = 1;
+    for (const e of encoded) {
+      frame.set(e, at);
+      at += e.length;
+    }
+    const received = decodeMsgpack(frame.subarray(0, at), { keepMapsAtDepth: 1 }) as Txn[];
+    const ledger = await Ledger.open({ ledgerId: 1 }, { kv });
+    ledger.append(received);
+    await ledger.commit();
+    const held = encoded.reduce((n, e) => n + e.length, 0);
+    expect(ledger.recentTxnMemory).to.equal(held);
+    for (let n = 1; n <= 3; n++) expect(ledger.getEncodedSync(n), `bytes ${n}`).to.deep.equal(encoded[n - 1]);
   });
 
   it('reads what an earlier instance wrote, after reopening', async () => {
