@@ -19,13 +19,14 @@ import type { KvVoteStore } from './node-setup.js';
 import { type NodeParts, type QuireNodeModules, type QuireNodeOptions, assembleNode } from './node-assembly.js';
 import type { NodeUpgrades } from './node-upgrades.js';
 import { type OrderedEffect, OrderedAnnouncer, orderedTopic } from './ordered-announcement.js';
-import { PeerMessageQueue } from './peer-queue.js';
+import { PeerMessageQueue, defaultPeerQueueOptions } from './peer-queue.js';
 import { configTxns } from './startup.js';
 import { validatorInfo } from './validator-info.js';
 import type { FileVoteJournalStore } from './vote-journal-store.js';
 import { nodePackageVersion } from './version.js';
 import { PeerMessageDecoder, encodePeerMessage, isPropagateEncoding } from './peer-wire.js';
 import { CatchupPropagateStash } from './catchup-propagates.js';
+import { consensusOptionsOf } from './config.js';
 import { TurnBudget } from './turn-budget.js';
 
 export type { QuireNodeModules, QuireNodeOptions } from './node-assembly.js';
@@ -94,7 +95,7 @@ export class QuireNode {
   /** decodes peer messages, each distinct PROPAGATE encoding once (peer-wire.ts) */
   private readonly peerDecoder = new PeerMessageDecoder();
   /** PROPAGATEs received while catching up, as their bytes, handled after it (catchup-propagates.ts) */
-  private readonly catchupPropagates = new CatchupPropagateStash();
+  private readonly catchupPropagates: CatchupPropagateStash;
   /** a peer message is on the event queue: the next one joins it only when that one is handled */
   private peerMessageQueued = false;
   /** forced requests from peers being checked (ForcedRequests.fromPeer) */
@@ -125,6 +126,16 @@ export class QuireNode {
     this.rootLog = parts.rootLogger;
     this.voteStore = parts.voteStore;
     this.threePcStore = parts.threePcStore;
+    this.catchupPropagates = new CatchupPropagateStash({
+      // each other validator's share of the bounds, so one peer cannot push out what the others sent
+      peers: () => Math.max(1, this.executor.registry.validators.length - 1),
+      // what one peer held fits its queue (peerMessages) at the replay
+      maxEntriesPerPeer: defaultPeerQueueOptions.maxMessagesPerPeer,
+      // held no longer than the intake's rules assume a refused request's PROPAGATEs take to arrive
+      maxAgeMs: consensusOptionsOf(opts.config).propagatesPhaseReqTimeoutMs,
+      // the consensus core's clock (node-assembly.ts)
+      now: () => performance.now(),
+    });
   }
 
   /**
@@ -363,25 +374,35 @@ export class QuireNode {
     try {
       await this.executor.flush();
       await this.clientPath.answerCaughtUp();
-      this.replayCatchupPropagates();
+      await this.replayCatchupPropagates();
       const txns = await configTxns(this.stores.ledgers[LedgerId.CONFIG]);
       this.clientPath.setWritable(poolWritesFromTxns(txns));
       // not awaited: the service may submit a NODE_UPGRADE, which goes through this very queue
       this.upgrades.caughtUp(txns).catch((e: unknown) => this.log.error({ err: e }, 'upgrade service failed after catch-up'));
     } catch (e) {
       this.log.error({ err: e }, 'after catch-up');
+    } finally {
+      // what a failure before the replay left held (up to maxBytes) does not wait for the next catch-up
+      this.catchupPropagates.clear();
     }
   }
 
   /**
-   * The PROPAGATEs held while catching up (catchup-propagates.ts): those of a request whose payload the ledgers now
-   * hold are dropped (counted, reason caught_up) without their signature checked; the others join their senders' queues
-   * as if they had just arrived (what a sender's queue cannot take is dropped and counted, as a new message would be).
+   * The PROPAGATEs held while catching up (catchup-propagates.ts): those held longer than propagatesPhaseReqTimeoutMs
+   * are dropped unhandled (counted, reason catchup_held_too_long); of the others, those of a request whose payload the
+   * ledgers now hold are dropped (counted, reason caught_up) without their signature checked; the rest join their
+   * senders' queues as if they had just arrived (what a sender's queue cannot take is dropped and counted, as a new
+   * message would be). Handled under the event queue's turn budget, so the event loop turns between slices. Every count
+   * is of messages from one peer.
    */
-  private replayCatchupPropagates(): void {
-    const held = this.catchupPropagates.take();
+  private async replayCatchupPropagates(): Promise<void> {
+    const { entries, tooOld, dropped } = this.catchupPropagates.take();
     let committed = 0;
-    for (const h of held) {
+    let queueFull = 0;
+    for (const h of entries) {
+      const turn = this.queueTurns.spend();
+      if (turn !== undefined) await turn;
+      if (this.closing !== undefined) return;
       let msg: unknown;
       try {
         msg = this.peerDecoder.decode(h.data);
@@ -393,11 +414,16 @@ export class QuireNode {
         committed += h.peers.length;
         continue;
       }
-      for (const peer of h.peers) if (!this.peerMessages.push(peer, msg, h.data.length)) this.metrics?.peerMessagesDropped.inc({ reason: 'queue_full' });
+      for (const peer of h.peers) if (!this.peerMessages.push(peer, msg, h.data.length)) queueFull++;
     }
+    if (tooOld > 0) this.metrics?.peerMessagesDropped.inc({ reason: 'catchup_held_too_long' }, tooOld);
     if (committed > 0) this.metrics?.peerMessagesDropped.inc({ reason: 'caught_up' }, committed);
-    if (held.length > 0)
-      this.log.info({ held: held.length, committed, droppedWhileHeld: this.catchupPropagates.dropped }, 'PROPAGATEs held during catch-up handled');
+    if (queueFull > 0) this.metrics?.peerMessagesDropped.inc({ reason: 'queue_full' }, queueFull);
+    if (entries.length > 0 || tooOld > 0 || dropped > 0)
+      this.log.info(
+        { held: entries.reduce((n, h) => n + h.peers.length, 0), tooOld, committed, queueFull, droppedWhileHeld: dropped },
+        'PROPAGATEs held during catch-up handled',
+      );
     this.nextPeerMessage();
   }
 

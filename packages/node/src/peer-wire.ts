@@ -18,7 +18,8 @@ export function definedFields<T extends object>(msg: T): T {
 /** The first bytes of a PROPAGATE in canonical MessagePack: a map of 3 whose first key is "op", of value "PROPAGATE". */
 const PROPAGATE_HEAD = Uint8Array.from([0x83, 0xa2, 0x6f, 0x70, 0xa9, 0x50, 0x52, 0x4f, 0x50, 0x41, 0x47, 0x41, 0x54, 0x45]);
 
-const latin1Slice = (Buffer.prototype as unknown as { latin1Slice(this: Uint8Array, start: number, end: number): string }).latin1Slice;
+/** Buffer's latin1 decoding of a byte range, callable on any Uint8Array (a string of one char per byte, a map key). */
+export const latin1Slice = (Buffer.prototype as unknown as { latin1Slice(this: Uint8Array, start: number, end: number): string }).latin1Slice;
 
 export interface PeerMessageDecoderOptions {
   /** decoded PROPAGATEs kept (default 4,096) */
