@@ -1,8 +1,9 @@
 // The PROPAGATEs a node receives while it catches up, held as their bytes until the catch-up ends. A catching-up node
 // cannot order anything: the requests the pool orders meanwhile reach it in its catch-up anyway, as committed txns. Were
 // it to take in their PROPAGATEs as they come (decode, parse, check the signature, store, count, propagate its own), it
-// would spend CPU on requests it then drops (consensus's dropCaughtUp): measured at 4d15f0a (docs/benchmarks.md, catch-up
-// under load), about a tenth of the restarted node's CPU during its catch-up. Held here instead, unparsed and unverified;
+// would spend time on requests it then drops (consensus's dropCaughtUp): about a tenth of the restarted node's catch-up
+// time, measured at 4d15f0a with 700 writes/s offered (bench:pool --phases crypto,catchup; docs/benchmarks.md, catch-up
+// under load). Held here instead, unparsed and unverified;
 // after the catch-up those whose payload is committed by then are dropped without a signature check, and the others (the
 // requests in flight at the end of the catch-up) go to the core as any PROPAGATE does.
 //
