@@ -9,6 +9,7 @@
 // This process is started without the `quire-source` export condition, so @quire/* resolve to dist here; for the
 // sources it starts pool.ts again with that condition, as a child with the same arguments and terminal.
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtPackagesFresh } from '../../devnet/lib/build-fresh.js';
@@ -32,11 +33,22 @@ if (code.use === 'build') {
   const child = spawn(
     process.execPath,
     ['--conditions=quire-source', '--import', 'tsx', '--import', '@quire/common/polyfill', join(here, 'pool.ts'), ...process.argv.slice(2)],
-    { stdio: 'inherit' },
+    // a session of its own: a signal reaches the child once, through this process, whoever sent it (Ctrl-C in the
+    // terminal, npm forwarding that same Ctrl-C, a kill of this pid alone)
+    { stdio: 'inherit', detached: true },
   );
-  // Ctrl-C reaches the child too (same process group): this process waits for it to stop its nodes
-  const forward = (sig: NodeJS.Signals): void => void child.kill(sig);
-  process.on('SIGINT', () => undefined);
-  process.on('SIGTERM', forward);
-  child.on('exit', (status, signal) => process.exit(status ?? (signal !== null ? 128 : 1)));
+  // SIGINT and SIGTERM are forwarded alike, each once: pool.ts stops its nodes on the first, and a repeat (npm and the
+  // terminal both send Ctrl-C here) would end it before they stopped; a hang-up of the terminal stops it as SIGTERM
+  // does, since the child, in a session of its own, does not get it. This process waits for the child and exits as it
+  // did, 128 + the signal's number when a signal ended it.
+  const forwarded = new Set<NodeJS.Signals>();
+  const forward = (sig: NodeJS.Signals): void => {
+    if (forwarded.has(sig)) return;
+    forwarded.add(sig);
+    child.kill(sig);
+  };
+  process.on('SIGINT', () => forward('SIGINT'));
+  process.on('SIGTERM', () => forward('SIGTERM'));
+  process.on('SIGHUP', () => forward('SIGTERM'));
+  child.on('exit', (status, signal) => process.exit(status ?? (signal !== null ? 128 + constants.signals[signal] : 1)));
 }

@@ -1,6 +1,6 @@
 // bench:pool's load generator runs the built packages only when the build is current (pool-launch.ts,
 // generator-code.ts), else the sources, and says which; --node-bin build without a current build is refused.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -46,5 +46,31 @@ describe('bench:pool load generator code', () => {
     const bad = spawnSync(process.execPath, ['--import', 'tsx', entry, '--node-bin', 'dist'], { cwd: ROOT, encoding: 'utf8' });
     expect(bad.status).to.equal(2);
     expect(bad.stderr).to.include('--node-bin must be auto, source or build');
+  });
+
+  it('on the sources, a SIGINT sent to the entry point alone stops pool.ts, and the exit says which signal (128 + 2)', async function () {
+    this.timeout(60_000);
+    const entry = join(ROOT, 'scripts', 'bench', 'pool-launch.ts');
+    // the crypto phase runs for seconds before any node starts; pool.ts, without a handler yet, ends on the signal
+    const launcher = spawn(process.execPath, ['--import', 'tsx', entry, '--node-bin', 'source', '--phases', 'crypto'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    const exited = new Promise<number | null>((done) => launcher.on('exit', (status) => done(status)));
+    try {
+      await new Promise<void>((started, failed) => {
+        launcher.stderr.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          // pool.ts is running in the child: the signal goes to the entry point's pid only
+          if (stderr.includes('load generator SDK:')) started();
+        });
+        launcher.on('exit', () => failed(new Error(`exited before pool.ts started: ${stderr}`)));
+      });
+      launcher.kill('SIGINT');
+      expect(await exited).to.equal(130);
+    } finally {
+      launcher.kill('SIGKILL');
+    }
   });
 });
