@@ -18,8 +18,8 @@
 // is always safe: the pool's n-f PROPAGATEs finalise a request without this node.)
 //
 // Bounded in count and bytes (the bytes of a copy of the encoding, and of its latin1 key), all together and per sending
-// peer: a peer past its share drops its own oldest, so one peer cannot push out what the others sent; past the overall
-// bound the oldest go first (the most likely to be committed by the end). Drops are counted per message and peer. A
+// peer: a peer past its share drops its own oldest (the most likely to be committed by the end), so one peer cannot push
+// out what the others sent; past the overall bound the peer holding the most drops its oldest. Drops are counted per message and peer. A
 // PROPAGATE dropped here is recovered as any lost one is (the pool's n-f PROPAGATEs finalise it without this node, and
 // a PRE-PREPARE naming it is served by MESSAGE_REQUEST).
 import { latin1Slice } from './peer-wire.js';
@@ -130,12 +130,21 @@ export class CatchupPropagateStash {
       share.bytes += cost;
       return this.count(dropped);
     }
-    while (this.held.size >= this.opts.maxEntries || this.heldBytes + cost > this.opts.maxBytes) {
-      const oldest = this.held.values().next();
-      if (oldest.done === true) break;
-      const entry = oldest.value;
-      dropped += entry.peers.length;
-      for (const p of [...entry.peers]) this.removeSender(entry, p);
+    // past the bounds in all (more senders than `peers`, e.g. a peer that is no validator): the peer holding the most
+    // drops its oldest, so senders beyond the count cannot push out the validators' shares either
+    for (;;) {
+      const overCount = this.held.size >= this.opts.maxEntries;
+      if (!overCount && this.heldBytes + cost <= this.opts.maxBytes) break;
+      let victim: [string, PeerShare] | undefined;
+      for (const e of this.shares) if (victim === undefined || (overCount ? e[1].keys.size > victim[1].keys.size : e[1].bytes > victim[1].bytes)) victim = e;
+      const oldest = victim?.[1].keys.values().next();
+      if (victim === undefined || oldest === undefined || oldest.done === true) break;
+      const entry = this.held.get(oldest.value);
+      if (entry === undefined) victim[1].keys.delete(oldest.value);
+      else {
+        this.removeSender(entry, victim[0]);
+        dropped++;
+      }
     }
     this.held.set(key, { data: data.slice(), peers: [peer], key, cost, at: this.opts.now() });
     this.heldBytes += cost;

@@ -43,19 +43,37 @@ describe('CatchupPropagateStash', () => {
     expect(held?.buffer.byteLength, 'the chunk is not pinned').to.equal(a.length);
   });
 
-  it('drops the oldest past its count bound, and counts them per message and peer', () => {
+  it("drops a sender's oldest past its count bound, and counts them per message and peer, per take", () => {
     const s = new CatchupPropagateStash({ maxEntries: 3 });
-    s.add('Node1', propagate(1));
-    s.add('Node2', propagate(1));
-    expect(s.add('Node1', propagate(2))).to.equal(0);
-    expect(s.add('Node1', propagate(3))).to.equal(0);
-    expect(s.add('Node1', propagate(4)), 'the oldest, from two peers').to.equal(2);
-    expect(s.add('Node1', propagate(5))).to.equal(1);
+    for (let i = 1; i <= 5; i++) s.add('Node1', propagate(i));
     const taken = s.take();
-    expect(taken.dropped).to.equal(3);
+    expect(taken.dropped).to.equal(2);
     expect(taken.entries.map((h) => h.data)).to.deep.equal([propagate(3), propagate(4), propagate(5)]);
     s.add('Node1', propagate(6));
     expect(s.take().dropped, 'counted per take').to.equal(0);
+  });
+
+  it('past the bound in all, the peer holding the most drops its oldest, one message at a time', () => {
+    const s = new CatchupPropagateStash({ maxEntries: 3 });
+    s.add('Node1', propagate(1));
+    s.add('Node2', propagate(1));
+    s.add('Node1', propagate(2));
+    s.add('Node1', propagate(3));
+    expect(s.add('Node2', propagate(4)), "Node1's copy of 1, then its 2").to.equal(2);
+    expect(s.take().entries.map((h) => [h.data, h.peers])).to.deep.equal([
+      [propagate(1), ['Node2']],
+      [propagate(3), ['Node1']],
+      [propagate(4), ['Node2']],
+    ]);
+  });
+
+  it('senders beyond the validators (more than `peers`) cannot push out what the validators sent', () => {
+    const s = new CatchupPropagateStash({ maxEntries: 30, peers: () => 3 });
+    for (let i = 1; i <= 5; i++) for (const p of ['Node1', 'Node2', 'Node3']) s.add(p, propagate(i));
+    for (const junk of ['X1', 'X2', 'X3']) for (let i = 0; i < 100; i++) s.add(junk, propagate(1000 * junk.charCodeAt(1) + i));
+    const held = s.take().entries;
+    expect(held.slice(0, 5).map((h) => h.peers)).to.deep.equal(Array(5).fill(['Node1', 'Node2', 'Node3']));
+    expect(held.length).to.equal(30);
   });
 
   it('drops the oldest past its byte bound (copies and keys), and refuses an encoding longer than the bound alone', () => {
