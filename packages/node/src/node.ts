@@ -85,7 +85,7 @@ export class QuireNode {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private replySweep: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
-  /** the event queue is a promise chain: it pauses for a turn of the event loop every 250 ms (turn-budget.ts) */
+  /** the event queue is a promise chain: it pauses for a turn of the event loop every 100 ms of events (turn-budget.ts) */
   private readonly queueTurns = new TurnBudget();
   /** the answers of ordered batches, each after its write (onOrdered) */
   private afterWrites: Promise<void> = Promise.resolve();
