@@ -1,17 +1,13 @@
 // The PROPAGATEs a QuireNode holds while it catches up (catchup-propagates.ts) do not outlive the catch-up: a failure
 // after it (the caught-up txns' flush, the clients' answers) no longer leaves them held until the next catch-up.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import type { CatchupPropagateStash } from '../../src/catchup-propagates.js';
-import type { NodeConfig } from '../../src/config.js';
 import { nodeSeed } from '../../src/genesis-gen.js';
 import { deriveNodeKeys } from '../../src/keys.js';
 import { testLogger } from '../../src/logger.js';
 import { QuireNode } from '../../src/node.js';
 import { encodePeerMessage } from '../../src/peer-wire.js';
-import { nymRequest, soloNodeConfig, trustee, user } from './helpers.js';
+import { nymRequest, soloNodeDir, trustee, user } from './helpers.js';
 
 const keys = deriveNodeKeys('Node1', Buffer.from(nodeSeed('Node1')));
 
@@ -25,19 +21,10 @@ interface CatchupInternals {
 
 describe('QuireNode: the PROPAGATEs held during a catch-up', function () {
   this.timeout(30_000);
-  let dir: string;
-  let config: NodeConfig;
-
-  before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'quire-held-'));
-    config = await soloNodeConfig(dir);
-  });
-  after(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const solo = soloNodeDir('quire-held-');
 
   it('are let go when the work after the catch-up fails before their replay', async () => {
-    const node = await QuireNode.create({ dataDir: dir, config, inMemory: true }, { logger: testLogger(), keys });
+    const node = await QuireNode.create({ dataDir: solo.dir, config: solo.config, inMemory: true }, { logger: testLogger(), keys });
     try {
       const internals = node as unknown as CatchupInternals;
       internals.catchingUp = true;

@@ -1,4 +1,7 @@
 // Shared fixtures: in-memory stores holding the standard 4-node pool genesis and domain genesis.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Ed25519Signer } from '@quire/crypto';
 import { LedgerId, signatureInput } from '@quire/common';
 import { type ExecutorStores, RequestExecutor, RequestPipeline, type Txn } from '@quire/requests';
@@ -84,4 +87,21 @@ export async function soloNodeConfig(dir: string): Promise<NodeConfig> {
     clientPort: 0,
     durable: false,
   });
+}
+
+/**
+ * Registers mocha hooks of the enclosing suite that make a temporary directory named from `prefix` with a pool of one
+ * validator's configuration in it (`soloNodeConfig`) before its tests and remove it after them; the fields are set once
+ * the suite's `before` has run.
+ */
+export function soloNodeDir(prefix: string): { dir: string; config: NodeConfig } {
+  const solo = { dir: '', config: defaultNodeConfig };
+  before(async () => {
+    solo.dir = await mkdtemp(join(tmpdir(), prefix));
+    solo.config = await soloNodeConfig(solo.dir);
+  });
+  after(async () => {
+    await rm(solo.dir, { recursive: true, force: true });
+  });
+  return solo;
 }
