@@ -3,9 +3,9 @@
 // it to take in their PROPAGATEs as they come (decode, parse, check the signature, store, count, propagate its own), it
 // would spend time on requests it then drops (consensus's dropCaughtUp): about a tenth of the restarted node's catch-up
 // time, measured at 4d15f0a with 700 writes/s offered (bench:pool --phases crypto,catchup; docs/benchmarks.md, catch-up
-// under load). Held here instead, unparsed and unverified;
-// after the catch-up those whose payload is committed by then are dropped without a signature check, and the others (the
-// requests in flight at the end of the catch-up) go to the core as any PROPAGATE does.
+// under load). Held here instead, unparsed and unverified; after the catch-up those whose payload is committed by then
+// are dropped without a signature check, and the others (the requests in flight at the end of the catch-up) go to the
+// core as any PROPAGATE does.
 //
 // Not taking part while catching up is the safe side of the intake's rules: the node neither counts nor refuses these
 // requests meanwhile, as a slow peer would not; what it handles afterwards goes through the intake's usual checks
@@ -19,9 +19,9 @@
 //
 // Bounded in count and bytes (the bytes of a copy of the encoding, and of its latin1 key), all together and per sending
 // peer: a peer past its share drops its own oldest (the most likely to be committed by the end), so one peer cannot push
-// out what the others sent; past the overall bound the peer holding the most drops its oldest. Drops are counted per message and peer. A
-// PROPAGATE dropped here is recovered as any lost one is (the pool's n-f PROPAGATEs finalise it without this node, and
-// a PRE-PREPARE naming it is served by MESSAGE_REQUEST).
+// out what the others sent; past the overall bound the peer holding the most drops its oldest. Drops are counted per
+// message and peer. A PROPAGATE dropped here is recovered as any lost one is (the pool's n-f PROPAGATEs finalise it
+// without this node, and a PRE-PREPARE naming it is served by MESSAGE_REQUEST).
 import { latin1Slice } from './peer-wire.js';
 
 export interface CatchupPropagateStashOptions {
